@@ -1,0 +1,8 @@
+"""`arena leaderboard` (not written yet)."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("leaderboard", help="(not written yet)")
+    parser.set_defaults(func=lambda args: print("arena leaderboard: not written yet") or 2)

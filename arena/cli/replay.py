@@ -1,0 +1,8 @@
+"""`arena replay` (not written yet)."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("replay", help="(not written yet)")
+    parser.set_defaults(func=lambda args: print("arena replay: not written yet") or 2)

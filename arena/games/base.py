@@ -1,0 +1,228 @@
+"""The engine contract: what every game family provides to the arena.
+
+The arena, the replays, the benchmarks and other people's tools are written
+against this module only.  An engine is a pure, deterministic function of
+(ruleset, options, seed, actions): all chance comes from `arena.games.chance`,
+keyed by the seed, never from a global generator.
+
+The model follows OpenSpiel and python-chess:
+
+* a `GameState` is mutable like `chess.Board`: `apply()` changes it in place,
+  `clone()` copies it;
+* exactly one seat decides at a time (`current`); out-of-turn reactions
+  (accusations, challenges, blocks, wild swaps) are reaction windows that the
+  engine offers to the eligible seats one by one, in a fixed order, with
+  `pass` as the default;
+* every decision is atomic and has a short legal list; every `Action` has a
+  text form that parses back to the same action;
+* `observation(seat)` is the only thing that may reach a bot or a seat view.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
+
+
+class GameError(ValueError):
+    """Base class of every error the engines raise on bad input."""
+
+
+class UnknownRulesetError(GameError):
+    pass
+
+
+class OptionError(GameError):
+    pass
+
+
+class PositionError(GameError):
+    pass
+
+
+class ActionError(GameError):
+    pass
+
+
+class ActionParseError(ActionError):
+    """The text is not an action at all (empty, bad characters, unknown verb)."""
+
+
+class IllegalActionError(ActionError):
+    """A well-formed action that is not legal in this state; the state is unchanged."""
+
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_+\-=.:]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One atomic decision, e.g. ``play 7h``, ``suit h``, ``accuse 2``.
+
+    An action is a verb and a tuple of argument tokens; its text form is
+    them joined by single spaces, so ``Action.parse(str(a)) == a``.  Which
+    verbs and arguments are legal is the engine's business: the legal list
+    is the only source of truth.
+    """
+
+    verb: str
+    args: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return " ".join((self.verb, *self.args)) if self.args else self.verb
+
+    def __repr__(self) -> str:
+        return f"Action({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: "str | Action") -> "Action":
+        if isinstance(text, Action):
+            return text
+        if not isinstance(text, str):
+            raise ActionParseError(f"an action is text like 'play 7h', not {type(text).__name__}")
+        tokens = text.split()
+        if not tokens:
+            raise ActionParseError("empty action text; expected e.g. 'play 7h', 'draw' or 'pass'")
+        for token in tokens:
+            if not _TOKEN.match(token):
+                raise ActionParseError(f"bad token {token!r} in action {text!r}")
+        verb = tokens[0].lower()
+        if not verb.isalpha():
+            raise ActionParseError(f"an action starts with a verb, got {tokens[0]!r} in {text!r}")
+        return cls(verb, tuple(tokens[1:]))
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """The card codes this action names (empty for ``draw``, ``pass``...)."""
+        from arena.games.cards import is_card_code
+
+        return tuple(a for a in self.args if is_card_code(a))
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one seat may see, as a JSON-safe mapping.
+
+    Every engine fills at least these keys: ``ruleset``, ``seat`` (None for
+    the spectator view), ``players``, ``current``, ``decision``, ``hand``
+    (own cards; None for a spectator), ``hand_sizes``, ``discard`` (the
+    visible part, bottom to top), ``stock_size``, ``direction``, ``scores``.
+    Game-specific keys follow (``active_suit``, ``pending``, ``melds``...).
+    """
+
+    data: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    @property
+    def seat(self) -> int | None:
+        return self.data["seat"]
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of a finished game.
+
+    ``placements[i]`` is seat i's rank (1 is best; tied seats share a rank);
+    ``points[i]`` is its score as the ruleset counts it (for most rulesets a
+    penalty total, lower is better).
+    """
+
+    placements: tuple[int, ...]
+    points: tuple[int, ...]
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"placements": list(self.placements), "points": list(self.points), "reason": self.reason}
+
+    @classmethod
+    def from_points(cls, points: Sequence[int], reason: str = "", lower_is_better: bool = True) -> "Result":
+        """Placements by points, ties sharing the better rank (1, 1, 3...)."""
+        key = (lambda p: p) if lower_is_better else (lambda p: -p)
+        placements = tuple(1 + sum(1 for q in points if key(q) < key(p)) for p in points)
+        return cls(placements, tuple(points), reason)
+
+
+class GameState(ABC):
+    """One game in progress.  See the module docstring for the model."""
+
+    #: Verbs this engine understands; an action with another verb is unknown.
+    VERBS: ClassVar[frozenset[str]] = frozenset()
+
+    ruleset: str
+    options: dict[str, Any]
+    players: int
+
+    @property
+    @abstractmethod
+    def current(self) -> int | None:
+        """The seat to decide next, or None once the game is over."""
+
+    @property
+    @abstractmethod
+    def decision(self) -> str:
+        """What kind of decision is pending (``turn``, ``cover``, ``suit``, ``accuse``...)."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """The legal actions for `current`, in a stable order; empty once over."""
+
+    @abstractmethod
+    def _apply_legal(self, action: Action) -> None:
+        """Apply an action already known to be legal."""
+
+    @abstractmethod
+    def default_action(self) -> Action:
+        """The action the arena applies on a timeout or a strike (draw, pass, accept...)."""
+
+    @abstractmethod
+    def observation(self, seat: int | None) -> Observation:
+        """What ``seat`` may see; ``None`` is the spectator (public) view."""
+
+    @property
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The result; raises GameError while the game is still running."""
+
+    @abstractmethod
+    def to_position(self) -> dict[str, Any]:
+        """The whole state as plain JSON-safe data, like FEN in chess."""
+
+    @abstractmethod
+    def clone(self) -> "GameState": ...
+
+    def apply(self, action: "Action | str") -> None:
+        """Apply an action or its text; bad input raises and changes nothing."""
+        parsed = Action.parse(action)
+        if self.is_over:
+            raise IllegalActionError(f"the game is over; {str(parsed)!r} cannot be applied")
+        if self.VERBS and parsed.verb not in self.VERBS:
+            raise ActionParseError(
+                f"unknown action {str(parsed)!r} in {self.ruleset}; verbs: {', '.join(sorted(self.VERBS))}"
+            )
+        legal = self.legal_actions()
+        if parsed not in legal:
+            shown = ", ".join(str(a) for a in legal[:12]) + (" ..." if len(legal) > 12 else "")
+            raise IllegalActionError(
+                f"{str(parsed)!r} is not legal for seat {self.current} ({self.decision}); legal: {shown}"
+            )
+        self._apply_legal(parsed)
+
+    def state_hash(self) -> str:
+        """A short digest of the full position, for replays to check re-simulation."""
+        canonical = json.dumps(self.to_position(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]

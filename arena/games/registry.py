@@ -1,0 +1,98 @@
+"""The ruleset registry: names, player counts, options, and the engine that plays them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from arena.games.base import GameState, OptionError, UnknownRulesetError
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One ruleset option: its default, its type and what it means."""
+
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+
+    def coerce(self, name: str, value: Any) -> Any:
+        """Accept the option's own type, or its text form (from a command line)."""
+        kind = type(self.default)
+        if isinstance(value, str) and kind is not str:
+            text = value.strip().lower()
+            try:
+                if kind is bool:
+                    if text not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                        raise ValueError
+                    value = text in ("true", "1", "yes", "on")
+                elif kind is int:
+                    value = int(text)
+                elif kind is float:
+                    value = float(text)
+            except ValueError:
+                raise OptionError(f"option {name}: {value!r} is not a {kind.__name__}") from None
+        if self.default is not None and kind is not type(value) and not (kind is float and type(value) is int):
+            raise OptionError(f"option {name}: expected {kind.__name__}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(f"option {name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        return value
+
+
+@dataclass(frozen=True)
+class RulesetInfo:
+    """What `arena rules` shows, and how to start and restore a game."""
+
+    name: str
+    title: str
+    seed_document: str
+    min_players: int
+    max_players: int
+    summary: str
+    new_game: Callable[..., GameState]
+    from_position: Callable[..., GameState]
+    options: Mapping[str, OptionSpec] = field(default_factory=dict)
+    resolutions: str = ""
+    default_players: int | None = None
+
+    def resolve_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            known = ", ".join(sorted(self.options)) or "none"
+            raise OptionError(f"{self.name} has no option {', '.join(unknown)}; its options: {known}")
+        resolved = {name: spec.default for name, spec in self.options.items()}
+        for name, value in given.items():
+            resolved[name] = self.options[name].coerce(name, value)
+        return resolved
+
+    def check_players(self, players: int) -> None:
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            span = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"{self.min_players}-{self.max_players}"
+            )
+            raise OptionError(f"{self.name} is for {span} players, not {players!r}")
+
+
+_REGISTRY: dict[str, RulesetInfo] = {}
+
+
+def register(info: RulesetInfo) -> RulesetInfo:
+    if info.name in _REGISTRY:
+        raise ValueError(f"ruleset {info.name} registered twice")
+    _REGISTRY[info.name] = info
+    return info
+
+
+def get(name: str) -> RulesetInfo:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownRulesetError(
+            f"unknown ruleset {name!r}; known: {', '.join(sorted(_REGISTRY)) or 'none'}"
+        ) from None
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)

@@ -1,0 +1,1 @@
+"""The shedding core: one engine for every match-the-top-card ruleset (placeholder)."""
