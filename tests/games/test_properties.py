@@ -1,0 +1,339 @@
+"""Invariants of every ruleset under random play (hypothesis).
+
+Generic over `arena.games.rulesets()` and each ruleset's `RulesetInfo`:
+every allowed player count is a case, and hypothesis draws the seed, the
+action picker's seed and its policy, and a combination of the ruleset's
+choice and yes/no options.  One random game per example checks every
+property the engine contract promises (DESIGN.md, "Invariants"):
+
+* cards are conserved (the deck is whatever the first position holds);
+* every legal action applies, and nothing outside the legal list does
+  (the state is unchanged after the error);
+* the game ends within a bound, with no deadlock on the way;
+* ``default_action()`` is always legal;
+* the same seed and actions give the same states (state hashes);
+* ``from_position(to_position())`` round trips, chance included;
+* no observation shows another seat's hidden cards or the seed;
+* the result's placements agree with its points.
+
+The checks that copy the state (round trips, illegal probes, every legal
+action on a clone, observations) run at a random sample of decisions so
+that long matches stay within the time budget.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena import games
+from arena.games import Action, ActionError, GameError, GameState
+from arena.games.selfplay import MAX_DECISIONS
+
+# -- the cases -----------------------------------------------------------------
+
+CASES = [
+    (name, players)
+    for name in games.rulesets()
+    for players in range(games.ruleset_info(name).min_players, games.ruleset_info(name).max_players + 1)
+]
+
+#: Examples per (ruleset, players) case; the whole module must stay near 60 s on 2 cores.
+EXAMPLES = 4
+
+#: Seeds with 16 digits: their decimal text cannot turn up in an observation by accident.
+SEEDS = st.integers(min_value=10**15, max_value=10**16 - 1)
+
+#: Fraction of decisions that get the expensive checks (the first few always do).
+SAMPLE_RATE = 0.08
+ALWAYS_CHECKED = 6
+
+#: Keys every observation carries (arena/games/base.py, Observation).
+OBSERVATION_KEYS = {
+    "ruleset", "seat", "players", "current", "decision", "hand",
+    "hand_sizes", "discard", "stock_size", "direction", "scores",
+}
+
+#: Verbs no ruleset uses: an action with one of them must be rejected.
+UNKNOWN_VERBS = ("frobnicate", "teleport")
+
+
+def options_strategy(ruleset: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Draw the options that have a small domain (choices, yes/no); others keep their default."""
+    drawn = {}
+    for name, spec in games.ruleset_info(ruleset).options.items():
+        if spec.choices is not None:
+            drawn[name] = st.sampled_from(spec.choices)
+        elif isinstance(spec.default, bool):
+            drawn[name] = st.booleans()
+    return st.fixed_dictionaries(drawn)
+
+
+# -- reading positions ------------------------------------------------------------------
+
+
+def hands_of(position: Mapping[str, Any]) -> list[list[str]]:
+    if "hands" in position:
+        return [list(hand) for hand in position["hands"]]
+    return [list(seat["hand"]) for seat in position["seats"]]
+
+
+def cards_in(value: Any) -> Iterable[str]:
+    """Every card of a holding: a list of cards, a list of lists, or melds (dicts with ``cards``)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        yield from cards_in(value.get("cards", ()))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from cards_in(item)
+
+
+#: Top-level position keys that hold cards, besides the hands.
+HOLDING_KEYS = ("stock", "discard", "melds", "table", "set_aside")
+
+
+def public_holdings(position: Mapping[str, Any]) -> Counter:
+    """Cards outside every hand and the stock: they have been shown face up."""
+    return Counter(c for key in HOLDING_KEYS if key != "stock" for c in cards_in(position.get(key, ())))
+
+
+def all_cards(position: Mapping[str, Any]) -> Counter:
+    held = Counter(c for hand in hands_of(position) for c in hand)
+    for key in HOLDING_KEYS:
+        held.update(cards_in(position.get(key, ())))
+    return held
+
+
+def card_tokens(value: Any, deck: Counter) -> Counter:
+    """Card codes of the deck named anywhere in an observation (also inside texts like ``play 7h``)."""
+    found: Counter = Counter()
+    if isinstance(value, str):
+        found.update(token for token in value.split() if token in deck)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            found.update(card_tokens(item, deck))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found.update(card_tokens(item, deck))
+    return found
+
+
+# -- the checks ------------------------------------------------------------------------
+
+
+def check_turn(state: GameState) -> list[Action]:
+    """No deadlock: a valid seat decides, has choices, and the default is one of them."""
+    assert state.current in range(state.players), f"current seat {state.current!r} is not a seat"
+    legal = state.legal_actions()
+    assert legal, f"no legal action for seat {state.current} ({state.decision}): deadlock"
+    assert len(set(legal)) == len(legal), f"duplicate legal actions: {legal}"
+    for action in legal:
+        assert Action.parse(str(action)) == action, f"{action!r} does not round trip through its text"
+    default = state.default_action()
+    assert default in legal, f"default action {default} is not legal: {legal}"
+    try:
+        state.result()
+    except GameError:
+        pass
+    else:
+        raise AssertionError("result() answered while the game is running")
+    return legal
+
+
+def check_cards_conserved(position: Mapping[str, Any], deck: Counter) -> None:
+    held = all_cards(position)
+    assert held == deck, f"cards not conserved: missing {dict(deck - held)}, extra {dict(held - deck)}"
+
+
+def check_observations(state: GameState, position: Mapping[str, Any], seed: int, deck: Counter) -> None:
+    """Each seat sees its own hand and nothing hidden of the others; nobody sees the seed."""
+    hands = hands_of(position)
+    public = public_holdings(position)
+    for seat in [*range(state.players), None]:
+        observation = state.observation(seat)
+        data = observation.data
+        text = json.dumps(data, allow_nan=False)  # JSON-safe, or this raises
+        assert observation.to_dict() == json.loads(text)
+        missing = OBSERVATION_KEYS - set(data)
+        assert not missing, f"observation({seat}) lacks {sorted(missing)}"
+        assert data["seat"] == seat and data["players"] == state.players
+        assert data["current"] == state.current and data["decision"] == state.decision
+        assert str(seed) not in text, f"observation({seat}) contains the seed"
+        own = Counter(hands[seat]) if seat is not None else Counter()
+        if seat is None:
+            assert data["hand"] is None, "the spectator view shows a hand"
+        else:
+            assert Counter(data["hand"]) == own, f"observation({seat}) hand {data['hand']} != {hands[seat]}"
+        assert list(data["hand_sizes"]) == [len(hand) for hand in hands]
+        rest = {key: value for key, value in data.items() if key != "hand"}
+        shown = card_tokens(rest, deck)
+        allowed = public + own
+        leaked = shown - allowed
+        assert not leaked, (
+            f"observation({seat}) names cards that are face down (other hands, stock): {dict(leaked)} in {rest}"
+        )
+
+
+def illegal_probes(state: GameState, legal: list[Action], seen: list[Action], deck: Counter, rng: random.Random):
+    """Well-formed actions that are not legal here: from other states, cards not held, unknown verbs."""
+    legal_set = set(legal)
+    probes = [a for a in rng.sample(seen, min(len(seen), 6)) if a not in legal_set]
+    position = state.to_position()
+    held = Counter(hands_of(position)[state.current])
+    not_held = sorted(set(deck) - set(held))
+    for card in rng.sample(not_held, min(len(not_held), 3)):
+        probes.append(Action("play", (card,)))
+    probes.extend(Action(verb) for verb in UNKNOWN_VERBS)
+    probes.append(Action("play"))
+    return [p for p in probes if p not in legal_set]
+
+
+def check_illegal_rejected(state: GameState, probes: list[Action]) -> None:
+    before = state.to_position()
+    for probe in probes:
+        for form in (probe, str(probe)):
+            with pytest.raises(ActionError):
+                state.apply(form)
+            assert state.to_position() == before, f"rejected {probe} changed the state"
+
+
+def check_every_legal_applies(state: GameState, legal: list[Action]) -> None:
+    before = state.to_position()
+    for action in legal:
+        state.clone().apply(action)
+    assert state.to_position() == before, "applying to a clone changed the original"
+
+
+def check_round_trip(state: GameState, position: Mapping[str, Any]) -> GameState:
+    """The restored state equals the original; the caller continues it to compare the future."""
+    restored = games.from_position(state.ruleset, json.loads(json.dumps(position)), **state.options)
+    assert restored.to_position() == position, "from_position(to_position()) is not the same position"
+    assert restored.current == state.current and restored.decision == state.decision
+    assert restored.legal_actions() == state.legal_actions()
+    assert restored.is_over == state.is_over
+    return restored
+
+
+def check_result(state: GameState) -> None:
+    assert state.is_over and state.current is None
+    assert state.legal_actions() == [], "legal actions after the end"
+    result = state.result()
+    players = state.players
+    assert len(result.placements) == players and len(result.points) == players
+    assert 1 in result.placements
+    for place in result.placements:
+        assert place == 1 + sum(1 for other in result.placements if other < place), (
+            f"placements {result.placements} are not ranks (1, 1, 3...)"
+        )
+    pairs = [(i, j) for i in range(players) for j in range(players)]
+    lower_better = all(
+        result.placements[i] <= result.placements[j]
+        for i, j in pairs
+        if result.points[i] < result.points[j]
+    )
+    higher_better = all(
+        result.placements[i] <= result.placements[j]
+        for i, j in pairs
+        if result.points[i] > result.points[j]
+    )
+    assert lower_better or higher_better, f"placements {result.placements} disagree with points {result.points}"
+    json.dumps(result.to_dict(), allow_nan=False)
+    with pytest.raises(ActionError):
+        state.apply(Action("pass"))
+
+
+# -- one random game ------------------------------------------------------------------
+
+
+def pick(legal: list[Action], state: GameState, policy: str, rng: random.Random) -> Action:
+    """Uniform, card-playing-first (short games) or the default action (what a timed-out bot does)."""
+    if policy == "plays" and rng.random() < 0.85:
+        plays = [a for a in legal if a.cards]
+        if plays:
+            return rng.choice(plays)
+    if policy == "defaults" and rng.random() < 0.5:
+        return state.default_action()
+    return rng.choice(legal)
+
+
+def play_and_check(ruleset: str, players: int, seed: int, options: dict, chooser_seed: int, policy: str) -> None:
+    rng = random.Random(chooser_seed)
+    state = games.new_game(ruleset, players=players, seed=seed, **options)
+    start = state.to_position()
+    json.dumps(start, allow_nan=False)
+    deck = all_cards(start)
+    assert sum(deck.values()) > 0, "the opening position holds no cards"
+    actions: list[Action] = []
+    seen: list[Action] = []
+    checkpoints: dict[int, str] = {}
+    restored_at: list[tuple[int, GameState]] = []
+
+    while not state.is_over:
+        step = len(actions)
+        assert step < MAX_DECISIONS, f"no end after {MAX_DECISIONS} decisions"
+        legal = check_turn(state)
+        if step < ALWAYS_CHECKED or rng.random() < SAMPLE_RATE:
+            position = state.to_position()
+            json.dumps(position, allow_nan=False)
+            check_cards_conserved(position, deck)
+            check_observations(state, position, seed, deck)
+            check_illegal_rejected(state, illegal_probes(state, legal, seen, deck, rng))
+            check_every_legal_applies(state, legal)
+            checkpoints[step] = state.state_hash()
+            if len(restored_at) < 3:
+                restored_at.append((step, check_round_trip(state, position)))
+        action = pick(legal, state, policy, rng)
+        if len(seen) < 400:
+            seen.extend(legal)
+        state.apply(action)
+        actions.append(action)
+
+    final = state.to_position()
+    check_cards_conserved(final, deck)
+    check_observations(state, final, seed, deck)
+    check_result(state)
+    checkpoints[len(actions)] = state.state_hash()
+
+    replay = games.new_game(ruleset, players=players, seed=seed, **options)
+    for step, action in enumerate(actions):
+        if step in checkpoints:
+            assert replay.state_hash() == checkpoints[step], f"replay diverged before decision {step}"
+        replay.apply(str(action))
+    assert replay.state_hash() == checkpoints[len(actions)], "replay ends in another state"
+    assert replay.result() == state.result()
+
+    for step, restored in restored_at:
+        for action in actions[step:]:
+            restored.apply(action)
+        assert restored.state_hash() == checkpoints[len(actions)], (
+            f"play continued from the position restored at decision {step} ends elsewhere (chance not carried?)"
+        )
+
+
+@pytest.mark.skipif(not CASES, reason="no ruleset is registered yet")
+@pytest.mark.parametrize(("ruleset", "players"), CASES or [("none", 0)], ids=lambda v: str(v))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=SEEDS, chooser_seed=st.integers(0, 2**32 - 1),
+       policy=st.sampled_from(["uniform", "plays", "defaults"]))
+def test_random_play_keeps_every_invariant(ruleset, players, data, seed, chooser_seed, policy):
+    options = data.draw(options_strategy(ruleset), label="options")
+    play_and_check(ruleset, players, seed, options, chooser_seed, policy)
+
+
+def test_every_ruleset_describes_itself():
+    for name in games.rulesets():
+        info = games.ruleset_info(name)
+        assert info.name == name and info.title and info.summary and info.seed_document
+        assert 1 <= info.min_players <= info.max_players
+        default = info.default_players or info.min_players
+        assert info.min_players <= default <= info.max_players
+        for option, spec in info.options.items():
+            assert spec.help, f"{name} option {option} has no help"
+            spec.coerce(option, spec.default)
