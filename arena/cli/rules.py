@@ -1,8 +1,98 @@
-"""`arena rules` (not written yet)."""
+"""`arena rules`: which rulesets exist, and what one of them plays like.
+
+    arena rules                 # table: name, players, summary
+    arena rules show moumou     # title, seed document, options, resolutions
+
+Everything shown comes from the ruleset's `RulesetInfo`, so a new ruleset
+appears here as soon as it registers.
+"""
 
 from __future__ import annotations
 
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from arena import games
+from arena.cli import CommandError
+from arena.games import RulesetInfo, UnknownRulesetError
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("rules", help="(not written yet)")
-    parser.set_defaults(func=lambda args: print("arena rules: not written yet") or 2)
+    parser = subparsers.add_parser(
+        "rules",
+        help="list the rulesets, or show one in detail",
+        description="List the rulesets with their player counts, or show one ruleset's options and rule resolutions.",
+    )
+    actions = parser.add_subparsers(dest="rules_action", metavar="ACTION")
+    show = actions.add_parser("show", help="show one ruleset: options, defaults, resolutions")
+    show.add_argument("name", metavar="NAME", help="a ruleset name, as listed by `arena rules`")
+    parser.set_defaults(func=run)
+
+
+def players_text(info: RulesetInfo) -> str:
+    if info.min_players == info.max_players:
+        return str(info.min_players)
+    return f"{info.min_players}-{info.max_players}"
+
+
+def lookup(name: str) -> RulesetInfo:
+    """The ruleset, or a user error that lists the known names."""
+    try:
+        return games.ruleset_info(name)
+    except UnknownRulesetError:
+        known = ", ".join(games.rulesets()) or "none registered"
+        raise CommandError(f"unknown ruleset {name!r}; known rulesets: {known}") from None
+
+
+def run(args: argparse.Namespace, console: Console | None = None) -> int:
+    console = console or Console()
+    if getattr(args, "rules_action", None) == "show":
+        show_ruleset(lookup(args.name), console)
+    else:
+        list_rulesets(console)
+    return 0
+
+
+def list_rulesets(console: Console) -> None:
+    names = games.rulesets()
+    if not names:
+        console.print("No rulesets are registered.")
+        return
+    table = Table(title="Rulesets", title_justify="left")
+    table.add_column("name", style="bold cyan", no_wrap=True)
+    table.add_column("players", justify="right", no_wrap=True)
+    table.add_column("default", justify="right", no_wrap=True)
+    table.add_column("summary")
+    for name in names:
+        info = games.ruleset_info(name)
+        table.add_row(name, players_text(info), str(info.default_players or info.min_players), info.summary)
+    console.print(table)
+    console.print("Details: [bold]arena rules show NAME[/bold]")
+
+
+def show_ruleset(info: RulesetInfo, console: Console) -> None:
+    console.print(Text(f"{info.title} ({info.name})", style="bold"))
+    console.print(f"Seed document: {info.seed_document}")
+    console.print(f"Players: {players_text(info)} (default {info.default_players or info.min_players})")
+    console.print()
+    console.print(info.summary)
+    console.print()
+    if info.options:
+        table = Table(title="Options (--option NAME=VALUE)", title_justify="left")
+        table.add_column("name", style="bold cyan", no_wrap=True)
+        table.add_column("default", no_wrap=True)
+        table.add_column("choices")
+        table.add_column("help")
+        for name, spec in info.options.items():
+            choices = ", ".join(map(str, spec.choices)) if spec.choices else type(spec.default).__name__
+            table.add_row(name, str(spec.default), choices, spec.help)
+        console.print(table)
+    else:
+        console.print("Options: none")
+    if info.resolutions:
+        console.print()
+        console.print(Text("Resolutions followed (RULES.md)", style="bold"))
+        console.print(Text(info.resolutions))
