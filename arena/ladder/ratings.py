@@ -1,0 +1,273 @@
+"""Ratings: a live Elo for the dashboard and a Bradley-Terry fit for the table.
+
+The live Elo moves after every game so that the dashboard shows progress
+at once; it depends on the order of games, so it is never the authority.
+The authoritative table is the maximum-likelihood Bradley-Terry fit over
+every rated result on the Elo scale (what Ordo and BayesElo compute), with
+95% intervals from the inverse Fisher information.
+
+Duplicate sets: every rotation of a set shares one deal, so the rotations of
+a set are not independent games.  Their pairwise results are summed per set
+and the set enters the fit as one observation with a fractional score
+(e.g. 1.5 of 2 -> 0.75), which cancels the luck of the deal and keeps the
+intervals honest.  A game that is not part of a set is a set of one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+try:  # the Elo <-> score conversions belong to the match statistics module
+    from arena.ladder.elo import elo_to_score, score_to_elo
+except ImportError:  # pragma: no cover - until arena/ladder/elo.py lands
+
+    def elo_to_score(elo_difference: float) -> float:
+        return 1.0 / (1.0 + 10.0 ** (-elo_difference / 400.0))
+
+    def score_to_elo(score: float) -> float:
+        return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+BASE_RATING = 1500.0
+ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-odds
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """One finished game as the fit sees it: who sat there and where they placed."""
+
+    set_id: str
+    placements: Mapping[str, int]  # bot -> placement (1 is best; ties share a placement)
+
+
+@dataclass(frozen=True)
+class Rating:
+    bot: str
+    rating: float
+    ci: float  # half-width of the 95% interval, Elo points (inf when undetermined)
+    games: int
+    score: float  # points scored in pairwise comparisons / comparisons, 0..1
+
+
+def pair_scores(placements: Mapping[str, int]) -> Iterable[tuple[str, str, float]]:
+    """Pairwise results of one game by placement: (a, b, score of a), ties are half points."""
+    for a, b in combinations(sorted(placements), 2):
+        pa, pb = placements[a], placements[b]
+        yield a, b, 1.0 if pa < pb else 0.0 if pa > pb else 0.5
+
+
+# ---------------------------------------------------------------- live Elo
+
+
+class LiveElo:
+    """Incremental Elo per ruleset, updated after every game.
+
+    A game of n players counts as its n(n-1)/2 pairwise results; the K-factor
+    is divided by n-1 so that one game moves a rating about as much as a
+    two-player game does, whatever the table size.
+    """
+
+    def __init__(self, k: float = 24.0) -> None:
+        self.k = k
+        self._ratings: dict[str, dict[str, float]] = defaultdict(dict)
+
+    def rating(self, ruleset: str, bot: str) -> float:
+        return self._ratings[ruleset].get(bot, BASE_RATING)
+
+    def ratings(self, ruleset: str) -> dict[str, float]:
+        return dict(self._ratings[ruleset])
+
+    def update(self, ruleset: str, placements: Mapping[str, int]) -> dict[str, float]:
+        """Apply one game's result; returns each seat's rating change."""
+        table = self._ratings[ruleset]
+        before = {bot: table.get(bot, BASE_RATING) for bot in placements}
+        delta = dict.fromkeys(placements, 0.0)
+        k = self.k / max(1, len(placements) - 1)
+        for a, b, score in pair_scores(placements):
+            expected = elo_to_score(before[a] - before[b])
+            delta[a] += k * (score - expected)
+            delta[b] -= k * (score - expected)
+        for bot, change in delta.items():
+            table[bot] = before[bot] + change
+        return delta
+
+
+# ---------------------------------------------------------- Bradley-Terry
+
+
+@dataclass
+class PairTable:
+    """Per-pair totals the fit needs: observations n[i,j] and the score of i against j."""
+
+    bots: list[str]
+    n: np.ndarray  # symmetric, observations (sets) between i and j
+    s: np.ndarray  # s[i,j] + s[j,i] == n[i,j]
+    games: np.ndarray  # games played per bot (not sets)
+    comparisons: np.ndarray  # pairwise comparisons per bot (for the score %)
+    points: np.ndarray  # pairwise points per bot
+
+
+def aggregate(games: Iterable[RatedGame]) -> PairTable:
+    """Sum pair scores per set, then count each (set, pair) as one observation."""
+    per_set: dict[tuple[str, str, str], list[float]] = {}
+    games_played: dict[str, int] = defaultdict(int)
+    comparisons: dict[str, int] = defaultdict(int)
+    points: dict[str, float] = defaultdict(float)
+    for game in games:
+        for bot in game.placements:
+            games_played[bot] += 1
+        for a, b, score in pair_scores(game.placements):
+            cell = per_set.setdefault((game.set_id, a, b), [0.0, 0.0])
+            cell[0] += score
+            cell[1] += 1.0
+            comparisons[a] += 1
+            comparisons[b] += 1
+            points[a] += score
+            points[b] += 1.0 - score
+    bots = sorted(games_played)
+    index = {bot: i for i, bot in enumerate(bots)}
+    size = len(bots)
+    n = np.zeros((size, size))
+    s = np.zeros((size, size))
+    for (_set, a, b), (score, count) in per_set.items():
+        i, j = index[a], index[b]
+        n[i, j] += 1.0
+        n[j, i] += 1.0
+        s[i, j] += score / count
+        s[j, i] += 1.0 - score / count
+    return PairTable(
+        bots=bots,
+        n=n,
+        s=s,
+        games=np.array([games_played[b] for b in bots], dtype=int),
+        comparisons=np.array([comparisons[b] for b in bots], dtype=int),
+        points=np.array([points[b] for b in bots], dtype=float),
+    )
+
+
+def _log_likelihood(theta: np.ndarray, n: np.ndarray, s: np.ndarray, ridge: float) -> float:
+    diff = theta[:, None] - theta[None, :]
+    # s[i,j] * log p_ij with p_ij = 1 / (1 + exp(-(theta_i - theta_j))); each pair appears twice
+    log_p = -np.logaddexp(0.0, -diff)
+    return float(np.sum(s * log_p)) - 0.5 * ridge * float(theta @ theta)
+
+
+def fit_bradley_terry(
+    games: Iterable[RatedGame],
+    prior_draws: float = 2.0,
+    anchor: str | None = None,
+    anchor_rating: float = BASE_RATING,
+    tolerance: float = 1e-10,
+    max_iterations: int = 200,
+) -> list[Rating]:
+    """Maximum-likelihood Bradley-Terry ratings on the Elo scale, best first.
+
+    prior_draws: virtual draws added to every pair that met (as BayesElo's
+        prior), so that an undefeated bot gets a finite rating; 0 gives the
+        plain MLE.
+    anchor: the bot held at anchor_rating; by default the mean is held there.
+    Intervals come from the inverse Fisher information under the anchoring
+    constraint (the pseudo-inverse for the mean, the reduced matrix for a bot).
+    """
+    table = aggregate(games)
+    size = len(table.bots)
+    if size == 0:
+        return []
+    if anchor is not None and anchor not in table.bots:
+        raise ValueError(f"anchor {anchor!r} has no rated games")
+    met = table.n > 0
+    n = table.n + np.where(met, prior_draws, 0.0)
+    s = table.s + np.where(met, prior_draws / 2.0, 0.0)
+    # A whisper of ridge keeps bots in different components (or one bot alone)
+    # defined without moving any well-determined rating measurably.
+    ridge = 1e-9
+
+    theta = np.zeros(size)
+    current = _log_likelihood(theta, n, s, ridge)
+    for _ in range(max_iterations):
+        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+        gradient = np.sum(s - n * p, axis=1) - ridge * theta
+        weight = n * p * (1.0 - p)
+        information = np.diag(weight.sum(axis=1)) - weight + ridge * np.eye(size)
+        step = np.linalg.lstsq(information, gradient, rcond=None)[0]
+        # Damped Newton: the log-likelihood is concave, halve until it rises.
+        scale = 1.0
+        while scale > 1e-6:
+            candidate = theta + scale * step
+            value = _log_likelihood(candidate, n, s, ridge)
+            if value >= current - 1e-12:
+                break
+            scale /= 2.0
+        theta, current = candidate, value
+        if np.max(np.abs(scale * step)) < tolerance:
+            break
+
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    weight = n * p * (1.0 - p)
+    information = np.diag(weight.sum(axis=1)) - weight
+    if anchor is None:
+        theta = theta - theta.mean()
+        covariance = np.linalg.pinv(information, rcond=1e-12, hermitian=True)
+        origin = anchor_rating
+    else:
+        a = table.bots.index(anchor)
+        theta = theta - theta[a]
+        keep = [i for i in range(size) if i != a]
+        covariance = np.zeros((size, size))
+        if keep:
+            reduced = information[np.ix_(keep, keep)]
+            covariance[np.ix_(keep, keep)] = np.linalg.pinv(reduced, rcond=1e-12, hermitian=True)
+        origin = anchor_rating
+    variances = np.clip(np.diag(covariance), 0.0, None)
+    component = _components(table.n)
+    ratings = []
+    for i, bot in enumerate(table.bots):
+        undetermined = size > 1 and component[i] != _anchor_component(component, table.bots, anchor)
+        ci = math.inf if undetermined else Z95 * math.sqrt(variances[i]) * ELO_PER_NATURAL
+        comparisons = int(table.comparisons[i])
+        ratings.append(
+            Rating(
+                bot=bot,
+                rating=origin + float(theta[i]) * ELO_PER_NATURAL,
+                ci=ci,
+                games=int(table.games[i]),
+                score=float(table.points[i]) / comparisons if comparisons else 0.5,
+            )
+        )
+    ratings.sort(key=lambda r: (-r.rating, r.bot))
+    return ratings
+
+
+def _components(n: np.ndarray) -> list[int]:
+    """Connected components of the who-met-whom graph (labels)."""
+    size = n.shape[0]
+    label = [-1] * size
+    for start in range(size):
+        if label[start] >= 0:
+            continue
+        label[start] = start
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            for j in np.nonzero(n[i] > 0)[0]:
+                if label[j] < 0:
+                    label[j] = start
+                    stack.append(int(j))
+    return label
+
+
+def _anchor_component(component: list[int], bots: Sequence[str], anchor: str | None) -> int:
+    """The component whose ratings are pinned: the anchor's, or the largest one."""
+    if anchor is not None:
+        return component[list(bots).index(anchor)]
+    counts: dict[int, int] = defaultdict(int)
+    for label in component:
+        counts[label] += 1
+    return max(counts, key=lambda label: (counts[label], -label))
