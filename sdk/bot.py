@@ -1,0 +1,41 @@
+"""The class bot authors subclass.  Everything here is plain synchronous Python."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from sdk.actions import Action
+    from sdk.turn import GameInfo, GameResult, Turn
+
+Choice = Union["Action", str, int]
+
+
+class Bot:
+    """Subclass and implement `act`.
+
+    Threading model: every game runs its callbacks (`on_game_start`, each
+    `act`, `on_game_end`) in order on its own worker thread, so one game's
+    slow `act` never delays another game's answer.  With ``max_games`` above
+    1, calls for *different* games may overlap: keep per-game state in a
+    dict keyed by ``game_id`` (or guard shared state with a lock).
+
+    If `act` raises, or returns something that is not legal, the SDK logs
+    it, answers the turn's first legal action instead, and counts an error
+    that is reported at the end of the game (``result.errors``).
+    """
+
+    #: Default name on the ladder when neither `run(name=...)` nor ``--name`` gives one.
+    name: str = ""
+    #: Free text shown in replays (e.g. a git hash).
+    version: str = ""
+
+    def act(self, turn: "Turn") -> Choice:
+        """Return one of ``turn.legal``: the Action, its text (``"play 7h"``) or its index."""
+        raise NotImplementedError(f"{type(self).__name__} must implement act(self, turn)")
+
+    def on_game_start(self, game: "GameInfo") -> None:
+        """Called once per game before its first turn."""
+
+    def on_game_end(self, game: "GameInfo", result: "GameResult") -> None:
+        """Called once per game with every seat's placement and points."""

@@ -1,0 +1,76 @@
+"""Command-line flags every bot understands, so any bot file runs as ``python mybot.py --arena HOST:PORT``.
+
+The values passed to `run()` in code are the defaults; flags override them.
+The token may also come from the ``MAU_ARENA_TOKEN`` environment variable,
+which keeps it out of process listings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Sequence
+
+from sdk.client import ClientOptions
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _address(text: str) -> str:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:50051, not {text!r}")
+    return text
+
+
+def _game_list(text: str) -> list[str]:
+    return [g.strip() for g in text.split(",") if g.strip()]
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Run this bot against a Mau Arena.")
+    parser.add_argument("--arena", type=_address, metavar="HOST:PORT", help="the arena's address")
+    parser.add_argument("--token", help="the bot's token (or set MAU_ARENA_TOKEN); empty for open registration")
+    parser.add_argument("--name", help="the bot's name on the ladder")
+    parser.add_argument("--games", type=_game_list, metavar="R1,R2", help="rulesets to play (default: every ruleset)")
+    parser.add_argument("--max-games", type=_positive, metavar="N", help="games to play at once")
+    parser.add_argument("--max-reconnects", type=_non_negative, metavar="N",
+                        help="reconnection attempts after a dropped connection before giving up")
+    parser.add_argument("--games-limit", type=_positive, metavar="N", help="stop after N games")
+    parser.add_argument("--connect-timeout", type=float, metavar="SECONDS", help="how long to wait for the arena at start")
+    parser.add_argument("--bot-version", metavar="TEXT", help="free text shown in replays")
+    parser.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, help="default INFO")
+    return parser
+
+
+def parse_flags(argv: Sequence[str], defaults: ClientOptions, log_level: str = "INFO",
+                prog: str | None = None) -> tuple[ClientOptions, str]:
+    """Apply the command line over `defaults`; returns the options and the log level."""
+    args = build_parser(prog).parse_args(list(argv))
+    options = ClientOptions(**vars(defaults))
+    options.games = list(defaults.games)
+    for flag, attribute in (
+        ("arena", "arena"), ("token", "token"), ("name", "name"), ("games", "games"),
+        ("max_games", "max_games"), ("max_reconnects", "max_reconnects"), ("games_limit", "games_limit"),
+        ("connect_timeout", "connect_timeout_s"), ("bot_version", "bot_version"),
+    ):
+        value = getattr(args, flag)
+        if value is not None:
+            setattr(options, attribute, value)
+    if not options.token:
+        options.token = os.environ.get("MAU_ARENA_TOKEN", "")
+    return options, args.log_level or log_level.upper()

@@ -1,0 +1,146 @@
+"""The objects a bot receives: `GameInfo` at the start, `Turn` per decision, `GameResult` at the end.
+
+Each is built from its protocol message by a ``from_pb`` classmethod; the
+arena's in-process seats use the same path, so a bot sees identical objects
+over the wire and in a local match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sdk.actions import Action
+from sdk.observation import Observation
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """The game's time model, in milliseconds (see the arena's docs for how the bank works)."""
+
+    move_ms: int = 0
+    bank_ms: int = 0
+    increment_ms: int = 0
+    first_move_ms: int = 0
+    max_strikes: int = 0
+
+    @classmethod
+    def from_pb(cls, message: Any) -> "TimeControl":
+        return cls(message.move_ms, message.bank_ms, message.increment_ms, message.first_move_ms, message.max_strikes)
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game this bot sits in: which ruleset, its options (as text), our seat and everyone's names."""
+
+    game_id: str
+    ruleset: str
+    seat: int
+    players: tuple[str, ...]
+    options: dict[str, str] = field(default_factory=dict)
+    time_control: TimeControl = TimeControl()
+
+    @classmethod
+    def from_pb(cls, message: Any) -> "GameInfo":
+        return cls(
+            game_id=message.game_id,
+            ruleset=message.ruleset,
+            seat=message.seat,
+            players=tuple(message.players),
+            options=dict(message.options),
+            time_control=TimeControl.from_pb(message.time_control),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One decision to make: answer it by returning one of ``legal`` (an Action, its text or its index)."""
+
+    game_id: str
+    request_id: int
+    seat: int | None
+    ruleset: str
+    observation: Observation
+    legal: tuple[Action, ...]
+    time_left_ms: int
+    bank_ms: int
+
+    @classmethod
+    def from_pb(cls, message: Any) -> "Turn":
+        observation = Observation.from_pb(message.observation)
+        return cls(
+            game_id=message.game_id,
+            request_id=message.request_id,
+            seat=observation.seat,
+            ruleset=observation.ruleset,
+            observation=observation,
+            legal=tuple(Action.parse(text) for text in message.legal),
+            time_left_ms=message.time.move_ms,
+            bank_ms=message.time.bank_ms,
+        )
+
+    @property
+    def decision(self) -> str:
+        """What kind of decision this is (``turn``, ``cover``, ``suit``, ``accuse``...)."""
+        return self.observation.decision
+
+    def legal_with(self, verb: str) -> list[Action]:
+        """The legal actions with this verb, e.g. ``turn.legal_with("play")``."""
+        return [a for a in self.legal if a.verb == verb]
+
+    def index_of(self, choice: "Action | str | int") -> int:
+        """The index in ``legal`` of an Action, its text, or an index; ValueError if it is not legal."""
+        if isinstance(choice, bool):
+            raise ValueError(f"act() returned {choice!r}; return an Action, its text or its index")
+        if isinstance(choice, int):
+            if 0 <= choice < len(self.legal):
+                return choice
+            raise ValueError(f"act() returned index {choice}, but there are {len(self.legal)} legal actions")
+        if isinstance(choice, (str, Action)):
+            action = Action.parse(choice)
+            try:
+                return self.legal.index(action)
+            except ValueError:
+                shown = ", ".join(a.text for a in self.legal[:12]) + (" ..." if len(self.legal) > 12 else "")
+                raise ValueError(f"act() returned {action.text!r}, which is not legal here; legal: {shown}") from None
+        raise ValueError(f"act() returned {type(choice).__name__} {choice!r}; return an Action, its text or its index")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    seat: int
+    name: str
+    placement: int  # 1 is best; ties share
+    points: int
+    strikes: int = 0
+    timeouts: int = 0
+    forfeited: bool = False
+    think_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """How a game ended, for every seat; ``mine`` is this bot's own line (None if unknown)."""
+
+    game_id: str
+    reason: str
+    seats: tuple[SeatResult, ...]
+    mine: SeatResult | None = None
+    errors: int = 0  # how many times this bot's act() raised or returned an illegal action in the game
+
+    @classmethod
+    def from_pb(cls, message: Any, seat: int | None = None, errors: int = 0) -> "GameResult":
+        seats = tuple(
+            SeatResult(r.seat, r.name, r.placement, r.points, r.strikes, r.timeouts, r.forfeited, r.think_ms)
+            for r in message.results
+        )
+        mine = next((r for r in seats if r.seat == seat), None)
+        return cls(game_id=message.game_id, reason=message.reason, seats=seats, mine=mine, errors=errors)
+
+    @property
+    def placement(self) -> int | None:
+        return self.mine.placement if self.mine else None
+
+    @property
+    def won(self) -> bool:
+        return self.mine is not None and self.mine.placement == 1

@@ -1,0 +1,205 @@
+"""The SDK client against a scripted arena: answers, errors, limits, reconnection, concurrency."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+
+from sdk import Bot, Client, ClientOptions, run
+from sdk.errors import ArenaRefused, ArenaUnreachable
+from sdk_fake_arena import ABORT, FakeArena, error, game_ended, game_started, turn, welcome
+
+
+def _options(arena, **kw):
+    kw.setdefault("name", "me")
+    kw.setdefault("connect_timeout_s", 5.0)
+    kw.setdefault("backoff_base_s", 0.01)
+    kw.setdefault("backoff_cap_s", 0.05)
+    return ClientOptions(arena=arena.address, **kw)
+
+
+def _answer(inbox):
+    message = inbox.get(timeout=10)
+    assert message is not None, "the bot closed the stream instead of answering"
+    return message.answer
+
+
+class Recorder(Bot):
+    def __init__(self, choose):
+        self.choose = choose
+        self.events = []
+
+    def on_game_start(self, game):
+        self.events.append(("start", game.game_id, game.seat, game.players))
+
+    def act(self, turn):
+        self.events.append(("act", turn.game_id, turn.request_id))
+        return self.choose(turn)
+
+    def on_game_end(self, game, result):
+        self.events.append(("end", game.game_id, result.placement, result.won, result.errors))
+
+
+def test_answers_by_text_index_or_action_and_stops_at_the_games_limit():
+    answers = []
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("g1"))
+        for request_id, legal in enumerate([["draw", "play 7h"], ["draw", "play Kc", "play 7h"], ["pass", "draw"]], 1):
+            send(turn("g1", request_id, legal))
+            answers.append(_answer(inbox))
+        send(game_ended("g1"))
+        assert inbox.get(timeout=10) is None  # the bot closes its side after the limit
+
+    choices = iter(["play 7h", 1, None])
+
+    def choose(t):
+        choice = next(choices)
+        return t.legal_with("draw")[0] if choice is None else choice
+
+    bot = Recorder(choose)
+    with FakeArena(script) as arena:
+        assert Client(bot, _options(arena, games_limit=1)).serve() == 0
+        hello = arena.servicer.hellos[0]
+    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session) == ("me", "1.0.0", 1, "")
+    assert [(a.request_id, a.action_index, a.action_text) for a in answers] == [
+        (1, 1, "play 7h"), (2, 1, "play Kc"), (3, 1, "draw")]
+    assert bot.events[0] == ("start", "g1", 0, ("me", "other"))
+    assert bot.events[-1] == ("end", "g1", 1, True, 0)
+
+
+def test_a_raising_or_illegal_act_answers_the_first_legal_action_and_is_counted(caplog):
+    answers = []
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("g1"))
+        send(turn("g1", 1, ["draw", "play 7h"]))
+        answers.append(_answer(inbox))
+        send(turn("g1", 2, ["pass", "play 7h"]))
+        answers.append(_answer(inbox))
+        send(game_ended("g1", placements=(2, 1)))
+        inbox.get(timeout=10)
+
+    def choose(t):
+        if t.request_id == 1:
+            raise RuntimeError("bug in my bot")
+        return "play 9s"
+
+    bot = Recorder(choose)
+    with caplog.at_level(logging.INFO), FakeArena(script) as arena:
+        assert Client(bot, _options(arena, games_limit=1)).serve() == 0
+    assert [(a.action_index, a.action_text) for a in answers] == [(0, "draw"), (0, "pass")]
+    assert bot.events[-1] == ("end", "g1", 2, False, 2)
+    text = caplog.text
+    assert "act() raised" in text and "RuntimeError: bug in my bot" in text
+    assert "'play 9s', which is not legal here; legal: pass, play 7h" in text
+    assert "2 bot error(s)" in text
+
+
+@pytest.mark.parametrize(
+    "code, words",
+    [("AUTH_FAILED", "authentication failed"), ("UNSUPPORTED_VERSION", "SDK version (1.0.0)"),
+     ("DUPLICATE_SESSION", "already connected"), ("CAPACITY", "arena is full")],
+)
+def test_a_refused_hello_is_a_clear_fatal_error(code, words):
+    def script(hello, inbox, send, stream, context):
+        send(error(code, "detail from the arena"))
+
+    with FakeArena(script) as arena:
+        with pytest.raises(ArenaRefused) as caught:
+            Client(Recorder(lambda t: 0), _options(arena)).serve()
+    assert caught.value.code == code
+    assert words in str(caught.value) and "detail from the arena" in str(caught.value)
+
+
+def test_run_reports_a_refusal_as_one_line_and_a_non_zero_status(caplog):
+    def script(hello, inbox, send, stream, context):
+        send(error("AUTH_FAILED", "wrong token"))
+
+    with caplog.at_level(logging.ERROR), FakeArena(script) as arena:
+        status = run(Recorder(lambda t: 0), name="me", argv=["--arena", arena.address], exit=False)
+    assert status == 2
+    assert "authentication failed" in caplog.text and "Traceback" not in caplog.text
+
+
+def test_an_unreachable_arena_raises_a_clear_error(free_port):
+    options = ClientOptions(name="me", arena=f"127.0.0.1:{free_port}", connect_timeout_s=0.3)
+    with pytest.raises(ArenaUnreachable, match=r"cannot reach the arena at 127\.0\.0\.1:\d+"):
+        Client(Recorder(lambda t: 0), options).serve()
+
+
+def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer():
+    seen = []
+
+    def script(hello, inbox, send, stream, context):
+        if stream == 1:
+            send(welcome("sess-42"))
+            send(game_started("g1"))
+            send(turn("g1", 7, ["draw", "play 7h"]))
+            seen.append(("first", _answer(inbox).action_text))
+            send(ABORT)
+            return
+        seen.append(("resume", hello.resume_session))
+        send(welcome("sess-42"))
+        send(game_started("g1"))                     # the arena re-sends what is open
+        send(turn("g1", 7, ["draw", "play 7h"]))
+        seen.append(("again", _answer(inbox).action_text))
+        send(turn("g1", 8, ["draw", "play 7h"]))
+        seen.append(("next", _answer(inbox).action_text))
+        send(game_ended("g1"))
+        inbox.get(timeout=10)
+
+    bot = Recorder(lambda t: "play 7h")
+    with FakeArena(script) as arena:
+        assert Client(bot, _options(arena, games_limit=1)).serve() == 0
+    assert seen == [("first", "play 7h"), ("resume", "sess-42"), ("again", "play 7h"), ("next", "play 7h")]
+    acts = [e for e in bot.events if e[0] == "act"]
+    assert acts == [("act", "g1", 7), ("act", "g1", 8)]  # request 7 was answered from the cache
+    assert [e[0] for e in bot.events].count("start") == 1
+
+
+def test_a_slow_game_does_not_block_the_answer_of_another_game():
+    release = threading.Event()
+    order = []
+
+    def script(hello, inbox, send, stream, context):
+        assert hello.max_games == 2
+        send(welcome())
+        send(game_started("slow"))
+        send(game_started("fast"))
+        send(turn("slow", 1, ["draw"]))
+        send(turn("fast", 2, ["draw"]))
+        order.append(_answer(inbox).game_id)     # the fast game's answer comes first...
+        release.set()
+        order.append(_answer(inbox).game_id)     # ...then the slow one's
+        send(game_ended("fast"))
+        send(game_ended("slow"))
+        inbox.get(timeout=10)
+
+    def choose(t):
+        if t.game_id == "slow":
+            assert release.wait(10)
+        return 0
+
+    with FakeArena(script) as arena:
+        assert Client(Recorder(choose), _options(arena, max_games=2, games_limit=2)).serve() == 0
+    assert order == ["fast", "slow"]
+
+
+def test_in_game_notices_are_logged_and_the_stream_stays_open(caplog):
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("g1"))
+        send(error("TIMEOUT", "took 1200 ms", game_id="g1", request_id=3))
+        send(turn("g1", 4, ["draw"]))
+        _answer(inbox)
+        send(game_ended("g1"))
+        inbox.get(timeout=10)
+
+    with caplog.at_level(logging.WARNING), FakeArena(script) as arena:
+        assert Client(Recorder(lambda t: 0), _options(arena, games_limit=1)).serve() == 0
+    assert "game g1 request 3: answer too late" in caplog.text and "[TIMEOUT]" in caplog.text
