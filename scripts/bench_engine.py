@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""How many decisions per second the rules engines make under random self-play.
+
+    .venv/bin/python scripts/bench_engine.py                      # every ruleset, 3 s per run
+    .venv/bin/python scripts/bench_engine.py --rulesets moumou,maumau --seconds 10
+    .venv/bin/python scripts/bench_engine.py --rulesets moumou --profile
+
+A decision is what the arena does per request: build the acting seat's
+observation (the object, not its JSON), list the legal actions, apply one.
+Each ruleset runs at its default player count and, where allowed, with 4.
+
+If OpenSpiel is installed (``pip install -e '.[bench]'``; never a run-time
+dependency) its ``crazy_eights`` runs in the same process under the same
+loop, with ``observation_string`` for the acting player at every step, and
+the table shows our rate over theirs: 2 players against their 2, 4 or more
+against their 5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from arena import games  # noqa: E402
+from arena.games.selfplay import chooser, play_random_game  # noqa: E402
+
+OPENSPIEL_PLAYERS = (2, 5)
+
+
+@dataclass
+class Run:
+    name: str
+    players: int
+    games: int
+    decisions: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.decisions / self.seconds if self.seconds else 0.0
+
+
+def player_counts(ruleset: str) -> list[int]:
+    """The default count and, where the ruleset allows it, a 4-player table."""
+    info = games.ruleset_info(ruleset)
+    counts = [info.default_players or info.min_players]
+    if info.min_players <= 4 <= info.max_players and 4 not in counts:
+        counts.append(4)
+    return counts
+
+
+def bench_ruleset(ruleset: str, players: int, seconds: float, seed: int) -> Run:
+    """Whole random games back to back until ``seconds`` of engine time have passed."""
+    played = decisions = 0
+    spent = 0.0
+    while spent < seconds:
+        game = play_random_game(ruleset, players, seed + played, rng=chooser(seed + played), observe=True)
+        played += 1
+        decisions += game.decisions
+        spent += game.seconds
+    return Run(ruleset, players, played, decisions, spent)
+
+
+def bench_openspiel(players: int, seconds: float, seed: int) -> Run | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(
+        "crazy_eights",
+        {"players": players, "use_special_cards": True, "reshuffle": True, "max_turns": 10000},
+    )
+    rng = random.Random(seed)
+    played = decisions = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+                continue
+            acting = state.current_player()
+            state.observation_string(acting)
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+        played += 1
+    return Run("OpenSpiel crazy_eights", players, played, decisions, time.perf_counter() - started)
+
+
+def profile_ruleset(ruleset: str, players: int, seconds: float, seed: int, console: Console) -> None:
+    """Where the time goes: the functions with the most own time, then the most cumulative time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    bench_ruleset(ruleset, players, seconds, seed)
+    profiler.disable()
+    for order in ("tottime", "cumulative"):
+        buffer = io.StringIO()
+        pstats.Stats(profiler, stream=buffer).strip_dirs().sort_stats(order).print_stats(18)
+        console.rule(f"{ruleset}, {players} players: by {order}")
+        console.print(buffer.getvalue(), markup=False, highlight=False)
+
+
+def comparison(run: Run, theirs: dict[int, Run]) -> str:
+    if run.players == 2 and 2 in theirs:
+        return f"{run.rate / theirs[2].rate:.2f}"
+    if run.players >= 4 and 5 in theirs:
+        return f"{run.rate / theirs[5].rate:.2f}"
+    return "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="engine time per run (default 3)")
+    parser.add_argument(
+        "--rulesets", default=None, help="comma-separated ruleset names (default: every registered ruleset)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first game of each run (default 1)")
+    parser.add_argument("--profile", action="store_true", help="also profile each run with cProfile")
+    args = parser.parse_args(argv)
+    console = Console()
+    if not console.is_terminal:  # piped or logged: room for the whole table
+        console = Console(width=120)
+
+    names = [n.strip() for n in args.rulesets.split(",") if n.strip()] if args.rulesets else games.rulesets()
+    known = games.rulesets()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        console.print(f"unknown ruleset(s) {', '.join(unknown)}; known: {', '.join(known) or 'none'}")
+        return 2
+    if not names:
+        console.print("no ruleset is registered")
+        return 2
+
+    runs: list[Run] = []
+    with console.status("benchmarking") as status:
+        for name in names:
+            for players in player_counts(name):
+                status.update(f"{name}, {players} players ({args.seconds:g} s)")
+                runs.append(bench_ruleset(name, players, args.seconds, args.seed))
+        theirs: dict[int, Run] = {}
+        for players in OPENSPIEL_PLAYERS:
+            status.update(f"OpenSpiel crazy_eights, {players} players ({args.seconds:g} s)")
+            run = bench_openspiel(players, args.seconds, args.seed)
+            if run is not None:
+                theirs[players] = run
+
+    table = Table(
+        title=f"Random self-play, observation at every decision ({args.seconds:g} s per run)",
+        caption="ours / OpenSpiel: our 2 players against their 2, our 4 or more against their 5",
+    )
+    table.add_column("ruleset", style="bold cyan", no_wrap=True)
+    table.add_column("players", justify="right")
+    table.add_column("games", justify="right")
+    table.add_column("decisions", justify="right")
+    table.add_column("per game", justify="right")
+    table.add_column("decisions/s", justify="right", style="bold")
+    table.add_column("ours/OS", justify="right")
+    for run in [*runs, *theirs.values()]:
+        table.add_row(
+            run.name,
+            str(run.players),
+            str(run.games),
+            f"{run.decisions:,}",
+            f"{run.decisions / run.games:,.0f}",
+            f"{run.rate:,.0f}",
+            comparison(run, theirs) if run.name in known else "",
+        )
+    console.print(table)
+    if not theirs:
+        console.print("OpenSpiel is not installed (pip install -e '.[bench]'): no comparison.")
+    if args.profile:
+        for run in runs:
+            profile_ruleset(run.name, run.players, args.seconds, args.seed, console)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
