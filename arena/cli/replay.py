@@ -1,8 +1,141 @@
-"""`arena replay` (not written yet)."""
+"""`arena replay` (view, print one frame, verify) and `arena replays` (list)."""
 
 from __future__ import annotations
 
+import argparse
+import sys
+from pathlib import Path
+
+from arena.cli import CommandError
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("replay", help="(not written yet)")
-    parser.set_defaults(func=lambda args: print("arena replay: not written yet") or 2)
+    replay = subparsers.add_parser(
+        "replay",
+        help="view a replay in the terminal, print one frame, or verify replays",
+        description=(
+            "Open a replay in the interactive viewer (arrows/n/p step, Home/End or g/G, ':' or j jumps, "
+            "space plays, +/- speed, v switches the view, q quits); --step N prints one frame instead; "
+            "--verify re-simulates each file and checks every state hash."
+        ),
+    )
+    replay.add_argument("files", nargs="+", metavar="FILE", help="a replay (.jsonl, or a cut-off .jsonl.part)")
+    replay.add_argument("--verify", action="store_true", help="re-simulate each FILE and check every state hash")
+    replay.add_argument("--step", type=int, metavar="N", help="print the table after decision N (0 is the deal) and exit")
+    views = replay.add_mutually_exclusive_group()
+    views.add_argument("--seat", type=int, metavar="N", help="show only what seat N could see")
+    views.add_argument("--spectator", action="store_true", help="show only the public view")
+    replay.add_argument("--color", action="store_true", help="colours even when the output is not a terminal")
+    replay.add_argument("--width", type=int, default=None, help="output width for --step (default: the terminal's)")
+    replay.set_defaults(func=run_replay)
+
+    listing = subparsers.add_parser(
+        "replays", help="list the replays in a directory, newest first",
+        description="List replays (finished, aborted and cut-off ones) under DIR, newest first.",
+    )
+    listing.add_argument("directory", nargs="?", default="replays", metavar="DIR", help="default: replays/")
+    listing.add_argument("--bot", metavar="NAME", help="only games this bot played")
+    listing.add_argument("--game", metavar="RULESET", help="only this ruleset")
+    listing.add_argument("--limit", type=int, metavar="N", help="at most N replays")
+    listing.set_defaults(func=run_replays)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    if args.verify:
+        if args.step is not None or args.seat is not None or args.spectator:
+            raise CommandError("--verify takes only files; --step/--seat/--spectator are for viewing")
+        return _verify(args.files)
+    if len(args.files) != 1:
+        raise CommandError(f"the viewer opens one replay at a time, got {len(args.files)} files (to check several: --verify)")
+    from arena.replay import ReplayFormatError, load
+    from arena.replay.render import View
+
+    try:
+        replay = load(args.files[0])
+    except ReplayFormatError as error:
+        raise CommandError(str(error)) from None
+    view = View.omniscient()
+    if args.seat is not None:
+        if not 0 <= args.seat < replay.players:
+            raise CommandError(f"--seat {args.seat}: this game has seats 0..{replay.players - 1}")
+        view = View.of_seat(args.seat)
+    elif args.spectator:
+        view = View.spectator()
+    if args.step is not None:
+        return _print_step(replay, args.step, view, args.color, args.width)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CommandError("the viewer needs a terminal; to print one frame use --step N")
+    from arena.replay.viewer import ReplayViewer
+
+    ReplayViewer(replay, view=view).run()
+    return 0
+
+
+def _print_step(replay, step: int, view, color: bool, width: int | None) -> int:
+    from rich.console import Console
+
+    from arena.replay.render import FrameBuilder
+
+    if not 0 <= step <= len(replay.decisions):
+        raise CommandError(f"--step {step}: {replay.path.name} has steps 0..{len(replay.decisions)} (0 is the deal)")
+    builder = FrameBuilder(replay)
+    if step > builder.last_step:
+        raise CommandError(f"--step {step}: the replay re-simulates only to step {builder.last_step}: "
+                           f"{builder.simulation.error}")
+    console = Console(force_terminal=True if color else None, width=width, highlight=False)
+    console.print(builder.frame(step, view))
+    return 0
+
+
+def _verify(files: list[str]) -> int:
+    from rich.console import Console
+
+    from arena.replay import verify
+
+    console = Console(highlight=False)
+    failed = 0
+    for name in files:
+        report = verify(name)
+        failed += not report.ok
+        console.print(report.summary(), style=None if report.ok else "bold red", markup=False)
+        for note in report.notes:
+            console.print(f"     note: {note}", markup=False)
+    if len(files) > 1:
+        console.print(f"{len(files) - failed} OK, {failed} FAIL", markup=False)
+    return 1 if failed else 0
+
+
+def run_replays(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from arena.replay import ReplayFormatError
+    from arena.replay.listing import scan
+
+    if args.limit is not None and args.limit < 1:
+        raise CommandError("--limit must be at least 1")
+    try:
+        summaries, problems = scan(Path(args.directory), bot=args.bot, ruleset=args.game, limit=args.limit)
+    except ReplayFormatError as error:
+        raise CommandError(str(error)) from None
+    for problem in problems:
+        print(f"arena replays: skipped {problem}", file=sys.stderr)
+    console = Console(highlight=False)
+    if not summaries:
+        console.print(f"no replays under {args.directory}" + (" match the filters" if args.bot or args.game else ""),
+                      markup=False)
+        return 0
+    table = Table(title=f"replays in {args.directory}", title_justify="left")
+    for column, justify, wraps in (("started (UTC)", "left", False), ("game id", "left", False),
+                                   ("ruleset", "left", False), ("bots", "left", True), ("result", "left", True),
+                                   ("decisions", "right", False), ("status", "left", False)):
+        table.add_column(column, justify=justify, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis")
+    for s in summaries:
+        status_style = {"finished": "green", "aborted": "yellow"}.get(s.status, "red")
+        status = "complete" if s.status == "finished" else s.status
+        cells = (s.started_at.replace("T", " ").rstrip("Z"), s.game_id, s.ruleset, ", ".join(s.bots), s.outcome,
+                 str(s.decisions))
+        table.add_row(*(Text(c) for c in cells), Text(status, style=status_style))
+    console.print(table)
+    return 0

@@ -1,0 +1,232 @@
+"""The replay file format: JSON Lines, one header, one line per decision, one result.
+
+Kept in one place so the writer, the reader and the docs
+(`arena/replay/README.md`) agree.  Every line is a JSON object with a
+``type`` key; readers ignore keys they do not know, so later minor
+additions never break old readers.  A different *major* version is
+rejected with a clear error instead of being misread.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+FORMAT_NAME = "mau-arena-replay"
+FORMAT_VERSION = 1
+SUFFIX = ".jsonl"
+PART_SUFFIX = ".jsonl.part"
+
+HEADER = "header"
+DECISION = "decision"
+RESULT = "result"
+
+FINISHED = "finished"
+ABORTED = "aborted"
+PARTIAL = "partial"  # no result line: the writer was cut off (crash, kill, power loss)
+
+# Game ids become file names: keep them to one harmless path component.
+_GAME_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")
+
+
+class ReplayFormatError(ValueError):
+    """The file is not a replay this reader understands; the message says why and where."""
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC with a ``Z``, second precision: sortable as text."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def check_game_id(game_id: Any) -> str:
+    if not isinstance(game_id, str) or not _GAME_ID.match(game_id) or ".." in game_id:
+        raise ReplayFormatError(
+            f"game id {game_id!r} cannot name a replay file: use letters, digits, '-', '_' and '.' (max 128)"
+        )
+    return game_id
+
+
+def major_version(version: Any) -> int:
+    """The major part of ``1`` or ``"1.2"``; a clear error for anything else."""
+    try:
+        if isinstance(version, bool):
+            raise ValueError
+        if isinstance(version, int):
+            return version
+        return int(str(version).split(".")[0])
+    except ValueError:
+        raise ReplayFormatError(f"replay version {version!r} is not a version number") from None
+
+
+@dataclass
+class SeatInfo:
+    """Who sat where: the bot's name and version as it introduced itself."""
+
+    seat: int
+    name: str
+    version: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "version": self.version}
+
+
+@dataclass
+class ReplayHeader:
+    """The first line of a replay: everything needed to re-simulate the game."""
+
+    game_id: str
+    ruleset: str
+    players: int
+    seed: int
+    seats: list[SeatInfo]
+    options: dict[str, Any] = field(default_factory=dict)
+    time_control: dict[str, Any] = field(default_factory=dict)
+    started_at: str = field(default_factory=utc_now)
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. ladder or match ids; kept verbatim
+
+    def to_dict(self) -> dict[str, Any]:
+        line = {
+            "type": HEADER,
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "game_id": self.game_id,
+            "ruleset": self.ruleset,
+            "players": self.players,
+            "seed": self.seed,
+            "options": dict(self.options),
+            "seats": [s.to_dict() for s in self.seats],
+            "time_control": dict(self.time_control),
+            "started_at": self.started_at,
+        }
+        for key, value in self.extra.items():
+            line.setdefault(key, value)
+        return line
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ReplayHeader":
+        """Validate a header line (or a caller's header dict) and keep unknown keys in ``extra``."""
+        missing = [k for k in ("game_id", "ruleset", "players", "seed") if k not in data]
+        if missing:
+            raise ReplayFormatError(f"replay header lacks {', '.join(missing)}")
+        if data.get("format", FORMAT_NAME) != FORMAT_NAME:
+            raise ReplayFormatError(f"not a Mau Arena replay (format {data.get('format')!r})")
+        version = data.get("version", FORMAT_VERSION)
+        if major_version(version) != FORMAT_VERSION:
+            raise ReplayFormatError(
+                f"replay format version {version} is not supported; this reader reads version {FORMAT_VERSION}.x"
+            )
+        players = data["players"]
+        if not isinstance(players, int) or isinstance(players, bool) or players < 1:
+            raise ReplayFormatError(f"replay header: players must be a positive integer, not {players!r}")
+        seed = data["seed"]
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ReplayFormatError(f"replay header: seed must be an integer, not {seed!r}")
+        seats = [_seat_info(i, s) for i, s in enumerate(data.get("seats") or [])]
+        while len(seats) < players:
+            seats.append(SeatInfo(len(seats), f"seat {len(seats)}"))
+        known = {"type", "format", "version", "game_id", "ruleset", "players", "seed", "options", "seats",
+                 "time_control", "started_at"}
+        tc = data.get("time_control") or {}
+        return cls(
+            game_id=check_game_id(data["game_id"]),
+            ruleset=str(data["ruleset"]),
+            players=players,
+            seed=seed,
+            seats=seats,
+            options=dict(data.get("options") or {}),
+            time_control=dict(tc.to_dict() if hasattr(tc, "to_dict") else tc),
+            started_at=str(data.get("started_at") or utc_now()),
+            extra={k: v for k, v in data.items() if k not in known},
+        )
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+
+def _seat_info(index: int, raw: Any) -> SeatInfo:
+    if isinstance(raw, SeatInfo):
+        return raw
+    if isinstance(raw, str):
+        return SeatInfo(index, raw)
+    if isinstance(raw, Mapping):
+        return SeatInfo(int(raw.get("seat", index)), str(raw.get("name", f"seat {index}")), str(raw.get("version") or ""))
+    raise ReplayFormatError(f"replay header: seat {index} should be a name or an object, not {raw!r}")
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One applied decision; ``i`` counts from 1, and step ``i`` is the state after it."""
+
+    i: int
+    seat: int
+    action: str
+    think_ms: int = 0
+    timeout: bool = False
+    strike: bool = False
+    hash: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": DECISION,
+            "i": self.i,
+            "seat": self.seat,
+            "action": self.action,
+            "think_ms": self.think_ms,
+            "timeout": self.timeout,
+            "strike": self.strike,
+            "hash": self.hash,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], line: int) -> "DecisionRecord":
+        try:
+            return cls(
+                i=int(data["i"]),
+                seat=int(data["seat"]),
+                action=str(data["action"]),
+                think_ms=int(data.get("think_ms") or 0),
+                timeout=bool(data.get("timeout", False)),
+                strike=bool(data.get("strike", False)),
+                hash=None if data.get("hash") is None else str(data["hash"]),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ReplayFormatError(f"line {line}: bad decision record ({error!r})") from None
+
+
+def result_line(result: Any, players: int, status: str = FINISHED, reason: str = "") -> dict[str, Any]:
+    """Normalise what the runner hands over into the result line.
+
+    Accepts `Result.to_dict()`, `GameOutcome.to_dict()` (per-seat records
+    under ``seats``), either of those objects, or a plain mapping with
+    ``placements``/``points``/``strikes``/``timeouts``/``forfeits`` lists.
+    """
+    if hasattr(result, "to_dict"):
+        result = result.to_dict()
+    data = dict(result or {})
+    seats = data.get("seats")
+    per_seat: list[Mapping[str, Any]] = [s for s in seats if isinstance(s, Mapping)] if isinstance(seats, list) else []
+    by_seat = {int(s.get("seat", i)): s for i, s in enumerate(per_seat)}
+
+    def column(list_key: str, seat_key: str, default: Any) -> list[Any]:
+        given = data.get(list_key)
+        if isinstance(given, (list, tuple)):
+            return list(given)
+        if by_seat:
+            return [by_seat.get(i, {}).get(seat_key, default) for i in range(players)]
+        return [default] * players
+
+    line = {
+        "type": RESULT,
+        "status": status,
+        "placements": column("placements", "placement", None) if (data.get("placements") or by_seat) else None,
+        "points": column("points", "points", None) if (data.get("points") or by_seat) else None,
+        "strikes": column("strikes", "strikes", 0),
+        "timeouts": column("timeouts", "timeouts", 0),
+        "forfeits": column("forfeits", "forfeited", False),
+        "reason": str(reason or data.get("reason") or ""),
+        "ended_at": str(data.get("ended_at") or utc_now()),
+    }
+    return line

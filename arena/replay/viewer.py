@@ -1,0 +1,162 @@
+"""`arena replay FILE`: the interactive terminal viewer (textual).
+
+The frames are the rich renderables of `arena.replay.render`; this module
+only adds the keys, the play/pause timer and the jump prompt.  textual's
+`App.run_test()` pilot drives it headless in the tests.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Input, Static
+
+from arena.replay.reader import Replay
+from arena.replay.render import FrameBuilder, View
+
+#: Seconds per step while playing, slowest to fastest.
+SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1, 0.03)
+
+
+class ReplayViewer(App):
+    """Step through a replay from any seat's eyes."""
+
+    TITLE = "Mau Arena replay"
+    AUTO_FOCUS = None  # keys go to the viewer, not to the (hidden) jump prompt or the scroll area
+    CSS = """
+    #table-scroll { width: 1fr; }
+    #log { width: 52; }
+    #jump { dock: bottom; display: none; }
+    #jump.open { display: block; }
+    """
+    BINDINGS = [
+        Binding("right,n", "step(1)", "next"),
+        Binding("left,p", "step(-1)", "previous"),
+        Binding("home,g", "go_start", "start"),
+        Binding("end,G", "go_end", "end"),
+        Binding("colon,j", "ask_jump", "jump"),
+        Binding("space", "toggle_play", "play/pause"),
+        Binding("plus,equals_sign", "speed(1)", "faster"),
+        Binding("minus", "speed(-1)", "slower"),
+        Binding("v", "cycle_view", "view"),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, replay: Replay, step: int = 0, view: View | None = None) -> None:
+        super().__init__()
+        self.builder = FrameBuilder(replay)
+        self.replay = replay
+        self.step = max(0, min(step, self.builder.last_step))
+        self.view = view or View.omniscient()
+        self.playing = False
+        self.speed = 2
+        self._timer = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            with VerticalScroll(id="table-scroll", can_focus=False):
+                yield Static(id="table")
+            yield Static(id="log")
+        yield Input(placeholder="jump to decision (0 is the deal), Enter to go, Esc to cancel", id="jump")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show()
+
+    # -------------------------------------------------------------- drawing
+
+    def show(self) -> None:
+        rows = max(5, self.size.height - 6)
+        self.query_one("#table", Static).update(self.builder.table(self.step, self.view))
+        self.query_one("#log", Static).update(self.builder.log(self.step, self.view, rows))
+        state = "playing" if self.playing else "paused"
+        self.sub_title = (f"{self.replay.path.name} · step {self.step}/{len(self.replay.decisions)} · "
+                          f"{self.view} · {state} {SPEEDS[self.speed]}s/step")
+
+    def frame_text(self, width: int = 120) -> str:
+        """What the table and the log show now, as plain text (for tests and bug reports)."""
+        console = Console(width=width, color_system=None, force_terminal=False)
+        with console.capture() as capture:
+            for widget_id in ("#table", "#log"):
+                console.print(self.query_one(widget_id, Static).content)
+        return capture.get()
+
+    # -------------------------------------------------------------- actions
+
+    def go(self, step: int) -> None:
+        self.step = max(0, min(step, self.builder.last_step))
+        if self.step == self.builder.last_step:
+            self._stop()
+        self.show()
+
+    def action_step(self, delta: int) -> None:
+        self.go(self.step + delta)
+
+    def action_go_start(self) -> None:
+        self.go(0)
+
+    def action_go_end(self) -> None:
+        self.go(self.builder.last_step)
+
+    def action_cycle_view(self) -> None:
+        self.view = self.view.next(self.replay.players)
+        self.show()
+
+    def action_toggle_play(self) -> None:
+        if self.playing:
+            self._stop()
+        else:
+            if self.step >= self.builder.last_step:
+                self.step = 0
+            self.playing = True
+            self._restart_timer()
+        self.show()
+
+    def action_speed(self, delta: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
+        if self.playing:
+            self._restart_timer()
+        self.show()
+
+    def action_ask_jump(self) -> None:
+        prompt = self.query_one("#jump", Input)
+        prompt.value = ""
+        prompt.add_class("open")
+        prompt.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        self._close_prompt()
+        try:
+            target = int(text)
+        except ValueError:
+            self.notify(f"not a decision number: {text!r}", severity="warning")
+            return
+        self.go(target)
+
+    def on_key(self, event) -> None:
+        if event.key == "escape" and self.query_one("#jump", Input).has_class("open"):
+            self._close_prompt()
+            event.stop()
+
+    def _close_prompt(self) -> None:
+        prompt = self.query_one("#jump", Input)
+        prompt.remove_class("open")
+        self.set_focus(None)
+
+    def _restart_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_interval(SPEEDS[self.speed], self._tick)
+
+    def _tick(self) -> None:
+        self.go(self.step + 1)
+
+    def _stop(self) -> None:
+        self.playing = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+

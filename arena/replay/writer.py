@@ -1,0 +1,162 @@
+"""The crash-safe replay writer: the recorder the match runner calls during a game.
+
+A game is written to ``<game_id>.jsonl.part``, one flushed line per
+decision, so a crash loses at most the line being written and the reader
+can still open what was played.  Only after the result line is written and
+fsynced is the file renamed to ``<game_id>.jsonl`` (an atomic rename), so
+a ``.jsonl`` file is never half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from arena.replay.format import (
+    ABORTED,
+    FINISHED,
+    PART_SUFFIX,
+    SUFFIX,
+    DecisionRecord,
+    ReplayFormatError,
+    ReplayHeader,
+    result_line,
+)
+
+DEFAULT_DIRECTORY = Path("replays")
+
+
+class ReplayWriterError(RuntimeError):
+    """The writer was used out of order (a decision after the result, say)."""
+
+
+def replay_path(directory: "str | os.PathLike[str] | None", header: ReplayHeader) -> Path:
+    """Where a game's finished replay lives: ``DIR/YYYY-MM-DD/<game_id>.jsonl`` (date of its start, UTC)."""
+    base = Path(directory) if directory is not None else DEFAULT_DIRECTORY
+    day = header.started_at[:10] if len(header.started_at) >= 10 else "undated"
+    return base / day / f"{header.game_id}{SUFFIX}"
+
+
+class ReplayWriter:
+    """Writes one game.  Create it with `ReplayWriter.create`; it is also a context manager
+    that aborts the replay if the block raises before `finish`."""
+
+    def __init__(self, path: Path, header: ReplayHeader, handle: Any) -> None:
+        self.header = header
+        self.final_path = path
+        self.part_path = path.with_name(path.name[: -len(SUFFIX)] + PART_SUFFIX)
+        self._handle = handle
+        self._count = 0
+        self._closed = False
+
+    @classmethod
+    def create(
+        cls, directory: "str | os.PathLike[str] | None", header: "ReplayHeader | Mapping[str, Any]"
+    ) -> "ReplayWriter":
+        """Open ``<game_id>.jsonl.part`` under ``directory/YYYY-MM-DD/`` and write the header line.
+
+        ``header`` is a `ReplayHeader` or a mapping with at least ``game_id``,
+        ``ruleset``, ``players``, ``seed`` (and usually ``seats``,
+        ``options``, ``time_control``).  ``directory=None`` means ``replays/``.
+        An existing replay of the same game id is never overwritten.
+        """
+        if not isinstance(header, ReplayHeader):
+            header = ReplayHeader.from_dict(header)
+        path = replay_path(directory, header)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            raise FileExistsError(f"a replay of game {header.game_id} already exists: {path}")
+        part = path.with_name(path.name[: -len(SUFFIX)] + PART_SUFFIX)
+        try:
+            handle = open(part, "x", encoding="utf-8", newline="\n")
+        except FileExistsError:
+            raise FileExistsError(f"game {header.game_id} is already being recorded (or crashed): {part}") from None
+        writer = cls(path, header, handle)
+        writer._write(header.to_dict())
+        return writer
+
+    @property
+    def path(self) -> Path:
+        """The file as it is now: the ``.part`` file while the game runs, the ``.jsonl`` after."""
+        return self.final_path if self._closed and self.final_path.exists() else self.part_path
+
+    @property
+    def decisions(self) -> int:
+        return self._count
+
+    def decision(
+        self,
+        seat: int,
+        action: Any,
+        think_ms: float = 0,
+        timeout: bool = False,
+        strike: bool = False,
+        state_hash: str | None = None,
+    ) -> None:
+        """Record one applied decision and the state hash after it (`GameState.state_hash()`)."""
+        self._check_open()
+        self._count += 1
+        record = DecisionRecord(
+            i=self._count,
+            seat=int(seat),
+            action=str(action),
+            think_ms=int(round(think_ms or 0)),
+            timeout=bool(timeout),
+            strike=bool(strike),
+            hash=state_hash,
+        )
+        self._write(record.to_dict())
+
+    def finish(self, result: Any) -> Path:
+        """Write the result line, fsync, and atomically rename to ``.jsonl``; returns the final path."""
+        return self._close(result_line(result, self.header.players, FINISHED))
+
+    def abort(self, reason: str) -> Path:
+        """End an unfinished game (server shutdown, runner error): the file is whole, status ``aborted``."""
+        return self._close(result_line({}, self.header.players, ABORTED, reason=reason or "aborted"))
+
+    def _close(self, line: dict[str, Any]) -> Path:
+        self._check_open()
+        self._write(line)
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        self._closed = True
+        os.replace(self.part_path, self.final_path)
+        _fsync_directory(self.final_path.parent)
+        return self.final_path
+
+    def _write(self, line: Mapping[str, Any]) -> None:
+        try:
+            text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ReplayFormatError(f"replay line is not plain JSON: {error}") from None
+        self._handle.write(text + "\n")
+        self._handle.flush()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ReplayWriterError(f"replay {self.final_path} is already finished")
+
+    def __enter__(self) -> "ReplayWriter":
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if not self._closed:
+            self.abort(f"recording interrupted: {kind.__name__ if kind else 'not finished'}")
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); not possible or needed on Windows."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
