@@ -16,7 +16,11 @@ class SeatOutcome:
     timeouts: int = 0
     forfeited: bool = False
     think_ms: int = 0            # total measured think time
-    decisions: int = 0
+    decisions: int = 0           # decisions this seat was asked (not those defaulted after a forfeit)
+    max_think_ms: int = 0        # its slowest single decision
+    stale: int = 0               # answers naming an old request id (dropped, not struck)
+    disconnects: int = 0
+    strike_reasons: list[str] = field(default_factory=list)  # "timeout", "illegal", "malformed", ...
 
 
 @dataclass

@@ -18,6 +18,15 @@ class SeatDisconnected(Exception):
     """The seat's connection is gone; the runner may wait for it to come back."""
 
 
+class MalformedAnswer(Exception):
+    """The peer sent something that is not an answer at all; the runner gives a strike.
+
+    Raise it from `Seat.decide` / `Seat.next_answer` when a message cannot be
+    understood (an illegal-but-well-formed answer is returned as a normal
+    `SeatAnswer` instead: the runner judges legality itself).
+    """
+
+
 @dataclass(frozen=True)
 class GameStart:
     game_id: str
@@ -48,6 +57,21 @@ class SeatAnswer:
 
 
 @dataclass(frozen=True)
+class SeatNotice:
+    """Something the runner tells a seat mid-game: a penalty or a dropped answer.
+
+    ``code`` is one of "timeout", "illegal", "malformed", "stale",
+    "disconnected", "error" (the seat raised) and "forfeit"; the remote seat
+    maps it onto the protocol's ``Error.Code``.
+    """
+
+    game_id: str
+    request_id: int
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
 class GameEnd:
     game_id: str
     seat: int
@@ -61,8 +85,22 @@ class Seat(Protocol):
     async def game_started(self, start: GameStart) -> None: ...
 
     async def decide(self, request: DecisionRequest) -> SeatAnswer:
-        """Ask for one decision; raises SeatDisconnected if the peer is gone."""
+        """Send the request and return the next answer the peer sends.
+
+        Raises SeatDisconnected if the peer is gone, MalformedAnswer if it sent
+        something unreadable.  The runner cancels this call at the deadline.
+        The answer may name another request id (a stale answer): the runner
+        counts it and then calls `next_answer` (if the seat has it).
+        """
         ...
+
+    # Optional (looked up with getattr, so older seats keep working):
+    #
+    # async def next_answer(self, request: DecisionRequest) -> SeatAnswer:
+    #     """Keep waiting for an answer to a request already sent, without re-sending it."""
+    #
+    # async def notify(self, notice: SeatNotice) -> None:
+    #     """Tell the peer about a penalty or a dropped answer (best effort, bounded by the runner)."""
 
     async def game_ended(self, end: GameEnd) -> None: ...
 

@@ -1,0 +1,107 @@
+"""An in-process seat: an SDK-style bot object (``act(turn)``) playing without a network.
+
+Used by tests, benchmarks and ``arena match --local``.  The bot sees exactly
+the objects it would see over the wire: each request goes engine observation
+→ `arena.server.convert` (the protobuf messages the server sends) → the SDK's
+``from_pb`` constructors.  ``act`` runs in a worker thread so that a slow or
+stuck bot is still cut off by the runner's deadline; calls for one seat never
+overlap (a per-seat limiter), so a bot abandoned at a deadline finishes its
+old call before it is given the next one, and that wait counts as thinking.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+import trio
+
+from arena.games import Action as EngineAction
+from arena.games import ActionParseError
+from arena.match.seat import DecisionRequest, GameEnd, GameStart, MalformedAnswer, SeatAnswer
+from arena.server import convert
+from sdk.turn import GameInfo, GameResult, Turn
+
+
+class LocalSeat:
+    """A `arena.match.seat.Seat` around a bot object with ``act(turn)``.
+
+    ``act`` may return an Action (the SDK's or the engine's), its text, or
+    its index in ``turn.legal``.  Unlike the SDK's network loop, nothing is
+    forgiven: an exception or an illegal choice reaches the runner and is a
+    strike, so local test games show bot bugs instead of hiding them.
+    """
+
+    def __init__(self, bot: Any, name: str | None = None, version: str | None = None,
+                 *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.bot = bot
+        self.name = name or getattr(bot, "name", "") or type(bot).__name__
+        self.version = version if version is not None else str(getattr(bot, "version", "") or "")
+        self._clock = clock
+        self._limiter = trio.CapacityLimiter(1)
+        self._players: tuple[str, ...] = ()
+        self._info: GameInfo | None = None
+
+    async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
+        return await trio.to_thread.run_sync(function, *args, abandon_on_cancel=True, limiter=self._limiter)
+
+    async def game_started(self, start: GameStart) -> None:
+        self._players = tuple(start.players)
+        self._info = GameInfo.from_pb(convert.game_started_to_pb(start))
+        hook = getattr(self.bot, "on_game_start", None)
+        if hook is not None:
+            await self._in_thread(hook, self._info)
+
+    async def decide(self, request: DecisionRequest) -> SeatAnswer:
+        turn = Turn.from_pb(convert.turn_request_to_pb(
+            request.game_id, request.request_id, request.observation, request.legal,
+            request.move_ms, request.bank_ms, self._players,
+        ))
+        clock = self._clock
+
+        def think() -> tuple[Any, float]:
+            choice = self.bot.act(turn)
+            return choice, clock()
+
+        choice, received_at = await self._in_thread(think)
+        index, text = answer_for(choice, request.legal)
+        return SeatAnswer(request.request_id, index, text, received_at)
+
+    async def next_answer(self, request: DecisionRequest) -> SeatAnswer:
+        """An in-process bot answers each request exactly once: nothing more will come."""
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def game_ended(self, end: GameEnd) -> None:
+        hook = getattr(self.bot, "on_game_end", None)
+        if hook is None:
+            return
+        result = GameResult.from_pb(convert.game_ended_to_pb(end.outcome, end.game_id), seat=end.seat)
+        info = self._info or GameInfo(end.game_id, end.outcome.ruleset, end.seat, self._players)
+        await self._in_thread(hook, info, result)
+
+    async def wait_reconnected(self, timeout_s: float) -> bool:
+        """An in-process seat never disconnects."""
+        return True
+
+
+def answer_for(choice: Any, legal: Sequence[EngineAction]) -> tuple[int, str]:
+    """Turn what ``act`` returned into the (index, text) pair a wire answer carries.
+
+    A choice that is not legal gets index -1 (the runner calls it illegal);
+    something that is not a choice at all raises MalformedAnswer.
+    """
+    if isinstance(choice, bool) or choice is None:
+        raise MalformedAnswer(f"act() returned {choice!r}; return an Action, its text or its index")
+    if isinstance(choice, int):
+        text = str(legal[choice]) if 0 <= choice < len(legal) else ""
+        return choice, text
+    if isinstance(choice, str) or hasattr(choice, "verb"):
+        text = str(choice)
+        try:
+            action = EngineAction.parse(text)
+        except ActionParseError as error:
+            raise MalformedAnswer(f"act() returned {text!r}: {error}") from None
+        index = next((i for i, candidate in enumerate(legal) if candidate == action), -1)
+        return index, text
+    raise MalformedAnswer(f"act() returned {type(choice).__name__} {choice!r}; return an Action, its text or its index")

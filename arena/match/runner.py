@@ -1,0 +1,512 @@
+"""Plays one game between seats: the engine decides who is asked, the runner enforces the time model.
+
+Why it is built this way:
+
+* Only the engine's per-seat observation and legal list reach a seat
+  (`DecisionRequest`), so no hidden card can leak through the runner.
+* Every wait for a seat is a trio cancel scope with the decision's deadline
+  (limit + bank), but lateness is judged by `SeatAnswer.received_at`, the
+  monotonic stamp taken by whoever read the answer; the scope fires a little
+  after the deadline (``late_grace_ms``) so that an answer stamped in time
+  but delivered to this task late is still accepted.
+* Nothing a seat does (raise, hang, disconnect, send garbage) can end the
+  game early or escape this function: it becomes a default action and a
+  strike, and enough strikes forfeit the seat, which then plays defaults
+  without being asked and ranks last.
+
+See `arena/match/README` in the project README ("The match runner") for the
+time model in one table.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import logging
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping, Sequence
+
+import trio
+
+import arena.games as games
+from arena.games import Action, ActionParseError, GameState
+from arena.match.outcome import GameOutcome, SeatOutcome
+from arena.match.seat import (
+    DecisionRequest,
+    GameEnd,
+    GameStart,
+    MalformedAnswer,
+    Seat,
+    SeatAnswer,
+    SeatDisconnected,
+    SeatNotice,
+)
+from arena.match.timecontrol import TimeControl
+
+log = logging.getLogger("arena.match")
+
+#: Games longer than this are cut off as aborted: an engine bug must not hang a server.
+DEFAULT_MAX_DECISIONS = 50_000
+#: How long the runner waits past a deadline for an answer stamped before it.
+DEFAULT_LATE_GRACE_MS = 50
+#: Bound on courtesy calls (game_started, game_ended, notify) so a stuck seat cannot stall a game.
+COURTESY_TIMEOUT_S = 2.0
+#: Reconnections allowed within one decision before the seat is struck anyway.
+MAX_RECONNECTS_PER_DECISION = 3
+
+# Request ids are unique across every game in the process, so a seat that
+# serves several games can never mistake one game's request for another's.
+_request_ids = itertools.count(1)
+
+
+class GameStop:
+    """A switch that ends games early as "aborted" (e.g. on server shutdown).
+
+    Pass one to `play_game(stop=...)` (several games may share one) and call
+    `abort(reason)` from trio code: the games stop waiting at once, tell
+    their seats, record the abort and return an aborted `GameOutcome`.
+    """
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self._scopes: set[trio.CancelScope] = set()
+
+    @property
+    def aborted(self) -> bool:
+        return self.reason is not None
+
+    def abort(self, reason: str = "server shutting down") -> None:
+        if self.reason is None:
+            self.reason = reason
+        for scope in list(self._scopes):
+            scope.cancel()
+
+
+@dataclass
+class _SeatBook:
+    """The runner's running tally for one seat."""
+
+    outcome: SeatOutcome
+    bank_ms: float
+    asked_before: bool = False
+    gone: bool = False  # disconnected and did not come back within the window
+
+
+@dataclass
+class _Verdict:
+    """What became of one decision."""
+
+    action: Action
+    think_ms: int = 0
+    timeout: bool = False
+    strike: str | None = None  # the reason code, or None
+    detail: str = ""
+
+
+@dataclass
+class _Reply:
+    """What came back from one wait on a seat."""
+
+    kind: str  # "answer", "timeout", "disconnected", "malformed", "error"
+    answer: Any = None
+    detail: str = ""
+    received_at: float = 0.0
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+async def play_game(
+    ruleset: str,
+    options: Mapping[str, Any] | None,
+    seed: int,
+    seats: Sequence[Seat],
+    time_control: TimeControl,
+    *,
+    game_id: str | None = None,
+    recorder: Any = None,
+    on_event: Callable[..., Any] | None = None,
+    stop: GameStop | None = None,
+    max_decisions: int = DEFAULT_MAX_DECISIONS,
+    late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
+    clock: Callable[[], float] = time.monotonic,
+) -> GameOutcome:
+    """Play one game and return its outcome; never raises because of a seat.
+
+    Bad ``ruleset``/``options``/``seed`` raise `arena.games.GameError` before
+    any seat is contacted.  ``recorder`` gets ``decision(seat, action_text,
+    think_ms, timeout, strike, state_hash)`` after every applied decision and
+    ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
+    methods both work).  ``on_event(index, seat, action_text, state)`` is
+    called with index 0 and seat -1 for the start position, then after every
+    decision (do not mutate ``state``).  ``clock`` must agree with the
+    seats' ``received_at`` stamps (``trio.current_time`` under a MockClock).
+    If the calling task is cancelled, the abort is recorded and the
+    cancellation propagates.
+    """
+    state = games.new_game(ruleset, len(seats), seed, **dict(options or {}))
+    game = _Game(
+        ruleset=ruleset,
+        seed=seed,
+        state=state,
+        seats=list(seats),
+        time_control=time_control,
+        game_id=game_id or uuid.uuid4().hex[:16],
+        recorder=recorder,
+        on_event=on_event,
+        max_decisions=max_decisions,
+        late_grace_s=late_grace_ms / 1000,
+        clock=clock,
+    )
+    return await game.run(stop)
+
+
+@dataclass
+class _Game:
+    ruleset: str
+    seed: int
+    state: GameState
+    seats: list[Seat]
+    time_control: TimeControl
+    game_id: str
+    recorder: Any
+    on_event: Callable[..., Any] | None
+    max_decisions: int
+    late_grace_s: float
+    clock: Callable[[], float]
+    books: list[_SeatBook] = field(default_factory=list)
+    decisions: int = 0
+    started_at: str = ""
+
+    def __post_init__(self) -> None:
+        self.books = [
+            _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_control.bank_ms))
+            for i, seat in enumerate(self.seats)
+        ]
+
+    # ------------------------------------------------------------------ the game
+
+    async def run(self, stop: GameStop | None) -> GameOutcome:
+        self.started_at = _utc_now()
+        abort_reason: str | None = None
+        played = False
+        try:
+            with trio.CancelScope() as game_scope:
+                if stop is not None:
+                    stop._scopes.add(game_scope)
+                    if stop.aborted:
+                        game_scope.cancel()
+                try:
+                    await self._tell_started()
+                    await self._emit_event(0, -1, "")
+                    abort_reason = await self._play()
+                finally:
+                    if stop is not None:
+                        stop._scopes.discard(game_scope)
+            if game_scope.cancelled_caught:
+                abort_reason = (stop.reason if stop is not None else None) or "stopped"
+            played = True
+        finally:
+            if not played:  # cancelled from outside (or a runner bug): record the abort, then propagate
+                outcome = self._outcome("aborted", "cancelled: the server is shutting down")
+                with trio.CancelScope(shield=True):
+                    await self._conclude(outcome)
+        outcome = self._outcome("aborted", abort_reason) if abort_reason else self._outcome("finished", "")
+        await self._conclude(outcome)
+        return outcome
+
+    async def _play(self) -> str | None:
+        """The decision loop; returns an abort reason, or None when the engine says the game is over."""
+        state = self.state
+        try:
+            while not state.is_over:
+                if self.decisions >= self.max_decisions:
+                    return f"no result after {self.max_decisions} decisions (max_decisions); the engine may loop"
+                seat_index = state.current
+                if seat_index is None or not 0 <= seat_index < len(self.seats):
+                    return f"engine error: current seat is {seat_index!r} while the game is not over"
+                book = self.books[seat_index]
+                if book.outcome.forfeited:
+                    verdict = _Verdict(state.default_action())
+                else:
+                    verdict = await self._decide(seat_index)
+                state.apply(verdict.action)
+                self.decisions += 1
+                await self._record(seat_index, verdict)
+                await self._emit_event(self.decisions, seat_index, str(verdict.action))
+        except Exception as error:  # an engine bug: end this game, keep the server
+            log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
+            return f"engine error after {self.decisions} decisions: {type(error).__name__}: {error}"
+        return None
+
+    # ------------------------------------------------------------------ one decision
+
+    async def _decide(self, seat_index: int) -> _Verdict:
+        """Ask one seat for one decision under the time model and judge the reply."""
+        state, seat, book = self.state, self.seats[seat_index], self.books[seat_index]
+        control = self.time_control
+        legal = tuple(state.legal_actions())
+        default = state.default_action()
+        observation = state.observation(seat_index)
+        limit_ms = control.move_ms + (0 if book.asked_before else control.first_move_ms)
+        book.asked_before = True
+        budget_s = (limit_ms + book.bank_ms) / 1000
+        spent_s = 0.0  # seat's clock time on this decision; paused while it is disconnected
+        reconnects = 0
+        book.outcome.decisions += 1
+        while True:
+            overrun_ms = max(0.0, spent_s * 1000 - limit_ms)
+            request = DecisionRequest(
+                game_id=self.game_id,
+                request_id=next(_request_ids),
+                seat=seat_index,
+                observation=observation,
+                legal=legal,
+                move_ms=max(0, math.floor(limit_ms - spent_s * 1000)),
+                bank_ms=max(0, math.floor(book.bank_ms - overrun_ms)),
+            )
+            sent_at = self.clock()
+            deadline = sent_at + (budget_s - spent_s)
+            reply = await self._collect(seat, request, deadline)
+            if reply.kind == "disconnected":
+                spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
+                if book.gone or reconnects >= MAX_RECONNECTS_PER_DECISION:
+                    detail = "still disconnected" if book.gone else "disconnected again"
+                    return self._strike(book, request, default, spent_s, limit_ms, "disconnected", detail)
+                book.outcome.disconnects += 1
+                reconnects += 1
+                if await self._wait_reconnected(seat):
+                    continue
+                book.gone = True
+                return self._strike(
+                    book, request, default, spent_s, limit_ms, "disconnected",
+                    f"disconnected and not back within {control.reconnect_ms} ms",
+                )
+            book.gone = False
+            if reply.kind == "timeout" or (reply.kind != "error" and reply.received_at > deadline):
+                verdict = self._strike(
+                    book, request, default, budget_s, limit_ms, "timeout",
+                    f"no answer within {limit_ms} ms + {book.bank_ms:.0f} ms bank",
+                )
+                book.outcome.timeouts += 1
+                await self._notify(seat, request, verdict)
+                return verdict
+            spent_s = min(budget_s, spent_s + max(0.0, reply.received_at - sent_at))
+            if reply.kind in ("malformed", "error"):
+                verdict = self._strike(book, request, default, spent_s, limit_ms, reply.kind, reply.detail)
+                await self._notify(seat, request, verdict)
+                return verdict
+            problem, action = _judge(reply.answer, legal)
+            if problem:
+                kind, detail = problem
+                verdict = self._strike(book, request, default, spent_s, limit_ms, kind, detail)
+                await self._notify(seat, request, verdict)
+                return verdict
+            think_ms = self._charge(book, spent_s, limit_ms)
+            book.bank_ms += control.increment_ms
+            return _Verdict(action, think_ms)
+
+    async def _collect(self, seat: Seat, request: DecisionRequest, deadline: float) -> _Reply:
+        """Wait for the answer to ``request`` until a little after ``deadline``; drop stale answers."""
+        wait_s = max(0.0, deadline - self.clock()) + self.late_grace_s
+        book = self.books[request.seat]
+        with trio.move_on_after(wait_s):
+            try:
+                answer = await seat.decide(request)
+                while isinstance(answer, SeatAnswer) and answer.request_id != request.request_id:
+                    book.outcome.stale += 1
+                    await self._send_notice(
+                        seat, SeatNotice(self.game_id, answer.request_id, "stale",
+                                         f"answer to request {answer.request_id} dropped; "
+                                         f"the open request is {request.request_id}"),
+                    )
+                    await trio.lowlevel.checkpoint()  # a seat spamming stale answers still meets the deadline
+                    keep_waiting = getattr(seat, "next_answer", None) or seat.decide
+                    answer = await keep_waiting(request)
+            except SeatDisconnected:
+                return _Reply("disconnected")
+            except MalformedAnswer as error:
+                return _Reply("malformed", detail=str(error) or "unreadable answer", received_at=self.clock())
+            except Exception as error:
+                log.warning("game %s: seat %d (%s) raised %s: %s", self.game_id, request.seat,
+                            book.outcome.name, type(error).__name__, error)
+                return _Reply("error", detail=f"the seat raised {type(error).__name__}: {error}",
+                              received_at=self.clock())
+            stamp = getattr(answer, "received_at", 0.0) or self.clock()
+            return _Reply("answer", answer=answer, received_at=stamp)
+        return _Reply("timeout")
+
+    def _charge(self, book: _SeatBook, spent_s: float, limit_ms: int) -> int:
+        """Book the think time and draw any overrun of the limit from the bank."""
+        think_ms = round(spent_s * 1000)
+        book.bank_ms = max(0.0, book.bank_ms - max(0.0, spent_s * 1000 - limit_ms))
+        book.outcome.think_ms += think_ms
+        book.outcome.max_think_ms = max(book.outcome.max_think_ms, think_ms)
+        return think_ms
+
+    def _strike(
+        self, book: _SeatBook, request: DecisionRequest, default: Action,
+        spent_s: float, limit_ms: int, reason: str, detail: str,
+    ) -> _Verdict:
+        think_ms = self._charge(book, spent_s, limit_ms)
+        book.outcome.strikes += 1
+        book.outcome.strike_reasons.append(reason)
+        max_strikes = self.time_control.max_strikes
+        if max_strikes > 0 and book.outcome.strikes >= max_strikes:
+            book.outcome.forfeited = True
+        log.info("game %s: seat %d (%s) strike %d for %s: %s; default %s", self.game_id, request.seat,
+                 book.outcome.name, book.outcome.strikes, reason, detail, default)
+        return _Verdict(default, think_ms, timeout=reason == "timeout", strike=reason, detail=detail)
+
+    async def _notify(self, seat: Seat, request: DecisionRequest, verdict: _Verdict) -> None:
+        book = self.books[request.seat]
+        await self._send_notice(seat, SeatNotice(
+            self.game_id, request.request_id, verdict.strike or "error",
+            f"{verdict.detail}; strike {book.outcome.strikes} of {self.time_control.max_strikes}, "
+            f"'{verdict.action}' applied",
+        ))
+        if book.outcome.forfeited:
+            await self._send_notice(seat, SeatNotice(
+                self.game_id, request.request_id, "forfeit",
+                f"{book.outcome.strikes} strikes: the game is forfeited; default actions are played for you",
+            ))
+
+    async def _wait_reconnected(self, seat: Seat) -> bool:
+        window_s = self.time_control.reconnect_ms / 1000
+        with trio.move_on_after(window_s + self.late_grace_s):
+            try:
+                return bool(await seat.wait_reconnected(window_s))
+            except Exception as error:
+                log.warning("game %s: wait_reconnected raised %s: %s", self.game_id, type(error).__name__, error)
+        return False
+
+    # ------------------------------------------------------------------ courtesy calls and records
+
+    async def _send_notice(self, seat: Seat, notice: SeatNotice) -> None:
+        notify = getattr(seat, "notify", None)
+        if notify is not None:
+            await self._courtesy(notify, notice)
+
+    async def _courtesy(self, method: Callable[..., Any], *args: Any) -> None:
+        """Call a seat method whose failure must not matter: bounded in time, errors logged."""
+        with trio.move_on_after(COURTESY_TIMEOUT_S):
+            try:
+                await method(*args)
+            except SeatDisconnected:
+                pass
+            except Exception as error:
+                log.warning("game %s: %s raised %s: %s", self.game_id, getattr(method, "__name__", method),
+                            type(error).__name__, error)
+
+    async def _tell_started(self) -> None:
+        players = tuple(book.outcome.name for book in self.books)
+        async with trio.open_nursery() as nursery:
+            for index, seat in enumerate(self.seats):
+                start = GameStart(self.game_id, self.ruleset, dict(self.state.options), index, players,
+                                  self.time_control)
+                nursery.start_soon(self._courtesy, seat.game_started, start)
+
+    async def _tell_ended(self, outcome: GameOutcome) -> None:
+        async with trio.open_nursery() as nursery:
+            for index, seat in enumerate(self.seats):
+                nursery.start_soon(self._courtesy, seat.game_ended, GameEnd(self.game_id, index, outcome))
+
+    async def _record(self, seat_index: int, verdict: _Verdict) -> None:
+        await self._call_recorder(
+            "decision", seat_index, str(verdict.action), verdict.think_ms, verdict.timeout,
+            verdict.strike is not None, self.state.state_hash(),
+        )
+
+    async def _call_recorder(self, method: str, *args: Any) -> None:
+        """A failing replay writer is logged and dropped: losing a replay beats losing the game."""
+        if self.recorder is None:
+            return
+        try:
+            await _maybe_await(getattr(self.recorder, method)(*args))
+        except Exception:
+            log.exception("game %s: recorder.%s failed; no further replay lines for this game", self.game_id, method)
+            self.recorder = None
+
+    async def _emit_event(self, index: int, seat_index: int, action_text: str) -> None:
+        if self.on_event is None:
+            return
+        try:
+            await _maybe_await(self.on_event(index, seat_index, action_text, self.state))
+        except Exception:
+            log.exception("game %s: on_event failed; spectators of this game get no more events", self.game_id)
+            self.on_event = None
+
+    async def _conclude(self, outcome: GameOutcome) -> None:
+        if self.recorder is not None:
+            path = getattr(self.recorder, "path", None)
+            outcome.replay_path = str(path) if path is not None else None
+        if outcome.status == "finished":
+            await self._call_recorder("finish", _finish_record(outcome))
+        else:
+            await self._call_recorder("abort", outcome.reason)
+        await self._tell_ended(outcome)
+
+    def _outcome(self, status: str, reason: str) -> GameOutcome:
+        seats = [book.outcome for book in self.books]
+        if status == "finished":
+            result = self.state.result()
+            for seat, placement in zip(seats, _placements_with_forfeits(result.placements, seats)):
+                seat.placement = placement
+            for seat, points in zip(seats, result.points):
+                seat.points = int(points)
+            reason = result.reason or reason
+        return GameOutcome(
+            game_id=self.game_id,
+            ruleset=self.ruleset,
+            options=dict(self.state.options),
+            seed=self.seed,
+            status=status,
+            seats=seats,
+            decisions=self.decisions,
+            reason=reason,
+            started_at=self.started_at,
+            ended_at=_utc_now(),
+        )
+
+
+def _judge(answer: Any, legal: Sequence[Action]) -> tuple[tuple[str, str] | None, Action | None]:
+    """Check an in-time answer: ((kind, detail), None) for a bad one, (None, action) for a good one."""
+    if not isinstance(answer, SeatAnswer):
+        return ("malformed", f"not an answer: {type(answer).__name__}"), None
+    index, text = answer.action_index, answer.action_text
+    if not isinstance(index, int) or isinstance(index, bool) or not isinstance(text, str):
+        return ("malformed", f"an answer needs an integer index and a text, got {index!r} and {text!r}"), None
+    if not 0 <= index < len(legal):
+        return ("illegal", f"index {index} is out of range: there are {len(legal)} legal actions"), None
+    try:
+        action = Action.parse(text)
+    except ActionParseError as error:
+        return ("malformed", f"unreadable action text: {error}"), None
+    if action != legal[index]:
+        return ("illegal", f"text {text!r} disagrees with legal[{index}] = '{legal[index]}'"), None
+    return None, action
+
+
+def _placements_with_forfeits(placements: Sequence[int], seats: Sequence[SeatOutcome]) -> list[int]:
+    """Forfeited seats rank after every other seat; among themselves, by the engine's placement."""
+    keys = [(seat.forfeited, placement) for seat, placement in zip(seats, placements)]
+    return [1 + sum(1 for other in keys if other < key) for key in keys]
+
+
+def _finish_record(outcome: GameOutcome) -> dict[str, Any]:
+    """The outcome as the replay's result line wants it: the full outcome plus flat placements/points."""
+    record = outcome.to_dict()
+    record["placements"] = [seat.placement for seat in outcome.seats]
+    record["points"] = [seat.points for seat in outcome.seats]
+    return record

@@ -1,0 +1,111 @@
+"""LocalSeat: SDK-style bots in-process, seeing the same Turn objects as over the wire, under real deadlines."""
+
+from __future__ import annotations
+
+import threading
+
+import trio
+
+from arena.match.local import LocalSeat
+from arena.match.runner import play_game
+from arena.match.timecontrol import TimeControl
+from scripted_seats import Recorder
+from sdk.actions import Action as SdkAction
+from sdk.turn import Turn
+
+ROOMY = TimeControl(move_ms=5000, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3)
+
+
+class Greedy:
+    """Takes as many tokens as it may, answering in whichever form it was built with."""
+
+    def __init__(self, form="action"):
+        self.form = form
+        self.turns: list = []
+        self.games: list = []
+        self.results: list = []
+
+    def on_game_start(self, game):
+        self.games.append(game)
+
+    def act(self, turn):
+        self.turns.append(turn)
+        best = max(turn.legal, key=lambda a: int(a.args[0]))
+        if self.form == "index":
+            return turn.legal.index(best)
+        if self.form == "text":
+            return best.text
+        return best
+
+    def on_game_end(self, game, result):
+        self.results.append(result)
+
+
+def run_game(bots, time_control=ROOMY, start=7, seed=3, recorder=None):
+    recorder = recorder or Recorder()
+    seats = [LocalSeat(bot, name=f"bot{i}") for i, bot in enumerate(bots)]
+
+    async def main():
+        return await play_game("test-nim", {"start": start}, seed, seats, time_control, recorder=recorder)
+
+    return trio.run(main), recorder
+
+
+def test_local_bots_get_sdk_turns_and_every_answer_form_works():
+    bots = [Greedy("action"), Greedy("text"), Greedy("index")]
+    outcome, recorder = run_game(bots, start=7)
+    assert outcome.status == "finished"
+    assert all(s.strikes == 0 for s in outcome.seats)
+    assert [d[1] for d in recorder.decisions] == ["take 2", "take 2", "take 2", "take 1"]
+    turn = bots[0].turns[0]
+    assert isinstance(turn, Turn) and all(isinstance(a, SdkAction) for a in turn.legal)
+    assert turn.observation.seat == 0 and turn.observation.counter == 7 and len(turn.observation.hand) == 3
+    assert turn.time_left_ms == 5000 and turn.game_id == outcome.game_id
+    assert bots[1].games[0].seat == 1 and bots[1].games[0].players == ("bot0", "bot1", "bot2")
+    assert [b.results[0].placement for b in bots] == [s.placement for s in outcome.seats]
+    assert bots[0].results[0].won and outcome.seats[0].think_ms >= 0
+
+
+def test_a_slow_local_bot_is_cut_off_at_its_deadline_and_the_game_finishes():
+    release = threading.Event()
+
+    class Stuck(Greedy):
+        def act(self, turn):
+            release.wait(30)
+            return super().act(turn)
+
+    class ReleasingRecorder(Recorder):
+        def finish(self, result):  # let the stuck thread go before on_game_end is due
+            super().finish(result)
+            release.set()
+
+    tc = TimeControl(move_ms=50, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=2)
+    try:
+        outcome, recorder = run_game([Stuck(), Greedy()], tc, start=6, recorder=ReleasingRecorder())
+    finally:
+        release.set()
+    me = outcome.seats[0]
+    assert me.strike_reasons == ["timeout", "timeout"] and me.forfeited
+    assert outcome.status == "finished" and [s.placement for s in outcome.seats] == [2, 1]
+    assert all(d[1] == "take 1" for d in recorder.decisions if d[0] == 0)
+
+
+def test_a_local_bot_that_raises_or_answers_illegally_gets_strikes_not_a_crash():
+    class Buggy:
+        def __init__(self):
+            self.calls = 0
+
+        def act(self, turn):
+            self.calls += 1
+            if self.calls == 1:
+                raise ZeroDivisionError("bot bug")
+            if self.calls == 2:
+                return "take 3"
+            if self.calls == 3:
+                return 7
+            return None
+
+    outcome, recorder = run_game([Buggy(), Greedy()], start=9)
+    assert outcome.seats[0].strike_reasons == ["error", "illegal", "illegal"]
+    assert outcome.seats[0].forfeited and outcome.seats[1].strikes == 0
+    assert outcome.status == "finished"
