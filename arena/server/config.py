@@ -1,0 +1,82 @@
+"""What an arena server is told at start-up, and the checks that refuse an unsafe one."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+#: ``authenticator(name, token, peer)`` returns None (or True) to admit the bot,
+#: or a text saying why not (sent to the bot as AUTH_FAILED).
+Authenticator = Callable[[str, str, str], Union[None, bool, str]]
+
+
+class ConfigError(ValueError):
+    """The server configuration is unsafe or inconsistent; raised before anything listens."""
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` names only this machine (127.0.0.0/8, ::1, localhost)."""
+    if host in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)
+
+
+@dataclass
+class ServerConfig:
+    """How the arena listens and whom it admits.
+
+    Open registration (any well-formed name, no token) is for loopback only:
+    on another interface it needs ``allow_open_registration_on_network`` as a
+    deliberate opt-in, otherwise `validate` refuses to start.  An
+    ``authenticator``, when given, is asked about every Hello either way.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 0                          # 0: any free port (see Handle.port)
+    tls_cert: Optional[Path] = None        # PEM certificate chain
+    tls_key: Optional[Path] = None         # PEM private key
+    open_registration: bool = True
+    allow_open_registration_on_network: bool = False
+    authenticator: Optional[Authenticator] = None
+    max_connections: int = 256             # concurrent bot streams
+    max_games_per_bot: int = 64            # upper bound for Hello.max_games
+    max_message_bytes: int = 64 * 1024     # per message, both directions
+    hello_timeout_s: float = 10.0          # a stream must say Hello within this
+    shutdown_grace_s: float = 2.0          # gRPC grace period at stop
+    finished_games_kept: int = 500         # finished games ListGames still shows
+
+    def validate(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError(f"port must be 0-65535, not {self.port}")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ConfigError("TLS needs both --tls-cert and --tls-key")
+        for path in (self.tls_cert, self.tls_key):
+            if path is not None and not Path(path).is_file():
+                raise ConfigError(f"TLS file not found: {path}")
+        if not self.open_registration and self.authenticator is None:
+            raise ConfigError("open registration is off but no authenticator is set: no bot could connect")
+        if self.open_registration and not is_loopback(self.host) and not self.allow_open_registration_on_network:
+            raise ConfigError(
+                f"refusing open registration on {self.host}, which is not loopback: register bots "
+                "and use tokens, or opt in explicitly (allow_open_registration_on_network)"
+            )
+        for name in ("max_connections", "max_games_per_bot", "max_message_bytes"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.max_message_bytes < 1024:
+            raise ConfigError(f"max_message_bytes must be at least 1024, not {self.max_message_bytes}")
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.tls_cert is not None

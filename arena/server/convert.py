@@ -1,0 +1,133 @@
+"""Engine and match objects to protocol messages: the only place they are translated.
+
+Everything a bot or a spectator receives about a game is built here from the
+engine's observation (`GameState.observation(seat)`), never from the state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from google.protobuf import struct_pb2
+
+from arena.games import Observation
+from sdk.wire import pb
+
+#: Observation keys with a typed field in ``pb.Observation``; every other key goes to ``details``.
+TYPED_KEYS = frozenset(
+    {"ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
+     "players", "hand_sizes", "scores", "statuses"}
+)
+
+
+def _seat_number(value: Any) -> int:
+    return -1 if value is None else int(value)
+
+
+def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Sequence[str] = ()) -> pb.Observation:
+    """Convert an engine observation; ``names`` are the bot names by seat (for ``seats[].name``)."""
+    data = observation.to_dict() if isinstance(observation, Observation) else dict(observation)
+    hand_sizes = list(data.get("hand_sizes") or [])
+    scores = list(data.get("scores") or [])
+    statuses = list(data.get("statuses") or [])
+    players = data.get("players")
+    if isinstance(players, (list, tuple)):
+        names = [str(p) for p in players] if not names else names
+        count = len(players)
+    else:
+        count = int(players) if isinstance(players, int) else max(len(hand_sizes), len(names))
+    message = pb.Observation(
+        ruleset=str(data.get("ruleset") or ""),
+        seat=_seat_number(data.get("seat")),
+        current=_seat_number(data.get("current")),
+        decision=str(data.get("decision") or ""),
+        hand=[str(c) for c in (data.get("hand") or [])],
+        discard=[str(c) for c in (data.get("discard") or [])],
+        stock_size=int(data.get("stock_size") or 0),
+        direction=int(data.get("direction") or 1),
+    )
+    for seat in range(count):
+        message.seats.add(
+            seat=seat,
+            name=names[seat] if seat < len(names) else "",
+            hand_size=int(hand_sizes[seat]) if seat < len(hand_sizes) else 0,
+            score=int(scores[seat]) if seat < len(scores) and scores[seat] is not None else 0,
+            status=str(statuses[seat]) if seat < len(statuses) else "active",
+        )
+    rest = {str(k): v for k, v in data.items() if k not in TYPED_KEYS}
+    if rest:
+        message.details.update(rest)
+    return message
+
+
+def details_to_dict(details: struct_pb2.Struct) -> dict[str, Any]:
+    """The inverse for ``details`` (numbers come back as floats, as in JSON)."""
+    from google.protobuf.json_format import MessageToDict
+
+    return MessageToDict(details)
+
+
+def option_text(value: Any) -> str:
+    """Option values in the text form `OptionSpec.coerce` reads back."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def time_control_to_pb(time_control: Any) -> pb.TimeControl:
+    return pb.TimeControl(
+        move_ms=int(time_control.move_ms),
+        bank_ms=int(time_control.bank_ms),
+        increment_ms=int(time_control.increment_ms),
+        first_move_ms=int(time_control.first_move_ms),
+        max_strikes=int(time_control.max_strikes),
+    )
+
+
+def game_started_to_pb(start: Any) -> pb.GameStarted:
+    """From `arena.match.seat.GameStart`; the seed is deliberately not part of it."""
+    return pb.GameStarted(
+        game_id=start.game_id,
+        ruleset=start.ruleset,
+        options={str(k): option_text(v) for k, v in (start.options or {}).items()},
+        seat=int(start.seat),
+        players=list(start.players),
+        time_control=time_control_to_pb(start.time_control),
+    )
+
+
+def game_ended_to_pb(outcome: Any, game_id: str = "") -> pb.GameEnded:
+    """From `arena.match.outcome.GameOutcome` (results only: no seed, no hands)."""
+    message = pb.GameEnded(
+        game_id=game_id or outcome.game_id,
+        reason=outcome.reason or outcome.status,
+    )
+    for seat in outcome.seats:
+        message.results.add(
+            seat=seat.seat,
+            name=seat.name,
+            placement=max(0, int(seat.placement)),
+            points=int(seat.points),
+            strikes=int(seat.strikes),
+            timeouts=int(seat.timeouts),
+            forfeited=bool(seat.forfeited),
+            think_ms=max(0, int(seat.think_ms)),
+        )
+    return message
+
+
+def turn_request_to_pb(game_id: str, wire_id: int, observation: Any, legal: Sequence[Any],
+                       move_ms: int, bank_ms: int, names: Sequence[str]) -> pb.TurnRequest:
+    return pb.TurnRequest(
+        game_id=game_id,
+        request_id=wire_id,
+        observation=observation_to_pb(observation, names),
+        legal=[str(a) for a in legal],
+        time=pb.TimeLeft(move_ms=max(0, int(move_ms)), bank_ms=max(0, int(bank_ms))),
+    )
+
+
+def error_to_pb(code: "str | int", message: str, game_id: str = "", request_id: int = 0) -> pb.ArenaMessage:
+    """An ``Error`` wrapped for the stream; ``code`` is a name like ``"TIMEOUT"`` or the enum number."""
+    number = pb.Error.Code.Value(code) if isinstance(code, str) else int(code)
+    return pb.ArenaMessage(error=pb.Error(code=number, message=message[:500], game_id=game_id, request_id=request_id))

@@ -1,0 +1,233 @@
+"""`run(config, director)`: the arena server's one entry point.
+
+grpc.aio serves on a fresh asyncio loop (the host); trio runs as a guest on
+that loop and owns the concurrency: the director, the games, every wait for
+a bot.  Both live on one thread, so they share plain objects without locks.
+Shutdown order matters: stop accepting, let the trio run finish, only then
+stop gRPC (with a grace period).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+import grpc
+import trio
+
+from arena.server.config import ServerConfig
+from arena.server.live import LiveGame, LiveGames
+from arena.server.seat import RemoteSeat
+from arena.server.service import ArenaService
+from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
+from sdk.wire import rpc
+
+log = logging.getLogger("arena.server")
+
+Director = Callable[["Handle"], Awaitable[Any]]
+#: ``standings_provider(ruleset)`` returns rows (dicts or objects) with name, rating,
+#: ci_low, ci_high, games, wins, timeouts, strikes.
+StandingsProvider = Callable[[str], Iterable[Any]]
+
+
+def new_game_id() -> str:
+    """Sortable by start time, unguessable enough that ids cannot be probed."""
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(4)
+
+
+class Handle:
+    """What a director (ladder, match, benchmark, test) uses, from trio."""
+
+    def __init__(self, hub: Hub, port: int) -> None:
+        self.hub = hub
+        self.port = port
+        self.config = hub.config
+        self.standings_provider: Optional[StandingsProvider] = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.config.host}:{self.port}"
+
+    @property
+    def rulesets(self) -> list[str]:
+        return list(self.hub.rulesets)
+
+    # ---- sessions
+
+    def sessions(self) -> list[SessionInfo]:
+        """Connected bots, by name."""
+        return self.hub.sessions()
+
+    async def session_event(self) -> None:
+        """Return at the next change: a bot connected, left, resumed, or a game slot was freed."""
+        await self.hub.wait_changed()
+
+    async def wait_for_sessions(self, names_or_count: "Union[int, Sequence[str]]", timeout_s: float) -> list[SessionInfo]:
+        """Wait until these bots (or this many bots) are connected; TimeoutError after ``timeout_s``."""
+        with trio.move_on_after(timeout_s):
+            while True:
+                current = {s.name: s for s in self.sessions()}
+                if isinstance(names_or_count, int):
+                    if len(current) >= names_or_count:
+                        return list(current.values())
+                elif all(name in current for name in names_or_count):
+                    return [current[name] for name in names_or_count]
+                await self.session_event()
+        have = ", ".join(sorted(s.name for s in self.sessions())) or "none"
+        raise TimeoutError(f"waited {timeout_s:g} s for bots {names_or_count!r}; connected: {have}")
+
+    # ---- seats and games
+
+    def seat(self, name: str, ruleset: str, game_id: str) -> RemoteSeat:
+        """Reserve one game slot of bot ``name``; the seat gives it back in `game_ended` or `release()`."""
+        session = self.hub.reserve(name, ruleset)
+        return RemoteSeat(self.hub, session, game_id)
+
+    def start_live_game(self, game_id: str, ruleset: str, players: Sequence[str]) -> LiveGame:
+        """Register a game for ListGames/Spectate (play_game does this; for directors running the runner themselves)."""
+        return self.hub.live.start(game_id, ruleset, players)
+
+    def event_recorder(self, game: LiveGame) -> Callable[[int, Optional[int], str, Any], None]:
+        """The runner's ``on_event`` callback feeding spectators the public view."""
+        def on_event(index: int, seat: Optional[int], action_text: str, state: Any) -> None:
+            self.hub.live.record(game, index, seat, action_text, state)
+        return on_event
+
+    async def play_game(
+        self,
+        ruleset: str,
+        options: Mapping[str, Any],
+        seed: int,
+        seat_names: Sequence[str],
+        time_control: Any,
+        recorder: Any = None,
+        game_id: Optional[str] = None,
+        **runner_options: Any,
+    ) -> Any:
+        """Play one game between connected bots with the match runner; returns its `GameOutcome`.
+
+        Raises `SeatUnavailable` (nothing reserved) if a bot is missing, busy,
+        or does not play ``ruleset``.  ``runner_options`` (``stop``,
+        ``late_grace_ms``...) go to `arena.match.runner.play_game` unchanged.
+        """
+        from arena.match.runner import play_game as run_match
+
+        game_id = game_id or new_game_id()
+        seats: list[RemoteSeat] = []
+        try:
+            for name in seat_names:
+                seats.append(self.seat(name, ruleset, game_id))
+        except SeatUnavailable:
+            for seat in seats:
+                seat.release()
+            raise
+        game = self.start_live_game(game_id, ruleset, seat_names)
+        try:
+            result = await run_match(
+                ruleset, dict(options), seed, seats, time_control,
+                game_id=game_id, recorder=recorder, on_event=self.event_recorder(game), **runner_options,
+            )
+        except BaseException:
+            self.hub.live.finish(game, status="aborted")
+            raise
+        finally:
+            for seat in seats:
+                seat.release()
+        self.hub.live.finish(game, result)
+        return result
+
+    def games(self, live_only: bool = False) -> list[Any]:
+        return self.hub.live.summaries(live_only=live_only, limit=10_000)
+
+
+def run(config: ServerConfig, director: Director) -> Any:
+    """Serve until ``await director(handle)`` returns; return its result (or raise its error).
+
+    Synchronous: it owns a fresh asyncio loop for its whole life.  Ctrl-C
+    cancels the director, shuts down cleanly, then raises KeyboardInterrupt.
+    """
+    config.validate()
+    return asyncio.run(_serve(config, director))
+
+
+def _server_options(config: ServerConfig) -> list[tuple[str, Any]]:
+    return [
+        ("grpc.so_reuseport", 0),  # a second server on a taken port must fail, not share it
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_send_message_length", config.max_message_bytes),
+        ("grpc.keepalive_time_ms", 20_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+    ]
+
+
+def _rulesets() -> list[str]:
+    from arena import games
+
+    return games.rulesets()
+
+
+async def _serve(config: ServerConfig, director: Director) -> Any:
+    loop = asyncio.get_running_loop()
+    hub = Hub(config, _rulesets())
+    hub.live = LiveGames(config.finished_games_kept)
+    server = grpc.aio.server(options=_server_options(config))
+    address = f"{config.host}:{config.port}" if ":" not in config.host else f"[{config.host}]:{config.port}"
+    if config.uses_tls:
+        credentials = grpc.ssl_server_credentials([(open(config.tls_key, "rb").read(), open(config.tls_cert, "rb").read())])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    if not port:
+        raise OSError(f"cannot listen on {address} (in use, or not an address of this machine)")
+    handle = Handle(hub, port)
+    rpc.add_ArenaServicer_to_server(ArenaService(hub, handle), server)
+    await server.start()
+    log.info("arena listening on %s:%d%s", config.host, port, " (TLS)" if config.uses_tls else "")
+
+    done: asyncio.Future = loop.create_future()
+    trio.lowlevel.start_guest_run(
+        _trio_main, hub, handle, director,
+        run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+        run_sync_soon_not_threadsafe=loop.call_soon,
+        done_callback=lambda result: done.done() or done.set_result(result),
+        host_uses_signal_set_wakeup_fd=True,
+    )
+    interrupted = False
+    try:
+        while True:
+            try:
+                result = await asyncio.shield(done)
+                break
+            except asyncio.CancelledError:  # Ctrl-C (asyncio.run cancels us): cancel the director, wait for trio
+                interrupted = True
+                hub.close_all()
+                hub.to_trio(_cancel_main, hub)
+    finally:
+        hub.close_all()
+        await server.stop(config.shutdown_grace_s)
+    if interrupted:
+        raise KeyboardInterrupt
+    return result.unwrap()
+
+
+def _cancel_main(hub: Hub) -> None:
+    scope = getattr(hub, "main_scope", None)
+    if scope is not None:
+        scope.cancel()
+
+
+async def _trio_main(hub: Hub, handle: Handle, director: Director) -> Any:
+    hub.trio_token = trio.lowlevel.current_trio_token()
+    hub.ready.set()
+    with trio.CancelScope() as scope:
+        hub.main_scope = scope
+        try:
+            return await director(handle)
+        finally:
+            hub.close_all()
+    raise KeyboardInterrupt  # only reached when cancelled by Ctrl-C

@@ -1,0 +1,119 @@
+"""Games in progress and recently finished, for ListGames and Spectate.
+
+A spectator sees only the public view (`state.observation(None)`) after each
+decision; events are kept per game so a late spectator gets the game from
+its start.  Events are produced by game tasks (trio) and consumed by gRPC
+handlers (asyncio) on the same thread, through plain asyncio queues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from arena.server.convert import game_ended_to_pb, observation_to_pb
+from arena.server.sessions import utc_now
+from sdk.wire import pb
+
+#: A spectator this far behind is dropped rather than let its queue grow without bound.
+MAX_SPECTATOR_BACKLOG = 10_000
+
+
+@dataclass
+class LiveGame:
+    game_id: str
+    ruleset: str
+    players: tuple[str, ...]
+    status: str = "running"
+    started_at: str = field(default_factory=utc_now)
+    ended_at: str = ""
+    placements: tuple[int, ...] = ()
+    decisions: int = 0
+    events: list[pb.SpectatorEvent] = field(default_factory=list)
+    watchers: set[asyncio.Queue] = field(default_factory=set)
+
+    def summary(self) -> pb.GameSummary:
+        return pb.GameSummary(
+            game_id=self.game_id,
+            ruleset=self.ruleset,
+            players=list(self.players),
+            status=self.status,
+            started_at=self.started_at,
+            ended_at=self.ended_at,
+            placements=list(self.placements),
+            decisions=self.decisions,
+        )
+
+    def publish(self, event: pb.SpectatorEvent) -> None:
+        self.events.append(event)
+        for queue in list(self.watchers):
+            if queue.qsize() > MAX_SPECTATOR_BACKLOG:
+                self.watchers.discard(queue)
+                queue.put_nowait(None)
+            else:
+                queue.put_nowait(event)
+
+    @property
+    def over(self) -> bool:
+        return self.status != "running"
+
+
+class LiveGames:
+    """The registry behind ListGames and Spectate."""
+
+    def __init__(self, finished_kept: int = 500) -> None:
+        self.games: "OrderedDict[str, LiveGame]" = OrderedDict()
+        self.finished_kept = finished_kept
+
+    def start(self, game_id: str, ruleset: str, players: Sequence[str]) -> LiveGame:
+        game = LiveGame(game_id, ruleset, tuple(players))
+        self.games[game_id] = game
+        self._trim()
+        return game
+
+    def record(self, game: LiveGame, index: int, seat: Optional[int], action_text: str, state: Any) -> None:
+        """The runner's ``on_event``: publish the public view after one decision."""
+        game.decisions = max(game.decisions, int(index))
+        view = observation_to_pb(state.observation(None), game.players)
+        game.publish(pb.SpectatorEvent(
+            game_id=game.game_id, index=int(index), seat=-1 if seat is None else int(seat),
+            action=action_text or "", view=view,
+        ))
+
+    def finish(self, game: LiveGame, outcome: Any = None, status: str = "") -> None:
+        if game.over:
+            return
+        game.status = status or (outcome.status if outcome is not None else "aborted")
+        game.ended_at = utc_now()
+        ended = pb.GameEnded(game_id=game.game_id, reason=game.status)
+        if outcome is not None:
+            game.placements = tuple(int(s.placement) for s in outcome.seats)
+            game.decisions = int(outcome.decisions or game.decisions)
+            ended = game_ended_to_pb(outcome, game.game_id)
+        last_index = game.events[-1].index + 1 if game.events else 0
+        game.publish(pb.SpectatorEvent(game_id=game.game_id, index=last_index, seat=-1, ended=ended))
+        for queue in list(game.watchers):
+            queue.put_nowait(None)
+        game.watchers.clear()
+        self._trim()
+
+    def get(self, game_id: str) -> Optional[LiveGame]:
+        return self.games.get(game_id)
+
+    def summaries(self, live_only: bool = False, ruleset: str = "", limit: int = 100) -> list[pb.GameSummary]:
+        """Newest first."""
+        chosen = []
+        for game in reversed(self.games.values()):
+            if (live_only and game.over) or (ruleset and game.ruleset != ruleset):
+                continue
+            chosen.append(game.summary())
+            if len(chosen) >= limit:
+                break
+        return chosen
+
+    def _trim(self) -> None:
+        finished = [gid for gid, g in self.games.items() if g.over]
+        for game_id in finished[: max(0, len(finished) - self.finished_kept)]:
+            del self.games[game_id]

@@ -1,0 +1,227 @@
+"""`RemoteSeat`: one bot session's seat in one game, as the match runner sees it.
+
+The runner owns the clock and the cancel scopes; this class only moves
+messages.  An answer is stamped with ``time.monotonic()`` by the stream
+reader the moment it is read off the wire (`SeatAnswer.received_at`), so
+lateness never depends on when the game task happens to wake up.
+
+Answers to a request that is no longer open (timed out, already answered)
+are handed to the runner as stale `SeatAnswer`s naming the old request id:
+the runner counts them, tells the bot (`notify`, STALE_REQUEST) and keeps
+waiting with `next_answer`, which does not re-send the request.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+import trio
+
+from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer, SeatDisconnected
+from arena.server.convert import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_request_to_pb
+from sdk.wire import pb
+
+if TYPE_CHECKING:
+    from arena.server.sessions import BotSession, Hub
+
+#: Runner request ids remembered per seat, to name them in notices and stale answers.
+_REMEMBERED_REQUESTS = 64
+#: Stale answers kept for the runner to count; beyond this they are only counted here.
+_MAX_PENDING_STALE = 32
+
+#: The runner's notice codes (`arena.match.seat.SeatNotice.code`) as protocol ``Error.Code`` names.
+NOTICE_CODES = {
+    "timeout": "TIMEOUT",
+    "illegal": "ILLEGAL_ACTION",
+    "malformed": "MALFORMED",
+    "stale": "STALE_REQUEST",
+    "forfeit": "FORFEIT",
+    "disconnected": "TIMEOUT",
+    "error": "UNKNOWN",
+}
+
+
+@dataclass
+class _OpenRequest:
+    runner_id: int          # DecisionRequest.request_id, what the runner knows
+    wire_id: int            # TurnRequest.request_id, unique within the session
+    message: pb.ArenaMessage
+    sent_on: Any = None     # the Connection it was last sent on
+
+
+class RemoteSeat:
+    """Implements `arena.match.seat.Seat` (with ``next_answer`` and ``notify``) over a bot's Play stream."""
+
+    def __init__(self, hub: "Hub", session: "BotSession", game_id: str) -> None:
+        self.hub = hub
+        self.session = session
+        self.game_id = game_id
+        self.name = session.name
+        self.version = session.version
+        self.stale_answers = 0
+        self._names: tuple[str, ...] = ()
+        self._started: Optional[pb.ArenaMessage] = None
+        self._open: Optional[_OpenRequest] = None
+        self._answer: Optional[SeatAnswer] = None
+        self._stale: deque[SeatAnswer] = deque()
+        self._wake: Optional[trio.Event] = None
+        self._reconnected = trio.Event()
+        self._runner_ids: "OrderedDict[int, int]" = OrderedDict()   # wire id -> runner id
+        self._wire_ids: dict[int, int] = {}                          # runner id -> wire id
+        self._released = False
+        session.seats.add(self)
+
+    def __repr__(self) -> str:
+        return f"RemoteSeat({self.name!r}, game {self.game_id})"
+
+    @property
+    def connected(self) -> bool:
+        return self.session.connected
+
+    # ---- the Seat protocol
+
+    async def game_started(self, start: GameStart) -> None:
+        self._names = tuple(start.players)
+        self._started = pb.ArenaMessage(game_started=game_started_to_pb(start))
+        self.session.send(self._started)  # if disconnected, sent again on resume
+
+    async def decide(self, request: DecisionRequest) -> SeatAnswer:
+        """Send the request (unless it is the open one, already re-sent on resume) and wait."""
+        if not self.session.connected:
+            raise SeatDisconnected(f"{self.name} is not connected")
+        if self._open is None or self._open.runner_id != request.request_id:
+            self._open_request(request)
+        elif self._open.sent_on is not self.session.connection and self._answer is None:
+            self._send_open()  # asked again after a resume: the new stream has not seen it
+        return await self.next_answer(request)
+
+    async def next_answer(self, request: DecisionRequest) -> SeatAnswer:
+        """The next answer for this seat: a stale one (old request id) or the open request's."""
+        while True:
+            if self._stale:
+                return self._stale.popleft()
+            if self._answer is not None:
+                return self._take_answer()
+            if not self.session.connected:
+                raise SeatDisconnected(f"{self.name} disconnected while deciding")
+            self._wake = trio.Event()
+            try:
+                await self._wake.wait()
+            except BaseException:
+                if self.session.connected:
+                    self._close_open()  # cut off (timeout, shutdown): a later answer is stale
+                raise
+            finally:
+                self._wake = None
+
+    async def game_ended(self, end: GameEnd) -> None:
+        self.session.send(pb.ArenaMessage(game_ended=game_ended_to_pb(end.outcome, self.game_id)))
+        self.release()
+
+    async def wait_reconnected(self, timeout_s: float) -> bool:
+        with trio.move_on_after(max(0.0, timeout_s)):
+            while not self.session.connected:
+                if self._reconnected.is_set():
+                    self._reconnected = trio.Event()
+                await self._reconnected.wait()
+            return True
+        return False
+
+    async def notify(self, notice: Any) -> None:
+        """Tell the bot about a penalty or a dropped answer (`SeatNotice`), as an informational Error."""
+        code = NOTICE_CODES.get(str(notice.code), "UNKNOWN")
+        wire_id = self._wire_ids.get(int(notice.request_id or 0), 0)
+        self.session.send(error_to_pb(code, str(notice.message), self.game_id, wire_id))
+
+    # ---- bookkeeping
+
+    def release(self) -> None:
+        """Give the session's game slot back (idempotent); called when the game is over."""
+        if not self._released:
+            self._released = True
+            self._open = None
+            self.hub.release(self.session, self)
+
+    def _open_request(self, request: DecisionRequest) -> None:
+        self._close_open()
+        wire_id = self.session.next_wire_id()
+        message = pb.ArenaMessage(turn=turn_request_to_pb(
+            self.game_id, wire_id, request.observation, request.legal, request.move_ms, request.bank_ms, self._names,
+        ))
+        self._open = _OpenRequest(request.request_id, wire_id, message)
+        self._answer = None
+        self._remember(request.request_id, wire_id)
+        self.session.requests[wire_id] = self
+        self._send_open()
+
+    def _send_open(self) -> None:
+        assert self._open is not None
+        self._open.sent_on = self.session.connection
+        self.session.send(self._open.message)
+
+    def _remember(self, runner_id: int, wire_id: int) -> None:
+        self._runner_ids[wire_id] = runner_id
+        self._wire_ids[runner_id] = wire_id
+        while len(self._runner_ids) > _REMEMBERED_REQUESTS:
+            old_wire, old_runner = self._runner_ids.popitem(last=False)
+            self._wire_ids.pop(old_runner, None)
+            self.session.requests.pop(old_wire, None)
+
+    def _close_open(self) -> None:
+        self._open = None
+        self._answer = None
+
+    def _take_answer(self) -> SeatAnswer:
+        answer, self._answer = self._answer, None
+        self._open = None
+        assert answer is not None
+        return answer
+
+    # ---- called in trio's context by the session and the hub
+
+    def accept_answer(self, answer: pb.Answer, received_at: float) -> bool:
+        """Take an answer naming one of this seat's requests; False once the game is over."""
+        if self._released:
+            return False
+        open_request = self._open
+        seat_answer = SeatAnswer(
+            request_id=self._runner_ids.get(answer.request_id, 0),
+            action_index=answer.action_index,
+            action_text=answer.action_text,
+            received_at=received_at,
+        )
+        fresh = (open_request is not None and answer.request_id == open_request.wire_id
+                 and self._answer is None and answer.game_id in ("", self.game_id))
+        if fresh:
+            self._answer = seat_answer
+        else:
+            self.stale_answers += 1
+            if len(self._stale) >= _MAX_PENDING_STALE:
+                return True
+            self._stale.append(seat_answer)
+        if self._wake is not None:
+            self._wake.set()
+        return True
+
+    def on_disconnect(self) -> None:
+        if self._reconnected.is_set():
+            self._reconnected = trio.Event()
+        if self._wake is not None:
+            self._wake.set()  # next_answer() sees no answer and raises SeatDisconnected
+
+    def on_reconnect(self) -> None:
+        """The bot resumed its session: repeat GameStarted, and the open request if still awaited.
+
+        A runner that re-asks after a resume (with a new request id and the
+        time left) gets its new request sent by `decide`; the old one is not
+        repeated then, so the bot never sees two open requests of one seat.
+        """
+        if self._released:
+            return
+        if self._started is not None:
+            self.session.send(self._started)
+        if self._open is not None and self._answer is None and self._wake is not None:
+            self._send_open()
+        self._reconnected.set()

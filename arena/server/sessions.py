@@ -1,0 +1,295 @@
+"""Bot sessions: who is connected, what they play, how many games they have room for.
+
+One `BotSession` per admitted bot name.  It outlives its stream (`Connection`)
+while it still has games, so a bot that drops can resume with the session id
+from its Welcome.  Everything here runs on the one server thread: the gRPC
+handlers (asyncio) and the games (trio, as a guest on the same loop) call
+these plain methods directly; a call that must wake a trio task goes through
+`Hub.to_trio` (the trio token's ``run_sync_soon``), which also wakes trio's
+I/O wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+import trio
+
+from arena import __version__ as ARENA_VERSION
+from arena.server.config import ServerConfig
+from arena.server.convert import error_to_pb
+from arena.server.hello import HelloRefused, HelloTerms
+from sdk.wire import pb
+
+if TYPE_CHECKING:
+    from arena.server.seat import RemoteSeat
+
+log = logging.getLogger("arena.server")
+
+#: Unrequested answers a stream may send before it is cut off as flooding.
+MAX_STALE_ANSWERS = 1000
+
+
+class SeatUnavailable(Exception):
+    """A game asked for a bot that is not connected, does not play the ruleset, or has no free capacity."""
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A snapshot of one connected bot, for schedulers and dashboards."""
+
+    name: str
+    session_id: str
+    version: str
+    sdk_version: str
+    games: tuple[str, ...]
+    capacity: int
+    busy: int
+    connected_at: str
+    peer: str
+
+    @property
+    def free(self) -> int:
+        return max(0, self.capacity - self.busy)
+
+
+class Connection:
+    """One Play stream's outgoing side: a queue the gRPC handler drains in order."""
+
+    CLOSE = object()
+
+    def __init__(self, peer: str) -> None:
+        self.peer = peer
+        self.outbox: asyncio.Queue = asyncio.Queue()
+        self.closed = False
+        self.stale_answers = 0
+
+    def send(self, message: pb.ArenaMessage) -> bool:
+        if self.closed:
+            return False
+        self.outbox.put_nowait(message)
+        return True
+
+    def close(self, final: Optional[pb.ArenaMessage] = None) -> None:
+        """End the stream after the messages already queued (and ``final``, if given)."""
+        if self.closed:
+            return
+        if final is not None:
+            self.outbox.put_nowait(final)
+        self.closed = True
+        self.outbox.put_nowait(self.CLOSE)
+
+
+class BotSession:
+    """One admitted bot: its terms, its current stream, its seats in running games."""
+
+    def __init__(self, hub: "Hub", terms: HelloTerms, connection: Connection) -> None:
+        self.hub = hub
+        self.id = secrets.token_hex(12)
+        self.name = terms.name
+        self.version = terms.bot_version
+        self.sdk_version = terms.sdk_version
+        self.games = terms.games
+        self.capacity = terms.capacity
+        self._token_digest = _digest(terms.token)
+        self.connected_at = utc_now()
+        self.connection: Optional[Connection] = connection
+        self.busy = 0
+        self.seats: set["RemoteSeat"] = set()
+        self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat
+        self._last_wire_id = 0
+
+    @property
+    def connected(self) -> bool:
+        return self.connection is not None
+
+    def token_matches(self, token: str) -> bool:
+        return hmac.compare_digest(self._token_digest, _digest(token))
+
+    def next_wire_id(self) -> int:
+        """Request ids are unique per session, so an answer names exactly one request ever."""
+        self._last_wire_id += 1
+        return self._last_wire_id
+
+    def send(self, message: pb.ArenaMessage) -> bool:
+        """Queue a message for the bot; False when the bot is not connected (nothing is kept)."""
+        connection = self.connection
+        if connection is None:
+            return False
+        return connection.send(message)
+
+    def info(self) -> SessionInfo:
+        return SessionInfo(
+            name=self.name,
+            session_id=self.id,
+            version=self.version,
+            sdk_version=self.sdk_version,
+            games=self.games,
+            capacity=self.capacity,
+            busy=self.busy,
+            connected_at=self.connected_at,
+            peer=self.connection.peer if self.connection else "",
+        )
+
+    # ---- called from trio (via Hub.to_trio) with an answer read off the wire
+
+    def route_answer(self, answer: pb.Answer, received_at: float) -> None:
+        """Hand an answer to the seat that asked; answers to no seat's request are dropped here."""
+        seat = self.requests.get(answer.request_id)
+        if seat is not None and seat.accept_answer(answer, received_at):
+            return
+        if self.connection is not None:
+            self.connection.stale_answers += 1
+            if self.connection.stale_answers > MAX_STALE_ANSWERS:
+                self.connection.close(error_to_pb("MALFORMED", "too many answers to requests that are not open"))
+                return
+        self.send(error_to_pb(
+            "STALE_REQUEST",
+            f"request {answer.request_id} is not open (unknown, or its game is over); answer dropped",
+            answer.game_id, answer.request_id,
+        ))
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+class Hub:
+    """The registry of sessions and connections, and the bridge between the asyncio and trio sides."""
+
+    def __init__(self, config: ServerConfig, rulesets: list[str]) -> None:
+        self.config = config
+        self.rulesets = rulesets
+        self.by_name: dict[str, BotSession] = {}     # connected sessions
+        self.by_id: dict[str, BotSession] = {}       # connected, or disconnected with games left
+        self.connections: set[Connection] = set()
+        self.trio_token: Optional[trio.lowlevel.TrioToken] = None
+        self.ready = asyncio.Event()                 # set once trio runs: hellos wait for it
+        self.shutting_down = False
+        self._changed = trio.Event()                 # replaced on every change (trio side)
+        self.live = None                             # arena.server.live.LiveGames, set by the host
+
+    # ---- bridge
+
+    def to_trio(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` in trio's context soon (from the asyncio side)."""
+        if self.trio_token is None:
+            return
+        try:
+            self.trio_token.run_sync_soon(fn, *args)
+        except trio.RunFinishedError:
+            pass
+
+    def changed(self) -> None:
+        """Wake whoever waits in `Handle.session_event` (callable from either side)."""
+        self.to_trio(self._fire_changed)
+
+    def _fire_changed(self) -> None:
+        event, self._changed = self._changed, trio.Event()
+        event.set()
+
+    async def wait_changed(self) -> None:
+        await self._changed.wait()
+
+    # ---- asyncio side: admission and departure
+
+    def admit(self, terms: HelloTerms, connection: Connection) -> BotSession:
+        """Register a welcomed stream (new or resumed session) and queue its Welcome."""
+        if self.shutting_down:
+            raise HelloRefused("SHUTTING_DOWN", "the arena is shutting down")
+        if terms.resume_session:
+            old = self.by_id.get(terms.resume_session)
+            if old is not None and old.name == terms.name and old.token_matches(terms.token):
+                return self._resume(old, terms, connection)
+        existing = self.by_name.get(terms.name)
+        if existing is not None and existing.connected:
+            raise HelloRefused(
+                "DUPLICATE_SESSION",
+                f"a bot named {terms.name!r} is already connected (since {existing.connected_at}); one connection per name",
+            )
+        session = BotSession(self, terms, connection)
+        self.by_name[session.name] = session
+        self.by_id[session.id] = session
+        self._welcome(session)
+        log.info("session %s: %s (%s) plays %s, %d at once", session.id, session.name, connection.peer,
+                 ",".join(session.games), session.capacity)
+        self.changed()
+        return session
+
+    def _resume(self, session: BotSession, terms: HelloTerms, connection: Connection) -> BotSession:
+        previous = session.connection
+        session.connection = connection
+        if previous is not None:
+            previous.close(error_to_pb("DUPLICATE_SESSION", "this session was resumed on another connection"))
+        session.capacity = max(session.capacity, terms.capacity)
+        self.by_name[session.name] = session
+        self._welcome(session)
+        for seat in list(session.seats):
+            self.to_trio(seat.on_reconnect)
+        log.info("session %s: %s resumed from %s", session.id, session.name, connection.peer)
+        self.changed()
+        return session
+
+    def _welcome(self, session: BotSession) -> None:
+        session.send(pb.ArenaMessage(welcome=pb.Welcome(
+            session_id=session.id,
+            server_version=ARENA_VERSION,
+            max_message_bytes=self.config.max_message_bytes,
+            rulesets=list(session.games),
+        )))
+
+    def detach(self, session: BotSession, connection: Connection) -> None:
+        """The stream ended; the session waits for a resume while it still has games."""
+        if session.connection is not connection:
+            return  # already replaced by a resumed connection
+        session.connection = None
+        if self.by_name.get(session.name) is session:
+            del self.by_name[session.name]
+        if not session.seats:
+            self.by_id.pop(session.id, None)
+        for seat in list(session.seats):
+            self.to_trio(seat.on_disconnect)
+        log.info("session %s: %s disconnected", session.id, session.name)
+        self.changed()
+
+    # ---- trio side: capacity
+
+    def reserve(self, name: str, ruleset: str) -> BotSession:
+        session = self.by_name.get(name)
+        if session is None or not session.connected:
+            raise SeatUnavailable(f"bot {name!r} is not connected")
+        if ruleset not in session.games:
+            raise SeatUnavailable(f"bot {name!r} does not play {ruleset} (it plays {', '.join(session.games)})")
+        if session.busy >= session.capacity:
+            raise SeatUnavailable(f"bot {name!r} is busy ({session.busy} of {session.capacity} games)")
+        session.busy += 1
+        return session
+
+    def release(self, session: BotSession, seat: "RemoteSeat") -> None:
+        if seat in session.seats:
+            session.seats.discard(seat)
+            session.busy = max(0, session.busy - 1)
+        for wire_id in [w for w, s in session.requests.items() if s is seat]:
+            del session.requests[wire_id]
+        if not session.connected and not session.seats:
+            self.by_id.pop(session.id, None)
+        self._fire_changed()
+
+    def sessions(self) -> list[SessionInfo]:
+        return [s.info() for s in sorted(self.by_name.values(), key=lambda s: s.name) if s.connected]
+
+    def close_all(self, reason: str = "the arena is shutting down") -> None:
+        self.shutting_down = True
+        for connection in list(self.connections):
+            connection.close(error_to_pb("SHUTTING_DOWN", reason))

@@ -1,0 +1,187 @@
+"""Sessions over a real server: Hello checks, authentication, one connection per name, capacity."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.server import ConfigError, ServerConfig, SeatUnavailable
+from server_helpers import RawBot, blocking, hello, serve
+from sdk.wire import pb
+
+Code = pb.Error.Code
+
+
+def refusal(bot: RawBot) -> pb.Error:
+    """The single Error a refused stream gets before it ends."""
+    messages = bot.ended()
+    assert [m.WhichOneof("kind") for m in messages] == ["error"], messages
+    return messages[0].error
+
+
+def test_hello_gets_a_welcome_and_a_listed_session(toy):
+    async def director(handle):
+        bot = RawBot(handle.port, hello("alice", max_games=3, games=[toy], bot_version="v7"))
+        welcome = (await blocking(bot.recv_kind, "welcome")).welcome
+        infos = await handle.wait_for_sessions(["alice"], timeout_s=10)
+        bot.close()
+        return welcome, infos
+
+    welcome, infos = serve(director)
+    assert welcome.session_id and welcome.rulesets == [toy]
+    assert welcome.max_message_bytes == ServerConfig().max_message_bytes
+    (info,) = infos
+    assert (info.name, info.capacity, info.busy, info.version, info.games) == ("alice", 3, 0, "v7", (toy,))
+    assert info.connected_at.endswith("Z")
+
+
+@pytest.mark.parametrize(
+    "first, code, words",
+    [
+        (hello("bad name!"), Code.BAD_HELLO, "bad bot name"),
+        (hello(""), Code.BAD_HELLO, "bad bot name"),
+        (hello("bob", sdk_version="9.0.0"), Code.UNSUPPORTED_VERSION, "9.0.0"),
+        (hello("bob", sdk_version="latest"), Code.UNSUPPORTED_VERSION, "not a version"),
+        (hello("bob", games=["no-such-game"]), Code.BAD_HELLO, "unknown ruleset"),
+        (hello("bob", max_games=10_000), Code.BAD_HELLO, "max_games 10000"),
+        (pb.BotMessage(answer=pb.Answer(request_id=1)), Code.BAD_HELLO, "first message must be a Hello"),
+    ],
+)
+def test_a_bad_hello_gets_a_typed_error_and_the_stream_ends(first, code, words):
+    async def director(handle):
+        bot = RawBot(handle.port, first)
+        error = await blocking(refusal, bot)
+        bot.close()
+        return error, handle.sessions()
+
+    error, sessions = serve(director, max_games_per_bot=8)
+    assert error.code == code and words in error.message
+    assert sessions == []
+
+
+def test_the_authenticator_decides_and_its_reason_reaches_the_bot():
+    seen = []
+
+    def authenticator(name, token, peer):
+        seen.append((name, token, peer.split(":")[0]))
+        return None if token == "s3cret" else f"wrong token for {name}"
+
+    async def director(handle):
+        refused = RawBot(handle.port, hello("carol", token="guess"))
+        error = await blocking(refusal, refused)
+        admitted = RawBot(handle.port, hello("carol", token="s3cret"))
+        await blocking(admitted.recv_kind, "welcome")
+        refused.close()
+        admitted.close()
+        return error
+
+    error = serve(director, open_registration=False, authenticator=authenticator)
+    assert error.code == Code.AUTH_FAILED and error.message == "wrong token for carol"
+    assert seen == [("carol", "guess", "ipv4"), ("carol", "s3cret", "ipv4")]
+
+
+def test_an_authenticator_that_crashes_refuses_without_hurting_the_server():
+    def authenticator(name, token, peer):
+        if name == "crash":
+            raise RuntimeError("database is locked")
+
+    async def director(handle):
+        crashing = RawBot(handle.port, hello("crash"))
+        error = await blocking(refusal, crashing)
+        fine = RawBot(handle.port, hello("fine"))
+        await blocking(fine.recv_kind, "welcome")
+        crashing.close()
+        fine.close()
+        return error
+
+    assert serve(director, authenticator=authenticator).code == Code.AUTH_FAILED
+
+
+def test_one_connection_per_name():
+    async def director(handle):
+        first = RawBot(handle.port, hello("dave"))
+        await blocking(first.recv_kind, "welcome")
+        second = RawBot(handle.port, hello("dave"))
+        error = await blocking(refusal, second)
+        still = [s.name for s in handle.sessions()]
+        first.close()
+        second.close()
+        return error, still
+
+    error, still = serve(director)
+    assert error.code == Code.DUPLICATE_SESSION and "already connected" in error.message
+    assert still == ["dave"]
+
+
+def test_connections_are_capped():
+    async def director(handle):
+        first = RawBot(handle.port, hello("one"))
+        await blocking(first.recv_kind, "welcome")
+        second = RawBot(handle.port, hello("two"))
+        error = await blocking(refusal, second)
+        first.close()
+        second.close()
+        return error
+
+    assert serve(director, max_connections=1).code == Code.CAPACITY
+
+
+def test_a_name_leaving_frees_it_and_the_scheduler_hears_of_it():
+    async def director(handle):
+        first = RawBot(handle.port, hello("erin"))
+        await handle.wait_for_sessions(1, timeout_s=10)
+        first.close()
+        while handle.sessions():
+            await handle.session_event()
+        again = RawBot(handle.port, hello("erin"))
+        await blocking(again.recv_kind, "welcome")
+        again.close()
+        return True
+
+    assert serve(director)
+
+
+def test_capacity_is_reserved_per_game_and_given_back(toy):
+    async def director(handle):
+        bot = RawBot(handle.port, hello("frank", max_games=2))
+        await handle.wait_for_sessions(["frank"], timeout_s=10)
+        seats = [handle.seat("frank", toy, f"g{i}") for i in range(2)]
+        busy = handle.sessions()[0].busy
+        with pytest.raises(SeatUnavailable, match="busy"):
+            handle.seat("frank", toy, "g3")
+        with pytest.raises(SeatUnavailable, match="not connected"):
+            handle.seat("nobody", toy, "g3")
+        seats[0].release()
+        seats[0].release()  # idempotent
+        after = handle.sessions()[0].busy
+        bot.close()
+        return busy, after
+
+    assert serve(director) == (2, 1)
+
+
+def test_wait_for_sessions_times_out_with_a_clear_message():
+    async def director(handle):
+        with pytest.raises(TimeoutError, match="ghost"):
+            await handle.wait_for_sessions(["ghost"], timeout_s=0.05)
+        return True
+
+    assert serve(director)
+
+
+def test_open_registration_is_refused_on_a_network_address_unless_asked_for():
+    with pytest.raises(ConfigError, match="not loopback"):
+        ServerConfig(host="0.0.0.0").validate()
+    ServerConfig(host="0.0.0.0", allow_open_registration_on_network=True).validate()
+    ServerConfig(host="0.0.0.0", open_registration=False, authenticator=lambda *a: None).validate()
+    with pytest.raises(ConfigError, match="no authenticator"):
+        ServerConfig(open_registration=False).validate()
+    with pytest.raises(ConfigError, match="both"):
+        ServerConfig(tls_cert="cert.pem").validate()
+
+
+def test_the_director_result_and_error_come_back_from_run():
+    async def failing(handle):
+        raise ValueError("director broke")
+
+    with pytest.raises(ValueError, match="director broke"):
+        serve(failing)
