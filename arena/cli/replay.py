@@ -97,9 +97,9 @@ def _verify(files: list[str]) -> int:
     for name in files:
         report = verify(name)
         failed += not report.ok
-        console.print(report.summary(), style=None if report.ok else "bold red", markup=False)
+        console.print(report.summary(), style=None if report.ok else "bold red", markup=False, soft_wrap=True)
         for note in report.notes:
-            console.print(f"     note: {note}", markup=False)
+            console.print(f"     note: {note}", markup=False, soft_wrap=True)
     if len(files) > 1:
         console.print(f"{len(files) - failed} OK, {failed} FAIL", markup=False)
     return 1 if failed else 0

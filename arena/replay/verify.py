@@ -48,7 +48,8 @@ class VerifyReport:
 
     def summary(self) -> str:
         if self.error:
-            return f"FAIL {self.path}: {self.error}"
+            error = self.error.removeprefix(f"{self.path}:").removeprefix(str(self.path)).strip()
+            return f"FAIL {self.path}: {error}"
         if self.divergence:
             return f"FAIL {self.path}: {self.divergence}"
         state = "" if self.complete else f", {self.status} (cut off, no result line)"

@@ -7,10 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import new_game, registry
+from arena.games import new_game, registry, ruleset_info, rulesets
 from arena.replay import ReplayWriter
 
 from . import toy_game
+
+
+def all_rulesets() -> list[str]:
+    """Every registered ruleset, plus the toy one (so the suite means something before rulesets land)."""
+    return [*rulesets(), toy_game.NAME]
+
+
+def players_for(ruleset: str) -> int:
+    info = ruleset_info(ruleset)
+    return info.default_players or info.min_players
 
 
 @pytest.fixture
@@ -21,14 +31,16 @@ def toy_ruleset(monkeypatch):
 
 
 def record_random_game(directory: Path, ruleset: str, players: int = 2, seed: int = 7, game_id: str = "g1",
-                       max_decisions: int = 2000, options: dict | None = None) -> Path:
+                       max_decisions: int = 3000, options: dict | None = None, names: list[str] | None = None,
+                       started_at: str = "2026-11-22T04:00:00Z") -> Path:
     """Play uniformly random legal actions, writing every decision through `ReplayWriter`."""
     state = new_game(ruleset, players, seed, **(options or {}))
     chooser = random.Random(seed)
     header = {
         "game_id": game_id, "ruleset": ruleset, "players": players, "seed": seed,
-        "options": dict(state.options), "seats": [{"name": f"bot{i}", "version": "1"} for i in range(players)],
-        "time_control": {"move_ms": 1000}, "started_at": "2026-11-22T04:00:00Z",
+        "options": dict(state.options), "seats": [{"name": (names or [])[i] if i < len(names or []) else f"bot{i}", "version": "1"}
+                  for i in range(players)],
+        "time_control": {"move_ms": 1000}, "started_at": started_at,
     }
     writer = ReplayWriter.create(directory, header)
     count = 0

@@ -1,0 +1,144 @@
+"""The file format, the crash-safe writer and the reader (no re-simulation needed for most)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.replay import ReplayFormatError, ReplayHeader, ReplayWriter, ReplayWriterError, load
+from arena.replay.format import FORMAT_NAME, FORMAT_VERSION, PART_SUFFIX
+
+from .conftest import record_random_game
+
+
+def header(game_id: str = "t1", **extra) -> dict:
+    return {"game_id": game_id, "ruleset": "toy-replay", "players": 2, "seed": 5,
+            "seats": [{"name": "alice", "version": "2"}, {"name": "bob"}],
+            "started_at": "2026-11-22T10:00:00Z", **extra}
+
+
+def test_writer_writes_part_file_then_renames_atomically_on_finish(tmp_path):
+    writer = ReplayWriter.create(tmp_path, header())
+    assert writer.path.name == "t1" + PART_SUFFIX
+    assert writer.path.parent == tmp_path / "2026-11-22"
+    writer.decision(0, "draw", think_ms=12.4, state_hash="aa")
+    # every line is on disk as soon as it is written: a reader sees it mid-game
+    assert len(load(writer.path).decisions) == 1
+    final = writer.finish({"placements": [2, 1], "points": [3, 0], "reason": "out"})
+    assert final == tmp_path / "2026-11-22" / "t1.jsonl"
+    assert final.exists() and not (tmp_path / "2026-11-22" / ("t1" + PART_SUFFIX)).exists()
+    assert writer.path == final
+    lines = [json.loads(line) for line in final.read_text().splitlines()]
+    assert lines[0]["format"] == FORMAT_NAME and lines[0]["version"] == FORMAT_VERSION
+    assert lines[0]["seats"][0] == {"seat": 0, "name": "alice", "version": "2"}
+    assert lines[1] == {"type": "decision", "i": 1, "seat": 0, "action": "draw", "think_ms": 12,
+                        "timeout": False, "strike": False, "hash": "aa"}
+    assert lines[2]["type"] == "result" and lines[2]["placements"] == [2, 1] and lines[2]["status"] == "finished"
+    with pytest.raises(ReplayWriterError):
+        writer.decision(1, "draw")
+
+
+def test_finish_accepts_a_game_outcome_with_per_seat_records(tmp_path):
+    from arena.match.outcome import GameOutcome, SeatOutcome
+
+    outcome = GameOutcome("t1", "toy-replay", {}, 5, "finished", reason="out", seats=[
+        SeatOutcome(0, "alice", placement=1, points=0, strikes=1),
+        SeatOutcome(1, "bob", placement=2, points=7, timeouts=2, forfeited=True)])
+    path = ReplayWriter.create(tmp_path, header()).finish(outcome)
+    result = load(path).result
+    assert result["placements"] == [1, 2] and result["points"] == [0, 7]
+    assert result["strikes"] == [1, 0] and result["timeouts"] == [0, 2] and result["forfeits"] == [False, True]
+
+
+def test_abort_leaves_a_whole_file_marked_aborted(tmp_path):
+    writer = ReplayWriter.create(tmp_path, header())
+    writer.decision(0, "draw")
+    path = writer.abort("server shutdown")
+    replay = load(path)
+    assert replay.complete and replay.status == "aborted" and replay.result["reason"] == "server shutdown"
+
+
+def test_context_manager_aborts_when_the_game_raises(tmp_path):
+    with pytest.raises(RuntimeError):
+        with ReplayWriter.create(tmp_path, header()) as writer:
+            raise RuntimeError("runner bug")
+    assert load(writer.path).status == "aborted"
+
+
+def test_existing_replay_is_never_overwritten(tmp_path):
+    ReplayWriter.create(tmp_path, header()).finish({})
+    with pytest.raises(FileExistsError):
+        ReplayWriter.create(tmp_path, header())
+
+
+@pytest.mark.parametrize("game_id", ["../evil", "a/b", "", ".hidden", "x" * 200])
+def test_game_ids_that_are_not_file_names_are_rejected(tmp_path, game_id):
+    with pytest.raises(ReplayFormatError):
+        ReplayWriter.create(tmp_path, header(game_id))
+
+
+def test_reader_tolerates_unknown_keys_and_line_types(tmp_path):
+    path = tmp_path / "x.jsonl"
+    lines = [dict(header(), type="header", format=FORMAT_NAME, version="1.3", shiny=True),
+             {"type": "decision", "i": 1, "seat": 0, "action": "draw", "hash": None, "future": [1]},
+             {"type": "chat", "text": "gg"},
+             {"type": "result", "status": "finished", "placements": [1, 2], "points": [0, 1]}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    replay = load(path)
+    assert replay.complete and len(replay.decisions) == 1 and replay.header.extra["shiny"] is True
+
+
+def test_reader_rejects_another_major_version_clearly(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps(dict(header(), type="header", format=FORMAT_NAME, version=2)) + "\n")
+    with pytest.raises(ReplayFormatError, match="version 2 is not supported"):
+        load(path)
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", "no header"),
+    ("hello\nworld\n", "not a JSON object"),
+    ('{"type": "decision", "i": 1}\n', "no header"),
+    ('{"type": "header", "format": "chess-pgn", "game_id": "a", "ruleset": "r", "players": 2, "seed": 1}\n',
+     "not a Mau Arena replay"),
+])
+def test_reader_names_what_is_wrong_with_a_bad_file(tmp_path, content, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    with pytest.raises(ReplayFormatError, match=message):
+        load(path)
+
+
+def test_reader_errors_for_missing_files_and_directories(tmp_path):
+    with pytest.raises(ReplayFormatError, match="no such file"):
+        load(tmp_path / "none.jsonl")
+    with pytest.raises(ReplayFormatError, match="directory"):
+        load(tmp_path)
+
+
+def test_a_crash_mid_line_leaves_a_part_file_that_still_opens(tmp_path, toy_ruleset):
+    full = load(record_random_game(tmp_path / "done", toy_ruleset, players=3, seed=11))
+    writer = ReplayWriter.create(tmp_path / "crash", ReplayHeader.from_dict(
+        {**full.header.to_dict(), "game_id": "crashed"}))
+    for record in full.decisions[:30]:
+        writer.decision(record.seat, record.action, record.think_ms, record.timeout, record.strike, record.hash)
+    part = writer.path
+    # simulate a kill during the 31st write: half a line, no newline, no rename
+    next_line = json.dumps(full.decisions[30].to_dict())
+    with open(part, "a") as handle:
+        handle.write(next_line[: len(next_line) // 2])
+    replay = load(part)
+    assert part.name.endswith(PART_SUFFIX)
+    assert not replay.complete and replay.status == "partial" and replay.torn_line
+    assert [d.action for d in replay.decisions] == [d.action for d in full.decisions[:30]]
+    assert replay.state_at(30).state_hash() == full.decisions[29].hash
+
+
+def test_a_damaged_line_in_the_middle_is_an_error_not_a_silent_drop(tmp_path, toy_ruleset):
+    path = record_random_game(tmp_path, toy_ruleset)
+    lines = path.read_text().splitlines()
+    lines[3] = lines[3][:10]
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayFormatError, match=":4: not a JSON object"):
+        load(path)

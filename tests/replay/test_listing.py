@@ -1,0 +1,56 @@
+"""`arena replays`: newest first, filters, partial files, bad paths."""
+
+from __future__ import annotations
+
+from arena.cli import main
+from arena.replay.listing import scan
+
+from .conftest import record_random_game
+
+
+def make_library(root, ruleset):
+    record_random_game(root, ruleset, game_id="old", started_at="2026-11-20T09:00:00Z", names=["alice", "bob"])
+    record_random_game(root, ruleset, game_id="mid", seed=3, started_at="2026-11-21T09:00:00Z",
+                       names=["carol", "alice"])
+    newest = record_random_game(root, ruleset, game_id="new", seed=4, started_at="2026-11-22T09:00:00Z",
+                                names=["bob", "dave"])
+    cut = newest.with_name("crashed.jsonl.part")
+    text = newest.read_text().replace('"game_id":"new"', '"game_id":"crashed"').replace("2026-11-22T09", "2026-11-22T10")
+    cut.write_text(text[: len(text) // 2])
+    (root / "2026-11-22" / "junk.jsonl").write_text("not a replay\n")
+
+
+def test_scan_lists_newest_first_with_status_and_filters(tmp_path, toy_ruleset):
+    make_library(tmp_path, toy_ruleset)
+    found, problems = scan(tmp_path)
+    assert [s.game_id for s in found] == ["crashed", "new", "mid", "old"]
+    assert [s.status for s in found] == ["partial", "finished", "finished", "finished"]
+    assert len(problems) == 1 and "junk.jsonl" in problems[0]
+    assert [s.game_id for s in scan(tmp_path, bot="ALICE")[0]] == ["mid", "old"]
+    assert [s.game_id for s in scan(tmp_path, limit=2)[0]] == ["crashed", "new"]
+    assert scan(tmp_path, ruleset="no-such-game")[0] == []
+    assert found[1].outcome.startswith(("winner ", "tied "))
+
+
+def test_replays_command_prints_a_table_and_warns_about_bad_files(tmp_path, toy_ruleset, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
+    make_library(tmp_path, toy_ruleset)
+    assert main(["replays", str(tmp_path), "--game", toy_ruleset, "--bot", "bob"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    rows = [line for line in lines if toy_ruleset in line]
+    assert [r.split("│")[2].strip() for r in rows] == ["crashed", "new", "old"]
+    assert "partial" in rows[0] and "complete" in rows[1]
+    assert "skipped" in captured.err and "junk.jsonl" in captured.err
+    assert main(["replays", str(tmp_path), "--bot", "nobody"]) == 0
+    assert "no replays" in capsys.readouterr().out
+
+
+def test_replays_command_rejects_bad_paths(tmp_path, capsys):
+    assert main(["replays", str(tmp_path / "nowhere")]) == 2
+    assert "no such directory" in capsys.readouterr().err
+    afile = tmp_path / "a.jsonl"
+    afile.write_text("")
+    assert main(["replays", str(afile)]) == 2
+    assert "not a directory" in capsys.readouterr().err
+    assert main(["replays", str(tmp_path), "--limit", "0"]) == 2

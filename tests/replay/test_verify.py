@@ -1,0 +1,94 @@
+"""Round trips through the writer for every ruleset, and the verifier catching tampering."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.cli import main
+from arena.replay import load, verify
+
+from .conftest import all_rulesets, players_for, record_random_game
+
+
+@pytest.mark.parametrize("ruleset", all_rulesets())
+def test_every_ruleset_round_trips_through_a_replay(tmp_path, toy_ruleset, ruleset):
+    players = players_for(ruleset)
+    path = record_random_game(tmp_path, ruleset, players=players, seed=2024)
+    replay = load(path)
+    assert replay.complete and replay.ruleset == ruleset and replay.players == players
+    report = verify(path)
+    assert report.ok, report.summary()
+    assert report.checked == len(replay.decisions) > 0
+    states = list(replay.states())
+    assert len(states) == len(replay.decisions) + 1
+    assert [s.state_hash() for s in states[1:]] == [d.hash for d in replay.decisions]
+    if replay.status == "finished":
+        assert states[-1].is_over and list(states[-1].result().placements) == replay.result["placements"]
+
+
+def _rewrite(path, index, **changes):
+    """Change decision ``index`` (from 1) in place, as a tamperer or a corrupting tool would."""
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[index])
+    assert record["i"] == index
+    record.update(changes)
+    lines[index] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_tampered_hash_fails_at_that_decision(tmp_path, toy_ruleset):
+    path = record_random_game(tmp_path, toy_ruleset, players=3, seed=9)
+    original = load(path).decisions[24]
+    _rewrite(path, 25, hash="0123456789abcdef")
+    report = verify(path)
+    assert not report.ok
+    d = report.divergence
+    assert (d.index, d.seat, d.action) == (25, original.seat, original.action)
+    assert d.expected == "0123456789abcdef" and d.actual == original.hash
+    assert report.checked == 25
+
+
+def test_a_tampered_but_legal_action_fails_at_that_decision(tmp_path, toy_ruleset):
+    path = record_random_game(tmp_path, toy_ruleset, players=2, seed=4)
+    replay = load(path)
+    index = next(r.i for r in replay.decisions if r.i > 5 and len(replay.state_at(r.i - 1).legal_actions()) > 1)
+    recorded = replay.decisions[index - 1].action
+    other = next(str(a) for a in replay.state_at(index - 1).legal_actions() if str(a) != recorded)
+    _rewrite(path, index, action=other)
+    report = verify(path)
+    assert not report.ok and report.divergence.index == index and report.divergence.action == other
+    assert report.divergence.actual is not None and report.divergence.actual != report.divergence.expected
+
+
+@pytest.mark.parametrize("change", [{"action": "play Zz"}, {"action": "fly away"}, {"seat": 1}])
+def test_an_action_that_no_longer_applies_is_named(tmp_path, toy_ruleset, change):
+    path = record_random_game(tmp_path, toy_ruleset, players=2, seed=4)
+    if "seat" in change:
+        change = {"seat": 1 - load(path).decisions[9].seat}
+    _rewrite(path, 10, **change)
+    report = verify(path)
+    assert not report.ok and report.divergence.index == 10 and report.divergence.actual is None
+    assert "decision 10" in report.summary()
+
+
+def test_verify_command_prints_ok_and_fail_and_exits_nonzero(tmp_path, toy_ruleset, capsys):
+    good = record_random_game(tmp_path, toy_ruleset, game_id="good")
+    bad = record_random_game(tmp_path, toy_ruleset, game_id="bad", seed=8)
+    _rewrite(bad, 3, hash="ffffffffffffffff")
+    assert main(["replay", "--verify", str(good)]) == 0
+    assert main(["replay", "--verify", str(good), str(bad), str(tmp_path / "missing.jsonl")]) == 1
+    out = capsys.readouterr().out
+    assert f"OK   {good}" in out
+    assert f"FAIL {bad}: decision 3" in out and "recorded ffffffffffffffff" in out
+    assert "missing.jsonl: no such file" in out and "1 OK, 2 FAIL" in out
+
+
+def test_a_cut_off_replay_verifies_as_far_as_it_goes(tmp_path, toy_ruleset):
+    path = record_random_game(tmp_path, toy_ruleset, seed=3)
+    text = path.read_text()
+    part = path.with_name("cut.jsonl.part")
+    part.write_text(text[: len(text) // 2])
+    report = verify(part)
+    assert report.ok and not report.complete and "partial" in report.summary()

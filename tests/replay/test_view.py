@@ -1,0 +1,203 @@
+"""Frames: seat views keep secrets, --step prints one frame, the textual viewer answers its keys."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from rich.console import Console
+
+from arena.cli import main
+from arena.games.cards import is_card_code
+from arena.replay import load
+from arena.replay.render import FrameBuilder, View, card
+from arena.replay.viewer import ReplayViewer
+
+from .conftest import all_rulesets, players_for, record_random_game
+
+
+def plain(renderable, width: int = 160) -> str:
+    console = Console(width=width, color_system=None, force_terminal=False)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
+
+
+def cards_in(value) -> set[str]:
+    if isinstance(value, str):
+        return {value} if is_card_code(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    return set()
+
+
+def label(code: str) -> str:
+    return card(code).plain
+
+
+@pytest.mark.parametrize("ruleset", all_rulesets())
+def test_a_seat_view_never_shows_another_seats_hidden_cards(tmp_path, toy_ruleset, ruleset):
+    players = max(3, players_for(ruleset)) if ruleset == toy_ruleset else players_for(ruleset)
+    replay = load(record_random_game(tmp_path, ruleset, players=players, seed=31))
+    builder = FrameBuilder(replay)
+    last = builder.last_step
+    checked = 0
+    for step in sorted({0, 1, 2, last // 4, last // 2, last - 1, last} - {-1}):
+        state = builder.states[step]
+        hands = [state.observation(s).to_dict()["hand"] for s in range(players)]
+        # cards anyone has seen by now: in the public views so far (the log shows played cards)
+        seen = set().union(*(builder.revealed_after[k] for k in range(step + 1)))
+        views = [View.of_seat(s) for s in range(players)] + [View.spectator()]
+        for view in views:
+            observation = state.observation(view.seat).to_dict()
+            own = set(hands[view.seat]) if view.kind == "seat" else set()
+            allowed = cards_in(observation) | seen | own
+            if view.kind == "seat":  # its own past actions
+                allowed |= {c for r in replay.decisions[:step] if r.seat == view.seat for c in r.action.split()}
+            secret = {c for s, h in enumerate(hands) if s != view.seat for c in h} - allowed
+            text = plain(builder.frame(step, view))
+            leaked = [code for code in secret if re.search(rf"(?<!\d){re.escape(label(code))}", text)]
+            assert not leaked, f"{view} at step {step} shows {leaked}"
+            checked += len(secret)
+        omniscient = plain(builder.frame(step, View.omniscient()))
+        for h in hands:  # and the omniscient view does show every hand
+            assert all(label(c) in omniscient for c in h)
+    assert checked > 0  # the test looked at real secrets
+
+
+def test_seat_view_is_built_only_from_that_seats_observation(tmp_path, toy_ruleset):
+    replay = load(record_random_game(tmp_path, toy_ruleset, players=3, seed=12))
+    builder = FrameBuilder(replay)
+    state = builder.states[20]
+    asked = []
+    real = state.observation
+    state.observation = lambda seat: asked.append(seat) or real(seat)
+    state.to_position = lambda: pytest.fail("a view must not read the full position")
+    plain(builder.frame(20, View.of_seat(1)))
+    assert set(asked) == {1}
+    asked.clear()
+    plain(builder.frame(20, View.spectator()))
+    assert set(asked) == {None}
+
+
+def test_extra_observation_keys_and_pending_effects_render(tmp_path, toy_ruleset):
+    replay = load(record_random_game(tmp_path, toy_ruleset, players=2, seed=4))
+    builder = FrameBuilder(replay)
+    step = next(i for i, s in enumerate(builder.states) if s.observation(None).to_dict()["pending"])
+    text = plain(builder.frame(step, View.spectator()))
+    assert "toy round" in text and f"{step}" in text
+    assert re.search(r"pending\s+draw=\d", text)
+
+
+def test_step_prints_one_frame_without_ansi_in_a_pipe(tmp_path, toy_ruleset, capsys, monkeypatch):
+    for variable in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(variable, raising=False)
+    path = record_random_game(tmp_path, toy_ruleset, players=2, seed=5)
+    replay = load(path)
+    record = replay.decisions[6]
+    assert main(["replay", str(path), "--step", "7", "--seat", "1", "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b[" not in out
+    assert "step 7/" in out and "view: seat 1" in out
+    assert f"decision 7: seat {record.seat} (bot{record.seat})" in out
+    assert main(["replay", str(path), "--step", "7", "--color"]) == 0
+    assert "\x1b[" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--step", "99999"], "has steps 0.."),
+    (["--step", "3", "--seat", "7"], "has seats 0..1"),
+    ([], "needs a terminal"),
+])
+def test_replay_command_errors_are_clear(tmp_path, toy_ruleset, capsys, argv, message):
+    path = record_random_game(tmp_path, toy_ruleset, players=2)
+    assert main(["replay", str(path), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_replay_command_on_a_bad_file_exits_2(tmp_path, capsys):
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text("just some notes\n")
+    assert main(["replay", str(bad), "--step", "0"]) == 2
+    assert "not a replay" in capsys.readouterr().err
+
+
+def test_viewer_keys_step_jump_play_and_switch_views(tmp_path, toy_ruleset):
+    replay = load(record_random_game(tmp_path, toy_ruleset, players=3, seed=21))
+    total = len(replay.decisions)
+
+    def shows(app, step):
+        text = app.frame_text()
+        assert f"step {step}/{total}" in text
+        if step:
+            record = replay.decisions[step - 1]
+            assert f"decision {step}: seat {record.seat} (bot{record.seat})" in text
+        return text
+
+    async def drive():
+        app = ReplayViewer(replay)
+        async with app.run_test(size=(160, 50)) as pilot:
+            shows(app, 0)
+            await pilot.press("right", "right", "n")
+            shows(app, 3)
+            await pilot.press("left", "p")
+            shows(app, 1)
+            await pilot.press("end")
+            shows(app, total)
+            await pilot.press("right")  # past the end stays at the end
+            shows(app, total)
+            await pilot.press("home")
+            shows(app, 0)
+            await pilot.press("G")
+            assert app.step == total
+            await pilot.press("g")
+            assert app.step == 0
+            await pilot.press("colon", "4", "2", "enter")
+            shows(app, 42)
+            await pilot.press("j", "1", "7", "enter")
+            shows(app, 17)
+            await pilot.press("j", "x", "enter")  # not a number: stays put
+            shows(app, 17)
+            await pilot.press("v")
+            assert "view: seat 0" in shows(app, 17)
+            await pilot.press("v", "v", "v")
+            assert "view: spectator" in shows(app, 17)
+            await pilot.press("v")
+            assert "view: omniscient" in shows(app, 17)
+            speed = app.speed
+            await pilot.press("plus")
+            assert app.speed == speed + 1
+            await pilot.press("minus", "minus")
+            assert app.speed == speed - 1
+            await pilot.press("space")
+            assert app.playing
+            app._tick()  # one timer tick, without waiting for the clock
+            shows(app, 18)
+            await pilot.press("space")
+            assert not app.playing
+            await pilot.press("q")
+        assert app.return_code in (0, None)
+
+    asyncio.run(drive())
+
+
+def test_viewer_opens_a_cut_off_replay_and_shows_what_was_played(tmp_path, toy_ruleset):
+    path = record_random_game(tmp_path, toy_ruleset, players=2, seed=6)
+    text = path.read_text()
+    cut = path.with_name("cut.jsonl.part")
+    cut.write_text(text[: len(text) // 3])
+    replay = load(cut)
+    assert not replay.complete and replay.decisions
+
+    async def drive():
+        app = ReplayViewer(replay)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("end")
+            frame = app.frame_text()
+            assert f"step {len(replay.decisions)}/{len(replay.decisions)}" in frame
+            assert "PARTIAL" in frame
+
+    asyncio.run(drive())
