@@ -1,0 +1,95 @@
+"""The SDK's typed objects built from protocol messages, and the bot command-line flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from sdk import Action, ActionParseError, ClientOptions, GameInfo, GameResult, Observation, Turn
+from sdk.flags import parse_flags
+from sdk.wire import pb
+from sdk_fake_arena import game_ended, game_started, turn
+
+
+def test_action_text_round_trip_and_cards():
+    action = Action.parse("  PLAY 7h Td X1 ")
+    assert action == Action("play", ("7h", "Td", "X1"))
+    assert str(action) == action.text == "play 7h Td X1"
+    assert action.cards == ("7h", "Td", "X1")
+    assert Action.parse("accuse 2").cards == () and Action.parse("suit h").cards == ()
+    assert Action.parse(action) is action
+    with pytest.raises(AttributeError):
+        action.verb = "draw"  # immutable
+    for bad in ("", "7h", "play 7h;"):
+        with pytest.raises(ActionParseError):
+            Action.parse(bad)
+
+
+def test_turn_from_a_turn_request():
+    message = turn("g7", 12, ["play 7h", "play Kc", "draw"], hand=("7h", "Kc", "9s"), discard=("8h", "9h"),
+                   details={"active_suit": "h", "pending": {"kind": "draw", "amount": 2}, "seen": [1, 2.5]}).turn
+    t = Turn.from_pb(message)
+    assert (t.game_id, t.request_id, t.seat, t.ruleset) == ("g7", 12, 0, "moumou")
+    assert t.legal == (Action.parse("play 7h"), Action.parse("play Kc"), Action("draw"))
+    assert (t.time_left_ms, t.bank_ms) == (900, 4000)
+    assert t.legal_with("play") == [Action.parse("play 7h"), Action.parse("play Kc")]
+    obs = t.observation
+    assert obs.hand == ("7h", "Kc", "9s") and obs.top == "9h" and obs["discard"] == ("8h", "9h")
+    assert obs.active_suit == "h" and obs["active_suit"] == "h" and obs.get("nothing", 3) == 3
+    assert obs.pending["amount"] == 2 and isinstance(obs.pending["amount"], int)  # Struct doubles -> int
+    assert obs.seen == (1, 2.5)
+    assert obs.players == ("me", "other") and obs.hand_sizes == (3, 4)
+    assert obs.seats[1].name == "other" and obs.seats[1].hand_size == 4
+    assert obs.current == 0 and obs.decision == "turn" and obs.stock_size == 20
+    assert obs.to_dict()["pending"] == {"kind": "draw", "amount": 2}
+    assert obs.to_dict()["seats"][0] == {"seat": 0, "name": "me", "hand_size": 3, "score": 0, "status": "active"}
+    with pytest.raises(AttributeError, match="has no 'nothing'"):
+        obs.nothing
+    with pytest.raises(AttributeError):
+        obs.hand = ()
+
+
+def test_spectator_and_game_over_seats_are_none():
+    obs = Observation.from_pb(pb.Observation(ruleset="moumou", seat=-1, current=-1))
+    assert obs.seat is None and obs.current is None and obs.top is None and obs.hand == ()
+
+
+def test_index_of_accepts_action_text_or_index_and_explains_refusals():
+    t = Turn.from_pb(turn("g", 1, ["draw", "play 7h"]).turn)
+    assert t.index_of(Action.parse("play 7h")) == 1 and t.index_of("play 7h") == 1 and t.index_of(0) == 0
+    with pytest.raises(ValueError, match="'play 9s', which is not legal here; legal: draw, play 7h"):
+        t.index_of("play 9s")
+    with pytest.raises(ValueError, match="index 5"):
+        t.index_of(5)
+    with pytest.raises(ValueError, match="NoneType"):
+        t.index_of(None)
+
+
+def test_game_info_and_result():
+    info = GameInfo.from_pb(game_started("g1", seat=1).game_started)
+    assert info.seat == 1 and info.players == ("me", "other") and info.time_control.move_ms == 1000
+    result = GameResult.from_pb(game_ended("g1", placements=(2, 1)).game_ended, seat=1)
+    assert result.won and result.placement == 1 and result.mine.name == "other" and result.seats[0].points == 10
+
+
+def test_flags_override_code_defaults(monkeypatch):
+    monkeypatch.delenv("MAU_ARENA_TOKEN", raising=False)
+    defaults = ClientOptions(name="coded", arena="10.0.0.1:1", max_games=1)
+    options, level = parse_flags(
+        ["--arena", "127.0.0.1:6000", "--games", "moumou, maumau", "--max-games", "4", "--games-limit", "2",
+         "--log-level", "debug"],
+        defaults,
+    )
+    assert (options.arena, options.name, options.games, options.max_games, options.games_limit) == (
+        "127.0.0.1:6000", "coded", ["moumou", "maumau"], 4, 2)
+    assert level == "DEBUG"
+    assert defaults.arena == "10.0.0.1:1"  # the defaults object is not changed
+    monkeypatch.setenv("MAU_ARENA_TOKEN", "s3cret")
+    assert parse_flags([], defaults)[0].token == "s3cret"
+
+
+@pytest.mark.parametrize("argv", [["--arena", "nohost"], ["--max-games", "0"], ["--arena", "h:99999"]])
+def test_bad_flags_are_refused_by_argparse(argv, capsys):
+    with pytest.raises(SystemExit) as caught:
+        parse_flags(argv, ClientOptions(name="x"))
+    assert caught.value.code == 2
+    assert "error:" in capsys.readouterr().err
