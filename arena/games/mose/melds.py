@@ -1,0 +1,370 @@
+"""Mose melds: sets and runs with declared wilds, their validation and the offers.
+
+A meld is a sequence of *tokens*.  A token is a card code (``7s``: the card
+stands for itself) or ``card:meaning`` for a wild stand-in: ``Kd:7s`` is the
+wild Kd standing for the seven of spades in a run, ``Kd:7`` stands for a
+seven of a missing suit in a set.  Runs are written low to high, so the
+order of the tokens says whether an Ace is low (``As 2s 3s``) or high
+(``Qs Ks As``).  A card of the wild rank written plain stands for itself
+(RULES.md D-5) and can never be swapped.
+
+Positions on a run are 1..14: 1 is the low Ace, 2..13 are the ranks 2..K
+and 14 is the high Ace; a run never holds both (no wrap, at most 13 cards).
+
+The offers (what the legal list contains) follow one enumeration rule,
+documented in the package docstring: new melds of exactly three cards plus
+the maximal all-natural groupings, lay-offs one card at a time, and a wild
+only where the player does not hold the natural card for that place.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterable, Sequence
+
+from arena.games.base import GameError
+from arena.games.cards import RANKS, SUITS, is_card_code
+
+SUIT_ORDER = {s: i for i, s in enumerate(SUITS)}
+RANK_ORDER = {r: i for i, r in enumerate(RANKS)}
+
+
+class MeldError(GameError):
+    """A meld or a token that the rules do not allow."""
+
+
+def card_key(card: str) -> tuple[int, int]:
+    """Hands are kept sorted by rank, then suit: the order every list follows."""
+    return RANK_ORDER[card[0]], SUIT_ORDER[card[1]]
+
+
+def wild_rank(round_number: int) -> str:
+    """W(r): the twos in round 1, ..., the Aces in round 13."""
+    return RANKS[round_number - 1]
+
+
+def card_points(card: str, wild: str) -> int:
+    """Penalty value of a card left in hand: wild 20 (overriding, D-18), J/Q/K/T 10, Ace 1, else face."""
+    r = card[0]
+    if r == wild:
+        return 20
+    if r in "TJQK":
+        return 10
+    if r == "A":
+        return 1
+    return int(r)
+
+
+def rank_at(position: int) -> str:
+    return "A" if position in (1, 14) else RANKS[position - 2]
+
+
+def positions_of(rank: str) -> tuple[int, ...]:
+    return (1, 14) if rank == "A" else (RANK_ORDER[rank] + 2,)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One card in a meld and what it stands for (None: itself)."""
+
+    card: str
+    stands: str | None = None
+
+    def __str__(self) -> str:
+        return self.card if self.stands is None else f"{self.card}:{self.stands}"
+
+    @property
+    def is_stand_in(self) -> bool:
+        return self.stands is not None
+
+
+def parse_token(text: str, wild: str) -> Token:
+    card, sep, stands = text.partition(":")
+    if not is_card_code(card) or card[0] == "X":
+        raise MeldError(f"{text!r}: {card!r} is not a card of the 52-card pack")
+    if not sep:
+        return Token(card)
+    if card[0] != wild:
+        raise MeldError(f"{text!r}: only a wild ({wild}) may stand for another card")
+    if not (stands in RANKS or (is_card_code(stands) and stands[0] != "X")):
+        raise MeldError(f"{text!r}: a wild stands for a card like 7s (run) or a rank like 7 (set)")
+    if stands == card:
+        raise MeldError(f"{text!r}: a wild standing for itself is written plain, {card}")
+    return Token(card, stands)
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A meld on the table: its id, owner, kind and tokens (runs low to high)."""
+
+    id: int
+    owner: int
+    kind: str  # "set" or "run"
+    tokens: tuple[Token, ...]
+    rank: str | None = None  # sets
+    suit: str | None = None  # runs
+    low: int = 0  # runs: position of the first token
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.tokens) - 1
+
+    @property
+    def cards(self) -> list[str]:
+        return [t.card for t in self.tokens]
+
+    def text(self) -> str:
+        return " ".join(str(t) for t in self.tokens)
+
+    def naturals(self) -> list[Token]:
+        return [t for t in self.tokens if not t.is_stand_in]
+
+    def stand_ins(self) -> list[Token]:
+        return [t for t in self.tokens if t.is_stand_in]
+
+    def to_dict(self) -> dict:
+        """Position form: ``cards`` holds plain card codes (conservation), ``as`` the meanings."""
+        return {
+            "id": self.id,
+            "owner": self.owner,
+            "kind": self.kind,
+            "cards": self.cards,
+            "as": [t.stands for t in self.tokens],
+        }
+
+
+# -- validation -------------------------------------------------------------------------
+
+
+def set_size_ok(naturals: int, wilds: int, decks: int) -> bool:
+    """At least 3; at most one natural per suit and deck; a 5th wild only on a full natural set (D-2)."""
+    full = 4 * decks
+    total = naturals + wilds
+    return total >= 3 and (total <= full or (naturals == full and wilds == 1))
+
+
+def build_meld(tokens: Sequence[Token], wild: str, decks: int, meld_id: int = 0, owner: int = 0) -> Meld:
+    """Validate tokens as a set or a run and return the meld, or raise MeldError saying why."""
+    tokens = tuple(tokens)
+    if len(tokens) < 3:
+        raise MeldError("a meld needs at least 3 cards")
+    for token in tokens:
+        if token.is_stand_in and token.card[0] != wild:
+            raise MeldError(f"{token}: only a wild ({wild}) may stand for another card")
+    stands = [t.stands for t in tokens if t.is_stand_in]
+    run_like = [s for s in stands if len(s) == 2]
+    if run_like and len(run_like) != len(stands):
+        raise MeldError("a meld mixes run stand-ins (like Kd:7s) and set stand-ins (like Kd:7)")
+    is_set = (stands and not run_like) or (not stands and len({t.card[0] for t in tokens}) == 1)
+    if is_set:
+        return _build_set(tokens, wild, decks, meld_id, owner)
+    return _build_run(tokens, wild, meld_id, owner)
+
+
+def _build_set(tokens: tuple[Token, ...], wild: str, decks: int, meld_id: int, owner: int) -> Meld:
+    naturals = [t.card for t in tokens if not t.is_stand_in]
+    stand_ins = [t for t in tokens if t.is_stand_in]
+    ranks = {c[0] for c in naturals} | {t.stands for t in stand_ins}
+    if len(ranks) != 1:
+        raise MeldError(f"a set is cards of one rank, not {'/'.join(sorted(ranks))}")
+    (rank,) = ranks
+    if stand_ins and rank == wild:
+        raise MeldError(f"in a set of {wild}s (the wild rank) every {wild} stands for itself: write it plain")
+    for natural in naturals:
+        if natural[0] == wild and rank != wild:
+            raise MeldError(f"{natural} is wild: in a set of {rank}s write it as {natural}:{rank}")
+    per_suit = Counter(c[1] for c in naturals)
+    if any(n > decks for n in per_suit.values()):
+        raise MeldError("a set's natural cards must be of different suits" + (" (per deck)" if decks > 1 else ""))
+    if not set_size_ok(len(naturals), len(stand_ins), decks):
+        raise MeldError(
+            f"a set has 3 to {4 * decks} cards (a wild may be the {4 * decks + 1}th only on a set of "
+            f"{4 * decks} naturals); got {len(naturals)} natural and {len(stand_ins)} wild"
+        )
+    ordered = tuple(sorted(tokens, key=lambda t: (t.is_stand_in, card_key(t.card))))
+    return Meld(meld_id, owner, "set", ordered, rank=rank)
+
+
+def _build_run(tokens: tuple[Token, ...], wild: str, meld_id: int, owner: int) -> Meld:
+    meant = [t.stands if t.is_stand_in else t.card for t in tokens]
+    suits = {c[1] for c in meant}
+    if len(suits) != 1:
+        raise MeldError(f"a run is one suit in sequence; {' '.join(meant)} mixes suits")
+    if len(tokens) > 13:
+        raise MeldError("a run has at most 13 cards")
+    for low in positions_of(meant[0][0]):
+        if low + len(meant) - 1 <= 14 and all(
+            rank_at(low + i) == c[0] for i, c in enumerate(meant)
+        ):
+            return Meld(meld_id, owner, "run", tokens, suit=meant[0][1], low=low)
+    raise MeldError(
+        f"{' '.join(meant)} is not a run: ranks must follow each other low to high (Ace low or high, no wrap)"
+    )
+
+
+def parse_meld(texts: Iterable[str], wild: str, decks: int, meld_id: int = 0, owner: int = 0) -> Meld:
+    return build_meld([parse_token(t, wild) for t in texts], wild, decks, meld_id, owner)
+
+
+def meld_from_dict(data: dict, wild: str, decks: int) -> Meld:
+    """A meld from its position form, validated."""
+    cards = data.get("cards")
+    meanings = data.get("as") or [None] * len(cards or ())
+    if not isinstance(cards, list) or not isinstance(meanings, list) or len(cards) != len(meanings):
+        raise MeldError(f"meld {data!r}: 'cards' and 'as' must be lists of the same length")
+    tokens = []
+    for card, stands in zip(cards, meanings):
+        if not isinstance(card, str) or not (stands is None or isinstance(stands, str)):
+            raise MeldError(f"meld {data!r}: bad card {card!r} or meaning {stands!r}")
+        tokens.append(parse_token(card if stands is None else f"{card}:{stands}", wild))
+    meld = build_meld(tokens, wild, decks, int(data["id"]), int(data["owner"]))
+    if data.get("kind") not in (None, meld.kind):
+        raise MeldError(f"meld {data['id']} is a {meld.kind}, not a {data['kind']}")
+    return meld
+
+
+# -- changes to a meld ------------------------------------------------------------------
+
+
+def lay_off(meld: Meld, end: str | None, token: Token, wild: str, decks: int) -> Meld:
+    """The meld with one more card at an end (runs) or in the set; nothing is re-ordered."""
+    if meld.kind == "run":
+        tokens = (token, *meld.tokens) if end == "lo" else (*meld.tokens, token)
+    else:
+        tokens = (*meld.tokens, token)
+    grown = build_meld(tokens, wild, decks, meld.id, meld.owner)
+    if meld.kind == "run" and (grown.kind != "run" or grown.low != meld.low - (end == "lo")):
+        raise MeldError("a lay-off may not re-read the run")
+    return grown
+
+
+def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]:
+    """Put ``natural`` in place of the wild that stands for it; return the meld and the freed wild."""
+    if meld.kind == "run":
+        for i, token in enumerate(meld.tokens):
+            if token.stands == natural:
+                tokens = (*meld.tokens[:i], Token(natural), *meld.tokens[i + 1 :])
+                return build_meld(tokens, wild, decks, meld.id, meld.owner), token.card
+        raise MeldError(f"no wild in meld {meld.id} stands for {natural}")
+    if natural[0] != meld.rank or natural[0] == wild:
+        raise MeldError(f"{natural} is not a natural {meld.rank} for meld {meld.id}")
+    if sum(1 for t in meld.naturals() if t.card[1] == natural[1]) >= decks:
+        raise MeldError(f"meld {meld.id} already has the {natural} (no wild stands for it)")
+    stand_ins = meld.stand_ins()
+    if not stand_ins:
+        raise MeldError(f"meld {meld.id} has no wild to swap")
+    freed = stand_ins[0]
+    tokens = list(meld.tokens)
+    tokens.remove(freed)
+    tokens.append(Token(natural))
+    return build_meld(tokens, wild, decks, meld.id, meld.owner), freed.card
+
+
+# -- offers ---------------------------------------------------------------------------
+
+
+def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str]:
+    """The player's wilds in the fixed order they are used as stand-ins (``first`` leading)."""
+    wilds = sorted((c for c in hand if c[0] == wild), key=card_key)
+    if first is not None and first in wilds:
+        wilds.remove(first)
+        wilds.insert(0, first)
+    return wilds
+
+
+def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str | None = None) -> list[tuple[Token, ...]]:
+    """Every 3-card meld (with the stand-in rule) plus the maximal all-natural sets and runs."""
+    held = Counter(hand)
+    wilds = _wilds(hand, wild, first_wild)
+    offers: dict[tuple[Token, ...], None] = {}
+    for suit in SUITS:
+        for low in range(1, 13):
+            window = [rank_at(p) + suit for p in range(low, low + 3)]
+            naturals = [c for c in window if held[c]]
+            free = list(wilds)
+            for c in naturals:
+                if c in free:
+                    free.remove(c)
+            if 3 - len(naturals) > len(free):
+                continue
+            tokens, k = [], 0
+            for c in window:
+                if held[c]:
+                    tokens.append(Token(c))
+                else:
+                    tokens.append(Token(free[k], c))
+                    k += 1
+            offers[tuple(tokens)] = None
+        held_positions = [p for p in range(1, 15) if held[rank_at(p) + suit]]
+        for segment in _segments(held_positions):
+            if len(segment) >= 4:
+                for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
+                    offers[tuple(Token(rank_at(p) + suit) for p in part)] = None
+    for rank in RANKS:
+        naturals = sorted((c for c in hand if c[0] == rank), key=card_key)
+        usable = _one_per_slot(naturals, decks)
+        if len(usable) >= 3:
+            for combo in sorted(set(combinations(usable, 3))):
+                offers[tuple(Token(c) for c in combo)] = None
+            if len(usable) > 3:
+                offers[tuple(Token(c) for c in usable)] = None
+        elif rank != wild and 3 - len(usable) <= len(wilds):
+            stand_ins = sorted(wilds[: 3 - len(usable)], key=card_key)
+            offers[tuple([Token(c) for c in usable] + [Token(w, rank) for w in stand_ins])] = None
+    return list(offers)
+
+
+def _one_per_slot(naturals: list[str], decks: int) -> list[str]:
+    """Naturals of one rank, at most ``decks`` of each suit (sorted)."""
+    out, seen = [], Counter()
+    for c in naturals:
+        if seen[c[1]] < decks:
+            seen[c[1]] += 1
+            out.append(c)
+    return out
+
+
+def _segments(positions: list[int]) -> list[list[int]]:
+    segments: list[list[int]] = []
+    for p in positions:
+        if segments and segments[-1][-1] == p - 1:
+            segments[-1].append(p)
+        else:
+            segments.append([p])
+    return segments
+
+
+def layoff_offers(meld: Meld, hand: Sequence[str], wild: str, decks: int, only_wild: str | None = None) -> list[tuple[str | None, Token]]:
+    """One-card lay-offs onto ``meld``: (end, token); ``only_wild`` forces that wild to be the card."""
+    offers: list[tuple[str | None, Token]] = []
+    wilds = _wilds(hand, wild) if only_wild is None else [only_wild]
+    if meld.kind == "run":
+        if len(meld.tokens) >= 13:
+            return offers
+        for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1)):
+            if not 1 <= p <= 14:
+                continue
+            natural = rank_at(p) + meld.suit
+            if only_wild is not None:
+                offers.append((end, Token(natural) if only_wild == natural else Token(only_wild, natural)))
+            elif natural in hand:
+                offers.append((end, Token(natural)))
+            elif wilds:
+                offers.append((end, Token(wilds[0], natural)))
+        return offers
+    naturals = meld.naturals()
+    per_suit = Counter(t.card[1] for t in naturals)
+    n, w = len(naturals), len(meld.stand_ins())
+    natural_offers = []
+    if set_size_ok(n + 1, w, decks):
+        candidates = [only_wild] if only_wild is not None else sorted(set(hand), key=card_key)
+        for c in candidates:
+            if c[0] == meld.rank and per_suit[c[1]] < decks and (c[0] != wild or meld.rank == wild):
+                natural_offers.append((None, Token(c)))
+    offers.extend(natural_offers)
+    if meld.rank != wild and wilds and set_size_ok(n, w + 1, decks) and (only_wild is not None or not natural_offers):
+        if not (only_wild is not None and natural_offers):
+            offers.append((None, Token(wilds[0], meld.rank)))
+    return offers

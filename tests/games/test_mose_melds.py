@@ -1,0 +1,169 @@
+"""Mose meld validation and offers (RULES.md 6.4, D-2 to D-5)."""
+
+import pytest
+
+from arena.games.mose.melds import (
+    MeldError,
+    Token,
+    card_points,
+    lay_off,
+    layoff_offers,
+    new_meld_offers,
+    parse_meld,
+    parse_token,
+    swap_in,
+    wild_rank,
+)
+
+
+def meld(text, wild="2", decks=1):
+    return parse_meld(text.split(), wild, decks)
+
+
+def offers(hand, wild="2", decks=1):
+    return {" ".join(str(t) for t in tokens) for tokens in new_meld_offers(hand.split(), wild, decks)}
+
+
+# -- sets (D-2) -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["7s 7h 7d", "7s 7h 7d 7c", "7s 7h 2d:7", "2d:7 2h:7 2s:7", "7s 7h 7d 7c 2s:7"])
+def test_valid_sets(text):
+    m = meld(text)
+    assert m.kind == "set" and m.rank == "7"
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("7s 7h", "at least 3"),
+        ("7s 7s 7h", "different suits"),
+        ("7s 7h 8d", "one suit in sequence"),
+        ("7s 7h 2d:7 2c:7 2s:7", "3 to 4"),  # a 5th wild needs 4 naturals
+        ("7s 7h 7d 2c:7 2s:7", "3 to 4"),
+        ("7s 7h 2d", "one suit in sequence"),  # a wild in a set of 7s must say what it stands for
+        ("7s 7h 3d:7", "only a wild"),
+    ],
+)
+def test_invalid_sets(text, why):
+    with pytest.raises(MeldError, match=why):
+        meld(text)
+
+
+def test_set_of_the_wild_rank_is_all_naturals():
+    assert meld("2s 2h 2d").kind == "set"
+    with pytest.raises(MeldError):
+        meld("2s 2h 2d:2")
+
+
+def test_two_decks_allow_two_naturals_of_a_suit():
+    assert meld("7s 7s 7h", decks=2).kind == "set"
+    with pytest.raises(MeldError):
+        meld("7s 7s 7s", decks=2)
+
+
+# -- runs (D-3) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, low",
+    [("5s 6s 7s", 5), ("As 2s 3s", 1), ("Qs Ks As", 12), ("5s 2h:6s 7s", 5), ("2h:5s 2d:6s 2c:7s", 5),
+     ("As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks", 1), ("2s 3s 4s", 2)],
+)
+def test_valid_runs(text, low):
+    m = meld(text)
+    assert m.kind == "run" and m.low == low and m.suit == "s"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Ks As 2s", "5s 6s 7h", "5s 7s 8s", "7s 6s 5s", "5s 6s", "As 2s 3s 4s 5s 6s 7s 8s 9s Ts Js Qs Ks As"],
+)
+def test_invalid_runs(text):
+    with pytest.raises(MeldError):
+        meld(text)
+
+
+def test_a_wild_standing_for_itself_is_written_plain():
+    m = meld("As 2s 3s")  # round 1: 2s is wild but stands for itself
+    assert not m.stand_ins()
+    with pytest.raises(MeldError, match="written plain"):
+        parse_token("2s:2s", "2")
+
+
+def test_only_wilds_may_stand_in():
+    with pytest.raises(MeldError, match="only a wild"):
+        meld("5s 3h:6s 7s")
+
+
+# -- lay-offs and swaps ----------------------------------------------------------------------
+
+
+def test_layoff_at_either_end_without_reordering():
+    run = meld("5s 6s 7s")
+    assert lay_off(run, "lo", Token("4s"), "2", 1).low == 4
+    assert lay_off(run, "hi", Token("8s"), "2", 1).high == 8
+    with pytest.raises(MeldError):
+        lay_off(run, "hi", Token("4s"), "2", 1)
+    with pytest.raises(MeldError):
+        lay_off(meld("Qs Ks As"), "hi", Token("2s"), "2", 1)  # no wrap
+
+
+def test_fifth_wild_only_on_a_natural_four_set():
+    full = meld("7s 7h 7d 7c")
+    assert len(lay_off(full, None, Token("2s", "7"), "2", 1).tokens) == 5
+    with pytest.raises(MeldError):
+        lay_off(meld("7s 7h 7d 2c:7"), None, Token("2s", "7"), "2", 1)
+
+
+def test_swap_in_run_and_set():
+    run = meld("5s 2h:6s 7s")
+    swapped, freed = swap_in(run, "6s", "2", 1)
+    assert freed == "2h" and swapped.text() == "5s 6s 7s"
+    with pytest.raises(MeldError):
+        swap_in(run, "6h", "2", 1)
+    s, freed = swap_in(meld("7s 7h 2d:7"), "7c", "2", 1)
+    assert freed == "2d" and s.text() == "7s 7h 7c"
+    with pytest.raises(MeldError):
+        swap_in(meld("7s 7h 2d:7"), "7s", "2", 1)  # spades are already there
+
+
+def test_layoff_offers_prefer_naturals_and_respect_ends():
+    run = meld("5s 6s 7s")
+    assert {(e, str(t)) for e, t in layoff_offers(run, ["4s", "2h", "9d"], "2", 1)} == {("lo", "4s"), ("hi", "2h:8s")}
+    assert layoff_offers(meld("Js Qs Ks As", wild="5"), ["Ts"], "5", 1) == [("lo", Token("Ts"))]
+    full = meld("7s 7h 7d 7c")
+    assert layoff_offers(full, ["2d"], "2", 1) == [(None, Token("2d", "7"))]
+
+
+# -- offers ---------------------------------------------------------------------------------
+
+
+def test_meld_offers_three_card_groupings_and_maximal_naturals():
+    got = offers("4s 5s 6s 7s 9h")
+    assert got == {"4s 5s 6s", "5s 6s 7s", "4s 5s 6s 7s"}
+    got = offers("7s 7h 7d 7c")
+    assert got == {"7s 7h 7d", "7s 7h 7c", "7s 7d 7c", "7h 7d 7c", "7s 7h 7d 7c"}
+
+
+def test_meld_offers_use_a_wild_only_where_the_natural_is_missing():
+    got = offers("5s 7s 2h 9d")
+    assert "5s 2h:6s 7s" in got
+    assert not any("2h:5s" in o or "2h:7s" in o for o in got)
+    got = offers("9d 9h 2c")
+    assert "9h 9d 2c:9" in got
+
+
+def test_all_wild_offers_and_the_wild_as_itself():
+    got = offers("2s 2h 2d")
+    assert "2s 2h 2d" in got  # a set of the wild rank
+    assert "2h:7 2d:7 2s:7" not in got and "2s:7 2h:7 2d:7" in got
+    assert "2h:As 2s 2d:3s" in got  # 2s stands for itself in its own place
+    for text in got:
+        meld(text)  # every offer is valid
+
+
+def test_scoring_values():
+    assert [card_points(c, "5") for c in ("Ks", "Th", "As", "7d", "5c")] == [10, 10, 1, 7, 20]
+    assert card_points("As", "A") == 20  # D-18
+    assert [wild_rank(r) for r in (1, 9, 13)] == ["2", "T", "A"]
