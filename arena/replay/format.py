@@ -86,6 +86,13 @@ class ReplayHeader:
     started_at: str = field(default_factory=utc_now)
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. ladder or match ids; kept verbatim
 
+    def __post_init__(self) -> None:
+        """Accept seats as names, dicts or Seat objects, and a TimeControl object, as callers have them."""
+        check_game_id(self.game_id)
+        self.seats = [_seat_info(i, s) for i, s in enumerate(self.seats)]
+        if hasattr(self.time_control, "to_dict"):
+            self.time_control = self.time_control.to_dict()
+
     def to_dict(self) -> dict[str, Any]:
         line = {
             "type": HEADER,
@@ -128,7 +135,6 @@ class ReplayHeader:
             seats.append(SeatInfo(len(seats), f"seat {len(seats)}"))
         known = {"type", "format", "version", "game_id", "ruleset", "players", "seed", "options", "seats",
                  "time_control", "started_at"}
-        tc = data.get("time_control") or {}
         return cls(
             game_id=check_game_id(data["game_id"]),
             ruleset=str(data["ruleset"]),
@@ -136,7 +142,7 @@ class ReplayHeader:
             seed=seed,
             seats=seats,
             options=dict(data.get("options") or {}),
-            time_control=dict(tc.to_dict() if hasattr(tc, "to_dict") else tc),
+            time_control=data.get("time_control") or {},
             started_at=str(data.get("started_at") or utc_now()),
             extra={k: v for k, v in data.items() if k not in known},
         )
@@ -153,6 +159,8 @@ def _seat_info(index: int, raw: Any) -> SeatInfo:
         return SeatInfo(index, raw)
     if isinstance(raw, Mapping):
         return SeatInfo(int(raw.get("seat", index)), str(raw.get("name", f"seat {index}")), str(raw.get("version") or ""))
+    if hasattr(raw, "name"):  # a Seat (arena.match.seat) or anything else with a name and a version
+        return SeatInfo(index, str(raw.name), str(getattr(raw, "version", "") or ""))
     raise ReplayFormatError(f"replay header: seat {index} should be a name or an object, not {raw!r}")
 
 

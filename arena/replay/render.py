@@ -121,11 +121,11 @@ def value(data: Any, key: str = "") -> Text:
         return Text(data)
     if isinstance(data, (list, tuple)):
         if not data:
-            return Text("[]", style="dim")
+            return Text("—", style="dim")
         return Text(" ").join(value(item, key) for item in data)
     if isinstance(data, dict):
         if not data:
-            return Text("{}", style="dim")
+            return Text("—", style="dim")
         parts = [Text(f"{k}=", style="dim") + value(v, str(k)) for k, v in data.items()]
         return Text(", ").join(parts)
     return Text(str(data))
@@ -167,20 +167,30 @@ def seat_panel(
                  border_style="yellow" if to_decide else "grey50")
 
 
-def table_facts(observation: dict[str, Any]) -> Table:
-    """The middle of the table: pile, stock, direction, suit, pending effects, and any extra keys."""
+def _facts_grid() -> Table:
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="dim", justify="right")
+    grid.add_column(style="dim", justify="right", no_wrap=True)
     grid.add_column()
-    grid.add_row("discard", pile(list(observation.get("discard") or [])))
-    grid.add_row("stock", Text(str(observation.get("stock_size", "?"))))
-    grid.add_row("direction", direction(observation.get("direction")))
+    return grid
+
+
+def table_facts(observation: dict[str, Any]) -> Table:
+    """The middle of the table: pile, stock, direction, suit, pending effects; beside them any other keys."""
+    known = _facts_grid()
+    known.add_row("discard", pile(list(observation.get("discard") or [])))
+    known.add_row("stock", Text(str(observation.get("stock_size", "?"))))
+    known.add_row("direction", direction(observation.get("direction")))
     for key in ("active_suit", "pending", "obligation"):
         if key in observation:
-            grid.add_row(key.replace("_", " "), value(observation[key], key))
+            known.add_row(key.replace("_", " "), value(observation[key], key))
+    extras = _facts_grid()
     for key in sorted(k for k in observation if k not in STANDARD_KEYS):
-        grid.add_row(key.replace("_", " "), value(observation[key], key))
-    return grid
+        extras.add_row(key.replace("_", " "), value(observation[key], key))
+    both = Table.grid(padding=(0, 4))
+    both.add_column()
+    both.add_column()
+    both.add_row(known, extras)
+    return both
 
 
 # ---------------------------------------------------------------- the log

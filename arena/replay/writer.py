@@ -79,8 +79,16 @@ class ReplayWriter:
 
     @property
     def path(self) -> Path:
-        """The file as it is now: the ``.part`` file while the game runs, the ``.jsonl`` after."""
-        return self.final_path if self._closed and self.final_path.exists() else self.part_path
+        """Where the replay will be once finished (``.jsonl``); what a database row should point at.
+
+        While the game runs the lines go to `part_path`; a crash leaves them there.
+        """
+        return self.final_path
+
+    @property
+    def current_path(self) -> Path:
+        """The file on disk right now: `part_path` until `finish`/`abort`, then `path`."""
+        return self.final_path if self._closed else self.part_path
 
     @property
     def decisions(self) -> int:

@@ -20,15 +20,15 @@ def header(game_id: str = "t1", **extra) -> dict:
 
 def test_writer_writes_part_file_then_renames_atomically_on_finish(tmp_path):
     writer = ReplayWriter.create(tmp_path, header())
-    assert writer.path.name == "t1" + PART_SUFFIX
-    assert writer.path.parent == tmp_path / "2026-11-22"
+    assert writer.current_path.name == "t1" + PART_SUFFIX
+    assert writer.path == tmp_path / "2026-11-22" / "t1.jsonl" and not writer.path.exists()
     writer.decision(0, "draw", think_ms=12.4, state_hash="aa")
     # every line is on disk as soon as it is written: a reader sees it mid-game
-    assert len(load(writer.path).decisions) == 1
+    assert len(load(writer.current_path).decisions) == 1
     final = writer.finish({"placements": [2, 1], "points": [3, 0], "reason": "out"})
     assert final == tmp_path / "2026-11-22" / "t1.jsonl"
     assert final.exists() and not (tmp_path / "2026-11-22" / ("t1" + PART_SUFFIX)).exists()
-    assert writer.path == final
+    assert writer.path == writer.current_path == final
     lines = [json.loads(line) for line in final.read_text().splitlines()]
     assert lines[0]["format"] == FORMAT_NAME and lines[0]["version"] == FORMAT_VERSION
     assert lines[0]["seats"][0] == {"seat": 0, "name": "alice", "version": "2"}
@@ -123,7 +123,7 @@ def test_a_crash_mid_line_leaves_a_part_file_that_still_opens(tmp_path, toy_rule
         {**full.header.to_dict(), "game_id": "crashed"}))
     for record in full.decisions[:30]:
         writer.decision(record.seat, record.action, record.think_ms, record.timeout, record.strike, record.hash)
-    part = writer.path
+    part = writer.current_path
     # simulate a kill during the 31st write: half a line, no newline, no rename
     next_line = json.dumps(full.decisions[30].to_dict())
     with open(part, "a") as handle:

@@ -1,0 +1,48 @@
+"""The writer as the match runner's recorder: a real `play_game` with in-process seats."""
+
+from __future__ import annotations
+
+import random
+
+import trio
+
+from arena.match.local import LocalSeat
+from arena.match.runner import play_game
+from arena.match.timecontrol import TimeControl
+from arena.replay import ReplayHeader, ReplayWriter, load, verify
+
+
+class RandomBot:
+    def __init__(self, seed: int, blunder_every: int = 0) -> None:
+        self.random = random.Random(seed)
+        self.blunder_every = blunder_every
+        self.turns = 0
+
+    def act(self, turn):
+        self.turns += 1
+        if self.blunder_every and self.turns % self.blunder_every == 0:
+            return "fly away"  # an illegal answer: a strike, and the default action is applied
+        return self.random.choice(list(turn.legal))
+
+
+def test_play_game_records_a_replay_that_verifies(tmp_path, toy_ruleset):
+    seats = [LocalSeat(RandomBot(1), name="steady", version="1.0"), LocalSeat(RandomBot(2, 40), name="sloppy")]
+    header = ReplayHeader(game_id="runner-1", ruleset=toy_ruleset, players=2, seed=77, seats=list(seats),
+                          options={"hand": 5}, time_control=TimeControl().to_dict())
+    writer = ReplayWriter.create(tmp_path, header)
+
+    async def main():
+        return await play_game(toy_ruleset, {"hand": 5}, 77, seats, TimeControl(max_strikes=50),
+                               game_id="runner-1", recorder=writer)
+
+    outcome = trio.run(main)
+    assert outcome.replay_path == str(writer.path) and writer.path.exists()
+    replay = load(writer.path)
+    assert replay.complete and replay.header.names == ["steady", "sloppy"]
+    assert replay.header.seats[0].version == "1.0"
+    assert len(replay.decisions) == outcome.decisions
+    assert replay.result["placements"] == [s.placement for s in outcome.seats]
+    assert replay.result["strikes"] == [s.strikes for s in outcome.seats]
+    assert sum(d.strike for d in replay.decisions) == sum(s.strikes for s in outcome.seats) > 0
+    report = verify(writer.path)
+    assert report.ok and report.checked == outcome.decisions, report.summary()
