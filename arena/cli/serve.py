@@ -1,8 +1,272 @@
-"""`arena serve` (not written yet)."""
+"""`arena serve`: run a local ladder (server, scheduler, ratings, live dashboard).
+
+``arena serve --demo`` is the README's first command: it also starts the
+sample bots as separate processes, so games and ratings appear within
+seconds without any setup.
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.cli import CommandError
+
+DEMO_BOTS = ("random_bot", "greedy_bot", "tactician")
+SAMPLE_BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("serve", help="(not written yet)")
-    parser.set_defaults(func=lambda args: print("arena serve: not written yet") or 2)
+    from arena.match.timecontrol import TimeControl
+
+    tc = TimeControl()
+    parser = subparsers.add_parser(
+        "serve",
+        help="run a ladder: bots connect, games flow, ratings update (try --demo)",
+        description="Run the arena server with the ladder: connected bots are scheduled in duplicate sets, "
+        "results and replays are stored, Bradley-Terry ratings with 95%% intervals are shown live.",
+    )
+    net = parser.add_argument_group("network")
+    net.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
+    net.add_argument("--port", type=int, default=50051, help="port (default 50051; 0 picks a free one)")
+    net.add_argument("--tls-cert", type=Path, help="PEM certificate chain (with --tls-key)")
+    net.add_argument("--tls-key", type=Path, help="PEM private key")
+    net.add_argument(
+        "--registered-only",
+        action="store_true",
+        help="admit only bots registered with `arena bots add` (required off loopback)",
+    )
+    net.add_argument("--max-connections", type=int, default=256, help="bot connections at once (default 256)")
+    net.add_argument("--max-games-per-bot", type=int, default=64, help="games at once per bot (default 64)")
+    ladder = parser.add_argument_group("ladder")
+    ladder.add_argument("--db", default="arena.db", help="SQLite ladder database (default arena.db)")
+    ladder.add_argument("--replays", default="replays", help="replay folder (default replays/)")
+    ladder.add_argument(
+        "--game",
+        action="append",
+        metavar="RULESET",
+        help="ruleset to schedule; repeat or comma-separate (default: every ruleset)",
+    )
+    ladder.add_argument(
+        "--players",
+        action="append",
+        metavar="[RULESET=]N",
+        help="table size (default: each ruleset's minimum); N for all, or RULESET=N",
+    )
+    ladder.add_argument("--concurrency", type=int, default=8, help="games at once (default 8)")
+    ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
+    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games")
+    ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
+                        help="on stop, let running games finish this long (default 10)")
+    time_model = parser.add_argument_group("time model (milliseconds)")
+    time_model.add_argument("--move-ms", type=int, default=tc.move_ms, help=f"per-decision limit (default {tc.move_ms})")
+    time_model.add_argument("--bank-ms", type=int, default=tc.bank_ms, help=f"time bank (default {tc.bank_ms})")
+    time_model.add_argument("--increment-ms", type=int, default=tc.increment_ms, help=f"bank increment (default {tc.increment_ms})")
+    time_model.add_argument("--first-move-ms", type=int, default=tc.first_move_ms, help=f"first-move allowance (default {tc.first_move_ms})")
+    time_model.add_argument("--max-strikes", type=int, default=tc.max_strikes, help=f"strikes that forfeit (default {tc.max_strikes})")
+    show = parser.add_argument_group("display")
+    show.add_argument("--demo", action="store_true", help="also start the sample bots as local processes")
+    show.add_argument("--plain", action="store_true", help="periodic text summaries instead of the live view")
+    show.add_argument("--summary-every", type=float, default=10.0, metavar="SECONDS",
+                      help="seconds between text summaries (default 10)")
+    parser.set_defaults(func=run)
+
+
+def _rulesets(args) -> dict[str, int]:
+    """Chosen rulesets and their table sizes, with clear errors."""
+    from arena import games
+
+    known = games.rulesets()
+    if not known:
+        raise CommandError("no rulesets are installed")
+    chosen: list[str] = []
+    for item in args.game or []:
+        chosen += [name.strip() for name in item.split(",") if name.strip()]
+    chosen = list(dict.fromkeys(chosen)) or known
+    for name in chosen:
+        games.ruleset_info(name)  # raises UnknownRulesetError with the known names
+    sizes = {name: games.ruleset_info(name).min_players for name in chosen}
+    for item in args.players or []:
+        target, _, value = item.rpartition("=")
+        try:
+            count = int(value)
+        except ValueError:
+            raise CommandError(f"--players {item!r}: expected N or RULESET=N") from None
+        names = [target] if target else chosen
+        for name in names:
+            if name not in sizes:
+                raise CommandError(f"--players {item!r}: {name} is not among the scheduled rulesets ({', '.join(chosen)})")
+            games.ruleset_info(name).check_players(count)
+            sizes[name] = count
+    return sizes
+
+
+def _check_numbers(args) -> None:
+    for flag, value, low in (
+        ("--concurrency", args.concurrency, 1), ("--max-connections", args.max_connections, 1),
+        ("--max-games-per-bot", args.max_games_per_bot, 1), ("--move-ms", args.move_ms, 1),
+        ("--bank-ms", args.bank_ms, 0), ("--increment-ms", args.increment_ms, 0),
+        ("--first-move-ms", args.first_move_ms, 0), ("--max-strikes", args.max_strikes, 1),
+    ):
+        if value < low:
+            raise CommandError(f"{flag} must be at least {low}, not {value}")
+    if args.max_games is not None and args.max_games < 1:
+        raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
+    if args.duration is not None and args.duration <= 0:
+        raise CommandError(f"--duration must be positive, not {args.duration}")
+
+
+def run(args) -> int:
+    from arena.ladder.auth import LadderAuthenticator
+    from arena.ladder.store import LadderStore, StoreError
+    from arena.match.timecontrol import TimeControl
+    from arena.server.config import ConfigError, ServerConfig, is_loopback
+
+    _check_numbers(args)
+    players = _rulesets(args)
+    loopback = is_loopback(args.host)
+    if not loopback and not args.registered_only:
+        raise CommandError(
+            f"refusing to serve on {args.host} with open registration: anyone could connect under any name. "
+            "Register bots with `arena bots add NAME` and add --registered-only (and --tls-cert/--tls-key)"
+        )
+    if args.demo and args.registered_only:
+        raise CommandError("--demo starts unregistered sample bots: it cannot be combined with --registered-only")
+    if args.demo:
+        missing = [name for name in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{name}.py").is_file()]
+        if missing:
+            raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
+    try:
+        store = LadderStore.open(args.db)
+    except StoreError as error:
+        raise CommandError(str(error)) from None
+
+    config = ServerConfig(
+        host=args.host,
+        port=args.port,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        open_registration=not args.registered_only,
+        authenticator=LadderAuthenticator(store, open_registration=not args.registered_only),
+        max_connections=args.max_connections,
+        max_games_per_bot=args.max_games_per_bot,
+    )
+    try:
+        config.validate()
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+    time_control = TimeControl(
+        move_ms=args.move_ms, bank_ms=args.bank_ms, increment_ms=args.increment_ms,
+        first_move_ms=args.first_move_ms, max_strikes=args.max_strikes,
+    )
+    return _serve(args, store, config, players, time_control)
+
+
+def _serve(args, store, config, players, time_control) -> int:
+    import trio
+    from rich.console import Console
+    from rich.live import Live
+
+    from arena.ladder.dashboard import DashboardView, leaderboard_table, plain_summary, render_dashboard
+    from arena.ladder.director import LadderDirector, LadderSettings
+    from arena.server import host
+
+    console = Console()
+    live_view = console.is_terminal and not args.plain
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    view = DashboardView(address=f"{args.host}:{args.port}")
+    settings = LadderSettings(
+        players=players,
+        time_control=time_control,
+        replays=Path(args.replays),
+        concurrency=args.concurrency,
+        max_games_per_bot=args.max_games_per_bot,
+        max_games=args.max_games,
+        duration_s=args.duration,
+        drain_s=args.drain,
+    )
+    ladder = LadderDirector(store, settings, view)
+    bots: list[subprocess.Popen] = []
+    live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
+
+    async def show() -> None:
+        if live is not None:
+            while True:
+                live.update(render_dashboard(view), refresh=True)
+                await trio.sleep(0.5)
+        while True:
+            await trio.sleep(args.summary_every)
+            print(plain_summary(view), flush=True)
+
+    async def director(handle) -> object:
+        print(f"arena listening on {handle.address} (db {args.db}, replays {args.replays}/, "
+              f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
+        if args.demo:
+            bots.extend(_start_demo_bots(handle.port, Path(args.replays)))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(show)
+            summary = await ladder(handle)
+            nursery.cancel_scope.cancel()
+        return summary
+
+    try:
+        if live is not None:
+            live.start()
+        summary = host.run(config, director)
+    except OSError as error:
+        raise CommandError(str(error)) from None
+    finally:
+        if live is not None:
+            live.update(render_dashboard(view), refresh=True)
+            live.stop()
+        _stop_processes(bots)
+        store.close()
+    for ruleset in players:
+        rows = view.standings.get(ruleset)
+        if rows and live is None:
+            console.print(leaderboard_table(ruleset, rows))
+    print(
+        f"stopped ({summary.stopped_because}): {summary.finished} games finished, {summary.aborted} aborted, "
+        f"{summary.decisions} decisions in {summary.seconds:.0f} s",
+        flush=True,
+    )
+    return 0
+
+
+def _start_demo_bots(port: int, replays: Path) -> list[subprocess.Popen]:
+    """The sample bots, each its own process; their output goes to a log next to the replays."""
+    log_path = replays.parent / "demo-bots.log" if replays.parent != Path("") else Path("demo-bots.log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_file = open(log_path, "ab")
+    processes = []
+    for name in DEMO_BOTS:
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, str(SAMPLE_BOTS_DIR / f"{name}.py"), "--arena", f"127.0.0.1:{port}",
+                 "--name", name.removesuffix("_bot"), "--max-games", "4"],
+                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
+                cwd=str(SAMPLE_BOTS_DIR.parent),
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(SAMPLE_BOTS_DIR.parent), os.environ.get("PYTHONPATH", "")]))},
+            )
+        )
+    log_file.close()
+    return processes
+
+
+def _stop_processes(processes: list[subprocess.Popen], timeout_s: float = 5.0) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + timeout_s
+    for process in processes:
+        try:
+            process.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

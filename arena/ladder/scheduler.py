@@ -14,11 +14,18 @@ Choosing a table (`Scheduler.next_table`):
    against the seats already chosen, then the fewest sets, then the most
    uncertain comparison (largest overlap of 95% intervals), so every pair
    meets and no pair is over-played.
-3. Fairness cap: a bot may take a seat only while it is at most ``max_lead``
-   sets ahead of the member with the fewest sets, unless the table is for
-   that neediest member (then anyone may play it, so nothing deadlocks).
-   Bots with a large capacity are therefore not allowed to race ahead of
-   bots that are busy.
+3. Fairness caps, so that bots freed at the same moment do not simply play
+   each other again and fast or high-capacity bots do not race ahead:
+   * a bot may take a seat only while it is at most ``max_lead`` sets ahead
+     of the ruleset's neediest member (unless the table is for that member,
+     so nothing deadlocks), and at most ``max_lead`` sets ahead of its own
+     least-played ruleset (so a table needing many free bots at once, such
+     as a four-player ruleset, is not starved by two-player tables);
+   * a pairing may have at most ``pair_slack`` more sets than the
+     least-played pairing open to the same bot, busy partners included: a
+     free bot waits for a busy partner rather than over-play a pair.
+   When every bot is free some table is always possible, so waiting never
+   turns into a deadlock.
 
 Counts are of sets *scheduled* (finished or running), so one planning round
 spreads tables instead of repeating one pairing.  A bot that (re)connects is
@@ -66,11 +73,19 @@ class Scheduler:
         players: Mapping[str, int],
         *,
         max_lead: int = 2,
+        pair_slack: int = 1,
         rng: random.Random | None = None,
     ) -> None:
-        """players: ruleset -> table size for every ruleset this ladder schedules."""
+        """players: ruleset -> table size for every ruleset this ladder schedules.
+
+        max_lead: how many sets a bot may be ahead of the neediest member of a
+            ruleset, and ahead of its own least-played ruleset.
+        pair_slack: how many more sets a pairing may have than the least-played
+            pairing available to the same bot (busy partners included).
+        """
         self.players = dict(players)
         self.max_lead = max_lead
+        self.pair_slack = pair_slack
         self.rng = rng or random.Random()
         self.sets: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
@@ -124,35 +139,55 @@ class Scheduler:
     def next_table(self, candidates: Iterable[Candidate]) -> Table | None:
         """The best table to start now among these connected bots, or None."""
         connected = list(candidates)
-        best: tuple[tuple, str, Candidate, list[Candidate]] | None = None
-        for ruleset, size in self.players.items():
-            members = [c for c in connected if c.plays(ruleset)]
-            self._lift_newcomers(ruleset, members)
-            if len(members) < size:
+        members = {r: [c for c in connected if c.plays(r)] for r in self.players}
+        for ruleset, group in members.items():
+            self._lift_newcomers(ruleset, group)
+        playable = [r for r, group in members.items() if len(group) >= self.players[r]]
+        # Each bot's lowest count over the rulesets it can be scheduled in now.
+        lowest: dict[str, int] = {}
+        for ruleset in playable:
+            for c in members[ruleset]:
+                count = self.effective_sets(ruleset, c.name)
+                lowest[c.name] = min(lowest.get(c.name, count), count)
+        options = []
+        for ruleset in playable:
+            group = members[ruleset]
+            floor = min(self.effective_sets(ruleset, c.name) for c in group)
+            free = [
+                c for c in group
+                if c.free > 0 and self.effective_sets(ruleset, c.name) <= lowest[c.name] + self.max_lead
+            ]
+            if len(free) < self.players[ruleset]:
                 continue
-            free = [c for c in members if c.free > 0]
-            if len(free) < size:
-                continue
-            floor = min(self.effective_sets(ruleset, c.name) for c in members)
+            total = sum(self.sets[ruleset].values())
             for anchor in free:
                 count = self.effective_sets(ruleset, anchor.name)
-                if count > floor + self.max_lead:
-                    continue
-                key = (count, sum(self.sets[ruleset].values()), self.rng.random())
-                if best is None or key < best[0]:
-                    best = (key, ruleset, anchor, free)
-        if best is None:
-            return None
-        _key, ruleset, anchor, free = best
-        floor = min(self.effective_sets(ruleset, c.name) for c in connected if c.plays(ruleset))
+                if count <= floor + self.max_lead:
+                    options.append(((count, total, self.rng.random()), ruleset, anchor, free, floor))
+        options.sort(key=lambda option: option[0])
+        for _key, ruleset, anchor, free, floor in options:
+            table = self._fill(ruleset, anchor, free, floor, members[ruleset])
+            if table is not None:
+                return table
+        return None
+
+    def _fill(
+        self, ruleset: str, anchor: Candidate, free: list[Candidate], floor: int, group: list[Candidate]
+    ) -> Table | None:
+        """Seat the others next to the anchor, or None if no fair table exists right now."""
         anchor_is_neediest = self.effective_sets(ruleset, anchor.name) == floor
         chosen = [anchor.name]
         for _seat in range(self.players[ruleset] - 1):
+            # The least-played pairing available among *all* connected members, busy or not:
+            # a free bot may not take a pairing far more played than one that is merely busy.
+            least = min(self._head_to_head(ruleset, c.name, chosen) for c in group if c.name not in chosen)
+            allowed = least + self.pair_slack * len(chosen)
             options = [
                 c
                 for c in free
                 if c.name not in chosen
                 and (anchor_is_neediest or self.effective_sets(ruleset, c.name) <= floor + self.max_lead)
+                and self._head_to_head(ruleset, c.name, chosen) <= allowed
             ]
             if not options:
                 return None
@@ -161,8 +196,11 @@ class Scheduler:
         self.rng.shuffle(chosen)
         return Table(ruleset, tuple(chosen))
 
+    def _head_to_head(self, ruleset: str, bot: str, chosen: Sequence[str]) -> int:
+        return sum(self.pairs[ruleset][frozenset((bot, other))] for other in chosen)
+
     def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str) -> tuple:
-        head_to_head = sum(self.pairs[ruleset][frozenset((bot, other))] for other in chosen)
+        head_to_head = self._head_to_head(ruleset, bot, chosen)
         overlap = sum(self._overlap(ruleset, bot, other) for other in chosen)
         return (head_to_head, self.effective_sets(ruleset, bot), -overlap, self.rng.random())
 

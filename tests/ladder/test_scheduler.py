@@ -123,3 +123,39 @@ def test_not_enough_players_or_no_shared_ruleset_gives_no_table():
     assert scheduler.next_table([Candidate("a", 1), Candidate("b", 1)]).ruleset == "duo"
     assert scheduler.next_table([Candidate("a", 1, frozenset({"duo"})), Candidate("b", 1, frozenset({"trio"}))]) is None
     assert scheduler.next_table([Candidate("a", 1), Candidate("b", 0)]) is None
+
+
+def test_bots_freed_together_do_not_lock_into_the_same_pairs():
+    """Constant game lengths: pairs finish together; the scheduler must still rotate partners.
+
+    Also a four-player ruleset among four bots needs every bot free at once: it
+    must not be starved by the two-player tables.
+    """
+    bots = {name: 2 for name in ("hi", "lo", "rnd", "first")}
+    players = {"duo": 2, "trio2": 2, "tricks": 2, "four": 4}
+    scheduler = Scheduler(players, rng=random.Random(9))
+    busy = Counter()
+    running = []
+    started = []
+    for step in range(400):
+        # Bots connect one by one, as they do in real life.
+        connected = [Candidate(name, cap - busy[name]) for name, cap in list(bots.items())[: 1 + step]]
+        for table in scheduler.plan(connected, limit=8):
+            for bot in table.bots:
+                busy[bot] += 1
+                assert busy[bot] <= bots[bot]
+            running.append((step + 3, table))  # every set lasts exactly 3 steps
+            started.append(table)
+        for end, table in [r for r in running if r[0] == step]:
+            for bot in table.bots:
+                busy[bot] -= 1
+        running = [r for r in running if r[0] != step]
+    for ruleset in ("duo", "trio2", "tricks"):
+        pairs = Counter(frozenset(t.bots) for t in started if t.ruleset == ruleset)
+        counts = [pairs[frozenset(p)] for p in combinations(bots, 2)]
+        assert min(counts) >= 5, (ruleset, counts)
+        assert max(counts) <= 2 * min(counts), (ruleset, counts)
+    four = sum(1 for t in started if t.ruleset == "four")
+    duo = sum(1 for t in started if t.ruleset == "duo")
+    assert four >= 10, four
+    assert four * 4 >= duo * 2 - 3 * 4 * 2, (four, duo)  # a bot's sets per ruleset stay level

@@ -1,0 +1,47 @@
+"""Who may connect: registered bots need their token; open registration is for loopback only.
+
+`LadderAuthenticator` is the ``authenticator(name, token, peer)`` hook the
+server calls for every Hello.  It answers None to admit, or a sentence that
+tells the bot (and its author) why not.  Checking a token costs a salted
+scrypt hash (tens of ms, by design), so a successful check is remembered
+(as a SHA-256 of the token, never the token) for the process's lifetime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from arena.ladder.store import LadderStore, verify_token
+
+
+def new_token() -> str:
+    """A fresh random token for `arena bots add` (shown once, stored hashed)."""
+    return secrets.token_urlsafe(24)
+
+
+class LadderAuthenticator:
+    def __init__(self, store: LadderStore, *, open_registration: bool) -> None:
+        self.store = store
+        self.open_registration = open_registration
+        self._verified: dict[str, bytes] = {}  # name -> sha256(token) of the last token that verified
+
+    def __call__(self, name: str, token: str, peer: str) -> str | None:
+        known, stored = self.store.bot_token_hash(name)
+        if known and stored:
+            if not token:
+                return f"bot {name!r} is registered: connect with its token (--token)"
+            digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+            if self._verified.get(name) == digest:
+                return None
+            if not verify_token(token, stored):
+                return f"wrong token for bot {name!r}"
+            self._verified[name] = digest
+            return None
+        self._verified.pop(name, None)
+        if self.open_registration:
+            return None
+        return (
+            f"bot {name!r} is not registered on this arena and registration is closed: "
+            f"ask the organiser to run `arena bots add {name}` and connect with the token it prints"
+        )

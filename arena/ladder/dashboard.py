@@ -1,0 +1,148 @@
+"""The live dashboard of `arena serve`, and the leaderboard table `arena leaderboard` prints.
+
+Everything here builds rich renderables from plain snapshots (`DashboardView`),
+so it can be rendered into a recording console in tests, shown with
+`rich.live.Live` on a terminal, or turned into plain text when stdout is not
+a tty.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Deque, Sequence
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from arena.ladder.standings import Standing, format_ci
+
+
+def leaderboard_table(ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None) -> Table:
+    """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes."""
+    table = Table(title=f"{ruleset} — Bradley-Terry ratings (95% interval)", title_justify="left", expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("bot")
+    table.add_column("rating", justify="right")
+    table.add_column("−/+ 95%", justify="right")
+    if live_elo is not None:
+        table.add_column("live Elo", justify="right")
+    table.add_column("games", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("wins", justify="right")
+    table.add_column("timeouts", justify="right")
+    table.add_column("strikes", justify="right")
+    for row in rows:
+        name = Text(row.bot, style="bold" if row.connected else "")
+        cells = [str(row.rank), name, f"{row.rating:.0f}", format_ci(row.ci)]
+        if live_elo is not None:
+            cells.append(f"{live_elo.get(row.bot, 1500.0):.0f}")
+        cells += [str(row.games), f"{100 * row.score:.1f}%", str(row.wins), str(row.timeouts), str(row.strikes)]
+        table.add_row(*cells)
+    if not rows:
+        table.caption = "no finished games yet"
+    return table
+
+
+@dataclass
+class RunningGame:
+    game_id: str
+    ruleset: str
+    players: tuple[str, ...]
+    rotation: str  # e.g. "2/3"
+    started: float  # time.monotonic()
+
+
+@dataclass
+class FinishedGame:
+    game_id: str
+    ruleset: str
+    result: str  # "a 1st, b 2nd" or "aborted: reason"
+    decisions: int
+    seconds: float
+
+
+@dataclass
+class DashboardView:
+    """A snapshot of what the ladder is doing; the director keeps it up to date."""
+
+    address: str
+    started: float = field(default_factory=time.monotonic)
+    connected: list[str] = field(default_factory=list)
+    finished: int = 0
+    aborted: int = 0
+    decisions: int = 0
+    running: dict[str, RunningGame] = field(default_factory=dict)
+    latest: Deque[FinishedGame] = field(default_factory=lambda: deque(maxlen=8))
+    standings: dict[str, list[Standing]] = field(default_factory=dict)
+    live_elo: dict[str, dict[str, float]] = field(default_factory=dict)
+    note: str = ""
+
+    def uptime(self, now: float | None = None) -> float:
+        return max(0.0, (now if now is not None else time.monotonic()) - self.started)
+
+    def games_per_minute(self, now: float | None = None) -> float:
+        minutes = self.uptime(now) / 60.0
+        return self.finished / minutes if minutes > 0 else 0.0
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def render_dashboard(view: DashboardView, now: float | None = None) -> RenderableType:
+    now = now if now is not None else time.monotonic()
+    header = Text.assemble(
+        ("Mau Arena ladder ", "bold"),
+        f"at {view.address}   up {_duration(view.uptime(now))}   ",
+        f"bots {len(view.connected)}   running {len(view.running)}   ",
+        f"finished {view.finished}   aborted {view.aborted}   ",
+        (f"{view.games_per_minute(now):.1f} games/min", "bold"),
+    )
+    parts: list[RenderableType] = [Panel(header)]
+    if view.note:
+        parts.append(Text(view.note, style="yellow"))
+    if not view.standings:
+        parts.append(Text("waiting for the first finished game…", style="dim"))
+    for ruleset, rows in view.standings.items():
+        parts.append(leaderboard_table(ruleset, rows, live_elo=view.live_elo.get(ruleset, {})))
+
+    running = Table(title="games running now", title_justify="left")
+    for column in ("game", "ruleset", "rotation", "seats", "for"):
+        running.add_column(column)
+    for game in sorted(view.running.values(), key=lambda g: g.started)[:10]:
+        running.add_row(game.game_id[:12], game.ruleset, game.rotation, ", ".join(game.players), _duration(now - game.started))
+    if len(view.running) > 10:
+        running.caption = f"and {len(view.running) - 10} more"
+    parts.append(running)
+
+    latest = Table(title="latest results", title_justify="left")
+    for column in ("game", "ruleset", "result", "decisions", "seconds"):
+        latest.add_column(column)
+    for game in reversed(view.latest):
+        latest.add_row(game.game_id[:12], game.ruleset, game.result, str(game.decisions), f"{game.seconds:.1f}")
+    parts.append(latest)
+    return Group(*parts)
+
+
+def plain_summary(view: DashboardView, now: float | None = None) -> str:
+    """A few lines for logs and pipes, when a live view makes no sense."""
+    now = now if now is not None else time.monotonic()
+    lines = [
+        f"[{_duration(view.uptime(now))}] {view.address}: bots {len(view.connected)}, running {len(view.running)}, "
+        f"finished {view.finished}, aborted {view.aborted}, {view.games_per_minute(now):.1f} games/min"
+    ]
+    for ruleset, rows in view.standings.items():
+        top = ", ".join(
+            f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({r.games} games)"
+            for r in rows[:8]
+        )
+        lines.append(f"  {ruleset}: {top}")
+    return "\n".join(lines)

@@ -1,0 +1,366 @@
+"""The ladder director: the trio task `arena serve` hands to `arena.server.run`.
+
+It keeps the server busy: whenever a bot connects or a game slot frees, it
+asks the `Scheduler` for tables and plays each as a duplicate set (the
+rotations one after another, one seed).  Every game is written to the store
+as ``running`` before it starts and committed with its result and replay path
+when it ends, so a crash loses nothing that finished.  Ratings are refitted
+in the background (at most every ``refit_s``) and feed the dashboard, the
+GetStandings RPC and the scheduler's uncertainty tie-break.
+
+Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new set or
+rotation starts; running games may finish for ``drain_s`` seconds, then the
+rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import trio
+
+from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
+from arena.ladder.ratings import LiveElo
+from arena.ladder.scheduler import Candidate, Scheduler, Table
+from arena.ladder.standings import Standing, compute_standings
+from arena.ladder.store import LadderStore, SeatRecord, utc_now
+from arena.match.timecontrol import TimeControl
+
+log = logging.getLogger("arena.ladder")
+
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+@dataclass
+class LadderSettings:
+    players: dict[str, int]  # ruleset -> table size, for every ruleset the ladder schedules
+    time_control: TimeControl = field(default_factory=TimeControl)
+    replays: Path = Path("replays")
+    concurrency: int = 8  # games at once
+    max_games_per_bot: int = 64
+    max_games: int | None = None  # stop after this many finished games
+    duration_s: float | None = None  # stop scheduling after this long
+    drain_s: float = 10.0
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # ruleset -> options
+    max_lead: int = 2
+    refit_s: float = 1.0
+    snapshot_s: float = 60.0
+    handle_signals: bool = True
+
+
+@dataclass
+class LadderSummary:
+    finished: int
+    aborted: int
+    decisions: int
+    seconds: float
+    stopped_because: str
+
+
+def _ordinal(place: int | None) -> str:
+    if place is None:
+        return "-"
+    return _ORDINALS.get(place, f"{place}th")
+
+
+class LadderDirector:
+    def __init__(self, store: LadderStore, settings: LadderSettings, view: DashboardView | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.view = view or DashboardView(address="")
+        self.scheduler = Scheduler(settings.players, max_lead=settings.max_lead)
+        self.live_elo = LiveElo()
+        self.standings: dict[str, list[Standing]] = {}
+        self.stopping: trio.Event | None = None  # created inside trio
+        self.stop_reason = ""
+        self._reserved: dict[str, int] = {}
+        self._running_sets = 0
+        self._started_games = 0
+        self._db = trio.CapacityLimiter(1)
+        self._dirty: set[str] = set()
+        self._wake: trio.Event | None = None
+        self._all_done: trio.Event | None = None
+        self._sets_scope: trio.CancelScope | None = None
+
+    # ------------------------------------------------------------ the director
+
+    async def __call__(self, handle: Any) -> LadderSummary:
+        started = time.monotonic()
+        self.stopping = trio.Event()
+        self._wake = trio.Event()
+        self._all_done = trio.Event()
+        self.view.address = getattr(handle, "address", f"127.0.0.1:{handle.port}")
+        self.view.started = started
+        handle.standings_provider = self.standings_rows
+        await self._db_call(self._load_history)
+        async with trio.open_nursery() as background:
+            if self.settings.handle_signals:
+                background.start_soon(self._watch_signals)
+            if self.settings.duration_s is not None:
+                background.start_soon(self._stop_after, self.settings.duration_s)
+            background.start_soon(self._watch_sessions, handle)
+            background.start_soon(self._refit_loop)
+            async with trio.open_nursery() as sets:
+                self._sets_scope = sets.cancel_scope
+                await self._schedule(handle, sets)
+                if self._running_sets:
+                    self.view.note = f"stopping ({self.stop_reason}): letting {self._running_sets} running games finish"
+                    with trio.move_on_after(self.settings.drain_s):
+                        await self._all_done.wait()
+                    if self._running_sets:
+                        self.view.note = f"stopping: aborting {self._running_sets} games still running"
+                sets.cancel_scope.cancel()
+            with trio.CancelScope(shield=True):
+                await self._refit(force=True, snapshot=True)
+            background.cancel_scope.cancel()
+        return LadderSummary(
+            finished=self.view.finished,
+            aborted=self.view.aborted,
+            decisions=self.view.decisions,
+            seconds=time.monotonic() - started,
+            stopped_because=self.stop_reason,
+        )
+
+    def stop(self, reason: str) -> None:
+        """Stop scheduling; running games drain (call from trio)."""
+        if self.stopping is not None and not self.stopping.is_set():
+            self.stop_reason = reason
+            self.stopping.set()
+            self._kick()
+
+    def abort_now(self, reason: str) -> None:
+        self.stop(reason)
+        if self._sets_scope is not None:
+            self._sets_scope.cancel()
+
+    # ------------------------------------------------------------ scheduling
+
+    async def _schedule(self, handle: Any, sets: trio.Nursery) -> None:
+        assert self.stopping is not None
+        while not self.stopping.is_set():
+            limit = self.settings.concurrency - self._running_sets
+            if self.settings.max_games is not None:
+                limit = min(limit, self.settings.max_games - self._started_games - self._running_sets)
+            if limit > 0:
+                sessions = handle.sessions()
+                self.view.connected = [s.name for s in sessions]
+                candidates = [
+                    Candidate(
+                        s.name,
+                        min(s.capacity, self.settings.max_games_per_bot) - max(s.busy, self._reserved.get(s.name, 0)),
+                        frozenset(s.games),
+                    )
+                    for s in sessions
+                ]
+                versions = {s.name: s.version for s in sessions}
+                for table in self.scheduler.plan(candidates, limit):
+                    for bot in table.bots:
+                        self._reserved[bot] = self._reserved.get(bot, 0) + 1
+                    self._running_sets += 1
+                    self._all_done = trio.Event()
+                    sets.start_soon(self._play_set, handle, table, versions)
+            await self._sleep_until_kicked(1.0)
+
+    async def _sleep_until_kicked(self, timeout: float) -> None:
+        assert self._wake is not None
+        with trio.move_on_after(timeout):
+            await self._wake.wait()
+        self._wake = trio.Event()
+
+    def _kick(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _watch_sessions(self, handle: Any) -> None:
+        while True:
+            await handle.session_event()
+            self.view.connected = [s.name for s in handle.sessions()]
+            self._kick()
+
+    async def _stop_after(self, seconds: float) -> None:
+        await trio.sleep(seconds)
+        self.stop(f"--duration {seconds:g} s reached")
+
+    async def _watch_signals(self) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+            async for signum in received:
+                if self.stopping is not None and self.stopping.is_set():
+                    self.abort_now("interrupted twice")
+                else:
+                    name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+                    self.stop(f"{name}; again to abort running games")
+
+    # ------------------------------------------------------------ one set
+
+    async def _play_set(self, handle: Any, table: Table, versions: dict[str, str]) -> None:
+        from arena.replay.writer import ReplayWriter
+        from arena.server.host import new_game_id
+        from arena.server.sessions import SeatUnavailable
+
+        assert self.stopping is not None
+        set_id = secrets.token_hex(6)
+        seed = secrets.randbits(63)
+        rotations = table.rotations()
+        options = dict(self.settings.options.get(table.ruleset, {}))
+        try:
+            for index, seats in enumerate(rotations):
+                if self.stopping.is_set():
+                    break
+                if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
+                    break
+                self._started_games += 1
+                game_id = new_game_id()
+                header = {
+                    "game_id": game_id,
+                    "ruleset": table.ruleset,
+                    "players": len(seats),
+                    "seed": seed,
+                    "options": options,
+                    "seats": [{"seat": i, "name": bot, "version": versions.get(bot, "")} for i, bot in enumerate(seats)],
+                    "time_control": self.settings.time_control.to_dict(),
+                    "started_at": utc_now(),
+                    "ladder_set": set_id,
+                    "rotation": index,
+                }
+                writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
+                await self._db_call(
+                    self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats)
+                )
+                self.view.running[game_id] = RunningGame(
+                    game_id, table.ruleset, tuple(seats), f"{index + 1}/{len(rotations)}", time.monotonic()
+                )
+                began = time.monotonic()
+                try:
+                    outcome = await handle.play_game(
+                        table.ruleset, options, seed, list(seats), self.settings.time_control,
+                        recorder=writer, game_id=game_id,
+                    )
+                except SeatUnavailable as error:
+                    # A bot left between rotations: the set ends here, nothing was played.
+                    with trio.CancelScope(shield=True):
+                        await trio.to_thread.run_sync(writer.abort, f"seat unavailable: {error}")
+                        await self._db_call(
+                            self.store.game_ended, game_id, "aborted", [], reason=f"seat unavailable: {error}",
+                            replay_path=str(writer.final_path),
+                        )
+                    self.view.aborted += 1
+                    break
+                except BaseException:
+                    # Cancelled (shutdown): the runner has closed the replay as aborted.
+                    with trio.CancelScope(shield=True):
+                        await self._db_call(
+                            self.store.game_ended, game_id, "aborted", [], reason="server shutting down",
+                            replay_path=str(writer.final_path) if writer.final_path.exists() else None,
+                        )
+                    self.view.aborted += 1
+                    raise
+                finally:
+                    self.view.running.pop(game_id, None)
+                with trio.CancelScope(shield=True):
+                    await self._record(outcome, writer, time.monotonic() - began)
+                if outcome.status != "finished":
+                    break
+        finally:
+            for bot in table.bots:
+                self._reserved[bot] -= 1
+            self._running_sets -= 1
+            if self._running_sets == 0 and self._all_done is not None:
+                self._all_done.set()
+            self._kick()
+
+    async def _record(self, outcome: Any, writer: Any, seconds: float) -> None:
+        final = writer.final_path
+        replay = str(final) if final.exists() else None
+        seats = [
+            SeatRecord(
+                seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
+                timeouts=s.timeouts, think_ms=s.think_ms, decisions=s.decisions, forfeited=s.forfeited,
+            )
+            for s in outcome.seats
+        ]
+        await self._db_call(
+            self.store.game_ended, outcome.game_id, outcome.status, seats,
+            ended_at=outcome.ended_at or None, replay_path=replay, reason=outcome.reason, decisions=outcome.decisions,
+        )
+        self.view.decisions += outcome.decisions
+        if outcome.status == "finished":
+            self.view.finished += 1
+            placements = {s.name: s.placement for s in outcome.seats}
+            self.live_elo.update(outcome.ruleset, placements)
+            self.view.live_elo[outcome.ruleset] = self.live_elo.ratings(outcome.ruleset)
+            ranked = sorted(outcome.seats, key=lambda s: s.placement)
+            result = ", ".join(f"{s.name} {_ordinal(s.placement)}" + (" (forfeit)" if s.forfeited else "") for s in ranked)
+            self._dirty.add(outcome.ruleset)
+        else:
+            self.view.aborted += 1
+            result = f"aborted: {outcome.reason}"
+        self.view.latest.append(FinishedGame(outcome.game_id, outcome.ruleset, result, outcome.decisions, seconds))
+        if self.settings.max_games is not None and self.view.finished >= self.settings.max_games:
+            self.stop(f"--max-games {self.settings.max_games} reached")
+
+    # ------------------------------------------------------------ ratings
+
+    def _load_history(self) -> None:
+        for ruleset in self.settings.players:
+            pairs = self.store.pair_counts(ruleset)
+            sets = self.store.set_counts(ruleset)
+            self.scheduler.load_history(ruleset, pairs, sets)
+            games = self.store.rated_games(ruleset)
+            for game in games:
+                self.live_elo.update(ruleset, game.placements)
+            if games:
+                self.view.live_elo[ruleset] = self.live_elo.ratings(ruleset)
+                self._dirty.add(ruleset)
+
+    async def _refit_loop(self) -> None:
+        last_snapshot = time.monotonic()
+        while True:
+            await trio.sleep(self.settings.refit_s)
+            snapshot = time.monotonic() - last_snapshot >= self.settings.snapshot_s
+            if snapshot:
+                last_snapshot = time.monotonic()
+            await self._refit(snapshot=snapshot)
+
+    async def _refit(self, force: bool = False, snapshot: bool = False) -> None:
+        rulesets = set(self.settings.players) if force else set(self._dirty)
+        self._dirty.clear()
+        for ruleset in sorted(rulesets):
+            rows = await self._db_call(compute_standings, self.store, ruleset, self.view.connected)
+            if not rows:
+                continue
+            self.standings[ruleset] = rows
+            self.view.standings[ruleset] = rows
+            self.scheduler.set_ratings(ruleset, {r.bot: (r.rating, r.ci) for r in rows})
+        if snapshot:
+            for ruleset, rows in self.standings.items():
+                from arena.ladder.ratings import Rating
+
+                await self._db_call(
+                    self.store.save_ratings,
+                    ruleset,
+                    [Rating(r.bot, r.rating, r.ci, r.games, r.score) for r in rows],
+                )
+
+    def standings_rows(self, ruleset: str) -> list[dict[str, Any]]:
+        """For the GetStandings RPC: the last fit, never a fresh one (called on the gRPC loop)."""
+        rows = []
+        for r in self.standings.get(ruleset, []):
+            half = r.ci if math.isfinite(r.ci) else 0.0
+            rows.append(
+                {
+                    "name": r.bot, "rating": r.rating, "ci_low": r.rating - half, "ci_high": r.rating + half,
+                    "games": r.games, "wins": r.wins, "timeouts": r.timeouts, "strikes": r.strikes,
+                }
+            )
+        return rows
+
+    async def _db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run a store call on a worker thread, one at a time, so fsyncs never stall the games."""
+        return await trio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=self._db)

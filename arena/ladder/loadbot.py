@@ -1,0 +1,140 @@
+"""Many light bot sessions in one process, over raw grpcio: for load tests and ladder tests.
+
+    python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --names a,b,c --max-games 2 --style high
+
+Each name is its own Play stream (one thread each, one shared channel) that
+answers every turn at once with the first, last or a random legal action.
+It speaks the wire protocol directly, without the SDK, so a benchmark
+measures the arena and not the client library; real bots should use `sdk`.
+At exit it prints one JSON line of totals (turns answered, games ended,
+errors by code) for the benchmark to collect.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import random
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+
+import grpc
+
+from arena import __version__
+from sdk.wire import pb
+
+_END = object()
+
+
+class Session(threading.Thread):
+    def __init__(self, channel: grpc.Channel, name: str, args: argparse.Namespace, totals: Counter, lock: threading.Lock) -> None:
+        super().__init__(daemon=True, name=f"session-{name}")
+        self.channel = channel
+        self.bot_name = name
+        self.args = args
+        self.totals = totals
+        self.lock = lock
+        self.outbox: queue.Queue = queue.Queue()
+        self.rng = random.Random(name)
+        self.call = None
+
+    def run(self) -> None:
+        a = self.args
+        self.outbox.put(pb.BotMessage(hello=pb.Hello(
+            name=self.bot_name, token=a.token, sdk_version=__version__, games=a.games or [],
+            max_games=a.max_games, bot_version=f"loadbot-{a.style}",
+        )))
+        play = self.channel.stream_stream(
+            "/mauarena.v1.Arena/Play",
+            request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.ArenaMessage.FromString,
+        )
+        turns = games = 0
+        errors: Counter = Counter()
+        try:
+            self.call = play(iter(self.outbox.get, _END))
+            for message in self.call:
+                kind = message.WhichOneof("kind")
+                if kind == "turn":
+                    turn = message.turn
+                    if a.style == "slow":
+                        time.sleep(a.slow_ms / 1000)
+                    index = self._choose(turn.legal)
+                    self.outbox.put(pb.BotMessage(answer=pb.Answer(
+                        game_id=turn.game_id, request_id=turn.request_id,
+                        action_index=index, action_text=turn.legal[index],
+                    )))
+                    turns += 1
+                elif kind == "game_ended":
+                    games += 1
+                elif kind == "error":
+                    errors[pb.Error.Code.Name(message.error.code)] += 1
+                    if a.verbose:
+                        print(f"{self.bot_name}: {message.error.message}", file=sys.stderr, flush=True)
+        except grpc.RpcError as error:
+            errors[f"rpc:{error.code().name}"] += 1
+        finally:
+            with self.lock:
+                self.totals["turns"] += turns
+                self.totals["games"] += games
+                for code, count in errors.items():
+                    self.totals[f"error:{code}"] += count
+
+    def _choose(self, legal) -> int:
+        style = self.args.style
+        if style == "first":
+            return 0
+        if style in ("high", "low"):
+            ranks = "789TJQKA"
+            keyed = sorted(range(len(legal)), key=lambda i: ranks.find(legal[i].split()[-1][:1]))
+            return keyed[-1] if style == "high" else keyed[0]
+        return self.rng.randrange(len(legal))
+
+    def stop(self) -> None:
+        self.outbox.put(_END)
+        if self.call is not None:
+            self.call.cancel()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.ladder.loadbot", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--arena", required=True, metavar="HOST:PORT")
+    parser.add_argument("--names", required=True, help="comma-separated session names")
+    parser.add_argument("--token", default="")
+    parser.add_argument("--games", type=lambda s: [g for g in s.split(",") if g], help="rulesets (default all)")
+    parser.add_argument("--max-games", type=int, default=1, help="games at once per session")
+    parser.add_argument("--style", choices=("first", "random", "high", "low", "slow"), default="random")
+    parser.add_argument("--slow-ms", type=int, default=50, help="think time of --style slow")
+    parser.add_argument("--duration", type=float, help="seconds to stay connected (default: until SIGTERM)")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    names = [n for n in args.names.split(",") if n]
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    channel = grpc.insecure_channel(args.arena, options=[("grpc.so_reuseport", 0)])
+    totals: Counter = Counter()
+    lock = threading.Lock()
+    sessions = [Session(channel, name, args, totals, lock) for name in names]
+    started = time.monotonic()
+    for session in sessions:
+        session.start()
+    while not stop.is_set() and any(s.is_alive() for s in sessions):
+        if args.duration is not None and time.monotonic() - started >= args.duration:
+            break
+        stop.wait(0.2)
+    for session in sessions:
+        session.stop()
+    for session in sessions:
+        session.join(timeout=5)
+    channel.close()
+    print(json.dumps(dict(totals)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

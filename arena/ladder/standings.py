@@ -1,0 +1,53 @@
+"""The leaderboard rows: the Bradley-Terry fit joined with per-bot totals from the store."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+from arena.ladder.ratings import fit_bradley_terry
+from arena.ladder.store import LadderStore
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    bot: str
+    rating: float
+    ci: float  # 95% half-width, Elo; inf when undetermined
+    games: int
+    score: float  # pairwise score, 0..1
+    wins: int
+    timeouts: int
+    strikes: int
+    connected: bool = False
+
+
+def compute_standings(store: LadderStore, ruleset: str, connected: Iterable[str] = ()) -> list[Standing]:
+    """Every bot with a finished game in ``ruleset``, best first."""
+    ratings = fit_bradley_terry(store.rated_games(ruleset))
+    totals = store.totals(ruleset)
+    online = set(connected)
+    rows = []
+    for rank, r in enumerate(ratings, start=1):
+        t = totals.get(r.bot)
+        rows.append(
+            Standing(
+                rank=rank,
+                bot=r.bot,
+                rating=r.rating,
+                ci=r.ci,
+                games=t.games if t else r.games,
+                score=r.score,
+                wins=t.wins if t else 0,
+                timeouts=t.timeouts if t else 0,
+                strikes=t.strikes if t else 0,
+                connected=r.bot in online,
+            )
+        )
+    return rows
+
+
+def format_ci(ci: float) -> str:
+    return "?" if not math.isfinite(ci) else f"±{ci:.0f}"
