@@ -7,7 +7,8 @@ only adds the keys, the play/pause timer and the jump prompt.  textual's
 
 from __future__ import annotations
 
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -69,11 +70,16 @@ class ReplayViewer(App):
 
     def show(self) -> None:
         rows = max(5, self.size.height - 6)
-        self.query_one("#table", Static).update(self.builder.table(self.step, self.view))
-        self.query_one("#log", Static).update(self.builder.log(self.step, self.view, rows))
+        table_width = self.query_one("#table-scroll").size.width or max(40, self.size.width - 52)
+        log_width = self.query_one("#log").size.width or 52
+        self.query_one("#table", Static).update(flatten(self.builder.table(self.step, self.view), table_width - 1))
+        self.query_one("#log", Static).update(flatten(self.builder.log(self.step, self.view, rows), log_width))
         state = "playing" if self.playing else "paused"
         self.sub_title = (f"{self.replay.path.name} · step {self.step}/{len(self.replay.decisions)} · "
                           f"{self.view} · {state} {SPEEDS[self.speed]}s/step")
+
+    def on_resize(self, event) -> None:
+        self.call_after_refresh(self.show)
 
     def frame_text(self, width: int = 120) -> str:
         """What the table and the log show now, as plain text (for tests and bug reports)."""
@@ -160,3 +166,21 @@ class ReplayViewer(App):
             self._timer.stop()
             self._timer = None
 
+
+
+def flatten(renderable: RenderableType, width: int) -> Text:
+    """Lay a frame out once, at the widget's width, as styled text.
+
+    textual lays a Static out several times per refresh; nested rich tables
+    and panels made that ~0.2 s a step, styled lines cost almost nothing.
+    """
+    console = Console(width=max(20, width), force_terminal=True, color_system="truecolor", legacy_windows=False)
+    lines = console.render_lines(renderable, console.options, pad=False)
+    text = Text(end="")
+    for number, line in enumerate(lines):
+        if number:
+            text.append("\n")
+        for segment in line:
+            if not segment.control:
+                text.append(segment.text, segment.style)
+    return text
