@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Iterable, Sequence
 
@@ -276,13 +277,23 @@ def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str
 
 def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str | None = None) -> list[tuple[Token, ...]]:
     """Every 3-card meld (with the stand-in rule) plus the maximal all-natural sets and runs."""
+    return list(_meld_offers(tuple(sorted(hand, key=card_key)), wild, decks, first_wild))
+
+
+#: The 3-card run windows of each suit: (cards low to high) for positions 1..14.
+_WINDOWS = {suit: [tuple(rank_at(p) + suit for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
+
+
+@lru_cache(maxsize=8192)
+def _meld_offers(hand: tuple[str, ...], wild: str, decks: int, first_wild: str | None) -> tuple[tuple[Token, ...], ...]:
     held = Counter(hand)
     wilds = _wilds(hand, wild, first_wild)
     offers: dict[tuple[Token, ...], None] = {}
     for suit in SUITS:
-        for low in range(1, 13):
-            window = [rank_at(p) + suit for p in range(low, low + 3)]
-            naturals = [c for c in window if held[c]]
+        for window in _WINDOWS[suit]:
+            naturals = [c for c in window if c in held]
+            if 3 - len(naturals) > len(wilds):
+                continue
             free = list(wilds)
             for c in naturals:
                 if c in free:
@@ -291,19 +302,24 @@ def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str 
                 continue
             tokens, k = [], 0
             for c in window:
-                if held[c]:
+                if c in held:
                     tokens.append(Token(c))
                 else:
                     tokens.append(Token(free[k], c))
                     k += 1
             offers[tuple(tokens)] = None
-        held_positions = [p for p in range(1, 15) if held[rank_at(p) + suit]]
-        for segment in _segments(held_positions):
-            if len(segment) >= 4:
-                for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
-                    offers[tuple(Token(rank_at(p) + suit) for p in part)] = None
-    for rank in RANKS:
-        naturals = sorted((c for c in hand if c[0] == rank), key=card_key)
+        held_positions = [p for p in range(1, 15) if rank_at(p) + suit in held]
+        if len(held_positions) >= 4:
+            for segment in _segments(held_positions):
+                if len(segment) >= 4:
+                    for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
+                        offers[tuple(Token(rank_at(p) + suit) for p in part)] = None
+    by_rank: dict[str, list[str]] = {}
+    for c in hand:
+        by_rank.setdefault(c[0], []).append(c)
+    ranks = RANKS if len(wilds) >= 3 else by_rank
+    for rank in ranks:
+        naturals = sorted(by_rank.get(rank, ()), key=card_key)
         usable = _one_per_slot(naturals, decks)
         if len(usable) >= 3:
             for combo in sorted(set(combinations(usable, 3))):
@@ -313,7 +329,7 @@ def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str 
         elif rank != wild and 3 - len(usable) <= len(wilds):
             stand_ins = sorted(wilds[: 3 - len(usable)], key=card_key)
             offers[tuple([Token(c) for c in usable] + [Token(w, rank) for w in stand_ins])] = None
-    return list(offers)
+    return tuple(offers)
 
 
 def _one_per_slot(naturals: list[str], decks: int) -> list[str]:
@@ -338,11 +354,16 @@ def _segments(positions: list[int]) -> list[list[int]]:
 
 def layoff_offers(meld: Meld, hand: Sequence[str], wild: str, decks: int, only_wild: str | None = None) -> list[tuple[str | None, Token]]:
     """One-card lay-offs onto ``meld``: (end, token); ``only_wild`` forces that wild to be the card."""
+    return list(_layoff_offers(meld, tuple(hand), wild, decks, only_wild))
+
+
+@lru_cache(maxsize=8192)
+def _layoff_offers(meld: Meld, hand: tuple[str, ...], wild: str, decks: int, only_wild: str | None) -> tuple:
     offers: list[tuple[str | None, Token]] = []
     wilds = _wilds(hand, wild) if only_wild is None else [only_wild]
     if meld.kind == "run":
         if len(meld.tokens) >= 13:
-            return offers
+            return ()
         for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1)):
             if not 1 <= p <= 14:
                 continue
@@ -353,7 +374,7 @@ def layoff_offers(meld: Meld, hand: Sequence[str], wild: str, decks: int, only_w
                 offers.append((end, Token(natural)))
             elif wilds:
                 offers.append((end, Token(wilds[0], natural)))
-        return offers
+        return tuple(offers)
     naturals = meld.naturals()
     per_suit = Counter(t.card[1] for t in naturals)
     n, w = len(naturals), len(meld.stand_ins())
@@ -367,4 +388,4 @@ def layoff_offers(meld: Meld, hand: Sequence[str], wild: str, decks: int, only_w
     if meld.rank != wild and wilds and set_size_ok(n, w + 1, decks) and (only_wild is not None or not natural_offers):
         if not (only_wild is not None and natural_offers):
             offers.append((None, Token(wilds[0], meld.rank)))
-    return offers
+    return tuple(offers)

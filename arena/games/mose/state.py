@@ -1,0 +1,738 @@
+"""The Mose game state: turns, reaction windows, going out, scoring, the 13-round match.
+
+Phases (``decision``): ``draw`` (the turn's seat takes the stock card or the
+whole pile), ``play`` (that seat melds, lays off, swaps, then discards),
+``react`` (a reaction window: another seat may meld, lay off or swap out of
+turn, or pass), ``place`` (a swapper puts the freed wild into a meld at
+once, D-8), ``over``.  See the package docstring for the window model.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from arena.games import chance
+from arena.games.base import Action, GameError, GameState, Observation, PositionError, Result
+from arena.games.cards import RANKS, deck, is_card_code
+from arena.games.mose.melds import (
+    Meld,
+    MeldError,
+    Token,
+    build_meld,
+    card_key,
+    card_points,
+    lay_off,
+    layoff_offers,
+    meld_from_dict,
+    new_meld_offers,
+    parse_token,
+    swap_in,
+    wild_rank,
+)
+
+RULESET = "mose"
+HAND_SIZE = 7
+ONE_DECK_MAX_PLAYERS = 7
+PHASES = ("draw", "play", "react", "place", "over")
+FALSE_MOSE_PENALTY = 50
+FALSE_PLAY_PENALTY = 10
+
+DRAW_STOCK = Action("draw", ("stock",))
+TAKE_PILE = Action("take", ("pile",))
+PASS = Action("pass")
+CALL_MOSE = Action("call", ("mose",))
+
+
+def decks_for(players: int, option: int) -> int:
+    """The ``decks`` option: 0 means one deck up to 7 players and two above (D-1)."""
+    if option not in (0, 1, 2):
+        raise GameError(f"decks must be 0 (automatic), 1 or 2, not {option!r}")
+    if option == 0:
+        return 1 if players <= ONE_DECK_MAX_PLAYERS else 2
+    if option == 1 and players > ONE_DECK_MAX_PLAYERS:
+        raise GameError(f"one deck deals 7 cards to at most {ONE_DECK_MAX_PLAYERS} players; use decks=2")
+    return option
+
+
+class MoseState(GameState):
+    """A whole Mose match (``rounds`` rounds, 13 by default) in progress."""
+
+    VERBS = frozenset({"draw", "take", "meld", "layoff", "swap", "discard", "pass", "call"})
+
+    # -- construction ------------------------------------------------------------------
+
+    def __init__(self, players: int, seed: int, options: Mapping[str, Any]):
+        self.ruleset = RULESET
+        self.options = dict(options)
+        self.players = players
+        self.decks = decks_for(players, self.options["decks"])
+        self.seed = seed
+        self.chance = 0
+        self.round = 1
+        self.dealer = 0
+        self.turn = 0
+        self.decider = 0
+        self.phase = "draw"
+        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.stock: list[str] = []
+        self.discard: list[str] = []
+        self.melds: list[Meld] = []
+        self.table: list[str] = []
+        self.pending: dict[str, Any] | None = None
+        self.window: dict[str, Any] | None = None
+        self.round_started = False
+        self.exhaustions = 0
+        self.last_pickup: dict[str, Any] | None = None
+        self.penalties = [0] * players
+        self.scores = [0] * players
+        self.history: list[dict[str, Any]] = []
+        self.next_meld = 1
+        self.mistake = False
+        self.last_action: dict[str, Any] | None = None
+        self._legal: list[Action] | None = None
+
+    @classmethod
+    def new(cls, players: int, seed: int, options: Mapping[str, Any]) -> "MoseState":
+        state = cls(players, seed, options)
+        state.dealer = chance.generator(seed, 0).randrange(players)
+        state.chance = 1
+        state._deal()
+        return state
+
+    @property
+    def wild(self) -> str:
+        return wild_rank(self.round)
+
+    @property
+    def rounds(self) -> int:
+        return self.options["rounds"]
+
+    def _deal(self) -> None:
+        """Shuffle, deal 7 each one at a time from the dealer's left, turn the upcard (6.2)."""
+        n = self.players
+        cards = chance.shuffled(deck(RANKS, copies=self.decks), self.seed, self.chance)
+        self.chance += 1
+        self.hands = [[] for _ in range(n)]
+        for i in range(HAND_SIZE * n):
+            self.hands[(self.dealer + 1 + i) % n].append(cards[i])
+        for hand in self.hands:
+            hand.sort(key=card_key)
+        self.discard = [cards[HAND_SIZE * n]]
+        self.stock = cards[HAND_SIZE * n + 1 :]
+        self.melds, self.table, self.pending, self.window = [], [], None, None
+        self.turn = self.decider = (self.dealer + 1) % n
+        self.phase = "draw"
+        self.round_started = False
+        self.exhaustions = 0
+        self.last_pickup = None
+        self.penalties = [0] * n
+        self.next_meld = 1
+        self.mistake = False
+        self.last_action = None
+
+    # -- the contract ------------------------------------------------------------------
+
+    @property
+    def current(self) -> int | None:
+        if self.phase == "over":
+            return None
+        return self.turn if self.phase in ("draw", "play") else self.decider
+
+    @property
+    def decision(self) -> str:
+        return self.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def result(self) -> Result:
+        if not self.is_over:
+            raise GameError(f"the match is still running (round {self.round} of {self.rounds})")
+        return Result.from_points(self.scores, reason=f"lowest total after {len(self.history)} rounds")
+
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[Action]:
+        if self.phase == "over":
+            return []
+        if self.phase == "draw":
+            return self._draws()
+        seat = self.current
+        if self.phase == "place":
+            return self._placements(seat, self.hands[seat], self.melds, self.pending["card"])
+        plays = self._plays(seat)
+        if self.phase == "react":
+            return [PASS, *plays]
+        hand = self.hands[seat]
+        discards = [Action("discard", (c,)) for c in sorted(set(hand), key=card_key)]
+        actions = [*plays, *discards]
+        if self.options["mode"] == "contested" and not self.mistake:
+            actions.extend(self._false_plays(seat))
+            actions.append(CALL_MOSE)
+        return actions
+
+    def default_action(self) -> Action:
+        legal = self.legal_actions()
+        if not legal:
+            raise GameError("the match is over; there is no default action")
+        if self.phase == "draw":
+            return DRAW_STOCK if DRAW_STOCK in legal else legal[0]
+        if self.phase == "react":
+            return PASS
+        if self.phase == "play":
+            hand = self.hands[self.turn]
+            worst = max(hand, key=lambda c: (card_points(c, self.wild), card_key(c)))
+            return Action("discard", (worst,))
+        return legal[0]
+
+    def clone(self) -> "MoseState":
+        twin = object.__new__(MoseState)
+        twin.__dict__.update(self.__dict__)
+        twin.options = dict(self.options)
+        twin.hands = [list(h) for h in self.hands]
+        twin.stock, twin.discard, twin.table = list(self.stock), list(self.discard), list(self.table)
+        twin.melds = list(self.melds)  # Meld is immutable
+        twin.pending = None if self.pending is None else dict(self.pending)
+        twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
+        twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
+        twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
+        return twin
+
+    # -- offers ------------------------------------------------------------------------
+
+    def _draws(self) -> list[Action]:
+        actions = []
+        if self.stock or (self.discard and self.exhaustions < 2):
+            actions.append(DRAW_STOCK)
+        if self.discard:
+            actions.append(TAKE_PILE)
+        return actions
+
+    def _plays(self, seat: int) -> list[Action]:
+        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window)."""
+        hand = self.hands[seat]
+        wild, decks = self.wild, self.decks
+        actions = [Action("meld", tuple(str(t) for t in tokens)) for tokens in new_meld_offers(hand, wild, decks)]
+        for meld in self.melds:
+            for end, token in layoff_offers(meld, hand, wild, decks):
+                actions.append(_layoff_action(meld, end, token))
+        actions.extend(self._swaps(seat))
+        return actions
+
+    def _has_plays(self, seat: int) -> bool:
+        """Whether a window should ask ``seat``: cheaper than building its whole list."""
+        hand = self.hands[seat]
+        wild, decks = self.wild, self.decks
+        if new_meld_offers(hand, wild, decks):
+            return True
+        if any(layoff_offers(meld, hand, wild, decks) for meld in self.melds):
+            return True
+        return bool(self._swaps(seat, with_placements=False))
+
+    def _swaps(self, seat: int, with_placements: bool = True) -> list[Action]:
+        hand = self.hands[seat]
+        actions = []
+        for meld in self.melds:
+            if meld.owner == seat and not self.options["owner_may_swap"]:
+                continue
+            if not meld.stand_ins():
+                continue
+            if meld.kind == "run":
+                naturals = [t.stands for t in meld.stand_ins() if t.stands in hand]
+            else:
+                naturals = [c for c in sorted(set(hand), key=card_key) if c[0] == meld.rank and c[0] != self.wild]
+            for natural in naturals:
+                try:
+                    swapped, freed = swap_in(meld, natural, self.wild, self.decks)
+                except MeldError:
+                    continue
+                actions.append(Action("swap", (str(meld.id), natural, "take")))
+                if not with_placements:
+                    return actions
+                rest = list(hand)
+                rest.remove(natural)
+                melds = [swapped if m.id == meld.id else m for m in self.melds]
+                if self._placements(seat, rest, melds, freed):
+                    actions.append(Action("swap", (str(meld.id), natural, "place")))
+        return actions
+
+    def _placements(self, seat: int, hand: list[str], melds: list[Meld], card: str) -> list[Action]:
+        """Where a freed wild may go at once: a lay-off, or a new meld with hand cards (D-8)."""
+        actions = []
+        for meld in melds:
+            for end, token in layoff_offers(meld, hand, self.wild, self.decks, only_wild=card):
+                actions.append(_layoff_action(meld, end, token))
+        for tokens in new_meld_offers([*hand, card], self.wild, self.decks, first_wild=card):
+            if any(t.card == card for t in tokens):
+                actions.append(Action("meld", tuple(str(t) for t in tokens)))
+        return actions
+
+    def _false_plays(self, seat: int) -> list[Action]:
+        """Contested mode: lay-offs that do not fit (a False Play, +10, D-17)."""
+        hand = self.hands[seat]
+        actions = []
+        for meld in self.melds:
+            end = "hi" if meld.kind == "run" else None
+            valid = {str(t) for e, t in layoff_offers(meld, hand, self.wild, self.decks) if e == end}
+            for card in sorted(set(hand), key=card_key):
+                if card not in valid:
+                    try:
+                        lay_off(meld, end, Token(card), self.wild, self.decks)
+                    except MeldError:
+                        actions.append(_layoff_action(meld, end, Token(card)))
+        return actions
+
+    # -- applying ----------------------------------------------------------------------
+
+    def _apply_legal(self, action: Action) -> None:
+        self._legal = None
+        seat = self.current
+        self.last_action = {"seat": seat, "action": str(action)}
+        verb = action.verb
+        if verb == "draw":
+            self._draw_stock(seat)
+        elif verb == "take":
+            self._take_pile(seat)
+        elif verb == "pass":
+            self._pass(seat)
+        elif verb == "discard":
+            self._discard(seat, action.args[0])
+        elif verb == "call":
+            self._false_mose(seat)
+        elif verb == "swap":
+            self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
+        elif verb in ("meld", "layoff"):
+            if verb == "layoff" and not self._fits(action):
+                self._false_play(seat)
+                return
+            back = self.phase if self.phase != "place" else self.pending["back"]
+            placing = self.phase == "place"
+            if verb == "meld":
+                self._meld(seat, action.args, placing)
+            else:
+                self._layoff(seat, action.args, placing)
+            self._finish_play(seat, back)
+
+    def _fits(self, action: Action) -> bool:
+        meld = self._meld_by_id(int(action.args[0]))
+        end = action.args[1] if meld.kind == "run" else None
+        try:
+            lay_off(meld, end, parse_token(action.args[-1], self.wild), self.wild, self.decks)
+        except MeldError:
+            return False
+        return True
+
+    def _meld_by_id(self, meld_id: int) -> Meld:
+        for meld in self.melds:
+            if meld.id == meld_id:
+                return meld
+        raise GameError(f"no meld {meld_id} on the table")
+
+    def _take_cards(self, seat: int, cards: list[str], placing: bool) -> None:
+        """Move cards out of the hand (and the freed wild off the table when placing)."""
+        cards = list(cards)
+        if placing:
+            cards.remove(self.pending["card"])
+            self.table.remove(self.pending["card"])
+            self.pending = None
+        for card in cards:
+            self.hands[seat].remove(card)
+
+    def _meld(self, seat: int, texts: tuple[str, ...], placing: bool) -> None:
+        tokens = [parse_token(t, self.wild) for t in texts]
+        meld = build_meld(tokens, self.wild, self.decks, self.next_meld, seat)
+        self.next_meld += 1
+        self._take_cards(seat, [t.card for t in tokens], placing)
+        self.melds.append(meld)
+        self._note_event(seat)
+
+    def _layoff(self, seat: int, args: tuple[str, ...], placing: bool) -> None:
+        meld = self._meld_by_id(int(args[0]))
+        end = args[1] if meld.kind == "run" else None
+        token = parse_token(args[-1], self.wild)
+        grown = lay_off(meld, end, token, self.wild, self.decks)
+        self._take_cards(seat, [token.card], placing)
+        self.melds = [grown if m.id == meld.id else m for m in self.melds]
+        self._note_event(seat)
+
+    def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
+        meld = self._meld_by_id(meld_id)
+        swapped, freed = swap_in(meld, natural, self.wild, self.decks)
+        self.hands[seat].remove(natural)
+        self.melds = [swapped if m.id == meld_id else m for m in self.melds]
+        self._note_event(seat)
+        back = self.phase
+        if choice == "take":
+            self.hands[seat].append(freed)
+            self.hands[seat].sort(key=card_key)
+            self._finish_play(seat, back)
+        else:
+            self.table.append(freed)
+            self.pending = {"seat": seat, "card": freed, "back": back}
+            self.phase = "place"
+            self.decider = seat
+
+    def _finish_play(self, seat: int, back: str) -> None:
+        """After a complete play: going out closes the round, else a window or the same seat goes on."""
+        if not self.hands[seat]:
+            self._go_out(seat)
+        elif back == "play":
+            self._open_window(seat)
+        else:
+            self.phase = "react"
+            self.decider = seat
+            self.window["acted"] = True
+
+    def _draw_stock(self, seat: int) -> None:
+        if not self.stock:
+            # First exhaustion: the pile, declined, becomes the new stock (6.6).
+            self.exhaustions = max(self.exhaustions, 1)
+            self.stock = chance.shuffled(self.discard, self.seed, self.chance)
+            self.chance += 1
+            self.discard = []
+        card = self.stock.pop(0)
+        self._pick_up(seat, [card], "stock")
+        if not self.stock:
+            self.exhaustions += 1
+            if self.exhaustions >= 2 and self.options["second_exhaustion_end"] == "immediate":
+                self._end_round(None, "the stock ran out a second time")
+                return
+        self._open_window(seat)
+
+    def _take_pile(self, seat: int) -> None:
+        cards, self.discard = self.discard, []
+        self._pick_up(seat, cards, "pile")
+        self._open_window(seat)
+
+    def _pick_up(self, seat: int, cards: list[str], source: str) -> None:
+        self.hands[seat].extend(cards)
+        self.hands[seat].sort(key=card_key)
+        self.last_pickup = {"seat": seat, "source": source, "cards": list(cards), "by": None}
+        self.round_started = True
+        self.phase = "play"
+
+    def _discard(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        self.discard.append(card)
+        self._note_event(seat)
+        if not self.hands[seat]:
+            self._go_out(seat)
+        elif self.exhaustions >= 2:
+            self._end_round(None, "the stock ran out a second time")
+        else:
+            self._start_turn((seat + 1) % self.players)
+
+    def _start_turn(self, seat: int) -> None:
+        self.turn = self.decider = seat
+        self.phase = "draw"
+        self.mistake = False
+        if not self._draws():
+            self._end_round(None, "nothing left to draw")
+
+    def _false_mose(self, seat: int) -> None:
+        self.penalties[seat] += FALSE_MOSE_PENALTY
+        self.mistake = True
+        self._note_event(seat)
+
+    def _false_play(self, seat: int) -> None:
+        self.penalties[seat] += FALSE_PLAY_PENALTY
+        self.mistake = True
+        self._note_event(seat)
+
+    # -- reaction windows ----------------------------------------------------------------
+
+    def _open_window(self, after: int) -> None:
+        """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play."""
+        n = self.players
+        queue = [(after + i) % n for i in range(1, n)]
+        self.window = {"queue": [s for s in queue if s != self.turn], "acted": False}
+        self._advance_window()
+
+    def _advance_window(self) -> None:
+        queue = self.window["queue"]
+        while queue:
+            seat = queue.pop(0)
+            if self._has_plays(seat):
+                self.phase = "react"
+                self.decider = seat
+                self.window["acted"] = False
+                return
+        self.window = None
+        self.phase = "play"
+        self.decider = self.turn
+
+    def _pass(self, seat: int) -> None:
+        if self.window["acted"]:
+            if self.last_pickup and self.last_pickup["by"] == seat:
+                self.last_pickup = None
+            self._open_window(seat)
+        else:
+            self._advance_window()
+
+    def _note_event(self, seat: int) -> None:
+        """Track "directly after a pickup" (D-14): only the pickup's one claimant may act since."""
+        pickup = self.last_pickup
+        if pickup is None:
+            return
+        if seat == pickup["seat"] or pickup["by"] not in (None, seat):
+            self.last_pickup = None
+        else:
+            pickup["by"] = seat
+
+    # -- end of round and match ------------------------------------------------------------
+
+    def _go_out(self, seat: int) -> None:
+        """Mose: validated at once; a Mose directly after X's pickup returns X's cards (D-14)."""
+        pickup = self.last_pickup
+        reason = f"seat {seat} went out (Mose)"
+        if pickup and pickup["seat"] != seat and pickup["by"] == seat:
+            taker = self.hands[pickup["seat"]]
+            for card in pickup["cards"]:
+                taker.remove(card)
+            if pickup["source"] == "stock":
+                self.stock = list(pickup["cards"]) + self.stock
+            else:
+                self.discard = list(pickup["cards"]) + self.discard
+            reason += f" directly after seat {pickup['seat']}'s pickup, which was returned"
+        self._end_round(seat, reason)
+
+    def _end_round(self, winner: int | None, reason: str) -> None:
+        wild = self.wild
+        points = [
+            (0 if seat == winner else sum(card_points(c, wild) for c in hand)) + self.penalties[seat]
+            for seat, hand in enumerate(self.hands)
+        ]
+        self.scores = [a + b for a, b in zip(self.scores, points)]
+        self.history.append({"round": self.round, "winner": winner, "points": points, "reason": reason})
+        self.window = None
+        self.pending = None
+        self.last_pickup = None
+        if self.round >= self.rounds:
+            self.phase = "over"
+            return
+        self.round += 1
+        self.dealer = (self.dealer + 1) % self.players
+        self._deal()
+
+    # -- observation and position ----------------------------------------------------------
+
+    def observation(self, seat: int | None) -> Observation:
+        if seat is not None and seat not in range(self.players):
+            raise GameError(f"seat {seat!r} is not in this {self.players}-player game")
+        pickup = self.last_pickup
+        return Observation(
+            {
+                "ruleset": self.ruleset,
+                "seat": seat,
+                "players": self.players,
+                "current": self.current,
+                "decision": self.decision,
+                "hand": None if seat is None else list(self.hands[seat]),
+                "hand_sizes": [len(h) for h in self.hands],
+                "discard": list(self.discard),
+                "stock_size": len(self.stock),
+                "direction": 1,
+                "scores": list(self.scores),
+                "round": self.round,
+                "rounds": self.rounds,
+                "wild_rank": self.wild,
+                "dealer": self.dealer,
+                "turn": self.turn,
+                "melds": [dict(m.to_dict(), text=m.text()) for m in self.melds],
+                "table": list(self.table),
+                "round_started": self.round_started,
+                "exhaustions": self.exhaustions,
+                "penalties": list(self.penalties),
+                "last_pickup": None
+                if pickup is None
+                else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"])},
+                "last_action": None if self.last_action is None else dict(self.last_action),
+                "history": [dict(h, points=list(h["points"])) for h in self.history],
+            }
+        )
+
+    def to_position(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset,
+            "options": dict(self.options),
+            "hands": [list(h) for h in self.hands],
+            "discard": list(self.discard),
+            "stock": list(self.stock),
+            "current": self.current,
+            "direction": 1,
+            "scores": list(self.scores),
+            "round": self.round,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "phase": self.phase,
+            "melds": [m.to_dict() for m in self.melds],
+            "table": list(self.table),
+            "pending": None if self.pending is None else dict(self.pending),
+            "window": None
+            if self.window is None
+            else {"queue": list(self.window["queue"]), "acted": self.window["acted"]},
+            "round_started": self.round_started,
+            "exhaustions": self.exhaustions,
+            "last_pickup": None
+            if self.last_pickup is None
+            else dict(self.last_pickup, cards=list(self.last_pickup["cards"])),
+            "penalties": list(self.penalties),
+            "mistake": self.mistake,
+            "history": [dict(h, points=list(h["points"])) for h in self.history],
+            "next_meld": self.next_meld,
+            "last_action": None if self.last_action is None else dict(self.last_action),
+            "seed": self.seed,
+            "chance": self.chance,
+        }
+
+
+def _layoff_action(meld: Meld, end: str | None, token: Token) -> Action:
+    args = (str(meld.id), end, str(token)) if end else (str(meld.id), str(token))
+    return Action("layoff", args)
+
+
+# -- restoring positions ---------------------------------------------------------------------
+
+
+def _int(position: Mapping[str, Any], key: str, default: Any = None, low: int = 0, high: int | None = None) -> int:
+    value = position.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise PositionError(f"position key {key!r} must be an integer {span}, not {value!r}")
+    return value
+
+
+def _cards(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(c, str) and is_card_code(c) and c[0] != "X" for c in value):
+        raise PositionError(f"position key {key!r} must be a list of card codes like '7h', not {value!r}")
+    return list(value)
+
+
+def _int_list(position: Mapping[str, Any], key: str, players: int) -> list[int]:
+    value = position.get(key, [0] * players)
+    if not isinstance(value, list) or len(value) != players or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise PositionError(f"position key {key!r} must be a list of {players} integers, not {value!r}")
+    return list(value)
+
+
+def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseState:
+    """A state from a position; only hands, discard, stock, current, direction, scores are required."""
+    for key in ("hands", "discard", "stock", "current"):
+        if key not in position:
+            raise PositionError(f"a Mose position needs {key!r} (and hands, discard, stock, current)")
+    hands = position["hands"]
+    if not isinstance(hands, list) or not 2 <= len(hands) <= 10:
+        raise PositionError(f"'hands' must be a list of 2 to 10 hands, not {hands!r}")
+    players = len(hands)
+    try:
+        state = MoseState(players, _int(position, "seed", 0), options)
+    except GameError as error:
+        raise PositionError(str(error)) from None
+    state.hands = [sorted(_cards(h, f"hands[{i}]"), key=card_key) for i, h in enumerate(hands)]
+    state.discard = _cards(position["discard"], "discard")
+    state.stock = _cards(position["stock"], "stock")
+    state.table = _cards(position.get("table", []), "table")
+    if position.get("direction", 1) != 1:
+        raise PositionError("Mose is played clockwise: 'direction' must be 1")
+    state.scores = _int_list(position, "scores", players)
+    state.penalties = _int_list(position, "penalties", players)
+    state.chance = _int(position, "chance", 0)
+    state.round = _int(position, "round", 1, 1, state.rounds)
+    current = position["current"]
+    phase = position.get("phase", "draw")
+    if phase not in PHASES:
+        raise PositionError(f"'phase' must be one of {', '.join(PHASES)}, not {phase!r}")
+    state.phase = phase
+    if phase == "over":
+        if current is not None:
+            raise PositionError("a finished match has 'current' None")
+        current = 0
+    elif not isinstance(current, int) or isinstance(current, bool) or current not in range(players):
+        raise PositionError(f"'current' must be a seat 0..{players - 1}, not {current!r}")
+    state.turn = _int(position, "turn", current, 0, players - 1)
+    state.decider = current
+    state.dealer = _int(position, "dealer", (state.turn - 1) % players, 0, players - 1)
+    state.exhaustions = _int(position, "exhaustions", 0, 0, 2)
+    state.next_meld = _int(position, "next_meld", 1, 1)
+    state.mistake = bool(position.get("mistake", False))
+    melds = position.get("melds", [])
+    if not isinstance(melds, list):
+        raise PositionError("'melds' must be a list")
+    try:
+        state.melds = [meld_from_dict(m, state.wild, state.decks) for m in melds]
+    except (MeldError, KeyError, TypeError, ValueError, AttributeError) as error:
+        raise PositionError(f"bad meld in position: {error}") from None
+    ids = [m.id for m in state.melds]
+    if len(set(ids)) != len(ids) or any(m.owner not in range(players) for m in state.melds):
+        raise PositionError("meld ids must be unique and owners must be seats")
+    state.next_meld = max([state.next_meld, *(i + 1 for i in ids)])
+    state.round_started = bool(position.get("round_started", bool(state.melds)))
+    if not state.round_started and (state.melds or phase != "draw"):
+        raise PositionError("before the first draw (round not started) there are no melds and the phase is 'draw'")
+    _restore_flow(state, position, current)
+    counts = Counter(c for h in state.hands for c in h)
+    counts.update(state.stock + state.discard + state.table)
+    counts.update(c for m in state.melds for c in m.cards)
+    over = sorted(c for c, n in counts.items() if n > state.decks)
+    if over:
+        raise PositionError(f"cards appear more often than {state.decks} deck(s) hold: {', '.join(over)}")
+    history = position.get("history", [])
+    if not isinstance(history, list):
+        raise PositionError("'history' must be a list")
+    state.history = [dict(h, points=list(h["points"])) for h in history]
+    last_action = position.get("last_action")
+    state.last_action = None if last_action is None else dict(last_action)
+    if state.phase == "draw" and not state._draws():
+        raise PositionError("the turn's seat has nothing to draw (empty stock and pile)")
+    if state.phase in ("play", "react", "place") and not state.round_started:
+        raise PositionError("plays need a started round")
+    return state
+
+
+def _restore_flow(state: MoseState, position: Mapping[str, Any], current: int) -> None:
+    """Window, pending placement and the pickup record, checked against the phase."""
+    players = state.players
+    window = position.get("window")
+    if window is not None:
+        queue = window.get("queue") if isinstance(window, Mapping) else None
+        if not isinstance(queue, list) or not all(isinstance(s, int) and s in range(players) for s in queue):
+            raise PositionError(f"'window' must be {{'queue': [seats], 'acted': bool}}, not {window!r}")
+        state.window = {"queue": list(queue), "acted": bool(window.get("acted", False))}
+    pending = position.get("pending")
+    if pending is not None:
+        if not isinstance(pending, Mapping) or pending.get("card") not in state.table or pending.get("back") not in (
+            "play",
+            "react",
+        ):
+            raise PositionError(f"'pending' must name a wild on the 'table' and back 'play'/'react', not {pending!r}")
+        state.pending = {"seat": current, "card": pending["card"], "back": pending["back"]}
+    if state.phase in ("draw", "play") and current != state.turn:
+        raise PositionError("in the draw and play phases 'current' is the turn's seat")
+    if state.phase == "react" and (state.window is None or current == state.turn):
+        raise PositionError("a 'react' phase needs a 'window' and a seat other than the turn's")
+    if state.phase == "place" and state.pending is None:
+        raise PositionError("a 'place' phase needs 'pending' (the freed wild) and the wild on the 'table'")
+    if state.phase != "place" and state.table:
+        raise PositionError("cards lie on the 'table' only while a freed wild waits to be placed")
+    if state.pending is not None and state.pending["back"] == "react" and state.window is None:
+        raise PositionError("a placement inside a window needs the 'window'")
+    pickup = position.get("last_pickup")
+    if pickup is not None:
+        if (
+            not isinstance(pickup, Mapping)
+            or pickup.get("seat") not in range(players)
+            or pickup.get("source") not in ("stock", "pile")
+            or pickup.get("by") not in (None, *range(players))
+        ):
+            raise PositionError(f"bad 'last_pickup' {pickup!r}")
+        cards = _cards(pickup.get("cards"), "last_pickup.cards")
+        if Counter(cards) - Counter(state.hands[pickup["seat"]]):
+            raise PositionError("'last_pickup' names cards the seat does not hold")
+        state.last_pickup = {"seat": pickup["seat"], "source": pickup["source"], "cards": cards, "by": pickup["by"]}
