@@ -423,6 +423,8 @@ class _Game:
                 nursery.start_soon(self._courtesy, seat.game_ended, GameEnd(self.game_id, index, outcome))
 
     async def _record(self, seat_index: int, verdict: _Verdict) -> None:
+        if self.recorder is None:
+            return  # the state hash costs a JSON dump and a digest: only for replays
         await self._call_recorder(
             "decision", seat_index, str(verdict.action), verdict.think_ms, verdict.timeout,
             verdict.strike is not None, self.state.state_hash(),

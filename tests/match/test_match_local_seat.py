@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 import trio
 
+import arena.games as games
 from arena.match.local import LocalSeat
 from arena.match.runner import play_game
 from arena.match.timecontrol import TimeControl
@@ -109,3 +111,39 @@ def test_a_local_bot_that_raises_or_answers_illegally_gets_strikes_not_a_crash()
     assert outcome.seats[0].strike_reasons == ["error", "illegal", "illegal"]
     assert outcome.seats[0].forfeited and outcome.seats[1].strikes == 0
     assert outcome.status == "finished"
+
+
+class RandomSdkBot:
+    def __init__(self, seed):
+        import random
+
+        self.rng = random.Random(seed)
+
+    def act(self, turn):
+        return self.rng.choice(turn.legal)
+
+
+# Every real ruleset registered when the tests are collected (the engines land one by one).
+REAL_RULESETS = [name for name in games.rulesets() if name != "test-nim"]
+
+
+@pytest.mark.parametrize("ruleset", REAL_RULESETS)
+def test_every_ruleset_plays_through_the_runner_and_its_record_re_simulates(ruleset):
+    info = games.ruleset_info(ruleset)
+    players = info.default_players or info.min_players
+    recorder = Recorder()
+    seats = [LocalSeat(RandomSdkBot(i), name=f"r{i}") for i in range(players)]
+
+    async def main():
+        return await play_game(ruleset, {}, 5, seats, ROOMY, recorder=recorder)
+
+    outcome = trio.run(main)
+    assert outcome.status == "finished", outcome.reason
+    assert all(s.strikes == 0 for s in outcome.seats)
+    replayed = games.new_game(ruleset, players, 5)
+    for seat, action, _, _, _, state_hash in recorder.decisions:
+        assert replayed.current == seat
+        replayed.apply(action)
+        assert replayed.state_hash() == state_hash
+    assert replayed.is_over
+    assert [s.placement for s in outcome.seats] == list(replayed.result().placements)
