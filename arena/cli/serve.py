@@ -203,6 +203,21 @@ def _serve(args, store, config, players, time_control) -> int:
             await trio.sleep(args.summary_every)
             print(plain_summary(view), flush=True)
 
+    async def watch_bots() -> None:
+        """A demo bot that dies is reported, not silently missing from the ladder."""
+        reported: set[int] = set()
+        while True:
+            await trio.sleep(1.0)
+            for process in bots:
+                code = process.poll()
+                if code is not None and process.pid not in reported:
+                    reported.add(process.pid)
+                    name = Path(process.args[1]).stem
+                    message = f"demo bot {name} exited with status {code}: see {_demo_log(Path(args.replays))}"
+                    view.note = message
+                    if live is None:
+                        print(message, flush=True)
+
     async def director(handle) -> object:
         print(f"arena listening on {handle.address} (db {args.db}, replays {args.replays}/, "
               f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
@@ -210,6 +225,7 @@ def _serve(args, store, config, players, time_control) -> int:
             bots.extend(_start_demo_bots(handle.port, Path(args.replays)))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(show)
+            nursery.start_soon(watch_bots)
             summary = await ladder(handle)
             nursery.cancel_scope.cancel()
         return summary
@@ -238,9 +254,13 @@ def _serve(args, store, config, players, time_control) -> int:
     return 0
 
 
+def _demo_log(replays: Path) -> Path:
+    return replays.parent / "demo-bots.log"
+
+
 def _start_demo_bots(port: int, replays: Path) -> list[subprocess.Popen]:
     """The sample bots, each its own process; their output goes to a log next to the replays."""
-    log_path = replays.parent / "demo-bots.log" if replays.parent != Path("") else Path("demo-bots.log")
+    log_path = _demo_log(replays)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "ab")
     processes = []

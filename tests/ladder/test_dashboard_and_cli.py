@@ -1,0 +1,107 @@
+"""The dashboard and leaderboard rendering, `arena bots`, `arena leaderboard`, and serve's refusals."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+
+from arena.cli import main
+from arena.ladder.auth import LadderAuthenticator
+from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame, plain_summary, render_dashboard
+from arena.ladder.standings import compute_standings
+from arena.ladder.store import LadderStore, SeatRecord
+
+
+def populated_store(path):
+    store = LadderStore.open(path)
+    results = [("alpha", "beta")] * 6 + [("beta", "alpha")] * 2 + [("alpha", "gamma")] * 3 + [("gamma", "beta")] * 2
+    for k, (winner, loser) in enumerate(results):
+        store.game_started(f"g{k}", "moumou", {}, k, f"s{k}", 0, [winner, loser])
+        store.game_ended(
+            f"g{k}", "finished",
+            [SeatRecord(0, winner, placement=1, points=0), SeatRecord(1, loser, placement=2, points=5, timeouts=1, strikes=1)],
+        )
+    return store
+
+
+def test_dashboard_shows_leaderboard_running_games_and_header(tmp_path):
+    store = populated_store(tmp_path / "a.db")
+    now = time.monotonic()
+    view = DashboardView(address="127.0.0.1:50051", started=now - 120, connected=["alpha", "beta"], finished=13)
+    view.standings["moumou"] = compute_standings(store, "moumou", connected=["alpha"])
+    view.live_elo["moumou"] = {"alpha": 1540.0}
+    view.running["x1"] = RunningGame("x1", "moumou", ("alpha", "gamma"), "1/2", now - 3)
+    view.latest.append(FinishedGame("g12", "moumou", "gamma 1st, beta 2nd", 40, 1.5))
+    console = Console(record=True, width=140)
+    console.print(render_dashboard(view, now=now))
+    text = console.export_text()
+    assert "127.0.0.1:50051" in text and "up 2:00" in text and "6.5 games/min" in text
+    lines = [line for line in text.splitlines() if "alpha" in line and "±" in line]
+    assert lines, text
+    assert lines[0].split("│")[1].strip() == "1"  # alpha leads
+    assert "1540" in lines[0]  # live Elo column
+    assert "games running now" in text and "alpha, gamma" in text
+    assert "gamma 1st, beta 2nd" in text
+    summary = plain_summary(view, now=now)
+    assert "finished 13" in summary and "1. alpha" in summary
+
+
+def test_standings_count_wins_timeouts_strikes(tmp_path):
+    rows = {r.bot: r for r in compute_standings(populated_store(tmp_path / "a.db"), "moumou")}
+    assert (rows["alpha"].games, rows["alpha"].wins) == (11, 9)
+    assert (rows["beta"].timeouts, rows["beta"].strikes) == (8, 8)
+    assert rows["alpha"].rank == 1 and rows["alpha"].rating > rows["beta"].rating
+
+
+def test_leaderboard_command_prints_the_table(tmp_path, capsys):
+    populated_store(tmp_path / "a.db").close()
+    assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "moumou"]) == 0
+    out = capsys.readouterr().out
+    for header in ("rating", "−/+ 95%", "games", "score", "wins", "timeouts", "strikes"):
+        assert header in out
+    assert out.index("alpha") < out.index("gamma") < out.index("beta")
+    assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "nope"]) == 2
+    assert "no finished nope games" in capsys.readouterr().err
+    assert main(["leaderboard", "--db", str(tmp_path / "missing.db")]) == 2
+
+
+def test_bots_add_list_remove(tmp_path, capsys):
+    db = str(tmp_path / "b.db")
+    assert main(["bots", "add", "greedy", "--db", db]) == 0
+    token = capsys.readouterr().out.splitlines()[1].strip()
+    assert len(token) >= 24
+    store = LadderStore.open(db, recover=False)
+    auth = LadderAuthenticator(store, open_registration=False)
+    assert auth("greedy", token, "ipv4:127.0.0.1:1") is None
+    assert main(["bots", "list", "--db", db]) == 0
+    assert "greedy" in capsys.readouterr().out
+    assert main(["bots", "add", "bad name!", "--db", db]) == 2
+    assert main(["bots", "remove", "greedy", "--db", db]) == 0
+    assert main(["bots", "remove", "greedy", "--db", db]) == 2
+
+
+def test_authenticator_refusals(tmp_path):
+    store = LadderStore.open(tmp_path / "c.db")
+    store.add_bot("registered", "right-token")
+    closed = LadderAuthenticator(store, open_registration=False)
+    assert closed("registered", "right-token", "peer") is None
+    assert closed("registered", "right-token", "peer") is None  # remembered, still right
+    assert "wrong token" in closed("registered", "wrong-token", "peer")
+    assert "--token" in closed("registered", "", "peer")
+    assert "not registered" in closed("stranger", "", "peer")
+    assert "arena bots add stranger" in closed("stranger", "", "peer")
+    open_ = LadderAuthenticator(store, open_registration=True)
+    assert open_("stranger", "", "peer") is None
+    # Open registration never lets anyone take a registered name.
+    assert "wrong token" in open_("registered", "guess", "peer")
+
+
+def test_serve_refuses_open_registration_off_loopback(tmp_path, capsys):
+    code = main(["serve", "--host", "0.0.0.0", "--port", "0", "--db", str(tmp_path / "d.db")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "refusing to serve on 0.0.0.0 with open registration" in err and "--registered-only" in err
+    assert main(["serve", "--demo", "--registered-only", "--port", "0", "--db", str(tmp_path / "d.db")]) == 2
+    assert main(["serve", "--game", "no-such-game", "--port", "0", "--db", str(tmp_path / "d.db")]) == 2
+    assert "unknown ruleset" in capsys.readouterr().err

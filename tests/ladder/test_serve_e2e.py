@@ -1,0 +1,199 @@
+"""`arena serve` as a real process with real bot processes: kill -9 safety, restart, drain, refusals.
+
+The server runs the test-only ruleset (tests/ladder/toy_ladder_game.py) so
+these tests do not depend on the real rulesets' speed; the bots are
+`arena.ladder.loadbot` processes.  Every wait is a bounded poll of the
+database or of the process's output, never a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import toy_ladder_game
+from arena.ladder.store import SCHEMA_VERSION, LadderStore
+from arena.replay.reader import load
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+RULESET = toy_ladder_game.NAME
+SERVE = [
+    sys.executable, "-c",
+    f"import sys; sys.path.insert(0, {str(HERE)!r}); import toy_ladder_game; "
+    "from arena.cli import main; sys.exit(main(sys.argv[1:]))",
+    "serve",
+]
+
+
+class Server:
+    def __init__(self, tmp: Path, *extra: str) -> None:
+        self.db = tmp / "ladder.db"
+        self.replays = tmp / "replays"
+        self.process = subprocess.Popen(
+            SERVE + ["--port", "0", "--db", str(self.db), "--replays", str(self.replays), "--game", RULESET,
+                     "--plain", "--summary-every", "1000", "--concurrency", "4", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
+        )
+        self.output: list[str] = []
+        line = self.read_line(timeout=30)
+        assert line and "listening on" in line, f"server did not start: {line!r} {self.rest()}"
+        self.port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
+
+    def read_line(self, timeout: float) -> str:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            if not selector.select(timeout):
+                return ""
+        line = self.process.stdout.readline()
+        self.output.append(line)
+        return line
+
+    def rest(self) -> str:
+        return "".join(self.output)
+
+    def wait(self, timeout: float = 30) -> int:
+        out, _ = self.process.communicate(timeout=timeout)
+        self.output.append(out)
+        return self.process.returncode
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+
+
+def start_bots(port: int, names: str, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{port}", "--names", names, *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
+    )
+
+
+def stop_bots(bots: subprocess.Popen) -> dict:
+    if bots.poll() is None:
+        bots.terminate()
+    out, _ = bots.communicate(timeout=20)
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else {}
+
+
+def counts(db: Path) -> dict[str, int]:
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        return dict(connection.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
+    except sqlite3.OperationalError:  # not created yet
+        return {}
+    finally:
+        connection.close()
+
+
+def poll(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.fixture
+def cleanup():
+    processes: list = []
+    yield processes
+    for item in processes:
+        if isinstance(item, Server):
+            item.kill()
+        elif item.poll() is None:
+            item.kill()
+            item.wait(10)
+
+
+def test_kill_9_loses_no_finished_game_and_restart_aborts_the_running_ones(tmp_path, cleanup):
+    server = Server(tmp_path)
+    cleanup.append(server)
+    # Slow bots (30 ms a decision) so that games are in flight when the server dies.
+    bots = start_bots(server.port, "a,b,c,d", "--style", "slow", "--slow-ms", "30", "--max-games", "2")
+    cleanup.append(bots)
+    poll(lambda: counts(server.db).get("finished", 0) >= 4 and counts(server.db).get("running", 0) >= 1,
+         30, "finished and running games")
+    os.kill(server.process.pid, signal.SIGKILL)
+    server.process.wait(10)
+    stop_bots(bots)
+
+    store = LadderStore.open(server.db, recover=False)
+    finished = {g.id: g for g in store.games(status="finished")}
+    running = {g.id for g in store.games(status="running")}
+    assert len(finished) >= 4 and running
+    for game in finished.values():
+        replay = load(game.replay_path)
+        assert replay.status == "finished" and replay.header.game_id == game.id
+        assert len(replay.decisions) == game.decisions == 6  # two seats, three cards each
+        assert [s.placement for s in game.seats] == list(replay.result["placements"])
+    store.close()
+
+    # Restart on the same database: the cut-off games are aborted and never rated.
+    restarted = Server(tmp_path, "--drain", "20")
+    cleanup.append(restarted)
+    store = LadderStore.open(server.db, recover=False)
+    assert store.schema_version() == SCHEMA_VERSION
+    after = {g.id: g for g in store.games()}
+    assert {after[g].status for g in running} == {"aborted"}
+    assert all(after[g].reason == "server restarted" for g in running)
+    assert {g for g in finished if after[g].status == "finished"} == set(finished)
+    rated = store.rated_games(RULESET)
+    assert len(rated) == len(finished)
+    store.close()
+
+    # The ladder carries on, then SIGTERM drains the running games and exits cleanly.
+    bots = start_bots(restarted.port, "a,b,c,d", "--style", "slow", "--slow-ms", "5", "--max-games", "2")
+    cleanup.append(bots)
+    poll(lambda: counts(server.db).get("finished", 0) >= len(finished) + 4, 30, "games after the restart")
+    restarted.process.send_signal(signal.SIGTERM)
+    assert restarted.wait() == 0, restarted.rest()
+    assert "stopped (SIGTERM" in restarted.rest()
+    stop_bots(bots)
+    final = counts(server.db)
+    assert "running" not in final
+    assert final["aborted"] == len(running)  # the drain let every running game finish
+
+
+def test_registered_only_refuses_wrong_token_and_unknown_bots(tmp_path, cleanup):
+    from arena.cli import main
+
+    db = tmp_path / "ladder.db"
+    assert main(["bots", "add", "member", "--db", str(db)]) == 0
+    store = LadderStore.open(db, recover=False)
+    store.add_bot("member", "known-token")  # replace the printed token with one the test knows
+    store.add_bot("member2", "known-token")
+    store.close()
+    server = Server(tmp_path, "--registered-only", "--max-games", "2")
+    cleanup.append(server)
+    wrong = start_bots(server.port, "member", "--token", "not-it", "--duration", "20")
+    stranger = start_bots(server.port, "stranger", "--duration", "20")
+    good = start_bots(server.port, "member,member2", "--token", "known-token", "--duration", "20")
+    cleanup.extend([wrong, stranger, good])
+    # Refused sessions end at once, so those processes exit by themselves.
+    assert stop_bots_when_done(wrong).get("error:AUTH_FAILED") == 1
+    assert stop_bots_when_done(stranger).get("error:AUTH_FAILED") == 1
+    assert server.wait(30) == 0, server.rest()
+    assert "2 games finished" in server.rest()
+    totals = stop_bots(good)
+    assert totals["games"] == 4 and "error:AUTH_FAILED" not in totals, totals  # 2 games, 2 seats each
+
+
+def stop_bots_when_done(bots: subprocess.Popen) -> dict:
+    """A refused session ends at once, so the process exits by itself."""
+    out, _ = bots.communicate(timeout=20)
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else {}
