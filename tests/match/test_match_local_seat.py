@@ -147,3 +147,20 @@ def test_every_ruleset_plays_through_the_runner_and_its_record_re_simulates(rule
         assert replayed.state_hash() == state_hash
     assert replayed.is_over
     assert [s.placement for s in outcome.seats] == list(replayed.result().placements)
+
+
+def test_an_unthreaded_local_seat_is_still_judged_by_its_answer_time():
+    import time
+
+    class Dawdler(Greedy):
+        def act(self, turn):
+            if len(self.turns) == 0:
+                time.sleep(0.08)  # think for longer than the limit (the bot's own slowness, not a sync)
+            return super().act(turn)
+
+    tc = TimeControl(move_ms=50, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3)
+    recorder = Recorder()
+    seats = [LocalSeat(Dawdler(), "d", threaded=False), LocalSeat(Greedy(), "g", threaded=False)]
+    outcome = trio.run(lambda: play_game("test-nim", {"start": 6}, 1, seats, tc, recorder=recorder))
+    assert recorder.decisions[0][1:5] == ("take 1", 50, True, True)   # "take 2" came too late
+    assert outcome.seats[0].timeouts == 1 and outcome.status == "finished"
