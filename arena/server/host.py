@@ -13,6 +13,7 @@ import asyncio
 import logging
 import secrets
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import grpc
@@ -177,12 +178,16 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     hub.live = LiveGames(config.finished_games_kept)
     server = grpc.aio.server(options=_server_options(config))
     address = f"{config.host}:{config.port}" if ":" not in config.host else f"[{config.host}]:{config.port}"
-    if config.uses_tls:
-        credentials = grpc.ssl_server_credentials([(open(config.tls_key, "rb").read(), open(config.tls_cert, "rb").read())])
-        port = server.add_secure_port(address, credentials)
-    else:
-        port = server.add_insecure_port(address)
+    try:
+        if config.uses_tls:
+            key, cert = Path(config.tls_key).read_bytes(), Path(config.tls_cert).read_bytes()
+            port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, cert)]))
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:  # grpcio's way of saying the bind failed
+        port = 0
     if not port:
+        await server.stop(None)
         raise OSError(f"cannot listen on {address} (in use, or not an address of this machine)")
     handle = Handle(hub, port)
     rpc.add_ArenaServicer_to_server(ArenaService(hub, handle), server)

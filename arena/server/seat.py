@@ -100,10 +100,13 @@ class RemoteSeat:
     async def next_answer(self, request: DecisionRequest) -> SeatAnswer:
         """The next answer for this seat: a stale one (old request id) or the open request's."""
         while True:
-            if self._stale:
-                return self._stale.popleft()
+            # The open request's answer goes first: a repeated answer to the same request is queued
+            # as stale, and must reach the runner after the open request is closed, or it would be
+            # taken for the answer itself (it names the same request id).
             if self._answer is not None:
                 return self._take_answer()
+            if self._stale:
+                return self._stale.popleft()
             if not self.session.connected:
                 raise SeatDisconnected(f"{self.name} disconnected while deciding")
             self._wake = trio.Event()
@@ -142,6 +145,11 @@ class RemoteSeat:
         if not self._released:
             self._released = True
             self._open = None
+            while self._stale:  # the game ended before the runner could report these
+                stale = self._stale.popleft()
+                self.session.send(error_to_pb(
+                    "STALE_REQUEST", "answer to a request that was no longer open; dropped",
+                    self.game_id, self._wire_ids.get(stale.request_id, 0)))
             self.hub.release(self.session, self)
 
     def _open_request(self, request: DecisionRequest) -> None:

@@ -1,0 +1,294 @@
+"""Whole games through the gRPC path: privacy of what a bot receives, spectators, stale answers, resume."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import grpc
+import pytest
+import trio
+from google.protobuf.json_format import MessageToDict
+
+from arena import games
+from arena.match.timecontrol import TimeControl
+from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
+from sdk.wire import pb, rpc
+
+SEED = 7_777_777_777_123
+FAST = TimeControl(move_ms=2000, bank_ms=2000, increment_ms=0, first_move_ms=2000, max_strikes=3, reconnect_ms=3000)
+
+
+class ListRecorder:
+    """Collects the runner's decisions (seat, action text) to re-simulate the game."""
+
+    def __init__(self):
+        self.decisions = []
+        self.finished = None
+
+    def decision(self, seat, action_text, think_ms, timeout, strike, state_hash):
+        self.decisions.append((seat, action_text))
+
+    def finish(self, record):
+        self.finished = record
+
+    def abort(self, reason):
+        self.finished = {"aborted": reason}
+
+
+def strings_in(message: pb.ArenaMessage) -> set[str]:
+    """Every word of every string in a message (Struct details included)."""
+    words: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                words.update(str(key).split())
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str):
+            words.update(value.split())
+
+    walk(MessageToDict(message))
+    return words
+
+
+def seed_encodings(seed: int) -> list[bytes]:
+    varint, n = bytearray(), seed
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        varint.append(byte | (0x80 if n else 0))
+        if not n:
+            break
+    return [str(seed).encode(), bytes(varint), struct.pack("<q", seed), struct.pack(">q", seed),
+            format(seed, "x").encode(), json.dumps(float(seed)).encode()]
+
+
+def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options: dict, recorder: ListRecorder,
+                                  players: int) -> int:
+    """Re-simulate the game; at each TurnRequest the others' hands (minus what this seat may see) must not appear."""
+    state = games.new_game(ruleset, players, SEED, **options)
+
+    def hidden_now() -> set[str]:
+        visible = set()
+        for value in state.observation(seat).to_dict().values():
+            visible.update(str(v) for v in (value if isinstance(value, list) else [value]))
+        others = set()
+        for other in range(players):
+            if other != seat:
+                others.update(state.observation(other)["hand"] or [])
+        return others - visible
+
+    hidden_at_start = hidden_now()
+    hidden_at_turns = []
+    for decision_seat, action in recorder.decisions:
+        if decision_seat == seat:
+            hidden_at_turns.append(hidden_now())
+        state.apply(action)
+    hidden_at_end = hidden_now()
+    checked = 0
+    turns = iter(hidden_at_turns)
+    hidden = hidden_at_start  # cards move (recycled piles), so "hidden" is judged at each message's moment
+    for data in bot.received_bytes:
+        for encoding in seed_encodings(SEED):
+            assert encoding not in data, f"the seed ({encoding!r}) reached {seat}"
+        message = pb.ArenaMessage.FromString(data)
+        kind = message.WhichOneof("kind")
+        if kind == "turn":
+            hidden = next(turns)
+        elif kind == "game_ended":
+            hidden = hidden_at_end
+        leaked = strings_in(message) & hidden
+        assert not leaked, f"hidden cards {leaked} reached seat {seat} in {message}"
+        checked += 1
+    assert next(turns, None) is None
+    return checked
+
+
+def play_with_autobots(ruleset: str, options: dict, names=("alice", "bob")):
+    recorder = ListRecorder()
+
+    async def director(handle):
+        bots = [AutoBot(handle.port, name, seed=i) for i, name in enumerate(names)]
+        await handle.wait_for_sessions(list(names), timeout_s=10)
+        outcome = await handle.play_game(ruleset, options, SEED, list(names), FAST, recorder=recorder)
+        listed = handle.games()
+        for bot in bots:
+            await blocking(bot.wait)
+        return outcome, bots, listed
+
+    outcome, bots, listed = serve(director)
+    return outcome, bots, listed, recorder
+
+
+def test_a_whole_game_reaches_each_bot_without_hidden_cards_or_the_seed(toy):
+    options = {"hand": 8}
+    outcome, bots, listed, recorder = play_with_autobots(toy, options)
+    assert outcome.status == "finished" and recorder.finished is not None
+    assert sorted(s.placement for s in outcome.seats) == [1, 2]
+    assert all(s.strikes == 0 for s in outcome.seats)
+    for seat, bot in enumerate(bots):
+        kinds = [m.WhichOneof("kind") for m in bot.log]
+        assert kinds[0] == "welcome" and kinds[1] == "game_started" and kinds[-1] == "game_ended"
+        assert kinds.count("turn") == sum(1 for s, _ in recorder.decisions if s == seat)
+        assert assert_nothing_hidden_reached(bot, seat, toy, options, recorder, 2) == len(bot.received_bytes)
+    ended = bots[0].log[-1].game_ended
+    assert [r.name for r in ended.results] == ["alice", "bob"] and ended.reason
+    (summary,) = listed
+    assert summary.status == "finished" and summary.players == ["alice", "bob"]
+
+
+@pytest.mark.skipif(not games.rulesets(), reason="no real ruleset is registered yet (arena/games/shedding)")
+def test_a_real_ruleset_game_leaks_nothing_either():
+    ruleset = games.rulesets()[0]
+    outcome, bots, listed, recorder = play_with_autobots(ruleset, {})
+    assert outcome.status == "finished", outcome.reason
+    for seat, bot in enumerate(bots):
+        assert assert_nothing_hidden_reached(bot, seat, ruleset, {}, recorder, 2) > 2
+
+
+def test_a_turn_request_carries_the_engine_observation_and_the_time_left(toy):
+    async def director(handle):
+        bot = RawBot(handle.port, hello("solo"))
+        other = AutoBot(handle.port, "other")
+        await handle.wait_for_sessions(["solo", "other"], timeout_s=10)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.play_game, toy, {"hand": 3}, SEED, ["solo", "other"], FAST)
+            started = (await blocking(bot.recv_kind, "game_started")).game_started
+            turn = (await blocking(bot.recv_kind, "turn")).turn
+            nursery.cancel_scope.cancel()
+        bot.close()
+        other.close()
+        return started, turn
+
+    started, turn = serve(director)
+    assert started.ruleset == toy and started.players == ["solo", "other"] and started.seat == 0
+    assert started.options == {"hand": "3"} and started.time_control.move_ms == 2000
+    expected = games.new_game(toy, 2, SEED, hand=3).observation(0).to_dict()
+    view = turn.observation
+    assert list(view.hand) == expected["hand"] and view.seat == 0 and view.current == 0
+    assert [s.hand_size for s in view.seats] == [3, 3] and [s.name for s in view.seats] == ["solo", "other"]
+    assert MessageToDict(view.details) == {"round": 1.0}
+    assert list(turn.legal) == [f"play {c}" for c in expected["hand"]]
+    assert turn.time.move_ms == 4000 and turn.time.bank_ms == 2000  # first-move allowance included
+
+
+def test_spectators_list_games_and_standings_answer(toy):
+    async def director(handle):
+        handle.standings_provider = lambda ruleset: [
+            {"name": "alice", "rating": 1510.5, "ci_low": 1400, "ci_high": 1600, "games": 3, "wins": 2},
+            {"name": "ghost", "rating": 1490.0, "games": 1},
+        ]
+        bots = [AutoBot(handle.port, name, seed=i, delay_s=0.002) for i, name in enumerate(("alice", "bob"))]
+        await handle.wait_for_sessions(["alice", "bob"], timeout_s=10)
+        channel = grpc.insecure_channel(f"127.0.0.1:{handle.port}")
+        stub = rpc.ArenaStub(channel)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.play_game, toy, {"hand": 6}, SEED, ["alice", "bob"], FAST, None, "game-1")
+            while not handle.games(live_only=True):
+                await trio.sleep(0.001)  # the game registers on its first step
+            live = await blocking(stub.ListGames, pb.ListGamesRequest(live_only=True))
+            standings = await blocking(stub.GetStandings, pb.StandingsRequest(ruleset=toy))
+            events = await blocking(lambda: list(stub.Spectate(pb.SpectateRequest(game_id="game-1"), timeout=20)))
+        finished = await blocking(stub.ListGames, pb.ListGamesRequest())
+        late_events = await blocking(lambda: list(stub.Spectate(pb.SpectateRequest(game_id="game-1"), timeout=20)))
+        with pytest.raises(grpc.RpcError) as missing:
+            await blocking(lambda: list(stub.Spectate(pb.SpectateRequest(game_id="nope"), timeout=5)))
+        channel.close()
+        for bot in bots:
+            await blocking(bot.wait)
+        return live, events, standings, finished, late_events, missing.value.code()
+
+    live, events, standings, finished, late_events, missing = serve(director)
+    assert [g.game_id for g in live.games] == ["game-1"] and live.games[0].status == "running"
+    assert events[0].index == 0 and events[0].seat == -1
+    assert [e.index for e in events] == list(range(len(events)))
+    assert all(e.view.seat == -1 and not e.view.hand for e in events[:-1])
+    assert events[-1].ended.results and events[-1].ended.game_id == "game-1"
+    assert late_events == events  # a late spectator gets the whole game
+    assert standings.ruleset == toy
+    assert [(s.name, s.rating, s.games, s.connected) for s in standings.standings] == [
+        ("alice", 1510.5, 3, True), ("ghost", 1490.0, 1, False)]
+    assert finished.games[0].status == "finished" and finished.games[0].decisions == len(events) - 2
+    assert missing == grpc.StatusCode.NOT_FOUND
+
+
+def test_late_and_repeated_answers_are_dropped_as_stale_and_a_timeout_is_reported(toy):
+    control = TimeControl(move_ms=150, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=5, reconnect_ms=500)
+
+    async def director(handle):
+        bot = RawBot(handle.port, hello("slow"))
+        other = AutoBot(handle.port, "other")
+        await handle.wait_for_sessions(["slow", "other"], timeout_s=10)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.play_game, toy, {"hand": 3}, SEED, ["slow", "other"], control)
+            first = (await blocking(bot.recv_kind, "turn")).turn
+            timeout = (await blocking(bot.recv_kind, "error")).error       # no answer: the default is played
+            bot.send(answer_for(first))                                     # too late
+            second = (await blocking(bot.recv_kind, "turn")).turn
+            bot.send(answer_for(second))
+            bot.send(answer_for(second))                                    # the same answer twice
+            bot.send(pb.BotMessage(answer=pb.Answer(game_id=second.game_id, request_id=999_999)))
+            errors, seen = [], []
+            while len(errors) < 3:
+                try:
+                    message = await blocking(bot.recv, 3)
+                except Exception:
+                    raise AssertionError(f"{first} {timeout} {second} {seen}")
+                seen.append(message)
+                assert message is not None, seen
+                if message.WhichOneof("kind") == "error":
+                    errors.append(message.error)
+                if message.WhichOneof("kind") == "turn":
+                    bot.send(answer_for(message.turn))
+            nursery.cancel_scope.cancel()
+        bot.close()
+        other.close()
+        return first, timeout, second, errors
+
+    first, timeout, second, errors = serve(director)
+    assert timeout.code == pb.Error.TIMEOUT and timeout.request_id == first.request_id
+    assert second.request_id > first.request_id
+    codes = sorted((e.code, e.request_id) for e in errors)
+    assert codes == sorted([(pb.Error.STALE_REQUEST, first.request_id), (pb.Error.STALE_REQUEST, second.request_id),
+                            (pb.Error.STALE_REQUEST, 999_999)])
+
+
+def test_a_bot_that_drops_resumes_its_session_and_finishes_the_game(toy):
+    async def director(handle):
+        bot = RawBot(handle.port, hello("phoenix"))
+        session_id = (await blocking(bot.recv_kind, "welcome")).welcome.session_id
+        other = AutoBot(handle.port, "other")
+        await handle.wait_for_sessions(["phoenix", "other"], timeout_s=10)
+        async with trio.open_nursery() as nursery:
+            results = []
+
+            async def play():
+                results.append(await handle.play_game(toy, {"hand": 3}, SEED, ["phoenix", "other"], FAST))
+
+            nursery.start_soon(play)
+            turn = (await blocking(bot.recv_kind, "turn")).turn
+            bot.close()                                       # the bot drops mid-decision
+            while "phoenix" in [s.name for s in handle.sessions()]:
+                await handle.session_event()
+            back = RawBot(handle.port, hello("phoenix", resume_session=session_id))
+            welcome = (await blocking(back.recv_kind, "welcome")).welcome
+            again = (await blocking(back.recv_kind, "game_started")).game_started
+            while True:
+                message = await blocking(back.recv)
+                kind = message.WhichOneof("kind")
+                if kind == "turn":
+                    back.send(answer_for(message.turn))
+                if kind == "game_ended":
+                    break
+        back.close()
+        await blocking(other.wait)
+        return session_id, welcome, again, turn, results[0]
+
+    session_id, welcome, again, turn, outcome = serve(director)
+    assert welcome.session_id == session_id and again.game_id == turn.game_id
+    assert outcome.status == "finished"
+    phoenix = outcome.seats[0]
+    assert phoenix.disconnects == 1 and phoenix.strikes == 0
