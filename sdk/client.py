@@ -32,7 +32,7 @@ from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLos
 from sdk.turn import GameInfo, GameResult, Turn
 from sdk.wire import pb, rpc
 
-SDK_VERSION = "1.0.0"
+SDK_VERSION = "0.1.0"  # same major as the arena (arena.__version__); the server checks it
 
 #: Hello errors that no retry can fix, with what to tell the user.
 _REFUSALS = {

@@ -64,7 +64,7 @@ def test_answers_by_text_index_or_action_and_stops_at_the_games_limit():
     with FakeArena(script) as arena:
         assert Client(bot, _options(arena, games_limit=1)).serve() == 0
         hello = arena.servicer.hellos[0]
-    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session) == ("me", "1.0.0", 1, "")
+    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session) == ("me", "0.1.0", 1, "")
     assert [(a.request_id, a.action_index, a.action_text) for a in answers] == [
         (1, 1, "play 7h"), (2, 1, "play Kc"), (3, 1, "draw")]
     assert bot.events[0] == ("start", "g1", 0, ("me", "other"))
@@ -102,7 +102,7 @@ def test_a_raising_or_illegal_act_answers_the_first_legal_action_and_is_counted(
 
 @pytest.mark.parametrize(
     "code, words",
-    [("AUTH_FAILED", "authentication failed"), ("UNSUPPORTED_VERSION", "SDK version (1.0.0)"),
+    [("AUTH_FAILED", "authentication failed"), ("UNSUPPORTED_VERSION", "SDK version (0.1.0)"),
      ("DUPLICATE_SESSION", "already connected"), ("CAPACITY", "arena is full")],
 )
 def test_a_refused_hello_is_a_clear_fatal_error(code, words):

@@ -1,0 +1,216 @@
+"""`arena match`: bot specs, the duplicate-deal plan, the statistics, SPRT early stop, and real runs.
+
+The end-to-end tests start `arena match` as a real subprocess: a real arena on
+127.0.0.1 port 0 and the sample bots as real processes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.cli import CommandError, main
+from arena.cli.match import (
+    BotSpec,
+    MatchRun,
+    MatchStats,
+    PlannedGame,
+    choose_players,
+    parse_bot,
+    plan_games,
+    play_all,
+    unique_names,
+)
+from arena.games import ruleset_info
+from arena.ladder.elo import SPRT
+from arena.match.outcome import GameOutcome, SeatOutcome
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
+GREEDY_BOT = str(ROOT / "sample_bots" / "greedy_bot.py")
+
+
+def outcome(planned, placements, status="finished"):
+    seats = [SeatOutcome(seat=i, name=n, placement=placements[n], points=10 * placements[n])
+             for i, n in enumerate(planned.seats)]
+    return GameOutcome("g", "moumou", {}, planned.seed, status, seats)
+
+
+# ---------------------------------------------------------------- bots and plan
+
+
+def test_bot_specs_from_files_and_commands(tmp_path):
+    spec = parse_bot(RANDOM_BOT)
+    assert spec.name == "random_bot" and spec.argv == [sys.executable, RANDOM_BOT]
+    command = parse_bot(f"{sys.executable} -u {GREEDY_BOT}")
+    assert command.name == "greedy_bot" and command.argv[:2] == [sys.executable, "-u"]
+    with pytest.raises(CommandError, match="does not exist"):
+        parse_bot(str(tmp_path / "missing.py"))
+    with pytest.raises(CommandError, match="not a file or a program on PATH"):
+        parse_bot("no-such-program-xyz --fast")
+    names = [s.name for s in unique_names([parse_bot(RANDOM_BOT), parse_bot(RANDOM_BOT), parse_bot(GREEDY_BOT)])]
+    assert names == ["random_bot", "random_bot-2", "greedy_bot"]
+
+
+def test_two_bots_play_each_deal_twice_with_seats_swapped():
+    plan = plan_games(["a", "b"], 2, 5, base_seed=100)
+    assert len(plan) == 6  # rounded up to whole deals
+    assert [(p.seed, p.seats) for p in plan[:4]] == [
+        (100, ("a", "b")), (100, ("b", "a")), (101, ("a", "b")), (101, ("b", "a"))]
+
+
+def test_a_full_table_plays_every_rotation_and_extra_bots_cycle_through_tables():
+    plan = plan_games(["a", "b", "c"], 3, 3, base_seed=0)
+    assert [p.seats for p in plan] == [("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")]
+    tables = {frozenset(p.seats) for p in plan_games(["a", "b", "c"], 2, 6, base_seed=0)}
+    assert tables == {frozenset("ab"), frozenset("ac"), frozenset("bc")}
+
+
+def test_player_count_follows_the_ruleset():
+    moumou = ruleset_info("moumou")
+    assert choose_players(moumou, 2, None) == 2
+    with pytest.raises(CommandError, match="several times"):
+        choose_players(ruleset_info("maumau-online"), 2, None)
+    with pytest.raises(CommandError, match="3 seats need 3 bots"):
+        choose_players(ruleset_info("maumau"), 2, 3)
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def test_stats_count_games_pairs_and_aborts():
+    stats = MatchStats(["a", "b"])
+    plan = plan_games(["a", "b"], 2, 4, base_seed=0)
+    stats.add(plan[0], outcome(plan[0], {"a": 1, "b": 2}))
+    stats.add(plan[1], outcome(plan[1], {"a": 1, "b": 2}))   # pair 0: a scored 2 of 2
+    stats.add(plan[2], outcome(plan[2], {"a": 2, "b": 1}))
+    stats.add(plan[3], outcome(plan[3], {"a": 1, "b": 1}))   # pair 1: a scored 0.5 of 2
+    stats.add(plan[3], GameOutcome("x", "moumou", {}, 0, "aborted"))
+    a, b = stats.lines["a"], stats.lines["b"]
+    assert (a.wins, a.losses, a.draws, a.games) == (2, 1, 1, 4)
+    assert (b.wins, b.losses, b.draws) == (1, 2, 1)
+    assert stats.pairs == [0, 1, 0, 0, 1]
+    assert stats.aborted == 1 and stats.finished == 4
+    assert a.score == pytest.approx(2.5 / 4) and a.average_place == pytest.approx(1.25)
+
+
+def test_multi_seat_games_count_pairwise_by_placement():
+    stats = MatchStats(["a", "b", "c"])
+    planned = PlannedGame(0, 1, 0, ("a", "b", "c"))
+    stats.add(planned, outcome(planned, {"a": 1, "b": 2, "c": 2}))
+    assert (stats.lines["a"].wins, stats.lines["b"].draws, stats.lines["c"].losses) == (2, 1, 1)
+    assert stats.elo() is None
+
+
+def _run_with(result_for, sprt, games=2000):
+    plan = plan_games(["a", "b"], 2, games, base_seed=0)
+    run = MatchRun(plan, MatchStats(["a", "b"]), sprt)
+    played = []
+
+    async def play_one(planned):
+        played.append(planned)
+        await trio.lowlevel.checkpoint()
+        return outcome(planned, result_for(planned, len(played)))
+
+    trio.run(play_all, run, play_one, 4)
+    return run, played
+
+
+def test_sprt_stops_the_match_as_soon_as_it_decides():
+    strong = lambda planned, n: {"a": 1, "b": 2} if n % 5 else {"a": 2, "b": 1}  # noqa: E731 - a wins 80%
+    run, played = _run_with(strong, SPRT(0, 50))
+    assert run.verdict == "H1"
+    assert run.stats.finished < 200 and len(played) < 200
+
+    weak = lambda planned, n: {"a": 2, "b": 1} if n % 4 else {"a": 1, "b": 2}  # noqa: E731
+    run, _ = _run_with(weak, SPRT(0, 50))
+    assert run.verdict == "H0" and run.stats.finished < 200
+
+
+def test_without_sprt_every_planned_game_is_played():
+    run, played = _run_with(lambda planned, n: {"a": 1, "b": 2}, None, games=10)
+    assert len(played) == 10 and run.stats.finished == 10 and run.verdict is None
+
+
+# ---------------------------------------------------------------- real runs
+
+
+def _arena(*args, **kw):
+    env = dict(os.environ, COLUMNS="200")
+    return subprocess.run([sys.executable, "-m", "arena", "match", *args], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=60, **kw)
+
+
+def test_end_to_end_match_between_two_bot_processes(tmp_path):
+    result = _arena(RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--games", "4", "--concurrency", "2",
+                    "--seed", "11", "--replays", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Match: moumou, 2 players, 4 games (2 duplicate deal(s)), seeds 11..12" in out
+    assert "Result: 4 games" in out
+    rows = {line.split()[1]: line.split() for line in out.splitlines() if line.strip()[:1].isdigit()}
+    assert set(rows) == {"random_bot", "greedy_bot"}
+    assert all(row[2] == "4" for row in rows.values())                      # 4 games each
+    assert int(rows["random_bot"][3]) + int(rows["greedy_bot"][3]) + int(rows["random_bot"][5]) == 4
+    assert "Elo difference (random_bot - greedy_bot)" in out
+    assert len(list(tmp_path.rglob("*.jsonl"))) == 4                        # one replay per game
+
+
+def test_a_bot_that_fails_to_start_is_named_with_its_output(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import sys\nprint('boom: model file missing', file=sys.stderr)\nsys.exit(3)\n")
+    result = _arena(RANDOM_BOT, str(broken), "--game", "moumou", "--games", "2")
+    assert result.returncode == 2
+    assert "bot broken" in result.stderr and "exited with status 3" in result.stderr
+    assert "boom: model file missing" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_ctrl_c_stops_the_bots_and_prints_the_partial_result(tmp_path):
+    bot = tmp_path / "victim.py"
+    bot.write_text(Path(GREEDY_BOT).read_text())
+    (tmp_path / "_cards.py").write_text((ROOT / "sample_bots" / "_cards.py").read_text())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", RANDOM_BOT, str(bot), "--game", "moumou", "--games", "2000", "-v"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    for line in process.stdout:
+        if line.startswith("Finished game 2 "):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "Partial result:" in out
+    leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline_has(p, str(bot))]
+    assert leftovers == []
+
+
+def _cmdline_has(proc: Path, text: str) -> bool:
+    try:
+        return text in (proc / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+
+
+def test_local_match_runs_in_process(capsys):
+    status = main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "maumau", "--games", "4", "--local", "--seed", "3"])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "Result: 4 games" in out and "greedy_bot" in out
+
+
+def test_bad_arguments_are_clear_errors(capsys):
+    assert main(["match", RANDOM_BOT, "--game", "moumou"]) == 2
+    assert "at least two bots" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "nosuch"]) == 2
+    assert "unknown ruleset 'nosuch'" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--sprt", "10", "0"]) == 2
+    assert "elo1 > elo0" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--option", "nonsense"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
