@@ -14,8 +14,7 @@ Why it is built this way:
   strike, and enough strikes forfeit the seat, which then plays defaults
   without being asked and ranks last.
 
-See `arena/match/README` in the project README ("The match runner") for the
-time model in one table.
+The project README ("The match runner") has the time model in one table.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ import inspect
 import itertools
 import logging
 import math
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -430,12 +430,16 @@ class _Game:
             verdict.strike is not None, self.state.state_hash(),
         )
 
-    async def _call_recorder(self, method: str, *args: Any) -> None:
+    async def _call_recorder(self, method: str, *args: Any) -> Any:
         """A failing replay writer is logged and dropped: losing a replay beats losing the game."""
         if self.recorder is None:
-            return
+            return None
+        function = getattr(self.recorder, method)
         try:
-            await _maybe_await(getattr(self.recorder, method)(*args))
+            if method in ("finish", "abort") and not inspect.iscoroutinefunction(function):
+                # closing fsyncs the file: keep that off the thread every game's deadlines run on
+                return await trio.to_thread.run_sync(function, *args)
+            return await _maybe_await(function(*args))
         except Exception:
             log.exception("game %s: recorder.%s failed; no further replay lines for this game", self.game_id, method)
             self.recorder = None
@@ -450,13 +454,14 @@ class _Game:
             self.on_event = None
 
     async def _conclude(self, outcome: GameOutcome) -> None:
-        if self.recorder is not None:
-            path = getattr(self.recorder, "path", None)
-            outcome.replay_path = str(path) if path is not None else None
+        recorder = self.recorder
         if outcome.status == "finished":
-            await self._call_recorder("finish", _finish_record(outcome))
+            closed_at = await self._call_recorder("finish", _finish_record(outcome))
         else:
-            await self._call_recorder("abort", outcome.reason)
+            closed_at = await self._call_recorder("abort", outcome.reason)
+        if recorder is not None:  # the file's final name is known only once it is closed
+            path = closed_at if isinstance(closed_at, (str, os.PathLike)) else getattr(recorder, "path", None)
+            outcome.replay_path = str(path) if path is not None else None
         await self._tell_ended(outcome)
 
     def _outcome(self, status: str, reason: str) -> GameOutcome:

@@ -153,6 +153,7 @@ def check_recorded(run_data, label):
     assert result["timeouts"] == [s.timeouts for s in outcome.seats]
     assert result["forfeits"] == [s.forfeited for s in outcome.seats]
     assert len(run_data["replays"][label].decisions) == outcome.decisions
+    assert outcome.replay_path == str(run_data["reports"][label].path)
 
 
 def check_partner_clean(run_data, label):

@@ -292,3 +292,18 @@ def test_one_failing_recorder_or_spectator_does_not_stop_the_game():
 
     outcome = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert outcome.status == "finished" and outcome.decisions == 5
+
+
+def test_the_outcome_names_the_replay_file_the_recorder_closed():
+    class Writer(Recorder):
+        path = "game.jsonl.part"
+
+        def finish(self, result):
+            super().finish(result)
+            return "game.jsonl"
+
+    async def main():
+        return await play_game("test-nim", {"start": 3}, 1, [ScriptedSeat("a"), ScriptedSeat("b")], FAST,
+                               recorder=Writer(), clock=trio.current_time)
+
+    assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)).replay_path == "game.jsonl"
