@@ -11,7 +11,7 @@ seat's observation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -28,6 +28,7 @@ RED_SUITS = frozenset("hd")
 RANK_LABELS = {"T": "10"}
 HIDDEN_CARD = "▮"
 MASKED = "??"
+MAX_RECORDS = 12  # rows shown of a list of records in an observation (the latest ones)
 
 # Keys drawn in their own place; everything else an engine adds goes to "more".
 STANDARD_KEYS = frozenset({
@@ -122,6 +123,12 @@ def value(data: Any, key: str = "") -> Text:
     if isinstance(data, (list, tuple)):
         if not data:
             return Text("—", style="dim")
+        if any(isinstance(item, dict) for item in data):  # records (melds, past rounds): one a line
+            shown = list(data)[-MAX_RECORDS:]
+            lines = [value(item, key) for item in shown]
+            if len(data) > len(shown):
+                lines.insert(0, Text(f"… {len(data) - len(shown)} earlier", style="dim"))
+            return Text("\n").join(lines)
         return Text(" ").join(value(item, key) for item in data)
     if isinstance(data, dict):
         if not data:
@@ -196,14 +203,13 @@ def table_facts(observation: dict[str, Any]) -> Table:
 # ---------------------------------------------------------------- the log
 
 
-def public_cards(state: GameState) -> set[str]:
-    """Card codes anyone at the table can see right now (from the spectator observation)."""
+def public_tokens(state: GameState) -> set[str]:
+    """Every text anyone at the table can see right now (strings in the spectator observation)."""
     found: set[str] = set()
 
     def walk(item: Any) -> None:
         if isinstance(item, str):
-            if is_card_code(item):
-                found.add(item)
+            found.add(item)
         elif isinstance(item, dict):
             for v in item.values():
                 walk(v)
@@ -215,12 +221,7 @@ def public_cards(state: GameState) -> set[str]:
     return found
 
 
-def shown_action(record: DecisionRecord, view: View, revealed: set[str] | None) -> Text:
-    """An action as the view may see it: another seat's cards that never became public are masked."""
-    if view.kind == "omniscient" or (view.kind == "seat" and view.seat == record.seat) or revealed is None:
-        words = record.action.split()
-    else:
-        words = [MASKED if is_card_code(w) and w not in revealed else w for w in record.action.split()]
+def action_text(words: Sequence[str]) -> Text:
     out = Text()
     for n, word in enumerate(words):
         if n:
@@ -229,13 +230,16 @@ def shown_action(record: DecisionRecord, view: View, revealed: set[str] | None) 
     return out
 
 
-def decision_log(replay: Replay, step: int, view: View, revealed_after: Sequence[set[str]], rows: int = 14) -> Table:
+ActionShower = Callable[[DecisionRecord], Text]
+
+
+def decision_log(decisions: Sequence[DecisionRecord], step: int, view: View, show: ActionShower,
+                 rows: int = 14) -> Table:
     """The decisions around ``step``, with think times and flags.
 
     Only the omniscient view shows decisions after the current step: a
     seat or a spectator cannot know what comes next.
     """
-    decisions = replay.decisions
     last = len(decisions) if view.kind == "omniscient" else step
     start = max(0, min(step - rows // 2, last - rows))
     table = Table(box=None, padding=(0, 1), expand=False, show_edge=False)
@@ -245,13 +249,10 @@ def decision_log(replay: Replay, step: int, view: View, revealed_after: Sequence
     table.add_column("ms", justify="right", style="dim")
     table.add_column("")
     for record in decisions[start:last][:rows]:
-        revealed = revealed_after[record.i] if record.i < len(revealed_after) else None
-        if revealed is None and view.kind != "omniscient":
-            revealed = set()
         flags = " ".join(f for f, on in (("TIMEOUT", record.timeout), ("STRIKE", record.strike)) if on)
         style = "reverse" if record.i == step else ("dim" if record.i > step else "")
-        table.add_row(str(record.i), str(record.seat), shown_action(record, view, revealed),
-                      str(record.think_ms), Text(flags, style="bold red"), style=style)
+        table.add_row(str(record.i), str(record.seat), show(record), str(record.think_ms),
+                      Text(flags, style="bold red"), style=style)
     return table
 
 
@@ -265,7 +266,23 @@ class FrameBuilder:
         self.replay = replay
         self.simulation = replay.simulate()
         self.states = self.simulation.states
-        self.revealed_after = [public_cards(s) for s in self.states]
+        # what the table could see after each step, and what each actor held before acting:
+        # together they decide which of another seat's action words a seat or spectator may read
+        self.revealed_after = [public_tokens(s) for s in self.states]
+        self.held_before = [
+            set(self.states[record.i - 1].observation(record.seat).to_dict().get("hand") or [])
+            for record in replay.decisions[: len(self.states) - 1]
+        ]
+
+    def shown_action(self, record: DecisionRecord, view: View) -> Text:
+        """An action as ``view`` may read it: another seat's cards that did not become public are ``??``."""
+        words = record.action.split()
+        if view.kind == "omniscient" or (view.kind == "seat" and view.seat == record.seat):
+            return action_text(words)
+        if record.i >= len(self.revealed_after):  # past where re-simulation stopped: show nothing secret
+            return action_text([MASKED if is_card_code(w) else w for w in words])
+        public, held = self.revealed_after[record.i], self.held_before[record.i - 1]
+        return action_text([MASKED if (is_card_code(w) or w in held) and w not in public else w for w in words])
 
     @property
     def last_step(self) -> int:
@@ -291,9 +308,8 @@ class FrameBuilder:
             text.append("the deal")
         else:
             record = self.replay.decisions[step - 1]
-            revealed = None if view.kind == "omniscient" else self.revealed_after[step]
             text.append(f"decision {record.i}: seat {record.seat} ({names[record.seat]}) ")
-            text.append_text(shown_action(record, view, revealed))
+            text.append_text(self.shown_action(record, view))
             text.append(f" · {record.think_ms} ms")
             if record.timeout:
                 text.append(" · TIMEOUT", style="bold red")
@@ -333,7 +349,7 @@ class FrameBuilder:
                 cards = observation.get("hand")
             else:
                 cards = None
-            marks = " ".join(m for m in (_count(strikes[seat], "strike"), _count(timeouts[seat], "timeout")) if m)
+            marks = " · ".join(m for m in (_count(strikes[seat], "strike"), _count(timeouts[seat], "timeout")) if m)
             panels.append(seat_panel(
                 seat, self.replay.header.names[seat], cards,
                 sizes[seat] if seat < len(sizes) else None,
@@ -354,7 +370,7 @@ class FrameBuilder:
         return Group(self.title(step, view), self.status(step, view), middle, *self.seats(step, view))
 
     def log(self, step: int, view: View, rows: int = 14) -> RenderableType:
-        return Panel(decision_log(self.replay, step, view, self.revealed_after, rows), title="decisions",
+        return Panel(decision_log(self.replay.decisions, step, view, lambda r: self.shown_action(r, view), rows), title="decisions",
                      title_align="left", border_style="grey50")
 
     def frame(self, step: int, view: View, rows: int = 14) -> RenderableType:
