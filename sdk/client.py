@@ -240,13 +240,14 @@ class Client:
 
     # ------------------------------------------------------------------ handlers
     def _on_welcome(self, welcome: Any, resuming: bool) -> None:
-        if resuming and welcome.session_id != self.session_id:
+        resumed = resuming and welcome.session_id == self.session_id
+        if resuming and not resumed:
             self.log.warning("the arena started a new session; games of the old one are lost to us")
             self._close_games()
         self.session_id = welcome.session_id
         self.log.info(
-            "%s to %s as %r (session %s, server %s)",
-            "resumed" if resuming and welcome.session_id == self.session_id else "connected",
+            "%s %s as %r (session %s, server %s)",
+            "resumed the session at" if resumed else "connected to",
             self.options.arena, self.options.name, welcome.session_id, welcome.server_version,
         )
 

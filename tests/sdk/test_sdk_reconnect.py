@@ -1,0 +1,112 @@
+"""A real arena, real SDK bot processes, and a connection cut in the middle of a game.
+
+Bot "wanderer" reaches the arena through a TCP proxy that the test cuts after
+some traffic; the SDK must reconnect, resume its session, and finish the game
+without a forfeit.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import trio
+
+from arena.match.timecontrol import TimeControl
+from arena.server import ServerConfig, run
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = str(ROOT / "sample_bots" / "greedy_bot.py")
+
+
+class CuttableProxy:
+    """Forwards 127.0.0.1:port to the arena; `cut()` drops every live connection, as a network failure would."""
+
+    def __init__(self, target_port: int, cut_after_bytes: int):
+        self.target = ("127.0.0.1", target_port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.cut_after = cut_after_bytes
+        self.downstream_bytes = 0
+        self.cuts = 0
+        self.live: list[socket.socket] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            with self.lock:
+                self.live += [client, upstream]
+            threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, source, sink, downstream):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+                if downstream:
+                    with self.lock:
+                        self.downstream_bytes += len(data)
+                        due = self.cuts == 0 and self.downstream_bytes >= self.cut_after
+                    if due:
+                        self.cut()
+        except OSError:
+            pass
+
+    def cut(self):
+        with self.lock:
+            self.cuts += 1
+            live, self.live = self.live, []
+        for sock in live:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def close(self):
+        self.listener.close()
+        self.cut()
+
+
+def test_a_dropped_connection_is_resumed_and_the_game_finishes(tmp_path):
+    logs = {}
+
+    async def director(handle):
+        proxy = CuttableProxy(handle.port, cut_after_bytes=1200)
+        bots = {}
+        try:
+            for name, port in (("wanderer", proxy.port), ("anchor", handle.port)):
+                logs[name] = open(tmp_path / f"{name}.log", "wb")
+                bots[name] = await trio.lowlevel.open_process(
+                    [sys.executable, BOT, "--arena", f"127.0.0.1:{port}", "--name", name, "--games-limit", "1"],
+                    stdout=logs[name], stderr=logs[name],
+                )
+            await handle.wait_for_sessions(["wanderer", "anchor"], 30)
+            time_control = TimeControl(move_ms=5000, bank_ms=5000, first_move_ms=5000, reconnect_ms=10_000)
+            outcome = await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control)
+            with trio.fail_after(30):
+                codes = {name: await process.wait() for name, process in bots.items()}
+            return outcome, proxy.cuts, codes
+        finally:
+            proxy.close()
+            for process in bots.values():
+                if process.returncode is None:
+                    process.kill()
+
+    outcome, cuts, codes = run(ServerConfig(port=0), director)
+    for log in logs.values():
+        log.close()
+    wanderer_log = (tmp_path / "wanderer.log").read_text()
+    assert cuts == 1, "the proxy never cut: the game was shorter than expected"
+    assert outcome.status == "finished", outcome.reason
+    assert not any(seat.forfeited for seat in outcome.seats)
+    assert "reconnecting" in wanderer_log and "resumed" in wanderer_log, wanderer_log
+    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
