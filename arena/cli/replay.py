@@ -111,6 +111,7 @@ def run_replays(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from arena.replay import ReplayFormatError
+    from arena.replay.format import show_time
     from arena.replay.listing import scan
 
     if args.limit is not None and args.limit < 1:
@@ -134,7 +135,7 @@ def run_replays(args: argparse.Namespace) -> int:
     for s in summaries:
         status_style = {"finished": "green", "aborted": "yellow"}.get(s.status, "red")
         status = "complete" if s.status == "finished" else s.status
-        cells = (s.started_at.replace("T", " ").rstrip("Z"), s.game_id, s.ruleset, ", ".join(s.bots), s.outcome,
+        cells = (show_time(s.started_at), s.game_id, s.ruleset, ", ".join(s.bots), s.outcome,
                  str(s.decisions))
         table.add_row(*(Text(c) for c in cells), Text(status, style=status_style))
     console.print(table)

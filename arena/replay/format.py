@@ -40,6 +40,21 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_time(text: str) -> datetime | None:
+    """An ISO 8601 stamp (``...Z`` or ``...+00:00``, with or without fractions) as aware UTC; None if unreadable."""
+    try:
+        stamp = datetime.fromisoformat(str(text).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def show_time(text: str) -> str:
+    """``2026-11-22 04:31:41`` (UTC) for tables; the raw text if it is not a time."""
+    stamp = parse_time(text)
+    return stamp.strftime("%Y-%m-%d %H:%M:%S") if stamp else str(text)
+
+
 def check_game_id(game_id: Any) -> str:
     if not isinstance(game_id, str) or not _GAME_ID.match(game_id) or ".." in game_id:
         raise ReplayFormatError(

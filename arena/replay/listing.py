@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayFormatError
+from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayFormatError, parse_time
 from arena.replay.reader import Replay, load
 
 
@@ -71,5 +72,6 @@ def scan(
         if ruleset and summary.ruleset != ruleset:
             continue
         found.append(summary)
-    found.sort(key=lambda s: (s.started_at, s.game_id), reverse=True)
+    oldest = datetime.min.replace(tzinfo=timezone.utc)
+    found.sort(key=lambda s: (parse_time(s.started_at) or oldest, s.game_id), reverse=True)
     return (found[:limit] if limit else found), problems

@@ -21,6 +21,7 @@ from arena.replay.format import (
     SUFFIX,
     DecisionRecord,
     ReplayFormatError,
+    parse_time,
     ReplayHeader,
     result_line,
 )
@@ -35,7 +36,8 @@ class ReplayWriterError(RuntimeError):
 def replay_path(directory: "str | os.PathLike[str] | None", header: ReplayHeader) -> Path:
     """Where a game's finished replay lives: ``DIR/YYYY-MM-DD/<game_id>.jsonl`` (date of its start, UTC)."""
     base = Path(directory) if directory is not None else DEFAULT_DIRECTORY
-    day = header.started_at[:10] if len(header.started_at) >= 10 else "undated"
+    started = parse_time(header.started_at)
+    day = started.strftime("%Y-%m-%d") if started else "undated"
     return base / day / f"{header.game_id}{SUFFIX}"
 
 
@@ -64,6 +66,7 @@ class ReplayWriter:
         """
         if not isinstance(header, ReplayHeader):
             header = ReplayHeader.from_dict(header)
+        header.options = _resolved_options(header.ruleset, header.options)
         path = replay_path(directory, header)
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
@@ -154,6 +157,17 @@ class ReplayWriter:
     def __exit__(self, kind, error, traceback) -> None:
         if not self._closed:
             self.abort(f"recording interrupted: {kind.__name__ if kind else 'not finished'}")
+
+
+def _resolved_options(ruleset: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Record every option with its value, defaults included, so a later change of a default
+    cannot change how an old replay re-simulates.  Unknown rulesets are recorded as given."""
+    from arena.games import GameError, ruleset_info
+
+    try:
+        return ruleset_info(ruleset).resolve_options(options)
+    except GameError:
+        return dict(options)
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -142,3 +142,13 @@ def test_a_damaged_line_in_the_middle_is_an_error_not_a_silent_drop(tmp_path, to
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(ReplayFormatError, match=":4: not a JSON object"):
         load(path)
+
+
+def test_header_from_the_ladder_keeps_extras_resolves_options_and_files_by_utc_date(tmp_path, toy_ruleset):
+    ladder_header = {**header(), "ruleset": toy_ruleset, "options": {},
+                     "started_at": "2026-11-22T23:30:00.250-02:00", "ladder_set": "ab12", "rotation": 1}
+    path = ReplayWriter.create(tmp_path, ladder_header).finish({})
+    assert path.parent.name == "2026-11-23"
+    replay = load(path)
+    assert replay.header.options == {"hand": 5}  # the default, written down
+    assert replay.header.extra == {"ladder_set": "ab12", "rotation": 1}
