@@ -116,7 +116,13 @@ class Client:
         """Connect, play, reconnect as needed; return the process exit code (errors raise ArenaError)."""
         channel = grpc.insecure_channel(
             self.options.arena,
-            options=[("grpc.max_receive_message_length", 64 * 1024 * 1024)],
+            options=[
+                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+                # grpc's own reconnection backoff must not outlast ours (its default starts at 1 s).
+                ("grpc.initial_reconnect_backoff_ms", int(self.options.backoff_base_s * 1000) or 1),
+                ("grpc.min_reconnect_backoff_ms", int(self.options.backoff_base_s * 1000) or 1),
+                ("grpc.max_reconnect_backoff_ms", int(self.options.backoff_cap_s * 1000) or 1),
+            ],
         )
         stub = rpc.ArenaStub(channel)
         failures = 0

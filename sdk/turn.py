@@ -96,6 +96,8 @@ class Turn:
             if 0 <= choice < len(self.legal):
                 return choice
             raise ValueError(f"act() returned index {choice}, but there are {len(self.legal)} legal actions")
+        if not isinstance(choice, (str, Action)) and hasattr(choice, "verb") and hasattr(choice, "args"):
+            choice = str(choice)  # an action object from elsewhere (e.g. the engine's): use its text form
         if isinstance(choice, (str, Action)):
             action = Action.parse(choice)
             try:

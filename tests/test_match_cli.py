@@ -17,7 +17,6 @@ import trio
 
 from arena.cli import CommandError, main
 from arena.cli.match import (
-    BotSpec,
     MatchRun,
     MatchStats,
     PlannedGame,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -203,3 +206,28 @@ def test_in_game_notices_are_logged_and_the_stream_stays_open(caplog):
     with caplog.at_level(logging.WARNING), FakeArena(script) as arena:
         assert Client(Recorder(lambda t: 0), _options(arena, games_limit=1)).serve() == 0
     assert "game g1 request 3: answer too late" in caplog.text and "[TIMEOUT]" in caplog.text
+
+
+def test_a_bot_file_against_no_arena_exits_non_zero_with_one_clear_line(free_port):
+    bot = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot.py"
+    result = subprocess.run(
+        [sys.executable, str(bot), "--arena", f"127.0.0.1:{free_port}", "--connect-timeout", "0.5"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 3
+    assert f"cannot reach the arena at 127.0.0.1:{free_port}" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_engine_style_action_object_is_accepted_by_its_text():
+    from sdk import Turn
+    from sdk_fake_arena import turn as turn_message
+
+    class Foreign:
+        verb, args = "play", ("7h",)
+
+        def __str__(self):
+            return "play 7h"
+
+    t = Turn.from_pb(turn_message("g", 1, ["draw", "play 7h"]).turn)
+    assert t.index_of(Foreign()) == 1
