@@ -118,7 +118,7 @@ def render_dashboard(view: DashboardView, now: float | None = None) -> Renderabl
     for column in ("game", "ruleset", "rotation", "seats", "for"):
         running.add_column(column)
     for game in sorted(view.running.values(), key=lambda g: g.started)[:10]:
-        running.add_row(game.game_id[:12], game.ruleset, game.rotation, ", ".join(game.players), _duration(now - game.started))
+        running.add_row(game.game_id, game.ruleset, game.rotation, ", ".join(game.players), _duration(now - game.started))
     if len(view.running) > 10:
         running.caption = f"and {len(view.running) - 10} more"
     parts.append(running)
@@ -127,7 +127,7 @@ def render_dashboard(view: DashboardView, now: float | None = None) -> Renderabl
     for column in ("game", "ruleset", "result", "decisions", "seconds"):
         latest.add_column(column)
     for game in reversed(view.latest):
-        latest.add_row(game.game_id[:12], game.ruleset, game.result, str(game.decisions), f"{game.seconds:.1f}")
+        latest.add_row(game.game_id, game.ruleset, game.result, str(game.decisions), f"{game.seconds:.1f}")
     parts.append(latest)
     return Group(*parts)
 

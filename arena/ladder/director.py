@@ -29,7 +29,7 @@ import trio
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table
-from arena.ladder.standings import Standing, compute_standings
+from arena.ladder.standings import Standing, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, utc_now
 from arena.match.timecontrol import TimeControl
 
@@ -320,19 +320,25 @@ class LadderDirector:
                 self._dirty.add(ruleset)
 
     async def _refit_loop(self) -> None:
+        """Refit in the background; a fit that takes long is run less often (it shares the GIL)."""
         last_snapshot = time.monotonic()
+        pause = self.settings.refit_s
         while True:
-            await trio.sleep(self.settings.refit_s)
+            await trio.sleep(pause)
             snapshot = time.monotonic() - last_snapshot >= self.settings.snapshot_s
             if snapshot:
                 last_snapshot = time.monotonic()
+            began = time.monotonic()
             await self._refit(snapshot=snapshot)
+            pause = max(self.settings.refit_s, 10 * (time.monotonic() - began))
 
     async def _refit(self, force: bool = False, snapshot: bool = False) -> None:
         rulesets = set(self.settings.players) if force else set(self._dirty)
         self._dirty.clear()
         for ruleset in sorted(rulesets):
-            rows = await self._db_call(compute_standings, self.store, ruleset, self.view.connected)
+            rated = await self._db_call(self.store.rated_games, ruleset)
+            totals = await self._db_call(self.store.totals, ruleset)
+            rows = await trio.to_thread.run_sync(standings_from, rated, totals, list(self.view.connected))
             if not rows:
                 continue
             self.standings[ruleset] = rows

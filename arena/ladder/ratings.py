@@ -154,7 +154,7 @@ def aggregate(games: Iterable[RatedGame]) -> PairTable:
 
 def _log_likelihood(theta: np.ndarray, n: np.ndarray, s: np.ndarray, ridge: float) -> float:
     diff = theta[:, None] - theta[None, :]
-    # s[i,j] * log p_ij with p_ij = 1 / (1 + exp(-(theta_i - theta_j))); each pair appears twice
+    # s[i,j] * log p_ij with p_ij = 1 / (1 + exp(-(theta_i - theta_j))); each ordered pair once
     log_p = -np.logaddexp(0.0, -diff)
     return float(np.sum(s * log_p)) - 0.5 * ridge * float(theta @ theta)
 
@@ -164,8 +164,8 @@ def fit_bradley_terry(
     prior_draws: float = 2.0,
     anchor: str | None = None,
     anchor_rating: float = BASE_RATING,
-    tolerance: float = 1e-10,
-    max_iterations: int = 200,
+    tolerance: float = 1e-9,
+    max_iterations: int = 100,
 ) -> list[Rating]:
     """Maximum-likelihood Bradley-Terry ratings on the Elo scale, best first.
 
@@ -185,36 +185,41 @@ def fit_bradley_terry(
     met = table.n > 0
     n = table.n + np.where(met, prior_draws, 0.0)
     s = table.s + np.where(met, prior_draws / 2.0, 0.0)
-    # A whisper of ridge keeps bots in different components (or one bot alone)
-    # defined without moving any well-determined rating measurably.
-    ridge = 1e-9
+    # The ratings are defined up to a common shift: fix the gauge with the
+    # rank-one term ones/size (the step is then mean-free) and add a whisper
+    # of ridge so that separate components (bots that never met anyone of
+    # another group) keep the system solvable without moving any rating.
+    gauge = np.full((size, size), 1.0 / size)
+    ridge = 1e-9 * np.eye(size)
+
+    def information_at(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+        weight = n * p * (1.0 - p)
+        return np.sum(s - n * p, axis=1), np.diag(weight.sum(axis=1)) - weight
 
     theta = np.zeros(size)
-    current = _log_likelihood(theta, n, s, ridge)
+    current = _log_likelihood(theta, n, s, 0.0)
     for _ in range(max_iterations):
-        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
-        gradient = np.sum(s - n * p, axis=1) - ridge * theta
-        weight = n * p * (1.0 - p)
-        information = np.diag(weight.sum(axis=1)) - weight + ridge * np.eye(size)
-        step = np.linalg.lstsq(information, gradient, rcond=None)[0]
-        # Damped Newton: the log-likelihood is concave, halve until it rises.
+        gradient, information = information_at(theta)
+        step = np.linalg.solve(information + gauge + ridge, gradient)
+        step -= step.mean()
+        # Damped Newton: the log-likelihood is concave; halve the step until it does not fall.
         scale = 1.0
-        while scale > 1e-6:
+        while True:
             candidate = theta + scale * step
-            value = _log_likelihood(candidate, n, s, ridge)
-            if value >= current - 1e-12:
+            value = _log_likelihood(candidate, n, s, 0.0)
+            if value >= current - 1e-9 * max(1.0, abs(current)) or scale < 1e-4:
                 break
             scale /= 2.0
         theta, current = candidate, value
         if np.max(np.abs(scale * step)) < tolerance:
             break
 
-    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
-    weight = n * p * (1.0 - p)
-    information = np.diag(weight.sum(axis=1)) - weight
+    _gradient, information = information_at(theta)
     if anchor is None:
         theta = theta - theta.mean()
-        covariance = np.linalg.pinv(information, rcond=1e-12, hermitian=True)
+        # For a connected comparison graph this is exactly the pseudo-inverse of the information.
+        covariance = np.linalg.inv(information + gauge + ridge) - gauge
         origin = anchor_rating
     else:
         a = table.bots.index(anchor)
@@ -222,8 +227,8 @@ def fit_bradley_terry(
         keep = [i for i in range(size) if i != a]
         covariance = np.zeros((size, size))
         if keep:
-            reduced = information[np.ix_(keep, keep)]
-            covariance[np.ix_(keep, keep)] = np.linalg.pinv(reduced, rcond=1e-12, hermitian=True)
+            reduced = information[np.ix_(keep, keep)] + ridge[: len(keep), : len(keep)]
+            covariance[np.ix_(keep, keep)] = np.linalg.inv(reduced)
         origin = anchor_rating
     variances = np.clip(np.diag(covariance), 0.0, None)
     component = _components(table.n)

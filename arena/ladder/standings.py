@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping, Sequence
 
-from arena.ladder.ratings import fit_bradley_terry
-from arena.ladder.store import LadderStore
+from arena.ladder.ratings import RatedGame, fit_bradley_terry
+from arena.ladder.store import BotTotals, LadderStore
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,14 @@ class Standing:
 
 def compute_standings(store: LadderStore, ruleset: str, connected: Iterable[str] = ()) -> list[Standing]:
     """Every bot with a finished game in ``ruleset``, best first."""
-    ratings = fit_bradley_terry(store.rated_games(ruleset))
-    totals = store.totals(ruleset)
+    return standings_from(store.rated_games(ruleset), store.totals(ruleset), connected)
+
+
+def standings_from(
+    rated: Sequence[RatedGame], totals: Mapping[str, BotTotals], connected: Iterable[str] = ()
+) -> list[Standing]:
+    """The fit on already loaded games: lets the server fit without holding the database."""
+    ratings = fit_bradley_terry(rated)
     online = set(connected)
     rows = []
     for rank, r in enumerate(ratings, start=1):
