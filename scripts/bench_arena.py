@@ -1,0 +1,369 @@
+"""How fast and how punctual is the arena through the whole gRPC path?
+
+    python scripts/bench_arena.py                       # 1, 8 and 64 games; about 2-3 minutes
+    python scripts/bench_arena.py --games 1,8 --seconds 3
+
+Three figures, loopback only, every bot a separate process:
+
+1. **decisions/s**: random bots (``sample_bots/random_bot.py``, the SDK) play
+   moumou through `arena.server.run` and the match runner, G games at once;
+2. **raw**: in the same run, a bare grpc.aio server ping-pongs messages of the
+   same size (the first moumou TurnRequest, answered by an Answer) with the
+   same number of synchronous grpcio client processes and G requests in
+   flight; printed as ours / raw (target >= 0.5 at every concurrency);
+3. **overshoot**: bots that always answer too late, at nice 19; how long
+   after each deadline the waiting game task was cut off (p50, p99; targets
+   p99 <= 2 ms with 8 games, <= 5 ms with 64).  The runner's late-answer
+   grace is set to 0 here, so the figure is the mechanism's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import queue
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+
+from sdk.wire import pb, rpc  # noqa: E402
+
+RULESET = "moumou"
+CLIENT_OPTIONS = [("grpc.so_reuseport", 0)]
+
+
+def bot_processes(games: int) -> int:
+    """Bot processes for G games: enough to spread the seats, few enough for 2 cores."""
+    return 2 if games <= 1 else 4 if games <= 8 else 8
+
+
+def reference_messages() -> tuple[pb.ArenaMessage, pb.BotMessage]:
+    from arena import games as engines
+    from arena.server.convert import turn_request_to_pb
+
+    state = engines.new_game(RULESET, 2, 12345)
+    legal = state.legal_actions()
+    turn = turn_request_to_pb("20260101T000000-00000000", 1, state.observation(state.current), legal,
+                              1000, 10_000, ["bot0", "bot1"])
+    answer = pb.Answer(game_id=turn.game_id, request_id=1, action_index=0, action_text=str(legal[0]))
+    return pb.ArenaMessage(turn=turn), pb.BotMessage(answer=answer)
+
+
+def stop_all(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+# ---------------------------------------------------------------- 1. the arena
+
+def arena_rate(games: int, seconds: float, warmup: float) -> tuple[float, int]:
+    """Decisions/s over the measuring window, and the games finished."""
+    import trio
+
+    from arena.match.timecontrol import TimeControl
+    from arena.server import ServerConfig, run
+
+    count = bot_processes(games)
+    per_bot = math.ceil(2 * games / count)
+    control = TimeControl(move_ms=5000, bank_ms=10_000, increment_ms=0, first_move_ms=5000, max_strikes=3)
+
+    def decisions_so_far(handle) -> int:
+        return sum(game.decisions for game in handle.hub.live.games.values())
+
+    async def director(handle):
+        names = [f"bench{i}" for i in range(count)]
+        processes = [
+            subprocess.Popen([sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--arena",
+                              f"127.0.0.1:{handle.port}", "--name", name, "--max-games", str(per_bot),
+                              "--games", RULESET, "--log-level", "WARNING", "--max-reconnects", "0"], cwd=ROOT)
+            for name in names
+        ]
+        finished = 0
+        try:
+            await handle.wait_for_sessions(names, timeout_s=120)
+
+            async def keep_playing(table: int) -> None:
+                nonlocal finished
+                rng = random.Random(table)
+                pair = [names[(2 * table) % count], names[(2 * table + 1) % count]]
+                while True:
+                    await handle.play_game(RULESET, {}, rng.randrange(2**31), pair, control)
+                    finished += 1
+
+            async with trio.open_nursery() as nursery:
+                for table in range(games):
+                    nursery.start_soon(keep_playing, table)
+                await trio.sleep(warmup)
+                start, start_count = time.monotonic(), decisions_so_far(handle)
+                await trio.sleep(seconds)
+                made = decisions_so_far(handle) - start_count
+                elapsed = time.monotonic() - start
+                nursery.cancel_scope.cancel()
+            return made / elapsed, finished
+        finally:
+            await trio.to_thread.run_sync(stop_all, processes)
+
+    return run(ServerConfig(port=0, max_games_per_bot=max(64, per_bot), finished_games_kept=100_000), director)
+
+
+# ---------------------------------------------------------------- 2. raw grpc.aio ping-pong
+
+class PingPong(rpc.ArenaServicer):
+    """Keeps ``inflight`` requests open on each stream; counts the answers in the window."""
+
+    def __init__(self, turn: pb.ArenaMessage, inflight: list[int]) -> None:
+        self.turn = turn
+        self.inflight = inflight          # per stream, in connection order
+        self.streams = 0
+        self.answers: list[float] = []
+        self.all_connected = asyncio.Event()
+        self.stop = asyncio.Event()
+
+    async def Play(self, request_iterator, context):
+        await context.read()  # Hello
+        index = self.streams
+        self.streams += 1
+        if self.streams == len(self.inflight):
+            self.all_connected.set()
+        await self.all_connected.wait()
+        next_id = 0
+        for _ in range(self.inflight[index]):
+            next_id += 1
+            self.turn.turn.request_id = next_id
+            await context.write(self.turn)
+        while not self.stop.is_set():
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                return
+            self.answers.append(time.monotonic())
+            next_id += 1
+            self.turn.turn.request_id = next_id
+            await context.write(self.turn)
+
+
+def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> float:
+    count = bot_processes(games)
+    inflight = [games // count + (1 if i < games % count else 0) for i in range(count)]
+
+    async def main() -> float:
+        servicer = PingPong(turn, inflight)
+        server = grpc.aio.server(options=CLIENT_OPTIONS)
+        rpc.add_ArenaServicer_to_server(servicer, server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        processes = [subprocess.Popen([sys.executable, __file__, "--echo-client", str(port)], cwd=ROOT)
+                     for _ in range(count)]
+        try:
+            await asyncio.wait_for(servicer.all_connected.wait(), 120)
+            await asyncio.sleep(warmup)
+            start = time.monotonic()
+            await asyncio.sleep(seconds)
+            end = time.monotonic()
+            servicer.stop.set()
+            made = sum(1 for t in servicer.answers if start <= t <= end)
+        finally:
+            await server.stop(0.5)
+            await asyncio.to_thread(stop_all, processes)
+        return made / (end - start)
+
+    return asyncio.run(main())
+
+
+def echo_client(port: int) -> None:
+    """The raw counterpart of a bot: answer every request at once, as little work as possible."""
+    _, answer = reference_messages()
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=CLIENT_OPTIONS)
+    outbox: queue.Queue = queue.Queue()
+    outbox.put(pb.BotMessage(hello=pb.Hello(name=f"echo{os.getpid()}", sdk_version="0.1.0")))
+    try:
+        for message in rpc.ArenaStub(channel).Play(iter(outbox.get, None)):
+            answer.answer.request_id = message.turn.request_id
+            outbox.put(answer)
+    except grpc.RpcError:
+        pass
+    outbox.put(None)
+    channel.close()
+
+
+# ---------------------------------------------------------------- 3. deadline overshoot
+
+class TimedSeat:
+    """Wraps a RemoteSeat; records how long after the request's deadline the runner cut it off."""
+
+    def __init__(self, inner: Any, overshoots: list[float], window: list[float]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.version = inner.version
+        self.overshoots = overshoots
+        self.window = window
+        self.deadlines: dict[int, float] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def _timed(self, call, request):
+        import trio
+
+        try:
+            return await call(request)
+        except trio.Cancelled:
+            now = time.monotonic()
+            if self.window[0] <= now <= self.window[1]:
+                self.overshoots.append((now - self.deadlines[request.request_id]) * 1000)
+            raise
+
+    async def decide(self, request):
+        self.deadlines = {request.request_id: time.monotonic() + (request.move_ms + request.bank_ms) / 1000}
+        return await self._timed(self.inner.decide, request)
+
+    async def next_answer(self, request):
+        return await self._timed(self.inner.next_answer, request)
+
+
+def overshoot(games: int, seconds: float, warmup: float, deadline_ms: int) -> tuple[list[float], int]:
+    import trio
+
+    from arena.match.runner import play_game
+    from arena.match.timecontrol import TimeControl
+    from arena.server import ServerConfig, new_game_id, run
+
+    count = bot_processes(games)
+    per_bot = math.ceil(2 * games / count)
+    control = TimeControl(move_ms=deadline_ms, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=0,
+                          reconnect_ms=1000)
+    overshoots: list[float] = []
+    window = [math.inf, math.inf]
+
+    async def director(handle):
+        names = [f"late{i}" for i in range(count)]
+        processes = [
+            subprocess.Popen(["nice", "-n", "19", sys.executable, __file__, "--late-bot", f"127.0.0.1:{handle.port}",
+                              name, str(per_bot), str(deadline_ms * 1.5 / 1000)], cwd=ROOT)
+            for name in names
+        ]
+        played = 0
+        try:
+            await handle.wait_for_sessions(names, timeout_s=120)
+
+            async def keep_playing(table: int) -> None:
+                nonlocal played
+                rng = random.Random(table)
+                pair = [names[(2 * table) % count], names[(2 * table + 1) % count]]
+                while True:
+                    game_id = new_game_id()
+                    seats = [TimedSeat(handle.seat(name, RULESET, game_id), overshoots, window) for name in pair]
+                    try:
+                        await play_game(RULESET, {}, rng.randrange(2**31), seats, control, game_id=game_id,
+                                        late_grace_ms=0, max_decisions=400)
+                    finally:
+                        for seat in seats:
+                            seat.inner.release()
+                    played += 1
+
+            async with trio.open_nursery() as nursery:
+                for table in range(games):
+                    nursery.start_soon(keep_playing, table)
+                await trio.sleep(warmup)
+                window[:] = [time.monotonic(), time.monotonic() + seconds]
+                await trio.sleep(seconds)
+                nursery.cancel_scope.cancel()
+            return overshoots, played
+        finally:
+            await trio.to_thread.run_sync(stop_all, processes)
+
+    return run(ServerConfig(port=0, max_games_per_bot=max(64, per_bot)), director)
+
+
+def late_bot(arena: str, name: str, max_games: int, delay_s: float) -> None:
+    """An SDK bot that always answers after ``delay_s`` (past the deadline)."""
+    from sdk import Bot, run
+
+    class Late(Bot):
+        def act(self, turn):
+            time.sleep(delay_s)
+            return turn.legal[0]
+
+    run(Late(), name=name, arena=arena, games=[RULESET], max_games=max_games, log_level="ERROR",
+        max_reconnects=0, argv=[])
+
+
+# ---------------------------------------------------------------- driver
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="1,8,64", help="concurrent games to measure (default 1,8,64)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measuring window per figure (default 5)")
+    parser.add_argument("--warmup", type=float, default=1.5, help="seconds before each window (default 1.5)")
+    parser.add_argument("--overshoot-games", default="8,64", help="concurrent games for the overshoot runs")
+    parser.add_argument("--echo-client", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--late-bot", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_client:
+        echo_client(args.echo_client)
+        return 0
+    if args.late_bot:
+        arena, name, max_games, delay = args.late_bot
+        late_bot(arena, name, int(max_games), float(delay))
+        return 0
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    turn, _ = reference_messages()
+    console.print(f"[bold]Arena benchmark[/]: {RULESET}, TurnRequest {turn.ByteSize()} bytes, "
+                  f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    speed = Table("games", "bot processes", "arena decisions/s", "raw round trips/s", "ours / raw", "games played")
+    for games in [int(g) for g in args.games.split(",")]:
+        with console.status(f"{games} games: arena..."):
+            ours, played = arena_rate(games, args.seconds, args.warmup)
+        with console.status(f"{games} games: raw ping-pong..."):
+            raw = raw_rate(games, args.seconds, args.warmup, turn)
+        ratio = ours / raw if raw else float("nan")
+        speed.add_row(str(games), str(bot_processes(games)), f"{ours:,.0f}", f"{raw:,.0f}",
+                      f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", str(played))
+        console.print(speed) if games == int(args.games.split(",")[-1]) else None
+    late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99")
+    for games in [int(g) for g in args.overshoot_games.split(",") if g]:
+        deadline_ms = max(20, int(games * 1.5))
+        with console.status(f"{games} games: late bots at nice 19..."):
+            overshoots, _ = overshoot(games, args.seconds, args.warmup, deadline_ms)
+        target = 2.0 if games <= 8 else 5.0
+        p99 = percentile(overshoots, 0.99)
+        late.add_row(str(games), f"{deadline_ms} ms", str(len(overshoots)), f"{percentile(overshoots, 0.5):.2f} ms",
+                     f"[{'green' if p99 <= target else 'red'}]{p99:.2f} ms[/]", f"{max(overshoots, default=0):.2f} ms",
+                     f"<= {target:g} ms")
+    if late.row_count:
+        console.print(late)
+        console.print("overshoot: time from a decision's deadline to the runner cutting the wait off "
+                      "(late-answer grace 0; bots at nice 19, answering 1.5x the deadline)")
+    console.print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
