@@ -1,1 +1,61 @@
-"""The shedding core: one engine for every match-the-top-card ruleset (placeholder)."""
+"""The shedding core: one engine for every match-the-top-card ruleset.
+
+Layout: `rules.py` (a ruleset as data), `state.py` (the pipeline),
+`legal.py` (legal actions), `effects.py` (drawing, recycling, dealing),
+`observation.py`, `position.py`, `actions.py` (interned actions) and
+`rulesets/` (one module per ruleset: options → `Ruleset`, plus its
+documentation).  Importing this package registers every ruleset.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from arena.games.registry import RulesetInfo, register
+from arena.games.shedding.position import from_position as _from_position
+from arena.games.shedding.rules import Ruleset
+from arena.games.shedding.rulesets import maumau, maumau_online, moumou
+from arena.games.shedding.state import SheddingState
+
+RULESET_MODULES = (moumou, maumau_online, maumau)
+
+_CACHE: dict[tuple, Ruleset] = {}
+
+
+def ruleset_for(module, options: Mapping[str, Any]) -> Ruleset:
+    """The `Ruleset` for these options, built once and shared (it is immutable)."""
+    key = (module.NAME, tuple(sorted(options.items())))
+    rules = _CACHE.get(key)
+    if rules is None:
+        rules = _CACHE[key] = module.build(dict(options))
+    return rules
+
+
+def _register(module) -> None:
+    def new_game(players: int, seed: int, options: dict[str, Any]) -> SheddingState:
+        return SheddingState(ruleset_for(module, options), dict(options), players, seed)
+
+    def from_position(position: Mapping[str, Any], options: dict[str, Any]) -> SheddingState:
+        return _from_position(ruleset_for(module, options), dict(options), position)
+
+    register(
+        RulesetInfo(
+            name=module.NAME,
+            title=module.TITLE,
+            seed_document=module.SEED,
+            min_players=module.MIN_PLAYERS,
+            max_players=module.MAX_PLAYERS,
+            summary=module.SUMMARY,
+            new_game=new_game,
+            from_position=from_position,
+            options=module.OPTIONS,
+            resolutions=module.__doc__ or "",
+            default_players=module.MIN_PLAYERS,
+        )
+    )
+
+
+for _module in RULESET_MODULES:
+    _register(_module)
+
+__all__ = ["SheddingState", "Ruleset", "ruleset_for", "RULESET_MODULES"]

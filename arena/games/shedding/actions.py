@@ -1,0 +1,41 @@
+"""Interned `Action` objects: the hot path builds legal lists without allocating."""
+
+from __future__ import annotations
+
+from arena.games.base import Action
+
+DRAW = Action("draw")
+PASS = Action("pass")
+ACCEPT = Action("accept")
+STOP = Action("stop")
+BONUS_SELF = Action("bonus", ("self",))
+BONUS_OTHERS = Action("bonus", ("others",))
+SUITS = {s: Action("suit", (s,)) for s in "shdc"}
+SUIT_ACTIONS = [SUITS[s] for s in "shdc"]
+
+VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "accuse", "bonus"})
+
+_PLAY: dict[str, Action] = {}
+_CALL: dict[str, Action] = {}
+_ACCUSE: dict[int, Action] = {}
+
+
+def play(card: str) -> Action:
+    action = _PLAY.get(card)
+    if action is None:
+        action = _PLAY[card] = Action("play", (card,))
+    return action
+
+
+def call(word: str) -> Action:
+    action = _CALL.get(word)
+    if action is None:
+        action = _CALL[word] = Action("call", (word,))
+    return action
+
+
+def accuse(seat: int) -> Action:
+    action = _ACCUSE.get(seat)
+    if action is None:
+        action = _ACCUSE[seat] = Action("accuse", (str(seat),))
+    return action

@@ -1,0 +1,58 @@
+"""Chance-touching primitives: drawing, recycling the discard pile, dealing [P1, P25, P26].
+
+These are the only functions that move cards from the stock; they keep the
+(seed, counter) bookkeeping so a position carries its future shuffles.
+The stock is kept internally with its top card at the *end* of the list
+(cheap pops); positions show it top first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.games import chance
+
+if TYPE_CHECKING:
+    from arena.games.shedding.state import SheddingState
+
+
+def can_draw(state: "SheddingState") -> bool:
+    """A card can come from the stock, directly or after recycling."""
+    return bool(state.stock) or len(state.discard) > state.rules.recycle_keep
+
+
+def recycle(state: "SheddingState") -> bool:
+    """Shuffle all discards but the top `recycle_keep` into a new stock (lazily, A-21)."""
+    keep = state.rules.recycle_keep
+    if len(state.discard) <= keep:
+        return False
+    under = state.discard[:-keep]
+    del state.discard[:-keep]
+    state.stock = chance.shuffled(under, state.seed, state.counter) + state.stock
+    state.counter += 1
+    return True
+
+
+def draw_one(state: "SheddingState", seat: int) -> str | None:
+    """One card into `seat`'s hand, or None when nothing is left anywhere."""
+    if not state.stock and not recycle(state):
+        return None
+    card = state.stock.pop()
+    state.hands[seat].append(card)
+    return card
+
+
+def draw(state: "SheddingState", seat: int, count: int) -> int:
+    """Draw up to `count`; a shortfall after recycling is forgiven (B-10, C-12)."""
+    drawn = 0
+    while drawn < count and draw_one(state, seat) is not None:
+        drawn += 1
+    return drawn
+
+
+def shuffled_deck(state: "SheddingState") -> list[str]:
+    """A fresh shuffled pack for a new hand, top card last (the internal stock order)."""
+    deck = chance.shuffled(state.rules.deck_cards(), state.seed, state.counter)
+    state.counter += 1
+    deck.reverse()
+    return deck

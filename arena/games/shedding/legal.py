@@ -1,0 +1,140 @@
+"""Legal-action generation: the single source of truth for what a seat may do.
+
+Kept as plain functions over the state's lists so the hot path is a few
+comprehensions.  Order is stable: plays (in hand order), then draw, pass,
+accept, call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.games.shedding import actions as A
+from arena.games.shedding.effects import can_draw
+
+if TYPE_CHECKING:
+    from arena.games.shedding.state import SheddingState
+
+
+def playable_cards(state: "SheddingState", hand: list[str]) -> list[str]:
+    """Cards of `hand` legal on the effective top (rank, active suit, wild placements) [P16]."""
+    top = state.discard[-1]
+    top_rank = top[0]
+    suit = state.active_suit or top[1]
+    demand = state.suit_kind == "demand"
+    rules = state.rules.rules_by_card
+    out = []
+    for card in hand:
+        rule = rules[card]
+        if top_rank in rule.never_on:
+            continue
+        placement = rule.placement
+        if (
+            card[0] == top_rank
+            or card[1] == suit
+            or (placement == "any" and top_rank not in rule.wild_not_on)
+            or (placement == "any_unless_demand" and not demand)
+        ):
+            if rule.cannot_finish == "forbidden" and len(hand) == 1:
+                continue
+            out.append(card)
+    return out
+
+
+def turn_actions(state: "SheddingState") -> list:
+    hand = state.hands[state.current]
+    rules = state.rules
+    call = rules.call
+    offer_call = (
+        call is not None and call.timing == "before_discard" and not state.called and len(hand) == 2
+    )
+    if state.pending_draw or state.pending_skip:
+        counters = state.rules.rule(state.discard[-1]).stack_with
+        plays = [A.play(c) for c in hand if c[0] in counters]
+        if state.called == 1:
+            return plays
+        plays.append(A.ACCEPT)
+        if offer_call:
+            plays.append(A.call(call.special_word))
+        return plays
+    if state.forced is not None:
+        return [A.play(state.forced), A.PASS]
+    cards = playable_cards(state, hand)
+    out = [A.play(c) for c in cards]
+    if state.called == 1:
+        return out
+    if not state.drawn:
+        if (rules.voluntary_draw or not cards) and can_draw(state):
+            out.append(A.DRAW)
+        elif not cards:
+            out.append(A.PASS)
+    elif not rules.must_play_after_draw or not cards:
+        out.append(A.PASS)
+    if offer_call:
+        out.append(A.call(call.special_word))
+    return out
+
+
+def cover_actions(state: "SheddingState") -> list:
+    if state.forced is not None:
+        return [A.play(state.forced)]
+    top = state.discard[-1]
+    ranks = state.rules.rule(top).cover_ranks
+    suit = top[1]
+    covers = [A.play(c) for c in state.hands[state.current] if c[0] in ranks or c[1] == suit]
+    if covers:
+        return covers
+    return [A.DRAW] if can_draw(state) else [A.PASS]
+
+
+def follow_actions(state: "SheddingState") -> list:
+    plays = [A.play(c) for c in playable_cards(state, state.hands[state.current])]
+    return plays or [A.DRAW]
+
+
+def combo_actions(state: "SheddingState") -> list:
+    rank = state.combo[-1][0]
+    hand = state.hands[state.current]
+    rules = state.rules.rules_by_card
+    out = []
+    for card in hand:
+        if card[0] == rank and not (rules[card].cannot_finish == "forbidden" and len(hand) == 1):
+            out.append(A.play(card))
+    out.append(A.STOP)
+    return out
+
+
+def call_actions(state: "SheddingState") -> list:
+    call = state.rules.call
+    last = state.hands[state.current][0]
+    word = call.special_word if last[0] == call.special_rank else call.word
+    return [A.call(word), A.PASS]
+
+
+def legal_actions(state: "SheddingState") -> list:
+    """The legal list; duplicate cards (two packs) give one action each."""
+    out = _legal(state)
+    if state.rules.copies > 1:
+        return list(dict.fromkeys(out))
+    return out
+
+
+def _legal(state: "SheddingState") -> list:
+    phase = state.phase
+    if phase == "turn":
+        return turn_actions(state)
+    if phase == "combo":
+        return combo_actions(state)
+    if phase == "suit":
+        return list(A.SUIT_ACTIONS)
+    if phase == "cover":
+        return cover_actions(state)
+    if phase == "follow":
+        return follow_actions(state)
+    if phase == "accuse":
+        return [A.accuse(state.window["offender"]), A.PASS]
+    if phase == "call":
+        return call_actions(state)
+    if phase == "finish-bonus":
+        return [A.BONUS_SELF, A.BONUS_OTHERS]
+    return []

@@ -1,0 +1,203 @@
+"""Positions: the whole state as plain JSON data, and back, with clear errors.
+
+Required keys: ``hands``, ``discard`` (bottom to top), ``stock`` (top
+first), ``current``, ``direction``; ``scores`` defaults to zeros.  Every
+other key is optional with the default of a fresh turn (no pending effect,
+no active suit, hand 1, dealer 0, seed 0 and chance counter 0).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from arena.games.base import PositionError
+from arena.games.cards import is_card_code
+from arena.games.shedding.rules import Ruleset
+
+PHASES = ("turn", "combo", "suit", "cover", "follow", "call", "accuse", "finish-bonus", "over")
+
+
+def to_position(state) -> dict[str, Any]:
+    window = state.window
+    return {
+        "hands": [list(h) for h in state.hands],
+        "discard": list(state.discard),
+        "stock": state.stock[::-1],
+        "current": None if state.over else state.cur,
+        "direction": state.direction,
+        "scores": list(state.scores),
+        "phase": "over" if state.over else state.phase,
+        "active_suit": state.active_suit,
+        "suit_kind": state.suit_kind,
+        "pending": {"draw": state.pending_draw, "skip": state.pending_skip},
+        "drawn": state.drawn,
+        "called": state.called,
+        "placed": state.placed,
+        "forced": state.forced,
+        "combo": list(state.combo),
+        "advance": state.advance,
+        "opening": state.opening,
+        "offender": state.offender,
+        "window": None if window is None else {**window, "queue": list(window["queue"])},
+        "next_seat": state.next_seat,
+        "idle": state.idle,
+        "hand_number": state.hand_number,
+        "dealer": state.dealer,
+        "reason": state.reason,
+        "last_hand": None if state.last_hand is None else dict(state.last_hand),
+        "seed": state.seed,
+        "counter": state.counter,
+    }
+
+
+def _int(position: Mapping, key: str, default: int, low: int | None = None, high: int | None = None) -> int:
+    value = position.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise PositionError(f"position key {key!r} must be an integer, not {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise PositionError(f"position key {key!r} = {value} is out of range {low}..{high}")
+    return value
+
+
+def _cards(position: Mapping, key: str, deck: Counter, required: bool = True) -> list[str]:
+    if key not in position:
+        if required:
+            raise PositionError(f"the position lacks {key!r}")
+        return []
+    value = position[key]
+    if not isinstance(value, (list, tuple)):
+        raise PositionError(f"position key {key!r} must be a list of card codes, not {value!r}")
+    for card in value:
+        if not isinstance(card, str) or not is_card_code(card) or card not in deck:
+            raise PositionError(f"{card!r} in {key!r} is not a card of this deck")
+    return list(value)
+
+
+def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str, Any]):
+    from arena.games.shedding.state import SheddingState
+
+    deck = Counter(rules.deck_cards())
+    hands_value = position.get("hands")
+    if not isinstance(hands_value, (list, tuple)):
+        raise PositionError("the position needs 'hands': a list with one list of cards per seat")
+    players = len(hands_value)
+    if not rules.min_players <= players <= rules.max_players:
+        raise PositionError(
+            f"{rules.name} is for {rules.min_players}-{rules.max_players} players; the position has {players} hands"
+        )
+    hands = [_cards({"hand": h}, "hand", deck) for h in hands_value]
+    discard = _cards(position, "discard", deck)
+    stock = _cards(position, "stock", deck)
+    counts = Counter(discard) + Counter(stock)
+    for hand in hands:
+        counts.update(hand)
+    for card, count in counts.items():
+        if count > deck[card]:
+            raise PositionError(f"card {card} appears {count} times; the deck has {deck[card]}")
+    phase = position.get("phase", "turn")
+    if phase not in PHASES:
+        raise PositionError(f"unknown phase {phase!r}; one of {', '.join(PHASES)}")
+    over = phase == "over"
+    if not discard and not over:
+        raise PositionError("the discard pile is empty: a game in progress needs a top card")
+    current = position.get("current")
+    if over:
+        if current is not None:
+            raise PositionError("a finished position has current = null")
+    else:
+        current = _int(position, "current", 0, 0, players - 1)
+    direction = position.get("direction", 1)
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise PositionError(f"direction must be 1 or -1, not {direction!r}")
+    scores = position.get("scores", [0] * players)
+    if not isinstance(scores, (list, tuple)) or len(scores) != players or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in scores
+    ):
+        raise PositionError(f"scores must be a list of {players} integers, not {scores!r}")
+    active_suit = position.get("active_suit")
+    if active_suit not in (None, "s", "h", "d", "c"):
+        raise PositionError(f"active_suit must be one of s h d c or null, not {active_suit!r}")
+    suit_kind = position.get("suit_kind")
+    if active_suit is not None and suit_kind is None:
+        suit_kind = rules.rule(discard[-1]).suit_choice or "wish"
+    if suit_kind not in (None, "wish", "demand"):
+        raise PositionError(f"suit_kind must be wish, demand or null, not {suit_kind!r}")
+    pending = position.get("pending") or {}
+    if not isinstance(pending, Mapping) or set(pending) - {"draw", "skip"}:
+        raise PositionError(f"pending must be an object like {{'draw': 4}}, not {pending!r}")
+    combo = _cards(position, "combo", deck, required=False)
+    if phase == "combo" and (not combo or discard[-len(combo):] != combo):
+        raise PositionError("a combo position needs 'combo': the cards of the play so far, on top of the discard")
+    if not combo and phase == "finish-bonus":
+        combo = [discard[-1]]
+    forced = position.get("forced")
+    if forced is not None and (forced not in hands[current] if current is not None else True):
+        raise PositionError(f"forced card {forced!r} is not in the current seat's hand")
+    window = position.get("window")
+    if phase == "accuse":
+        if not isinstance(window, Mapping) or not {"offender", "queue", "next", "called"} <= set(window):
+            raise PositionError("an accuse position needs 'window': {offender, queue, next, called}")
+        window = {
+            "offender": window["offender"],
+            "queue": list(window["queue"]),
+            "next": window["next"],
+            "called": bool(window["called"]),
+        }
+        if not window["queue"] or window["queue"][0] != current:
+            raise PositionError("the window's queue must start with the current seat")
+    elif window is not None:
+        raise PositionError("'window' is only valid in the accuse phase")
+    if phase == "call" and (rules.call is None or len(hands[current]) != 1):
+        raise PositionError("a call position needs a ruleset with calls and a one-card hand")
+    if phase == "suit" and not rules.rule(discard[-1]).suit_choice:
+        raise PositionError(f"a suit choice needs a suit-choosing card on top, not {discard[-1]}")
+    if phase == "cover" and not rules.rule(discard[-1]).covers:
+        raise PositionError(f"a cover obligation needs a card to cover on top, not {discard[-1]}")
+
+    state = object.__new__(SheddingState)
+    state.rules = rules
+    state.ruleset = rules.name
+    state.options = options
+    state.players = players
+    state.seed = _int(position, "seed", 0, 0)
+    state.counter = _int(position, "counter", 0, 0)
+    state.hands = hands
+    state.discard = discard
+    state.stock = stock[::-1]
+    state.cur = current
+    state.direction = direction
+    state.scores = list(scores)
+    state.phase = "over" if over else phase
+    state.over = over
+    state.active_suit = active_suit
+    state.suit_kind = suit_kind if active_suit is not None else None
+    state.pending_draw = _int(pending, "draw", 0, 0)
+    state.pending_skip = _int(pending, "skip", 0, 0, 1)
+    state.drawn = bool(position.get("drawn", False))
+    state.called = _int(position, "called", 0, 0, 2)
+    state.placed = _int(position, "placed", 0, 0)
+    state.forced = forced
+    state.combo = combo
+    state.advance = _int(position, "advance", 1, 0, 2)
+    state.opening = bool(position.get("opening", False))
+    offender = position.get("offender")
+    if offender is not None:
+        offender = _int(position, "offender", 0, 0, players - 1)
+    state.offender = offender
+    state.window = window
+    next_seat = position.get("next_seat")
+    if phase == "call":
+        next_seat = _int(position, "next_seat", (current + direction) % players, 0, players - 1)
+    state.next_seat = next_seat
+    state.idle = _int(position, "idle", 0, 0)
+    state.hand_number = _int(position, "hand_number", 1, 1)
+    state.dealer = _int(position, "dealer", 0, 0, players - 1)
+    state.reason = str(position.get("reason", ""))
+    last = position.get("last_hand")
+    state.last_hand = dict(last) if isinstance(last, Mapping) else None
+    state._legal = None
+    if not over:
+        state._settle()
+        state._legal = None
+    return state

@@ -1,0 +1,153 @@
+"""A ruleset as data: the deck, the deal, the draw policy and a card → effect table.
+
+The engine (`state.py`) interprets these records and knows no game by
+name; a national variant is a new `Ruleset` value plus, where it needs a
+mechanism that no field here describes, one new field and the primitive
+that reads it (see `effects.py`).  Everything is frozen so one ruleset
+object can be shared by every state that uses the same options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from arena.games import cards as _cards
+
+
+@dataclass(frozen=True)
+class CardRule:
+    """What one card does when placed (RULES.md 8.5 primitive ids in brackets)."""
+
+    #: Where it may go: "match" (rank or active suit), "any" (wild), "any_unless_demand" (Moumou 6, A-7) [P16].
+    placement: str = "match"
+    #: Top ranks on which the wild placement does not apply (S1: Jack not on a 7, B-11) [P16].
+    wild_not_on: frozenset = frozenset()
+    #: Top ranks on which this card may never go, even by a match (house rule no Jack on Jack) [P16].
+    never_on: frozenset = frozenset()
+    #: Immediate draw by the next seat, per card placed [P1].
+    draw_next: int = 0
+    #: Immediate draw by the previous seat (S1 Nine), per card [P1].
+    draw_previous: int = 0
+    #: Stackable pending draw, per card; answered only by cards whose rank is in `stack_with` [P2].
+    pending_draw: int = 0
+    stack_with: frozenset = frozenset()
+    #: The next seat loses its turn (once per play) [P4].
+    skip: bool = False
+    #: The skip is pending and can be passed on by a card of `stack_with` (eight_deflect, C-6) [P4].
+    skip_deflectable: bool = False
+    #: Reverse the direction [P6].
+    reverse: bool = False
+    #: "" or "wish" (WISH_SUIT) or "demand" (DEMAND_SUIT: draw one then the turn ends) [P7, P8].
+    suit_choice: str = ""
+    #: The same player must cover with these ranks or the card's suit (Moumou 6) [P9].
+    cover_ranks: frozenset = frozenset()
+    #: The same player must play one more card legal on it, else draw one and end (Mau-Mau Ace) [P10].
+    follow: bool = False
+    #: Emptying the hand with it: "" (wins), "continue" (no win, effects apply, A-14) or "forbidden" [P18].
+    cannot_finish: str = ""
+    #: Finishing with it offers the finisher "bonus self" (-n) or "bonus others" (+n) (Moumou Jack) [P19].
+    finish_bonus: int = 0
+    #: Finishing with it multiplies the losers' hand points (Mau-Mau Jack ×2) [P19].
+    finish_multiplier: int = 1
+
+    @property
+    def covers(self) -> bool:
+        return bool(self.cover_ranks)
+
+
+@dataclass(frozen=True)
+class CallRule:
+    """An announcement obligation and its catch window [P22, P23].
+
+    ``timing`` is "before_discard" (S1: press MAU-MAU before the 2→1
+    discard, in turn) or "after_drop" (S2: say Mau / Mau-Mau once the hand
+    is down to one card, as the last decision of the turn).
+    """
+
+    timing: str
+    #: Words: the one for a plain last card and the one when the last card has rank `special_rank`.
+    word: str = "mau"
+    special_word: str = "mau-mau"
+    special_rank: str = ""
+    #: Cards drawn by a caught offender, a false caller, a false accuser.
+    penalty: int = 1
+    false_call_penalty: int = 0
+    false_accuse_penalty: int = 0
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Everything that makes one shedding game what it is."""
+
+    name: str
+    ranks: tuple
+    min_players: int = 2
+    max_players: int = 5
+    copies: int = 1
+    hand_size: int = 5
+    #: "hand_card": the dealer's last dealt card is the dealer's first play (Moumou A-2);
+    #: "upcard": the top stock card is played by the opener seat (S1 B-2, S2 C-3).
+    opening: str = "upcard"
+    #: Apply the opening card's effects at all (B-2, C-3 flag `starter_effects`).
+    starter_effects: bool = True
+    #: Who names the suit for an opening wild: "opener" (S1) or "next" (S2: the first player).
+    starter_suit_by: str = "opener"
+    #: Opening follow obligations are dropped (S2: an opening Ace obliges nobody, C-3).
+    starter_follow: bool = False
+    #: Drawing: "until_playable" (Moumou A-10) or "single" (one card).
+    draw_mode: str = "single"
+    #: May a player draw while holding a legal card (S1 yes, B-3; Moumou/S2 no, A-25/C-4).
+    voluntary_draw: bool = False
+    #: After a single draw: "any" legal card may be played (B-4) or only the "drawn" one (C-4).
+    after_draw_play: str = "any"
+    #: After drawing, a legal card must be played (Moumou A-10) or the player may pass.
+    must_play_after_draw: bool = False
+    #: After taking a pending draw: "end_turn" (S1 B-13) or "continue" (S2 7 "but may play", C-5).
+    after_accept: str = "end_turn"
+    #: Discard cards kept on top when recycling (Moumou 4, others 1) and shown to players.
+    recycle_keep: int = 1
+    visible_discard: int = 1
+    #: Same-rank combos (Moumou A-6) [P17].
+    combos: bool = False
+    #: A hand ends when the top n discards share a rank (Moumou event, n = 4) [P21].
+    table_pattern: int = 0
+    #: Effects of the card that empties a hand: "apply" (A-17) or "ignore" (B-17) [P20].
+    finishing_effects: str = "ignore"
+    #: The ±bonus counts once per finish or once per card (A-16 `jack_bonus_per_card`).
+    bonus_per_card: bool = False
+    #: The finishing multiplier counts once or per finishing card (C-10 `jack_double_per_card`).
+    multiplier_per_card: bool = False
+    call: CallRule | None = None
+    #: Rank → rule, plus single cards that differ from their rank (Moumou Kc).
+    rank_rules: Mapping[str, CardRule] = field(default_factory=dict)
+    card_rules: Mapping[str, CardRule] = field(default_factory=dict)
+    points: Mapping[str, int] = field(default_factory=dict)
+    #: Match: "single" (one hand), "series" (`hands` hands), "limit" (until a total exceeds `limit`) [P30].
+    match: str = "single"
+    hands: int = 1
+    limit: int = 0
+    #: Next dealer: "loser" (A-23), "alternate", "rotate", or "fixed" (seat 0 always opens, S1).
+    dealer_rule: str = "fixed"
+    #: The dealer of the first hand: "first" (seat 0) or "last" (so seat 0 plays first, S2).
+    first_dealer: str = "first"
+
+    def __post_init__(self) -> None:
+        rules = {}
+        for card in self.deck_cards():
+            rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
+        object.__setattr__(self, "_rules", rules)
+
+    def deck_cards(self) -> list[str]:
+        return _cards.deck(self.ranks, copies=self.copies)
+
+    def rule(self, card: str) -> CardRule:
+        return self._rules[card]  # type: ignore[attr-defined]
+
+    @property
+    def rules_by_card(self) -> dict:
+        return self._rules  # type: ignore[attr-defined]
+
+
+_PLAIN = CardRule()
+PLAIN = _PLAIN

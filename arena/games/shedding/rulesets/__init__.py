@@ -1,0 +1,1 @@
+"""One module per ruleset: each builds a `Ruleset` from options and describes itself."""

@@ -1,0 +1,535 @@
+"""The shedding engine: one state machine that interprets a `Ruleset`.
+
+Pipeline of a play (RULES.md 8.2): place the card (table-pattern check
+after each card), let the player add same-rank cards (combo), then resolve
+the play once: finishing restrictions, effect primitives, obligations for
+the same player (suit choice, cover, follow), and finally the end of the
+turn (announcement decision, catch window, next seat).
+
+Decisions (`state.decision`): ``turn``, ``combo``, ``suit``, ``cover``,
+``follow``, ``call``, ``accuse``, ``finish-bonus``; ``over`` at the end.
+
+Forced steps applied by the engine without asking (the only ones): taking
+a pending penalty that cannot be answered (no counter card and no other
+option), the failed follow of a Mau-Mau Ace (draw one, turn ends), and the
+end of a turn after a single draw that produced nothing playable when the
+rules allow only the drawn card.  Every other draw or pass, even when it
+is the only legal action, is a decision of the seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.base import Action, GameError, GameState, Observation, Result
+from arena.games.shedding import actions as A
+from arena.games.shedding import effects
+from arena.games.shedding.legal import legal_actions, playable_cards
+from arena.games.shedding.rules import Ruleset
+
+
+class SheddingState(GameState):
+    VERBS = A.VERBS
+
+    # -- construction -------------------------------------------------------------
+
+    def __init__(self, rules: Ruleset, options: dict[str, Any], players: int, seed: int) -> None:
+        self.rules = rules
+        self.ruleset = rules.name
+        self.options = options
+        self.players = players
+        self.seed = seed
+        self.counter = 0
+        self.scores = [0] * players
+        self.hand_number = 1
+        if rules.first_dealer == "last":
+            self.dealer = players - 1
+        else:
+            self.dealer = 0
+        self.over = False
+        self.reason = ""
+        self.last_hand: dict | None = None
+        self._legal: list | None = None
+        self._deal()
+        self._settle()
+
+    def _reset_turn(self) -> None:
+        self.phase = "turn"
+        self.drawn = False
+        self.called = 0  # 0 no call, 1 valid call, 2 false call
+        self.placed = 0
+        self.forced: str | None = None
+        self.combo: list[str] = []
+        self.offender: int | None = None
+
+    def _deal(self) -> None:
+        """Shuffle, deal one at a time from the dealer's left, then open (A-2, B-2, C-3) [P26]."""
+        rules = self.rules
+        n = self.players
+        self.stock = effects.shuffled_deck(self)
+        self.hands = [[] for _ in range(n)]
+        self.discard: list[str] = []
+        self.direction = 1
+        self.active_suit: str | None = None
+        self.suit_kind: str | None = None
+        self.pending_draw = 0
+        self.pending_skip = 0
+        self.window: dict | None = None
+        self.next_seat: int | None = None
+        self.advance = 1
+        self.idle = 0
+        order = [(self.dealer + 1 + i) % n for i in range(n)]
+        stock = self.stock
+        for _ in range(rules.hand_size):
+            for seat in order:
+                if stock:
+                    self.hands[seat].append(stock.pop())
+        self._reset_turn()
+        self.cur: int | None = self.dealer
+        self.opening = True
+        if rules.opening == "hand_card":
+            card = self.hands[self.dealer].pop()
+        else:
+            card = stock.pop()
+        self._place(card, from_hand=False)
+
+    # -- contract -----------------------------------------------------------------
+
+    @property
+    def current(self) -> int | None:
+        return None if self.over else self.cur
+
+    @property
+    def decision(self) -> str:
+        return "over" if self.over else self.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.over
+
+    def legal_actions(self) -> list[Action]:
+        if self.over:
+            return []
+        if self._legal is None:
+            self._legal = legal_actions(self)
+        return list(self._legal)
+
+    def _apply_legal(self, action: Action) -> None:
+        self._legal = None
+        verb = action.verb
+        if verb == "play":
+            self._play(action.args[0])
+        elif verb == "draw":
+            self._draw_action()
+        elif verb == "pass":
+            self._pass()
+        elif verb == "accept":
+            self._accept()
+        elif verb == "stop":
+            self._resolve()
+        elif verb == "suit":
+            self._choose_suit(action.args[0])
+        elif verb == "call":
+            self._call()
+        elif verb == "accuse":
+            self._accuse()
+        elif verb == "bonus":
+            self._bonus(action.args[0])
+        self._settle()
+        self._legal = None
+
+    def default_action(self) -> Action:
+        """Timeout choice: accept, draw, pass, stop, the call, the most-held suit, -20 for self."""
+        legal = self.legal_actions()
+        if not legal:
+            raise GameError("the game is over; there is no default action")
+        phase = self.phase
+        if phase == "suit":
+            hand = self.hands[self.cur]
+            best = max("shdc", key=lambda s: sum(1 for c in hand if c[1] == s))
+            return A.SUITS[best]
+        if phase == "call":
+            return legal[0]
+        for preferred in (A.ACCEPT, A.STOP, A.DRAW, A.PASS, A.BONUS_SELF):
+            if preferred in legal:
+                return preferred
+        return legal[0]
+
+    def observation(self, seat: int | None) -> Observation:
+        from arena.games.shedding.observation import build
+
+        return Observation(build(self, seat))
+
+    def result(self) -> Result:
+        if not self.over:
+            raise GameError("the game is still running; there is no result yet")
+        return Result.from_points(list(self.scores), self.reason)
+
+    def to_position(self) -> dict[str, Any]:
+        from arena.games.shedding.position import to_position
+
+        return to_position(self)
+
+    def clone(self) -> "SheddingState":
+        new = object.__new__(SheddingState)
+        new.__dict__.update(self.__dict__)
+        new.hands = [list(h) for h in self.hands]
+        new.discard = list(self.discard)
+        new.stock = list(self.stock)
+        new.scores = list(self.scores)
+        new.combo = list(self.combo)
+        new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
+        new.last_hand = None if self.last_hand is None else dict(self.last_hand)
+        new._legal = None
+        return new
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _step(self, seat: int, steps: int) -> int:
+        return (seat + self.direction * steps) % self.players
+
+    def _draw(self, seat: int, count: int) -> int:
+        return effects.draw(self, seat, count)
+
+    # -- playing ------------------------------------------------------------------
+
+    def _play(self, card: str) -> None:
+        call = self.rules.call
+        hand = self.hands[self.cur]
+        if self.phase != "combo":
+            self.combo = []
+            if (
+                call is not None
+                and call.timing == "before_discard"
+                and len(hand) == 2
+                and not self.drawn
+            ):
+                self.offender = self.cur
+        hand.remove(card)
+        self._place(card, from_hand=True)
+
+    def _place(self, card: str, from_hand: bool) -> None:
+        """Put one card on the pile; the play resolves once no more cards are added."""
+        self.discard.append(card)
+        if from_hand:
+            self.placed += 1
+        self.idle = 0
+        self.active_suit = None
+        self.suit_kind = None
+        self.forced = None
+        self.combo.append(card)
+        rules = self.rules
+        n = rules.table_pattern
+        if n and len(self.discard) >= n:
+            rank = card[0]
+            if all(c[0] == rank for c in self.discard[-n:]):
+                self._table_event()
+                return
+        if rules.combos and any(c[0] == card[0] for c in self.hands[self.cur]):
+            self.phase = "combo"
+            return
+        self._resolve()
+
+    def _resolve(self) -> None:
+        """Apply the play's effects once, in order (RULES.md 8.2 step 3)."""
+        rules = self.rules
+        cards = self.combo
+        last = cards[-1]
+        rule = rules.rule(last)
+        seat = self.cur
+        opening = self.opening
+        self.opening = False
+        if opening and rules.opening == "upcard" and not rules.starter_effects:
+            self._end_turn(1)
+            return
+        finished = False
+        if not self.hands[seat] and not (opening and rules.opening == "upcard"):
+            finished = not (rule.covers or rule.follow or rule.cannot_finish == "continue")
+            if finished and rules.finishing_effects == "ignore":
+                self._finish(seat, "out")
+                return
+        draw_next = draw_previous = pending = reverses = 0
+        skip = False
+        for card in cards:
+            r = rules.rule(card)
+            draw_next += r.draw_next
+            draw_previous += r.draw_previous
+            pending += r.pending_draw
+            reverses += r.reverse
+            skip = skip or r.skip
+        if reverses % 2:
+            self.direction = -self.direction
+        if draw_previous:
+            self._draw((seat - self.direction) % self.players, draw_previous)
+        if draw_next:
+            self._draw(self._step(seat, 1), draw_next)
+        if finished:
+            self._finish(seat, "out")
+            return
+        self.pending_draw += pending
+        if skip and rule.skip_deflectable:
+            self.pending_skip = 1
+            skip = False
+        steps = 2 if skip else 1
+        if rule.suit_choice:
+            self.phase = "suit"
+            if opening and rules.starter_suit_by == "next":
+                self.cur = self._step(seat, steps)
+                self.advance = 0
+            else:
+                self.advance = steps
+            return
+        if rule.covers:
+            self.phase = "cover"
+            return
+        if rule.follow and not (opening and not rules.starter_follow):
+            self.phase = "follow"
+            return
+        self._end_turn(steps)
+
+    def _choose_suit(self, suit: str) -> None:
+        self.active_suit = suit
+        self.suit_kind = self.rules.rule(self.discard[-1]).suit_choice
+        if self.advance == 0:
+            self._start_turn(self.cur)
+        else:
+            self._end_turn(self.advance)
+
+    # -- drawing, passing, penalties ------------------------------------------------
+
+    def _draw_action(self) -> None:
+        rules = self.rules
+        seat = self.cur
+        if self.phase == "cover":
+            ranks = rules.rule(self.discard[-1]).cover_ranks
+            suit = self.discard[-1][1]
+            while True:
+                card = effects.draw_one(self, seat)
+                if card is None:  # A-9: the obligation lapses
+                    self._stuck()
+                    return
+                if card[0] in ranks or card[1] == suit:
+                    self.forced = card
+                    self.drawn = True
+                    return
+        if self.phase == "follow":  # failed follow: draw one, the turn ends (C-8)
+            self._draw(seat, 1)
+            self._end_turn(1)
+            return
+        self.drawn = True
+        if rules.draw_mode == "until_playable" and self.suit_kind != "demand":
+            while True:
+                card = effects.draw_one(self, seat)
+                if card is None:
+                    self._stuck()
+                    return
+                if playable_cards(self, [card]):
+                    return
+        card = effects.draw_one(self, seat)
+        if card is None:
+            self._stuck()
+            return
+        if self.suit_kind == "demand":  # A-11: exactly one card, then play or the turn ends
+            if not playable_cards(self, self.hands[seat]):
+                self._end_turn(1)
+            return
+        if rules.after_draw_play == "drawn":  # C-4: only the drawn card may follow
+            if playable_cards(self, [card]):
+                self.forced = card
+            else:
+                self._end_turn(1)
+
+    def _stuck(self) -> None:
+        """Nothing can be played or drawn: the turn ends; a full round of this blocks the hand."""
+        self.idle += 1
+        if self.idle >= self.players:
+            self._score_hand(None, "blocked")
+            return
+        self._end_turn(1)
+
+    def _pass(self) -> None:
+        phase = self.phase
+        if phase == "accuse":
+            window = self.window
+            window["queue"].pop(0)
+            if window["queue"]:
+                self.cur = window["queue"][0]
+            else:
+                self.window = None
+                self._start_turn(window["next"])
+            return
+        if phase == "call":
+            self._open_window(self.cur, self.next_seat)
+            return
+        if not self.drawn and not self.placed and not effects.can_draw(self):
+            self._stuck()
+            return
+        self._end_turn(1)
+
+    def _accept(self) -> None:
+        if self.pending_draw:
+            count = self.pending_draw
+            self.pending_draw = 0
+            self._draw(self.cur, count)
+            if self.rules.after_accept == "end_turn":
+                self._end_turn(1)
+            return
+        self.pending_skip = 0
+        self._end_turn(1)
+
+    # -- calls and accusations -----------------------------------------------------
+
+    def _call(self) -> None:
+        call = self.rules.call
+        seat = self.cur
+        if self.phase == "call":  # S2: said in time, nothing to catch
+            self._start_turn(self.next_seat)
+            return
+        hand = self.hands[seat]
+        if self.pending_draw or self.pending_skip:
+            counters = self.rules.rule(self.discard[-1]).stack_with
+            can_discard = any(c[0] in counters for c in hand)
+        else:
+            can_discard = bool(playable_cards(self, hand))
+        if len(hand) == 2 and not self.drawn and can_discard:
+            self.called = 1
+        else:  # B-7: every failed precondition is a false call
+            self.called = 2
+            self._draw(seat, call.false_call_penalty)
+
+    def _open_window(self, offender: int, next_seat: int) -> None:
+        n = self.players
+        queue = [(offender + self.direction * i) % n for i in range(1, n)]
+        self.window = {"offender": offender, "queue": queue, "next": next_seat, "called": self.called == 1}
+        self.phase = "accuse"
+        self.cur = queue[0]
+
+    def _accuse(self) -> None:
+        window = self.window
+        call = self.rules.call
+        if window["called"]:  # nobody to accuse: the accuser pays (S1)
+            self._draw(self.cur, call.false_accuse_penalty)
+        else:
+            self._draw(window["offender"], call.penalty)
+        self.window = None
+        self._start_turn(window["next"])
+
+    # -- turn flow ------------------------------------------------------------------
+
+    def _end_turn(self, steps: int) -> None:
+        seat = self.cur
+        nxt = self._step(seat, steps)
+        call = self.rules.call
+        if call is not None:
+            if call.timing == "after_drop":
+                if self.placed and len(self.hands[seat]) == 1:
+                    self.phase = "call"
+                    self.next_seat = nxt
+                    return
+            elif self.offender is not None:
+                self._open_window(self.offender, nxt)
+                return
+        self._start_turn(nxt)
+
+    def _start_turn(self, seat: int) -> None:
+        self._reset_turn()
+        self.cur = seat
+        self.next_seat = None
+
+    def _settle(self) -> None:
+        """Apply forced consequences that leave the seat no choice (see the module docstring)."""
+        while not self.over:
+            phase = self.phase
+            if phase == "follow":
+                if playable_cards(self, self.hands[self.cur]):
+                    return
+                self._draw(self.cur, 1)
+                self._end_turn(1)
+            elif phase == "turn" and (self.pending_draw or self.pending_skip):
+                legal = legal_actions(self)
+                if len(legal) != 1 or legal[0] != A.ACCEPT:
+                    return
+                self._accept()
+            else:
+                return
+        self._legal = None
+
+    # -- end of hand, match -----------------------------------------------------------
+
+    def _table_event(self) -> None:
+        """Moumou event: the top cards share a rank; the hand ends, pending effects lapse (A-18..A-20)."""
+        seat = self.cur
+        if not self.hands[seat]:
+            self._finish(seat, "table-pattern")
+        else:
+            self._score_hand(None, "table-pattern")
+
+    def _finish(self, seat: int, reason: str) -> None:
+        rule = self.rules.rule(self.combo[-1])
+        self.reason = reason
+        if rule.finish_bonus:
+            self.phase = "finish-bonus"
+            self.cur = seat
+            return
+        self._score_hand(seat, reason)
+
+    def _bonus(self, who: str) -> None:
+        rules = self.rules
+        seat = self.cur
+        rule = rules.rule(self.combo[-1])
+        count = sum(1 for c in self.combo if rules.rule(c).finish_bonus) if rules.bonus_per_card else 1
+        self._score_hand(seat, self.reason, (who, rule.finish_bonus * count))
+
+    def _score_hand(self, winner: int | None, reason: str, bonus: tuple | None = None) -> None:
+        rules = self.rules
+        values = rules.points
+        points = [sum(values[c[0]] for c in hand) for hand in self.hands]
+        if winner is not None and self.combo:
+            rule = rules.rule(self.combo[-1])
+            if rule.finish_multiplier != 1:
+                count = (
+                    sum(1 for c in self.combo if rules.rule(c).finish_multiplier != 1)
+                    if rules.multiplier_per_card
+                    else 1
+                )
+                factor = rule.finish_multiplier**count
+                points = [p * factor for p in points]
+        for i, p in enumerate(points):
+            self.scores[i] += p
+        if bonus is not None:
+            who, amount = bonus
+            if who == "self":
+                self.scores[winner] -= amount
+            else:
+                for i in range(self.players):
+                    if i != winner:
+                        self.scores[i] += amount
+        self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "points": points}
+        self.reason = reason
+        if rules.match == "limit":
+            done = max(self.scores) > rules.limit
+        elif rules.match == "series":
+            done = self.hand_number >= rules.hands
+        else:
+            done = True
+        if done:
+            self.over = True
+            self.cur = None
+            self.phase = "over"
+            return
+        self._next_dealer(winner, points)
+        self.hand_number += 1
+        self._deal()
+
+    def _next_dealer(self, winner: int | None, points: list[int]) -> None:
+        rule = self.rules.dealer_rule
+        n = self.players
+        if rule == "loser":
+            worst = max(points)
+            losers = [i for i in range(n) if points[i] == worst and i != winner]
+            if len(losers) == 1:
+                self.dealer = losers[0]
+                return
+            self.dealer = (self.dealer + 1) % n
+        elif rule in ("alternate", "rotate"):
+            self.dealer = (self.dealer + 1) % n
