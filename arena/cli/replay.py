@@ -106,6 +106,7 @@ def _verify(files: list[str]) -> int:
 
 
 def run_replays(args: argparse.Namespace) -> int:
+    from rich import box
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -116,10 +117,15 @@ def run_replays(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
-    try:
-        summaries, problems = scan(Path(args.directory), bot=args.bot, ruleset=args.game, limit=args.limit)
-    except ReplayFormatError as error:
-        raise CommandError(str(error)) from None
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("reading replays", total=None)
+        try:
+            summaries, problems = scan(Path(args.directory), bot=args.bot, ruleset=args.game, limit=args.limit,
+                                       progress=lambda done, total: bar.update(task, completed=done, total=total))
+        except ReplayFormatError as error:
+            raise CommandError(str(error)) from None
     for problem in problems:
         print(f"arena replays: skipped {problem}", file=sys.stderr)
     console = Console(highlight=False)
@@ -127,15 +133,15 @@ def run_replays(args: argparse.Namespace) -> int:
         console.print(f"no replays under {args.directory}" + (" match the filters" if args.bot or args.game else ""),
                       markup=False)
         return 0
-    table = Table(title=f"replays in {args.directory}", title_justify="left")
-    for column, justify, wraps in (("started (UTC)", "left", False), ("game id", "left", False),
-                                   ("ruleset", "left", False), ("bots", "left", True), ("result", "left", True),
-                                   ("decisions", "right", False), ("status", "left", False)):
-        table.add_column(column, justify=justify, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis")
+    table = Table(title=f"replays in {args.directory}", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    # everything may wrap (a narrow terminal folds names and ids rather than cropping the table)
+    for column in ("started (UTC)", "game id", "ruleset", "bots", "result", "decisions", "status"):
+        table.add_column(column, justify="right" if column == "decisions" else "left", overflow="fold")
     for s in summaries:
         status_style = {"finished": "green", "aborted": "yellow"}.get(s.status, "red")
         status = "complete" if s.status == "finished" else s.status
-        cells = (show_time(s.started_at), s.game_id, s.ruleset, ", ".join(s.bots), s.outcome,
+        cells = (show_time(s.started_at)[:16], s.game_id, s.ruleset, ", ".join(s.bots), s.outcome,
                  str(s.decisions))
         table.add_row(*(Text(c) for c in cells), Text(status, style=status_style))
     console.print(table)
