@@ -74,6 +74,8 @@ class Tactician(Bot):
         sizes = obs.get("hand_sizes") or ()
         next_size = sizes[next_seat] if next_seat is not None and next_seat < len(sizes) else 5
         decision = turn.decision
+        me = obs.get("seat")
+        danger = min((n for i, n in enumerate(sizes) if i != me and n), default=5)  # fewest cards of an opponent
 
         def score(action):
             if action.verb == "call":
@@ -82,12 +84,12 @@ class Tactician(Bot):
                 if "draw" in action.verb:
                     return 2
                 return _LOW.get(action.verb, 1)
-            return self.score_play(action.cards, hand, ruleset, decision, plays, next_size)
+            return self.score_play(action.cards, hand, ruleset, decision, plays, next_size, danger)
 
         return max(legal, key=score)
 
     # ------------------------------------------------------------------ pieces
-    def score_play(self, cards, hand, ruleset, decision, plays, next_size):
+    def score_play(self, cards, hand, ruleset, decision, plays, next_size, danger=5):
         card = cards[0]
         rest = list(hand)
         for c in cards:
@@ -101,7 +103,9 @@ class Tactician(Bot):
 
         others = [a for a in plays if not any(is_wild(c, ruleset) for c in a.cards)]
         if is_wild(card, ruleset) and others and len(rest) > 0:
-            score -= 60  # keep the wild for when nothing else fits
+            # Keep the wild for when nothing else fits, unless someone is about to go out:
+            # then an expensive wild is a liability.
+            score -= 60 if danger > 2 else 10
         if is_attack(card, ruleset):
             score += 20 + (25 if next_size <= 2 else 0)
         if rank(card) in COVER_RANKS.get(ruleset, ()) and decision != "combo":
