@@ -211,7 +211,11 @@ def test_a_bot_answering_illegal_actions_forfeits_after_max_strikes(arena_run):
 
 def test_stale_answers_are_dropped_and_counted_without_strikes(arena_run):
     bad = seat_of(arena_run, "stale", "bad-stale")
-    assert bad.strikes == 0 and bad.stale >= bad.decisions - 1 >= 6
+    # one stale answer per turn after the first; the seat hands the open request's answer over
+    # first, so a stale one may be counted a turn late (or, at the very end, not at all)
+    assert bad.strikes == 0 and bad.decisions >= 7
+    assert bad.decisions - 1 >= bad.stale >= (bad.decisions - 1) // 2
+    assert arena_run["logs"]["bad-stale"].count("STALE_REQUEST") == bad.stale
     check_partner_clean(arena_run, "stale")
     check_recorded(arena_run, "stale")
 
