@@ -358,7 +358,7 @@ class LadderDirector:
         """For the GetStandings RPC: the last fit, never a fresh one (called on the gRPC loop)."""
         rows = []
         for r in self.standings.get(ruleset, []):
-            half = r.ci if math.isfinite(r.ci) else 0.0
+            half = r.ci  # inf while the bot's rating is not tied to the others': the interval is unbounded
             rows.append(
                 {
                     "name": r.bot, "rating": r.rating, "ci_low": r.rating - half, "ci_high": r.rating + half,

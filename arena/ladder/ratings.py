@@ -23,16 +23,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-try:  # the Elo <-> score conversions belong to the match statistics module
-    from arena.ladder.elo import elo_to_score, score_to_elo
-except ImportError:  # pragma: no cover - until arena/ladder/elo.py lands
-
-    def elo_to_score(elo_difference: float) -> float:
-        return 1.0 / (1.0 + 10.0 ** (-elo_difference / 400.0))
-
-    def score_to_elo(score: float) -> float:
-        return -400.0 * math.log10(1.0 / score - 1.0)
-
+from arena.ladder.elo import elo_to_score  # the match statistics' Elo <-> score conversion
 
 BASE_RATING = 1500.0
 ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-odds

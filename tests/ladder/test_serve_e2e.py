@@ -97,6 +97,17 @@ def counts(db: Path) -> dict[str, int]:
         connection.close()
 
 
+def get_standings(port: int):
+    """The server's GetStandings RPC (fed from the ladder's last fit)."""
+    import grpc
+
+    from sdk.wire import pb, rpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        reply = rpc.ArenaStub(channel).GetStandings(pb.StandingsRequest(ruleset=RULESET), timeout=10)
+    return list(reply.standings)
+
+
 def poll(condition, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -127,6 +138,9 @@ def test_kill_9_loses_no_finished_game_and_restart_aborts_the_running_ones(tmp_p
     cleanup.append(bots)
     poll(lambda: counts(server.db).get("finished", 0) >= 4 and counts(server.db).get("running", 0) >= 1,
          30, "finished and running games")
+    standings = poll(lambda: get_standings(server.port), 20, "GetStandings rows")
+    assert {row.name for row in standings} <= {"a", "b", "c", "d"}
+    assert all(row.ci_low < row.rating < row.ci_high and row.games > 0 for row in standings)
     os.kill(server.process.pid, signal.SIGKILL)
     server.process.wait(10)
     stop_bots(bots)
