@@ -171,6 +171,17 @@ def test_a_bot_that_fails_to_start_is_named_with_its_output(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_a_bot_that_never_connects_is_named_after_the_connect_timeout(tmp_path):
+    mute = tmp_path / "mute.py"
+    mute.write_text("import sys, time\nprint('thinking about it', flush=True)\ntime.sleep(60)\n")
+    result = _arena(RANDOM_BOT, str(mute), "--game", "moumou", "--games", "2", "--connect-timeout", "1.5")
+    assert result.returncode == 2
+    assert "bot mute" in result.stderr and "did not connect within 1.5 s" in result.stderr
+    assert "thinking about it" in result.stderr
+    leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline_has(p, str(mute))]
+    assert leftovers == []
+
+
 def test_ctrl_c_stops_the_bots_and_prints_the_partial_result(tmp_path):
     bot = tmp_path / "victim.py"
     bot.write_text(Path(GREEDY_BOT).read_text())
