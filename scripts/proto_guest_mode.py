@@ -160,6 +160,12 @@ async def serve_guest(run: Run, turn: pb.ArenaMessage, spawn) -> None:
     state: dict = {}
 
     async def session(receive, outbox: asyncio.Queue) -> None:
+        try:
+            await ping_pong(receive, outbox)
+        finally:
+            outbox.put_nowait(None)  # end the stream before the server stops
+
+    async def ping_pong(receive, outbox: asyncio.Queue) -> None:
         request_id = 0
         while time.monotonic() < run.stop_at:  # trio's own clock has a random offset: compare in monotonic time
             request_id += 1
@@ -177,7 +183,6 @@ async def serve_guest(run: Run, turn: pb.ArenaMessage, spawn) -> None:
                     run.overshoots_ms.append((woke - deadline) * 1000)
                 else:
                     run.round_trips += 1
-        outbox.put_nowait(None)
 
     class GuestServicer(rpc.ArenaServicer):
         async def Play(self, request_iterator, context):
