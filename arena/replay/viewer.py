@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Header, Input, Static
 
 from arena.replay.reader import Replay
 from arena.replay.render import FrameBuilder, View
@@ -56,6 +56,7 @@ class ReplayViewer(App):
         self._timer = None
 
     def compose(self) -> ComposeResult:
+        yield Header(icon="♠")
         with Horizontal():
             with VerticalScroll(id="table-scroll", can_focus=False):
                 yield Static(id="table")
@@ -69,7 +70,7 @@ class ReplayViewer(App):
     # -------------------------------------------------------------- drawing
 
     def show(self) -> None:
-        rows = max(5, self.size.height - 6)
+        rows = max(5, self.size.height - 7)
         table_width = self.query_one("#table-scroll").size.width or max(40, self.size.width - 52)
         log_width = self.query_one("#log").size.width or 52
         self.query_one("#table", Static).update(flatten(self.builder.table(self.step, self.view), table_width - 1))

@@ -49,7 +49,7 @@ def shown(code: str, text: str) -> bool:
 @pytest.mark.parametrize("ruleset", all_rulesets())
 def test_a_seat_view_never_shows_another_seats_hidden_cards(tmp_path, toy_ruleset, ruleset):
     players = max(3, players_for(ruleset)) if ruleset == toy_ruleset else players_for(ruleset)
-    replay = load(record_random_game(tmp_path, ruleset, players=players, seed=31))
+    replay = load(record_random_game(tmp_path, ruleset, players=players, seed=31, max_decisions=300))
     builder = FrameBuilder(replay)
     last = builder.last_step
     checked = 0
@@ -175,7 +175,7 @@ def test_viewer_keys_step_jump_play_and_switch_views(tmp_path, toy_ruleset):
             assert app.speed == speed - 1
             app.speed = 0  # the slowest, so the clock cannot step before the test pauses it
             await pilot.press("space")
-            assert app.playing and app._timer is not None
+            assert app.playing and app._timer is not None and "playing" in app.sub_title
             app._timer.pause()  # tick by hand: the test must not race the clock
             assert app.step == 17
             app._tick()
