@@ -19,7 +19,7 @@ import grpc
 
 from arena.server.convert import error_to_pb
 from arena.server.hello import HelloRefused, check_hello
-from arena.server.sessions import BotSession, Connection, Hub
+from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
 from sdk.wire import pb, rpc
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ class ArenaService(rpc.ArenaServicer):
             await _write_quietly(context, error_to_pb(
                 "CAPACITY", f"the arena is full ({hub.config.max_connections} connections); try again later"))
             return
+        connection.handler = asyncio.current_task()
         hub.connections.add(connection)
         try:
             session = await self._welcome(context, connection)
@@ -115,10 +116,15 @@ class ArenaService(rpc.ArenaServicer):
                 kind = message.WhichOneof("kind")
                 if kind == "answer":
                     hub.to_trio(session.route_answer, message.answer, received_at)
-                elif kind == "hello":
-                    connection.send(error_to_pb("BAD_HELLO", "already welcomed: Hello is only the first message"))
                 else:
-                    connection.send(error_to_pb("MALFORMED", "empty message: expected an Answer"))
+                    connection.violations += 1
+                    if connection.violations > MAX_VIOLATIONS:
+                        connection.send(error_to_pb("MALFORMED", "too many messages that are not answers"))
+                        break
+                    if kind == "hello":
+                        connection.send(error_to_pb("BAD_HELLO", "already welcomed: Hello is only the first message"))
+                    else:
+                        connection.send(error_to_pb("MALFORMED", "empty message: expected an Answer"))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # too large, undecodable, reset: only this stream ends

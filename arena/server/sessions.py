@@ -35,6 +35,10 @@ log = logging.getLogger("arena.server")
 
 #: Unrequested answers a stream may send before it is cut off as flooding.
 MAX_STALE_ANSWERS = 1000
+#: Messages waiting for a bot that does not read them; beyond this its stream is cut off.
+MAX_OUTBOX = 2000
+#: Protocol violations (a second Hello, empty messages) a stream may commit before it is cut off.
+MAX_VIOLATIONS = 100
 
 
 class SeatUnavailable(Exception):
@@ -74,12 +78,24 @@ class Connection:
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.closed = False
         self.stale_answers = 0
+        self.violations = 0
+        self.handler: Optional[asyncio.Task] = None   # the Play handler serving this stream
 
     def send(self, message: pb.ArenaMessage) -> bool:
         if self.closed:
             return False
+        if self.outbox.qsize() >= MAX_OUTBOX:
+            log.info("%s does not read its messages (%d queued): cutting it off", self.peer, MAX_OUTBOX)
+            self.abort()
+            return False
         self.outbox.put_nowait(message)
         return True
+
+    def abort(self) -> None:
+        """End the stream now, without draining the outbox (the peer is not reading it)."""
+        self.closed = True
+        if self.handler is not None:
+            self.handler.cancel()
 
     def close(self, final: Optional[pb.ArenaMessage] = None) -> None:
         """End the stream after the messages already queued (and ``final``, if given)."""

@@ -138,3 +138,24 @@ def test_ctrl_c_stops_the_server_cleanly():
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_stream_flooding_non_answers_is_cut_off_and_others_carry_on():
+    async def director(handle):
+        bystander = await welcomed(handle.port, "bystander")
+        flooder = await welcomed(handle.port, "flooder")
+        flooder.send(hello("flooder"))
+        second_hello = await blocking(flooder.recv_kind, "error")
+        for _ in range(150):
+            flooder.send(pb.BotMessage())
+        rest = await blocking(flooder.ended)
+        names = [s.name for s in handle.sessions()]
+        bystander.close()
+        flooder.close()
+        return second_hello.error, rest, names
+
+    second_hello, rest, names = serve(director)
+    assert second_hello.code == pb.Error.BAD_HELLO and "already welcomed" in second_hello.message
+    codes = [m.error.code for m in rest]
+    assert codes[-1] == pb.Error.MALFORMED and "too many" in rest[-1].error.message
+    assert names == ["bystander"]
