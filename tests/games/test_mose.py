@@ -463,7 +463,7 @@ def test_observation_shows_own_hand_public_table_and_no_secrets():
     state = load(started(["6s 9d Kc", "Td Jh"], melds=melds, discard=("3c", "4d"), seed=987654321))
     mine = state.observation(0).to_dict()
     assert mine["hand"] == ["6s", "9d", "Kc"] and mine["hand_sizes"] == [3, 2]
-    assert mine["discard"] == ["3c", "4d"] and mine["melds"][0]["text"] == "5s 2h:6s 7s"
+    assert mine["discard"] == ["3c", "4d"] and mine["melds"][0]["tokens"] == ["5s", "2h:6s", "7s"]
     spectator = json.dumps(state.observation(None).to_dict())
     assert state.observation(None)["hand"] is None
     assert "Td" not in spectator and "987654321" not in spectator and "Kc" not in spectator

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from arena.games.base import GameError
 from arena.games.cards import RANKS, SUITS, is_card_code
@@ -66,9 +66,8 @@ def positions_of(rank: str) -> tuple[int, ...]:
     return (1, 14) if rank == "A" else (RANK_ORDER[rank] + 2,)
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One card in a meld and what it stands for (None: itself)."""
+class Token(NamedTuple):
+    """One card in a meld and what it stands for (None: itself); a tuple, so hashing is cheap."""
 
     card: str
     stands: str | None = None

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from arena.games import chance
 from arena.games.base import Action, GameError, GameState, Observation, PositionError, Result
-from arena.games.cards import RANKS, deck, is_card_code
+from arena.games.cards import RANKS, SUITS, deck, is_card_code
 from arena.games.mose.melds import (
     Meld,
     MeldError,
@@ -27,6 +27,8 @@ from arena.games.mose.melds import (
     meld_from_dict,
     new_meld_offers,
     parse_token,
+    rank_at,
+    set_size_ok,
     swap_in,
     wild_rank,
 )
@@ -89,7 +91,6 @@ class MoseState(GameState):
         self.history: list[dict[str, Any]] = []
         self.next_meld = 1
         self.mistake = False
-        self.last_action: dict[str, Any] | None = None
         self._legal: list[Action] | None = None
 
     @classmethod
@@ -129,7 +130,6 @@ class MoseState(GameState):
         self.penalties = [0] * n
         self.next_meld = 1
         self.mistake = False
-        self.last_action = None
 
     # -- the contract ------------------------------------------------------------------
 
@@ -224,15 +224,47 @@ class MoseState(GameState):
         actions.extend(self._swaps(seat))
         return actions
 
-    def _has_plays(self, seat: int) -> bool:
-        """Whether a window should ask ``seat``: cheaper than building its whole list."""
+    def _has_plays(self, seat: int, needs: dict[str, Any]) -> bool:
+        """Whether a window should ask ``seat``: the table's ``needs`` against its hand, no full list."""
         hand = self.hands[seat]
-        wild, decks = self.wild, self.decks
-        if new_meld_offers(hand, wild, decks):
+        if new_meld_offers(hand, self.wild, self.decks):
             return True
-        if any(layoff_offers(meld, hand, wild, decks) for meld in self.melds):
+        held = set(hand)
+        if held & needs["naturals"] or (needs["wild_fits"] and any(c[0] == self.wild for c in held)):
             return True
-        return bool(self._swaps(seat, with_placements=False))
+        for card in held & needs["swaps"].keys():
+            if self.options["owner_may_swap"] or needs["swaps"][card] - {seat}:
+                return True
+        return False
+
+    def _table_needs(self) -> dict[str, Any]:
+        """What the melds on the table can take: naturals to lay off, a wild, naturals to swap in."""
+        naturals: set[str] = set()
+        swaps: dict[str, set[int]] = {}
+        wild_fits = False
+        for meld in self.melds:
+            if meld.kind == "run":
+                if len(meld.tokens) < 13:
+                    for p in (meld.low - 1, meld.high + 1):
+                        if 1 <= p <= 14:
+                            naturals.add(rank_at(p) + meld.suit)
+                            wild_fits = True
+                for token in meld.tokens:
+                    if token.stands is not None:
+                        swaps.setdefault(token.stands, set()).add(meld.owner)
+                continue
+            per_suit = Counter(t.card[1] for t in meld.tokens if t.stands is None)
+            n = sum(per_suit.values())
+            w = len(meld.tokens) - n
+            open_suits = [s for s in SUITS if per_suit[s] < self.decks]
+            if set_size_ok(n + 1, w, self.decks):
+                naturals.update(meld.rank + s for s in open_suits)
+            if meld.rank != self.wild and set_size_ok(n, w + 1, self.decks):
+                wild_fits = True
+            if w:
+                for s in open_suits:
+                    swaps.setdefault(meld.rank + s, set()).add(meld.owner)
+        return {"naturals": naturals, "wild_fits": wild_fits, "swaps": swaps}
 
     def _swaps(self, seat: int, with_placements: bool = True) -> list[Action]:
         hand = self.hands[seat]
@@ -292,7 +324,6 @@ class MoseState(GameState):
     def _apply_legal(self, action: Action) -> None:
         self._legal = None
         seat = self.current
-        self.last_action = {"seat": seat, "action": str(action)}
         verb = action.verb
         if verb == "draw":
             self._draw_stock(seat)
@@ -455,9 +486,10 @@ class MoseState(GameState):
 
     def _advance_window(self) -> None:
         queue = self.window["queue"]
+        needs = self._table_needs() if queue else None
         while queue:
             seat = queue.pop(0)
-            if self._has_plays(seat):
+            if self._has_plays(seat, needs):
                 self.phase = "react"
                 self.decider = seat
                 self.window["acted"] = False
@@ -543,7 +575,11 @@ class MoseState(GameState):
                 "wild_rank": self.wild,
                 "dealer": self.dealer,
                 "turn": self.turn,
-                "melds": [dict(m.to_dict(), text=m.text()) for m in self.melds],
+                # Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s).
+                "melds": [
+                    {"id": m.id, "owner": m.owner, "kind": m.kind, "tokens": [str(t) for t in m.tokens]}
+                    for m in self.melds
+                ],
                 "table": list(self.table),
                 "round_started": self.round_started,
                 "exhaustions": self.exhaustions,
@@ -551,8 +587,8 @@ class MoseState(GameState):
                 "last_pickup": None
                 if pickup is None
                 else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"])},
-                "last_action": None if self.last_action is None else dict(self.last_action),
-                "history": [dict(h, points=list(h["points"])) for h in self.history],
+                # The last finished round (winner, points, reason); totals are in ``scores``.
+                "last_round": None if not self.history else dict(self.history[-1], points=list(self.history[-1]["points"])),
             }
         )
 
@@ -585,7 +621,6 @@ class MoseState(GameState):
             "mistake": self.mistake,
             "history": [dict(h, points=list(h["points"])) for h in self.history],
             "next_meld": self.next_meld,
-            "last_action": None if self.last_action is None else dict(self.last_action),
             "seed": self.seed,
             "chance": self.chance,
         }
@@ -687,8 +722,6 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     if not isinstance(history, list):
         raise PositionError("'history' must be a list")
     state.history = [dict(h, points=list(h["points"])) for h in history]
-    last_action = position.get("last_action")
-    state.last_action = None if last_action is None else dict(last_action)
     if state.phase == "draw" and not state._draws():
         raise PositionError("the turn's seat has nothing to draw (empty stock and pile)")
     if state.phase in ("play", "react", "place") and not state.round_started:
