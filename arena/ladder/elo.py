@@ -128,24 +128,27 @@ def _constrained_mle(values: Sequence[float], observed: Sequence[float], score: 
     """The distribution closest to ``observed`` (maximum likelihood) whose mean score is ``score``.
 
     It is ``observed[i] / (1 + x * (values[i] - score))`` for the one ``x`` that
-    makes the mean right; the mean condition is monotone in ``x``, so bisection
-    over the range that keeps every probability positive finds it.
+    makes the mean right; the mean condition is monotone in ``x``, so Newton's
+    method, kept inside the range where every probability stays positive,
+    finds it in a few steps.
     """
     shifts = [v - score for v in values]
     low = -1.0 / max(shifts) if max(shifts) > 0 else -1e9
     high = -1.0 / min(shifts) if min(shifts) < 0 else 1e9
-
-    def mean_error(x: float) -> float:
-        return sum(p * d / (1.0 + x * d) for p, d in zip(observed, shifts))
-
     low, high = low + 1e-12 * abs(low), high - 1e-12 * abs(high)
-    for _ in range(80):
-        middle = (low + high) / 2.0
-        if mean_error(middle) > 0:
-            low = middle
+    x = 0.0
+    for _ in range(100):  # Newton's method, falling back to bisection when a step leaves the bracket
+        terms = [d / (1.0 + x * d) for d in shifts]
+        error = sum(p * t for p, t in zip(observed, terms))
+        if abs(error) < 1e-13:
+            break
+        if error > 0:
+            low = x
         else:
-            high = middle
-    x = (low + high) / 2.0
+            high = x
+        slope = -sum(p * t * t for p, t in zip(observed, terms))
+        step = x - error / slope if slope else (low + high) / 2.0
+        x = step if low < step < high else (low + high) / 2.0
     weights = [p / (1.0 + x * d) for p, d in zip(observed, shifts)]
     total = sum(weights)
     return [w / total for w in weights]
