@@ -67,7 +67,10 @@ def run_replay(args: argparse.Namespace) -> int:
         raise CommandError("the viewer needs a terminal; to print one frame use --step N")
     from arena.replay.viewer import ReplayViewer
 
-    ReplayViewer(replay, view=view).run()
+    app = ReplayViewer(replay, view=view)
+    if not app.builder.states:
+        raise CommandError(f"{replay.path}: {app.builder.simulation.error}")
+    app.run()
     return 0
 
 
@@ -79,6 +82,8 @@ def _print_step(replay, step: int, view, color: bool, width: int | None) -> int:
     if not 0 <= step <= len(replay.decisions):
         raise CommandError(f"--step {step}: {replay.path.name} has steps 0..{len(replay.decisions)} (0 is the deal)")
     builder = FrameBuilder(replay)
+    if not builder.states:
+        raise CommandError(f"{replay.path}: {builder.simulation.error}")
     if step > builder.last_step:
         raise CommandError(f"--step {step}: the replay re-simulates only to step {builder.last_step}: "
                            f"{builder.simulation.error}")

@@ -370,8 +370,8 @@ class FrameBuilder:
         return Group(self.title(step, view), self.status(step, view), middle, *self.seats(step, view))
 
     def log(self, step: int, view: View, rows: int = 14) -> RenderableType:
-        return Panel(decision_log(self.replay.decisions, step, view, lambda r: self.shown_action(r, view), rows), title="decisions",
-                     title_align="left", border_style="grey50")
+        log = decision_log(self.replay.decisions, step, view, lambda record: self.shown_action(record, view), rows)
+        return Panel(log, title="decisions", title_align="left", border_style="grey50")
 
     def frame(self, step: int, view: View, rows: int = 14) -> RenderableType:
         return Group(self.table(step, view), self.log(step, view, rows))

@@ -209,3 +209,13 @@ def test_viewer_opens_a_cut_off_replay_and_shows_what_was_played(tmp_path, toy_r
             assert app.step == len(replay.decisions) - 1
 
     asyncio.run(drive())
+
+
+def test_a_replay_of_a_ruleset_this_install_lacks_is_a_clear_error(tmp_path, capsys):
+    from arena.replay import ReplayWriter
+
+    path = ReplayWriter.create(tmp_path, {"game_id": "g", "ruleset": "klondike", "players": 2, "seed": 1}).finish({})
+    assert main(["replay", str(path), "--step", "0"]) == 2
+    assert "unknown ruleset 'klondike'" in capsys.readouterr().err
+    assert main(["replay", "--verify", str(path)]) == 1
+    assert "FAIL" in capsys.readouterr().out
