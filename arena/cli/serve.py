@@ -7,7 +7,6 @@ seconds without any setup.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import subprocess

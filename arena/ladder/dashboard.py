@@ -132,6 +132,10 @@ def render_dashboard(view: DashboardView, now: float | None = None) -> Renderabl
     return Group(*parts)
 
 
+def _games(count: int) -> str:
+    return f"{count} game" if count == 1 else f"{count} games"
+
+
 def plain_summary(view: DashboardView, now: float | None = None) -> str:
     """A few lines for logs and pipes, when a live view makes no sense."""
     now = now if now is not None else time.monotonic()
@@ -141,7 +145,7 @@ def plain_summary(view: DashboardView, now: float | None = None) -> str:
     ]
     for ruleset, rows in view.standings.items():
         top = ", ".join(
-            f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({r.games} games)"
+            f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({_games(r.games)})"
             for r in rows[:8]
         )
         lines.append(f"  {ruleset}: {top}")

@@ -16,7 +16,6 @@ rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
 from __future__ import annotations
 
 import logging
-import math
 import secrets
 import signal
 import time

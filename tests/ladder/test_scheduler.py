@@ -65,7 +65,7 @@ def members(bots, ruleset):
 def test_twenty_bots_get_fair_shares_and_every_pair_meets():
     bots = population()
     players = {"duo": 2, "trio": 3}
-    _scheduler, started = simulate(bots, players, rounds=3000)
+    _scheduler, started = simulate(bots, players, rounds=2000)
     for ruleset, size in players.items():
         sets = Counter(bot for _t, table in started if table.ruleset == ruleset for bot in table.bots)
         group = members(bots, ruleset)

@@ -130,12 +130,28 @@ def cleanup():
             item.wait(10)
 
 
-def test_kill_9_loses_no_finished_game_and_restart_aborts_the_running_ones(tmp_path, cleanup):
-    server = Server(tmp_path)
+def test_registered_ladder_refuses_bad_tokens_survives_kill_9_and_drains_on_sigterm(tmp_path, cleanup):
+    """One registered-only ladder (server starts are slow on a busy machine, so one test does it all):
+    token refusals, GetStandings, kill -9 mid-ladder, restart, SIGTERM drain."""
+    from arena.cli import main
+
+    db = tmp_path / "ladder.db"
+    assert main(["bots", "add", "a", "--db", str(db)]) == 0
+    store = LadderStore.open(db, recover=False)
+    for name in "abcd":
+        store.add_bot(name, "team-token")  # a token the test knows (the printed one is random)
+    store.close()
+    server = Server(tmp_path, "--registered-only")
     cleanup.append(server)
+    wrong = start_bots(server.port, "a", "--token", "not-it", "--duration", "20")
+    stranger = start_bots(server.port, "stranger", "--duration", "20")
     # Slow bots (30 ms a decision) so that games are in flight when the server dies.
-    bots = start_bots(server.port, "a,b,c,d", "--style", "slow", "--slow-ms", "30", "--max-games", "2")
-    cleanup.append(bots)
+    bots = start_bots(server.port, "a,b,c,d", "--token", "team-token", "--style", "slow", "--slow-ms", "30",
+                      "--max-games", "2")
+    cleanup.extend([wrong, stranger, bots])
+    # Refused sessions end at once, so those processes exit by themselves.
+    assert stop_bots_when_done(wrong).get("error:AUTH_FAILED") == 1
+    assert stop_bots_when_done(stranger).get("error:AUTH_FAILED") == 1
     poll(lambda: counts(server.db).get("finished", 0) >= 4 and counts(server.db).get("running", 0) >= 1,
          30, "finished and running games")
     standings = poll(lambda: get_standings(server.port), 20, "GetStandings rows")
@@ -157,7 +173,7 @@ def test_kill_9_loses_no_finished_game_and_restart_aborts_the_running_ones(tmp_p
     store.close()
 
     # Restart on the same database: the cut-off games are aborted and never rated.
-    restarted = Server(tmp_path, "--drain", "20")
+    restarted = Server(tmp_path, "--drain", "20", "--registered-only")
     cleanup.append(restarted)
     store = LadderStore.open(server.db, recover=False)
     assert store.schema_version() == SCHEMA_VERSION
@@ -170,7 +186,8 @@ def test_kill_9_loses_no_finished_game_and_restart_aborts_the_running_ones(tmp_p
     store.close()
 
     # The ladder carries on, then SIGTERM drains the running games and exits cleanly.
-    bots = start_bots(restarted.port, "a,b,c,d", "--style", "slow", "--slow-ms", "5", "--max-games", "2")
+    bots = start_bots(restarted.port, "a,b,c,d", "--token", "team-token", "--style", "slow", "--slow-ms", "5",
+                      "--max-games", "2")
     cleanup.append(bots)
     poll(lambda: counts(server.db).get("finished", 0) >= len(finished) + 4, 30, "games after the restart")
     restarted.process.send_signal(signal.SIGTERM)
@@ -182,32 +199,22 @@ def test_kill_9_loses_no_finished_game_and_restart_aborts_the_running_ones(tmp_p
     assert final["aborted"] == len(running)  # the drain let every running game finish
 
 
-def test_registered_only_refuses_wrong_token_and_unknown_bots(tmp_path, cleanup):
-    from arena.cli import main
-
-    db = tmp_path / "ladder.db"
-    assert main(["bots", "add", "member", "--db", str(db)]) == 0
-    store = LadderStore.open(db, recover=False)
-    store.add_bot("member", "known-token")  # replace the printed token with one the test knows
-    store.add_bot("member2", "known-token")
-    store.close()
-    server = Server(tmp_path, "--registered-only", "--max-games", "2")
-    cleanup.append(server)
-    wrong = start_bots(server.port, "member", "--token", "not-it", "--duration", "20")
-    stranger = start_bots(server.port, "stranger", "--duration", "20")
-    good = start_bots(server.port, "member,member2", "--token", "known-token", "--duration", "20")
-    cleanup.extend([wrong, stranger, good])
-    # Refused sessions end at once, so those processes exit by themselves.
-    assert stop_bots_when_done(wrong).get("error:AUTH_FAILED") == 1
-    assert stop_bots_when_done(stranger).get("error:AUTH_FAILED") == 1
-    assert server.wait(30) == 0, server.rest()
-    assert "2 games finished" in server.rest()
-    totals = stop_bots(good)
-    assert totals["games"] == 4 and "error:AUTH_FAILED" not in totals, totals  # 2 games, 2 seats each
-
-
 def stop_bots_when_done(bots: subprocess.Popen) -> dict:
     """A refused session ends at once, so the process exits by itself."""
     out, _ = bots.communicate(timeout=20)
     lines = [line for line in out.splitlines() if line.startswith("{")]
     return json.loads(lines[-1]) if lines else {}
+
+
+def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
+    """The README's first command, bounded: real sample bots (SDK) as processes, a real ruleset."""
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "moumou", "--max-games", "4",
+         "--db", str(tmp_path / "demo.db"), "--replays", str(tmp_path / "replays"), "--plain"],
+        capture_output=True, text=True, cwd=str(tmp_path), timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "stopped (--max-games 4 reached): 4 games finished" in result.stdout, result.stdout
+    board = result.stdout.split("Bradley-Terry ratings", 1)[1]
+    assert sum(name in board for name in ("random", "greedy", "tactician")) >= 2
+    assert len(list((tmp_path / "replays").rglob("*.jsonl"))) >= 4
