@@ -73,7 +73,7 @@ class ReplayViewer(App):
         rows = max(5, self.size.height - 7)
         table_width = self.query_one("#table-scroll").size.width or max(40, self.size.width - 52)
         log_width = self.query_one("#log").size.width or 52
-        self.query_one("#table", Static).update(flatten(self.builder.table(self.step, self.view), table_width - 1))
+        self.query_one("#table", Static).update(flatten(self.builder.table(self.step, self.view), table_width - 2))
         self.query_one("#log", Static).update(flatten(self.builder.log(self.step, self.view, rows), log_width))
         state = "playing" if self.playing else "paused"
         self.sub_title = (f"{self.replay.path.name} · step {self.step}/{len(self.replay.decisions)} · "
@@ -177,7 +177,7 @@ def flatten(renderable: RenderableType, width: int) -> Text:
     """
     console = Console(width=max(20, width), force_terminal=True, color_system="truecolor", legacy_windows=False)
     lines = console.render_lines(renderable, console.options, pad=False)
-    text = Text(end="")
+    text = Text(end="", no_wrap=True, overflow="crop")  # already laid out: never re-wrap
     for number, line in enumerate(lines):
         if number:
             text.append("\n")
