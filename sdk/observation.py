@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from google.protobuf import json_format
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +34,21 @@ class SeatInfo:
     status: str  # "active", "finished", "eliminated", "forfeited"
 
 
-def _whole_numbers_as_int(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_whole_numbers_as_int(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _whole_numbers_as_int(v) for k, v in value.items()}
-    return value
+def _from_value(value: Any) -> Any:
+    """A protobuf ``Value`` as a frozen Python value (whole numbers as int), in one pass."""
+    kind = value.WhichOneof("kind")
+    if kind == "number_value":
+        number = value.number_value
+        return int(number) if number.is_integer() else number
+    if kind == "string_value":
+        return value.string_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "struct_value":
+        return _FrozenDict({k: _from_value(v) for k, v in value.struct_value.fields.items()})
+    if kind == "list_value":
+        return tuple(_from_value(v) for v in value.list_value.values)
+    return None
 
 
 def _frozen(value: Any) -> Any:
@@ -103,28 +109,29 @@ class Observation(Mapping):
     @classmethod
     def from_pb(cls, message: Any) -> "Observation":
         """Build from a ``pb.Observation`` (see the module docstring for the conversions)."""
-        details = _whole_numbers_as_int(json_format.MessageToDict(message.details)) if message.HasField("details") else {}
-        seats = [
+        data: dict[str, Any] = {k: _from_value(v) for k, v in message.details.fields.items()}
+        seats = tuple(
             SeatInfo(seat=s.seat, name=s.name, hand_size=s.hand_size, score=s.score, status=s.status)
             for s in message.seats
-        ]
-        data: dict[str, Any] = dict(details)
+        )
         data.update(
             ruleset=message.ruleset,
             seat=None if message.seat < 0 else message.seat,
             current=None if message.current < 0 else message.current,
             decision=message.decision,
-            hand=list(message.hand),
-            discard=list(message.discard),
+            hand=tuple(message.hand),
+            discard=tuple(message.discard),
             stock_size=message.stock_size,
             direction=message.direction,
             seats=seats,
         )
-        data.setdefault("players", [s.name for s in seats])
-        data.setdefault("hand_sizes", [s.hand_size for s in seats])
-        data.setdefault("scores", [s.score for s in seats])
-        data.setdefault("statuses", [s.status for s in seats])
-        return cls(data)
+        data.setdefault("players", tuple(s.name for s in seats))
+        data.setdefault("hand_sizes", tuple(s.hand_size for s in seats))
+        data.setdefault("scores", tuple(s.score for s in seats))
+        data.setdefault("statuses", tuple(s.status for s in seats))
+        observation = object.__new__(cls)
+        object.__setattr__(observation, "_data", data)  # already frozen: skip the generic pass
+        return observation
 
     # -- mapping and attribute access -------------------------------------
     def __getitem__(self, key: str) -> Any:
