@@ -5,8 +5,9 @@
 
 Three figures, loopback only, every bot a separate process:
 
-1. **decisions/s**: random bots (``sample_bots/random_bot.py``, the SDK) play
-   moumou through `arena.server.run` and the match runner, G games at once;
+1. **decisions/s**: random bots play moumou through `arena.server.run` and the
+   match runner, G games at once: the SDK's ``sample_bots/random_bot.py``
+   (``sdk``) and a minimal grpcio bot (``raw``: what the server path alone costs);
 2. **raw**: in the same run, a bare grpc.aio server ping-pongs messages of the
    same size (the first moumou TurnRequest, answered by an Answer) with the
    same number of synchronous grpcio client processes and G requests in
@@ -80,7 +81,16 @@ def percentile(values: list[float], fraction: float) -> float:
 
 # ---------------------------------------------------------------- 1. the arena
 
-def arena_rate(games: int, seconds: float, warmup: float) -> tuple[float, int]:
+def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
+    """``sdk``: the SDK's random sample bot; ``raw``: a minimal grpcio bot (the server's share alone)."""
+    if kind == "sdk":
+        return [sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--arena", f"127.0.0.1:{port}",
+                "--name", name, "--max-games", str(max_games), "--games", RULESET, "--log-level", "ERROR",
+                "--max-reconnects", "0"]
+    return [sys.executable, __file__, "--raw-bot", str(port), name, str(max_games)]
+
+
+def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> tuple[float, int]:
     """Decisions/s over the measuring window, and the games finished."""
     import trio
 
@@ -96,12 +106,7 @@ def arena_rate(games: int, seconds: float, warmup: float) -> tuple[float, int]:
 
     async def director(handle):
         names = [f"bench{i}" for i in range(count)]
-        processes = [
-            subprocess.Popen([sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--arena",
-                              f"127.0.0.1:{handle.port}", "--name", name, "--max-games", str(per_bot),
-                              "--games", RULESET, "--log-level", "WARNING", "--max-reconnects", "0"], cwd=ROOT)
-            for name in names
-        ]
+        processes = [subprocess.Popen(bot_command(bots, handle.port, name, per_bot), cwd=ROOT) for name in names]
         finished = 0
         try:
             await handle.wait_for_sessions(names, timeout_s=120)
@@ -203,6 +208,26 @@ def echo_client(port: int) -> None:
         for message in rpc.ArenaStub(channel).Play(iter(outbox.get, None)):
             answer.answer.request_id = message.turn.request_id
             outbox.put(answer)
+    except grpc.RpcError:
+        pass
+    outbox.put(None)
+    channel.close()
+
+
+def raw_bot(port: int, name: str, max_games: int) -> None:
+    """A minimal bot: a random legal index at once, no SDK objects, no worker threads."""
+    rng = random.Random(name)
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=CLIENT_OPTIONS)
+    outbox: queue.Queue = queue.Queue()
+    outbox.put(pb.BotMessage(hello=pb.Hello(name=name, sdk_version="0.1.0", games=[RULESET], max_games=max_games)))
+    try:
+        for message in rpc.ArenaStub(channel).Play(iter(outbox.get, None)):
+            if message.HasField("turn"):
+                turn = message.turn
+                index = rng.randrange(len(turn.legal))
+                outbox.put(pb.BotMessage(answer=pb.Answer(
+                    game_id=turn.game_id, request_id=turn.request_id, action_index=index,
+                    action_text=turn.legal[index])))
     except grpc.RpcError:
         pass
     outbox.put(None)
@@ -319,11 +344,17 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring window per figure (default 5)")
     parser.add_argument("--warmup", type=float, default=1.5, help="seconds before each window (default 1.5)")
     parser.add_argument("--overshoot-games", default="8,64", help="concurrent games for the overshoot runs")
+    parser.add_argument("--bots", default="sdk,raw",
+                        help="bot kinds for the decisions/s rows: sdk (sample random bot), raw (minimal grpcio bot)")
     parser.add_argument("--echo-client", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--raw-bot", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--late-bot", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_client:
         echo_client(args.echo_client)
+        return 0
+    if args.raw_bot:
+        raw_bot(int(args.raw_bot[0]), args.raw_bot[1], int(args.raw_bot[2]))
         return 0
     if args.late_bot:
         arena, name, max_games, delay = args.late_bot
@@ -337,16 +368,18 @@ def main() -> int:
     turn, _ = reference_messages()
     console.print(f"[bold]Arena benchmark[/]: {RULESET}, TurnRequest {turn.ByteSize()} bytes, "
                   f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
-    speed = Table("games", "bot processes", "arena decisions/s", "raw round trips/s", "ours / raw", "games played")
+    speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw", "games played")
+    kinds = [k for k in args.bots.split(",") if k]
     for games in [int(g) for g in args.games.split(",")]:
-        with console.status(f"{games} games: arena..."):
-            ours, played = arena_rate(games, args.seconds, args.warmup)
         with console.status(f"{games} games: raw ping-pong..."):
             raw = raw_rate(games, args.seconds, args.warmup, turn)
-        ratio = ours / raw if raw else float("nan")
-        speed.add_row(str(games), str(bot_processes(games)), f"{ours:,.0f}", f"{raw:,.0f}",
-                      f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", str(played))
-        console.print(speed) if games == int(args.games.split(",")[-1]) else None
+        for kind in kinds:
+            with console.status(f"{games} games: arena with {kind} bots..."):
+                ours, played = arena_rate(games, args.seconds, args.warmup, kind)
+            ratio = ours / raw if raw else float("nan")
+            speed.add_row(str(games), kind, str(bot_processes(games)), f"{ours:,.0f}", f"{raw:,.0f}",
+                          f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", str(played))
+    console.print(speed)
     late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99")
     for games in [int(g) for g in args.overshoot_games.split(",") if g]:
         deadline_ms = max(20, int(games * 1.5))

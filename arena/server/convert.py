@@ -26,7 +26,7 @@ def _seat_number(value: Any) -> int:
 
 def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Sequence[str] = ()) -> pb.Observation:
     """Convert an engine observation; ``names`` are the bot names by seat (for ``seats[].name``)."""
-    data = observation.to_dict() if isinstance(observation, Observation) else dict(observation)
+    data = observation.data if isinstance(observation, Observation) else observation
     hand_sizes = list(data.get("hand_sizes") or [])
     scores = list(data.get("scores") or [])
     statuses = list(data.get("statuses") or [])
@@ -56,7 +56,11 @@ def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Seq
         )
     rest = {str(k): v for k, v in data.items() if k not in TYPED_KEYS}
     if rest:
-        message.details.update(rest)
+        try:
+            message.details.update(rest)
+        except (TypeError, ValueError, AttributeError):  # not plain JSON data (tuples of tuples, enums...): normalise first
+            message.details.Clear()
+            message.details.update(Observation(rest).to_dict())
     return message
 
 

@@ -31,7 +31,9 @@ class LiveGame:
     ended_at: str = ""
     placements: tuple[int, ...] = ()
     decisions: int = 0
-    events: list[pb.SpectatorEvent] = field(default_factory=list)
+    #: pb.SpectatorEvent, or (index, seat, action, Observation) not converted yet: most games are
+    #: never watched, so the public view is converted to protobuf only when someone asks for it.
+    events: list[Any] = field(default_factory=list)
     watchers: set[asyncio.Queue] = field(default_factory=set)
 
     def summary(self) -> pb.GameSummary:
@@ -46,8 +48,24 @@ class LiveGame:
             decisions=self.decisions,
         )
 
-    def publish(self, event: pb.SpectatorEvent) -> None:
+    def event(self, position: int) -> pb.SpectatorEvent:
+        """The event at ``position`` as a message (converted once, on first use)."""
+        event = self.events[position]
+        if not isinstance(event, pb.SpectatorEvent):
+            index, seat, action, observation = event
+            event = pb.SpectatorEvent(game_id=self.game_id, index=index, seat=seat, action=action,
+                                      view=observation_to_pb(observation, self.players))
+            self.events[position] = event
+        return event
+
+    def backlog(self) -> list[pb.SpectatorEvent]:
+        return [self.event(position) for position in range(len(self.events))]
+
+    def publish(self, event: Any) -> None:
         self.events.append(event)
+        if not self.watchers:
+            return
+        event = self.event(len(self.events) - 1)
         for queue in list(self.watchers):
             if queue.qsize() > MAX_SPECTATOR_BACKLOG:
                 self.watchers.discard(queue)
@@ -76,11 +94,7 @@ class LiveGames:
     def record(self, game: LiveGame, index: int, seat: Optional[int], action_text: str, state: Any) -> None:
         """The runner's ``on_event``: publish the public view after one decision."""
         game.decisions = max(game.decisions, int(index))
-        view = observation_to_pb(state.observation(None), game.players)
-        game.publish(pb.SpectatorEvent(
-            game_id=game.game_id, index=int(index), seat=-1 if seat is None else int(seat),
-            action=action_text or "", view=view,
-        ))
+        game.publish((int(index), -1 if seat is None else int(seat), action_text or "", state.observation(None)))
 
     def finish(self, game: LiveGame, outcome: Any = None, status: str = "") -> None:
         if game.over:
@@ -92,7 +106,7 @@ class LiveGames:
             game.placements = tuple(int(s.placement) for s in outcome.seats)
             game.decisions = int(outcome.decisions or game.decisions)
             ended = game_ended_to_pb(outcome, game.game_id)
-        last_index = game.events[-1].index + 1 if game.events else 0
+        last_index = game.event(len(game.events) - 1).index + 1 if game.events else 0
         game.publish(pb.SpectatorEvent(game_id=game.game_id, index=last_index, seat=-1, ended=ended))
         for queue in list(game.watchers):
             queue.put_nowait(None)

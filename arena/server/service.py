@@ -183,7 +183,7 @@ class ArenaService(rpc.ArenaServicer):
         game = self.hub.live.get(request.game_id)
         if game is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id[:60]!r} (see ListGames)")
-        backlog = list(game.events)
+        backlog = game.backlog()
         queue: Optional[asyncio.Queue] = None
         if not game.over:
             queue = asyncio.Queue()
