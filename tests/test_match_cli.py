@@ -7,6 +7,7 @@ The end-to-end tests start `arena match` as a real subprocess: a real arena on
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -224,3 +225,14 @@ def test_bad_arguments_are_clear_errors(capsys):
     assert "elo1 > elo0" in capsys.readouterr().err
     assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--option", "nonsense"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):
+    tactician = str(ROOT / "sample_bots" / "tactician.py")
+    status = main(["match", tactician, RANDOM_BOT, "--game", "moumou", "--games", "2000", "--sprt", "0", "100",
+                   "--local", "--seed", "1", "--concurrency", "4"])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "H1 accepted: tactician is stronger by at least 100 Elo" in out
+    played = int(re.search(r"Result: (\d+) games", out).group(1))
+    assert 10 <= played < 400
