@@ -71,8 +71,10 @@ def test_twenty_bots_get_fair_shares_and_every_pair_meets():
         group = members(bots, ruleset)
         counts = [sets[b] for b in group]
         assert min(counts) > 0, f"{ruleset}: a bot starved"
-        # Capacity 4 vs capacity 1 must not translate into 4x the games.
-        assert max(counts) - min(counts) <= 4, (ruleset, counts)
+        # Capacity 4 vs capacity 1 must not translate into 4x the games: the spread stays
+        # within a few sets (max_lead 2, plus sets in flight), out of ~150 per bot.
+        assert max(counts) - min(counts) <= 6, (ruleset, counts)
+        assert min(counts) > 100
         pairs = Counter(frozenset(p) for _t, table in started if table.ruleset == ruleset for p in combinations(table.bots, 2))
         every_pair = [pairs[frozenset(p)] for p in combinations(group, 2)]
         assert min(every_pair) >= 1, f"{ruleset}: a pair never met"
