@@ -20,7 +20,7 @@ from arena.replay.format import (
 )
 from arena.replay.reader import Replay, Simulation, load
 from arena.replay.verify import Divergence, VerifyReport, verify
-from arena.replay.writer import DEFAULT_DIRECTORY, ReplayWriter, ReplayWriterError, replay_path
+from arena.replay.writer import DEFAULT_DIRECTORY, ReplayWriter, ReplayWriterError, replay_path, seal_partial
 
 __all__ = [
     "DEFAULT_DIRECTORY",
@@ -38,5 +38,6 @@ __all__ = [
     "VerifyReport",
     "load",
     "replay_path",
+    "seal_partial",
     "verify",
 ]

@@ -159,6 +159,38 @@ class ReplayWriter:
             self.abort(f"recording interrupted: {kind.__name__ if kind else 'not finished'}")
 
 
+def seal_partial(part_path: "str | os.PathLike[str]", reason: str = "cut off by a restart") -> Path:
+    """Close a replay a crash left as ``.part``: keep every whole line, add an ``aborted`` result, rename.
+
+    For a server that restarts and marks the games it lost as aborted; the
+    sealed file lists and verifies like any other.  Raises
+    `ReplayFormatError` if the file is not a readable replay at all.
+    """
+    from arena.replay.reader import load
+
+    part = Path(part_path)
+    if not part.name.endswith(PART_SUFFIX):
+        raise ReplayFormatError(f"{part} is not an unfinished replay (*{PART_SUFFIX})")
+    replay = load(part)
+    if replay.complete:
+        raise ReplayFormatError(f"{part} already has a result line; rename it instead")
+    final = part.with_name(part.name[: -len(PART_SUFFIX)] + SUFFIX)
+    if final.exists():
+        raise FileExistsError(f"{final} already exists")
+    lines = [replay.header.to_dict(), *(d.to_dict() for d in replay.decisions),
+             result_line({}, replay.header.players, ABORTED, reason=reason)]
+    temporary = part.with_name(part.name + ".sealing")
+    with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+        for line in lines:
+            handle.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, final)
+    part.unlink()
+    _fsync_directory(final.parent)
+    return final
+
+
 def _resolved_options(ruleset: str, options: dict[str, Any]) -> dict[str, Any]:
     """Record every option with its value, defaults included, so a later change of a default
     cannot change how an old replay re-simulates.  Unknown rulesets are recorded as given."""

@@ -152,3 +152,22 @@ def test_header_from_the_ladder_keeps_extras_resolves_options_and_files_by_utc_d
     replay = load(path)
     assert replay.header.options == {"hand": 5}  # the default, written down
     assert replay.header.extra == {"ladder_set": "ab12", "rotation": 1}
+
+
+def test_seal_partial_closes_a_crashed_replay_as_aborted(tmp_path, toy_ruleset):
+    from arena.replay import seal_partial, verify
+
+    full = load(record_random_game(tmp_path / "done", toy_ruleset, seed=13))
+    writer = ReplayWriter.create(tmp_path, {**full.header.to_dict(), "game_id": "lost"})
+    for record in full.decisions[:12]:
+        writer.decision(record.seat, record.action, record.think_ms, record.timeout, record.strike, record.hash)
+    with open(writer.current_path, "a") as handle:
+        handle.write('{"type":"decision","i":13,"se')  # the write the crash interrupted
+    writer._handle.close()  # the process died
+    sealed = seal_partial(writer.current_path, "server restarted")
+    assert sealed == writer.path and not writer.current_path.exists()
+    replay = load(sealed)
+    assert replay.status == "aborted" and replay.result["reason"] == "server restarted"
+    assert len(replay.decisions) == 12 and verify(sealed).ok
+    with pytest.raises(ReplayFormatError):
+        seal_partial(sealed)
