@@ -227,6 +227,12 @@ class Hub:
         if terms.resume_session:
             old = self.by_id.get(terms.resume_session)
             if old is not None and old.name == terms.name and old.token_matches(terms.token):
+                current = self.by_name.get(terms.name)
+                if current is not None and current is not old and current.connected:
+                    raise HelloRefused(
+                        "DUPLICATE_SESSION",
+                        f"{terms.name!r} has connected again since that session (now {current.id}); cannot resume it",
+                    )
                 return self._resume(old, terms, connection)
         existing = self.by_name.get(terms.name)
         if existing is not None and existing.connected:

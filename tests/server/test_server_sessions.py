@@ -185,3 +185,24 @@ def test_the_director_result_and_error_come_back_from_run():
 
     with pytest.raises(ValueError, match="director broke"):
         serve(failing)
+
+
+def test_resuming_needs_the_same_name_and_token_and_replaces_a_stale_stream():
+    async def director(handle):
+        first = RawBot(handle.port, hello("gina", token="t1"))
+        session_id = (await blocking(first.recv_kind, "welcome")).welcome.session_id
+        thief = RawBot(handle.port, hello("gina", token="t2", resume_session=session_id))
+        stolen = await blocking(refusal, thief)
+        again = RawBot(handle.port, hello("gina", token="t1", resume_session=session_id))
+        resumed = (await blocking(again.recv_kind, "welcome")).welcome
+        replaced = await blocking(first.ended)
+        names = [(s.name, s.session_id) for s in handle.sessions()]
+        for bot in (first, thief, again):
+            bot.close()
+        return session_id, stolen, resumed, replaced, names
+
+    session_id, stolen, resumed, replaced, names = serve(director)
+    assert stolen.code == Code.DUPLICATE_SESSION
+    assert resumed.session_id == session_id
+    assert [m.error.code for m in replaced] == [Code.DUPLICATE_SESSION]
+    assert names == [("gina", session_id)]
