@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -134,6 +135,8 @@ def run_replays(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"arena replays: skipped {problem}", file=sys.stderr)
     console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = 200  # a pipe or a file: one row per replay, for grep and friends
     if not summaries:
         console.print(f"no replays under {args.directory}" + (" match the filters" if args.bot or args.game else ""),
                       markup=False)
