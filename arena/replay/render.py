@@ -161,7 +161,7 @@ def seat_panel(
 ) -> Panel:
     """One seat: its bot, its hand (face up when the view may see it); score and strikes underneath."""
     if cards is not None:
-        body = hand(cards) + Text(f"  ({len(cards)})", style="dim")
+        body = hand(cards) + (Text(f"  ({len(cards)})", style="dim") if cards else Text())
     elif size is not None:
         body = hidden_hand(size)
     else:
