@@ -20,7 +20,14 @@ from arena.replay.format import (
 )
 from arena.replay.reader import Replay, Simulation, load
 from arena.replay.verify import Divergence, VerifyReport, verify
-from arena.replay.writer import DEFAULT_DIRECTORY, ReplayWriter, ReplayWriterError, replay_path, seal_partial
+from arena.replay.writer import (
+    DEFAULT_DIRECTORY,
+    ReplayWriter,
+    ReplayWriterError,
+    ThreadedCloseRecorder,
+    replay_path,
+    seal_partial,
+)
 
 __all__ = [
     "DEFAULT_DIRECTORY",
@@ -34,6 +41,7 @@ __all__ = [
     "ReplayWriter",
     "ReplayWriterError",
     "SeatInfo",
+    "ThreadedCloseRecorder",
     "Simulation",
     "VerifyReport",
     "load",

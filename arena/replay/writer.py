@@ -159,6 +159,34 @@ class ReplayWriter:
             self.abort(f"recording interrupted: {kind.__name__ if kind else 'not finished'}")
 
 
+class ThreadedCloseRecorder:
+    """A `ReplayWriter` for a trio game loop: lines are written inline (one buffered write each),
+    but the closing fsync and rename run in a worker thread so a slow disk never stalls other games.
+
+    `arena.match.runner.play_game` awaits ``finish``/``abort`` when they are coroutines.
+    """
+
+    def __init__(self, writer: ReplayWriter) -> None:
+        self.writer = writer
+
+    @property
+    def path(self) -> Path:
+        return self.writer.path
+
+    def decision(self, *args: Any, **kwargs: Any) -> None:
+        self.writer.decision(*args, **kwargs)
+
+    async def finish(self, result: Any) -> Path:
+        import trio
+
+        return await trio.to_thread.run_sync(self.writer.finish, result)
+
+    async def abort(self, reason: str) -> Path:
+        import trio
+
+        return await trio.to_thread.run_sync(self.writer.abort, reason)
+
+
 def seal_partial(part_path: "str | os.PathLike[str]", reason: str = "cut off by a restart") -> Path:
     """Close a replay a crash left as ``.part``: keep every whole line, add an ``aborted`` result, rename.
 

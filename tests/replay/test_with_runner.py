@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import trio
 
 from arena.match.local import LocalSeat
 from arena.match.runner import play_game
 from arena.match.timecontrol import TimeControl
-from arena.replay import ReplayHeader, ReplayWriter, load, verify
+from arena.replay import ReplayHeader, ReplayWriter, ThreadedCloseRecorder, load, verify
 
 
 class RandomBot:
@@ -25,15 +26,17 @@ class RandomBot:
         return self.random.choice(list(turn.legal))
 
 
-def test_play_game_records_a_replay_that_verifies(tmp_path, toy_ruleset):
+@pytest.mark.parametrize("threaded", [False, True], ids=["plain", "threaded-close"])
+def test_play_game_records_a_replay_that_verifies(tmp_path, toy_ruleset, threaded):
     seats = [LocalSeat(RandomBot(1), name="steady", version="1.0"), LocalSeat(RandomBot(2, 40), name="sloppy")]
     header = ReplayHeader(game_id="runner-1", ruleset=toy_ruleset, players=2, seed=77, seats=list(seats),
                           options={"hand": 5}, time_control=TimeControl().to_dict())
     writer = ReplayWriter.create(tmp_path, header)
+    recorder = ThreadedCloseRecorder(writer) if threaded else writer
 
     async def main():
         return await play_game(toy_ruleset, {"hand": 5}, 77, seats, TimeControl(max_strikes=50),
-                               game_id="runner-1", recorder=writer)
+                               game_id="runner-1", recorder=recorder)
 
     outcome = trio.run(main)
     assert outcome.replay_path == str(writer.path) and writer.path.exists()
