@@ -79,6 +79,20 @@ def test_player_counts_and_decks():
     assert games.new_game("mose", players=3, seed=1, decks=2).to_position()["stock"].__len__() == 104 - 22
 
 
+def test_meld_tokens_may_come_in_any_order():
+    state = load(started(["7d 7s 7h 5c", "8s 2d"]))
+    state.apply("meld 7d 7s 7h")
+    assert state.to_position()["melds"][0]["cards"] == ["7s", "7h", "7d"]
+
+
+def test_turn_limit_ends_a_round_of_endless_pile_taking():
+    state = load(position(["9d Kc", "Td Jh"], discard=("3c",), stock=("Qs",)), rounds=1, turn_limit=5)
+    while not state.is_over:
+        state.apply("take pile" if state.decision == "draw" else f"discard {state.to_position()['hands'][state.current][0]}")
+    history = state.to_position()["history"]
+    assert history[0]["winner"] is None and "turn limit" in history[0]["reason"]
+
+
 def test_minimal_position_is_round_one_draw_phase():
     state = load(position(["5s 6s 7s", "8h 9h Th"], current=1))
     assert state.decision == "draw" and state.current == 1
@@ -442,7 +456,8 @@ def test_missing_keys_raise():
         ("", ActionParseError),
         ("meld 5s 6s", IllegalActionError),
         ("discard Ah", IllegalActionError),
-        ("meld 6s 5s 7s", IllegalActionError),
+        ("meld 5s 6s Kd", IllegalActionError),
+        ("meld 5s 6s 2h:7s", IllegalActionError),
         ("swap 9 6s take", IllegalActionError),
         ("draw stock", IllegalActionError),
     ],
@@ -521,3 +536,15 @@ def test_random_self_play_terminates_and_conserves_cards(players):
         assert len(state.to_position()["history"]) == 4
     rate = decisions / (time.perf_counter() - started_at)
     print(f"mose {players} players: {decisions} decisions, {rate:.0f} decisions/s")
+
+
+def test_out_of_turn_swap_in_a_window():
+    state = load(started(["5s 7s 2h Kd", "6s 9h Jd"]))
+    state.apply("meld 5s 2h:6s 7s")
+    assert (state.decision, state.current) == ("react", 1)
+    state.apply("swap 1 6s take")
+    assert (state.decision, state.current) == ("react", 1)  # seat 1 may go on (e.g. lay the wild off)
+    state.apply("pass")
+    assert (state.decision, state.current) == ("play", 0)
+    pos = state.to_position()
+    assert pos["melds"][0]["cards"] == ["5s", "6s", "7s"] and pos["hands"][1] == ["2h", "9h", "Jd"]

@@ -69,6 +69,11 @@ turn's seat is also offered, until its first mistake in that turn,
 fit (False Play, +10: every hand card onto a set, or at the ``hi`` end of a
 run); the mistake changes nothing else and the turn goes on.
 
+**Turn limit (not in the rules).**  Players who only ever take the pile
+never run the stock out, so a round also ends with no winner, scored like
+an exhaustion, at the start of its ``turn_limit``-th turn (300 by default,
+0 for none); random play ends rounds long before that.
+
 **Where RULES.md is silent.**  Two decks (``decks``; 0 = one deck up to 7
 players, two above): sets may hold two naturals of a suit, up to 8 naturals
 and a wild as the 9th.  In a set of the wild rank every card stands for
@@ -91,6 +96,10 @@ OPTIONS = {
         "finish_turn",
         "when the stock runs out a second time: the drawer finishes the turn, or the round ends at once (D-13)",
         ("finish_turn", "immediate"),
+    ),
+    "turn_limit": OptionSpec(
+        300,
+        "turns after which a round ends with no winner (0: none); not in the rules, it stops endless pile-taking",
     ),
     "mode": OptionSpec(
         "strict",

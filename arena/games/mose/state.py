@@ -91,6 +91,7 @@ class MoseState(GameState):
         self.history: list[dict[str, Any]] = []
         self.next_meld = 1
         self.mistake = False
+        self.turns = 0
         self._legal: list[Action] | None = None
 
     @classmethod
@@ -130,6 +131,7 @@ class MoseState(GameState):
         self.penalties = [0] * n
         self.next_meld = 1
         self.mistake = False
+        self.turns = 1
 
     # -- the contract ------------------------------------------------------------------
 
@@ -151,6 +153,21 @@ class MoseState(GameState):
         if not self.is_over:
             raise GameError(f"the match is still running (round {self.round} of {self.rounds})")
         return Result.from_points(self.scores, reason=f"lowest total after {len(self.history)} rounds")
+
+    def apply(self, action: "Action | str") -> None:
+        """As the contract's, but a meld's tokens may come in any order (``meld 7d 7s 7h``).
+
+        Tokens say what each card is, so a permutation has one reading: the
+        offered meld with the same tokens, which is what gets applied.
+        """
+        parsed = Action.parse(action)
+        if parsed.verb == "meld" and not self.is_over:
+            tokens = Counter(parsed.args)
+            for legal in self.legal_actions():
+                if legal.verb == "meld" and Counter(legal.args) == tokens:
+                    parsed = legal
+                    break
+        super().apply(parsed)
 
     def legal_actions(self) -> list[Action]:
         if self._legal is None:
@@ -462,8 +479,13 @@ class MoseState(GameState):
         self.turn = self.decider = seat
         self.phase = "draw"
         self.mistake = False
+        self.turns += 1
+        limit = self.options["turn_limit"]
         if not self._draws():
             self._end_round(None, "nothing left to draw")
+        elif limit and self.turns >= limit:
+            # Not in the rules: bots that only ever take the pile would never end a round.
+            self._end_round(None, f"the round reached the turn limit ({limit})")
 
     def _false_mose(self, seat: int) -> None:
         self.penalties[seat] += FALSE_MOSE_PENALTY
@@ -619,6 +641,7 @@ class MoseState(GameState):
             else dict(self.last_pickup, cards=list(self.last_pickup["cards"])),
             "penalties": list(self.penalties),
             "mistake": self.mistake,
+            "turns": self.turns,
             "history": [dict(h, points=list(h["points"])) for h in self.history],
             "next_meld": self.next_meld,
             "seed": self.seed,
@@ -697,6 +720,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.exhaustions = _int(position, "exhaustions", 0, 0, 2)
     state.next_meld = _int(position, "next_meld", 1, 1)
     state.mistake = bool(position.get("mistake", False))
+    state.turns = _int(position, "turns", 1)
     melds = position.get("melds", [])
     if not isinstance(melds, list):
         raise PositionError("'melds' must be a list")
