@@ -38,6 +38,17 @@ def players_text(info: RulesetInfo) -> str:
     return f"{info.min_players}-{info.max_players}"
 
 
+def headline(summary: str, width: int = 72) -> str:
+    """The summary's first clause (up to the first colon or full stop), for the one-line listing."""
+    cut = len(summary)
+    for mark in (": ", ". ", "; "):
+        at = summary.find(mark)
+        if at != -1:
+            cut = min(cut, at)
+    line = summary[:cut].rstrip(".")
+    return line if len(line) <= width else line[: width - 1].rstrip() + "\u2026"
+
+
 def lookup(name: str) -> RulesetInfo:
     """The ruleset, or a user error that lists the known names."""
     try:
@@ -68,7 +79,9 @@ def list_rulesets(console: Console) -> None:
     table.add_column("summary")
     for name in names:
         info = games.ruleset_info(name)
-        table.add_row(name, players_text(info), str(info.default_players or info.min_players), info.summary)
+        table.add_row(
+            name, players_text(info), str(info.default_players or info.min_players), headline(info.summary)
+        )
     console.print(table)
     console.print("Details: [bold]arena rules show NAME[/bold]")
 
