@@ -374,7 +374,7 @@ def register(subparsers) -> None:
         "match",
         help="play bots against each other (duplicate deals, Elo, SPRT), like cutechess-cli",
         description="Start an arena on a free loopback port, launch the bots as processes, play duplicate deals "
-        "and print the score table; for two bots also the Elo difference with its 95%% interval and, "
+        "and print the score table; for two bots also the Elo difference with its 95% interval and, "
         "with --sprt, an early-stopping test.",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT",
@@ -389,13 +389,13 @@ def register(subparsers) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option (repeatable)")
     parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                         help="stop as soon as the SPRT accepts H0 (elo <= ELO0) or H1 (elo >= ELO1); two bots only")
-    parser.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
-    parser.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
-    parser.add_argument("--move-ms", type=_non_negative, default=defaults.move_ms, help=f"per-decision limit (default {defaults.move_ms})")
-    parser.add_argument("--bank-ms", type=_non_negative, default=defaults.bank_ms, help=f"time bank (default {defaults.bank_ms})")
-    parser.add_argument("--increment-ms", type=_non_negative, default=defaults.increment_ms, help=f"bank increment per decision (default {defaults.increment_ms})")
-    parser.add_argument("--first-move-ms", type=_non_negative, default=defaults.first_move_ms, help=f"first-move allowance (default {defaults.first_move_ms})")
-    parser.add_argument("--max-strikes", type=_positive, default=defaults.max_strikes, help=f"strikes that forfeit a game (default {defaults.max_strikes})")
+    parser.add_argument("--alpha", metavar="P", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
+    parser.add_argument("--beta", metavar="P", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
+    parser.add_argument("--move-ms", metavar="MS", type=_non_negative, default=defaults.move_ms, help=f"per-decision limit (default {defaults.move_ms})")
+    parser.add_argument("--bank-ms", metavar="MS", type=_non_negative, default=defaults.bank_ms, help=f"time bank (default {defaults.bank_ms})")
+    parser.add_argument("--increment-ms", metavar="MS", type=_non_negative, default=defaults.increment_ms, help=f"bank increment per decision (default {defaults.increment_ms})")
+    parser.add_argument("--first-move-ms", metavar="MS", type=_non_negative, default=defaults.first_move_ms, help=f"first-move allowance (default {defaults.first_move_ms})")
+    parser.add_argument("--max-strikes", metavar="N", type=_positive, default=defaults.max_strikes, help=f"strikes that forfeit a game (default {defaults.max_strikes})")
     parser.add_argument("--replays", type=Path, metavar="DIR", help="write a replay of every game under DIR")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print a line per finished game (as cutechess-cli does)")
