@@ -40,10 +40,10 @@ def _open(path: str, must_exist: bool):
 
 
 def run(args) -> int:
-    from rich.console import Console
     from rich.table import Table
 
     from arena.ladder.auth import new_token
+    from arena.ladder.dashboard import output_console
     from arena.server.hello import BOT_NAME
 
     if args.bots_action is None:
@@ -74,5 +74,5 @@ def run(args) -> int:
         table.add_row(
             bot["name"], "token" if bot["registered"] else "open", bot["version"] or "", bot["first_seen"] or "", bot["last_seen"] or ""
         )
-    Console().print(table)
+    output_console().print(table)
     return 0

@@ -20,9 +20,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from rich.console import Console
-
-    from arena.ladder.dashboard import leaderboard_table
+    from arena.ladder.dashboard import leaderboard_table, output_console
     from arena.ladder.standings import compute_standings
     from arena.ladder.store import LadderStore, StoreError
 
@@ -40,7 +38,7 @@ def run(args) -> int:
         rulesets = [args.game]
     else:
         rulesets = played
-    console = Console()
+    console = output_console()
     if not rulesets:
         console.print(f"no finished games in {args.db} yet")
         return 0

@@ -141,6 +141,13 @@ def run(args) -> int:
         if missing:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
     try:
+        Path(args.replays).mkdir(parents=True, exist_ok=True)
+        probe = Path(args.replays) / ".arena-write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as error:
+        raise CommandError(f"cannot write replays to {args.replays}: {error}") from None
+    try:
         store = LadderStore.open(args.db)
     except StoreError as error:
         raise CommandError(str(error)) from None
@@ -171,7 +178,7 @@ def _serve(args, store, config, players, time_control) -> int:
     from rich.console import Console
     from rich.live import Live
 
-    from arena.ladder.dashboard import DashboardView, leaderboard_table, plain_summary, render_dashboard
+    from arena.ladder.dashboard import DashboardView, leaderboard_table, output_console, plain_summary, render_dashboard
     from arena.ladder.director import LadderDirector, LadderSettings
     from arena.server import host
 
@@ -241,10 +248,11 @@ def _serve(args, store, config, players, time_control) -> int:
             live.stop()
         _stop_processes(bots)
         store.close()
+    printed = output_console()
     for ruleset in players:
         rows = view.standings.get(ruleset)
         if rows and live is None:
-            console.print(leaderboard_table(ruleset, rows))
+            printed.print(leaderboard_table(ruleset, rows))
     print(
         f"stopped ({summary.stopped_because}): {summary.finished} games finished, {summary.aborted} aborted, "
         f"{summary.decisions} decisions in {summary.seconds:.0f} s",

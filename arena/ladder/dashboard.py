@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Deque, Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -22,11 +22,21 @@ from rich.text import Text
 from arena.ladder.standings import Standing, format_ci
 
 
+def output_console() -> "Console":
+    """A console for printed tables: the terminal's width, or a wide one for pipes and files
+    (rich assumes 80 columns there and would cut bot names short)."""
+    import sys
+
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
 def leaderboard_table(ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None) -> Table:
     """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes."""
     table = Table(title=f"{ruleset} — Bradley-Terry ratings (95% interval)", title_justify="left", expand=False)
     table.add_column("#", justify="right")
-    table.add_column("bot")
+    table.add_column("bot", no_wrap=True, min_width=8)
     table.add_column("rating", justify="right")
     table.add_column("−/+ 95%", justify="right")
     if live_elo is not None:

@@ -214,6 +214,9 @@ class LadderDirector:
                     break
                 if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
                     break
+                connected = {session.name for session in handle.sessions()}
+                if not set(seats) <= connected:
+                    break  # a bot left between rotations: the set ends with what was played
                 self._started_games += 1
                 game_id = new_game_id()
                 header = {

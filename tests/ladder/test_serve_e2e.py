@@ -216,5 +216,5 @@ def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "stopped (--max-games 4 reached): 4 games finished" in result.stdout, result.stdout
     board = result.stdout.split("Bradley-Terry ratings", 1)[1]
-    assert sum(name in board for name in ("random", "greedy", "tactician")) >= 2
+    assert sum(name in board for name in ("random", "greedy", "tactician")) >= 2, result.stdout
     assert len(list((tmp_path / "replays").rglob("*.jsonl"))) >= 4
