@@ -433,6 +433,8 @@ def test_contested_mode_charges_false_mose_and_false_play():
         {"last_pickup": {"seat": 0, "source": "stock", "cards": ["Ah"], "by": None}},
         {"stock": [], "discard": []},
         {"options": {"rounds": "many"}},
+        {"ruleset": "moumou"},
+        {"options": {"turn_limit": -1}},
     ],
 )
 def test_bad_positions_raise(change):

@@ -69,6 +69,8 @@ class MoseState(GameState):
         self.options = dict(options)
         self.players = players
         self.decks = decks_for(players, self.options["decks"])
+        if self.options["turn_limit"] < 0:
+            raise GameError(f"turn_limit must be 0 (none) or a number of turns, not {self.options['turn_limit']}")
         self.seed = seed
         self.chance = 0
         self.round = 1
@@ -685,6 +687,8 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     for key in ("hands", "discard", "stock", "current"):
         if key not in position:
             raise PositionError(f"a Mose position needs {key!r} (and hands, discard, stock, current)")
+    if position.get("ruleset", RULESET) != RULESET:
+        raise PositionError(f"this is a {position.get('ruleset')!r} position, not a Mose one")
     hands = position["hands"]
     if not isinstance(hands, list) or not 2 <= len(hands) <= 10:
         raise PositionError(f"'hands' must be a list of 2 to 10 hands, not {hands!r}")
