@@ -637,7 +637,7 @@ class _progress:
         self.progress = Progress(
             TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("{task.fields[summary]}"),
-            console=Console(stderr=True), transient=False,
+            console=Console(stderr=True, width=None if sys.stderr.isatty() else 150), transient=False,
         )
         self.task = self.progress.add_task("games", total=total, summary="")
         self.verbose_out = verbose_out
@@ -647,7 +647,11 @@ class _progress:
 
         def update(run: MatchRun, planned: PlannedGame | None = None, outcome: GameOutcome | None = None) -> None:
             done = run.stats.finished + run.stats.aborted
-            self.progress.update(self.task, completed=done, summary=run.stats.summary())
+            summary = run.stats.summary()
+            if run.sprt is not None:
+                lower, upper = run.sprt.bounds
+                summary += f"  LLR {run.sprt.llr(pairs=run.stats.pairs):.2f} ({lower:.2f}, {upper:.2f})"
+            self.progress.update(self.task, completed=done, summary=summary)
             if self.verbose_out is not None and outcome is not None:
                 self.verbose_out.print(describe_game(done, planned, outcome), soft_wrap=True)
                 self.verbose_out.file.flush()
