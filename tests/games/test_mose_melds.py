@@ -167,3 +167,26 @@ def test_scoring_values():
     assert [card_points(c, "5") for c in ("Ks", "Th", "As", "7d", "5c")] == [10, 10, 1, 7, 20]
     assert card_points("As", "A") == 20  # D-18
     assert [wild_rank(r) for r in (1, 9, 13)] == ["2", "T", "A"]
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_every_offer_is_a_valid_meld_or_layoff(decks):
+    """Random hands and tables: what is offered always validates (offers and validator agree)."""
+    import random
+
+    from arena.games.cards import RANKS, deck
+
+    rng = random.Random(decks)
+    pack = deck(RANKS, copies=decks)
+    for trial in range(150):
+        wild = rng.choice(RANKS)
+        cards = rng.sample(pack, 30)
+        hand, table = cards[:12], cards[12:]
+        melds = []
+        for tokens in new_meld_offers(hand, wild, decks):
+            melds.append(parse_meld([str(t) for t in tokens], wild, decks))
+        for tokens in new_meld_offers(table, wild, decks)[:6]:
+            m = parse_meld([str(t) for t in tokens], wild, decks)
+            for end, token in layoff_offers(m, hand, wild, decks):
+                grown = lay_off(m, end, token, wild, decks)
+                assert len(grown.tokens) == len(m.tokens) + 1

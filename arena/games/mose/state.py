@@ -591,6 +591,7 @@ class MoseState(GameState):
                 "hand": None if seat is None else list(self.hands[seat]),
                 "hand_sizes": [len(h) for h in self.hands],
                 "discard": list(self.discard),
+                "discard_size": len(self.discard),
                 "stock_size": len(self.stock),
                 "direction": 1,
                 "scores": list(self.scores),
