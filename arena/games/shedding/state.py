@@ -139,7 +139,8 @@ class SheddingState(GameState):
         self._legal = None
 
     def default_action(self) -> Action:
-        """Timeout choice: accept, draw, pass, stop, the call, the most-held suit, -20 for self."""
+        """Timeout choice: accept, stop, draw (or the first play where drawing is voluntary), pass,
+        the call, the most-held suit, -20 for self."""
         legal = self.legal_actions()
         if not legal:
             raise GameError("the game is over; there is no default action")
@@ -150,6 +151,8 @@ class SheddingState(GameState):
             return A.SUITS[best]
         if phase == "call":
             return legal[0]
+        if phase == "turn" and A.DRAW in legal and legal[0].verb == "play":
+            return legal[0]  # a voluntary draw as the timeout choice would let hands grow without end
         for preferred in (A.ACCEPT, A.STOP, A.DRAW, A.PASS, A.BONUS_SELF):
             if preferred in legal:
                 return preferred
