@@ -338,7 +338,7 @@ class LadderDirector:
         rulesets = set(self.settings.players) if force else set(self._dirty)
         self._dirty.clear()
         for ruleset in sorted(rulesets):
-            rated = await self._db_call(self.store.rated_games, ruleset)
+            rated = await self._db_call(self.store.pair_table, ruleset)
             totals = await self._db_call(self.store.totals, ruleset)
             rows = await trio.to_thread.run_sync(standings_from, rated, totals, list(self.view.connected))
             if not rows:

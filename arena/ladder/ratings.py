@@ -105,6 +105,39 @@ class PairTable:
     points: np.ndarray  # pairwise points per bot
 
 
+    @classmethod
+    def from_totals(
+        cls,
+        set_pairs: Iterable[tuple[str, str, float, float]],
+        per_bot: Mapping[str, tuple[int, int, float]],
+    ) -> "PairTable":
+        """Build from aggregated rows (so a database can do the summing).
+
+        set_pairs: (a, b, observations, score of a) summed over sets, where each
+            set contributes one observation and a's mean score in it;
+        per_bot: bot -> (games, pairwise comparisons, pairwise points).
+        """
+        bots = sorted(per_bot)
+        index = {bot: i for i, bot in enumerate(bots)}
+        size = len(bots)
+        n = np.zeros((size, size))
+        s = np.zeros((size, size))
+        for a, b, observations, score in set_pairs:
+            i, j = index[a], index[b]
+            n[i, j] += observations
+            n[j, i] += observations
+            s[i, j] += score
+            s[j, i] += observations - score
+        return cls(
+            bots=bots,
+            n=n,
+            s=s,
+            games=np.array([per_bot[b][0] for b in bots], dtype=int),
+            comparisons=np.array([per_bot[b][1] for b in bots], dtype=int),
+            points=np.array([per_bot[b][2] for b in bots], dtype=float),
+        )
+
+
 def aggregate(games: Iterable[RatedGame]) -> PairTable:
     """Sum pair scores per set, then count each (set, pair) as one observation."""
     per_set: dict[tuple[str, str, str], list[float]] = {}
@@ -122,24 +155,14 @@ def aggregate(games: Iterable[RatedGame]) -> PairTable:
             comparisons[b] += 1
             points[a] += score
             points[b] += 1.0 - score
-    bots = sorted(games_played)
-    index = {bot: i for i, bot in enumerate(bots)}
-    size = len(bots)
-    n = np.zeros((size, size))
-    s = np.zeros((size, size))
+    pairs: dict[tuple[str, str], list[float]] = {}
     for (_set, a, b), (score, count) in per_set.items():
-        i, j = index[a], index[b]
-        n[i, j] += 1.0
-        n[j, i] += 1.0
-        s[i, j] += score / count
-        s[j, i] += 1.0 - score / count
-    return PairTable(
-        bots=bots,
-        n=n,
-        s=s,
-        games=np.array([games_played[b] for b in bots], dtype=int),
-        comparisons=np.array([comparisons[b] for b in bots], dtype=int),
-        points=np.array([points[b] for b in bots], dtype=float),
+        cell = pairs.setdefault((a, b), [0.0, 0.0])
+        cell[0] += 1.0
+        cell[1] += score / count
+    return PairTable.from_totals(
+        ((a, b, observations, score) for (a, b), (observations, score) in pairs.items()),
+        {bot: (games_played[bot], comparisons[bot], points[bot]) for bot in games_played},
     )
 
 
@@ -151,7 +174,7 @@ def _log_likelihood(theta: np.ndarray, n: np.ndarray, s: np.ndarray, ridge: floa
 
 
 def fit_bradley_terry(
-    games: Iterable[RatedGame],
+    games: "Iterable[RatedGame] | PairTable",
     prior_draws: float = 2.0,
     anchor: str | None = None,
     anchor_rating: float = BASE_RATING,
@@ -167,7 +190,7 @@ def fit_bradley_terry(
     Intervals come from the inverse Fisher information under the anchoring
     constraint (the pseudo-inverse for the mean, the reduced matrix for a bot).
     """
-    table = aggregate(games)
+    table = games if isinstance(games, PairTable) else aggregate(games)
     size = len(table.bots)
     if size == 0:
         return []

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from arena.ladder.ratings import RatedGame, fit_bradley_terry
+from arena.ladder.ratings import PairTable, RatedGame, fit_bradley_terry
 from arena.ladder.store import BotTotals, LadderStore
 
 
@@ -26,11 +26,11 @@ class Standing:
 
 def compute_standings(store: LadderStore, ruleset: str, connected: Iterable[str] = ()) -> list[Standing]:
     """Every bot with a finished game in ``ruleset``, best first."""
-    return standings_from(store.rated_games(ruleset), store.totals(ruleset), connected)
+    return standings_from(store.pair_table(ruleset), store.totals(ruleset), connected)
 
 
 def standings_from(
-    rated: Sequence[RatedGame], totals: Mapping[str, BotTotals], connected: Iterable[str] = ()
+    rated: "Sequence[RatedGame] | PairTable", totals: Mapping[str, BotTotals], connected: Iterable[str] = ()
 ) -> list[Standing]:
     """The fit on already loaded games: lets the server fit without holding the database."""
     ratings = fit_bradley_terry(rated)

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from arena.ladder.ratings import RatedGame, Rating
+from arena.ladder.ratings import PairTable, RatedGame, Rating
 
 SCHEMA_VERSION = 1
 
@@ -457,6 +457,38 @@ class LadderStore:
         for game_id, set_id, bot, placement in rows:
             games.setdefault(game_id, RatedGame(set_id, {})).placements[bot] = placement  # type: ignore[index]
         return [g for g in games.values() if len(g.placements) >= 2]
+
+    def pair_table(self, ruleset: str) -> PairTable:
+        """The rating fit's input, summed by SQLite: one observation per (set, pair).
+
+        Equivalent to `aggregate(self.rated_games(ruleset))` but the work (and
+        the memory) stays in the database, which matters with many games.
+        """
+        finished = (
+            "SELECT s.game_id, g.set_id, s.bot, s.placement FROM seats s JOIN games g ON g.id = s.game_id "
+            "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL"
+        )
+        with self._lock:
+            pair_rows = self._db.execute(
+                f"WITH f AS ({finished}), "
+                "per_set AS (SELECT a.set_id AS set_id, a.bot AS a, b.bot AS b, "
+                "  AVG(CASE WHEN a.placement < b.placement THEN 1.0 WHEN a.placement = b.placement THEN 0.5 "
+                "      ELSE 0.0 END) AS score "
+                "  FROM f a JOIN f b ON a.game_id = b.game_id AND a.bot < b.bot GROUP BY a.set_id, a.bot, b.bot) "
+                "SELECT a, b, COUNT(*), SUM(score) FROM per_set GROUP BY a, b",
+                (ruleset,),
+            ).fetchall()
+            bot_rows = self._db.execute(
+                f"WITH f AS ({finished}) "
+                "SELECT a.bot, COUNT(DISTINCT a.game_id), COUNT(b.bot), "
+                "  COALESCE(SUM(CASE WHEN a.placement < b.placement THEN 1.0 "
+                "                    WHEN a.placement = b.placement THEN 0.5 ELSE 0.0 END), 0) "
+                "FROM f a LEFT JOIN f b ON a.game_id = b.game_id AND a.bot != b.bot GROUP BY a.bot",
+                (ruleset,),
+            ).fetchall()
+        # A game needs two seats to be rated, as in `rated_games`.
+        per_bot = {bot: (games, comparisons, points) for bot, games, comparisons, points in bot_rows if comparisons}
+        return PairTable.from_totals(pair_rows, per_bot)
 
     def totals(self, ruleset: str) -> dict[str, BotTotals]:
         """Games, wins (first place), timeouts, strikes and forfeits per bot in finished games."""

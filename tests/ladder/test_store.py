@@ -98,3 +98,34 @@ def test_ratings_snapshots_round_trip(tmp_path):
     rows = store.latest_ratings("moumou")
     assert rows[0][:4] == ("a", 1550.0, 30.0, 10)
     assert rows[1][2] is None
+
+
+def test_database_aggregation_matches_the_python_one(tmp_path):
+    """`pair_table` (SQL) and `aggregate(rated_games)` (Python) must give the fit the same input."""
+    import random
+
+    import numpy as np
+
+    from arena.ladder.ratings import aggregate, fit_bradley_terry
+
+    rng = random.Random(4)
+    store = LadderStore.open(tmp_path / "a.db")
+    bots = ["a", "b", "c", "d", "e"]
+    for set_number in range(40):
+        size = rng.choice([2, 2, 3])
+        table = rng.sample(bots, size)
+        for rotation in range(size):
+            seats = table[rotation:] + table[:rotation]
+            game_id = f"g{set_number}-{rotation}"
+            store.game_started(game_id, "moumou", {}, set_number, f"s{set_number}", rotation, seats)
+            status = "aborted" if rng.random() < 0.1 else "finished"
+            placements = [rng.randint(1, size) for _ in seats]  # ties included
+            store.game_ended(game_id, status, [SeatRecord(i, b, placement=p, points=0) for i, (b, p) in enumerate(zip(seats, placements))])
+    from_sql = store.pair_table("moumou")
+    in_python = aggregate(store.rated_games("moumou"))
+    assert from_sql.bots == in_python.bots
+    for field in ("n", "s", "games", "comparisons", "points"):
+        assert np.allclose(getattr(from_sql, field), getattr(in_python, field)), field
+    assert [r.rating for r in fit_bradley_terry(from_sql)] == pytest.approx(
+        [r.rating for r in fit_bradley_terry(store.rated_games("moumou"))]
+    )
