@@ -56,6 +56,8 @@ class Tactician(Bot):
         legal = turn.legal
         plays = [a for a in legal if a.verb == "play" and a.cards]
 
+        if ruleset == "mose":
+            return self.act_mose(turn)
         if any(a.verb == "suit" for a in legal):
             return self.choose_suit(legal, hand, ruleset)
         if any(a.verb == "bonus" for a in legal):
@@ -125,6 +127,30 @@ class Tactician(Bot):
             counts = suit_counts(rest, ruleset)
             score += 2 * sum(1 for n in counts.values() if n)  # keep suits diverse
         return score
+
+    def act_mose(self, turn):
+        """Mose (a rummy): meld and lay off as much as possible, win wilds back by swaps, keep the
+        round's wild rank, discard the costliest other card, and draw from the stock."""
+        wild = turn.observation.get("wild_rank")
+
+        def score(action):
+            cards = action.cards
+            if action.verb == "meld":
+                return 400 + 10 * len(cards)
+            if action.verb == "layoff":
+                return 300 + 10 * len(cards)
+            if action.verb == "swap":
+                return 250 if action.args[-1:] == ("take",) else 200
+            if action.verb == "discard" and cards:
+                card = cards[0]
+                return 100 + value(card, "mose") - (90 if rank(card) == wild else 0)
+            if "draw" in action.verb:
+                return 50
+            if action.verb == "take":
+                return 20
+            return _LOW.get(action.verb, 1)
+
+        return max(turn.legal, key=score)
 
     def choose_suit(self, legal, hand, ruleset):
         counts = suit_counts(hand, ruleset)

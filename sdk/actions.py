@@ -55,8 +55,17 @@ class Action:
 
     @property
     def cards(self) -> tuple[str, ...]:
-        """The card codes among the arguments (empty for ``draw``, ``pass``, ``suit h``...)."""
-        return tuple(a for a in self.args if is_card_code(a))
+        """The cards this action moves: card codes among the arguments (empty for ``draw``, ``suit h``...).
+
+        A token ``CARD:IDENTITY`` (a wild card and what it stands for, as in
+        Mose's ``meld Tc 2h:Jc Qc``) counts as its physical card ``CARD``.
+        """
+        found = []
+        for token in self.args:
+            card = token.split(":", 1)[0]
+            if is_card_code(card):
+                found.append(card)
+        return tuple(found)
 
     def __str__(self) -> str:
         return self.text

@@ -16,6 +16,7 @@ def test_action_text_round_trip_and_cards():
     assert str(action) == action.text == "play 7h Td X1"
     assert action.cards == ("7h", "Td", "X1")
     assert Action.parse("accuse 2").cards == () and Action.parse("suit h").cards == ()
+    assert Action.parse("meld Tc 2h:Jc Qc").cards == ("Tc", "2h", "Qc")  # a wild counts as its own card
     assert Action.parse(action) is action
     with pytest.raises(AttributeError):
         action.verb = "draw"  # immutable
