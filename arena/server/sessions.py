@@ -191,6 +191,7 @@ class Hub:
         self.by_id: dict[str, BotSession] = {}       # connected, or disconnected with games left
         self.connections: set[Connection] = set()
         self.trio_token: Optional[trio.lowlevel.TrioToken] = None
+        self._to_trio: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
         self.ready = asyncio.Event()                 # set once trio runs: hellos wait for it
         self.shutting_down = False
         self._changed = trio.Event()                 # replaced on every change (trio side)
@@ -199,13 +200,27 @@ class Hub:
     # ---- bridge
 
     def to_trio(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Run ``fn(*args)`` in trio's context soon (from the asyncio side)."""
+        """Run ``fn(*args)`` in trio's context soon (from the asyncio side), in call order.
+
+        Calls made in one asyncio step are batched into one ``run_sync_soon``:
+        each one wakes trio's I/O thread, which is the main cost of crossing.
+        """
         if self.trio_token is None:
             return
-        try:
-            self.trio_token.run_sync_soon(fn, *args)
-        except trio.RunFinishedError:
-            pass
+        self._to_trio.append((fn, args))
+        if len(self._to_trio) == 1:
+            try:
+                self.trio_token.run_sync_soon(self._run_to_trio)
+            except trio.RunFinishedError:
+                self._to_trio.clear()
+
+    def _run_to_trio(self) -> None:
+        calls, self._to_trio = self._to_trio, []
+        for fn, args in calls:
+            try:
+                fn(*args)
+            except Exception:  # a bug here must not take the whole trio run down
+                log.exception("%s failed", getattr(fn, "__qualname__", fn))
 
     def changed(self) -> None:
         """Wake whoever waits in `Handle.session_event` (callable from either side)."""

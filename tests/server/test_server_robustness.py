@@ -82,17 +82,38 @@ def test_garbage_on_the_socket_and_undecodable_messages_do_not_hurt_the_server()
     assert names == ["bystander", "newcomer"]
 
 
+LISTENER = (
+    "import queue, sys, grpc\n"
+    "from sdk.wire import pb, rpc\n"
+    "outbox = queue.Queue()\n"
+    "outbox.put(pb.BotMessage(hello=pb.Hello(name='stayer', sdk_version='0.1.0')))\n"
+    "channel = grpc.insecure_channel(sys.argv[1])\n"
+    "for message in rpc.ArenaStub(channel).Play(iter(outbox.get, None)):\n"
+    "    kind = message.WhichOneof('kind')\n"
+    "    print(kind if kind != 'error' else pb.Error.Code.Name(message.error.code), flush=True)\n"
+)
+
+
 def test_shutdown_tells_bots_closes_the_port_and_leaves_no_threads_behind():
     before = set(threading.enumerate())
+    listener = None
 
     async def director(handle):
-        bot = await welcomed(handle.port, "stayer")
-        return handle.port, bot
+        nonlocal listener
+        # the bot is another process, so every thread left here would be the server's
+        listener = subprocess.Popen([sys.executable, "-c", LISTENER, f"127.0.0.1:{handle.port}"], cwd=ROOT,
+                                    stdout=subprocess.PIPE, text=True)
+        await handle.wait_for_sessions(["stayer"], timeout_s=30)
+        return handle.port
 
-    port, bot = serve(director)
-    farewell = bot.ended()
-    bot.close()
-    assert [m.error.code for m in farewell] == [pb.Error.SHUTTING_DOWN]
+    try:
+        port = serve(director)
+        heard = listener.communicate(timeout=30)[0].split()
+    finally:
+        if listener is not None:
+            listener.kill()
+            listener.wait()
+    assert heard == ["welcome", "SHUTTING_DOWN"]
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
     left = [t for t in set(threading.enumerate()) - before if t.is_alive()]
