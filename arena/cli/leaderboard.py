@@ -9,7 +9,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "leaderboard",
         help="print the ratings table (Bradley-Terry fit, 95%% intervals)",
-        description="Rank, bot, rating, -/+ 95%% interval, games, score %%, wins, timeouts and strikes, "
+        description="Rank, bot, rating, -/+ 95% interval, games, score %, wins, timeouts and strikes, "
         "from the finished games in a ladder database.  Safe to run while `arena serve` writes to it.",
     )
     parser.add_argument("--game", metavar="RULESET", help="one ruleset (default: every ruleset with games)")

@@ -28,23 +28,23 @@ def register(subparsers) -> None:
         "serve",
         help="run a ladder: bots connect, games flow, ratings update (try --demo)",
         description="Run the arena server with the ladder: connected bots are scheduled in duplicate sets, "
-        "results and replays are stored, Bradley-Terry ratings with 95%% intervals are shown live.",
+        "results and replays are stored, Bradley-Terry ratings with 95% intervals are shown live.",
     )
     net = parser.add_argument_group("network")
     net.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     net.add_argument("--port", type=int, default=50051, help="port (default 50051; 0 picks a free one)")
-    net.add_argument("--tls-cert", type=Path, help="PEM certificate chain (with --tls-key)")
-    net.add_argument("--tls-key", type=Path, help="PEM private key")
+    net.add_argument("--tls-cert", type=Path, metavar="PEM", help="PEM certificate chain (with --tls-key)")
+    net.add_argument("--tls-key", type=Path, metavar="PEM", help="PEM private key")
     net.add_argument(
         "--registered-only",
         action="store_true",
         help="admit only bots registered with `arena bots add` (required off loopback)",
     )
-    net.add_argument("--max-connections", type=int, default=256, help="bot connections at once (default 256)")
-    net.add_argument("--max-games-per-bot", type=int, default=64, help="games at once per bot (default 64)")
+    net.add_argument("--max-connections", type=int, metavar="N", default=256, help="bot connections at once (default 256)")
+    net.add_argument("--max-games-per-bot", type=int, metavar="N", default=64, help="games at once per bot (default 64)")
     ladder = parser.add_argument_group("ladder")
-    ladder.add_argument("--db", default="arena.db", help="SQLite ladder database (default arena.db)")
-    ladder.add_argument("--replays", default="replays", help="replay folder (default replays/)")
+    ladder.add_argument("--db", default="arena.db", metavar="FILE", help="SQLite ladder database (default arena.db)")
+    ladder.add_argument("--replays", default="replays", metavar="DIR", help="replay folder (default replays/)")
     ladder.add_argument(
         "--game",
         action="append",
@@ -57,17 +57,17 @@ def register(subparsers) -> None:
         metavar="[RULESET=]N",
         help="table size (default: each ruleset's minimum); N for all, or RULESET=N",
     )
-    ladder.add_argument("--concurrency", type=int, default=8, help="games at once (default 8)")
+    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once (default 8)")
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
     ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                         help="on stop, let running games finish this long (default 10)")
     time_model = parser.add_argument_group("time model (milliseconds)")
-    time_model.add_argument("--move-ms", type=int, default=tc.move_ms, help=f"per-decision limit (default {tc.move_ms})")
-    time_model.add_argument("--bank-ms", type=int, default=tc.bank_ms, help=f"time bank (default {tc.bank_ms})")
-    time_model.add_argument("--increment-ms", type=int, default=tc.increment_ms, help=f"bank increment (default {tc.increment_ms})")
-    time_model.add_argument("--first-move-ms", type=int, default=tc.first_move_ms, help=f"first-move allowance (default {tc.first_move_ms})")
-    time_model.add_argument("--max-strikes", type=int, default=tc.max_strikes, help=f"strikes that forfeit (default {tc.max_strikes})")
+    time_model.add_argument("--move-ms", type=int, metavar="MS", default=tc.move_ms, help=f"per-decision limit (default {tc.move_ms})")
+    time_model.add_argument("--bank-ms", type=int, metavar="MS", default=tc.bank_ms, help=f"time bank (default {tc.bank_ms})")
+    time_model.add_argument("--increment-ms", type=int, metavar="MS", default=tc.increment_ms, help=f"bank increment (default {tc.increment_ms})")
+    time_model.add_argument("--first-move-ms", type=int, metavar="MS", default=tc.first_move_ms, help=f"first-move allowance (default {tc.first_move_ms})")
+    time_model.add_argument("--max-strikes", type=int, metavar="N", default=tc.max_strikes, help=f"strikes that forfeit (default {tc.max_strikes})")
     show = parser.add_argument_group("display")
     show.add_argument("--demo", action="store_true", help="also start the sample bots as local processes")
     show.add_argument("--plain", action="store_true", help="periodic text summaries instead of the live view")
@@ -136,6 +136,8 @@ def run(args) -> int:
         )
     if args.demo and args.registered_only:
         raise CommandError("--demo starts unregistered sample bots: it cannot be combined with --registered-only")
+    if args.demo and args.tls_cert:
+        raise CommandError("--demo's sample bots connect on loopback without TLS: leave out --tls-cert/--tls-key")
     if args.demo:
         missing = [name for name in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{name}.py").is_file()]
         if missing:
