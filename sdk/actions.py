@@ -49,6 +49,15 @@ class Action:
             raise ActionParseError(f"an action starts with a verb, got {tokens[0]!r} in {text!r}")
         return cls(verb, tuple(tokens[1:]))
 
+    @classmethod
+    def from_wire(cls, text: str) -> "Action":
+        """An action text from the arena: parsed leniently, since the arena's legal list is the truth."""
+        try:
+            return cls.parse(text)
+        except ActionParseError:
+            tokens = text.split()
+            return cls(tokens[0].lower() if tokens else "", tuple(tokens[1:]))
+
     @property
     def text(self) -> str:
         return " ".join((self.verb, *self.args)) if self.args else self.verb

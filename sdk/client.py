@@ -313,23 +313,24 @@ class Client:
     # ------------------------------------------------------------------ worker side
     def _answer(self, game: _Game, message: Any) -> None:
         """Runs on the game's worker thread: ask the bot, fall back to the first legal action on error."""
-        turn = Turn.from_pb(message)
         index = 0
         try:
+            turn = Turn.from_pb(message)
             index = turn.index_of(self.bot.act(turn))
         except ValueError as error:  # an illegal or malformed choice: say exactly what was wrong
             game.errors += 1
-            self.log.error("game %s request %d: %s; answering %r instead", turn.game_id, turn.request_id, error,
-                           turn.legal[0].text if turn.legal else "")
+            self.log.error("game %s request %d: %s; answering %r instead", message.game_id, message.request_id,
+                           error, message.legal[0] if message.legal else "")
         except Exception:
             game.errors += 1
             self.log.exception("game %s request %d: act() raised; answering the first legal action %r",
-                               turn.game_id, turn.request_id, turn.legal[0].text if turn.legal else "")
-        text = turn.legal[index].text if turn.legal else ""
+                               message.game_id, message.request_id, message.legal[0] if message.legal else "")
+        text = message.legal[index] if message.legal else ""  # the arena's own text, byte for byte
         answer = pb.BotMessage(
-            answer=pb.Answer(game_id=turn.game_id, request_id=turn.request_id, action_index=index, action_text=text)
+            answer=pb.Answer(game_id=message.game_id, request_id=message.request_id, action_index=index,
+                             action_text=text)
         )
-        game.last_answer = (turn.request_id, answer)
+        game.last_answer = (message.request_id, answer)
         self._send(answer)
 
     def _finish(self, game: _Game, message: Any) -> None:

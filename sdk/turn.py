@@ -74,7 +74,7 @@ class Turn:
             seat=observation.seat,
             ruleset=observation.ruleset,
             observation=observation,
-            legal=tuple(Action.parse(text) for text in message.legal),
+            legal=tuple(Action.from_wire(text) for text in message.legal),
             time_left_ms=message.time.move_ms,
             bank_ms=message.time.bank_ms,
         )

@@ -94,3 +94,9 @@ def test_bad_flags_are_refused_by_argparse(argv, capsys):
         parse_flags(argv, ClientOptions(name="x"))
     assert caught.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_legal_texts_the_sdk_cannot_parse_strictly_are_kept_not_dropped():
+    t = Turn.from_pb(turn("g", 1, ["combo 7h/7d", "draw"]).turn)
+    assert t.legal[0].verb == "combo" and t.legal[0].args == ("7h/7d",)
+    assert t.index_of(t.legal[0]) == 0
