@@ -15,7 +15,12 @@ SUIT_ACTIONS = [SUITS[s] for s in "shdc"]
 
 VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "accuse", "bonus"})
 
-_PLAY: dict[str, Action] = {}
+from arena.games.cards import RANKS as _RANKS
+from arena.games.cards import SUITS as _SUITS
+
+#: Every French card's ``play`` action, built once (the legal lists index this table).
+PLAY: dict[str, Action] = {r + s: Action("play", (r + s,)) for r in _RANKS for s in _SUITS}
+_PLAY = PLAY
 _CALL: dict[str, Action] = {}
 _ACCUSE: dict[int, Action] = {}
 

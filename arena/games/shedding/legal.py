@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games.shedding import actions as A
+from arena.games.shedding.actions import PLAY
 from arena.games.shedding.effects import can_draw
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def turn_actions(state: "SheddingState") -> list:
     )
     if state.pending_draw or state.pending_skip:
         counters = state.rules.rule(state.discard[-1]).stack_with
-        plays = [A.play(c) for c in hand if c[0] in counters]
+        plays = [PLAY[c] for c in hand if c[0] in counters]
         if state.called == 1:
             return plays
         plays.append(A.ACCEPT)
@@ -60,7 +61,7 @@ def turn_actions(state: "SheddingState") -> list:
     if state.forced is not None:
         return [A.play(state.forced), A.PASS]
     cards = playable_cards(state, hand)
-    out = [A.play(c) for c in cards]
+    out = [PLAY[c] for c in cards]
     if state.called == 1:
         return out
     if not state.drawn:
@@ -113,10 +114,11 @@ def call_actions(state: "SheddingState") -> list:
 
 def legal_actions(state: "SheddingState") -> list:
     """The legal list; duplicate cards (two packs) give one action each."""
-    out = _legal(state)
     if state.rules.copies > 1:
-        return list(dict.fromkeys(out))
-    return out
+        hand = state.hands[state.current] if state.current is not None else []
+        if len(set(hand)) != len(hand):
+            return list(dict.fromkeys(_legal(state)))
+    return _legal(state)
 
 
 def _legal(state: "SheddingState") -> list:

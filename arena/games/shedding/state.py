@@ -25,6 +25,7 @@ from arena.games.base import Action, GameError, GameState, Observation, Result
 from arena.games.shedding import actions as A
 from arena.games.shedding import effects
 from arena.games.shedding.legal import legal_actions, playable_cards
+from arena.games.shedding.observation import build as build_observation
 from arena.games.shedding.rules import Ruleset
 
 
@@ -114,6 +115,23 @@ class SheddingState(GameState):
             self._legal = legal_actions(self)
         return list(self._legal)
 
+    def apply(self, action: "Action | str") -> None:
+        """The base contract's apply, with the legal list taken from the cache (hot path)."""
+        if action.__class__ is not Action:
+            action = Action.parse(action)
+        legal = self._legal
+        if self.over or action.verb not in A.VERBS or legal is None:
+            super().apply(action)
+            return
+        for candidate in legal:
+            if candidate is action:
+                break
+        else:
+            if action not in legal:
+                super().apply(action)  # raises with the base class's message
+                return
+        self._apply_legal(action)
+
     def _apply_legal(self, action: Action) -> None:
         self._legal = None
         verb = action.verb
@@ -159,9 +177,9 @@ class SheddingState(GameState):
         return legal[0]
 
     def observation(self, seat: int | None) -> Observation:
-        from arena.games.shedding.observation import build
-
-        return Observation(build(self, seat))
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.players):
+            raise GameError(f"seat must be 0..{self.players - 1} or None, not {seat!r}")
+        return Observation(build_observation(self, seat))
 
     def result(self) -> Result:
         if not self.over:
@@ -222,15 +240,20 @@ class SheddingState(GameState):
         self.forced = None
         self.combo.append(card)
         rules = self.rules
+        rank = card[0]
         n = rules.table_pattern
         if n and len(self.discard) >= n:
-            rank = card[0]
-            if all(c[0] == rank for c in self.discard[-n:]):
+            for c in self.discard[-n:]:
+                if c[0] != rank:
+                    break
+            else:
                 self._table_event()
                 return
-        if rules.combos and any(c[0] == card[0] for c in self.hands[self.cur]):
-            self.phase = "combo"
-            return
+        if rules.combos:
+            for c in self.hands[self.cur]:
+                if c[0] == rank:
+                    self.phase = "combo"
+                    return
         self._resolve()
 
     def _resolve(self) -> None:
@@ -251,15 +274,20 @@ class SheddingState(GameState):
             if finished and rules.finishing_effects == "ignore":
                 self._finish(seat, "out")
                 return
-        draw_next = draw_previous = pending = reverses = 0
-        skip = False
-        for card in cards:
-            r = rules.rule(card)
-            draw_next += r.draw_next
-            draw_previous += r.draw_previous
-            pending += r.pending_draw
-            reverses += r.reverse
-            skip = skip or r.skip
+        if len(cards) == 1:
+            draw_next, draw_previous, pending = rule.draw_next, rule.draw_previous, rule.pending_draw
+            reverses, skip = rule.reverse, rule.skip
+        else:
+            by_card = rules.rules_by_card
+            draw_next = draw_previous = pending = reverses = 0
+            skip = False
+            for card in cards:
+                r = by_card[card]
+                draw_next += r.draw_next
+                draw_previous += r.draw_previous
+                pending += r.pending_draw
+                reverses += r.reverse
+                skip = skip or r.skip
         if reverses % 2:
             self.direction = -self.direction
         if draw_previous:
