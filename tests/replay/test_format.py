@@ -171,3 +171,22 @@ def test_seal_partial_closes_a_crashed_replay_as_aborted(tmp_path, toy_ruleset):
     assert len(replay.decisions) == 12 and verify(sealed).ok
     with pytest.raises(ReplayFormatError):
         seal_partial(sealed)
+
+
+def test_a_cut_at_any_byte_opens_with_the_decisions_before_it(tmp_path, toy_ruleset):
+    """Whatever byte a crash stops at, the reader shows every whole decision line before it."""
+    path = record_random_game(tmp_path, toy_ruleset, seed=17)
+    full = load(path)
+    raw = path.read_bytes()
+    header_end = raw.index(b"\n") + 1
+    cut_file = tmp_path / "cut.jsonl.part"
+    for cut in range(0, len(raw), max(1, len(raw) // 150)):
+        cut_file.write_bytes(raw[:cut])
+        if cut < header_end - 1:  # not even the header survived: a clear error, nothing else
+            with pytest.raises(ReplayFormatError):
+                load(cut_file)
+            continue
+        replay = load(cut_file)
+        whole_lines = raw[:cut].count(b"\n") - 1
+        assert len(replay.decisions) in (min(whole_lines, len(full.decisions)), whole_lines + 1)
+        assert replay.decisions == full.decisions[: len(replay.decisions)]
