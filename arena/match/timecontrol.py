@@ -1,4 +1,20 @@
-"""The time model: a per-decision limit, a bank that covers overruns, an increment, a first-move allowance."""
+"""The time model: a per-decision limit, a bank that covers overruns, an increment, a first-move allowance.
+
+How `arena.match.runner` applies it, per seat and game, on ``time.monotonic()``
+from sending a request to the answer's arrival stamp:
+
+* a decision may take ``move_ms`` (plus ``first_move_ms`` on the seat's first
+  decision) plus whatever is left in the bank; time beyond the limit is drawn
+  from the bank;
+* an accepted answer adds ``increment_ms`` to the bank; a timeout spends the
+  whole bank (it is 0 afterwards) and earns no increment;
+* a timeout, an illegal/malformed answer, a seat error or a disconnect without
+  reconnection applies the engine's default action and is a strike;
+  ``max_strikes`` strikes (0: never) forfeit the game: the seat is no longer
+  asked, plays defaults, and ranks after every seat that did not forfeit;
+* a disconnected seat gets ``reconnect_ms`` to come back; the clock is paused
+  meanwhile and the decision is asked again with the time that was left.
+"""
 
 from __future__ import annotations
 
