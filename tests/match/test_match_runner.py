@@ -307,3 +307,35 @@ def test_the_outcome_names_the_replay_file_the_recorder_closed():
                                recorder=Writer(), clock=trio.current_time)
 
     assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)).replay_path == "game.jsonl"
+
+
+def test_a_minimal_seat_without_the_optional_methods_works():
+    """No notify, no next_answer, no arrival stamp: the runner falls back to decide() and its own clock."""
+    from arena.match.seat import SeatAnswer
+
+    class Minimal:
+        name, version = "minimal", ""
+
+        def __init__(self):
+            self.calls = 0
+
+        async def game_started(self, start):
+            pass
+
+        async def game_ended(self, end):
+            pass
+
+        async def wait_reconnected(self, timeout_s):
+            return False
+
+        async def decide(self, request):
+            self.calls += 1
+            await trio.sleep(0.01)
+            if self.calls == 1:  # a stale answer first, then the real one on the next call
+                return SeatAnswer(request.request_id - 1, 0, str(request.legal[0]))
+            return SeatAnswer(request.request_id, 0, str(request.legal[0]))
+
+    seat = Minimal()
+    outcome, recorder, _ = play([seat, ScriptedSeat("b")], start=4)
+    assert outcome.status == "finished" and outcome.seats[0].stale == 1 and outcome.seats[0].strikes == 0
+    assert recorder.decisions[0][1:5] == ("take 1", 20, False, False)
