@@ -138,11 +138,15 @@ def load(path: "str | os.PathLike[str]") -> Replay:
             if not isinstance(record, dict):
                 raise ValueError("not an object")
         except ValueError:
-            if number == len(lines):
-                torn = True  # the write that a crash interrupted
+            if number == len(lines) and (not ends_cleanly or "\x00" in line):
+                torn = True  # the write a crash interrupted (or the zeros a power loss leaves)
                 break
+            if number == 1:
+                raise ReplayFormatError(f"{path}: not a replay (the first line is not JSON)") from None
             raise ReplayFormatError(f"{path}:{number}: not a JSON object; the file is damaged") from None
         records.append(record)
+    if not records and torn:
+        raise ReplayFormatError(f"{path}: cut off while its header was being written; nothing was played")
     if not records or records[0].get("type", HEADER) != HEADER:
         raise ReplayFormatError(f"{path}: not a replay (no header line)")
     try:

@@ -98,7 +98,10 @@ def test_reader_rejects_another_major_version_clearly(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("", "no header"),
-    ("hello\nworld\n", "not a JSON object"),
+    ("hello\nworld\n", "the first line is not JSON"),
+    ('{"type": "header", "format": "mau-arena-replay", "game_id": "a", "ruleset": "r", "players": 2, "seed": 1}\n'
+     '{"type": "decision", "i": 1, "se\n', ":2: not a JSON object"),
+    ('{"type": "header", "format": "mau-arena-rep', "cut off while its header"),
     ('{"type": "decision", "i": 1}\n', "no header"),
     ('{"type": "header", "format": "chess-pgn", "game_id": "a", "ruleset": "r", "players": 2, "seed": 1}\n',
      "not a Mau Arena replay"),
