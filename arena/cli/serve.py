@@ -153,6 +153,13 @@ def run(args) -> int:
         store = LadderStore.open(args.db)
     except StoreError as error:
         raise CommandError(str(error)) from None
+    if store.recovered:
+        from arena.ladder.recovery import seal_recovered_replays
+
+        problems = seal_recovered_replays(store)
+        print(f"{len(store.recovered)} games cut off by the last shutdown were marked aborted (not rated)", flush=True)
+        for line in problems:
+            print(f"warning: {line}", flush=True)
 
     config = ServerConfig(
         host=args.host,

@@ -233,7 +233,8 @@ class LadderDirector:
                 }
                 writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
                 await self._db_call(
-                    self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats)
+                    self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
+                    replay_path=str(writer.current_path),
                 )
                 self.view.running[game_id] = RunningGame(
                     game_id, table.ruleset, tuple(seats), f"{index + 1}/{len(rotations)}", time.monotonic()

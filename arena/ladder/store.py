@@ -167,6 +167,8 @@ class LadderStore:
         self._db = connection
         self._lock = threading.RLock()
         self.path = path
+        #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
+        self.recovered: list[tuple[str, str | None]] = []
 
     # ---- opening and migrations
 
@@ -190,7 +192,7 @@ class LadderStore:
         store = cls(connection, path)
         store._migrate()
         if recover:
-            store.abort_running(reason="server restarted")
+            store.recovered = store.abort_running(reason="server restarted")
         return store
 
     def close(self) -> None:
@@ -315,12 +317,15 @@ class LadderStore:
         rotation: int,
         bots: Sequence[str],
         started_at: str | None = None,
+        replay_path: str | None = None,
     ) -> None:
+        """Record a game as running (replay_path: its unfinished replay, sealed after a crash)."""
         statements: list[tuple[str, Sequence[Any]]] = [
             (
-                "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'running')",
-                (game_id, ruleset, json.dumps(options, sort_keys=True), seed, set_id, rotation, started_at or utc_now()),
+                "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                (game_id, ruleset, json.dumps(options, sort_keys=True), seed, set_id, rotation,
+                 started_at or utc_now(), replay_path),
             )
         ]
         statements += [
@@ -373,11 +378,11 @@ class LadderStore:
             )
         self._write(statements)
 
-    def abort_running(self, reason: str) -> int:
-        """Mark every game still ``running`` as aborted; returns how many."""
+    def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
+        """Mark every game still ``running`` as aborted; returns their (id, replay path)."""
         with self._lock:
-            count = self._db.execute("SELECT COUNT(*) FROM games WHERE status = 'running'").fetchone()[0]
-        if count:
+            rows = self._db.execute("SELECT id, replay_path FROM games WHERE status = 'running'").fetchall()
+        if rows:
             self._write(
                 [
                     (
@@ -386,7 +391,10 @@ class LadderStore:
                     )
                 ]
             )
-        return int(count)
+        return [(row[0], row[1]) for row in rows]
+
+    def set_replay_path(self, game_id: str, path: str | None) -> None:
+        self._write([("UPDATE games SET replay_path = ? WHERE id = ?", (path, game_id))])
 
     def games(
         self, ruleset: str | None = None, status: str | None = None, limit: int | None = None

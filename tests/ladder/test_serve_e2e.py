@@ -45,8 +45,13 @@ class Server:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
         )
         self.output: list[str] = []
-        line = self.read_line(timeout=30)
-        assert line and "listening on" in line, f"server did not start: {line!r} {self.rest()}"
+        deadline = time.monotonic() + 30
+        line = ""
+        while "listening on" not in line and time.monotonic() < deadline:
+            line = self.read_line(timeout=deadline - time.monotonic())
+            if not line and self.process.poll() is not None:
+                break
+        assert "listening on" in line, f"server did not start: {self.rest()}"
         self.port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
 
     def read_line(self, timeout: float) -> str:
@@ -175,11 +180,17 @@ def test_registered_ladder_refuses_bad_tokens_survives_kill_9_and_drains_on_sigt
     # Restart on the same database: the cut-off games are aborted and never rated.
     restarted = Server(tmp_path, "--drain", "20", "--registered-only")
     cleanup.append(restarted)
+    assert f"{len(running)} games cut off by the last shutdown were marked aborted" in restarted.rest()
     store = LadderStore.open(server.db, recover=False)
     assert store.schema_version() == SCHEMA_VERSION
     after = {g.id: g for g in store.games()}
     assert {after[g].status for g in running} == {"aborted"}
     assert all(after[g].reason == "server restarted" for g in running)
+    for game_id in running:  # their unfinished replays were sealed as aborted and still open
+        path = after[game_id].replay_path
+        if path is not None:
+            assert path.endswith(".jsonl") and load(path).status == "aborted"
+    assert not list(server.replays.rglob("*.part"))
     assert {g for g in finished if after[g].status == "finished"} == set(finished)
     rated = store.rated_games(RULESET)
     assert len(rated) == len(finished)
