@@ -22,23 +22,14 @@ def playable_cards(state: "SheddingState", hand: list[str]) -> list[str]:
     top = state.discard[-1]
     top_rank = top[0]
     suit = state.active_suit or top[1]
-    demand = state.suit_kind == "demand"
-    rules = state.rules.rules_by_card
-    out = []
-    for card in hand:
-        rule = rules[card]
-        if top_rank in rule.never_on:
-            continue
-        placement = rule.placement
-        if (
-            card[0] == top_rank
-            or card[1] == suit
-            or (placement == "any" and top_rank not in rule.wild_not_on)
-            or (placement == "any_unless_demand" and not demand)
-        ):
-            if rule.cannot_finish == "forbidden" and len(hand) == 1:
-                continue
-            out.append(card)
+    rules = state.rules
+    wild = rules._wild[top_rank, state.suit_kind == "demand"]
+    out = [c for c in hand if c[0] == top_rank or c[1] == suit or c in wild]
+    blocked = rules._blocked[top_rank]
+    if blocked:
+        out = [c for c in out if c not in blocked]
+    if rules._no_finish and len(hand) == 1:
+        out = [c for c in out if c not in rules._no_finish]
     return out
 
 

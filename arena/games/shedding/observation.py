@@ -16,30 +16,33 @@ if TYPE_CHECKING:
 
 def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
     over = state.over
-    pending = {}
-    if state.pending_draw:
-        pending["draw"] = state.pending_draw
-    if state.pending_skip:
-        pending["skip"] = state.pending_skip
     phase = state.phase
     window = state.window
+    if state.pending_draw or state.pending_skip:
+        pending = {}
+        if state.pending_draw:
+            pending["draw"] = state.pending_draw
+        if state.pending_skip:
+            pending["skip"] = state.pending_skip
+    else:
+        pending = {}
     return {
         "ruleset": state.ruleset,
         "seat": seat,
         "players": state.players,
         "current": None if over else state.cur,
         "decision": "over" if over else phase,
-        "hand": None if seat is None else list(state.hands[seat]),
-        "hand_sizes": [len(h) for h in state.hands],
+        "hand": None if seat is None else state.hands[seat][:],
+        "hand_sizes": list(map(len, state.hands)),
         "discard": state.discard[-state.rules.visible_discard :],
         "discard_size": len(state.discard),
         "stock_size": len(state.stock),
         "direction": state.direction,
-        "scores": list(state.scores),
+        "scores": state.scores[:],
         "active_suit": state.active_suit,
         "suit_kind": state.suit_kind,
         "pending": pending,
-        "obligation": phase if phase in ("cover", "follow") else None,
+        "obligation": phase if (phase == "cover" or phase == "follow") else None,
         "drawn": state.drawn,
         "called": state.called == 1,
         "window": None if window is None else {"offender": window["offender"], "called": window["called"]},

@@ -137,6 +137,24 @@ class Ruleset:
         for card in self.deck_cards():
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "_rules", rules)
+        # Placement tables by top rank, so legal-move generation is one comprehension.
+        wild: dict = {}
+        blocked: dict = {}
+        ranks = {card[0] for card in rules}
+        for top in ranks:
+            for demand in (False, True):
+                wild[top, demand] = frozenset(
+                    card
+                    for card, rule in rules.items()
+                    if (rule.placement == "any" and top not in rule.wild_not_on)
+                    or (rule.placement == "any_unless_demand" and not demand)
+                )
+            blocked[top] = frozenset(card for card, rule in rules.items() if top in rule.never_on)
+        object.__setattr__(self, "_wild", wild)
+        object.__setattr__(self, "_blocked", blocked)
+        object.__setattr__(
+            self, "_no_finish", frozenset(c for c, r in rules.items() if r.cannot_finish == "forbidden")
+        )
 
     def deck_cards(self) -> list[str]:
         return _cards.deck(self.ranks, copies=self.copies)

@@ -153,8 +153,10 @@ class SheddingState(GameState):
             self._accuse()
         elif verb == "bonus":
             self._bonus(action.args[0])
-        self._settle()
-        self._legal = None
+        phase = self.phase
+        if phase == "follow" or (phase == "turn" and (self.pending_draw or self.pending_skip)):
+            self._settle()
+            self._legal = None
 
     def default_action(self) -> Action:
         """Timeout choice: accept, stop, draw (or the first play where drawing is voluntary), pass,
