@@ -189,9 +189,12 @@ def table_facts(observation: dict[str, Any]) -> Table:
     known.add_row("direction", direction(observation.get("direction")))
     for key in ("active_suit", "pending", "obligation"):
         if key in observation:
-            known.add_row(key.replace("_", " "), value(observation[key], key))
+            shown = value(observation[key], key)
+            if key == "active_suit" and observation[key] and observation.get("suit_kind"):
+                shown.append(f" {observation['suit_kind']}", style="dim")  # wished or demanded
+            known.add_row(key.replace("_", " "), shown)
     extras = _facts_grid()
-    for key in sorted(k for k in observation if k not in STANDARD_KEYS):
+    for key in sorted(k for k in observation if k not in STANDARD_KEYS and k != "suit_kind"):
         extras.add_row(key.replace("_", " "), value(observation[key], key))
     both = Table.grid(padding=(0, 4))
     both.add_column()
