@@ -84,19 +84,21 @@ class ArenaService(rpc.ArenaServicer):
         await hub.ready.wait()
         try:
             terms = check_hello(first.hello, hub.rulesets, hub.config.max_games_per_bot)
-            self._authenticate(terms.name, terms.token, connection.peer)
+            await self._authenticate(terms.name, terms.token, connection.peer)
             return hub.admit(terms, connection)
         except HelloRefused as refusal:
             log.info("refused %r from %s: %s", first.hello.name[:40], connection.peer, refusal.message)
             await _write_quietly(context, error_to_pb(refusal.code, refusal.message))
             return None
 
-    def _authenticate(self, name: str, token: str, peer: str) -> None:
+    async def _authenticate(self, name: str, token: str, peer: str) -> None:
+        """Ask the authenticator in a worker thread: checking a token may hash on purpose slowly
+        (scrypt, tens of ms), and the loop must keep serving every running game meanwhile."""
         authenticator = self.hub.config.authenticator
         if authenticator is None:
             return
         try:
-            verdict = authenticator(name, token, peer)
+            verdict = await asyncio.get_running_loop().run_in_executor(None, authenticator, name, token, peer)
         except Exception:
             log.exception("authenticator failed for %r", name)
             raise HelloRefused("AUTH_FAILED", "the arena could not check this bot's token; try again later")

@@ -206,3 +206,36 @@ def test_resuming_needs_the_same_name_and_token_and_replaces_a_stale_stream():
     assert resumed.session_id == session_id
     assert [m.error.code for m in replaced] == [Code.DUPLICATE_SESSION]
     assert names == [("gina", session_id)]
+
+
+def test_a_slow_authenticator_does_not_stall_running_games(toy):
+    """Token checks hash slowly on purpose; they must not hold up the loop that serves the games."""
+    import threading
+    import time
+
+    from arena.match.timecontrol import TimeControl
+    from server_helpers import AutoBot
+
+    release = threading.Event()
+
+    def authenticator(name, token, peer):
+        if name == "slowpoke":
+            release.wait(10)  # a token check that takes "forever"
+        return None
+
+    async def director(handle):
+        bots = [AutoBot(handle.port, name, seed=i) for i, name in enumerate(("alice", "bob"))]
+        await handle.wait_for_sessions(["alice", "bob"], timeout_s=10)
+        waiting = RawBot(handle.port, hello("slowpoke"))
+        started = time.monotonic()
+        outcome = await handle.play_game(toy, {"hand": 8}, 5, ["alice", "bob"], TimeControl(move_ms=2000))
+        took = time.monotonic() - started
+        release.set()
+        await blocking(waiting.recv_kind, "welcome")
+        waiting.close()
+        for bot in bots:
+            await blocking(bot.wait)
+        return outcome, took
+
+    outcome, took = serve(director, authenticator=authenticator)
+    assert outcome.status == "finished" and took < 5
