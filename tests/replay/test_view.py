@@ -113,6 +113,9 @@ def test_step_prints_one_frame_without_ansi_in_a_pipe(tmp_path, toy_ruleset, cap
     assert f"decision 7: seat {record.seat} (bot{record.seat})" in out
     assert main(["replay", str(path), "--step", "7", "--color"]) == 0
     assert "\x1b[" in capsys.readouterr().out
+    assert main(["replay", str(path), "--step", "0", "--spectator"]) == 0
+    out = capsys.readouterr().out
+    assert "view: spectator" in out and "the deal" in out
 
 
 @pytest.mark.parametrize("argv, message", [
