@@ -178,10 +178,18 @@ class LadderDirector:
             self._wake.set()
 
     async def _watch_sessions(self, handle: Any) -> None:
+        """Wake the scheduler on every change; note arrivals and departures (first/last seen)."""
+        present: dict[str, str] = {}
         while True:
-            await handle.session_event()
-            self.view.connected = [s.name for s in handle.sessions()]
+            sessions = {s.name: s.version for s in handle.sessions()}
+            self.view.connected = sorted(sessions)
+            changed = [(name, version) for name, version in sessions.items() if name not in present]
+            changed += [(name, version) for name, version in present.items() if name not in sessions]
+            present = sessions
             self._kick()
+            for name, version in changed:
+                await self._db_call(self.store.touch_bot, name, version)
+            await handle.session_event()
 
     async def _stop_after(self, seconds: float) -> None:
         await trio.sleep(seconds)

@@ -159,6 +159,9 @@ def test_registered_ladder_refuses_bad_tokens_survives_kill_9_and_drains_on_sigt
     assert stop_bots_when_done(stranger).get("error:AUTH_FAILED") == 1
     poll(lambda: counts(server.db).get("finished", 0) >= 4 and counts(server.db).get("running", 0) >= 1,
          30, "finished and running games")
+    seen = {bot["name"]: bot for bot in LadderStore.open(db, recover=False).list_bots()}
+    assert seen["a"]["registered"] and seen["a"]["first_seen"] and seen["a"]["version"] == "loadbot-slow"
+    assert "stranger" not in seen  # refused bots leave no trace
     standings = poll(lambda: get_standings(server.port), 20, "GetStandings rows")
     assert {row.name for row in standings} <= {"a", "b", "c", "d"}
     assert all(row.ci_low < row.rating < row.ci_high and row.games > 0 for row in standings)
