@@ -263,12 +263,13 @@ class Client:
         if error.code == pb.Error.SHUTTING_DOWN:
             self.log.info("the arena is shutting down%s", detail)
             raise _SessionEnd("closed")
-        if not welcomed and error.code in _REFUSALS:
+        if not welcomed:
             if resuming and error.code == pb.Error.DUPLICATE_SESSION:
                 # The arena may not have noticed our old stream is gone yet: retry later.
                 self.log.warning("resume refused for now%s", detail)
                 raise _SessionEnd("lost")
-            raise ArenaRefused(code_name, f"{_REFUSALS[error.code]}{detail} [{code_name}]")
+            reason = _REFUSALS.get(error.code, "the arena refused the connection")
+            raise ArenaRefused(code_name, f"{reason}{detail} [{code_name}]")
         game = self.games.get(error.game_id)
         if game is not None:
             game.notices += 1

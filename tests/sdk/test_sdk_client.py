@@ -106,7 +106,8 @@ def test_a_raising_or_illegal_act_answers_the_first_legal_action_and_is_counted(
 @pytest.mark.parametrize(
     "code, words",
     [("AUTH_FAILED", "authentication failed"), ("UNSUPPORTED_VERSION", "SDK version (0.1.0)"),
-     ("DUPLICATE_SESSION", "already connected"), ("CAPACITY", "arena is full")],
+     ("DUPLICATE_SESSION", "already connected"), ("CAPACITY", "arena is full"),
+     ("MALFORMED", "refused the connection")],
 )
 def test_a_refused_hello_is_a_clear_fatal_error(code, words):
     def script(hello, inbox, send, stream, context):
