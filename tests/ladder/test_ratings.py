@@ -88,6 +88,20 @@ def test_small_table_matches_zermelo_iteration():
         assert fitted[bot].rating - 1500 == pytest.approx(expected[i], abs=1e-4)
     assert [r.bot for r in fit_bradley_terry(games, prior_draws=0)] == bots
 
+    # And directly: moving any one rating by 1 Elo either way lowers the plain likelihood.
+    def log_likelihood(ratings):
+        total = 0.0
+        for i, a in enumerate(bots):
+            for j, b in enumerate(bots):
+                if i != j:
+                    total += wins[i, j] * math.log(1 / (1 + 10 ** ((ratings[b] - ratings[a]) / 400)))
+        return total
+
+    best = {bot: fitted[bot].rating for bot in bots}
+    for bot in bots:
+        for nudge in (-1.0, 1.0):
+            assert log_likelihood({**best, bot: best[bot] + nudge}) < log_likelihood(best)
+
 
 def test_intervals_shrink_with_more_games():
     few = by_name(fit_bradley_terry(games_between("a", "b", 6, 4)))
