@@ -229,6 +229,12 @@ class BotLine:
     strikes: int = 0
     timeouts: int = 0
     forfeits: int = 0
+    think_ms: int = 0
+    decisions: int = 0
+
+    @property
+    def ms_per_decision(self) -> float:
+        return self.think_ms / self.decisions if self.decisions else 0.0
 
     @property
     def score(self) -> float:
@@ -275,6 +281,8 @@ class MatchStats:
             line.strikes += seat.strikes
             line.timeouts += seat.timeouts
             line.forfeits += seat.forfeited
+            line.think_ms += seat.think_ms
+            line.decisions += seat.decisions
         for a, b in itertools.combinations(seats, 2):
             first, second = self.lines[a.name], self.lines[b.name]
             if a.placement < b.placement:
@@ -683,14 +691,14 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
     extra = f", {stats.aborted} aborted" if stats.aborted else ""
     table = Table(title=f"{title}: {stats.finished} games{extra}", box=box.SIMPLE_HEAD)
     for column in ("Rank", "Bot", "Games", "Wins", "Losses", "Draws", "Score", "1st", "Avg place", "Points",
-                   "Strikes", "Timeouts", "Forfeits"):
+                   "ms/decision", "Strikes", "Timeouts", "Forfeits"):
         table.add_column(column, justify="left" if column == "Bot" else "right", no_wrap=True)
     ranked = sorted(stats.lines.values(), key=lambda line: (-line.score, line.average_place, line.name))
     for rank, line in enumerate(ranked, 1):
         table.add_row(
             str(rank), line.name, str(line.games), str(line.wins), str(line.losses), str(line.draws),
             f"{100 * line.score:.1f}%", str(line.firsts), f"{line.average_place:.2f}", str(line.points),
-            str(line.strikes), str(line.timeouts), str(line.forfeits),
+            f"{line.ms_per_decision:.1f}", str(line.strikes), str(line.timeouts), str(line.forfeits),
         )
     out.print(table)
     if len(stats.names) > 2:
@@ -708,8 +716,11 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
                 f"(95%: {estimate.low + 0.0:+.1f} .. {estimate.high + 0.0:+.1f}), LOS {100 * estimate.los:.1f}%, "
                 f"from {counted}"
             )
-        else:
+        elif not math.isfinite(estimate.elo):
             out.print(f"Elo difference ({a} - {b}): not yet measurable ({counted}: one bot won everything)")
+        else:
+            out.print(f"Elo difference ({a} - {b}): {estimate.elo + 0.0:+.1f}, the 95% interval is still unbounded "
+                      f"({counted}); play more games")
     if match.sprt is not None:
         sprt = match.sprt
         lower, upper = sprt.bounds
