@@ -179,7 +179,7 @@ class SheddingState(GameState):
         return legal[0]
 
     def observation(self, seat: int | None) -> Observation:
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.players):
+        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
             raise GameError(f"seat must be 0..{self.players - 1} or None, not {seat!r}")
         return Observation(build_observation(self, seat))
 
