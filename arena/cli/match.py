@@ -508,6 +508,14 @@ def run_command(args: argparse.Namespace) -> int:
             interrupted = True
         except CommandError as error:
             failure = error
+        except BaseExceptionGroup as group:
+            found = _first_command_error(group)
+            if isinstance(found, KeyboardInterrupt):
+                interrupted = True
+            elif isinstance(found, CommandError):
+                failure = found
+            else:
+                raise
     print_result(out, match, interrupted=interrupted or failure is not None)
     if failure is not None:
         raise failure
