@@ -365,3 +365,9 @@ def test_illegal_and_unknown_actions_raise_and_change_nothing():
     with pytest.raises(IllegalActionError):
         state.apply("draw")
     assert state.to_position() == before
+
+
+def test_A14_forbidden_ace_drawn_into_a_longer_hand_is_playable():
+    pos = position([["Kc", "9d"], ["9c"]], ["Ts"], ["As", "9s"])
+    state = run(R, pos, ["draw"], ace_last="forbidden")
+    assert hands(state)[0] == ["Kc", "9d", "As"] and legal(state) == ["play As"]

@@ -356,7 +356,7 @@ class SheddingState(GameState):
                 if card is None:
                     self._stuck()
                     return
-                if playable_cards(self, [card]):
+                if self._can_play(card):
                     return
         card = effects.draw_one(self, seat)
         if card is None:
@@ -367,10 +367,14 @@ class SheddingState(GameState):
                 self._end_turn(1)
             return
         if rules.after_draw_play == "drawn":  # C-4: only the drawn card may follow
-            if playable_cards(self, [card]):
+            if self._can_play(card):
                 self.forced = card
             else:
                 self._end_turn(1)
+
+    def _can_play(self, card: str) -> bool:
+        """Is this card (just drawn into the current hand) legal on the top?"""
+        return card in playable_cards(self, self.hands[self.cur])
 
     def _stuck(self) -> None:
         """Nothing can be played or drawn: the turn ends; a full round of this blocks the hand."""
