@@ -166,7 +166,7 @@ def test_sprt_accepts_h1_for_a_clearly_stronger_player_and_h0_for_an_equal_one(p
 def test_sprt_error_rates_are_near_alpha_and_beta():
     rng = random.Random(7)
     sprt = SPRT(0, 60, alpha=0.1, beta=0.1)
-    runs = 80
+    runs = 40
     false_h1 = sum(_simulate(sprt, 0, rng)[0] == "H1" for _ in range(runs))
     false_h0 = sum(_simulate(sprt, 60, rng)[0] == "H0" for _ in range(runs))
     assert false_h1 <= runs * 0.25 and false_h0 <= runs * 0.25

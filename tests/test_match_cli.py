@@ -229,10 +229,10 @@ def test_bad_arguments_are_clear_errors(capsys):
 
 def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):
     tactician = str(ROOT / "sample_bots" / "tactician.py")
-    status = main(["match", tactician, RANDOM_BOT, "--game", "moumou", "--games", "2000", "--sprt", "0", "100",
+    status = main(["match", tactician, RANDOM_BOT, "--game", "moumou", "--games", "2000", "--sprt", "0", "150",
                    "--local", "--seed", "1", "--concurrency", "4"])
     assert status == 0
     out = capsys.readouterr().out
-    assert "H1 accepted: tactician is stronger by at least 100 Elo" in out
+    assert "H1 accepted: tactician is stronger by at least 150 Elo" in out
     played = int(re.search(r"Result: (\d+) games", out).group(1))
     assert 10 <= played < 400
