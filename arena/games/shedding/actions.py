@@ -13,16 +13,18 @@ BONUS_OTHERS = Action("bonus", ("others",))
 SUITS = {s: Action("suit", (s,)) for s in "shdc"}
 SUIT_ACTIONS = [SUITS[s] for s in "shdc"]
 
-VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "accuse", "bonus"})
+VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "accuse", "bonus", "target"})
 
 from arena.games.cards import RANKS as _RANKS
 from arena.games.cards import SUITS as _SUITS
 
 #: Every French card's ``play`` action, built once (the legal lists index this table).
 PLAY: dict[str, Action] = {r + s: Action("play", (r + s,)) for r in _RANKS for s in _SUITS}
+PLAY.update({f"X{i}": Action("play", (f"X{i}",)) for i in range(1, 10)})
 _PLAY = PLAY
 _CALL: dict[str, Action] = {}
 _ACCUSE: dict[int, Action] = {}
+_TARGET: dict[int, Action] = {}
 
 
 def play(card: str) -> Action:
@@ -43,4 +45,12 @@ def accuse(seat: int) -> Action:
     action = _ACCUSE.get(seat)
     if action is None:
         action = _ACCUSE[seat] = Action("accuse", (str(seat),))
+    return action
+
+
+def target(seat: int) -> Action:
+    """``target N``: the seat a chosen-player draw hits (Evil Seven 2)."""
+    action = _TARGET.get(seat)
+    if action is None:
+        action = _TARGET[seat] = Action("target", (str(seat),))
     return action

@@ -23,8 +23,11 @@ def playable_cards(state: "SheddingState", hand: list[str]) -> list[str]:
     top_rank = top[0]
     suit = state.active_suit or top[1]
     rules = state.rules
-    wild = rules._wild[top_rank, state.suit_kind == "demand"]
-    out = [c for c in hand if c[0] == top_rank or c[1] == suit or c in wild]
+    if rules._open_top and state.active_suit is None and top in rules._open_top:
+        out = list(hand)  # anything goes on an open top (Faraón Js, Pesten Joker)
+    else:
+        wild = rules._wild[top_rank, state.suit_kind == "demand"]
+        out = [c for c in hand if c[0] == top_rank or c[1] == suit or c in wild]
     blocked = rules._blocked[top_rank]
     if blocked:
         out = [c for c in out if c not in blocked]
@@ -42,7 +45,11 @@ def turn_actions(state: "SheddingState") -> list:
     )
     if state.pending_draw or state.pending_skip:
         counters = state.rules.rule(state.discard[-1]).stack_with
-        plays = [PLAY[c] for c in hand if c[0] in counters]
+        plays = [
+            PLAY[c]
+            for c in hand
+            if (c[0] in counters or c in counters) and not (len(hand) == 1 and c in rules._no_finish)
+        ]
         if state.called == 1:
             return plays
         plays.append(A.ACCEPT)
@@ -130,4 +137,6 @@ def _legal(state: "SheddingState") -> list:
         return call_actions(state)
     if phase == "finish-bonus":
         return [A.BONUS_SELF, A.BONUS_OTHERS]
+    if phase == "target":
+        return [A.target(s) for s in state.others(state.cur)]
     return []

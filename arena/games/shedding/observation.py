@@ -26,7 +26,7 @@ def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
             pending["skip"] = state.pending_skip
     else:
         pending = {}
-    return {
+    data = {
         "ruleset": state.ruleset,
         "seat": seat,
         "players": state.players,
@@ -50,3 +50,7 @@ def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
         "dealer": state.dealer,
         "last_hand": state.last_hand,
     }
+    if state.rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
+        data["finished"] = list(state.finished)
+        data["losses"] = list(state.losses)
+    return data

@@ -15,12 +15,12 @@ from arena.games.base import PositionError
 from arena.games.cards import is_card_code
 from arena.games.shedding.rules import Ruleset
 
-PHASES = ("turn", "combo", "suit", "cover", "follow", "call", "accuse", "finish-bonus", "over")
+PHASES = ("turn", "combo", "suit", "cover", "follow", "target", "call", "accuse", "finish-bonus", "over")
 
 
 def to_position(state) -> dict[str, Any]:
     window = state.window
-    return {
+    position = {
         "hands": [list(h) for h in state.hands],
         "discard": list(state.discard),
         "stock": state.stock[::-1],
@@ -49,6 +49,10 @@ def to_position(state) -> dict[str, Any]:
         "seed": state.seed,
         "counter": state.counter,
     }
+    if state.rules.ladder:
+        position["losses"] = list(state.losses)
+        position["finished"] = list(state.finished)
+    return position
 
 
 def _int(position: Mapping, key: str, default: int, low: int | None = None, high: int | None = None) -> int:
@@ -196,6 +200,23 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.reason = str(position.get("reason", ""))
     last = position.get("last_hand")
     state.last_hand = dict(last) if isinstance(last, Mapping) else None
+    losses = position.get("losses", [0] * players)
+    if not isinstance(losses, (list, tuple)) or len(losses) != players or not all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in losses
+    ):
+        raise PositionError(f"losses must be a list of {players} non-negative integers, not {losses!r}")
+    finished = position.get("finished", [])
+    if not isinstance(finished, (list, tuple)) or not all(
+        isinstance(x, int) and not isinstance(x, bool) and 0 <= x < players for x in finished
+    ) or len(set(finished)) != len(finished):
+        raise PositionError(f"finished must list distinct seats, not {finished!r}")
+    if (losses != [0] * players or finished) and not rules.ladder:
+        raise PositionError(f"{rules.name} has no seats leaving a hand: 'losses' and 'finished' do not apply")
+    state.losses = list(losses)
+    state.finished = list(finished)
+    state._refresh_gone()
+    if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
+        raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
     state._legal = None
     if not over:
         state._settle()

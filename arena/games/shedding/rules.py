@@ -29,7 +29,8 @@ class CardRule:
     draw_next: int = 0
     #: Immediate draw by the previous seat (S1 Nine), per card [P1].
     draw_previous: int = 0
-    #: Stackable pending draw, per card; answered only by cards whose rank is in `stack_with` [P2].
+    #: Stackable pending draw, per card; answered only by cards whose rank (or card code) is in
+    #: `stack_with`; the answer adds its own amount, so ranks can stack across (Pesten 2 + Joker) [P2].
     pending_draw: int = 0
     stack_with: frozenset = frozenset()
     #: The next seat loses its turn (once per play) [P4].
@@ -44,12 +45,23 @@ class CardRule:
     cover_ranks: frozenset = frozenset()
     #: The same player must play one more card legal on it, else draw one and end (Mau-Mau Ace) [P10].
     follow: bool = False
-    #: Emptying the hand with it: "" (wins), "continue" (no win, effects apply, A-14) or "forbidden" [P18].
+    #: Emptying the hand with it: "" (wins), "continue" (no win, effects apply, A-14), "forbidden", or
+    #: "penalty" (no win, effects apply, the player draws the ruleset's `finish_penalty`, C-27) [P18].
     cannot_finish: str = ""
     #: Finishing with it offers the finisher "bonus self" (-n) or "bonus others" (+n) (Moumou Jack) [P19].
     finish_bonus: int = 0
     #: Finishing with it multiplies the losers' hand points (Mau-Mau Jack ×2) [P19].
     finish_multiplier: int = 1
+    #: Immediate draw by every other seat still in the hand (Prší 7♥ option, C-16) [P1].
+    draw_others: int = 0
+    #: The player picks another seat still in the hand, which draws this many (Evil Seven 2, C-22) [P1].
+    draw_chosen: int = 0
+    #: Placing it wipes out a pending draw (Faraón ``Js`` cancels the 7-debt, C-31) [P12].
+    cancel_pending: bool = False
+    #: While no suit is named, any card may be played on it (Faraón ``Js`` C-31, Pesten Joker C-23).
+    open_top: bool = False
+    #: Overrides the ruleset's `after_accept` for a pending draw this card set (101: a 6 also skips, C-29).
+    after_accept: str = ""
 
     @property
     def covers(self) -> bool:
@@ -85,7 +97,11 @@ class Ruleset:
     min_players: int = 2
     max_players: int = 5
     copies: int = 1
+    #: Jokers ``X1``, ``X2``... added once to the pack (Neuner, Pesten).
+    jokers: int = 0
     hand_size: int = 5
+    #: Direction of play at the start of each hand: 1 clockwise, -1 counter-clockwise (Tschau Sepp).
+    start_direction: int = 1
     #: "hand_card": the dealer's last dealt card is the dealer's first play (Moumou A-2);
     #: "upcard": the top stock card is played by the opener seat (S1 B-2, S2 C-3).
     opening: str = "upcard"
@@ -110,6 +126,15 @@ class Ruleset:
     visible_discard: int = 1
     #: Same-rank combos (Moumou A-6) [P17].
     combos: bool = False
+    #: How a combo's effects add up: "sum" (draws per card, one skip, reversals by parity: A-6) or
+    #: "once" (as if one card were played: Quick, C-11).  Ranks in `combo_per_card` count every
+    #: card in both modes, skips included (Quick 7s; Faraón 7s and Aces skip one seat each).
+    combo_aggregation: str = "sum"
+    combo_per_card: frozenset = frozenset()
+    #: A reversal with two seats in the hand: "reverse" (the other seat plays) or "again" (C-26) [P6].
+    reverse_two: str = "reverse"
+    #: Cards drawn by a player who empties the hand with a `cannot_finish = "penalty"` card (C-27).
+    finish_penalty: int = 0
     #: A hand ends when the top n discards share a rank (Moumou event, n = 4) [P21].
     table_pattern: int = 0
     #: Effects of the card that empties a hand: "apply" (A-17) or "ignore" (B-17) [P20].
@@ -131,6 +156,14 @@ class Ruleset:
     dealer_rule: str = "fixed"
     #: The dealer of the first hand: "first" (seat 0) or "last" (so seat 0 plays first, S2).
     first_dealer: str = "first"
+    #: When a hand ends: "first_out" (the first empty hand wins) or "last_holder" (seats that go out
+    #: leave, play goes on until one seat still holds cards: that seat lost, Faraón C-30).
+    hand_end: str = "first_out"
+    #: Hand-size ladder [P27]: a hand's loser is dealt one card fewer per loss and is out of the
+    #: match after `lives` losses (Faraón 5); 0 = off.  The match ends when one seat is left.
+    lives: int = 0
+    #: Who opens the next hand: the seat after the "dealer", or the "winner" of the last hand (Faraón).
+    leader: str = "dealer"
 
     def __post_init__(self) -> None:
         rules = {}
@@ -155,9 +188,15 @@ class Ruleset:
         object.__setattr__(
             self, "_no_finish", frozenset(c for c, r in rules.items() if r.cannot_finish == "forbidden")
         )
+        object.__setattr__(self, "_open_top", frozenset(c for c, r in rules.items() if r.open_top))
 
     def deck_cards(self) -> list[str]:
-        return _cards.deck(self.ranks, copies=self.copies)
+        return _cards.deck(self.ranks, copies=self.copies, jokers=self.jokers)
+
+    @property
+    def ladder(self) -> bool:
+        """Seats can leave a hand or the match, so turns skip them (Faraón)."""
+        return self.hand_end != "first_out" or self.lives > 0
 
     def rule(self, card: str) -> CardRule:
         return self._rules[card]  # type: ignore[attr-defined]

@@ -7,7 +7,13 @@ the same player (suit choice, cover, follow), and finally the end of the
 turn (announcement decision, catch window, next seat).
 
 Decisions (`state.decision`): ``turn``, ``combo``, ``suit``, ``cover``,
-``follow``, ``call``, ``accuse``, ``finish-bonus``; ``over`` at the end.
+``follow``, ``target``, ``call``, ``accuse``, ``finish-bonus``; ``over`` at
+the end.
+
+Seats can leave (rulesets with a hand-size ladder or where a hand goes on
+until one seat holds cards, `Ruleset.ladder`): `finished` lists the seats
+out of the current hand in order, `losses` counts lost hands, and turn
+order (`_step`) passes over seats that are out of the hand or the match.
 
 Forced steps applied by the engine without asking (the only ones): taking
 a pending penalty that cannot be answered (no counter card and no other
@@ -42,9 +48,12 @@ class SheddingState(GameState):
         self.seed = seed
         self.counter = 0
         self.scores = [0] * players
+        self.losses = [0] * players
+        self.finished: list[int] = []
+        self.gone: list[bool] = [False] * players
         self.hand_number = 1
-        if rules.first_dealer == "last":
-            self.dealer = players - 1
+        if rules.first_dealer == "last":  # so that the seat after the dealer is seat 0
+            self.dealer = (-rules.start_direction) % players
         else:
             self.dealer = 0
         self.over = False
@@ -70,7 +79,9 @@ class SheddingState(GameState):
         self.stock = effects.shuffled_deck(self)
         self.hands = [[] for _ in range(n)]
         self.discard: list[str] = []
-        self.direction = 1
+        self.direction = rules.start_direction
+        self.finished = []
+        self._refresh_gone()
         self.active_suit: str | None = None
         self.suit_kind: str | None = None
         self.pending_draw = 0
@@ -81,9 +92,13 @@ class SheddingState(GameState):
         self.idle = 0
         order = [(self.dealer + 1 + i) % n for i in range(n)]
         stock = self.stock
-        for _ in range(rules.hand_size):
+        if rules.ladder:  # P27: one card fewer per lost hand; seats out of the match get none
+            sizes = [0 if self.gone[s] else rules.hand_size - self.losses[s] for s in range(n)]
+        else:
+            sizes = [rules.hand_size] * n
+        for round_ in range(rules.hand_size):
             for seat in order:
-                if stock:
+                if stock and round_ < sizes[seat]:
                     self.hands[seat].append(stock.pop())
         self._reset_turn()
         self.cur: int | None = self.dealer
@@ -153,6 +168,8 @@ class SheddingState(GameState):
             self._accuse()
         elif verb == "bonus":
             self._bonus(action.args[0])
+        elif verb == "target":
+            self._target(int(action.args[0]))
         phase = self.phase
         if phase == "follow" or (phase == "turn" and (self.pending_draw or self.pending_skip)):
             self._settle()
@@ -200,6 +217,9 @@ class SheddingState(GameState):
         new.discard = list(self.discard)
         new.stock = list(self.stock)
         new.scores = list(self.scores)
+        new.losses = list(self.losses)
+        new.finished = list(self.finished)
+        new.gone = list(self.gone)
         new.combo = list(self.combo)
         new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
         new.last_hand = None if self.last_hand is None else dict(self.last_hand)
@@ -209,7 +229,29 @@ class SheddingState(GameState):
     # -- helpers ------------------------------------------------------------------
 
     def _step(self, seat: int, steps: int) -> int:
-        return (seat + self.direction * steps) % self.players
+        """The seat `steps` turns on; seats out of the hand or the match take no turn."""
+        if not self.gone_count:
+            return (seat + self.direction * steps) % self.players
+        gone = self.gone
+        while steps > 0:
+            seat = (seat + self.direction) % self.players
+            if not gone[seat]:
+                steps -= 1
+        return seat
+
+    def others(self, seat: int) -> list[int]:
+        """Every other seat still in the hand, in turn order from `seat`."""
+        n = self.players
+        order = ((seat + self.direction * i) % n for i in range(1, n))
+        return [s for s in order if not self.gone[s]]
+
+    def _refresh_gone(self) -> None:
+        lives = self.rules.lives
+        gone = [bool(lives) and self.losses[s] >= lives for s in range(self.players)]
+        for seat in self.finished:
+            gone[seat] = True
+        self.gone = gone
+        self.gone_count = sum(gone)
 
     def _draw(self, seat: int, count: int) -> int:
         return effects.draw(self, seat, count)
@@ -251,7 +293,7 @@ class SheddingState(GameState):
             else:
                 self._table_event()
                 return
-        if rules.combos:
+        if rules.combos and (from_hand or rules.opening == "hand_card"):
             for c in self.hands[self.cur]:
                 if c[0] == rank:
                     self.phase = "combo"
@@ -271,39 +313,53 @@ class SheddingState(GameState):
             self._end_turn(1)
             return
         finished = False
+        first_out = rules.hand_end == "first_out"
         if not self.hands[seat] and not (opening and rules.opening == "upcard"):
-            finished = not (rule.covers or rule.follow or rule.cannot_finish == "continue")
-            if finished and rules.finishing_effects == "ignore":
+            finished = not (rule.covers or rule.follow or rule.cannot_finish in ("continue", "penalty"))
+            if finished and rules.finishing_effects == "ignore" and first_out:
                 self._finish(seat, "out")
                 return
+        draw_others = draw_chosen = 0
+        cancel = False
         if len(cards) == 1:
             draw_next, draw_previous, pending = rule.draw_next, rule.draw_previous, rule.pending_draw
-            reverses, skip = rule.reverse, rule.skip
+            reverses, skips = rule.reverse, int(rule.skip)
+            if rule.draw_others or rule.draw_chosen or rule.cancel_pending:
+                draw_others, draw_chosen, cancel = rule.draw_others, rule.draw_chosen, rule.cancel_pending
         else:
-            by_card = rules.rules_by_card
-            draw_next = draw_previous = pending = reverses = 0
-            skip = False
-            for card in cards:
-                r = by_card[card]
-                draw_next += r.draw_next
-                draw_previous += r.draw_previous
-                pending += r.pending_draw
-                reverses += r.reverse
-                skip = skip or r.skip
+            draw_next, draw_previous, pending, reverses, skips, draw_others, draw_chosen, cancel = (
+                self._aggregate(cards)
+            )
+        if cancel:
+            self.pending_draw = 0
         if reverses % 2:
             self.direction = -self.direction
         if draw_previous:
             self._draw((seat - self.direction) % self.players, draw_previous)
         if draw_next:
             self._draw(self._step(seat, 1), draw_next)
+        if draw_others:
+            for other in self.others(seat):
+                self._draw(other, draw_others)
+        if not self.hands[seat] and rule.cannot_finish == "penalty" and not opening:
+            self._draw(seat, rules.finish_penalty)  # C-27 alternative: no win, and a penalty
         if finished:
-            self._finish(seat, "out")
-            return
+            if first_out:
+                self._finish(seat, "out")
+                return
+            if self._leave(seat):
+                return
         self.pending_draw += pending
-        if skip and rule.skip_deflectable:
+        if skips and rule.skip_deflectable:
             self.pending_skip = 1
-            skip = False
-        steps = 2 if skip else 1
+            skips = 0
+        steps = 1 + skips
+        if reverses % 2 and rules.reverse_two == "again" and self.players - self.gone_count <= 2:
+            steps = 0 if not finished else steps  # C-26: with two seats a reversal is another turn
+        if draw_chosen and self.others(seat):
+            self.phase = "target"
+            self.advance = steps
+            return
         if rule.suit_choice:
             self.phase = "suit"
             if opening and rules.starter_suit_by == "next":
@@ -319,6 +375,35 @@ class SheddingState(GameState):
             self.phase = "follow"
             return
         self._end_turn(steps)
+
+    def _aggregate(self, cards: list[str]) -> tuple:
+        """A combo's effects added up (P17): "sum" per card (A-6) or "once" (Quick, C-11)."""
+        rules = self.rules
+        by_card = rules.rules_by_card
+        per_card = rules.combo_per_card
+        once = rules.combo_aggregation == "once"
+        draw_next = draw_previous = pending = reverses = skips = others = chosen = 0
+        cancel = False
+        for i, card in enumerate(cards):
+            r = by_card[card]
+            counted = card[0] in per_card
+            if once and i and not counted:
+                continue
+            draw_next += r.draw_next
+            draw_previous += r.draw_previous
+            pending += r.pending_draw
+            reverses += r.reverse
+            others += r.draw_others
+            chosen += r.draw_chosen
+            cancel = cancel or r.cancel_pending
+            if r.skip and (counted or not skips):
+                skips += 1
+        return draw_next, draw_previous, pending, reverses, skips, others, chosen, cancel
+
+    def _target(self, seat: int) -> None:
+        """The chosen seat draws (Evil Seven 2, C-22), then the turn ends as the play said."""
+        self._draw(seat, self.rules.rule(self.combo[-1] if self.combo else self.discard[-1]).draw_chosen)
+        self._end_turn(self.advance)
 
     def _choose_suit(self, suit: str) -> None:
         self.active_suit = suit
@@ -379,7 +464,7 @@ class SheddingState(GameState):
     def _stuck(self) -> None:
         """Nothing can be played or drawn: the turn ends; a full round of this blocks the hand."""
         self.idle += 1
-        if self.idle >= self.players:
+        if self.idle >= self.players - self.gone_count:
             self._score_hand(None, "blocked")
             return
         self._end_turn(1)
@@ -408,7 +493,8 @@ class SheddingState(GameState):
             count = self.pending_draw
             self.pending_draw = 0
             self._draw(self.cur, count)
-            if self.rules.after_accept == "end_turn":
+            rules = self.rules
+            if (rules.rule(self.discard[-1]).after_accept or rules.after_accept) == "end_turn":
                 self._end_turn(1)
             return
         self.pending_skip = 0
@@ -425,7 +511,7 @@ class SheddingState(GameState):
         hand = self.hands[seat]
         if self.pending_draw or self.pending_skip:
             counters = self.rules.rule(self.discard[-1]).stack_with
-            can_discard = any(c[0] in counters for c in hand)
+            can_discard = any(c[0] in counters or c in counters for c in hand)
         else:
             can_discard = bool(playable_cards(self, hand))
         if len(hand) == 2 and not self.drawn and can_discard:
@@ -517,8 +603,47 @@ class SheddingState(GameState):
         count = sum(1 for c in self.combo if rules.rule(c).finish_bonus) if rules.bonus_per_card else 1
         self._score_hand(seat, self.reason, (who, rule.finish_bonus * count))
 
+    def _leave(self, seat: int) -> bool:
+        """A seat went out and the hand goes on without it (C-30); True once one holder is left."""
+        self.finished.append(seat)
+        self._refresh_gone()
+        holders = [s for s in range(self.players) if not self.gone[s]]
+        if len(holders) > 1:
+            return False
+        if self.rules.lives:
+            self._score_ladder(holders, "out")
+        else:
+            self._score_hand(self.finished[0], "out")
+        return True
+
+    def _score_ladder(self, losers: list[int], reason: str) -> None:
+        """P27: losers lose a card (a life); out of the match at `lives` losses, worst first."""
+        lives = self.rules.lives
+        winner = self.finished[0] if self.finished else None
+        for seat in losers:
+            self.losses[seat] += 1
+        alive = [s for s in range(self.players) if self.losses[s] < lives]
+        for seat in losers:
+            self.scores[seat] = self.losses[seat] if seat in alive else lives + len(alive)
+        self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "losers": list(losers)}
+        self.reason = reason
+        if len(alive) <= 1:
+            self.over = True
+            self.cur = None
+            self.phase = "over"
+            return
+        self.finished = []
+        self._next_dealer(winner, [])
+        self.hand_number += 1
+        self._deal()
+
     def _score_hand(self, winner: int | None, reason: str, bonus: tuple | None = None) -> None:
         rules = self.rules
+        if rules.lives:  # a blocked hand on the ladder: the seats holding the most cards lose
+            holders = [s for s in range(self.players) if not self.gone[s]]
+            most = max(len(self.hands[s]) for s in holders)
+            self._score_ladder([s for s in holders if len(self.hands[s]) == most], reason)
+            return
         values = rules.points
         points = [sum(values[c[0]] for c in hand) for hand in self.hands]
         if winner is not None and self.combo:
@@ -561,6 +686,9 @@ class SheddingState(GameState):
     def _next_dealer(self, winner: int | None, points: list[int]) -> None:
         rule = self.rules.dealer_rule
         n = self.players
+        if self.rules.leader == "winner" and winner is not None:  # the winner opens the next hand
+            self.dealer = (winner - self.rules.start_direction) % n
+            return
         if rule == "loser":
             worst = max(points)
             losers = [i for i in range(n) if points[i] == worst and i != winner]
