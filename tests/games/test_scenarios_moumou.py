@@ -371,3 +371,9 @@ def test_A14_forbidden_ace_drawn_into_a_longer_hand_is_playable():
     pos = position([["Kc", "9d"], ["9c"]], ["Ts"], ["As", "9s"])
     state = run(R, pos, ["draw"], ace_last="forbidden")
     assert hands(state)[0] == ["Kc", "9d", "As"] and legal(state) == ["play As"]
+
+
+def test_A3_option_seven_player_goes_again():
+    pos = position([["7h", "Kd"], ["9c", "Qs"]], ["Th"], ["6d", "8c"])
+    state = run(R, pos, ["play 7h"], seven_player_goes_again=True)
+    assert hands(state)[1] == ["9c", "Qs", "6d"] and state.current == 0

@@ -8,7 +8,7 @@ Resolutions (A-n are RULES.md's; all defaults):
   of the previous hand deals (A-23; option ``dealer = alternate``).  The
   loser is the seat with more hand points; on a tie the deal alternates.
 * A-3 a 7 makes the opponent draw 1 per 7, then the opponent plays
-  normally.  A-4 an 8 draws 2 per 8 and skips once.  A-5 nothing stacks.
+  normally (option ``seven_player_goes_again``).  A-4 an 8 draws 2 per 8 and skips once.  A-5 nothing stacks.
   Kc draws 5 and skips; other Kings, Queens, 9s and 10s are plain (A-26).
 * A-6 combos: the first card legal, the rest of the same rank, ended by
   ``stop`` or an empty rank; effects resolve once at the end of the combo.
@@ -57,6 +57,7 @@ OPTIONS = {
     "finishing_effects": OptionSpec("apply", "draw effects of the card that empties a hand: apply or ignore (A-17)",
                                     ("apply", "ignore")),
     "jack_bonus_per_card": OptionSpec(False, "the last-card Jack bonus of 20 counts per Jack, not per finish (A-16)"),
+    "seven_player_goes_again": OptionSpec(False, "after a 7 the player who played it moves again (A-3 alternative)"),
 }
 
 SUMMARY = (
@@ -89,7 +90,7 @@ def build(options: dict) -> Ruleset:
         bonus_per_card=options["jack_bonus_per_card"],
         rank_rules={
             "6": six,
-            "7": CardRule(draw_next=1),
+            "7": CardRule(draw_next=1, skip=options["seven_player_goes_again"]),
             "8": CardRule(draw_next=2, skip=True),
             "A": CardRule(skip=True, cannot_finish=options["ace_last"]),
             "J": CardRule(placement="any", suit_choice="demand", finish_bonus=20),
