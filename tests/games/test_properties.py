@@ -23,9 +23,11 @@ that long matches stay within the time budget.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
+import sys
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
@@ -34,7 +36,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena import games
-from arena.games import Action, ActionError, GameError, GameState
+from arena.games import Action, ActionError, GameError, GameState, Observation, Result, registry
+from arena.games.registry import RulesetInfo
 from arena.games.selfplay import MAX_DECISIONS
 
 # -- the cases -----------------------------------------------------------------
@@ -351,3 +354,175 @@ def test_every_ruleset_describes_itself():
         for option, spec in info.options.items():
             assert spec.help, f"{name} option {option} has no help"
             spec.coerce(option, spec.default)
+
+
+# -- the checks themselves catch broken engines ----------------------------------------------
+
+
+class Toy(GameState):
+    """A small shedding game with a recycled stock: the checks above must pass on it as written,
+    and fail on each deliberately broken variant below."""
+
+    VERBS = frozenset({"play", "draw", "pass"})
+    ruleset = "toy-properties"
+    DECK = [r + s for s in "shdc" for r in "789TJ"]
+
+    def __init__(self, position: dict, options: dict):
+        self.p = position
+        self.options = options
+        self.players = len(position["hands"])
+
+    @classmethod
+    def new(cls, players: int, seed: int, options: dict) -> "Toy":
+        from arena.games import chance
+
+        cards = chance.shuffled(cls.DECK, seed, 0)
+        hands = [cards[i * 3:(i + 1) * 3] for i in range(players)]
+        rest = cards[players * 3:]
+        return cls({"hands": hands, "discard": [rest[0]], "stock": rest[1:], "current": 0, "drawn": False,
+                    "turns": 0, "seed": seed, "counter": 1}, options)
+
+    @property
+    def current(self):
+        return None if self.is_over else self.p["current"]
+
+    @property
+    def decision(self):
+        return "turn"
+
+    @property
+    def is_over(self):
+        return self.p["turns"] >= 60 or any(not hand for hand in self.p["hands"])
+
+    def legal_actions(self):
+        if self.is_over:
+            return []
+        top = self.p["discard"][-1]
+        hand = self.p["hands"][self.p["current"]]
+        actions = [Action("play", (c,)) for c in sorted(set(hand)) if c[0] == top[0] or c[1] == top[1]]
+        can_draw = self.p["stock"] or len(self.p["discard"]) > 1
+        actions.append(Action("draw") if can_draw and not self.p["drawn"] else Action("pass"))
+        return actions
+
+    def default_action(self):
+        return self.legal_actions()[-1]
+
+    def _apply_legal(self, action):
+        from arena.games import chance
+
+        p = self.p
+        if action.verb == "draw":
+            if not p["stock"]:
+                p["stock"] = chance.shuffled(p["discard"][:-1], p["seed"], p["counter"])
+                p["counter"] += 1
+                del p["discard"][:-1]
+            p["hands"][p["current"]].append(p["stock"].pop())
+            p["drawn"] = True
+            return
+        if action.verb == "play":
+            p["hands"][p["current"]].remove(action.args[0])
+            p["discard"].append(action.args[0])
+        p["current"] = (p["current"] + 1) % self.players
+        p["drawn"] = False
+        p["turns"] += 1
+
+    def observation(self, seat):
+        p = self.p
+        return Observation({
+            "ruleset": self.ruleset, "seat": seat, "players": self.players, "current": self.current,
+            "decision": "turn", "hand": None if seat is None else list(p["hands"][seat]),
+            "hand_sizes": [len(h) for h in p["hands"]], "discard": p["discard"][-1:],
+            "stock_size": len(p["stock"]), "direction": 1, "scores": [0] * self.players,
+        })
+
+    def result(self):
+        if not self.is_over:
+            raise GameError("the game is still running")
+        return Result.from_points([len(h) for h in self.p["hands"]], "done")
+
+    def to_position(self):
+        return copy.deepcopy(self.p)
+
+    def clone(self):
+        return type(self)(copy.deepcopy(self.p), dict(self.options))
+
+
+def _toy_info(cls: type, restore=None) -> RulesetInfo:
+    return RulesetInfo(
+        name=Toy.ruleset, title="Toy", seed_document="none (a test fixture)", min_players=2, max_players=3,
+        summary="A toy.", new_game=cls.new,
+        from_position=restore or (lambda position, options: cls(copy.deepcopy(dict(position)), options)),
+    )
+
+
+class LeakyHand(Toy):
+    def observation(self, seat):
+        data = dict(super().observation(seat).data)
+        data["next_hand"] = list(self.p["hands"][((seat or 0) + 1) % self.players])
+        return Observation(data)
+
+
+class LeakySeed(Toy):
+    def observation(self, seat):
+        return Observation({**super().observation(seat).data, "game": f"game-{self.p['seed']}"})
+
+
+class LosesCards(Toy):
+    def _apply_legal(self, action):
+        super()._apply_legal(action)
+        if action.verb == "pass" and self.p["stock"]:
+            self.p["stock"].pop()
+
+
+class RejectionChangesState(Toy):
+    def apply(self, action):
+        self.p["turns"] += 0.5 if Action.parse(action) not in self.legal_actions() else 0
+        super().apply(action)
+
+
+class BadDefault(Toy):
+    def default_action(self):
+        return Action("pass")
+
+
+class NeverEnds(Toy):
+    @property
+    def is_over(self):
+        return False
+
+
+def _forget_chance(position, options):
+    return Toy({**copy.deepcopy(dict(position)), "counter": 1}, options)
+
+
+BROKEN = {
+    "an observation shows the next seat's hand": (LeakyHand, None, "face down"),
+    "an observation shows the seed": (LeakySeed, None, "contains the seed"),
+    "a pass loses a stock card": (LosesCards, None, "not conserved"),
+    "a rejected action changes the state": (RejectionChangesState, None, "changed the state"),
+    "the default action is not legal": (BadDefault, None, "default action"),
+    "restoring a position forgets the chance counter": (Toy, _forget_chance, "position"),
+    "the game never ends": (NeverEnds, None, "no end after 500 decisions"),
+}
+
+
+def test_the_checks_pass_on_a_sound_engine(monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, Toy.ruleset, _toy_info(Toy))
+    for seed in range(10):
+        play_and_check(Toy.ruleset, 3, 10**15 + seed, {}, seed, "uniform")
+
+
+@pytest.mark.parametrize("flaw", list(BROKEN))
+def test_the_checks_catch_a_broken_engine(monkeypatch, flaw):
+    cls, restore, message = BROKEN[flaw]
+    monkeypatch.setitem(registry._REGISTRY, Toy.ruleset, _toy_info(cls, restore))
+    if cls is NeverEnds:
+        monkeypatch.setattr(sys.modules[__name__], "MAX_DECISIONS", 500)
+    caught = []
+    for seed in range(10):
+        try:
+            play_and_check(Toy.ruleset, 3, 10**15 + seed, {}, seed, "uniform")
+        except (AssertionError, GameError) as error:
+            caught.append(str(error))
+    assert caught, f"no check noticed that {flaw}"
+    assert any(message in text for text in caught), caught[:3]
