@@ -320,9 +320,7 @@ class LadderDirector:
 
     def _load_history(self) -> None:
         for ruleset in self.settings.players:
-            pairs = self.store.pair_counts(ruleset)
-            sets = self.store.set_counts(ruleset)
-            self.scheduler.load_history(ruleset, pairs, sets)
+            self.scheduler.load_history(ruleset, self.store.pair_counts(ruleset))
             games = self.store.rated_games(ruleset)
             for game in games:
                 self.live_elo.update(ruleset, game.placements)

@@ -27,8 +27,9 @@ Choosing a table (`Scheduler.next_table`):
    When every bot is free some table is always possible, so waiting never
    turns into a deadlock.
 
-Counts are of sets *scheduled* (finished or running), so one planning round
-spreads tables instead of repeating one pairing.  A bot that (re)connects is
+Per-bot counts are of sets *scheduled* in this run (finished or running),
+so one planning round spreads tables instead of repeating one pairing;
+head-to-head counts also include the stored history.  A bot that (re)connects is
 lifted to the floor of the bots already present, so a newcomer does not
 stall the ladder while it "catches up" from zero; it still gets its share
 first because its rating is the most uncertain.
@@ -95,14 +96,17 @@ class Scheduler:
 
     # ---- what the scheduler knows
 
-    def load_history(self, ruleset: str, pair_sets: Mapping[frozenset[str], int], bot_sets: Mapping[str, int]) -> None:
-        """Start from the stored history (sets per pair and per bot)."""
+    def load_history(self, ruleset: str, pair_sets: Mapping[frozenset[str], int]) -> None:
+        """Start from the stored head-to-head history (sets per pair).
+
+        Per-bot counts deliberately start at zero in every run: the fairness
+        caps compare bots present together, and a bot with a long history must
+        not stall the bots that are new (or the other way round).
+        """
         if ruleset not in self.players:
             return
         for pair, count in pair_sets.items():
             self.pairs[ruleset][frozenset(pair)] += count
-        for bot, count in bot_sets.items():
-            self.sets[ruleset][bot] += count
 
     def set_ratings(self, ruleset: str, ratings: Mapping[str, tuple[float, float]]) -> None:
         """Current (rating, 95% half-width) per bot, for the uncertainty tie-break."""

@@ -529,16 +529,6 @@ class LadderStore:
                     counts[key] = counts.get(key, 0) + 1
         return counts
 
-    def set_counts(self, ruleset: str) -> dict[str, int]:
-        """How many sets each bot has played a finished game of."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT s.bot, COUNT(DISTINCT g.set_id) FROM games g JOIN seats s ON s.game_id = g.id "
-                "WHERE g.ruleset = ? AND g.status = 'finished' GROUP BY s.bot",
-                (ruleset,),
-            ).fetchall()
-        return {r[0]: r[1] for r in rows}
-
     # ---- ratings
 
     def save_ratings(self, ruleset: str, ratings: Sequence[Rating]) -> None:

@@ -115,7 +115,7 @@ def test_newcomer_is_lifted_and_does_not_stall_the_ladder():
 
 def test_history_steers_choice_to_unplayed_pairs():
     scheduler = Scheduler({"duo": 2}, rng=random.Random(5))
-    scheduler.load_history("duo", {frozenset(("a", "b")): 10}, {"a": 10, "b": 10, "c": 10})
+    scheduler.load_history("duo", {frozenset(("a", "b")): 10})
     table = scheduler.next_table([Candidate("a", 1), Candidate("b", 1), Candidate("c", 1)])
     assert table is not None and "c" in table.bots
 
@@ -161,3 +161,17 @@ def test_bots_freed_together_do_not_lock_into_the_same_pairs():
     duo = sum(1 for t in started if t.ruleset == "duo")
     assert four >= 10, four
     assert four * 4 >= duo * 2 - 3 * 4 * 2, (four, duo)  # a bot's sets per ruleset stay level
+
+
+def test_long_history_does_not_stall_a_new_bot_or_the_old_ones():
+    """A newcomer connects first, veterans with 100 stored sets join: everyone keeps playing."""
+    scheduler = Scheduler({"duo": 2}, rng=random.Random(2))
+    scheduler.load_history("duo", {frozenset(("old1", "old2")): 100})
+    assert scheduler.plan([Candidate("new", 1)], limit=10) == []
+    tables = scheduler.plan([Candidate("new", 1), Candidate("old1", 1), Candidate("old2", 1)], limit=10)
+    assert len(tables) == 1 and "new" in tables[0].bots  # the unplayed pairing first
+    played = Counter()
+    for _round in range(30):
+        for table in scheduler.plan([Candidate("new", 1), Candidate("old1", 1), Candidate("old2", 1)], limit=10):
+            played.update(table.bots)
+    assert min(played.values()) >= 15, played
