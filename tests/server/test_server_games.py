@@ -107,13 +107,14 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
     return checked
 
 
-def play_with_autobots(ruleset: str, options: dict, names=("alice", "bob")):
+def play_with_autobots(ruleset: str, options: dict, names=("alice", "bob"), **runner_options):
     recorder = ListRecorder()
 
     async def director(handle):
         bots = [AutoBot(handle.port, name, seed=i) for i, name in enumerate(names)]
         await handle.wait_for_sessions(list(names), timeout_s=10)
-        outcome = await handle.play_game(ruleset, options, SEED, list(names), FAST, recorder=recorder)
+        outcome = await handle.play_game(ruleset, options, SEED, list(names), FAST, recorder=recorder,
+                                         **runner_options)
         listed = handle.games()
         for bot in bots:
             await blocking(bot.wait)
@@ -140,13 +141,20 @@ def test_a_whole_game_reaches_each_bot_without_hidden_cards_or_the_seed(toy):
     assert summary.status == "finished" and summary.players == ["alice", "bob"]
 
 
-@pytest.mark.skipif(not games.rulesets(), reason="no real ruleset is registered yet (arena/games/shedding)")
-def test_a_real_ruleset_game_leaks_nothing_either():
-    ruleset = games.rulesets()[0]
-    outcome, bots, listed, recorder = play_with_autobots(ruleset, {})
-    assert outcome.status == "finished", outcome.reason
+REAL_RULESETS = [name for name in games.rulesets() if not name.startswith("test-")]
+
+
+@pytest.mark.skipif(not REAL_RULESETS, reason="no real ruleset is registered yet (arena/games/)")
+@pytest.mark.parametrize("ruleset", REAL_RULESETS)
+def test_real_ruleset_games_leak_nothing_either(ruleset):
+    """Up to 300 decisions of every real ruleset, three seats where the ruleset allows."""
+    info = games.ruleset_info(ruleset)
+    players = min(max(3, info.min_players), info.max_players)
+    names = ("alice", "bob", "carol", "dave", "erin", "frank")[:players]
+    outcome, bots, listed, recorder = play_with_autobots(ruleset, {}, names, max_decisions=300)
+    assert outcome.status == "finished" or "max_decisions" in outcome.reason, outcome.reason
     for seat, bot in enumerate(bots):
-        assert assert_nothing_hidden_reached(bot, seat, ruleset, {}, recorder, 2) > 2
+        assert assert_nothing_hidden_reached(bot, seat, ruleset, {}, recorder, players) > 2
 
 
 def test_a_turn_request_carries_the_engine_observation_and_the_time_left(toy):

@@ -10,6 +10,8 @@ import pytest
 import trio
 
 from arena import games
+
+REFERENCE_RULESET = "moumou"  # short games; the one the benchmarks use
 from arena.match.timecontrol import TimeControl
 from server_helpers import serve
 
@@ -17,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 
 
-@pytest.mark.skipif(not RANDOM_BOT.exists() or not games.rulesets(), reason="needs sample_bots/random_bot.py and a real ruleset")
+@pytest.mark.skipif(not RANDOM_BOT.exists() or REFERENCE_RULESET not in games.rulesets(), reason="needs sample_bots/random_bot.py and a real ruleset")
 def test_two_sdk_bot_processes_play_a_game_and_exit_cleanly():
-    ruleset = games.rulesets()[0]
+    ruleset = REFERENCE_RULESET
     processes = []
 
     async def director(handle):
