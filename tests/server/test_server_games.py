@@ -38,6 +38,11 @@ class ListRecorder:
 
 def strings_in(message: pb.ArenaMessage) -> set[str]:
     """Every word of every string in a message (Struct details included)."""
+    return words_in(MessageToDict(message))
+
+
+def words_in(data) -> set[str]:
+    """Every word of every string (and key) in nested JSON-like data."""
     words: set[str] = set()
 
     def walk(value):
@@ -51,7 +56,7 @@ def strings_in(message: pb.ArenaMessage) -> set[str]:
         elif isinstance(value, str):
             words.update(value.split())
 
-    walk(MessageToDict(message))
+    walk(data)
     return words
 
 
@@ -72,9 +77,7 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
     state = games.new_game(ruleset, players, SEED, **options)
 
     def hidden_now() -> set[str]:
-        visible = set()
-        for value in state.observation(seat).to_dict().values():
-            visible.update(str(v) for v in (value if isinstance(value, list) else [value]))
+        visible = words_in(state.observation(seat).to_dict())  # a second deck's twin of a card is not a leak
         others = set()
         for other in range(players):
             if other != seat:
