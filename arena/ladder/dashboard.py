@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Deque, Sequence
 
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -32,20 +33,31 @@ def output_console() -> "Console":
     return Console() if sys.stdout.isatty() else Console(width=160)
 
 
-def leaderboard_table(ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None) -> Table:
-    """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes."""
-    table = Table(title=f"{ruleset} — Bradley-Terry ratings (95% interval)", title_justify="left", expand=False)
+def leaderboard_table(
+    ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None, compact: bool = False
+) -> Table:
+    """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes (and the live Elo).
+
+    compact: lighter borders and short headers, so the live view fits 80 columns.
+    """
+    table = Table(
+        title=f"{ruleset} — Bradley-Terry ratings (95% interval)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD if compact else box.HEAVY_HEAD,
+        show_edge=not compact,
+        padding=(0, 1),
+    )
     table.add_column("#", justify="right")
     table.add_column("bot", no_wrap=True, min_width=8)
-    table.add_column("rating", justify="right")
-    table.add_column("−/+ 95%", justify="right")
+    table.add_column("rating", justify="right", no_wrap=True)
+    table.add_column("±95%" if compact else "−/+ 95%", justify="right", no_wrap=True)
     if live_elo is not None:
-        table.add_column("live Elo", justify="right")
-    table.add_column("games", justify="right")
-    table.add_column("score", justify="right")
-    table.add_column("wins", justify="right")
-    table.add_column("timeouts", justify="right")
-    table.add_column("strikes", justify="right")
+        table.add_column("live", justify="right", no_wrap=True)
+    table.add_column("games", justify="right", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("wins", justify="right", no_wrap=True)
+    table.add_column("t/o" if compact else "timeouts", justify="right", no_wrap=True)
+    table.add_column("strikes", justify="right", no_wrap=True)
     for row in rows:
         name = Text(row.bot, style="bold" if row.connected else "")
         cells = [str(row.rank), name, f"{row.rating:.0f}", format_ci(row.ci)]
@@ -107,6 +119,18 @@ def _duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+#: Rulesets shown as full tables on the live view; the rest get one line each, so the
+#: view fits a terminal even when a ladder plays every ruleset.
+FULL_TABLES = 2
+RUNNING_SHOWN = 5
+LATEST_SHOWN = 6
+
+
+def _short_id(game_id: str) -> str:
+    """The random tail of a game id (the date part is the same for every game of a run)."""
+    return game_id.rsplit("-", 1)[-1]
+
+
 def render_dashboard(view: DashboardView, now: float | None = None) -> RenderableType:
     now = now if now is not None else time.monotonic()
     header = Text.assemble(
@@ -121,25 +145,42 @@ def render_dashboard(view: DashboardView, now: float | None = None) -> Renderabl
         parts.append(Text(view.note, style="yellow"))
     if not view.standings:
         parts.append(Text("waiting for the first finished game…", style="dim"))
-    for ruleset, rows in view.standings.items():
-        parts.append(leaderboard_table(ruleset, rows, live_elo=view.live_elo.get(ruleset, {})))
+    by_games = sorted(view.standings.items(), key=lambda item: (-sum(r.games for r in item[1]), item[0]))
+    for ruleset, rows in by_games[:FULL_TABLES]:
+        parts.append(leaderboard_table(ruleset, rows, live_elo=view.live_elo.get(ruleset, {}), compact=True))
+    for ruleset, rows in by_games[FULL_TABLES:]:
+        parts.append(Text.assemble((f"{ruleset}: ", "bold"), _one_line(rows)))
+    if view.standings:
+        parts.append(Text("rating: maximum-likelihood fit ±95%; live: Elo updated after every game; "
+                          "bold: connected", style="dim"))
 
-    running = Table(title="games running now", title_justify="left")
-    for column in ("game", "ruleset", "rotation", "seats", "for"):
-        running.add_column(column)
-    for game in sorted(view.running.values(), key=lambda g: g.started)[:10]:
-        running.add_row(game.game_id, game.ruleset, game.rotation, ", ".join(game.players), _duration(now - game.started))
-    if len(view.running) > 10:
-        running.caption = f"and {len(view.running) - 10} more"
+    running = Table(title="games running now", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                    padding=(0, 1))
+    for column in ("game", "ruleset", "set", "seats", "for"):
+        running.add_column(column, no_wrap=True)
+    for game in sorted(view.running.values(), key=lambda g: g.started)[:RUNNING_SHOWN]:
+        running.add_row(
+            _short_id(game.game_id), game.ruleset, game.rotation, ", ".join(game.players), _duration(now - game.started)
+        )
+    if len(view.running) > RUNNING_SHOWN:
+        running.caption = f"and {len(view.running) - RUNNING_SHOWN} more"
     parts.append(running)
 
-    latest = Table(title="latest results", title_justify="left")
-    for column in ("game", "ruleset", "result", "decisions", "seconds"):
-        latest.add_column(column)
-    for game in reversed(view.latest):
-        latest.add_row(game.game_id, game.ruleset, game.result, str(game.decisions), f"{game.seconds:.1f}")
+    latest = Table(title="latest results", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                   padding=(0, 1))
+    for column in ("game", "ruleset", "result", "decisions", "s"):
+        latest.add_column(column, no_wrap=column != "result")
+    for game in list(reversed(view.latest))[:LATEST_SHOWN]:
+        latest.add_row(_short_id(game.game_id), game.ruleset, game.result, str(game.decisions), f"{game.seconds:.1f}")
     parts.append(latest)
     return Group(*parts)
+
+
+def _one_line(rows: Sequence[Standing], shown: int = 6) -> str:
+    return ", ".join(
+        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({_games(r.games)})"
+        for r in rows[:shown]
+    )
 
 
 def _games(count: int) -> str:
@@ -154,9 +195,5 @@ def plain_summary(view: DashboardView, now: float | None = None) -> str:
         f"finished {view.finished}, aborted {view.aborted}, {view.games_per_minute(now):.1f} games/min"
     ]
     for ruleset, rows in view.standings.items():
-        top = ", ".join(
-            f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({_games(r.games)})"
-            for r in rows[:8]
-        )
-        lines.append(f"  {ruleset}: {top}")
+        lines.append(f"  {ruleset}: {_one_line(rows, shown=8)}")
     return "\n".join(lines)

@@ -33,15 +33,17 @@ def test_dashboard_shows_leaderboard_running_games_and_header(tmp_path):
     view.live_elo["moumou"] = {"alpha": 1540.0}
     view.running["x1"] = RunningGame("x1", "moumou", ("alpha", "gamma"), "1/2", now - 3)
     view.latest.append(FinishedGame("g12", "moumou", "gamma 1st, beta 2nd", 40, 1.5))
-    console = Console(record=True, width=140)
+    console = Console(record=True, width=80)  # the live view must fit a plain terminal
     console.print(render_dashboard(view, now=now))
     text = console.export_text()
     assert "127.0.0.1:50051" in text and "up 2:00" in text and "6.5 games/min" in text
-    lines = [line for line in text.splitlines() if "alpha" in line and "±" in line]
+    lines = [line.split() for line in text.splitlines() if "alpha" in line and "±" in line]
     assert lines, text
-    assert lines[0].split("│")[1].strip() == "1"  # alpha leads
+    assert lines[0][:2] == ["1", "alpha"]  # alpha leads
     assert "1540" in lines[0]  # live Elo column
-    assert "games running now" in text and "alpha, gamma" in text
+    assert "±95%" in text and "games running now" in text
+    assert "alpha, gamma" in text
+    assert max(len(line) for line in text.splitlines()) <= 80
     assert "gamma 1st, beta 2nd" in text
     summary = plain_summary(view, now=now)
     assert "finished 13" in summary and "1. alpha" in summary
@@ -105,3 +107,17 @@ def test_serve_refuses_open_registration_off_loopback(tmp_path, capsys):
     assert main(["serve", "--demo", "--registered-only", "--port", "0", "--db", str(tmp_path / "d.db")]) == 2
     assert main(["serve", "--game", "no-such-game", "--port", "0", "--db", str(tmp_path / "d.db")]) == 2
     assert "unknown ruleset" in capsys.readouterr().err
+
+
+def test_dashboard_with_many_rulesets_stays_short(tmp_path):
+    """A ladder over every ruleset: the busiest get tables, the others one line each."""
+    store = populated_store(tmp_path / "a.db")
+    rows = compute_standings(store, "moumou")
+    view = DashboardView(address="127.0.0.1:1")
+    for k, ruleset in enumerate(["r1", "r2", "r3", "r4", "r5"]):
+        view.standings[ruleset] = rows[: 1 + k % 3]
+    console = Console(record=True, width=80)
+    console.print(render_dashboard(view))
+    text = console.export_text()
+    assert text.count("Bradley-Terry ratings") == 2
+    assert sum(line.startswith(("r1:", "r2:", "r3:", "r4:", "r5:")) for line in text.splitlines()) == 3
