@@ -14,10 +14,16 @@ from typing import Any, Mapping
 from arena.games.registry import RulesetInfo, register
 from arena.games.shedding.position import from_position as _from_position
 from arena.games.shedding.rules import Ruleset
-from arena.games.shedding.rulesets import maumau, maumau_online, moumou, puque
+from arena.games.shedding.rulesets import (
+    evil_seven,
+    maumau,
+    maumau_online,
+    moumou,
+    puque,
+)
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven)
 
 _CACHE: dict[tuple, Ruleset] = {}
 

@@ -30,7 +30,7 @@ from typing import Any
 from arena.games.base import Action, GameError, GameState, Observation, Result
 from arena.games.shedding import actions as A
 from arena.games.shedding import effects
-from arena.games.shedding.legal import legal_actions, playable_cards
+from arena.games.shedding.legal import legal_actions, playable_cards, turn_actions
 from arena.games.shedding.observation import build as build_observation
 from arena.games.shedding.rules import Ruleset
 
@@ -126,9 +126,13 @@ class SheddingState(GameState):
     def legal_actions(self) -> list[Action]:
         if self.over:
             return []
-        if self._legal is None:
-            self._legal = legal_actions(self)
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            if self.phase == "turn" and self.rules.copies == 1:
+                legal = self._legal = turn_actions(self)
+            else:
+                legal = self._legal = legal_actions(self)
+        return legal[:]
 
     def apply(self, action: "Action | str") -> None:
         """The base contract's apply, with the legal list taken from the cache (hot path)."""
@@ -368,8 +372,8 @@ class SheddingState(GameState):
             else:
                 self.advance = steps
             return
-        if rule.covers:
-            self.phase = "cover"
+        if rule.covers and not (opening and rules.opening == "upcard" and not rules.starter_follow):
+            self.phase = "cover"  # an upcard to cover obliges nobody, as an upcard Ace (C-3)
             return
         if rule.follow and not (opening and not rules.starter_follow):
             self.phase = "follow"
@@ -555,7 +559,13 @@ class SheddingState(GameState):
         self._start_turn(nxt)
 
     def _start_turn(self, seat: int) -> None:
-        self._reset_turn()
+        self.phase = "turn"
+        self.drawn = False
+        self.called = 0
+        self.placed = 0
+        self.forced = None
+        self.combo = []
+        self.offender = None
         self.cur = seat
         self.next_seat = None
 
