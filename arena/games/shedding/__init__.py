@@ -19,11 +19,12 @@ from arena.games.shedding.rulesets import (
     maumau,
     maumau_online,
     moumou,
+    pharaoh_101,
     puque,
 )
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101)
 
 _CACHE: dict[tuple, Ruleset] = {}
 
