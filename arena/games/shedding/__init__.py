@@ -19,12 +19,13 @@ from arena.games.shedding.rulesets import (
     maumau,
     maumau_online,
     moumou,
+    neuner,
     pharaoh_101,
     puque,
 )
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner)
 
 _CACHE: dict[tuple, Ruleset] = {}
 
