@@ -22,10 +22,11 @@ from arena.games.shedding.rulesets import (
     neuner,
     pharaoh_101,
     puque,
+    tschau_sepp,
 )
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp)
 
 _CACHE: dict[tuple, Ruleset] = {}
 
