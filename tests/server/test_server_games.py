@@ -12,6 +12,7 @@ from google.protobuf.json_format import MessageToDict
 
 from arena import games
 from arena.match.timecontrol import TimeControl
+from arena.server.convert import observation_to_pb
 from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
 from sdk.wire import pb, rpc
 
@@ -85,14 +86,15 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
         return others - visible
 
     hidden_at_start = hidden_now()
-    hidden_at_turns = []
+    hidden_at_turns, expected_turns = [], []
     for decision_seat, action in recorder.decisions:
         if decision_seat == seat:
             hidden_at_turns.append(hidden_now())
+            expected_turns.append((state.observation(seat), [str(a) for a in state.legal_actions()]))
         state.apply(action)
     hidden_at_end = hidden_now()
     checked = 0
-    turns = iter(hidden_at_turns)
+    turns, expected = iter(hidden_at_turns), iter(expected_turns)
     hidden = hidden_at_start  # cards move (recycled piles), so "hidden" is judged at each message's moment
     for data in bot.received_bytes:
         for encoding in seed_encodings(SEED):
@@ -101,6 +103,10 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
         kind = message.WhichOneof("kind")
         if kind == "turn":
             hidden = next(turns)
+            observation, legal = next(expected)  # exactly the engine's view for this seat, nothing added
+            names = [view.name for view in message.turn.observation.seats]
+            assert message.turn.observation == observation_to_pb(observation, names)
+            assert list(message.turn.legal) == legal
         elif kind == "game_ended":
             hidden = hidden_at_end
         leaked = strings_in(message) & hidden
