@@ -29,7 +29,7 @@ ROOT = HERE.parents[1]
 RULESET = toy_ladder_game.NAME
 SERVE = [
     sys.executable, "-c",
-    f"import sys; sys.path.insert(0, {str(HERE)!r}); import toy_ladder_game; "
+    f"import sys; sys.path.insert(0, {str(HERE)!r}); import toy_ladder_game; toy_ladder_game.register(); "
     "from arena.cli import main; sys.exit(main(sys.argv[1:]))",
     "serve",
 ]

@@ -3,8 +3,8 @@
 Every seat is dealt three cards from the seed; in each trick every seat
 plays one card in turn and the highest rank takes the trick; most tricks
 places first.  Small, fast, hidden hands, and the choice of card matters a
-little, which is all a ladder test needs.  Import it (or run a process with
-``-c "import toy_ladder_game"``) to register the ruleset.
+little, which is all a ladder test needs.  Call `register()` in the process
+that should know it.
 """
 
 from __future__ import annotations
@@ -93,5 +93,11 @@ INFO = RulesetInfo(
     from_position=lambda position, options: TrickState(len(position["hands"]), options, position),
 )
 
-if NAME not in registry.names():
-    registry.register(INFO)
+
+
+def register() -> str:
+    """Register the ruleset in this process (the ladder tests do it only inside server processes,
+    so that suites iterating over every registered ruleset never see it)."""
+    if NAME not in registry.names():
+        registry.register(INFO)
+    return NAME
