@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 
 import pytest
 
@@ -160,12 +161,15 @@ def test_selfplay_defaults_to_the_ruleset_player_count(tiny, capsys):
 
 
 def test_selfplay_same_seed_gives_the_same_outcome(tiny, capsys):
+    def outcome(out):
+        return seat_rows(out), re.findall(r"(games|decisions)\s+(\d+)\s*$", out, re.MULTILINE)
+
     main(["selfplay", tiny, "--games", "4", "--seed", "9", "--players", "3"])
-    first = capsys.readouterr().out
+    first = outcome(capsys.readouterr().out)
     main(["selfplay", tiny, "--games", "4", "--seed", "9", "--players", "3"])
-    second = capsys.readouterr().out
-    table = lambda text: text.split("Outcome by seat")[1].split("decisions/s")[0]
-    assert table(first) == table(second)
+    second = outcome(capsys.readouterr().out)
+    assert first == second
+    assert len(first[0]) == 3 and [name for name, _ in first[1]] == ["games", "decisions"]
 
 
 @pytest.mark.parametrize(
@@ -200,3 +204,22 @@ def test_selfplay_runs_every_registered_ruleset(ruleset, capsys):
     rows = seat_rows(out)
     assert len(rows) == players
     assert sum(int(row[2]) for row in rows) >= 2, "two games, each with at least one winner"
+
+
+def test_bench_engine_prints_a_rate_per_ruleset_and_player_count(tiny, capsys, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_engine.py"
+    spec = importlib.util.spec_from_file_location("bench_engine", path)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_engine", bench)  # dataclasses look their module up
+    spec.loader.exec_module(bench)
+    assert bench.player_counts(tiny) == [2]  # the default; 4 is over tiny-discard's maximum
+    assert bench.main(["--seconds", "0.05", "--rulesets", tiny]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if tiny in line)
+    cells = [cell.strip() for cell in row.strip().strip("\u2502").split("\u2502")]
+    assert cells[1] == "2" and int(cells[2]) >= 1
+    assert int(cells[5].replace(",", "")) > 0  # decisions/s
+    assert bench.main(["--rulesets", "no-such-game"]) == 2
