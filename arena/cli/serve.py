@@ -237,7 +237,7 @@ def _serve(args, store, config, players, time_control) -> int:
         print(f"arena listening on {handle.address} (db {args.db}, replays {args.replays}/, "
               f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
         if args.demo:
-            bots.extend(_start_demo_bots(handle.port, Path(args.replays)))
+            bots.extend(_start_demo_bots(handle.port, Path(args.replays), min(4, args.max_games_per_bot)))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(show)
             nursery.start_soon(watch_bots)
@@ -274,7 +274,7 @@ def _demo_log(replays: Path) -> Path:
     return replays.parent / "demo-bots.log"
 
 
-def _start_demo_bots(port: int, replays: Path) -> list[subprocess.Popen]:
+def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subprocess.Popen]:
     """The sample bots, each its own process; their output goes to a log next to the replays."""
     log_path = _demo_log(replays)
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -284,7 +284,7 @@ def _start_demo_bots(port: int, replays: Path) -> list[subprocess.Popen]:
         processes.append(
             subprocess.Popen(
                 [sys.executable, str(SAMPLE_BOTS_DIR / f"{name}.py"), "--arena", f"127.0.0.1:{port}",
-                 "--name", name.removesuffix("_bot"), "--max-games", "4"],
+                 "--name", name.removesuffix("_bot"), "--max-games", str(games_at_once)],
                 stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
                 cwd=str(SAMPLE_BOTS_DIR.parent),
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
