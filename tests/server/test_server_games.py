@@ -156,11 +156,11 @@ REAL_RULESETS = [name for name in games.rulesets() if not name.startswith("test-
 @pytest.mark.skipif(not REAL_RULESETS, reason="no real ruleset is registered yet (arena/games/)")
 @pytest.mark.parametrize("ruleset", REAL_RULESETS)
 def test_real_ruleset_games_leak_nothing_either(ruleset):
-    """Up to 300 decisions of every real ruleset, three seats where the ruleset allows."""
+    """Up to 200 decisions of every real ruleset, three seats where the ruleset allows."""
     info = games.ruleset_info(ruleset)
     players = min(max(3, info.min_players), info.max_players)
     names = ("alice", "bob", "carol", "dave", "erin", "frank")[:players]
-    outcome, bots, listed, recorder = play_with_autobots(ruleset, {}, names, max_decisions=300)
+    outcome, bots, listed, recorder = play_with_autobots(ruleset, {}, names, max_decisions=200)
     assert outcome.status == "finished" or "max_decisions" in outcome.reason, outcome.reason
     for seat, bot in enumerate(bots):
         assert assert_nothing_hidden_reached(bot, seat, ruleset, {}, recorder, players) > 2
