@@ -33,7 +33,7 @@ from arena.games.base import (
 from arena.games.registry import OptionSpec, RulesetInfo
 
 # Each engine package registers its rulesets when imported.
-_ENGINE_PACKAGES = ("arena.games.shedding", "arena.games.mose")
+_ENGINE_PACKAGES = ("arena.games.shedding", "arena.games.mose", "arena.games.ddmau")
 for _package in _ENGINE_PACKAGES:
     importlib.import_module(_package)
 

@@ -18,10 +18,13 @@ RANK_NAMES = {"T": "10", "J": "Jack", "Q": "Queen", "K": "King", "A": "Ace", "X"
 
 _FRENCH = re.compile(r"^[2-9TJQKA][shdc]$")
 _JOKER = re.compile(r"^X[1-9]$")
+#: DD MAU's 80-card deck (arena/games/ddmau/cards.py): R7, Y10, PT-r, SK-b, OWM-g, JTT, SM, LM, DM, MM.
+_DDMAU = re.compile(r"^(?:[RYBG](?:[1-9]|1[0-3])|(?:PT|SK|OWM)-[rybg]|JTT|SM|LM|DM|MM)$")
 
 
 def is_card_code(text: str) -> bool:
-    return bool(_FRENCH.match(text) or _JOKER.match(text))
+    """French cards and jokers, and DD MAU's codes (they cannot be confused: different shapes)."""
+    return bool(_FRENCH.match(text) or _JOKER.match(text) or _DDMAU.match(text))
 
 
 def is_joker(card: str) -> bool:

@@ -1,0 +1,120 @@
+"""DD MAU's 80-card deck: codes, points and what each card is (RULES.md 0.2, 7.1, 1.1).
+
+Numbered cards are colour then number, ``R7``, ``Y10``, ``B1``, ``G13``
+(colours r y b g).  Coloured powers carry their colour after a dash,
+``PT-r`` (Penal T), ``SK-b`` (Skip), ``OWM-g`` (Other Way Mae); the
+colourless powers are ``JTT``, ``SM`` (Shadow Master), ``LM`` (Link
+Master), ``DM`` (Deck Master), ``MM`` (Master Mau).  Several copies of a
+code are the same card, so plain strings stay the cards, as in the shedding
+core.
+
+A card on the pile or in a play has an *identity*: ``(kind, colour,
+number)``.  Most cards are what they say; an ``MM`` becomes what it was
+declared (``PT``, ``SK``, ``OWM``, ``JTT``, ``SM``, ``LM``) or ``BLOCK``,
+and an ``SM`` carries the colour chosen with it.  The pile stores that in
+a *mark* beside the card: ``"PT:r"``, ``"LM"``, ``"SM:g"``, ``"BLOCK:y"``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+COLOURS = ("r", "y", "b", "g")
+COLOUR_NAMES = {"r": "red", "y": "yellow", "b": "blue", "g": "green"}
+NUMBERS = tuple(range(1, 14))
+COLOURED_POWERS = ("PT", "SK", "OWM")
+COLOURLESS_POWERS = ("JTT", "SM", "LM", "DM", "MM")
+POWER_KINDS = COLOURED_POWERS + COLOURLESS_POWERS
+
+#: Printed points (RULES.md 7.1); numbered cards score their face value (E-2).
+POWER_POINTS = {"PT": 20, "SK": 15, "OWM": 14, "JTT": 25, "SM": 35, "LM": 30, "DM": 0, "MM": 50}
+
+#: What an MM may be declared as (E-30: never DM).
+MM_DECLARATIONS = ("PT", "SK", "OWM", "JTT", "SM", "LM")
+
+#: Default power-card counts (RULES.md 1.1, section 10 item 1); coloured counts are spread r, y, b, g.
+DEFAULT_COUNTS = {"PT": 4, "SK": 4, "OWM": 4, "JTT": 4, "SM": 3, "LM": 3, "DM": 3, "MM": 3}
+
+TRANSPARENT = frozenset({"JTT", "LM", "DM"})
+HIT_KINDS = frozenset({"PT", "JTT"})
+
+_CODE = re.compile(r"^(?:[RYBG](?:[1-9]|1[0-3])|(?:PT|SK|OWM)-[rybg]|JTT|SM|LM|DM|MM)$")
+
+
+class Ident(NamedTuple):
+    """What a card is on the pile or in a play: kind, colour (or None), number (or None)."""
+
+    kind: str  # N, PT, SK, OWM, JTT, SM, LM, DM, BLOCK
+    colour: str | None
+    number: int | None
+
+
+def is_ddmau_code(text: str) -> bool:
+    return bool(_CODE.match(text))
+
+
+def printed(card: str) -> Ident:
+    """The card as printed (an MM is ``MM`` until declared)."""
+    head = card[0]
+    if head in "RYBG" and card[1:].isdigit():
+        return Ident("N", head.lower(), int(card[1:]))
+    if "-" in card:
+        kind, colour = card.split("-")
+        return Ident(kind, colour, None)
+    return Ident(card, None, None)
+
+
+_PRINTED: dict[str, Ident] = {}
+
+
+def ident(card: str, mark: str | None = None) -> Ident:
+    """The card's identity on the pile, given its mark (MM declaration / SM colour / block)."""
+    if mark is None:
+        found = _PRINTED.get(card)
+        if found is None:
+            found = _PRINTED[card] = printed(card)
+        return found
+    kind, _, colour = mark.partition(":")
+    return Ident(kind, colour or None, None)
+
+
+def points(card: str) -> int:
+    info = printed(card)
+    return info.number if info.kind == "N" else POWER_POINTS[info.kind]
+
+
+def parse_counts(text: str) -> dict[str, int]:
+    """``"PT=4,SK=4,..."`` -> counts; missing kinds keep their default; errors are ValueError."""
+    counts = dict(DEFAULT_COUNTS)
+    for part in filter(None, (p.strip() for p in text.replace(" ", ",").split(","))):
+        kind, sep, value = part.partition("=")
+        kind = kind.strip().upper()
+        if not sep or kind not in counts or not value.strip().isdigit():
+            raise ValueError(f"bad deck count {part!r}; write e.g. 'PT=4,SK=4,OWM=4,JTT=4,SM=3,LM=3,DM=3,MM=3'")
+        counts[kind] = int(value)
+    if counts["DM"] < 1:
+        raise ValueError("the deck needs at least one DM: it decides the first dealer")
+    return counts
+
+
+def deck(counts: dict[str, int] | None = None) -> list[str]:
+    """A fresh pack: 52 numbered cards, then the powers (coloured ones spread over r, y, b, g)."""
+    counts = counts or DEFAULT_COUNTS
+    cards = [c.upper() + str(n) for c in COLOURS for n in NUMBERS]
+    for kind in COLOURED_POWERS:
+        cards.extend(f"{kind}-{COLOURS[i % 4]}" for i in range(counts[kind]))
+    for kind in COLOURLESS_POWERS:
+        cards.extend([kind] * counts[kind])
+    return cards
+
+
+def card_name(card: str) -> str:
+    info = printed(card)
+    names = {"PT": "Penal T", "SK": "Skip", "OWM": "Other Way Mae", "JTT": "Just Take Two",
+             "SM": "Shadow Master", "LM": "Link Master", "DM": "Deck Master", "MM": "Master Mau"}
+    if info.kind == "N":
+        return f"{COLOUR_NAMES[info.colour]} {info.number}"
+    if info.colour:
+        return f"{COLOUR_NAMES[info.colour]} {names[info.kind]}"
+    return names[info.kind]

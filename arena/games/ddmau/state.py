@@ -1,0 +1,625 @@
+"""The DD MAU engine: turns, chains, hits, blocks, calls, scoring and the match to 505.
+
+Decisions (`state.decision`):
+
+* ``turn``: ``play CARD`` (the first card of a play), ``draw`` (dig, up to
+  3 a turn), ``pass`` (after 3 draws, when nothing can be drawn, or after a
+  block);
+* ``chain``: ``play CARD`` (the next link), ``stop`` (offered only when the
+  play so far is legal), ``call ddmau``;
+* ``declare``: ``declare PT|SK|OWM|JTT|SM|LM`` right after ``play MM``;
+* ``color``: ``color r|y|b|g`` right after a Shadow Master (or an MM
+  declared SM), unless it emptied the hand;
+* ``hit``: the hit target's ``accept`` (draw H) or ``block`` (with an MM);
+* ``catch``: the catch window after a play that left one card without the
+  call: ``catch N`` (N = the offender's seat) or ``pass``, asked seat by
+  seat from the next in the direction of play;
+* ``over``.
+
+A play ends at ``stop``, or by itself when nothing could be added (an
+empty hand).  Its effects are processed in card order (E-28), see
+`_resolve_play`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from arena.games.base import Action, GameError, GameState, Observation, Result
+from arena.games.chance import shuffled
+from arena.games.ddmau import chain as C
+from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, TRANSPARENT, Ident, deck, ident, points
+
+VERBS = frozenset({"play", "draw", "pass", "stop", "declare", "color", "block", "accept", "call", "catch"})
+
+DRAW = Action("draw")
+PASS = Action("pass")
+STOP = Action("stop")
+ACCEPT = Action("accept")
+BLOCK = Action("block")
+CALL = Action("call", ("ddmau",))
+DIG_LIMIT = 3
+
+
+def hand_size(active: int) -> int:
+    """9 cards for 2 players, 7 for 3-7, 5 for 8-10 (7.2)."""
+    return 9 if active <= 2 else 7 if active <= 7 else 5
+
+
+def team_map(players: int, teams: str) -> list[int] | None:
+    """P1+P3 vs P2+P4; P1+P4, P2+P5, P3+P6 (7.1); None without teams."""
+    if teams == "off":
+        return None
+    return [seat % (players // 2) for seat in range(players)]
+
+
+def effective_top(discard: list[str], marks: list, upto: int | None = None) -> tuple[int, Ident] | None:
+    """The most recent visible card below ``upto`` (JTT, LM, DM and MMs declared so are seen through)."""
+    i = len(discard) if upto is None else upto
+    while i > 0:
+        i -= 1
+        idt = ident(discard[i], marks[i])
+        if idt.kind not in TRANSPARENT:
+            return i, idt
+    return None
+
+
+def hit_run(discard: list[str], marks: list, top: int | None = None) -> int:
+    """Consecutive hit cards from ``top`` down, LM and DM ignored (E-13: never reset by paying)."""
+    i = len(discard) - 1 if top is None else top
+    run = 0
+    while i >= 0:
+        kind = ident(discard[i], marks[i]).kind
+        if kind in HIT_KINDS:
+            run += 1
+        elif kind not in ("LM", "DM"):
+            break
+        i -= 1
+    return run
+
+
+class DDMauState(GameState):
+    VERBS = VERBS
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any], counts: dict[str, int]) -> None:
+        self._setup(players, options, counts)
+        self.seed = seed
+        self.chance = 0
+        self.scores = [0] * players
+        self.active = [True] * players
+        self.eliminated: list[list[int]] = []
+        self.hand_number = 1
+        self.direction = 1
+        self.over = False
+        self.reason = ""
+        self.last_hand: dict | None = None
+        self.dealer = self._draw_for_dealer()
+        self._deal()
+
+    def _setup(self, players: int, options: dict[str, Any], counts: dict[str, int]) -> None:
+        self.ruleset = "ddmau"
+        self.players = players
+        self.options = options
+        self.counts = counts
+        self.rules = C.Rules(options["allow_number_to_power_chain"], options["lm_per_run_segment"])
+        self.teams = team_map(players, options["teams"])
+        self.target = options["target"]
+        self._legal: list[Action] | None = None
+
+    # -- chance: dealer draw, deal, reshuffle ---------------------------------------------
+
+    def _shuffle(self, cards: list[str]) -> list[str]:
+        out = shuffled(cards, self.seed, self.chance)
+        self.chance += 1
+        return out
+
+    def _draw_for_dealer(self) -> int:
+        """First hand: face-up cards round the table from seat 0 until one is a DM (7.2)."""
+        seat = 0
+        for card in self._shuffle(deck(self.counts)):
+            if card == "DM":
+                return seat
+            seat = self._step(seat, 1, 1)
+        return 0
+
+    def _deal(self) -> None:
+        cards = self._shuffle(deck(self.counts))
+        self.hands = [[] for _ in range(self.players)]
+        seats = [s for s in range(self.players) if self.active[s]]
+        size = hand_size(len(seats))
+        order = []
+        seat = self.dealer
+        for _ in seats:
+            seat = self._step(seat, 1, 1)
+            order.append(seat)
+        for _ in range(size):
+            for seat in order:
+                self.hands[seat].append(cards.pop())
+        self.stock = cards  # the end of the list is the top
+        self.discard: list[str] = []
+        self.marks: list[str | None] = []
+        self.direction = 1
+        self.last_play = 0
+        self.hit: dict | None = None
+        self.window: dict | None = None
+        self.final: dict | None = None
+        self.next_seat: int | None = None
+        self.idle = 0
+        self._start_turn(self._step(self.dealer, 1, 1))
+
+    def _can_draw(self) -> bool:
+        return bool(self.stock) or len(self.discard) - self.last_play - self.chain > 0
+
+    def _draw_one(self, seat: int) -> str | None:
+        if not self.stock:
+            keep = self.last_play + self.chain
+            if len(self.discard) <= keep:
+                return None
+            cut = len(self.discard) - keep
+            self.stock = self._shuffle(self.discard[:cut])  # E-8: the last play stays
+            del self.discard[:cut]
+            del self.marks[:cut]
+        card = self.stock.pop()
+        self.hands[seat].append(card)
+        return card
+
+    def _draw(self, seat: int, count: int) -> None:
+        for _ in range(count):
+            if self._draw_one(seat) is None:
+                return
+
+    # -- seats --------------------------------------------------------------------------
+
+    def _step(self, seat: int, steps: int, direction: int | None = None) -> int:
+        """``steps`` active seats along ``direction`` (eliminated seats are passed over)."""
+        d = self.direction if direction is None else direction
+        for _ in range(steps):
+            seat = (seat + d) % self.players
+            while not self.active[seat]:
+                seat = (seat + d) % self.players
+        return seat
+
+    def _start_turn(self, seat: int, optional: bool = False) -> None:
+        self.cur = seat
+        self.phase = "turn"
+        self.drawn = 0
+        self.optional = optional
+        self.chain = 0
+        self.called = False
+
+    # -- contract -----------------------------------------------------------------------
+
+    @property
+    def current(self) -> int | None:
+        return None if self.over else self.cur
+
+    @property
+    def decision(self) -> str:
+        return "over" if self.over else self.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self.over
+
+    def legal_actions(self) -> list[Action]:
+        if self.over:
+            return []
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _apply_legal(self, action: Action) -> None:
+        self._legal = None
+        verb = action.verb
+        if verb == "play":
+            self._play(action.args[0])
+        elif verb == "stop":
+            self._resolve_play()
+        elif verb == "declare":
+            self._declare(action.args[0])
+        elif verb == "color":
+            self._color(action.args[0])
+        elif verb == "draw":
+            self._draw_one(self.cur)
+            self.drawn += 1
+            self.idle = 0
+        elif verb == "pass":
+            self._pass()
+        elif verb == "accept":
+            self._accept()
+        elif verb == "block":
+            self._block()
+        elif verb == "call":
+            self.called = True
+        elif verb == "catch":
+            self._catch()
+        self._legal = None
+        if not self.over and self.phase == "chain":
+            legal = self._compute_legal()
+            if legal == [STOP]:  # nothing more can be added: the play ends by itself
+                self._resolve_play()
+            else:
+                self._legal = legal
+
+    def default_action(self) -> Action:
+        """Timeout choice: accept, the call with a last card, stop, draw, pass, the most-held colour."""
+        legal = self.legal_actions()
+        if not legal:
+            raise GameError("the game is over; there is no default action")
+        phase = self.phase
+        if phase == "color":
+            hand = self.hands[self.cur]
+            held = Counter(ident(c).colour for c in hand)
+            best = max(COLOURS, key=lambda c: held.get(c, 0))
+            for action in legal:
+                if action.args == (best,):
+                    return action
+            return legal[0]
+        if phase == "chain" and CALL in legal and len(self.hands[self.cur]) == 1 and STOP in legal:
+            return CALL
+        for preferred in (ACCEPT, STOP, DRAW, PASS):
+            if preferred in legal:
+                return preferred
+        return legal[0]
+
+    def observation(self, seat: int | None) -> Observation:
+        from arena.games.ddmau.observation import build
+
+        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
+            raise GameError(f"seat must be 0..{self.players - 1} or None, not {seat!r}")
+        return Observation(build(self, seat))
+
+    def result(self) -> Result:
+        if not self.over:
+            raise GameError("the game is still running; there is no result yet")
+        if self.options["tournament"]:
+            return self._tournament_result()
+        return Result.from_points(list(self.scores), self.reason)
+
+    def to_position(self) -> dict[str, Any]:
+        from arena.games.ddmau.position import to_position
+
+        return to_position(self)
+
+    def clone(self) -> "DDMauState":
+        new = object.__new__(DDMauState)
+        new.__dict__.update(self.__dict__)
+        new.hands = [list(h) for h in self.hands]
+        new.discard = list(self.discard)
+        new.marks = list(self.marks)
+        new.stock = list(self.stock)
+        new.scores = list(self.scores)
+        new.active = list(self.active)
+        new.eliminated = [list(e) for e in self.eliminated]
+        for name in ("hit", "final", "last_hand"):
+            value = getattr(self, name)
+            setattr(new, name, None if value is None else {k: (list(v) if isinstance(v, list) else v)
+                                                            for k, v in value.items()})
+        new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
+        new._legal = None
+        return new
+
+    # -- legal actions --------------------------------------------------------------------
+
+    def summary(self, upto_chain: int | None = None) -> C.Chain:
+        """The play in progress (its first ``upto_chain`` cards) as a validator summary."""
+        n = self.chain if upto_chain is None else upto_chain
+        base = len(self.discard) - self.chain
+        top = effective_top(self.discard, self.marks, base)
+        s = C.start(None if top is None else top[1])
+        for i in range(base, base + n):
+            s = C.add(s, self.discard[i], ident(self.discard[i], self.marks[i]), self.rules)
+            if s is None:  # only a hand-written position can hold a broken chain
+                raise GameError("the play in progress is not a legal chain")
+        return s
+
+    def _playable(self, s: C.Chain) -> list[str]:
+        """Distinct hand cards that can be added now and still lead to a legal play."""
+        hand = self.hands[self.cur]
+        rest = Counter(hand)
+        out = []
+        for card in sorted(rest, key=_order):
+            rest[card] -= 1
+            for idt in C.identities(card, s):
+                after = C.add(s, card, idt, self.rules)
+                if after is not None and C.can_complete(after, rest, self.rules):
+                    out.append(card)
+                    break
+            rest[card] += 1
+        return out
+
+    def _compute_legal(self) -> list[Action]:
+        phase = self.phase
+        if phase == "turn":
+            plays = self._playable(self.summary())
+            legal = [Action("play", (c,)) for c in plays]
+            can_draw = self.drawn < DIG_LIMIT and self._can_draw()
+            if can_draw:
+                legal.append(DRAW)
+            if self.optional or (
+                not can_draw and not (plays and self.options["must_play_if_able"])
+                and (self.drawn >= DIG_LIMIT or not plays or not self._can_draw())
+            ):
+                legal.append(PASS)
+            return legal
+        if phase == "chain":
+            s = self.summary()
+            hand = self.hands[self.cur]
+            legal = [Action("play", (c,)) for c in self._playable(s)]
+            if C.complete(s, not hand, self.rules):
+                legal.insert(0, STOP)
+            if hand and not self.called:
+                legal.append(CALL)
+            return legal
+        if phase == "declare":
+            s = self.summary(self.chain - 1)
+            rest = Counter(self.hands[self.cur])
+            legal = []
+            for name, idt in zip(MM_DECLARATIONS, C.identities("MM", s)):
+                after = C.add(s, "MM", idt, self.rules)
+                if after is not None and C.can_complete(after, rest, self.rules):
+                    legal.append(Action("declare", (name,)))
+            return legal
+        if phase == "color":
+            s = self.summary(self.chain - 1)
+            rest = Counter(self.hands[self.cur])
+            card = self.discard[-1]
+            legal = []
+            for colour in COLOURS:
+                after = C.add(s, card, Ident("SM", colour, None), self.rules)
+                if after is not None and C.can_complete(after, rest, self.rules):
+                    legal.append(Action("color", (colour,)))
+            return legal
+        if phase == "hit":
+            legal = [ACCEPT]
+            if "MM" in self.hands[self.cur]:
+                legal.append(BLOCK)
+            return legal
+        if phase == "catch":
+            return [Action("catch", (str(self.window["offender"]),)), PASS]
+        return []
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _play(self, card: str) -> None:
+        self.hands[self.cur].remove(card)
+        self.discard.append(card)
+        self.marks.append(None)
+        self.chain += 1
+        self.idle = 0
+        if card == "MM":
+            self.phase = "declare"
+        elif card == "SM" and self.hands[self.cur]:
+            self.phase = "color"
+        else:
+            self.phase = "chain"
+
+    def _declare(self, name: str) -> None:
+        if name in ("PT", "SK", "OWM"):
+            s = self.summary(self.chain - 1)
+            colour = s.prev.colour if s.prev is not None else None
+            self.marks[-1] = f"{name}:{colour}" if colour else name
+            self.phase = "chain"
+        elif name == "SM" and self.hands[self.cur]:
+            self.marks[-1] = "SM"
+            self.phase = "color"
+        else:
+            self.marks[-1] = name
+            self.phase = "chain"
+
+    def _color(self, colour: str) -> None:
+        self.marks[-1] = f"SM:{colour}"
+        self.phase = "chain"
+
+    def _resolve_play(self) -> None:
+        """Apply the play's effects in card order (7.5, E-25, E-26, E-28)."""
+        seat = self.cur
+        base = len(self.discard) - self.chain
+        d = self.direction
+        pos = seat
+        owm = False
+        hit_index = None
+        hit_kind = None
+        target = None
+        sms = 0
+        for i in range(base, len(self.discard)):
+            kind = ident(self.discard[i], self.marks[i]).kind
+            if kind == "OWM":
+                d = -d
+                owm = True
+            elif kind == "SK":
+                pos = self._step(pos, 1, d)
+            elif kind in HIT_KINDS:
+                hit_index, hit_kind = i, kind
+                target = self._step(pos, 1, d)
+            elif kind == "SM":
+                sms += 1
+        self.direction = d
+        self.last_play = self.chain
+        play = self.discard[base:]
+        self.chain = 0
+        self.hit = None
+        if hit_index is not None:
+            count = 2 * hit_run(self.discard, self.marks, hit_index)
+            self.hit = {"target": target, "count": count, "kind": hit_kind, "by": seat}
+        hand = self.hands[seat]
+        if not hand:
+            self.final = {"seat": seat, "cards": play, "sm": sms}
+            self.next_seat = None
+            if self.hit is not None:
+                self._ask_hit()
+            else:
+                self._score_hand(seat)
+            return
+        if owm:
+            self.next_seat = seat
+        elif self.hit is not None:
+            self.next_seat = self._step(target, 1, d) if hit_kind == "PT" else target
+        else:
+            self.next_seat = self._step(pos, 1, d)
+        if len(hand) == 1 and not self.called:
+            queue = []
+            other = self._step(seat, 1)
+            while other != seat:
+                queue.append(other)
+                other = self._step(other, 1)
+            self.window = {"offender": seat, "queue": queue}
+            self.phase = "catch"
+            self.cur = queue[0]
+            return
+        self._continue()
+
+    def _continue(self) -> None:
+        """After the play and its catch window: the hit, else the next turn."""
+        if self.hit is not None:
+            self._ask_hit()
+        else:
+            self._start_turn(self.next_seat)
+
+    def _ask_hit(self) -> None:
+        self.phase = "hit"
+        self.cur = self.hit["target"]
+
+    def _accept(self) -> None:
+        hit = self.hit
+        self.hit = None
+        self._draw(hit["target"], hit["count"])
+        if self.next_seat is None:
+            self._score_hand(self.final["seat"])
+        else:
+            self._start_turn(self.next_seat)
+
+    def _block(self) -> None:
+        """E-23: the MM goes on the pile with the colour under it; the run is broken; the blocker may play."""
+        seat = self.cur
+        top = effective_top(self.discard, self.marks)
+        colour = top[1].colour if top is not None else None
+        self.hands[seat].remove("MM")
+        self.discard.append("MM")
+        self.marks.append(f"BLOCK:{colour}" if colour else "BLOCK")
+        self.last_play = 1
+        self.hit = None
+        if self.next_seat is None:
+            self._score_hand(self.final["seat"])
+        else:
+            self._start_turn(seat, optional=True)
+
+    def _catch(self) -> None:
+        window = self.window
+        self.window = None
+        self._draw(window["offender"], 1)
+        self._continue()
+
+    def _pass(self) -> None:
+        if self.phase == "catch":
+            window = self.window
+            window["queue"].pop(0)
+            if window["queue"]:
+                self.cur = window["queue"][0]
+            else:
+                self.window = None
+                self._continue()
+            return
+        self.idle += 1
+        if self.idle >= sum(self.active):  # not in the rules: nobody can play or draw any more
+            self._score_hand(None)
+            return
+        self._start_turn(self._step(self.cur, 1))
+
+    # -- scoring and the match ------------------------------------------------------------
+
+    def _units(self) -> list[list[int]]:
+        """Who shares a total: teams (E-29), else each seat alone."""
+        if self.teams is None:
+            return [[s] for s in range(self.players)]
+        groups: dict[int, list[int]] = {}
+        for seat, team in enumerate(self.teams):
+            groups.setdefault(team, []).append(seat)
+        return list(groups.values())
+
+    def _score_hand(self, winner: int | None) -> None:
+        """7.7: the finisher subtracts the final play, the others add their hands (x 2^s, E-10)."""
+        hand_points = [sum(points(c) for c in hand) for hand in self.hands]
+        factor = 1
+        final_cards: list[str] = []
+        if winner is not None:
+            final_cards = list(self.final["cards"])
+            factor = 2 ** self.final["sm"]
+        totals_mode = self.options["sm_multiplies"] == "totals"
+        delta = [0] * self.players
+        for seat in range(self.players):
+            if seat == winner:
+                delta[seat] = -sum(points(c) for c in final_cards)
+            else:
+                delta[seat] = hand_points[seat] * (1 if totals_mode else factor)
+        for unit in self._units():
+            change = sum(delta[s] for s in unit)
+            total = self.scores[unit[0]] + change
+            if totals_mode and winner not in unit:
+                total *= factor
+            limit = self.target
+            if self.options["safety_net"] and limit - 5 <= total <= limit:
+                total = limit - 155  # 500..505 -> 350 (E-11: before the end check)
+            for s in unit:
+                self.scores[s] = total
+        self.last_hand = {"hand": self.hand_number, "winner": winner, "points": delta,
+                          "reason": "out" if winner is not None else "blocked"}
+        self.final = None
+        self.hit = None
+        self.window = None
+        limit = self.target
+        if self.options["tournament"]:
+            for seat in range(self.players):
+                if self.active[seat] and self.scores[seat] > limit:
+                    self.active[seat] = False
+                    self.eliminated.append([seat, self.hand_number])
+            done = sum(self.active) <= 1
+            self.reason = "one player is left standing" if done else ""
+        else:
+            done = max(self.scores) > limit
+            self.reason = f"a total passed {limit}" if done else ""
+        if not done and self.options["max_hands"] and self.hand_number >= self.options["max_hands"]:
+            done = True
+            self.reason = f"{self.hand_number} hands played (max_hands)"
+        if done:
+            self.over = True
+            self.cur = None
+            self.phase = "over"
+            return
+        self._pass_deck_master(winner, final_cards)
+        self.hand_number += 1
+        self._deal()
+
+    def _pass_deck_master(self, winner: int | None, final_cards: list[str]) -> None:
+        """E-22: going out with a DM; else the first DM holder in the direction of play; else no change."""
+        if winner is not None and "DM" in final_cards and self.active[winner]:
+            self.dealer = winner
+            return
+        origin = winner if winner is not None else self.cur
+        seat = origin
+        for _ in range(self.players - 1):
+            seat = (seat + self.direction) % self.players
+            if self.active[seat] and "DM" in self.hands[seat]:
+                self.dealer = seat
+                return
+        if not self.active[self.dealer]:
+            self.dealer = self._step(self.dealer, 1, 1)
+
+    def _tournament_result(self) -> Result:
+        """Last standing first; the eliminated by how long they lasted (points: hands survived)."""
+        survived = []
+        out_at = {seat: hand for seat, hand in self.eliminated}
+        for seat in range(self.players):
+            survived.append(out_at.get(seat, self.hand_number + 1) - 1)
+        order = [(-survived[s], self.scores[s]) for s in range(self.players)]
+        placements = tuple(1 + sum(1 for o in order if o < order[s]) for s in range(self.players))
+        return Result(placements, tuple(survived), self.reason or "tournament")
+
+
+def _order(card: str) -> tuple:
+    """A stable order for legal lists: numbered cards by colour and number, then the powers."""
+    idt = ident(card)
+    if idt.kind == "N":
+        return (0, "rybg".index(idt.colour), idt.number)
+    return (1, ("PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM").index(idt.kind), idt.colour or "")
