@@ -55,6 +55,7 @@ class ServerConfig:
     hello_timeout_s: float = 10.0          # a stream must say Hello within this
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
     finished_games_kept: int = 500         # finished games ListGames still shows
+    spectate_finished_kept: int = 50       # finished games Spectate still replays in full
 
     def validate(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -175,7 +175,7 @@ def _rulesets() -> list[str]:
 async def _serve(config: ServerConfig, director: Director) -> Any:
     loop = asyncio.get_running_loop()
     hub = Hub(config, _rulesets())
-    hub.live = LiveGames(config.finished_games_kept)
+    hub.live = LiveGames(config.finished_games_kept, config.spectate_finished_kept)
     server = grpc.aio.server(options=_server_options(config))
     address = f"{config.host}:{config.port}" if ":" not in config.host else f"[{config.host}]:{config.port}"
     try:

@@ -81,9 +81,12 @@ class LiveGame:
 class LiveGames:
     """The registry behind ListGames and Spectate."""
 
-    def __init__(self, finished_kept: int = 500) -> None:
+    def __init__(self, finished_kept: int = 500, replayable_kept: int = 50) -> None:
         self.games: "OrderedDict[str, LiveGame]" = OrderedDict()
         self.finished_kept = finished_kept
+        #: Finished games whose every event stays for late spectators (~1.5 KB per event);
+        #: older ones keep only their final event (the replay file has the rest).
+        self.replayable_kept = replayable_kept
 
     def start(self, game_id: str, ruleset: str, players: Sequence[str]) -> LiveGame:
         game = LiveGame(game_id, ruleset, tuple(players))
@@ -131,3 +134,7 @@ class LiveGames:
         finished = [gid for gid, g in self.games.items() if g.over]
         for game_id in finished[: max(0, len(finished) - self.finished_kept)]:
             del self.games[game_id]
+        for game_id in finished[: max(0, len(finished) - self.replayable_kept)]:
+            game = self.games.get(game_id)
+            if game is not None and len(game.events) > 1:
+                game.events = [game.event(len(game.events) - 1)]

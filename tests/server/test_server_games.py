@@ -309,3 +309,24 @@ def test_a_bot_that_drops_resumes_its_session_and_finishes_the_game(toy):
     assert outcome.status == "finished"
     phoenix = outcome.seats[0]
     assert phoenix.disconnects == 1 and phoenix.strikes == 0
+
+
+def test_old_finished_games_keep_only_their_final_event():
+    from arena.match.outcome import GameOutcome, SeatOutcome
+    from arena.server.live import LiveGames
+
+    class State:
+        def observation(self, seat):
+            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+
+    live = LiveGames(finished_kept=3, replayable_kept=1)
+    for number in range(5):
+        game = live.start(f"g{number}", "toy", ["a", "b"])
+        for index in range(4):
+            live.record(game, index, index % 2 - 1 if index else -1, "play 7h" if index else "", State())
+        live.finish(game, GameOutcome(f"g{number}", "toy", {}, 1, "finished",
+                                      [SeatOutcome(0, "a", 1), SeatOutcome(1, "b", 2)], decisions=3))
+    assert [g.game_id for g in live.summaries()] == ["g4", "g3", "g2"]
+    assert [len(live.get(g).events) for g in ("g2", "g3", "g4")] == [1, 1, 5]
+    (last,) = live.get("g3").backlog()
+    assert last.ended.game_id == "g3" and [r.placement for r in last.ended.results] == [1, 2]
