@@ -19,6 +19,9 @@ from sdk.wire import pb
 
 #: A spectator this far behind is dropped rather than let its queue grow without bound.
 MAX_SPECTATOR_BACKLOG = 10_000
+#: Events kept per game for late spectators; a longer game keeps its start and its latest
+#: events (the gap shows in the indexes; the replay file has everything).
+MAX_EVENTS_KEPT = 5_000
 
 
 @dataclass
@@ -63,6 +66,8 @@ class LiveGame:
 
     def publish(self, event: Any) -> None:
         self.events.append(event)
+        if len(self.events) > MAX_EVENTS_KEPT:
+            del self.events[1 : 1 + MAX_EVENTS_KEPT // 5]
         if not self.watchers:
             return
         event = self.event(len(self.events) - 1)

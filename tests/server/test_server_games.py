@@ -330,3 +330,20 @@ def test_old_finished_games_keep_only_their_final_event():
     assert [len(live.get(g).events) for g in ("g2", "g3", "g4")] == [1, 1, 5]
     (last,) = live.get("g3").backlog()
     assert last.ended.game_id == "g3" and [r.placement for r in last.ended.results] == [1, 2]
+
+
+def test_a_very_long_game_keeps_its_start_and_latest_events_only(monkeypatch):
+    from arena.server import live as live_module
+
+    class State:
+        def observation(self, seat):
+            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+
+    monkeypatch.setattr(live_module, "MAX_EVENTS_KEPT", 10)
+    games = live_module.LiveGames()
+    game = games.start("long", "toy", ["a", "b"])
+    for index in range(25):
+        games.record(game, index, 0, "x", State())
+    indexes = [event.index for event in game.backlog()]
+    assert indexes[0] == 0 and indexes[-1] == 24 and len(indexes) <= 10
+    assert indexes == sorted(indexes)
