@@ -10,6 +10,7 @@ seat's observation.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -24,6 +25,9 @@ from arena.replay.format import DecisionRecord
 from arena.replay.reader import Replay
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+OTHER_DECK_COLOURS = {"r": "red", "y": "yellow", "b": "dodger_blue1", "g": "green"}  # DD MAU's colour letters
+_FRENCH = re.compile(r"^[2-9TJQKA][shdc]$")
+_JOKER = re.compile(r"^X[1-9]$")
 RED_SUITS = frozenset("hd")
 RANK_LABELS = {"T": "10"}
 HIDDEN_CARD = "▮"
@@ -74,13 +78,20 @@ class View:
 
 
 def card(code: str) -> Text:
-    """One card: rank and suit symbol, red or black on a light face; jokers as a star."""
+    """One card: rank and suit symbol, red or black on a light face; jokers as a star.
+
+    Other decks' codes (DD MAU's ``R7``, ``PT-r``, ``JTT``...) keep their text,
+    coloured by the colour letter they carry.
+    """
     if not isinstance(code, str) or not is_card_code(code):
         return Text(str(code), style="bold cyan")
-    if code[0] == "X":
+    if _FRENCH.match(code):
+        colour = "red" if code[1] in RED_SUITS else "black"
+        return Text(f"{RANK_LABELS.get(code[0], code[0])}{SUIT_SYMBOLS[code[1]]}", style=f"bold {colour} on grey93")
+    if _JOKER.match(code):
         return Text(f"★{code[1]}", style="bold magenta on grey93")
-    colour = "red" if code[1] in RED_SUITS else "black"
-    return Text(f"{RANK_LABELS.get(code[0], code[0])}{SUIT_SYMBOLS[code[1]]}", style=f"bold {colour} on grey93")
+    letter = code[-1] if "-" in code else code[0].lower() if code[1:].isdigit() else ""
+    return Text(code, style=f"bold {OTHER_DECK_COLOURS.get(letter, 'white')} on grey23")
 
 
 def suit_symbol(letter: str) -> Text:

@@ -15,7 +15,7 @@ from .conftest import all_rulesets, players_for, record_random_game
 @pytest.mark.parametrize("ruleset", all_rulesets())
 def test_every_ruleset_round_trips_through_a_replay(tmp_path, toy_ruleset, ruleset):
     players = players_for(ruleset)
-    path = record_random_game(tmp_path, ruleset, players=players, seed=2024)
+    path = record_random_game(tmp_path, ruleset, players=players, seed=2024, max_decisions=1200)
     replay = load(path)
     assert replay.complete and replay.ruleset == ruleset and replay.players == players
     report = verify(path)
