@@ -421,3 +421,85 @@ def test_random_self_play_ends_and_conserves_cards():
                 assert sum(held.values()) == 80
     rate = decisions / (time.perf_counter() - started)
     print(f"ddmau self-play: {decisions} decisions, {rate:.0f}/s")
+
+
+# -- more effects, order, edge cases ----------------------------------------------------------------
+
+
+def test_effects_in_card_order_an_owm_turns_the_hit_back_E28():
+    state = run(R, pos([["OWM-r", "PT-r"] + F(0), F(1), F(2)], ["R5"], ["Y1", "Y2"]),
+                ["play OWM-r", "play PT-r", "stop"])
+    assert state.current == 2 and state.decision == "hit"  # the direction flipped before the PT
+    state.apply("accept")
+    assert state.current == 0 and state.decision == "turn"  # the OWM's extra turn
+
+
+def test_a_hit_sent_round_to_its_own_player_goes_on_to_the_next_seat():
+    state = run(R, pos([["SK-r", "PT-r"] + F(0), F(1)], ["R5"], ["Y1", "Y2"]), ["play SK-r", "play PT-r", "stop"])
+    assert state.current == 1 and state.decision == "hit"
+    state.apply("accept")
+    assert state.current == 0 and len(hands(state)[1]) == 5
+
+
+def test_master_mau_as_jtt_hits_and_can_be_blocked_by_another_master_mau():
+    state = run(R, pos([["MM"] + F(0), ["MM"] + F(1), F(2)], ["R5"], ["Y1", "Y2"]), ["play MM", "declare JTT", "stop"])
+    assert state.current == 1 and state.observation(1)["pending_hit"]["kind"] == "jtt"
+    state.apply("block")
+    p = state.to_position()
+    assert p["marks"][-2:] == ["JTT", "BLOCK:r"] and state.observation(2)["hit_run"] == 0
+
+
+def test_a_deck_master_is_offered_first_when_the_play_can_go_out():
+    state = run(R, pos([["G7", "DM", "DM", "DM"], F(0)], ["R7"]))
+    assert set(legal(state)) == {"play G7", "play DM"}
+    state = run(R, pos([["G7", "DM", "B2"], F(0)], ["R7"], ["Y1"]))
+    assert "play DM" not in legal(state)
+
+
+def test_numbers_then_powers_with_the_flag_E27():
+    state = run(R, pos([["R5", "PT-r"] + F(0), F(1), F(2)], ["R2"], ["Y1", "Y2"]), ["play R5"])
+    assert "play PT-r" not in legal(state)
+    state = run(R, pos([["R5", "PT-r"] + F(0), F(1), F(2)], ["R2"], ["Y1", "Y2"]), ["play R5", "play PT-r", "stop"],
+                allow_number_to_power_chain=True)
+    assert state.current == 1 and state.decision == "hit"
+
+
+def test_catch_window_follows_the_direction_of_play():
+    state = run(R, pos([["R2", "B4"], F(0), F(1), F(2)], ["R7"], ["Y1"], direction=-1), ["play R2", "stop"])
+    assert state.decision == "catch" and state.current == 3
+    state.apply("pass")
+    assert state.current == 2
+    state.apply("pass")
+    state.apply("pass")
+    assert state.decision == "turn" and state.current == 3 and len(hands(state)[0]) == 1
+
+
+def test_a_hand_where_nobody_can_play_or_draw_ends_blocked():
+    state = run(R, pos([["B2", "G3"], ["Y4"]], ["R7"], []), ["pass", "pass"], max_hands=1)
+    assert state.is_over and state.to_position()["scores"] == [5, 4]
+
+
+def test_hit_draws_reshuffle_the_pile_but_keep_the_hitting_play():
+    state = run(R, pos([["PT-r"] + F(0), F(1), F(2)], ["Y1", "Y2", "R5"], ["B1"]), ["play PT-r", "stop", "accept"])
+    p = state.to_position()
+    assert p["discard"] == ["PT-r"] and len(p["hands"][1]) == 5
+
+
+def test_positions_round_trip_in_every_kind_of_decision():
+    starts = [
+        (pos([["MM", "SK-b"] + F(0), F(1)], ["R7"]), ["play MM"]),
+        (pos([["SM", "B2"] + F(0), F(1)], ["R7"]), ["play SM"]),
+        (pos([["LM", "G7", "G8", "G9"] + F(0), F(1)], ["G2"]), ["play LM", "play G7", "play G8"]),
+        (pos([["PT-r"] + F(0), ["MM"] + F(1), F(2)], ["R5"], ["Y1", "Y2"]), ["play PT-r", "stop"]),
+        (pos([["R2", "B4"], F(0), F(1)], ["R7"], ["Y1"]), ["play R2", "stop"]),
+        (pos([["PT-r"], ["G13"], ["B1"]], ["R7"], ["Y5", "Y6"]), ["play PT-r"]),
+    ]
+    for start, actions in starts:
+        state = run(R, start, actions)
+        restored = games.from_position(R, state.to_position())
+        assert restored.to_position() == state.to_position()
+        assert restored.decision == state.decision and legal(restored) == legal(state)
+        action = state.default_action()
+        state.apply(action)
+        restored.apply(action)
+        assert restored.state_hash() == state.state_hash()

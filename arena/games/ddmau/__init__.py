@@ -63,8 +63,9 @@ the dealer's left with an empty pile.  The SM colour is chosen right
 after the SM, so a coloured power may follow it in the same play.  An MM
 as a coloured power with no colour under it (start of a hand) has no
 colour and fits anything.  An MM that was not declared (only in a
-hand-written position) is a visible card with no colour.  With Skips in a
-two-player game the send rule may target the player themself.  A play's
+hand-written position) is a visible card with no colour.  A hit never
+targets its own player: when the Skips send it round the table to them (two
+players), it goes on to the next seat.  A play's
 hit is aimed by its last hit card.  A block takes the place of the
 hitter's OWM extra turn.  A catch window comes before the hit is resolved.
 If every active seat in a row passes without playing or drawing (nothing

@@ -138,7 +138,10 @@ def complete(s: Chain, going_out: bool, rules: Rules) -> bool:
     return s.L >= _lm_need(s, going_out, rules)
 
 
-def identities(card: str, s: Chain) -> list[Ident]:
+_SINGLE: dict[str, tuple[Ident]] = {}
+
+
+def identities(card: str, s: Chain) -> "tuple[Ident, ...] | list[Ident]":
     """What ``card`` could be when added now: itself, or each MM declaration.
 
     An MM declared as a coloured power takes the colour of the card it is
@@ -146,30 +149,34 @@ def identities(card: str, s: Chain) -> list[Ident]:
     anything (None), which is exactly what the choice allows.
     """
     if card != "MM":
-        return [ident(card)]
+        found = _SINGLE.get(card)
+        if found is None:
+            found = _SINGLE[card] = (ident(card),)
+        return found
     colour = s.prev.colour if s.prev is not None else None
     return [Ident("PT", colour, None), Ident("SK", colour, None), Ident("OWM", colour, None),
             Ident("JTT", None, None), Ident("SM", None, None), Ident("LM", None, None)]
 
 
-def _needs_met(s: Chain, lms: int, mms: int, rules: Rules) -> bool:
+def _needs_met(s: Chain, lms: int, mms: int, rules: Rules, going_out: bool = False) -> bool:
     L = s.L
     if s.rainbow and not s.mlm:
         if mms < 1:
             return False
         mms -= 1
         L += 1
-    return L + lms + mms >= _lm_need(s, False, rules)
+    return L + lms + mms >= _lm_need(s, going_out, rules)
 
 
 def can_complete(s: Chain, rest: Counter, rules: Rules) -> bool:
     """Can cards from ``rest`` (the hand after this play so far) make the play legal?"""
     if _fast(s, rest, rules):
         return True
-    return _can_go_out(s, rest, rules)
+    # Going out waives only the DM's LM: if that is not the sole shortage, emptying the hand cannot help.
+    return _fast(s, rest, rules, True) and _can_go_out(s, rest, rules)
 
 
-def _fast(s: Chain, rest: Counter, rules: Rules) -> bool:
+def _fast(s: Chain, rest: Counter, rules: Rules, waive_dm: bool = False) -> bool:
     """Completion that keeps cards in hand: at most one run card, then neutral LMs/MMs."""
     lms, mms = rest.get("LM", 0), rest.get("MM", 0)
     if s.seg_len == 2:
@@ -177,7 +184,7 @@ def _fast(s: Chain, rest: Counter, rules: Rules) -> bool:
         for card, count in rest.items():
             if count and card[0] in "RYBG" and card[1:] == str(number):
                 after = add(s, card, ident(card), rules)
-                if after is not None and _needs_met(after, lms, mms, rules):
+                if after is not None and _needs_met(after, lms, mms, rules, waive_dm):
                     return True
         return False
     if not s.nonlm:
@@ -190,10 +197,10 @@ def _fast(s: Chain, rest: Counter, rules: Rules) -> bool:
                 if idt.kind == "LM":
                     continue
                 after = add(s, card, idt, rules)
-                if after is not None and after.nonlm and _fast(after, smaller, rules):
+                if after is not None and after.nonlm and _fast(after, smaller, rules, waive_dm):
                     return True
         return False
-    return _needs_met(s, lms, mms, rules)
+    return _needs_met(s, lms, mms, rules, waive_dm)
 
 
 def _can_go_out(s: Chain, rest: Counter, rules: Rules) -> bool:

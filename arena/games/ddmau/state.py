@@ -319,7 +319,7 @@ class DDMauState(GameState):
         hand = self.hands[self.cur]
         rest = Counter(hand)
         out = []
-        for card in sorted(rest, key=_order):
+        for card in sorted(rest, key=_ORDER.__getitem__):
             rest[card] -= 1
             for idt in C.identities(card, s):
                 after = C.add(s, card, idt, self.rules)
@@ -337,10 +337,9 @@ class DDMauState(GameState):
             can_draw = self.drawn < DIG_LIMIT and self._can_draw()
             if can_draw:
                 legal.append(DRAW)
-            if self.optional or (
-                not can_draw and not (plays and self.options["must_play_if_able"])
-                and (self.drawn >= DIG_LIMIT or not plays or not self._can_draw())
-            ):
+            if self.optional or (not can_draw and (
+                not plays or (self.drawn >= DIG_LIMIT and not self.options["must_play_if_able"])
+            )):  # 7.3: a play is made unless none exists; E-6: optional after 3 draws
                 legal.append(PASS)
             return legal
         if phase == "chain":
@@ -433,6 +432,8 @@ class DDMauState(GameState):
             elif kind in HIT_KINDS:
                 hit_index, hit_kind = i, kind
                 target = self._step(pos, 1, d)
+                if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
+                    target = self._step(seat, 1, d)
             elif kind == "SM":
                 sms += 1
         self.direction = d
@@ -617,9 +618,13 @@ class DDMauState(GameState):
         return Result(placements, tuple(survived), self.reason or "tournament")
 
 
-def _order(card: str) -> tuple:
-    """A stable order for legal lists: numbered cards by colour and number, then the powers."""
+def _order_key(card: str) -> tuple:
     idt = ident(card)
     if idt.kind == "N":
         return (0, "rybg".index(idt.colour), idt.number)
     return (1, ("PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM").index(idt.kind), idt.colour or "")
+
+
+#: A stable order for legal lists: numbered cards by colour and number, then the powers.
+_ORDER = {card: rank for rank, card in enumerate(sorted(set(deck()) | {"PT-r", "PT-y", "PT-b", "PT-g", "SK-r",
+          "SK-y", "SK-b", "SK-g", "OWM-r", "OWM-y", "OWM-b", "OWM-g"}, key=_order_key))}
