@@ -21,12 +21,13 @@ from arena.games.shedding.rulesets import (
     moumou,
     neuner,
     pharaoh_101,
+    prsi,
     puque,
     tschau_sepp,
 )
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp, prsi)
 
 _CACHE: dict[tuple, Ruleset] = {}
 
