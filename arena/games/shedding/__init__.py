@@ -16,6 +16,7 @@ from arena.games.shedding.position import from_position as _from_position
 from arena.games.shedding.rules import Ruleset
 from arena.games.shedding.rulesets import (
     evil_seven,
+    faraon,
     maumau,
     maumau_online,
     moumou,
@@ -27,7 +28,7 @@ from arena.games.shedding.rulesets import (
 )
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp, prsi)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp, prsi, faraon)
 
 _CACHE: dict[tuple, Ruleset] = {}
 
