@@ -21,6 +21,7 @@ from arena.games.shedding.rulesets import (
     maumau_online,
     moumou,
     neuner,
+    pesten,
     pharaoh_101,
     prsi,
     puque,
@@ -28,7 +29,7 @@ from arena.games.shedding.rulesets import (
 )
 from arena.games.shedding.state import SheddingState
 
-RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp, prsi, faraon)
+RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp, prsi, faraon, pesten)
 
 _CACHE: dict[tuple, Ruleset] = {}
 
