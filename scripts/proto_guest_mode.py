@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import queue
-import statistics
 import subprocess
 import sys
 import time

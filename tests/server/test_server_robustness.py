@@ -12,7 +12,7 @@ import grpc
 import pytest
 import trio
 
-from server_helpers import PLAY, RawBot, blocking, hello, serve
+from server_helpers import RawBot, blocking, hello, serve
 from sdk.wire import pb
 
 ROOT = Path(__file__).resolve().parents[2]
