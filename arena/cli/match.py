@@ -489,12 +489,14 @@ def run_command(args: argparse.Namespace) -> int:
     out.print(
         f"Match: {args.game}, {players} players, {len(plan)} games ({sets} duplicate deal(s)), "
         f"seeds {base_seed}..{base_seed + sets - 1}"
-        + (f" (--games {args.games} rounded up to whole deals)" if len(plan) != args.games else "")
+        + (f" (--games {args.games} rounded up to whole deals)" if len(plan) != args.games else ""),
+        soft_wrap=True,
     )
     out.print(
         f"Bots: {', '.join(f'{s.name} ({s.source})' for s in specs)}; time control: move {time_control.move_ms} ms, "
         f"bank {time_control.bank_ms} ms, +{time_control.increment_ms} ms, first move +{time_control.first_move_ms} ms, "
-        f"{time_control.max_strikes} strikes"
+        f"{time_control.max_strikes} strikes",
+        soft_wrap=True,  # header lines stay whole in logs and pipes, whatever the paths' length
     )
     interrupted = False
     failure: CommandError | None = None
