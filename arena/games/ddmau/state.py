@@ -209,6 +209,16 @@ class DDMauState(GameState):
             self._legal = self._compute_legal()
         return list(self._legal)
 
+    def apply(self, action: "Action | str") -> None:
+        """The base contract's apply, with the legal list taken from the cache (hot path)."""
+        if action.__class__ is not Action:
+            action = Action.parse(action)
+        legal = self._legal
+        if self.over or legal is None or action.verb not in VERBS or action not in legal:
+            super().apply(action)  # computes the list, or raises with the contract's message
+            return
+        self._apply_legal(action)
+
     def _apply_legal(self, action: Action) -> None:
         self._legal = None
         verb = action.verb
@@ -319,13 +329,18 @@ class DDMauState(GameState):
         hand = self.hands[self.cur]
         rest = Counter(hand)
         out = []
+        rules = self.rules
         for card in sorted(rest, key=_ORDER.__getitem__):
+            if card == "MM":
+                afters = [C.add(s, card, idt, rules) for idt in C.identities(card, s)]
+            else:
+                afters = [C.add(s, card, ident(card), rules)]
+            afters = [a for a in afters if a is not None]
+            if not afters:
+                continue
             rest[card] -= 1
-            for idt in C.identities(card, s):
-                after = C.add(s, card, idt, self.rules)
-                if after is not None and C.can_complete(after, rest, self.rules):
-                    out.append(card)
-                    break
+            if any(C.can_complete(after, rest, rules) for after in afters):
+                out.append(card)
             rest[card] += 1
         return out
 
