@@ -27,6 +27,7 @@ from arena.games.shedding.rulesets import (
     puque,
     tschau_sepp,
 )
+from arena.games.shedding import variations
 from arena.games.shedding.state import SheddingState
 
 RULESET_MODULES = (moumou, maumau_online, maumau, puque, evil_seven, pharaoh_101, neuner, tschau_sepp, prsi, faraon, pesten)
@@ -39,7 +40,8 @@ def ruleset_for(module, options: Mapping[str, Any]) -> Ruleset:
     key = (module.NAME, tuple(sorted(options.items())))
     rules = _CACHE.get(key)
     if rules is None:
-        rules = _CACHE[key] = module.build(dict(options))
+        own, chosen = variations.split(options)
+        rules = _CACHE[key] = variations.apply(module.build(own), chosen)
     return rules
 
 
@@ -60,7 +62,7 @@ def _register(module) -> None:
             summary=module.SUMMARY,
             new_game=new_game,
             from_position=from_position,
-            options=module.OPTIONS,
+            options={**module.OPTIONS, **variations.OPTIONS},
             resolutions=module.__doc__ or "",
             default_players=module.MIN_PLAYERS,
         )

@@ -135,6 +135,8 @@ class Ruleset:
     reverse_two: str = "reverse"
     #: Cards drawn by a player who empties the hand with a `cannot_finish = "penalty"` card (C-27).
     finish_penalty: int = 0
+    #: Blind variation (C-13, P24): turn plays go face down with a claimed identity; see `blind.py`.
+    blind: bool = False
     #: A hand ends when the top n discards share a rank (Moumou event, n = 4) [P21].
     table_pattern: int = 0
     #: Effects of the card that empties a hand: "apply" (A-17) or "ignore" (B-17) [P20].
