@@ -3,10 +3,12 @@
 Decisions (`state.decision`):
 
 * ``turn``: ``play CARD`` (the first card of a play), ``draw`` (dig, up to
-  3 a turn), ``pass`` (after 3 draws, when nothing can be drawn, or after a
-  block);
+  3 a turn; a seat with no play must dig, and one that found a play may dig
+  on), ``pass`` (after 3 draws, when there is no play and nothing to draw,
+  or after a block);
 * ``chain``: ``play CARD`` (the next link), ``stop`` (offered only when the
-  play so far is legal), ``call ddmau``;
+  play so far is legal), ``call ddmau`` (offered while the play is open and
+  cards remain in hand; it counts if the play leaves one card);
 * ``declare``: ``declare PT|SK|OWM|JTT|SM|LM`` right after ``play MM``;
 * ``color``: ``color r|y|b|g`` right after a Shadow Master (or an MM
   declared SM), unless it emptied the hand;
@@ -516,6 +518,7 @@ class DDMauState(GameState):
         self.marks.append(f"BLOCK:{colour}" if colour else "BLOCK")
         self.last_play = 1
         self.hit = None
+        self.idle = 0
         if self.next_seat is None:
             self._score_hand(self.final["seat"])
         else:
@@ -537,8 +540,9 @@ class DDMauState(GameState):
                 self.window = None
                 self._continue()
             return
-        self.idle += 1
-        if self.idle >= sum(self.active):  # not in the rules: nobody can play or draw any more
+        had_play = any(a.verb == "play" for a in self._compute_legal())
+        self.idle = 0 if had_play or self.drawn else self.idle + 1
+        if self.idle >= sum(self.active):  # not in the rules: a full round nobody could play or draw
             self._score_hand(None)
             return
         self._start_turn(self._step(self.cur, 1))
