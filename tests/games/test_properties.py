@@ -42,15 +42,22 @@ from arena.games.selfplay import MAX_DECISIONS
 
 # -- the cases -----------------------------------------------------------------
 
-CASES = [
-    (name, players)
-    for name in games.rulesets()
-    for players in range(games.ruleset_info(name).min_players, games.ruleset_info(name).max_players + 1)
-]
+def player_counts(name: str) -> range:
+    info = games.ruleset_info(name)
+    return range(info.min_players, info.max_players + 1)
 
-#: Examples per (ruleset, players) case.  The whole module must stay near 60 s of CPU
-#: on 2 cores; raise it for a thorough run: MAU_PROPERTY_EXAMPLES=50 pytest tests/games.
-EXAMPLES = int(os.environ.get("MAU_PROPERTY_EXAMPLES", "3"))
+
+CASES = [(name, players) for name in games.rulesets() for players in player_counts(name)]
+
+#: Random games per ruleset, spread over its player counts (at least 2 per count: hypothesis's
+#: first example is always its simplest one).  The module must stay near 60 s of CPU on 2 cores;
+#: raise it for a thorough run: MAU_PROPERTY_EXAMPLES=100 pytest tests/games/test_properties.py
+EXAMPLES_PER_RULESET = int(os.environ.get("MAU_PROPERTY_EXAMPLES", "8"))
+
+
+def examples_for(name: str) -> int:
+    return max(2, -(-EXAMPLES_PER_RULESET // len(player_counts(name))))
+
 
 #: Seeds with 16 digits: their decimal text cannot turn up in an observation by accident.
 SEEDS = st.integers(min_value=10**15, max_value=10**16 - 1)
@@ -317,31 +324,48 @@ def play_and_check(ruleset: str, players: int, seed: int, options: dict, chooser
     assert games.from_position(ruleset, final, **state.options).to_position() == final
     checkpoints[len(actions)] = state.state_hash()
 
+    # Determinism and carried chance in one extra pass: re-simulate from the seed up to the
+    # restored decision, then go on from the restored position to the end; every checkpoint
+    # hash on the way must match the original game's.
+    resumed_at, resumed = restored if restored is not None else (len(actions), None)
     replay = games.new_game(ruleset, players=players, seed=seed, **options)
-    for step, action in enumerate(actions):
+    for step, action in enumerate(actions[:resumed_at]):
         if step in checkpoints:
-            assert replay.state_hash() == checkpoints[step], f"replay diverged before decision {step}"
+            assert replay.state_hash() == checkpoints[step], f"replay from the seed diverged before decision {step}"
         replay.apply(str(action))
-    assert replay.state_hash() == checkpoints[len(actions)], "replay ends in another state"
-    assert replay.result() == state.result()
-
-    if restored is not None:
-        step, copy = restored
-        for action in actions[step:]:
-            copy.apply(action)
-        assert copy.state_hash() == checkpoints[len(actions)], (
-            f"play continued from the position restored at decision {step} ends elsewhere (chance not carried?)"
+    assert replay.state_hash() == checkpoints[resumed_at], f"replay from the seed diverged at decision {resumed_at}"
+    if resumed is not None:
+        for step, action in enumerate(actions[resumed_at:], start=resumed_at):
+            if step in checkpoints:
+                assert resumed.state_hash() == checkpoints[step], (
+                    f"play continued from the position restored at decision {resumed_at} diverged before "
+                    f"decision {step} (chance not carried?)"
+                )
+            resumed.apply(action)
+        assert resumed.state_hash() == checkpoints[len(actions)], (
+            f"play continued from the position restored at decision {resumed_at} ends elsewhere"
         )
+        assert resumed.result() == state.result()
 
 
 @pytest.mark.skipif(not CASES, reason="no ruleset is registered yet")
 @pytest.mark.parametrize(("ruleset", "players"), CASES or [("none", 0)], ids=lambda v: str(v))
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), seed=SEEDS, chooser_seed=st.integers(0, 2**32 - 1),
-       policy=st.sampled_from(["uniform", "plays", "defaults"]))
-def test_random_play_keeps_every_invariant(ruleset, players, data, seed, chooser_seed, policy):
-    options = data.draw(options_strategy(ruleset), label="options")
-    play_and_check(ruleset, players, seed, options, chooser_seed, policy)
+def test_random_play_keeps_every_invariant(ruleset, players):
+    @settings(
+        max_examples=examples_for(ruleset),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(
+        options=options_strategy(ruleset),
+        seed=SEEDS,
+        chooser_seed=st.integers(0, 2**32 - 1),
+        policy=st.sampled_from(["uniform", "plays", "defaults"]),
+    )
+    def random_game(options, seed, chooser_seed, policy):
+        play_and_check(ruleset, players, seed, options, chooser_seed, policy)
+
+    random_game()
 
 
 def test_every_ruleset_describes_itself():
