@@ -503,3 +503,12 @@ def test_positions_round_trip_in_every_kind_of_decision():
         state.apply(action)
         restored.apply(action)
         assert restored.state_hash() == state.state_hash()
+
+
+def test_team_end_on_individual_totals_flag_E29():
+    start = pos([["R2"], ["G1"], ["B10"], ["Y5"]], ["R7"], scores=[400, 400, 400, 400], individual=[300, -98, 492, 100])
+    state = run(R, start, ["play R2"], teams="on", team_end_on_individual=True, max_hands=1)
+    p = state.to_position()
+    assert p["individual"] == [298, -97, 350, 105] and p["scores"] == [648, 8, 648, 8]
+    state = run(R, start, ["play R2"], teams="on")
+    assert state.to_position()["scores"] == [408, 406, 408, 406] and state.is_over is False

@@ -53,7 +53,8 @@ target decides ``accept`` or ``block`` (with an MM).
 * E-11 safety net (totals 500..505 -> 350) before the end check; the game
   ends when a total exceeds 505 (option ``target``), lowest total wins,
   E-32 ties share.  E-22 Deck Master succession.  E-29 teams (4 or 6
-  players, option ``teams``): partners share one total.  Tournament
+  players, option ``teams``): partners share one total, with the safety
+  net and the end on it (option ``team_end_on_individual``).  Tournament
   (option ``tournament``): seats above 505 are out; the last one wins
   (result points: hands survived).
 
@@ -91,6 +92,8 @@ OPTIONS = {
     "max_hands": OptionSpec(0, "end the game after this many hands (0: play to the target), for quick games"),
     "teams": OptionSpec("off", "off, or on: partnerships with 4 players (P1+P3, P2+P4) or 6 (P1+P4, P2+P5, "
                         "P3+P6) sharing one total (E-29)"),
+    "team_end_on_individual": OptionSpec(False, "with teams, the safety net and the end apply to each player's "
+                                         "own total; the team total is the partners' sum (E-29)"),
     "tournament": OptionSpec(False, "seats whose total exceeds the target are eliminated; the last one left wins"),
     "deck": OptionSpec("", "power-card counts, e.g. 'PT=4,SK=4,OWM=4,JTT=4,SM=3,LM=3,DM=3,MM=3' (the default, "
                        "E-1); coloured counts are spread r, y, b, g"),

@@ -60,6 +60,7 @@ def build(state: "DDMauState", seat: int | None) -> dict[str, Any]:
         "stock_size": len(state.stock),
         "direction": state.direction,
         "scores": state.scores[:],
+        "individual": state.individual[:],
         "effective_top": None if top is None else {"index": top[0] - low, "kind": top[1].kind.lower()},
         "color": None if top is None else top[1].colour,
         "number": None if top is None else top[1].number,

@@ -2,7 +2,9 @@
 
 Required keys: ``hands`` (one list per seat), ``discard`` (bottom to top;
 may be empty: a hand starts with no upcard), ``stock`` (top first),
-``current``, ``direction``; ``scores`` defaults to zeros.  The rest
+``current``, ``direction``; ``scores`` defaults to zeros (with teams each seat
+holds its team's total; ``individual`` keeps each seat's own, default the
+scores).  The rest
 defaults to a fresh turn of hand 1: ``phase`` (turn, chain, declare,
 color, hit, catch, over), ``marks`` (beside each discard: null, an MM's
 declaration ``"PT:r"``/``"LM"``/``"JTT"``..., an SM's colour ``"SM:g"``, a
@@ -39,6 +41,7 @@ def to_position(state) -> dict[str, Any]:
         "current": None if state.over else state.cur,
         "direction": state.direction,
         "scores": list(state.scores),
+        "individual": list(state.individual),
         "phase": "over" if state.over else state.phase,
         "chain": state.chain,
         "last_play": state.last_play,
@@ -133,6 +136,11 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
         isinstance(s, int) and not isinstance(s, bool) for s in scores
     ):
         raise PositionError(f"scores must be a list of {players} integers, not {scores!r}")
+    individual = position.get("individual", list(scores))
+    if not isinstance(individual, (list, tuple)) or len(individual) != players or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in individual
+    ):
+        raise PositionError(f"individual must be a list of {players} integers, not {individual!r}")
     active = position.get("active", [True] * players)
     if not isinstance(active, (list, tuple)) or len(active) != players or not all(isinstance(a, bool) for a in active):
         raise PositionError(f"active must be a list of {players} booleans")
@@ -149,6 +157,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.stock = stock[::-1]
     state.direction = direction
     state.scores = list(scores)
+    state.individual = list(individual)
     state.active = list(active)
     state.over = over
     state.cur = current

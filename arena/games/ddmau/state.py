@@ -89,6 +89,7 @@ class DDMauState(GameState):
         self.seed = seed
         self.chance = 0
         self.scores = [0] * players
+        self.individual = [0] * players
         self.active = [True] * players
         self.eliminated: list[list[int]] = []
         self.hand_number = 1
@@ -302,6 +303,7 @@ class DDMauState(GameState):
         new.marks = list(self.marks)
         new.stock = list(self.stock)
         new.scores = list(self.scores)
+        new.individual = list(self.individual)
         new.active = list(self.active)
         new.eliminated = [list(e) for e in self.eliminated]
         for name in ("hit", "final", "last_hand"):
@@ -573,14 +575,27 @@ class DDMauState(GameState):
                 delta[seat] = -sum(points(c) for c in final_cards)
             else:
                 delta[seat] = hand_points[seat] * (1 if totals_mode else factor)
-        for unit in self._units():
-            change = sum(delta[s] for s in unit)
-            total = self.scores[unit[0]] + change
-            if totals_mode and winner not in unit:
-                total *= factor
-            limit = self.target
+        limit = self.target
+
+        def settle(total: int, multiply: bool) -> int:
+            total = total * factor if multiply else total
             if self.options["safety_net"] and limit - 5 <= total <= limit:
-                total = limit - 155  # 500..505 -> 350 (E-11: before the end check)
+                return limit - 155  # 500..505 -> 350 (E-11: before the end check)
+            return total
+
+        on_individual = self.teams is not None and self.options["team_end_on_individual"]
+        for unit in self._units():
+            multiply = totals_mode and winner not in unit
+            if on_individual:  # E-29 flag: each partner's own total gets the net; the team adds them
+                for s in unit:
+                    self.individual[s] = settle(self.individual[s] + delta[s], multiply)
+                total = sum(self.individual[s] for s in unit)
+            else:
+                for s in unit:
+                    self.individual[s] += delta[s]
+                total = settle(self.scores[unit[0]] + sum(delta[s] for s in unit), multiply)
+                if self.teams is None:
+                    self.individual[unit[0]] = total
             for s in unit:
                 self.scores[s] = total
         self.last_hand = {"hand": self.hand_number, "winner": winner, "points": delta,
@@ -588,7 +603,6 @@ class DDMauState(GameState):
         self.final = None
         self.hit = None
         self.window = None
-        limit = self.target
         if self.options["tournament"]:
             for seat in range(self.players):
                 if self.active[seat] and self.scores[seat] > limit:
@@ -597,7 +611,7 @@ class DDMauState(GameState):
             done = sum(self.active) <= 1
             self.reason = "one player is left standing" if done else ""
         else:
-            done = max(self.scores) > limit
+            done = max(self.individual if on_individual else self.scores) > limit
             self.reason = f"a total passed {limit}" if done else ""
         if not done and self.options["max_hands"] and self.hand_number >= self.options["max_hands"]:
             done = True
