@@ -1,15 +1,14 @@
 """What one seat may see of a game, as one read-only object.
 
 The arena sends the engine's per-seat observation as a protobuf message:
-typed common fields plus ``details``, a Struct with every other key of the
-engine's observation (``active_suit``, ``pending``, ``obligation``...).  The
-SDK rebuilds a single object that answers both ways, ``obs.hand`` and
+typed common fields plus ``details_json``, a JSON object with every other key
+of the engine's observation (``active_suit``, ``pending``, ``obligation``...).
+The SDK rebuilds a single object that answers both ways, ``obs.hand`` and
 ``obs["active_suit"]``, so bot code reads like the rules.
 
 Conversions, so that bots see Python values rather than wire quirks:
 ``seat`` and ``current`` are ``None`` instead of -1 (spectator, game over);
-lists become tuples (the object is read-only); Struct numbers that are whole
-become ``int`` (protobuf's Struct only knows doubles).  From ``seats`` the
+lists become tuples (the object is read-only).  From ``seats`` the
 engine-style lists ``players``, ``hand_sizes``, ``scores`` and ``statuses``
 are derived when the details do not already carry them.
 """
@@ -34,23 +33,6 @@ class SeatInfo:
     status: str  # "active", "finished", "eliminated", "forfeited"
 
 
-def _from_value(value: Any) -> Any:
-    """A protobuf ``Value`` as a frozen Python value (whole numbers as int), in one pass."""
-    kind = value.WhichOneof("kind")
-    if kind == "number_value":
-        number = value.number_value
-        return int(number) if number.is_integer() else number
-    if kind == "string_value":
-        return value.string_value
-    if kind == "bool_value":
-        return value.bool_value
-    if kind == "struct_value":
-        return _FrozenDict({k: _from_value(v) for k, v in value.struct_value.fields.items()})
-    if kind == "list_value":
-        return tuple(_from_value(v) for v in value.list_value.values)
-    return None
-
-
 def _frozen(value: Any) -> Any:
     """Lists become tuples and dicts read-only mappings, all the way down."""
     if isinstance(value, list):
@@ -58,6 +40,16 @@ def _frozen(value: Any) -> Any:
     if isinstance(value, dict):
         return _FrozenDict({k: _frozen(v) for k, v in value.items()})
     return value
+
+
+_JSON_CONTAINERS = (list, dict)
+
+
+def _frozen_json(value: Any) -> Any:
+    """`_frozen` for freshly decoded JSON (exact lists and dicts only); scalars pass untouched."""
+    if type(value) is list:
+        return tuple([_frozen_json(v) if type(v) in _JSON_CONTAINERS else v for v in value])
+    return _FrozenDict({k: _frozen_json(v) if type(v) in _JSON_CONTAINERS else v for k, v in value.items()})
 
 
 def _thawed(value: Any) -> Any:
@@ -109,7 +101,10 @@ class Observation(Mapping):
     @classmethod
     def from_pb(cls, message: Any) -> "Observation":
         """Build from a ``pb.Observation`` (see the module docstring for the conversions)."""
-        data: dict[str, Any] = {k: _from_value(v) for k, v in message.details.fields.items()}
+        text = message.details_json
+        data: dict[str, Any] = {
+            k: _frozen_json(v) if type(v) in _JSON_CONTAINERS else v for k, v in json.loads(text).items()
+        } if text else {}
         seats = tuple(
             SeatInfo(seat=s.seat, name=s.name, hand_size=s.hand_size, score=s.score, status=s.status)
             for s in message.seats

@@ -14,6 +14,21 @@ from sdk.actions import Action
 from sdk.observation import Observation
 
 
+#: Parsed action texts: a game's legal lists repeat the same few hundred texts, and an
+#: `Action` is immutable, so each text is parsed once (bounded: cleared when full).
+_ACTIONS: dict[str, Action] = {}
+_MAX_CACHED_ACTIONS = 8192
+
+
+def _wire_action(text: str) -> Action:
+    action = _ACTIONS.get(text)
+    if action is None:
+        if len(_ACTIONS) >= _MAX_CACHED_ACTIONS:
+            _ACTIONS.clear()
+        action = _ACTIONS[text] = Action.from_wire(text)
+    return action
+
+
 @dataclass(frozen=True, slots=True)
 class TimeControl:
     """The game's time model, in milliseconds (see the arena's docs for how the bank works)."""
@@ -74,7 +89,7 @@ class Turn:
             seat=observation.seat,
             ruleset=observation.ruleset,
             observation=observation,
-            legal=tuple(Action.from_wire(text) for text in message.legal),
+            legal=tuple(map(_wire_action, message.legal)),
             time_left_ms=message.time.move_ms,
             bank_ms=message.time.bank_ms,
         )

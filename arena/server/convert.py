@@ -6,14 +6,13 @@ engine's observation (`GameState.observation(seat)`), never from the state.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Sequence
-
-from google.protobuf import struct_pb2
 
 from arena.games import Observation
 from sdk.wire import pb
 
-#: Observation keys with a typed field in ``pb.Observation``; every other key goes to ``details``.
+#: Observation keys with a typed field in ``pb.Observation``; every other key goes to ``details_json``.
 TYPED_KEYS = frozenset(
     {"ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
      "players", "hand_sizes", "scores", "statuses"}
@@ -24,51 +23,63 @@ def _seat_number(value: Any) -> int:
     return -1 if value is None else int(value)
 
 
+def _details_json(rest: Mapping[str, Any]) -> str:
+    """The game-specific keys as compact JSON text, built once per message with the C encoder.
+
+    ``check_circular=False``: observations are trees (a cycle would fail at the recursion limit,
+    caught below like any other non-JSON value).
+    """
+    try:
+        return json.dumps(rest, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
+    except (TypeError, ValueError, RecursionError):  # not plain JSON data (sets, enums...): normalise first
+        return json.dumps(Observation(dict(rest)).to_dict(), separators=(",", ":"), ensure_ascii=False)
+
+
 def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Sequence[str] = ()) -> pb.Observation:
-    """Convert an engine observation; ``names`` are the bot names by seat (for ``seats[].name``)."""
+    """Convert an engine observation; ``names`` are the bot names by seat (for ``seats[].name``).
+
+    On the decision path (every TurnRequest): one constructor call with every field, the
+    seat views as a list, ``details_json`` from one ``json.dumps``.
+    """
     data = observation.data if isinstance(observation, Observation) else observation
-    hand_sizes = list(data.get("hand_sizes") or [])
-    scores = list(data.get("scores") or [])
-    statuses = list(data.get("statuses") or [])
-    players = data.get("players")
+    get = data.get
+    hand_sizes = get("hand_sizes") or ()
+    scores = get("scores") or ()
+    statuses = get("statuses") or ()
+    players = get("players")
     if isinstance(players, (list, tuple)):
         names = [str(p) for p in players] if not names else names
         count = len(players)
     else:
         count = int(players) if isinstance(players, int) else max(len(hand_sizes), len(names))
-    message = pb.Observation(
-        ruleset=str(data.get("ruleset") or ""),
-        seat=_seat_number(data.get("seat")),
-        current=_seat_number(data.get("current")),
-        decision=str(data.get("decision") or ""),
-        hand=[str(c) for c in (data.get("hand") or [])],
-        discard=[str(c) for c in (data.get("discard") or [])],
-        stock_size=int(data.get("stock_size") or 0),
-        direction=int(data.get("direction") or 1),
-    )
-    for seat in range(count):
-        message.seats.add(
+    seats = [
+        pb.SeatView(
             seat=seat,
             name=names[seat] if seat < len(names) else "",
             hand_size=int(hand_sizes[seat]) if seat < len(hand_sizes) else 0,
             score=int(scores[seat]) if seat < len(scores) and scores[seat] is not None else 0,
             status=str(statuses[seat]) if seat < len(statuses) else "active",
         )
-    rest = {str(k): v for k, v in data.items() if k not in TYPED_KEYS}
-    if rest:
-        try:
-            message.details.update(rest)
-        except (TypeError, ValueError, AttributeError):  # not plain JSON data (tuples of tuples, enums...): normalise first
-            message.details.Clear()
-            message.details.update(Observation(rest).to_dict())
-    return message
+        for seat in range(count)
+    ]
+    rest = {k: v for k, v in data.items() if k not in TYPED_KEYS}
+    return pb.Observation(
+        ruleset=str(get("ruleset") or ""),
+        seat=_seat_number(get("seat")),
+        current=_seat_number(get("current")),
+        decision=str(get("decision") or ""),
+        hand=[str(c) for c in (get("hand") or ())],
+        discard=[str(c) for c in (get("discard") or ())],
+        stock_size=int(get("stock_size") or 0),
+        direction=int(get("direction") or 1),
+        seats=seats,
+        details_json=_details_json(rest) if rest else "",
+    )
 
 
-def details_to_dict(details: struct_pb2.Struct) -> dict[str, Any]:
-    """The inverse for ``details`` (numbers come back as floats, as in JSON)."""
-    from google.protobuf.json_format import MessageToDict
-
-    return MessageToDict(details)
+def details_to_dict(message: pb.Observation) -> dict[str, Any]:
+    """The inverse for ``details_json`` (an empty text is an empty mapping)."""
+    return json.loads(message.details_json) if message.details_json else {}
 
 
 def option_text(value: Any) -> str:

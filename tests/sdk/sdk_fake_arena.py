@@ -7,6 +7,7 @@ side of one stream: it receives the Hello, reads the bot's answers from
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 from concurrent import futures
@@ -96,7 +97,7 @@ def turn(game_id, request_id, legal, hand=("7h", "Kc"), discard=("9h",), details
     for s, name in enumerate(("me", "other")):
         observation.seats.add(seat=s, name=name, hand_size=len(hand) if s == seat else 4, score=0, status="active")
     if details:
-        observation.details.update(details)
+        observation.details_json = json.dumps(details)
     return pb.ArenaMessage(
         turn=pb.TurnRequest(game_id=game_id, request_id=request_id, observation=observation, legal=list(legal),
                             time=pb.TimeLeft(move_ms=900, bank_ms=4000))

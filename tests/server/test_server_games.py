@@ -38,8 +38,12 @@ class ListRecorder:
 
 
 def strings_in(message: pb.ArenaMessage) -> set[str]:
-    """Every word of every string in a message (Struct details included)."""
-    return words_in(MessageToDict(message))
+    """Every word of every string in a message (the JSON details decoded and searched too)."""
+    data = MessageToDict(message)
+    view = data.get("turn", {}).get("observation", {})
+    if view.get("detailsJson"):
+        view["detailsJson"] = json.loads(view["detailsJson"])
+    return words_in(data)
 
 
 def words_in(data) -> set[str]:
@@ -187,7 +191,7 @@ def test_a_turn_request_carries_the_engine_observation_and_the_time_left(toy):
     view = turn.observation
     assert list(view.hand) == expected["hand"] and view.seat == 0 and view.current == 0
     assert [s.hand_size for s in view.seats] == [3, 3] and [s.name for s in view.seats] == ["solo", "other"]
-    assert MessageToDict(view.details) == {"round": 1.0}
+    assert json.loads(view.details_json) == {"round": 1}
     assert list(turn.legal) == [f"play {c}" for c in expected["hand"]]
     assert turn.time.move_ms == 4000 and turn.time.bank_ms == 2000  # first-move allowance included
 
