@@ -60,3 +60,79 @@ def test_quick_keeps_the_aggregation_of_rulesets_that_already_combo():
         quick = games.new_game(name, players=2, seed=1, quick=True)
         assert quick.rules.combo_aggregation == plain.rules.combo_aggregation == "sum"
         assert quick.rules.combo_per_card == plain.rules.combo_per_card
+
+
+# -- Blind ------------------------------------------------------------------------------------
+
+BLIND_POS = position([["Kd", "9h", "8c"], ["Qc", "7s", "8s"], ["Qd", "9d"]], ["Th"], ["Ac", "Ad", "As", "Ah"])
+
+
+def test_blind_plays_offer_every_held_card_as_every_legal_claim():
+    state = run("maumau", BLIND_POS, blind=True)
+    actions = legal(state)
+    assert "blind Kd 7h" in actions and "blind 9h 9h" in actions and "blind 8c Jc" in actions
+    assert "blind Kd 7s" not in actions  # 7 of spades is not legal on the 10 of hearts
+    assert not any(a.startswith("play ") for a in actions) and "draw" not in actions
+    assert str(state.default_action()) == "blind 9h 9h"  # the timeout play is a truthful legal card
+
+
+def test_blind_the_claim_not_the_card_is_what_others_see():
+    state = run("maumau", BLIND_POS, ["blind Kd 7h"], blind=True)
+    assert state.current == 1 and state.decision == "challenge" and legal(state) == ["challenge", "believe"]
+    for seat in (1, 2, None):
+        seen = state.observation(seat).to_dict()
+        assert "Kd" not in str(seen) and seen["discard"] == ["??"]
+        assert seen["claim"] == {"rank": "7", "suit": "h", "open": True}
+    assert state.observation(0).to_dict()["hand"] == ["9h", "8c"]
+    assert state.to_position()["discard"] == ["Th", "Kd"] and state.to_position()["claims"] == [[1, "7h"]]
+
+
+def test_C13_believed_claim_is_canon_and_resolves_as_the_claimed_card():
+    state = run("maumau", BLIND_POS, ["blind Kd 7h", "believe"], blind=True)
+    # the claimed 7 makes seat 1 draw 2; the pile still shows a face-down card
+    assert hands(state)[1] == ["Qc", "7s", "8s", "Ac", "Ad"] and state.current == 1
+    assert state.observation(1)["discard"] == ["??"]
+    assert state.observation(1)["claim"] == {"rank": "7", "suit": "h", "open": False}
+    assert "blind 7s 7s" in legal(state)  # the canon top is the 7 of hearts
+
+
+def test_C13_a_caught_liar_takes_the_card_back_draws_one_and_the_turn_ends():
+    state = run("maumau", BLIND_POS, ["blind Kd 7h", "challenge"], blind=True)
+    assert hands(state)[0] == ["9h", "8c", "Kd", "Ac"] and hands(state)[1] == ["Qc", "7s", "8s"]
+    assert state.to_position()["discard"] == ["Th"] and state.current == 1 and state.decision == "turn"
+
+
+def test_C13_a_wrong_challenger_draws_one_and_loses_the_turn():
+    state = run("maumau", BLIND_POS, ["blind 9h 9h", "challenge"], blind=True)
+    assert hands(state)[1] == ["Qc", "7s", "8s", "Ac"] and state.current == 2
+    assert state.observation(2)["discard"] == ["9h"]  # turned face up
+    assert state.observation(2)["claim"] is None
+
+
+def test_blind_claims_respect_a_wish_and_recycled_cards_return_as_themselves():
+    state = run("maumau", BLIND_POS, ["blind Kd Jc", "believe", "suit s"], blind=True)
+    assert state.current == 1 and "blind Qc 7s" in legal(state) and "blind Qc Qd" not in legal(state)
+    pos = position([["9h", "8c", "Qd"], ["Qc", "8s"]], ["Th", "7h", "Ts"], [], claims=[[1, "7h"], [2, "Ts"]])
+    pos["discard"] = ["Th", "Kd", "Ts"]
+    state = run("maumau", pos, ["blind 8c Tc", "challenge"], blind=True)  # a lie: the liar draws 1
+    after = state.to_position()
+    assert after["discard"] == ["Ts"] and after["claims"] == [[0, "Ts"]]
+    assert sorted(after["hands"][0][3:] + after["stock"]) == ["Kd", "Th"]  # the 7h claim was the Kd
+
+
+@pytest.mark.parametrize("name", ["prsi", "pesten", "faraon", "tschau-sepp", "moumou", "maumau-online"])
+def test_blind_games_keep_the_real_card_out_of_every_other_view(name):
+    info = games.ruleset_info(name)
+    state = games.new_game(name, players=info.min_players, seed=11, blind=True)
+    for _ in range(150):
+        if state.is_over:
+            break
+        if state.decision == "challenge":
+            real = state.to_position()["blind_play"]["card"]
+            claim = state.to_position()["blind_play"]["claim"]
+            owner = state.to_position()["blind_play"]["seat"]
+            for seat in [*range(state.players), None]:
+                if seat != owner and real != claim:
+                    shown = state.observation(seat).to_dict()
+                    assert real not in shown["discard"] and shown["claim"]["open"]
+        state.apply(state.legal_actions()[len(state.legal_actions()) // 2])

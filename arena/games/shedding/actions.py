@@ -13,7 +13,8 @@ BONUS_OTHERS = Action("bonus", ("others",))
 SUITS = {s: Action("suit", (s,)) for s in "shdc"}
 SUIT_ACTIONS = [SUITS[s] for s in "shdc"]
 
-VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "accuse", "bonus", "target"})
+VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "accuse", "bonus", "target",
+                   "blind", "believe", "challenge"})
 
 from arena.games.cards import RANKS as _RANKS
 from arena.games.cards import SUITS as _SUITS

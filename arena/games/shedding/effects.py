@@ -27,6 +27,10 @@ def recycle(state: "SheddingState") -> bool:
     if len(state.discard) <= keep:
         return False
     under = state.discard[:-keep]
+    if state.masks:  # Blind: face-down cards go back as what they really are
+        cut = len(under)
+        under = [state.masks.get(i, card) for i, card in enumerate(under)]
+        state.masks = {i - cut: real for i, real in state.masks.items() if i >= cut}
     del state.discard[:-keep]
     state.stock = chance.shuffled(under, state.seed, state.counter) + state.stock
     state.counter += 1

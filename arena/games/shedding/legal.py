@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games.shedding import actions as A
+from arena.games.shedding import blind
 from arena.games.shedding.actions import PLAY
 from arena.games.shedding.effects import can_draw
 
@@ -57,9 +58,11 @@ def turn_actions(state: "SheddingState") -> list:
             plays.append(A.call(call.special_word))
         return plays
     if state.forced is not None:
+        if rules.blind:
+            return blind.plays(state, [state.forced], len(hand)) + [A.PASS]
         return [A.play(state.forced), A.PASS]
     cards = playable_cards(state, hand)
-    out = [PLAY[c] for c in cards]
+    out = blind.plays(state, hand, len(hand)) if rules.blind else [PLAY[c] for c in cards]
     if state.called == 1:
         return out
     if not state.drawn:
@@ -137,6 +140,8 @@ def _legal(state: "SheddingState") -> list:
         return call_actions(state)
     if phase == "finish-bonus":
         return [A.BONUS_SELF, A.BONUS_OTHERS]
+    if phase == "challenge":
+        return [blind.CHALLENGE, blind.BELIEVE]
     if phase == "target":
         return [A.target(s) for s in state.others(state.cur)]
     return []

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from arena.games.shedding import blind
+
 if TYPE_CHECKING:
     from arena.games.shedding.state import SheddingState
 
@@ -50,6 +52,9 @@ def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
         "dealer": state.dealer,
         "last_hand": state.last_hand,
     }
+    if state.rules.blind:  # face-down cards as ?? and the top's claim, never the real card
+        data["discard"] = blind.shown_discard(state)
+        data["claim"] = blind.claim_view(state)
     if state.rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
         data["finished"] = list(state.finished)
         data["losses"] = list(state.losses)

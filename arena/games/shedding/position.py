@@ -15,7 +15,7 @@ from arena.games.base import PositionError
 from arena.games.cards import is_card_code
 from arena.games.shedding.rules import Ruleset
 
-PHASES = ("turn", "combo", "suit", "cover", "follow", "target", "call", "accuse", "finish-bonus", "over")
+PHASES = ("turn", "combo", "suit", "cover", "follow", "target", "challenge", "call", "accuse", "finish-bonus", "over")
 
 
 def to_position(state) -> dict[str, Any]:
@@ -49,6 +49,12 @@ def to_position(state) -> dict[str, Any]:
         "seed": state.seed,
         "counter": state.counter,
     }
+    if state.rules.blind:  # the real cards on the pile, and what the face-down ones were claimed to be
+        masks = state.masks
+        position["discard"] = [masks.get(i, card) for i, card in enumerate(state.discard)]
+        position["claims"] = [[i, state.discard[i]] for i in sorted(masks)]
+        position["blind_play"] = None if state.blind_play is None else dict(state.blind_play)
+        position["blind_skip"] = state.blind_skip
     if state.rules.ladder:
         position["losses"] = list(state.losses)
         position["finished"] = list(state.finished)
@@ -99,6 +105,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     for card, count in counts.items():
         if count > deck[card]:
             raise PositionError(f"card {card} appears {count} times; the deck has {deck[card]}")
+    masks = _apply_claims(rules, position, discard, deck)
     phase = position.get("phase", "turn")
     if phase not in PHASES:
         raise PositionError(f"unknown phase {phase!r}; one of {', '.join(PHASES)}")
@@ -215,6 +222,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.losses = list(losses)
     state.finished = list(finished)
     state._refresh_gone()
+    _restore_blind(state, rules, position, phase, masks)
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
         raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
     state._legal = None
@@ -222,3 +230,58 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
         state._settle()
         state._legal = None
     return state
+
+
+def _apply_claims(rules: Ruleset, position: Mapping[str, Any], discard: list[str], deck: Counter) -> dict:
+    """Blind (C-13): put the claims on the pile (in place); returns pile index -> the real card."""
+    masks: dict[int, str] = {}
+    if not rules.blind:
+        if position.get("claims") or position.get("blind_play") or position.get("blind_skip"):
+            raise PositionError("claims, blind_play and blind_skip are only valid with the blind option")
+        return masks
+    claims = position.get("claims") or []
+    if not isinstance(claims, (list, tuple)):
+        raise PositionError(f"claims must be a list of [pile index, claimed card], not {claims!r}")
+    for entry in claims:
+        if (
+            not isinstance(entry, (list, tuple)) or len(entry) != 2
+            or not isinstance(entry[0], int) or isinstance(entry[0], bool)
+            or not 0 <= entry[0] < len(discard) or entry[0] in masks
+            or not isinstance(entry[1], str) or entry[1] not in deck
+        ):
+            raise PositionError(f"bad claim {entry!r}: [pile index, a card of this deck]")
+        index, claim = entry
+        masks[index] = discard[index]
+        discard[index] = claim
+    return masks
+
+
+def _restore_blind(state, rules: Ruleset, position: Mapping[str, Any], phase: str, masks: dict) -> None:
+    """Blind (C-13): the face-down cards, an open challenge and a pending lost turn."""
+    state.masks = masks
+    state.blind_play = None
+    state.blind_skip = 0
+    if not rules.blind:
+        if phase == "challenge":
+            raise PositionError("a challenge decision needs the blind option")
+        return
+    state.blind_skip = _int(position, "blind_skip", 0, 0, 1)
+    record = position.get("blind_play")
+    if phase == "challenge":
+        top = len(state.discard) - 1
+        if not isinstance(record, Mapping) or not {"seat", "card", "claim"} <= set(record):
+            raise PositionError("a challenge position needs 'blind_play': {seat, card, claim, ...}")
+        if top not in state.masks or state.masks[top] != record["card"] or state.discard[top] != record["claim"]:
+            raise PositionError("the challenged card must be the top of the pile, with its claim in 'claims'")
+        seat = record["seat"]
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players or seat == state.cur:
+            raise PositionError(f"blind_play seat must be another seat than the challenger, not {seat!r}")
+        suit = record.get("active_suit")
+        kind = record.get("suit_kind")
+        if suit not in (None, "s", "h", "d", "c") or kind not in (None, "wish", "demand"):
+            raise PositionError("blind_play active_suit / suit_kind are a suit and wish/demand or null")
+        state.blind_play = {
+            "seat": seat, "card": record["card"], "claim": record["claim"], "active_suit": suit, "suit_kind": kind,
+        }
+    elif record is not None:
+        raise PositionError("'blind_play' is only valid in the challenge phase")

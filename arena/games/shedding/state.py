@@ -29,7 +29,7 @@ from typing import Any
 
 from arena.games.base import Action, GameError, GameState, Observation, Result
 from arena.games.shedding import actions as A
-from arena.games.shedding import effects
+from arena.games.shedding import blind, effects
 from arena.games.shedding.legal import legal_actions, playable_cards, turn_actions
 from arena.games.shedding.observation import build as build_observation
 from arena.games.shedding.rules import Ruleset
@@ -81,6 +81,9 @@ class SheddingState(GameState):
         self.discard: list[str] = []
         self.direction = rules.start_direction
         self.finished = []
+        self.masks: dict[int, str] = {}  # Blind: pile position -> the real face-down card
+        self.blind_play: dict | None = None
+        self.blind_skip = 0
         self._refresh_gone()
         self.active_suit: str | None = None
         self.suit_kind: str | None = None
@@ -174,6 +177,12 @@ class SheddingState(GameState):
             self._bonus(action.args[0])
         elif verb == "target":
             self._target(int(action.args[0]))
+        elif verb == "blind":
+            blind.play(self, action.args[0], action.args[1])
+        elif verb == "believe":
+            blind.believe(self)
+        elif verb == "challenge":
+            blind.challenge(self)
         phase = self.phase
         if phase == "follow" or (phase == "turn" and (self.pending_draw or self.pending_skip)):
             self._settle()
@@ -192,6 +201,12 @@ class SheddingState(GameState):
             return A.SUITS[best]
         if phase == "call":
             return legal[0]
+        if phase == "challenge":
+            return blind.BELIEVE
+        if phase == "turn" and self.rules.blind:  # a truthful legal card, if there is one
+            for action in legal:
+                if action.verb == "blind" and action.args[0] == action.args[1]:
+                    return action
         if phase == "turn" and A.DRAW in legal and legal[0].verb == "play":
             return legal[0]  # a voluntary draw as the timeout choice would let hands grow without end
         for preferred in (A.ACCEPT, A.STOP, A.DRAW, A.PASS, A.BONUS_SELF):
@@ -224,6 +239,8 @@ class SheddingState(GameState):
         new.losses = list(self.losses)
         new.finished = list(self.finished)
         new.gone = list(self.gone)
+        new.masks = dict(self.masks)
+        new.blind_play = None if self.blind_play is None else dict(self.blind_play)
         new.combo = list(self.combo)
         new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
         new.last_hand = None if self.last_hand is None else dict(self.last_hand)
@@ -277,7 +294,7 @@ class SheddingState(GameState):
         hand.remove(card)
         self._place(card, from_hand=True)
 
-    def _place(self, card: str, from_hand: bool) -> None:
+    def _place(self, card: str, from_hand: bool, combo: bool = True) -> None:
         """Put one card on the pile; the play resolves once no more cards are added."""
         self.discard.append(card)
         if from_hand:
@@ -297,7 +314,7 @@ class SheddingState(GameState):
             else:
                 self._table_event()
                 return
-        if rules.combos and (from_hand or rules.opening == "hand_card"):
+        if rules.combos and combo and (from_hand or rules.opening == "hand_card"):
             for c in self.hands[self.cur]:
                 if c[0] == rank:
                     self.phase = "combo"
@@ -545,6 +562,9 @@ class SheddingState(GameState):
 
     def _end_turn(self, steps: int) -> None:
         seat = self.cur
+        if self.blind_skip:  # C-13: a challenger who doubted the truth loses their next turn
+            steps += self.blind_skip
+            self.blind_skip = 0
         nxt = self._step(seat, steps)
         call = self.rules.call
         if call is not None:

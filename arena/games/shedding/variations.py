@@ -24,6 +24,8 @@ from arena.games.shedding.rules import Ruleset
 OPTIONS = {
     "quick": OptionSpec(False, "Quick: play several cards of one rank at once, the first one legal; power "
                         "cards count once, sevens add up per card (C-11)"),
+    "blind": OptionSpec(False, "Blind: cards are played face down as a claimed card ('blind REAL CLAIM'); the "
+                        "next player believes or challenges it, and the loser draws 1 (C-13)"),
 }
 
 #: Ranks whose effects add up per card in a Quick combo (C-11: "The exception is sevens").
