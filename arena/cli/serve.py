@@ -120,6 +120,33 @@ def _check_numbers(args) -> None:
         raise CommandError(f"--duration must be positive, not {args.duration}")
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """Refuse a taken port before touching the database, in one line.
+
+    grpcio would find out too, but only after recovery has run and with a
+    C-level log line on stderr first.
+    """
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, UnicodeError):
+        return  # not resolvable: the server reports it as it binds
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise CommandError(
+                    f"port {port} on {host} is in use (another arena serve?): stop it, or pick another --port "
+                    "(--port 0 picks a free one)"
+                ) from None
+
+
 def run(args) -> int:
     from arena.ladder.auth import LadderAuthenticator
     from arena.ladder.store import LadderStore, StoreError
@@ -138,6 +165,7 @@ def run(args) -> int:
         raise CommandError("--demo starts unregistered sample bots: it cannot be combined with --registered-only")
     if args.demo and args.tls_cert:
         raise CommandError("--demo's sample bots connect on loopback without TLS: leave out --tls-cert/--tls-key")
+    _check_port_free(args.host, args.port)
     if args.demo:
         missing = [name for name in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{name}.py").is_file()]
         if missing:

@@ -155,6 +155,36 @@ class StoreError(Exception):
     """The database cannot be used (newer schema, not a ladder database...)."""
 
 
+def _take_server_lock(path: str):
+    """Hold ``PATH.lock`` for as long as this store is open, or raise StoreError.
+
+    Recovery marks every ``running`` game as aborted and seals its replay: run
+    by a second server on a database a live server is using, it would cut off
+    that server's games.  The OS releases the lock when the process dies, so a
+    ``kill -9`` never leaves a stale lock behind.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, one server per database is up to the operator
+        return None
+    lock_file = open(path + ".lock", "a+")
+    try:
+        fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock_file.seek(0)
+        holder = lock_file.read().strip()
+        lock_file.close()
+        who = f" (pid {holder})" if holder else ""
+        raise StoreError(
+            f"{path} is in use by another `arena serve`{who}: stop it first, or give another --db"
+        ) from None
+    lock_file.seek(0)
+    lock_file.truncate()
+    lock_file.write(str(os.getpid()))
+    lock_file.flush()
+    return lock_file
+
+
 class LadderStore:
     """All reads and writes of the ladder database.
 
@@ -167,6 +197,7 @@ class LadderStore:
         self._db = connection
         self._lock = threading.RLock()
         self.path = path
+        self._server_lock = None
         #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
         self.recovered: list[tuple[str, str | None]] = []
 
@@ -180,17 +211,27 @@ class LadderStore:
         only the server should do this, never a reader such as `arena leaderboard`.
         """
         path = str(path)
+        server_lock = None
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
+            if recover:
+                server_lock = _take_server_lock(path)
         try:
             connection = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
             connection.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as error:
+            if server_lock is not None:
+                server_lock.close()
             raise StoreError(f"{path}: cannot open as a ladder database: {error}") from None
         store = cls(connection, path)
-        store._migrate()
+        store._server_lock = server_lock
+        try:
+            store._migrate()
+        except BaseException:
+            store.close()
+            raise
         if recover:
             store.recovered = store.abort_running(reason="server restarted")
         return store
@@ -198,6 +239,9 @@ class LadderStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._server_lock is not None:
+                self._server_lock.close()  # closing the file releases the lock
+                self._server_lock = None
 
     def schema_version(self) -> int:
         with self._lock:

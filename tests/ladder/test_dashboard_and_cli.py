@@ -109,6 +109,25 @@ def test_serve_refuses_open_registration_off_loopback(tmp_path, capsys):
     assert "unknown ruleset" in capsys.readouterr().err
 
 
+def test_serve_on_a_taken_port_or_a_database_in_use_fails_in_one_line_and_touches_nothing(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        assert main(["serve", "--port", port, "--db", str(tmp_path / "d.db"), "--replays", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert f"port {port} on 127.0.0.1 is in use" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "d.db").exists()
+    live = LadderStore.open(tmp_path / "live.db")  # as a running `arena serve` holds it
+    live.game_started("g1", "moumou", {}, 7, "s1", 0, ["a", "b"])
+    assert main(["serve", "--port", "0", "--db", str(tmp_path / "live.db"), "--replays", str(tmp_path / "r")]) == 2
+    assert "in use by another `arena serve`" in capsys.readouterr().err
+    assert {g.id: g.status for g in live.games()}["g1"] == "running"
+    live.close()
+
+
 def test_dashboard_with_many_rulesets_stays_short(tmp_path):
     """A ladder over every ruleset: the busiest get tables, the others one line each."""
     store = populated_store(tmp_path / "a.db")

@@ -129,3 +129,15 @@ def test_database_aggregation_matches_the_python_one(tmp_path):
     assert [r.rating for r in fit_bradley_terry(from_sql)] == pytest.approx(
         [r.rating for r in fit_bradley_terry(store.rated_games("moumou"))]
     )
+
+
+def test_a_second_server_cannot_take_a_database_in_use(tmp_path):
+    """Recovery by a second `arena serve` would abort the live server's running games."""
+    server = LadderStore.open(tmp_path / "a.db")
+    server.game_started("g1", "moumou", {}, 7, "s1", 0, ["a", "b"])
+    with pytest.raises(StoreError, match="in use by another `arena serve`"):
+        LadderStore.open(tmp_path / "a.db")
+    assert {g.id: g.status for g in server.games()}["g1"] == "running"
+    LadderStore.open(tmp_path / "a.db", recover=False).close()  # readers are never locked out
+    server.close()
+    LadderStore.open(tmp_path / "a.db").close()  # released on close
