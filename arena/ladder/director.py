@@ -207,7 +207,8 @@ class LadderDirector:
     # ------------------------------------------------------------ one set
 
     async def _play_set(self, handle: Any, table: Table, versions: dict[str, str]) -> None:
-        from arena.replay.writer import ReplayWriter
+        from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayHeader
+        from arena.replay.writer import ReplayWriter, replay_path
         from arena.server.host import new_game_id
         from arena.server.sessions import SeatUnavailable
 
@@ -239,11 +240,22 @@ class LadderDirector:
                     "ladder_set": set_id,
                     "rotation": index,
                 }
-                writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
+                # The row first, then the file: a kill -9 in between leaves a running row that the
+                # next start aborts, never a .part file that no row points at.
+                final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
                 await self._db_call(
                     self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
-                    replay_path=str(writer.current_path),
+                    replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
                 )
+                try:
+                    writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
+                except BaseException as error:
+                    with trio.CancelScope(shield=True):
+                        await self._db_call(
+                            self.store.game_ended, game_id, "aborted", [],
+                            reason=f"cannot write the replay: {error}", replay_path=None,
+                        )
+                    raise
                 self.view.running[game_id] = RunningGame(
                     game_id, table.ruleset, tuple(seats), f"{index + 1}/{len(rotations)}", time.monotonic()
                 )
