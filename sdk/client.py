@@ -332,15 +332,18 @@ class Client:
         index = 0
         try:
             turn = Turn.from_pb(message)
-            index = turn.index_of(self.bot.act(turn))
-        except ValueError as error:  # an illegal or malformed choice: say exactly what was wrong
-            game.errors += 1
-            self.log.error("game %s request %d: %s; answering %r instead", message.game_id, message.request_id,
-                           error, message.legal[0] if message.legal else "")
-        except Exception:
+            choice = self.bot.act(turn)
+        except Exception:  # any exception, ValueError too: the author needs the traceback
             game.errors += 1
             self.log.exception("game %s request %d: act() raised; answering the first legal action %r",
                                message.game_id, message.request_id, message.legal[0] if message.legal else "")
+        else:
+            try:
+                index = turn.index_of(choice)
+            except ValueError as error:  # an illegal or malformed choice: say exactly what was wrong
+                game.errors += 1
+                self.log.error("game %s request %d: %s; answering %r instead", message.game_id, message.request_id,
+                               error, message.legal[0] if message.legal else "")
         text = message.legal[index] if message.legal else ""  # the arena's own text, byte for byte
         answer = pb.BotMessage(
             answer=pb.Answer(game_id=message.game_id, request_id=message.request_id, action_index=index,
