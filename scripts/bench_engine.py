@@ -64,11 +64,16 @@ def player_counts(ruleset: str) -> list[int]:
 
 
 def bench_ruleset(ruleset: str, players: int, seconds: float, seed: int) -> Run:
-    """Whole random games back to back until ``seconds`` of CPU time have passed."""
+    """Whole random games back to back until ``seconds`` of CPU time have passed.
+
+    One action picker for the whole run, as on OpenSpiel's side: seeding a
+    fresh generator per game is harness work, not engine work.
+    """
+    rng = chooser(seed)
     played = decisions = 0
     started = time.process_time()
     while time.process_time() - started < seconds:
-        game = play_random_game(ruleset, players, seed + played, rng=chooser(seed + played), observe=True)
+        game = play_random_game(ruleset, players, seed + played, rng=rng, observe=True)
         played += 1
         decisions += game.decisions
     return Run(ruleset, players, played, decisions, time.process_time() - started)

@@ -8,8 +8,10 @@ processes and Python versions (it hashes the string with SHA-512).
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
+import struct
 from typing import Sequence, TypeVar
 
 T = TypeVar("T")
@@ -27,4 +29,26 @@ def generator(seed: int, counter: int) -> random.Random:
 def shuffled(items: Sequence[T], seed: int, counter: int) -> list[T]:
     out = list(items)
     generator(seed, counter).shuffle(out)
+    return out
+
+
+def permuted(items: Sequence[T], seed: int, counter: int) -> list[T]:
+    """A shuffle keyed by (seed, counter) that costs a fraction of `shuffled`.
+
+    `shuffled` seeds a Mersenne Twister from a string and draws one bounded
+    integer per card in Python; a shedding game deals every few dozen
+    decisions, so that set-up weighed on the engine's speed.  Here one
+    SHAKE-256 call yields a 64-bit word per position and a Fisher-Yates pass
+    maps each to an index by multiply-shift (bias below 2**-57 for any deck).
+    Stable across processes, platforms and Python versions.
+    """
+    out = list(items)
+    n = len(out)
+    if n < 2:
+        return out
+    stream = hashlib.shake_256(f"mau-arena/permuted/{seed}/{counter}".encode()).digest(8 * n)
+    words = struct.unpack(f"<{n}Q", stream)
+    for i in range(n - 1, 0, -1):
+        j = (words[i] * (i + 1)) >> 64
+        out[i], out[j] = out[j], out[i]
     return out

@@ -32,7 +32,7 @@ def recycle(state: "SheddingState") -> bool:
         under = [state.masks.get(i, card) for i, card in enumerate(under)]
         state.masks = {i - cut: real for i, real in state.masks.items() if i >= cut}
     del state.discard[:-keep]
-    state.stock = chance.shuffled(under, state.seed, state.counter) + state.stock
+    state.stock = chance.permuted(under, state.seed, state.counter) + state.stock
     state.counter += 1
     return True
 
@@ -56,7 +56,6 @@ def draw(state: "SheddingState", seat: int, count: int) -> int:
 
 def shuffled_deck(state: "SheddingState") -> list[str]:
     """A fresh shuffled pack for a new hand, top card last (the internal stock order)."""
-    deck = chance.shuffled(state.rules.deck_cards(), state.seed, state.counter)
+    deck = chance.permuted(state.rules.deck, state.seed, state.counter)
     state.counter += 1
-    deck.reverse()
     return deck

@@ -168,8 +168,9 @@ class Ruleset:
     leader: str = "dealer"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "deck", tuple(self.deck_cards()))  # dealt every hand: built once
         rules = {}
-        for card in self.deck_cards():
+        for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "_rules", rules)
         # Placement tables by top rank, so legal-move generation is one comprehension.
