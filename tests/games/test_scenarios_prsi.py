@@ -85,3 +85,21 @@ def test_C16_seven_of_hearts_does_not_answer_a_live_seven():
 def test_losers_score_one_point_per_card():
     state = run(R, position([["9h"], ["Ah", "8s", "Kd"], ["9d"]], ["Th"], ["Kc"]), ["play 9h"])
     assert state.is_over and state.scores == [0, 3, 1]
+
+
+def test_C20_return_to_game_the_finisher_wins_after_a_full_round():
+    pos = position([["9h"], ["Kc", "8s"], ["Kd", "Ts"]], ["Th"], ["7c", "8c", "9c"])
+    state = run(R, pos, ["play 9h"], return_to_game=True)
+    assert not state.is_over and state.current == 1 and state.observation(1)["returning"] == 0
+    state.apply("draw")  # seat 1: 7c does not fit, the turn ends
+    assert state.current == 2
+    state.apply("draw")  # seat 2: 8c does not fit either; the round is over and seat 0 has won
+    assert state.is_over and state.result().placements[0] == 1
+
+
+def test_C20_a_seven_of_hearts_brings_the_finisher_back():
+    pos = position([["9h"], ["7h", "Kh", "Kd"], ["Qd", "Ts"]], ["Th"], ["7c", "8c", "9c", "Ac"])
+    state = run(R, pos, ["play 9h", "play 7h"], return_to_game=True)
+    assert hands(state)[0] == ["8c"] and hands(state)[2] == ["Qd", "Ts", "7c"]
+    assert state.observation(0)["returning"] is None and not state.is_over
+    assert state.decision == "follow" and state.current == 1

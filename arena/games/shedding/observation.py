@@ -55,6 +55,8 @@ def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
     if state.rules.blind:  # face-down cards as ?? and the top's claim, never the real card
         data["discard"] = blind.shown_discard(state)
         data["claim"] = blind.claim_view(state)
+    if state.rules.return_window:  # a seat out of cards that can still be brought back (Prší 7♥)
+        data["returning"] = state.returning
     if state.rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
         data["finished"] = list(state.finished)
         data["losses"] = list(state.losses)

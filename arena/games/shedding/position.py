@@ -55,6 +55,9 @@ def to_position(state) -> dict[str, Any]:
         position["claims"] = [[i, state.discard[i]] for i in sorted(masks)]
         position["blind_play"] = None if state.blind_play is None else dict(state.blind_play)
         position["blind_skip"] = state.blind_skip
+    if state.rules.return_window:  # P28: a finisher waiting for the round to pass
+        position["returning"] = state.returning
+        position["return_wait"] = state.return_wait
     if state.rules.ladder:
         position["losses"] = list(state.losses)
         position["finished"] = list(state.finished)
@@ -221,6 +224,15 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
         raise PositionError(f"{rules.name} has no seats leaving a hand: 'losses' and 'finished' do not apply")
     state.losses = list(losses)
     state.finished = list(finished)
+    returning = position.get("returning")
+    if returning is not None:
+        if not rules.return_window:
+            raise PositionError(f"{rules.name} has no return to the game: 'returning' does not apply")
+        returning = _int(position, "returning", 0, 0, players - 1)
+        if hands[returning] or returning == current:
+            raise PositionError("the returning seat must have an empty hand and not be the current seat")
+    state.returning = returning
+    state.return_wait = _int(position, "return_wait", 0, 0, players)
     state._refresh_gone()
     _restore_blind(state, rules, position, phase, masks)
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:

@@ -137,6 +137,9 @@ class Ruleset:
     finish_penalty: int = 0
     #: Blind variation (C-13, P24): turn plays go face down with a claimed identity; see `blind.py`.
     blind: bool = False
+    #: Return to game (P28, C-20): a player who empties the hand wins only after the others have each
+    #: had a turn; a `draw_others` card played meanwhile makes them draw and re-enter (Prší 7♥).
+    return_window: bool = False
     #: A hand ends when the top n discards share a rank (Moumou event, n = 4) [P21].
     table_pattern: int = 0
     #: Effects of the card that empties a hand: "apply" (A-17) or "ignore" (B-17) [P20].

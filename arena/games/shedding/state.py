@@ -81,6 +81,8 @@ class SheddingState(GameState):
         self.discard: list[str] = []
         self.direction = rules.start_direction
         self.finished = []
+        self.returning: int | None = None
+        self.return_wait = 0
         self.masks: dict[int, str] = {}  # Blind: pile position -> the real face-down card
         self.blind_play: dict | None = None
         self.blind_skip = 0
@@ -271,6 +273,8 @@ class SheddingState(GameState):
         gone = [bool(lives) and self.losses[s] >= lives for s in range(self.players)]
         for seat in self.finished:
             gone[seat] = True
+        if self.returning is not None:
+            gone[self.returning] = True
         self.gone = gone
         self.gone_count = sum(gone)
 
@@ -337,7 +341,7 @@ class SheddingState(GameState):
         first_out = rules.hand_end == "first_out"
         if not self.hands[seat] and not (opening and rules.opening == "upcard"):
             finished = not (rule.covers or rule.follow or rule.cannot_finish in ("continue", "penalty"))
-            if finished and rules.finishing_effects == "ignore" and first_out:
+            if finished and rules.finishing_effects == "ignore" and first_out and not rules.return_window:
                 self._finish(seat, "out")
                 return
         draw_others = draw_chosen = 0
@@ -362,13 +366,17 @@ class SheddingState(GameState):
         if draw_others:
             for other in self.others(seat):
                 self._draw(other, draw_others)
+            if self.returning is not None and self.returning != seat:  # P28: hit while waiting, back in
+                self._draw(self.returning, draw_others)
+                self.returning = None
+                self._refresh_gone()
         if not self.hands[seat] and rule.cannot_finish == "penalty" and not opening:
             self._draw(seat, rules.finish_penalty)  # C-27 alternative: no win, and a penalty
         if finished:
-            if first_out:
+            if first_out and not rules.return_window:
                 self._finish(seat, "out")
                 return
-            if self._leave(seat):
+            if self._leave(seat) if not first_out else self._await_return(seat):
                 return
         self.pending_draw += pending
         if skips and rule.skip_deflectable:
@@ -578,7 +586,22 @@ class SheddingState(GameState):
                 return
         self._start_turn(nxt)
 
+    def _await_return(self, seat: int) -> bool:
+        """P28: the seat is out but not yet the winner; True if an earlier finisher wins now."""
+        if self.returning is not None:
+            self._score_hand(self.returning, "out")
+            return True
+        self.returning = seat
+        self.return_wait = self.players - self.gone_count - 1
+        self._refresh_gone()
+        return False
+
     def _start_turn(self, seat: int) -> None:
+        if self.returning is not None:  # P28: each other seat gets one turn, then the finisher has won
+            if self.return_wait <= 0:
+                self._score_hand(self.returning, "out")
+                return
+            self.return_wait -= 1
         self.phase = "turn"
         self.drawn = False
         self.called = 0

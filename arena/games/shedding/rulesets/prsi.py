@@ -22,7 +22,11 @@ Resolutions (C-n are RULES.md's; all defaults):
   that 7s and ``Ks`` pass on, and that passes on a 7; ``seven_hearts``:
   the 7 of Hearts makes every other player draw 1 and its player goes
   again (decision ``follow``: a card legal on it, or draw 1); it does not
-  answer a live 7.
+  answer a live 7.  C-20 ``return_to_game`` (turns the 7 of Hearts on): a
+  player who empties their hand skips their turns and has won only once
+  every other player has started a turn; if a 7 of Hearts is played
+  meanwhile they draw 1 with the others and are back in the game.  If a
+  second player goes out while one waits, the first one wins at once.
 * Scoring is not part of the game (elimination off): losers score one point
   per card left.  ``hands`` > 1 plays a series (10.7).
 """
@@ -42,6 +46,8 @@ OPTIONS = {
     "ace_deflect": OptionSpec(True, "an Ace can be answered with an Ace, passing the skip on (C-19)"),
     "green_king": OptionSpec(False, "the King of Leaves (Ks) is a draw-4 that stacks with 7s (C-16, lost text)"),
     "seven_hearts": OptionSpec(False, "the 7 of Hearts makes all others draw 1 and its player goes again (C-16)"),
+    "return_to_game": OptionSpec(False, "a player out of cards wins only after a full round; a 7 of Hearts "
+                                 "meanwhile brings them back (C-20; turns the 7 of Hearts on)"),
     "starter_effects": OptionSpec(True, "the upcard's 7, Ace or Ober acts on the first player (C-3)"),
     "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
 }
@@ -59,7 +65,8 @@ RANKS = ("7", "8", "9", "T", "J", "Q", "K", "A")
 def build(options: dict) -> Ruleset:
     if options["hands"] < 1:
         raise OptionError("option hands: at least 1")
-    sevens = frozenset({"7s", "7d", "7c"}) if options["seven_hearts"] else frozenset({"7"})
+    seven_hearts = options["seven_hearts"] or options["return_to_game"]
+    sevens = frozenset({"7s", "7d", "7c"}) if seven_hearts else frozenset({"7"})
     counters = sevens | {"Ks"} if options["green_king"] else sevens
     rank_rules = {
         "7": CardRule(pending_draw=2, stack_with=counters),
@@ -69,7 +76,7 @@ def build(options: dict) -> Ruleset:
     card_rules = {}
     if options["green_king"]:
         card_rules["Ks"] = CardRule(pending_draw=4, stack_with=counters)
-    if options["seven_hearts"]:
+    if seven_hearts:
         card_rules["7h"] = CardRule(draw_others=1, follow=True)
     return Ruleset(
         name=NAME,
@@ -84,6 +91,7 @@ def build(options: dict) -> Ruleset:
         after_draw_play="drawn",
         after_accept="end_turn",
         finishing_effects="ignore",
+        return_window=options["return_to_game"],
         rank_rules=rank_rules,
         card_rules=card_rules,
         points={r: 1 for r in RANKS},
