@@ -42,6 +42,23 @@ def outcome(planned, placements, status="finished"):
     return GameOutcome("g", "moumou", {}, planned.seed, status, seats)
 
 
+def test_the_result_table_keeps_every_figure_whole_at_80_columns():
+    from rich.console import Console
+
+    from arena.cli.match import print_result
+
+    names = ["tactician_v2_experimental", "greedy_bot", "random_bot"]
+    stats = MatchStats(names)
+    for planned in plan_games(names, 3, 6, base_seed=0):
+        stats.add(planned, outcome(planned, {n: 1 + names.index(n) for n in planned.seats}))
+    out = Console(width=80, record=True, color_system=None)
+    print_result(out, MatchRun(plan_games(names, 3, 6, base_seed=0), stats, None))
+    text = out.export_text()
+    assert "…" not in text  # no ellipsis anywhere: no figure or header was cut
+    assert "100.0%" in text and "forfeits" not in text  # no forfeits: no forfeits column
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
 # ---------------------------------------------------------------- bots and plan
 
 
@@ -225,6 +242,12 @@ def test_bad_arguments_are_clear_errors(capsys):
     assert "elo1 > elo0" in capsys.readouterr().err
     assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--option", "nonsense"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+    afile = Path(__file__)  # a file where a folder is wanted: refused before any bot starts
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--replays", str(afile)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # the engines refuse negative seeds: say so before any game
+        main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--seed", "-1"])
+    assert exited.value.code == 2 and "must be 0 or more" in capsys.readouterr().err
 
 
 def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):

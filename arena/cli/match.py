@@ -393,7 +393,7 @@ def register(subparsers) -> None:
     parser.add_argument("--concurrency", type=_positive, default=1, metavar="C", help="games at once (default 1)")
     parser.add_argument("--players", type=_positive, metavar="P",
                         help="seats per game (default: the number of bots, within the ruleset's range)")
-    parser.add_argument("--seed", type=int, metavar="S", help="seed of the first deal; deal k uses S+k (default: random)")
+    parser.add_argument("--seed", type=_non_negative, metavar="S", help="seed of the first deal; deal k uses S+k (default: random)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option (repeatable)")
     parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                         help="stop as soon as the SPRT accepts H0 (elo <= ELO0) or H1 (elo >= ELO1); two bots only")
@@ -408,7 +408,7 @@ def register(subparsers) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print a line per finished game (as cutechess-cli does)")
     parser.add_argument("--local", action="store_true", help="play .py bots in-process: no server, no processes")
-    parser.add_argument("--connect-timeout", type=float, default=CONNECT_TIMEOUT_S, metavar="SECONDS",
+    parser.add_argument("--connect-timeout", type=_positive_seconds, default=CONNECT_TIMEOUT_S, metavar="SECONDS",
                         help=f"how long bots get to connect (default {CONNECT_TIMEOUT_S:g})")
     parser.set_defaults(func=run_command)
 
@@ -417,6 +417,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
     return value
 
 
@@ -455,6 +462,19 @@ def choose_players(ruleset_info: Any, bots: int, requested: int | None) -> int:
     return min(bots, high)
 
 
+def check_replay_folder(folder: Path) -> None:
+    """A replay folder that cannot be written is an error before any bot starts, not a traceback mid-match."""
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"--replays {folder} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".arena-write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as error:
+        raise CommandError(f"cannot write replays to {folder}: {error.strerror or error}") from None
+
+
 def run_command(args: argparse.Namespace) -> int:
     from arena import games
 
@@ -476,6 +496,8 @@ def run_command(args: argparse.Namespace) -> int:
         move_ms=args.move_ms, bank_ms=args.bank_ms, increment_ms=args.increment_ms,
         first_move_ms=args.first_move_ms, max_strikes=args.max_strikes,
     )
+    if args.replays is not None:
+        check_replay_folder(args.replays)
     base_seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names = [s.name for s in specs]
     plan = plan_games(names, players, args.games, base_seed)
@@ -699,17 +721,32 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
     stats = match.stats
     title = "Partial result" if interrupted else "Result"
     extra = f", {stats.aborted} aborted" if stats.aborted else ""
-    table = Table(title=f"{title}: {stats.finished} games{extra}", box=box.SIMPLE_HEAD)
-    for column in ("Rank", "Bot", "Games", "Wins", "Losses", "Draws", "Score", "1st", "Avg place", "Points",
-                   "ms/decision", "Strikes", "Timeouts", "Forfeits"):
-        table.add_column(column, justify="left" if column == "Bot" else "right", no_wrap=True)
+    # Short headers, one space between columns, draws and forfeits only when there are some: the
+    # figures stay whole at 80 columns, and a long bot name wraps instead of squeezing them.
     ranked = sorted(stats.lines.values(), key=lambda line: (-line.score, line.average_place, line.name))
+    columns = {
+        "#": lambda rank, line: str(rank), "bot": lambda rank, line: line.name,
+        "games": lambda rank, line: str(line.games), "W": lambda rank, line: str(line.wins),
+        "L": lambda rank, line: str(line.losses), "D": lambda rank, line: str(line.draws),
+        "score": lambda rank, line: f"{100 * line.score:.1f}%", "1st": lambda rank, line: str(line.firsts),
+        "place": lambda rank, line: f"{line.average_place:.2f}", "points": lambda rank, line: str(line.points),
+        "ms": lambda rank, line: f"{line.ms_per_decision:.1f}", "strikes": lambda rank, line: str(line.strikes),
+        "t/o": lambda rank, line: str(line.timeouts), "forfeits": lambda rank, line: str(line.forfeits),
+    }
+    if not any(line.draws for line in ranked):
+        del columns["D"]
+    if not any(line.forfeits for line in ranked):
+        del columns["forfeits"]
+    table = Table(title=f"{title}: {stats.finished} games{extra}", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
+                  caption=f"W/L{'/D' if 'D' in columns else ''}: pairwise results; place: mean placement; "
+                  "ms: think time per decision; t/o: timeouts", caption_justify="left")
+    for column in columns:
+        if column == "bot":
+            table.add_column(column, justify="left", overflow="fold", min_width=8)
+        else:
+            table.add_column(column, justify="right", no_wrap=True)
     for rank, line in enumerate(ranked, 1):
-        table.add_row(
-            str(rank), line.name, str(line.games), str(line.wins), str(line.losses), str(line.draws),
-            f"{100 * line.score:.1f}%", str(line.firsts), f"{line.average_place:.2f}", str(line.points),
-            f"{line.ms_per_decision:.1f}", str(line.strikes), str(line.timeouts), str(line.forfeits),
-        )
+        table.add_row(*(cell(rank, line) for cell in columns.values()))
     out.print(table)
     if len(stats.names) > 2:
         out.print("Wins, losses and draws count every pair of seats in a game by placement.")
