@@ -721,7 +721,7 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
     stats = match.stats
     title = "Partial result" if interrupted else "Result"
     extra = f", {stats.aborted} aborted" if stats.aborted else ""
-    # Short headers, one space between columns, draws and forfeits only when there are some: the
+    # Short headers, one space between columns, forfeits only when there are some: the
     # figures stay whole at 80 columns, and a long bot name wraps instead of squeezing them.
     ranked = sorted(stats.lines.values(), key=lambda line: (-line.score, line.average_place, line.name))
     columns = {
@@ -733,12 +733,10 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
         "ms": lambda rank, line: f"{line.ms_per_decision:.1f}", "strikes": lambda rank, line: str(line.strikes),
         "t/o": lambda rank, line: str(line.timeouts), "forfeits": lambda rank, line: str(line.forfeits),
     }
-    if not any(line.draws for line in ranked):
-        del columns["D"]
     if not any(line.forfeits for line in ranked):
         del columns["forfeits"]
     table = Table(title=f"{title}: {stats.finished} games{extra}", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
-                  caption=f"W/L{'/D' if 'D' in columns else ''}: pairwise results; place: mean placement; "
+                  caption="W/L/D: pairwise results; place: mean placement; "
                   "ms: think time per decision; t/o: timeouts", caption_justify="left")
     for column in columns:
         if column == "bot":
