@@ -67,6 +67,7 @@ def test_bot_specs_from_files_and_commands(tmp_path):
     assert spec.name == "random_bot" and spec.argv == [sys.executable, RANDOM_BOT]
     command = parse_bot(f"{sys.executable} -u {GREEDY_BOT}")
     assert command.name == "greedy_bot" and command.argv[:2] == [sys.executable, "-u"]
+    assert parse_bot(f"{sys.executable} {GREEDY_BOT} --style careful").name == "greedy_bot"  # not "careful"
     with pytest.raises(CommandError, match="does not exist"):
         parse_bot(str(tmp_path / "missing.py"))
     with pytest.raises(CommandError, match="not a file or a program on PATH"):

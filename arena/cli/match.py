@@ -79,7 +79,8 @@ def parse_bot(text: str) -> BotSpec:
         raise CommandError("an empty bot command")
     if shutil.which(argv[0]) is None:
         raise CommandError(f"bot command {text!r}: {argv[0]} is not a file or a program on PATH")
-    stem = Path(argv[-1]).stem if argv[-1].endswith(".py") else Path(argv[0]).name
+    scripts = [arg for arg in argv if arg.endswith(".py")]  # `python bot.py --flag` is named bot, not python
+    stem = Path(scripts[0]).stem if scripts else Path(argv[0]).name
     return BotSpec(text, argv, _clean_name(stem))
 
 
