@@ -172,6 +172,9 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "deck", tuple(self.deck_cards()))  # dealt every hand: built once
+        # Read at every observation: plain attributes rather than properties and arithmetic.
+        object.__setattr__(self, "_visible_from", -self.visible_discard)
+        object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
         rules = {}
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
@@ -202,7 +205,7 @@ class Ruleset:
     @property
     def ladder(self) -> bool:
         """Seats can leave a hand or the match, so turns skip them (Faraón)."""
-        return self.hand_end != "first_out" or self.lives > 0
+        return self._ladder  # type: ignore[attr-defined]
 
     def rule(self, card: str) -> CardRule:
         return self._rules[card]  # type: ignore[attr-defined]
