@@ -20,30 +20,35 @@ if TYPE_CHECKING:
 
 def playable_cards(state: "SheddingState", hand: list[str]) -> list[str]:
     """Cards of `hand` legal on the effective top (rank, active suit, wild placements) [P16]."""
-    top = state.discard[-1]
-    top_rank = top[0]
-    suit = state.active_suit or top[1]
     rules = state.rules
-    if rules._open_top and state.active_suit is None and top in rules._open_top:
-        out = list(hand)  # anything goes on an open top (Faraón Js, Pesten Joker)
-    else:
-        wild = rules._wild[top_rank, state.suit_kind == "demand"]
-        out = [c for c in hand if c[0] == top_rank or c[1] == suit or c in wild]
-    blocked = rules._blocked[top_rank]
-    if blocked:
-        out = [c for c in out if c not in blocked]
+    key = (state.discard[-1], state.active_suit, state.suit_kind == "demand")
+    legal_on_top = rules._playable.get(key)
+    if legal_on_top is None:
+        legal_on_top = rules._playable[key] = _playable_on(rules, *key)
+    out = [c for c in hand if c in legal_on_top]
     if rules._no_finish and len(hand) == 1:
         out = [c for c in out if c not in rules._no_finish]
     return out
+
+
+def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> frozenset:
+    """Every card of the deck legal on this top; memoised per ruleset, so a turn is one set test per card."""
+    top_rank = top[0]
+    if rules._open_top and active_suit is None and top in rules._open_top:
+        legal = set(rules.deck)  # anything goes on an open top (Faraón Js, Pesten Joker)
+    else:
+        suit = active_suit or top[1]
+        wild = rules._wild[top_rank, demand]
+        legal = {c for c in rules.deck if c[0] == top_rank or c[1] == suit or c in wild}
+    return frozenset(legal - rules._blocked[top_rank])
 
 
 def turn_actions(state: "SheddingState") -> list:
     hand = state.hands[state.current]
     rules = state.rules
     call = rules.call
-    offer_call = (
-        call is not None and call.timing == "before_discard" and not state.called and len(hand) == 2
-    )
+    call_at = rules._call_at
+    offer_call = call_at and not state.called and len(hand) == call_at
     if state.pending_draw or state.pending_skip:
         counters = state.rules.rule(state.discard[-1]).stack_with
         plays = [
@@ -54,8 +59,8 @@ def turn_actions(state: "SheddingState") -> list:
         if state.called == 1:
             return plays
         plays.append(A.ACCEPT)
-        if offer_call:
-            plays.append(A.call(call.special_word))
+        if offer_call and (len(plays) > 1 or call_at == 2):
+            plays.append(_call_word(call, hand, call_at))
         return plays
     if state.forced is not None:
         if rules.blind:
@@ -70,11 +75,21 @@ def turn_actions(state: "SheddingState") -> list:
             out.append(A.DRAW)
         elif not cards:
             out.append(A.PASS)
-    elif not rules.must_play_after_draw or not cards:
-        out.append(A.PASS)
-    if offer_call:
-        out.append(A.call(call.special_word))
+    else:
+        if rules.repeat_draw and can_draw(state):  # B-3 alternative: no limit on draws per turn
+            out.append(A.DRAW)
+        if not rules.must_play_after_draw or not cards:
+            out.append(A.PASS)
+    if offer_call and (cards or call_at == 2):  # C-9 flag: the call is offered with a finishing play
+        out.append(_call_word(call, hand, call_at))
     return out
+
+
+def _call_word(call, hand: list[str], call_at: int):
+    """S1 presses MAU-MAU; going out (C-9 flag) says the word for the last card."""
+    if call_at == 2 or hand[0][0] == call.special_rank:
+        return A.call(call.special_word)
+    return A.call(call.word)
 
 
 def cover_actions(state: "SheddingState") -> list:

@@ -58,6 +58,10 @@ def to_position(state) -> dict[str, Any]:
     if state.rules.return_window:  # P28: a finisher waiting for the round to pass
         position["returning"] = state.returning
         position["return_wait"] = state.return_wait
+    if state.rules.previous_seat == "discarder":  # B-14 alternative: who a 9 makes draw
+        position["last_discarder"] = state.last_discarder
+    if state.rules.follow_fail == "pass":  # C-8 alternative: a follow obligation waiting out a window
+        position["carry_follow"] = state.carry_follow
     if state.rules.ladder:
         position["losses"] = list(state.losses)
         position["finished"] = list(state.finished)
@@ -232,6 +236,11 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
         if hands[returning] or returning == current:
             raise PositionError("the returning seat must have an empty hand and not be the current seat")
     state.returning = returning
+    last_discarder = position.get("last_discarder")
+    if last_discarder is not None:
+        last_discarder = _int(position, "last_discarder", 0, 0, players - 1)
+    state.last_discarder = last_discarder
+    state.carry_follow = bool(position.get("carry_follow", False))
     state.return_wait = _int(position, "return_wait", 0, 0, players)
     state._refresh_gone()
     _restore_blind(state, rules, position, phase, masks)

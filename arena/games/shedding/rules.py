@@ -62,6 +62,11 @@ class CardRule:
     open_top: bool = False
     #: Overrides the ruleset's `after_accept` for a pending draw this card set (101: a 6 also skips, C-29).
     after_accept: str = ""
+    #: What the card does instead when it empties the hand without winning (Moumou ``ace_last =
+    #: s7_literal``, A-14): its effects replace this rule's, once per play.
+    emptying: "CardRule | None" = None
+    #: After its `draw_next`, the drawing seat loses the turn if it holds nothing playable (A-14 §7).
+    skip_if_stuck: bool = False
 
     @property
     def covers(self) -> bool:
@@ -77,7 +82,7 @@ class CallRule:
     is down to one card, as the last decision of the turn).
     """
 
-    timing: str
+    timing: str  # or "on_going_out" (C-9 flag): the finishing play needs the word, else `penalty` cards
     #: Words: the one for a plain last card and the one when the last card has rank `special_rank`.
     word: str = "mau"
     special_word: str = "mau-mau"
@@ -115,6 +120,16 @@ class Ruleset:
     draw_mode: str = "single"
     #: May a player draw while holding a legal card (S1 yes, B-3; Moumou/S2 no, A-25/C-4).
     voluntary_draw: bool = False
+    #: After a single draw the player may draw again, without limit (B-3 ``max_draws_per_turn``).
+    repeat_draw: bool = False
+    #: A demand the next seat failed (drew one, could not play) ends with its turn (A-12 alternative).
+    demand_expires: bool = False
+    #: Who draws for `draw_previous`: the "seat" before the player (B-14) or the last seat that
+    #: "discarded" (B-14 alternative); the seat before when nobody has yet.
+    previous_seat: str = "seat"
+    #: A failed follow: the obligation "lapse"s (C-8) or "pass"es to the next seat, for as long as
+    #: each failing seat draws a card (C-8 alternative).
+    follow_fail: str = "lapse"
     #: After a single draw: "any" legal card may be played (B-4) or only the "drawn" one (C-4).
     after_draw_play: str = "any"
     #: After drawing, a legal card must be played (Moumou A-10) or the player may pass.
@@ -175,6 +190,8 @@ class Ruleset:
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible_from", -self.visible_discard)
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
+        # (top card, active suit, demand?) -> the deck's cards legal on it, filled as tops occur (legal.py).
+        object.__setattr__(self, "_playable", {})
         rules = {}
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
@@ -198,6 +215,11 @@ class Ruleset:
             self, "_no_finish", frozenset(c for c, r in rules.items() if r.cannot_finish == "forbidden")
         )
         object.__setattr__(self, "_open_top", frozenset(c for c, r in rules.items() if r.open_top))
+        object.__setattr__(self, "_identities", list(rules))  # each distinct card once (Blind claims)
+        # Hand size at which the call is offered in turn: 2 (S1, before the 2→1 discard), 1 (C-9
+        # ``call_model = on_going_out``: before the finishing play), 0 (no call in turn).
+        timing = self.call.timing if self.call is not None else ""
+        object.__setattr__(self, "_call_at", {"before_discard": 2, "on_going_out": 1}.get(timing, 0))
 
     def deck_cards(self) -> list[str]:
         return _cards.deck(self.ranks, copies=self.copies, jokers=self.jokers)

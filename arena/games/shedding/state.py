@@ -86,6 +86,8 @@ class SheddingState(GameState):
         self.masks: dict[int, str] = {}  # Blind: pile position -> the real face-down card
         self.blind_play: dict | None = None
         self.blind_skip = 0
+        self.last_discarder: int | None = None  # B-14 alternative: who a 9 makes draw
+        self.carry_follow = False  # C-8 alternative: a failed follow waiting out a call window
         self._refresh_gone()
         self.active_suit: str | None = None
         self.suit_kind: str | None = None
@@ -341,6 +343,12 @@ class SheddingState(GameState):
         first_out = rules.hand_end == "first_out"
         if not self.hands[seat] and not (opening and rules.opening == "upcard"):
             finished = not (rule.covers or rule.follow or rule.cannot_finish in ("continue", "penalty"))
+            if finished and rules._call_at == 1 and self.called != 1 and not opening:
+                finished = False  # C-9 flag: going out without the word is no going out
+                self._draw(seat, rules.call.penalty)
+            elif not finished and rule.emptying is not None:
+                rule = rule.emptying  # A-14 s7_literal: the last Ace acts differently, once per play
+                cards = (last,)
             if finished and rules.finishing_effects == "ignore" and first_out and not rules.return_window:
                 self._finish(seat, "out")
                 return
@@ -360,9 +368,15 @@ class SheddingState(GameState):
         if reverses % 2:
             self.direction = -self.direction
         if draw_previous:
-            self._draw((seat - self.direction) % self.players, draw_previous)
+            previous = self.last_discarder
+            if rules.previous_seat != "discarder" or previous is None:
+                previous = (seat - self.direction) % self.players
+            self._draw(previous, draw_previous)
         if draw_next:
-            self._draw(self._step(seat, 1), draw_next)
+            target = self._step(seat, 1)
+            self._draw(target, draw_next)
+            if rule.skip_if_stuck and not playable_cards(self, self.hands[target]):
+                skips += 1
         if draw_others:
             for other in self.others(seat):
                 self._draw(other, draw_others)
@@ -373,6 +387,9 @@ class SheddingState(GameState):
         if not self.hands[seat] and rule.cannot_finish == "penalty" and not opening:
             self._draw(seat, rules.finish_penalty)  # C-27 alternative: no win, and a penalty
         if finished:
+            if pending and rules.finishing_effects == "apply":  # nobody can answer it: taken at once
+                self._draw(self._step(seat, 1), self.pending_draw + pending)
+                self.pending_draw = pending = 0
             if first_out and not rules.return_window:
                 self._finish(seat, "out")
                 return
@@ -460,8 +477,7 @@ class SheddingState(GameState):
                     self.drawn = True
                     return
         if self.phase == "follow":  # failed follow: draw one, the turn ends (C-8)
-            self._draw(seat, 1)
-            self._end_turn(1)
+            self._fail_follow()
             return
         self.drawn = True
         if rules.draw_mode == "until_playable" and self.suit_kind != "demand":
@@ -478,6 +494,8 @@ class SheddingState(GameState):
             return
         if self.suit_kind == "demand":  # A-11: exactly one card, then play or the turn ends
             if not playable_cards(self, self.hands[seat]):
+                if rules.demand_expires:  # A-12 alternative: the failed demand binds nobody after
+                    self.active_suit = self.suit_kind = None
                 self._end_turn(1)
             return
         if rules.after_draw_play == "drawn":  # C-4: only the drawn card may follow
@@ -490,8 +508,28 @@ class SheddingState(GameState):
         """Is this card (just drawn into the current hand) legal on the top?"""
         return card in playable_cards(self, self.hands[self.cur])
 
+    def _fail_follow(self) -> None:
+        """C-8: draw one and the turn ends; the alternative passes the obligation on if a card came."""
+        got = self._draw(self.cur, 1)
+        self._end_turn(1)
+        if got and self.rules.follow_fail == "pass" and not self.over:
+            if self.phase == "turn":
+                self.phase = "follow"
+            else:  # a call or an accusation window first; `_resume` hands the obligation on
+                self.carry_follow = True
+
+    def _resume(self, seat: int) -> None:
+        """Start `seat`'s turn after a call or accusation window, with a carried follow obligation."""
+        self._start_turn(seat)
+        if self.carry_follow:
+            self.carry_follow = False
+            if not self.over and self.phase == "turn":
+                self.phase = "follow"
+
     def _stuck(self) -> None:
         """Nothing can be played or drawn: the turn ends; a full round of this blocks the hand."""
+        if self.suit_kind == "demand" and self.rules.demand_expires and not self.placed:
+            self.active_suit = self.suit_kind = None  # A-12 alternative, as after a failed draw
         self.idle += 1
         if self.idle >= self.players - self.gone_count:
             self._score_hand(None, "blocked")
@@ -507,7 +545,7 @@ class SheddingState(GameState):
                 self.cur = window["queue"][0]
             else:
                 self.window = None
-                self._start_turn(window["next"])
+                self._resume(window["next"])
             return
         if phase == "call":
             self._open_window(self.cur, self.next_seat)
@@ -535,7 +573,7 @@ class SheddingState(GameState):
         call = self.rules.call
         seat = self.cur
         if self.phase == "call":  # S2: said in time, nothing to catch
-            self._start_turn(self.next_seat)
+            self._resume(self.next_seat)
             return
         hand = self.hands[seat]
         if self.pending_draw or self.pending_skip:
@@ -543,7 +581,7 @@ class SheddingState(GameState):
             can_discard = any(c[0] in counters or c in counters for c in hand)
         else:
             can_discard = bool(playable_cards(self, hand))
-        if len(hand) == 2 and not self.drawn and can_discard:
+        if len(hand) == self.rules._call_at and not self.drawn and can_discard:
             self.called = 1
         else:  # B-7: every failed precondition is a false call
             self.called = 2
@@ -564,12 +602,14 @@ class SheddingState(GameState):
         else:
             self._draw(window["offender"], call.penalty)
         self.window = None
-        self._start_turn(window["next"])
+        self._resume(window["next"])
 
     # -- turn flow ------------------------------------------------------------------
 
     def _end_turn(self, steps: int) -> None:
         seat = self.cur
+        if self.placed:
+            self.last_discarder = seat
         if self.blind_skip:  # C-13: a challenger who doubted the truth loses their next turn
             steps += self.blind_skip
             self.blind_skip = 0
@@ -619,8 +659,7 @@ class SheddingState(GameState):
             if phase == "follow":
                 if playable_cards(self, self.hands[self.cur]):
                     return
-                self._draw(self.cur, 1)
-                self._end_turn(1)
+                self._fail_follow()
             elif phase == "turn" and (self.pending_draw or self.pending_skip):
                 legal = legal_actions(self)
                 if len(legal) != 1 or legal[0] != A.ACCEPT:

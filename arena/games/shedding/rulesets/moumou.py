@@ -4,7 +4,9 @@ Resolutions (A-n are RULES.md's; all defaults):
 
 * A-1 exactly 2 players.  A-2 the dealer's 5th card is the dealer's first
   play with full effects; the dealer may add same-rank cards, must cover a 6
-  and names a Jack's suit.  The first dealer is seat 0; afterwards the loser
+  and names a Jack's suit (option ``opening = extra_card_no_effect``: the
+  dealer keeps 5, an extra upcard acts on nobody and the opponent plays
+  first).  The first dealer is seat 0; afterwards the loser
   of the previous hand deals (A-23; option ``dealer = alternate``).  The
   loser is the seat with more hand points; on a tie the deal alternates.
 * A-3 a 7 makes the opponent draw 1 per 7, then the opponent plays
@@ -16,14 +18,22 @@ Resolutions (A-n are RULES.md's; all defaults):
   ``six_overrides_demand``).  A-8 the cover is an ordinary play (combo,
   effects); cover = any 6, the suit of the top 6, or a Jack.  A-9 drawing
   for a cover stops at the first cover, which must be played; if nothing
-  can be drawn the obligation lapses (``pass``).
+  can be drawn the obligation lapses (``pass``).  A-25 no voluntary draw
+  (option ``voluntary_draw``: ``draw`` is offered while holding a legal
+  card; it still draws until a playable card and one must then be played).
 * A-10 ``draw`` draws until a playable card turns up (one decision), then a
-  legal card must be played.  A-25 no voluntary draw.  A-11 under a demand
+  legal card must be played.  A-11 under a demand
   ``draw`` takes exactly one card; if it does not help the turn ends.
-  A-12 the demand stays until a card is placed on it; A-13 Jack on Jack.
+  A-12 the demand stays until a card is placed on it, so after a failed
+  draw the Jack's player must follow it too (option
+  ``demand_expires_after_opponent_turn``: a failed demand ends with the
+  opponent's turn and the Jack counts as a plain Jack).  A-13 Jack on Jack.
 * A-14 an Ace may empty the hand but does not win: the skip applies and the
-  Ace player, with 0 cards, must draw and go on (option ``ace_last =
-  forbidden``).  A-15 a final 6 must be covered first.  A-16 a last-card
+  Ace player, with 0 cards, must draw and go on (options ``ace_last =
+  forbidden``: an Ace may not empty the hand; ``ace_last = s7_literal``, the
+  §7 reading: the emptying Ace makes the opponent draw 1 instead of the
+  skip, and the opponent loses the turn only if they then cannot play;
+  the Ace player still has not won).  A-15 a final 6 must be covered first.  A-16 a last-card
   Jack finish offers ``bonus self`` (-20 own total) or ``bonus others``
   (+20 to the opponent), once per finish (option ``jack_bonus_per_card``).
   A-17 draws of a finishing 7/8/Kc apply before scoring (option
@@ -52,8 +62,16 @@ OPTIONS = {
     "dealer": OptionSpec("loser", "who deals the next hand: the loser of the last one, or alternate (A-23)",
                          ("loser", "alternate")),
     "six_overrides_demand": OptionSpec(False, "a 6 stays playable on anything even under a Jack demand (A-7)"),
-    "ace_last": OptionSpec("continue", "an Ace as the last card: allowed but no win (continue) or illegal "
-                           "(forbidden) (A-14)", ("continue", "forbidden")),
+    "ace_last": OptionSpec("continue", "an Ace as the last card: allowed but no win, the skip applies (continue), "
+                           "illegal (forbidden), or the opponent draws 1 and skips only if they then cannot "
+                           "play, still no win (s7_literal) (A-14)", ("continue", "forbidden", "s7_literal")),
+    "opening": OptionSpec("hand_card", "the opening card: the dealer's 5th card as their first play with full "
+                          "effects (hand_card), or an extra upcard with no effect, the opponent playing first "
+                          "(extra_card_no_effect) (A-2)", ("hand_card", "extra_card_no_effect")),
+    "demand_expires_after_opponent_turn": OptionSpec(False, "a Jack demand the opponent failed (drew and could "
+                                                     "not play) ends with their turn instead of binding the "
+                                                     "Jack's player too (A-12)"),
+    "voluntary_draw": OptionSpec(False, "a player may draw while holding a legal card (A-25)"),
     "finishing_effects": OptionSpec("apply", "draw effects of the card that empties a hand: apply or ignore (A-17)",
                                     ("apply", "ignore")),
     "jack_bonus_per_card": OptionSpec(False, "the last-card Jack bonus of 20 counts per Jack, not per finish (A-16)"),
@@ -68,6 +86,14 @@ SUMMARY = (
 )
 
 
+def _ace(ace_last: str) -> CardRule:
+    """A-14: the Ace skips and cannot win; s7_literal swaps the skip for §7's draw-1-then-maybe-skip."""
+    if ace_last == "s7_literal":
+        emptying = CardRule(draw_next=1, skip_if_stuck=True, cannot_finish="continue")
+        return CardRule(skip=True, cannot_finish="continue", emptying=emptying)
+    return CardRule(skip=True, cannot_finish=ace_last)
+
+
 def build(options: dict) -> Ruleset:
     six = CardRule(
         placement="any" if options["six_overrides_demand"] else "any_unless_demand",
@@ -79,7 +105,10 @@ def build(options: dict) -> Ruleset:
         min_players=MIN_PLAYERS,
         max_players=MAX_PLAYERS,
         hand_size=5,
-        opening="hand_card",
+        opening="hand_card" if options["opening"] == "hand_card" else "upcard",
+        starter_effects=options["opening"] == "hand_card",
+        voluntary_draw=options["voluntary_draw"],
+        demand_expires=options["demand_expires_after_opponent_turn"],
         draw_mode="until_playable",
         must_play_after_draw=True,
         recycle_keep=4,
@@ -92,7 +121,7 @@ def build(options: dict) -> Ruleset:
             "6": six,
             "7": CardRule(draw_next=1, skip=options["seven_player_goes_again"]),
             "8": CardRule(draw_next=2, skip=True),
-            "A": CardRule(skip=True, cannot_finish=options["ace_last"]),
+            "A": _ace(options["ace_last"]),
             "J": CardRule(placement="any", suit_choice="demand", finish_bonus=20),
         },
         card_rules={"Kc": CardRule(draw_next=5, skip=True)},
