@@ -90,8 +90,12 @@ def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
     return [sys.executable, __file__, "--raw-bot", str(port), name, str(max_games)]
 
 
-def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> tuple[float, int]:
-    """Decisions/s over the measuring window, and the games finished."""
+def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> tuple[float, int, float]:
+    """Decisions/s over the measuring window, the games finished, and the server's CPU us per decision.
+
+    The CPU figure (``time.process_time``: every thread of the server process) does not depend
+    on how busy the rest of the machine is, unlike the rate.
+    """
     import trio
 
     from arena.match.timecontrol import TimeControl
@@ -123,12 +127,12 @@ def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> 
                 for table in range(games):
                     nursery.start_soon(keep_playing, table)
                 await trio.sleep(warmup)
-                start, start_count = time.monotonic(), decisions_so_far(handle)
+                start, start_count, start_cpu = time.monotonic(), decisions_so_far(handle), time.process_time()
                 await trio.sleep(seconds)
                 made = decisions_so_far(handle) - start_count
-                elapsed = time.monotonic() - start
+                elapsed, cpu = time.monotonic() - start, time.process_time() - start_cpu
                 nursery.cancel_scope.cancel()
-            return made / elapsed, finished
+            return made / elapsed, finished, cpu / max(1, made) * 1e6
         finally:
             await trio.to_thread.run_sync(stop_all, processes)
 
@@ -170,7 +174,8 @@ class PingPong(rpc.ArenaServicer):
             await context.write(self.turn)
 
 
-def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> float:
+def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> tuple[float, float]:
+    """Round trips/s over the window, and the server's CPU us per round trip."""
     count = bot_processes(games)
     inflight = [games // count + (1 if i < games % count else 0) for i in range(count)]
 
@@ -185,15 +190,15 @@ def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -
         try:
             await asyncio.wait_for(servicer.all_connected.wait(), 120)
             await asyncio.sleep(warmup)
-            start = time.monotonic()
+            start, start_cpu = time.monotonic(), time.process_time()
             await asyncio.sleep(seconds)
-            end = time.monotonic()
+            end, cpu = time.monotonic(), time.process_time() - start_cpu
             servicer.stop.set()
             made = sum(1 for t in servicer.answers if start <= t <= end)
         finally:
             await server.stop(0.5)
             await asyncio.to_thread(stop_all, processes)
-        return made / (end - start)
+        return made / (end - start), cpu / max(1, made) * 1e6
 
     return asyncio.run(main())
 
@@ -370,10 +375,11 @@ def main() -> int:
     turn, _ = reference_messages()
     console.print(f"[bold]Arena benchmark[/]: {RULESET}, TurnRequest {turn.ByteSize()} bytes, "
                   f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
-    speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw", "games played")
+    speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw",
+                  "server CPU us/decision (raw)", "games played")
     kinds = [k for k in args.bots.split(",") if k]
     for games in [int(g) for g in args.games.split(",")]:
-        raw, best = 0.0, {kind: (0.0, 0) for kind in kinds}
+        raw, best = (0.0, 0.0), {kind: (0.0, 0, 0.0) for kind in kinds}
         for attempt in range(max(1, args.repeat)):
             with console.status(f"{games} games: raw ping-pong ({attempt + 1}/{args.repeat})..."):
                 raw = max(raw, raw_rate(games, args.seconds, args.warmup, turn))
@@ -381,10 +387,11 @@ def main() -> int:
                 with console.status(f"{games} games: arena with {kind} bots ({attempt + 1}/{args.repeat})..."):
                     best[kind] = max(best[kind], arena_rate(games, args.seconds, args.warmup, kind))
         for kind in kinds:
-            ours, played = best[kind]
-            ratio = ours / raw if raw else float("nan")
-            speed.add_row(str(games), kind, str(bot_processes(games)), f"{ours:,.0f}", f"{raw:,.0f}",
-                          f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", str(played))
+            ours, played, cpu_us = best[kind]
+            ratio = ours / raw[0] if raw[0] else float("nan")
+            speed.add_row(str(games), kind, str(bot_processes(games)), f"{ours:,.0f}", f"{raw[0]:,.0f}",
+                          f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", f"{cpu_us:,.0f} ({raw[1]:,.0f})",
+                          str(played))
     console.print(speed)
     late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99")
     for games in [int(g) for g in args.overshoot_games.split(",") if g]:

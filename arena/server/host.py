@@ -20,6 +20,7 @@ import grpc
 import trio
 
 from arena.server.config import ServerConfig
+from arena.server import guestloop
 from arena.server.live import LiveGame, LiveGames
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
@@ -195,9 +196,11 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     log.info("arena listening on %s:%d%s", config.host, port, " (TLS)" if config.uses_tls else "")
 
     done: asyncio.Future = loop.create_future()
+    if guestloop.install():  # trio's I/O wait on this loop, not in a thread: see guestloop.py
+        guestloop.use_loop(loop)
     trio.lowlevel.start_guest_run(
         _trio_main, hub, handle, director,
-        run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+        run_sync_soon_threadsafe=guestloop.call_soon_from_anywhere(loop),
         run_sync_soon_not_threadsafe=loop.call_soon,
         done_callback=lambda result: done.done() or done.set_result(result),
         host_uses_signal_set_wakeup_fd=True,
