@@ -28,7 +28,7 @@ class ReplayViewer(App):
     AUTO_FOCUS = None  # keys go to the viewer, not to the (hidden) jump prompt or the scroll area
     CSS = """
     #table-scroll { width: 1fr; }
-    #log { width: 52; }
+    #log { width: 40%; min-width: 34; max-width: 52; }  /* narrow terminals keep room for the table */
     #jump { dock: bottom; display: none; }
     #jump.open { display: block; }
     """
