@@ -16,7 +16,9 @@ from pathlib import Path
 
 from arena.cli import CommandError
 
-DEMO_BOTS = ("random_bot", "greedy_bot", "tactician")
+#: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
+#: bots its leaderboard stayed empty for ever.
+DEMO_BOTS = (("random_bot", "random"), ("greedy_bot", "greedy"), ("tactician", "tactician"), ("random_bot", "random-2"))
 SAMPLE_BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
@@ -167,7 +169,7 @@ def run(args) -> int:
         raise CommandError("--demo's sample bots connect on loopback without TLS: leave out --tls-cert/--tls-key")
     _check_port_free(args.host, args.port)
     if args.demo:
-        missing = [name for name in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{name}.py").is_file()]
+        missing = sorted({script for script, _ in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{script}.py").is_file()})
         if missing:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
     try:
@@ -255,7 +257,7 @@ def _serve(args, store, config, players, time_control) -> int:
                 code = process.poll()
                 if code is not None and process.pid not in reported:
                     reported.add(process.pid)
-                    name = Path(process.args[1]).stem
+                    name = process.args[process.args.index("--name") + 1]
                     message = f"demo bot {name} exited with status {code}: see {_demo_log(Path(args.replays))}"
                     view.note = message
                     if live is None:
@@ -308,11 +310,11 @@ def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subpr
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "ab")
     processes = []
-    for name in DEMO_BOTS:
+    for script, name in DEMO_BOTS:
         processes.append(
             subprocess.Popen(
-                [sys.executable, str(SAMPLE_BOTS_DIR / f"{name}.py"), "--arena", f"127.0.0.1:{port}",
-                 "--name", name.removesuffix("_bot"), "--max-games", str(games_at_once)],
+                [sys.executable, str(SAMPLE_BOTS_DIR / f"{script}.py"), "--arena", f"127.0.0.1:{port}",
+                 "--name", name, "--max-games", str(games_at_once)],
                 stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
                 cwd=str(SAMPLE_BOTS_DIR.parent),
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
