@@ -211,6 +211,8 @@ class SheddingState(GameState):
             for action in legal:
                 if action.verb == "blind" and action.args[0] == action.args[1]:
                     return action
+        if phase == "turn" and self.rules._call_at == 1 and legal[-1].verb == "call":
+            return legal[-1]  # C-9 flag: going out needs the word, and a timeout should not cost 2 cards
         if phase == "turn" and A.DRAW in legal and legal[0].verb == "play":
             return legal[0]  # a voluntary draw as the timeout choice would let hands grow without end
         for preferred in (A.ACCEPT, A.STOP, A.DRAW, A.PASS, A.BONUS_SELF):
