@@ -76,3 +76,11 @@ def test_new_options_are_listed_and_the_omissions_explained():
         assert ref in info.options[name].help
         assert name in info.resolutions
     assert "C-1 no cut" in info.resolutions and "extra_decks_on_shortage" in info.resolutions
+
+
+def test_C9_option_on_going_out_a_quick_combo_finish_needs_no_word():
+    pos = position([["Td", "Ts"], ["9c", "Ks"], ["Qd", "Qs"]], ["Th"], ["8c", "9d"])
+    state = run(R, pos, ["play Td"], call_model="on_going_out", quick=True)
+    assert state.decision == "combo"
+    state.apply("play Ts")
+    assert state.is_over  # the word is said at one card, which this hand never held

@@ -345,8 +345,8 @@ class SheddingState(GameState):
         first_out = rules.hand_end == "first_out"
         if not self.hands[seat] and not (opening and rules.opening == "upcard"):
             finished = not (rule.covers or rule.follow or rule.cannot_finish in ("continue", "penalty"))
-            if finished and rules._call_at == 1 and self.called != 1 and not opening:
-                finished = False  # C-9 flag: going out without the word is no going out
+            if finished and rules._call_at == 1 and self.called != 1 and len(cards) == 1 and not opening:
+                finished = False  # C-9 flag: going out without the word (said at one card) is no going out
                 self._draw(seat, rules.call.penalty)
             elif not finished and rule.emptying is not None:
                 rule = rule.emptying  # A-14 s7_literal: the last Ace acts differently, once per play

@@ -38,7 +38,8 @@ Resolutions (C-n are RULES.md's; all defaults):
   one card; instead ``call mau`` (``call mau-mau`` for a Jack) is offered
   in turn beside the plays while the player holds one playable card, and
   a finishing play without it does not go out: the player draws 2, the
-  card's effects apply and the turn ends as usual.
+  card's effects apply and the turn ends as usual.  A Quick combo that
+  empties a longer hand needs no word (it was never down to one card).
 * C-10 points A 11, 10/J/Q/K 10, 7-9 face; a Jack as the winning card
   doubles the losers' points (option ``jack_double_per_card`` is moot
   without combos but kept for the Quick profile).  ``hands`` > 1 plays a
