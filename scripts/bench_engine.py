@@ -36,7 +36,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena.games.selfplay import chooser, play_random_game  # noqa: E402
+from arena.games.selfplay import MAX_DECISIONS, StalledGameError, chooser  # noqa: E402
 
 OPENSPIEL_PLAYERS = (2, 5)
 
@@ -68,14 +68,22 @@ def bench_ruleset(ruleset: str, players: int, seconds: float, seed: int) -> Run:
 
     One action picker for the whole run, as on OpenSpiel's side: seeding a
     fresh generator per game is harness work, not engine work.
+    The loop is OpenSpiel's below, step for step (`selfplay.play_random_game`
+    adds per-seat counts, a hook and a `PlayedGame` record per game).
     """
     rng = chooser(seed)
     played = decisions = 0
     started = time.process_time()
     while time.process_time() - started < seconds:
-        game = play_random_game(ruleset, players, seed + played, rng=rng, observe=True)
+        state = games.new_game(ruleset, players=players, seed=seed + played)
+        bound = decisions + MAX_DECISIONS
+        while not state.is_over:
+            state.observation(state.current)
+            state.apply(rng.choice(state.legal_actions()))
+            decisions += 1
+            if decisions > bound:
+                raise StalledGameError(f"{ruleset} ({players} players, seed {seed + played}) does not end")
         played += 1
-        decisions += game.decisions
     return Run(ruleset, players, played, decisions, time.process_time() - started)
 
 
