@@ -113,8 +113,17 @@ HOLDING_KEYS = ("stock", "discard", "melds", "table", "set_aside")
 
 
 def public_holdings(position: Mapping[str, Any]) -> Counter:
-    """Cards outside every hand and the stock: they have been shown face up."""
-    return Counter(c for key in HOLDING_KEYS if key != "stock" for c in cards_in(position.get(key, ())))
+    """Cards outside every hand and the stock: they have been shown face up.
+
+    A discard played face down (the Blind variation) is hidden; the position lists it under
+    ``claims`` as ``[index, claimed card]``, and the claim is what was shown.
+    """
+    public = Counter(c for key in HOLDING_KEYS if key != "stock" for c in cards_in(position.get(key, ())))
+    discard = position.get("discard", [])
+    for index, claim in position.get("claims") or ():
+        public[discard[index]] -= 1
+        public[claim] += 1
+    return +public
 
 
 def all_cards(position: Mapping[str, Any]) -> Counter:
