@@ -59,6 +59,12 @@ def register(subparsers) -> None:
         metavar="[RULESET=]N",
         help="table size (default: each ruleset's minimum); N for all, or RULESET=N",
     )
+    ladder.add_argument(
+        "--option",
+        action="append",
+        metavar="RULESET:KEY=VALUE",
+        help="a ruleset option for the ladder's games, repeatable (see `arena rules show RULESET`)",
+    )
     ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once (default 8)")
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
     ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games")
@@ -105,6 +111,37 @@ def _rulesets(args) -> dict[str, int]:
             games.ruleset_info(name).check_players(count)
             sizes[name] = count
     return sizes
+
+
+#: --demo plays DD MAU one hand a game: a whole match to 505 is some 12,000 decisions (minutes
+#: each), and the fair scheduler soon filled every table with it, so the demo's other rulesets
+#: all but stopped.  An explicit --option ddmau:max_hands=N wins.
+DEMO_OPTIONS = {"ddmau": {"max_hands": 1}}
+
+
+def _options(args, players: dict[str, int]) -> dict[str, dict]:
+    """Per-ruleset options from --option RULESET:KEY=VALUE, checked and typed by the ruleset."""
+    from arena import games
+
+    given: dict[str, dict] = {}
+    if args.demo:
+        for ruleset, defaults in DEMO_OPTIONS.items():
+            if ruleset in players and set(defaults) <= set(games.ruleset_info(ruleset).options):
+                given[ruleset] = dict(defaults)
+    for item in args.option or []:
+        ruleset, colon, pair = item.partition(":")
+        key, equals, value = pair.partition("=")
+        if not colon or not equals or not ruleset.strip() or not key.strip():
+            raise CommandError(f"--option takes RULESET:KEY=VALUE, not {item!r}")
+        ruleset, key = ruleset.strip(), key.strip()
+        if ruleset not in players:
+            raise CommandError(f"--option {item!r}: {ruleset} is not among the scheduled rulesets ({', '.join(players)})")
+        given.setdefault(ruleset, {})[key] = value.strip()
+    typed = {}
+    for ruleset, pairs in given.items():
+        resolved = games.ruleset_info(ruleset).resolve_options(pairs)  # OptionError names the known options
+        typed[ruleset] = {key: resolved[key] for key in pairs}
+    return typed
 
 
 def _check_numbers(args) -> None:
@@ -157,6 +194,7 @@ def run(args) -> int:
 
     _check_numbers(args)
     players = _rulesets(args)
+    options = _options(args, players)
     loopback = is_loopback(args.host)
     if not loopback and not args.registered_only:
         raise CommandError(
@@ -209,10 +247,10 @@ def run(args) -> int:
         move_ms=args.move_ms, bank_ms=args.bank_ms, increment_ms=args.increment_ms,
         first_move_ms=args.first_move_ms, max_strikes=args.max_strikes,
     )
-    return _serve(args, store, config, players, time_control)
+    return _serve(args, store, config, players, options, time_control)
 
 
-def _serve(args, store, config, players, time_control) -> int:
+def _serve(args, store, config, players, options, time_control) -> int:
     import trio
     from rich.console import Console
     from rich.live import Live
@@ -227,6 +265,7 @@ def _serve(args, store, config, players, time_control) -> int:
     view = DashboardView(address=f"{args.host}:{args.port}")
     settings = LadderSettings(
         players=players,
+        options=options,
         time_control=time_control,
         replays=Path(args.replays),
         concurrency=args.concurrency,
@@ -266,6 +305,10 @@ def _serve(args, store, config, players, time_control) -> int:
     async def director(handle) -> object:
         print(f"arena listening on {handle.address} (db {args.db}, replays {args.replays}/, "
               f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
+        for ruleset, chosen in options.items():
+            print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"
+                  + (" (the demo's default; give --option to change it)" if args.demo and ruleset in DEMO_OPTIONS
+                     and chosen == DEMO_OPTIONS[ruleset] else ""), flush=True)
         if args.demo:
             bots.extend(_start_demo_bots(handle.port, Path(args.replays), min(4, args.max_games_per_bot)))
         async with trio.open_nursery() as nursery:

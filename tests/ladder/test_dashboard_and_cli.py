@@ -128,6 +128,26 @@ def test_serve_on_a_taken_port_or_a_database_in_use_fails_in_one_line_and_touche
     live.close()
 
 
+def test_serve_options_are_checked_by_the_ruleset_and_the_demo_shortens_dd_mau(tmp_path, capsys):
+    import argparse
+
+    from arena.cli.serve import _options
+    from arena.games import rulesets
+
+    db = ["--port", "0", "--db", str(tmp_path / "d.db"), "--replays", str(tmp_path / "r")]
+    assert main(["serve", "--game", "moumou", "--option", "moumou:nosuch=1", *db]) == 2
+    assert "moumou has no option nosuch" in capsys.readouterr().err
+    assert main(["serve", "--game", "moumou", "--option", "limit=51", *db]) == 2
+    assert "RULESET:KEY=VALUE" in capsys.readouterr().err
+    assert not (tmp_path / "d.db").exists()
+    if "ddmau" in rulesets():  # a 505-point DD MAU match is minutes long: the demo plays one hand
+        demo = argparse.Namespace(demo=True, option=None)
+        assert _options(demo, {"ddmau": 2}) == {"ddmau": {"max_hands": 1}}
+        assert _options(argparse.Namespace(demo=True, option=["ddmau:max_hands=3"]), {"ddmau": 2}) == {
+            "ddmau": {"max_hands": 3}}
+        assert _options(argparse.Namespace(demo=False, option=None), {"ddmau": 2}) == {}
+
+
 def test_dashboard_with_many_rulesets_stays_short(tmp_path):
     """A ladder over every ruleset: the busiest get tables, the others one line each."""
     store = populated_store(tmp_path / "a.db")
