@@ -230,10 +230,20 @@ def fit_bradley_terry(
             break
 
     _gradient, information = information_at(theta)
+    component = _components(table.n)
     if anchor is None:
         theta = theta - theta.mean()
         # For a connected comparison graph this is exactly the pseudo-inverse of the information.
-        covariance = np.linalg.inv(information + gauge + ridge) - gauge
+        # With several components, only the pinned one's intervals mean anything; computed over
+        # all bots, the whisper of ridge made them millions of Elo wide (±5383471 on the dashboard).
+        pinned = _anchor_component(component, table.bots, None)
+        inside = [i for i in range(size) if component[i] == pinned]
+        covariance = np.zeros((size, size))
+        sub_gauge = np.full((len(inside), len(inside)), 1.0 / len(inside))
+        covariance[np.ix_(inside, inside)] = (
+            np.linalg.inv(information[np.ix_(inside, inside)] + sub_gauge + ridge[: len(inside), : len(inside)])
+            - sub_gauge
+        )
         origin = anchor_rating
     else:
         a = table.bots.index(anchor)
@@ -245,7 +255,6 @@ def fit_bradley_terry(
             covariance[np.ix_(keep, keep)] = np.linalg.inv(reduced)
         origin = anchor_rating
     variances = np.clip(np.diag(covariance), 0.0, None)
-    component = _components(table.n)
     ratings = []
     for i, bot in enumerate(table.bots):
         undetermined = size > 1 and component[i] != _anchor_component(component, table.bots, anchor)

@@ -149,6 +149,19 @@ def test_disconnected_bot_gets_an_infinite_interval_not_a_crash():
     assert math.isfinite(table["c"].ci)
 
 
+def test_the_pinned_component_of_a_split_ladder_keeps_its_own_interval():
+    """Two pairs that never met (the demo's random/random-2 and greedy/tactician early on)."""
+    games = games_between("a", "b", 30, 10) + games_between("c", "d", 5, 5, start=100)
+    table = by_name(fit_bradley_terry(games, prior_draws=0))
+    alone = by_name(fit_bradley_terry(games_between("a", "b", 30, 10), prior_draws=0))
+    pinned = [bot for bot in "abcd" if math.isfinite(table[bot].ci)]
+    assert pinned in (["a", "b"], ["c", "d"])
+    if pinned == ["a", "b"]:
+        assert table["a"].ci == pytest.approx(alone["a"].ci, rel=1e-6)
+    else:
+        assert table["c"].ci < 400  # 10 even games: a few hundred Elo, not millions
+
+
 def test_live_elo_moves_winner_up_by_k_half_and_conserves_points():
     elo = LiveElo(k=32)
     change = elo.update("moumou", {"a": 1, "b": 2})
