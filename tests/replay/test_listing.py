@@ -30,6 +30,7 @@ def test_scan_lists_newest_first_with_status_and_filters(tmp_path, toy_ruleset):
     assert [s.game_id for s in scan(tmp_path, limit=2)[0]] == ["crashed", "new"]
     assert scan(tmp_path, ruleset="no-such-game")[0] == []
     assert found[1].outcome.startswith(("winner ", "tied "))
+    assert found[0].outcome == "running or cut off"  # a .part may be a live server's game: not called dead
 
 
 def test_replays_command_prints_a_table_and_warns_about_bad_files(tmp_path, toy_ruleset, capsys, monkeypatch):
