@@ -168,12 +168,14 @@ def _check_port_free(host: str, port: int) -> None:
     import errno
     import socket
 
-    if port == 0:
-        return
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as error:
+        raise CommandError(f"cannot listen on {host}: {error.strerror}") from None
     except (OSError, UnicodeError):
-        return  # not resolvable: the server reports it as it binds
+        return  # the server reports it as it binds
+    if port == 0:
+        return
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free
         try:
@@ -210,6 +212,8 @@ def run(args) -> int:
         missing = sorted({script for script, _ in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{script}.py").is_file()})
         if missing:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
+    if Path(args.replays).exists() and not Path(args.replays).is_dir():
+        raise CommandError(f"--replays {args.replays} is a file, not a folder")
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
         probe = Path(args.replays) / ".arena-write-test"

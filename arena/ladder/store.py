@@ -213,6 +213,8 @@ class LadderStore:
         path = str(path)
         server_lock = None
         if path != ":memory:":
+            if Path(path).is_dir():
+                raise StoreError(f"{path} is a directory, not a ladder database file")
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             if recover:
                 server_lock = _take_server_lock(path)

@@ -126,6 +126,13 @@ def test_serve_on_a_taken_port_or_a_database_in_use_fails_in_one_line_and_touche
     assert "in use by another `arena serve`" in capsys.readouterr().err
     assert {g.id: g.status for g in live.games()}["g1"] == "running"
     live.close()
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    assert main(["serve", "--port", "0", "--db", str(folder), "--replays", str(tmp_path / "r")]) == 2
+    assert "is a directory, not a ladder database file" in capsys.readouterr().err
+    assert not (tmp_path / "folder.lock").exists()
+    assert main(["serve", "--port", "0", "--db", str(tmp_path / "e.db"), "--replays", str(tmp_path / "live.db")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
 
 
 def test_serve_options_are_checked_by_the_ruleset_and_the_demo_shortens_dd_mau(tmp_path, capsys):
