@@ -23,16 +23,19 @@ def _seat_number(value: Any) -> int:
     return -1 if value is None else int(value)
 
 
-def _details_json(rest: Mapping[str, Any]) -> str:
-    """The game-specific keys as compact JSON text, built once per message with the C encoder.
+#: One encoder for every message (``json.dumps`` with options builds a new one per call).
+#: ``check_circular=False``: observations are trees (a cycle would fail at the recursion
+#: limit, caught like any other non-JSON value).
+_DETAILS_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                                    check_circular=False)
 
-    ``check_circular=False``: observations are trees (a cycle would fail at the recursion limit,
-    caught below like any other non-JSON value).
-    """
+
+def _details_json(rest: Mapping[str, Any]) -> str:
+    """The game-specific keys as compact JSON text, built once per message with the C encoder."""
     try:
-        return json.dumps(rest, separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
+        return _DETAILS_ENCODER.encode(rest)
     except (TypeError, ValueError, RecursionError):  # not plain JSON data (sets, enums...): normalise first
-        return json.dumps(Observation(dict(rest)).to_dict(), separators=(",", ":"), ensure_ascii=False)
+        return _DETAILS_ENCODER.encode(Observation(dict(rest)).to_dict())
 
 
 def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Sequence[str] = ()) -> pb.Observation:
