@@ -11,7 +11,7 @@ import pytest
 from arena import games
 from arena.cli import main
 from arena.games import registry
-from arena.games.base import Action, GameError, GameState, Observation, Result
+from arena.games.base import Action, GameError, GameState, Observation, OptionError, Result
 from arena.games.registry import OptionSpec, RulesetInfo
 
 
@@ -74,6 +74,8 @@ class Discard(GameState):
 def new_discard_game(players, seed, options):
     cards = [f"{r}s" for r in "6789TJQKA"]
     size = options["hand"]
+    if options["loud"] and players != 2:  # a refusal that depends on the table, like DD MAU teams
+        raise OptionError(f"loud games are for 2 seats, not {players}")
     return Discard({"hands": [cards[i * size:(i + 1) * size] for i in range(players)], "discard": [],
                     "current": seed % players}, options)
 
@@ -183,6 +185,7 @@ def test_selfplay_same_seed_gives_the_same_outcome(tiny, capsys):
         (["selfplay", "tiny-discard", "--option", "loud"], "KEY=VALUE"),
         (["selfplay", "tiny-discard", "--games", "0"], "--games must be at least 1"),
         (["selfplay", "tiny-discard", "--seed", "-3"], "--seed must be a non-negative"),
+        (["selfplay", "tiny-discard", "--players", "3", "--option", "loud=yes"], "loud games are for 2 seats, not 3"),
     ],
 )
 def test_selfplay_bad_input_is_a_clear_error(tiny, capsys, argv, message):

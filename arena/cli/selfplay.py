@@ -19,7 +19,8 @@ from rich.table import Table
 
 from arena.cli import CommandError
 from arena.cli.rules import lookup
-from arena.games import chance
+from arena import games
+from arena.games import GameError, chance
 from arena.games.selfplay import PlayedGame, StalledGameError, play_random_game
 
 
@@ -69,6 +70,8 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
     if args.seed is not None and args.seed < 0:
         raise CommandError(f"--seed must be a non-negative integer, not {args.seed}")
     first_seed = args.seed if args.seed is not None else chance.new_seed()
+    # Options the ruleset refuses for this table (teams with 5 seats...) fail here, as a user error.
+    games.new_game(info.name, players=players, seed=first_seed, **options)
 
     shown = ", ".join(f"{k}={v}" for k, v in options.items()) or "defaults"
     console.print(f"{info.title}: {args.games} random games, {players} players, seeds {first_seed}+i, options: {shown}")
@@ -90,6 +93,8 @@ def run(args: argparse.Namespace, console: Console | None = None) -> int:
                 played.append(play_random_game(info.name, players, seed, options))
             except StalledGameError as error:
                 raise CommandError(str(error)) from None
+            except GameError:
+                raise
             except Exception as error:
                 raise CommandError(
                     f"the {info.name} engine crashed in the game with seed {seed}: {error!r}"
