@@ -13,11 +13,16 @@ import re
 from dataclasses import dataclass
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_+\-=.:]+$")
-_CARD = re.compile(r"^(?:[2-9TJQKA][shdc]|X[1-9])$")
+_CARD = re.compile(
+    r"^(?:[2-9TJQKA][shdc]|X[1-9]"  # French cards and jokers
+    r"|[RYBG](?:[1-9]|1[0-3])|(?:PT|SK|OWM)-[rybg]|JTT|SM|LM|DM|MM)$"  # DD MAU's 80-card deck
+)
 
 
 def is_card_code(token: str) -> bool:
-    """True for French card codes (``7h``, ``Td``, ``As``) and jokers (``X1``)."""
+    """True for French card codes (``7h``, ``Td``, ``As``), jokers (``X1``) and DD MAU's codes
+    (``R7``, ``PT-r``, ``JTT``...): without these, every DD MAU play had no ``cards`` and the sample
+    bots, preferring any play to a draw by its cards, drew for ever."""
     return bool(_CARD.match(token))
 
 

@@ -10,6 +10,23 @@ from sdk.wire import pb
 from sdk_fake_arena import game_ended, game_started, turn
 
 
+def test_every_engine_card_code_is_a_card_to_the_sdk():
+    """DD MAU plays once had no cards in the SDK: bots that prefer plays by their cards drew for ever."""
+    from arena import games
+    from arena.games.cards import is_card_code as engine_says
+    from sdk.actions import is_card_code as sdk_says
+
+    assert Action.parse("play PT-r R12 JTT").cards == ("PT-r", "R12", "JTT")
+    assert Action.parse("declare PT").cards == () and Action.parse("color r").cards == ()
+    for ruleset in games.rulesets():
+        info = games.ruleset_info(ruleset)
+        state = games.new_game(ruleset, players=info.min_players, seed=1)
+        position = state.to_position()
+        cards = [c for hand in position["hands"] for c in hand] + list(position["discard"]) + list(position["stock"])
+        codes = {c for c in cards if isinstance(c, str)}
+        assert codes and all(sdk_says(c) == engine_says(c) == True for c in codes), ruleset  # noqa: E712
+
+
 def test_action_text_round_trip_and_cards():
     action = Action.parse("  PLAY 7h Td X1 ")
     assert action == Action("play", ("7h", "Td", "X1"))
