@@ -80,7 +80,9 @@ class ReplayViewer(App):
                           f"{self.view} · {state} {SPEEDS[self.speed]}s/step")
 
     def on_resize(self, event) -> None:
-        self.call_after_refresh(self.show)
+        # The panels get their new sizes in the layout pass after this event: redraw once it is done
+        # (right after the refresh, the table still had its old width until the next key).
+        self.set_timer(0.05, self.show)
 
     def frame_text(self, width: int = 120) -> str:
         """What the table and the log show now, as plain text (for tests and bug reports)."""
