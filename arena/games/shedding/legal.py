@@ -44,7 +44,7 @@ def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> froz
 
 
 def turn_actions(state: "SheddingState") -> list:
-    hand = state.hands[state.current]
+    hand = state.hands[state.cur]  # only asked while the game runs: the raw seat, not the property
     rules = state.rules
     call = rules.call
     call_at = rules._call_at

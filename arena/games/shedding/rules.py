@@ -9,7 +9,7 @@ object can be shared by every state that uses the same options.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Mapping
 
 from arena.games import cards as _cards
@@ -196,6 +196,9 @@ class Ruleset:
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "_rules", rules)
+        # Cards whose rule sets nothing beyond where they may go: playing one that leaves cards in the
+        # hand just ends the turn (`SheddingState._resolve` takes that shortcut).
+        object.__setattr__(self, "_inert", frozenset(c for c, r in rules.items() if _no_effect(r)))
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
         blocked: dict = {}
@@ -239,3 +242,15 @@ class Ruleset:
 
 _PLAIN = CardRule()
 PLAIN = _PLAIN
+
+#: CardRule fields that only say where a card may go, not what it does.
+_PLACEMENT = frozenset({"placement", "wild_not_on", "never_on"})
+
+
+def _no_effect(rule: CardRule) -> bool:
+    """Every other field at its default, so a field added later counts as an effect by itself."""
+    return all(
+        f.default is not MISSING and getattr(rule, f.name) == f.default
+        for f in fields(CardRule)
+        if f.name not in _PLACEMENT
+    )

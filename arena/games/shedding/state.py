@@ -333,6 +333,9 @@ class SheddingState(GameState):
         """Apply the play's effects once, in order (RULES.md 8.2 step 3)."""
         rules = self.rules
         cards = self.combo
+        if len(cards) == 1 and not self.opening and cards[0] in rules._inert and self.hands[self.cur]:
+            self._end_turn(1)  # hot path: one card without effects that does not empty the hand
+            return
         last = cards[-1]
         rule = rules.rule(last)
         seat = self.cur
