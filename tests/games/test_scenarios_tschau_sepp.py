@@ -69,7 +69,7 @@ def test_tschau_call_and_a_catch_costs_two():
 
 def test_jass_points_and_the_match_ends_at_the_limit():
     pos = position([["9h"], ["Ah", "Tc", "Kd", "Qd", "Jd", "6s"], ["9d"]], ["Th"], ["Kc"], direction=-1)
-    state = run(R, pos, ["play 9h"])
+    state = run(R, pos, ["play 9h", "call sepp"])
     assert state.scores == [0, 30, 0] and not state.is_over
-    state = run(R, pos, ["play 9h"], limit=30)
+    state = run(R, pos, ["play 9h", "call sepp"], limit=30)
     assert state.is_over and state.result().placements == (1, 3, 1)

@@ -47,10 +47,14 @@ def ruleset_for(module, options: Mapping[str, Any]) -> Ruleset:
 
 def _register(module) -> None:
     def new_game(players: int, seed: int, options: dict[str, Any]) -> SheddingState:
-        return SheddingState(ruleset_for(module, options), dict(options), players, seed)
+        return SheddingState(ruleset_for(module, options).for_players(players), dict(options), players, seed)
 
     def from_position(position: Mapping[str, Any], options: dict[str, Any]) -> SheddingState:
-        return _from_position(ruleset_for(module, options), dict(options), position)
+        rules = ruleset_for(module, options)
+        hands = position.get("hands")
+        if isinstance(hands, (list, tuple)):  # a table beyond one pack's players holds more packs (C-14)
+            rules = rules.for_players(len(hands))
+        return _from_position(rules, dict(options), position)
 
     register(
         RulesetInfo(

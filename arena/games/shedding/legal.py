@@ -123,6 +123,8 @@ def combo_actions(state: "SheddingState") -> list:
 
 def call_actions(state: "SheddingState") -> list:
     call = state.rules.call
+    if state.going_out:  # the hand is empty: the finishing word (Tschau Sepp "Sepp")
+        return [A.call(call.finish_word), A.PASS]
     last = state.hands[state.current][0]
     word = call.special_word if last[0] == call.special_rank else call.word
     return [A.call(word), A.PASS]
@@ -157,6 +159,8 @@ def _legal(state: "SheddingState") -> list:
         return [A.BONUS_SELF, A.BONUS_OTHERS]
     if phase == "challenge":
         return [blind.CHALLENGE, blind.BELIEVE]
+    if phase == "rescue":  # P2 rescue_first_k: play the drawn answer, or go on paying
+        return [A.play(state.forced), A.ACCEPT]
     if phase == "target":
         return [A.target(s) for s in state.others(state.cur)]
     return []

@@ -15,7 +15,10 @@ from arena.games.base import PositionError
 from arena.games.cards import is_card_code
 from arena.games.shedding.rules import Ruleset
 
-PHASES = ("turn", "combo", "suit", "cover", "follow", "target", "challenge", "call", "accuse", "finish-bonus", "over")
+PHASES = (
+    "turn", "combo", "suit", "cover", "follow", "target", "challenge", "call", "accuse", "finish-bonus", "rescue",
+    "over",
+)
 
 
 def to_position(state) -> dict[str, Any]:
@@ -62,10 +65,18 @@ def to_position(state) -> dict[str, Any]:
         position["last_discarder"] = state.last_discarder
     if state.rules.follow_fail == "pass":  # C-8 alternative: a follow obligation waiting out a window
         position["carry_follow"] = state.carry_follow
+    if state.rules.call is not None and state.rules.call.finish_word:  # a finish waiting for its word
+        position["going_out"] = state.going_out
+    if _has_rescue(state.rules):  # cards drawn so far paying a debt that can be rescued
+        position["paying"] = state.paying
     if state.rules.ladder:
         position["losses"] = list(state.losses)
         position["finished"] = list(state.finished)
     return position
+
+
+def _has_rescue(rules: Ruleset) -> bool:
+    return any(rule.rescue_first_k for rule in rules.rules_by_card.values())
 
 
 def _int(position: Mapping, key: str, default: int, low: int | None = None, high: int | None = None) -> int:
@@ -166,8 +177,18 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
             raise PositionError("the window's queue must start with the current seat")
     elif window is not None:
         raise PositionError("'window' is only valid in the accuse phase")
-    if phase == "call" and (rules.call is None or len(hands[current]) != 1):
-        raise PositionError("a call position needs a ruleset with calls and a one-card hand")
+    going_out = bool(position.get("going_out", False))
+    if going_out and (phase not in ("call", "accuse") or rules.call is None or not rules.call.finish_word):
+        raise PositionError("'going_out' needs a ruleset with a finishing word, in the call or accuse phase")
+    if going_out and (phase == "call" and hands[current] or phase == "accuse" and hands[window["offender"]]):
+        raise PositionError("'going_out' needs the finishing seat's hand to be empty")
+    if phase == "call" and (rules.call is None or len(hands[current]) != (0 if going_out else 1)):
+        raise PositionError("a call position needs a ruleset with calls and a one-card hand (empty when going out)")
+    paying = _int(position, "paying", 0, 0)
+    if paying and not _has_rescue(rules):
+        raise PositionError(f"{rules.name} has no rescue while paying a debt: 'paying' does not apply")
+    if phase == "rescue" and (not paying or forced is None):
+        raise PositionError("a rescue position needs 'paying' (cards drawn so far) and 'forced' (the drawn answer)")
     if phase == "suit" and not rules.rule(discard[-1]).suit_choice:
         raise PositionError(f"a suit choice needs a suit-choosing card on top, not {discard[-1]}")
     if phase == "cover" and not rules.rule(discard[-1]).covers:
@@ -241,6 +262,8 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
         last_discarder = _int(position, "last_discarder", 0, 0, players - 1)
     state.last_discarder = last_discarder
     state.carry_follow = bool(position.get("carry_follow", False))
+    state.going_out = going_out
+    state.paying = paying
     state.return_wait = _int(position, "return_wait", 0, 0, players)
     state._refresh_gone()
     _restore_blind(state, rules, position, phase, masks)

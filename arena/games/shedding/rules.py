@@ -9,7 +9,7 @@ object can be shared by every state that uses the same options.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Mapping
 
 from arena.games import cards as _cards
@@ -67,6 +67,11 @@ class CardRule:
     emptying: "CardRule | None" = None
     #: After its `draw_next`, the drawing seat loses the turn if it holds nothing playable (A-14 §7).
     skip_if_stuck: bool = False
+    #: Paying this card's pending draw [P2 rescue_first_k]: the payer draws one card at a time, and
+    #: one of the first k that answers the debt (`stack_with`) may be played at once (decision
+    #: ``rescue``): the rest of the debt lapses, the cards drawn are kept, the play ends the turn
+    #: (Faraón option ``rescue``).
+    rescue_first_k: int = 0
 
     @property
     def covers(self) -> bool:
@@ -87,6 +92,10 @@ class CallRule:
     word: str = "mau"
     special_word: str = "mau-mau"
     special_rank: str = ""
+    #: A word owed with the play that empties the hand (Tschau Sepp "Sepp"): the decision ``call``
+    #: follows that play; without the word, seats may ``accuse`` before the next player acts and a
+    #: caught finisher draws `penalty` and plays on; uncaught, the finish stands.
+    finish_word: str = ""
     #: Cards drawn by a caught offender, a false caller, a false accuser.
     penalty: int = 1
     false_call_penalty: int = 0
@@ -102,6 +111,9 @@ class Ruleset:
     min_players: int = 2
     max_players: int = 5
     copies: int = 1
+    #: Players one pack serves (C-14): a table of more players plays with `copies` times
+    #: ceil(players / pack_serves) packs, jokers included; 0 = always `copies` (`for_players`).
+    pack_serves: int = 0
     #: Jokers ``X1``, ``X2``... added once to the pack (Neuner, Pesten).
     jokers: int = 0
     hand_size: int = 5
@@ -223,6 +235,18 @@ class Ruleset:
         # ``call_model = on_going_out``: before the finishing play), 0 (no call in turn).
         timing = self.call.timing if self.call is not None else ""
         object.__setattr__(self, "_call_at", {"before_discard": 2, "on_going_out": 1}.get(timing, 0))
+
+    def for_players(self, players: int) -> "Ruleset":
+        """This ruleset with as many packs as `players` need (C-14); itself when one pack serves."""
+        packs = -(-players // self.pack_serves) if self.pack_serves else 1
+        if packs <= 1:
+            return self
+        key = "_packs_%d" % packs
+        wider = self.__dict__.get(key)
+        if wider is None:  # built once per table size and shared, like the ruleset itself
+            wider = replace(self, copies=self.copies * packs, jokers=self.jokers * packs, pack_serves=0)
+            object.__setattr__(self, key, wider)
+        return wider
 
     def deck_cards(self) -> list[str]:
         return _cards.deck(self.ranks, copies=self.copies, jokers=self.jokers)

@@ -88,6 +88,8 @@ class SheddingState(GameState):
         self.blind_skip = 0
         self.last_discarder: int | None = None  # B-14 alternative: who a 9 makes draw
         self.carry_follow = False  # C-8 alternative: a failed follow waiting out a call window
+        self.going_out = False  # a finishing play waiting for its word (CallRule.finish_word)
+        self.paying = 0  # cards drawn so far paying a debt with a rescue (CardRule.rescue_first_k)
         self._refresh_gone()
         self.active_suit: str | None = None
         self.suit_kind: str | None = None
@@ -288,6 +290,9 @@ class SheddingState(GameState):
     # -- playing ------------------------------------------------------------------
 
     def _play(self, card: str) -> None:
+        if self.phase == "rescue":
+            self._rescue(card)
+            return
         call = self.rules.call
         hand = self.hands[self.cur]
         if self.phase != "combo":
@@ -348,6 +353,11 @@ class SheddingState(GameState):
         first_out = rules.hand_end == "first_out"
         if not self.hands[seat] and not (opening and rules.opening == "upcard"):
             finished = not (rule.covers or rule.follow or rule.cannot_finish in ("continue", "penalty"))
+            if finished and self.called != 1 and rules.call is not None and rules.call.finish_word:
+                self.going_out = True  # the word first (Tschau Sepp "Sepp"); `_go_out` resolves the play again
+                self.phase = "call"
+                self.next_seat = self._step(seat, 1)
+                return
             if finished and rules._call_at == 1 and self.called != 1 and len(cards) == 1 and not opening:
                 finished = False  # C-9 flag: going out without the word (said at one card) is no going out
                 self._draw(seat, rules.call.penalty)
@@ -550,7 +560,10 @@ class SheddingState(GameState):
                 self.cur = window["queue"][0]
             else:
                 self.window = None
-                self._resume(window["next"])
+                if self.going_out:  # nobody caught the missing word: the finish stands
+                    self._go_out(window["offender"])
+                else:
+                    self._resume(window["next"])
             return
         if phase == "call":
             self._open_window(self.cur, self.next_seat)
@@ -561,7 +574,14 @@ class SheddingState(GameState):
         self._end_turn(1)
 
     def _accept(self) -> None:
-        if self.pending_draw:
+        if self.pending_draw and (self.paying or self.rules.rule(self.discard[-1]).rescue_first_k):
+            if self._pay_with_rescue():
+                return
+        if self.pending_draw or self.paying:
+            if self.paying:  # the rescue cards came and went: the rest of the debt, then as any accept
+                self.paying = 0
+                self.phase = "turn"
+                self.forced = None
             count = self.pending_draw
             self.pending_draw = 0
             self._draw(self.cur, count)
@@ -572,11 +592,40 @@ class SheddingState(GameState):
         self.pending_skip = 0
         self._end_turn(1)
 
+    def _pay_with_rescue(self) -> bool:
+        """P2 rescue_first_k: pay one card at a time; True when a drawn card may answer the debt."""
+        rule = self.rules.rule(self.discard[-1])
+        answers = rule.stack_with
+        seat = self.cur
+        while self.pending_draw and self.paying < rule.rescue_first_k:
+            card = effects.draw_one(self, seat)
+            if card is None:  # C-12: a short stock forgives the rest
+                self.pending_draw = 0
+                return False
+            self.pending_draw -= 1
+            self.paying += 1
+            if card[0] in answers or card in answers:
+                self.phase = "rescue"
+                self.forced = card
+                return True
+        return False
+
+    def _rescue(self, card: str) -> None:
+        """The drawn answer is played at once: the rest of the debt lapses, only its own effect counts."""
+        self.pending_draw = 0
+        self.paying = 0
+        self.combo = []
+        self.hands[self.cur].remove(card)
+        self._place(card, from_hand=True, combo=False)
+
     # -- calls and accusations -----------------------------------------------------
 
     def _call(self) -> None:
         call = self.rules.call
         seat = self.cur
+        if self.going_out:  # the finishing word, said in time
+            self._go_out(seat)
+            return
         if self.phase == "call":  # S2: said in time, nothing to catch
             self._resume(self.next_seat)
             return
@@ -607,7 +656,22 @@ class SheddingState(GameState):
         else:
             self._draw(window["offender"], call.penalty)
         self.window = None
+        if self.going_out:  # caught going out without the word: with the penalty in hand, play on
+            self.going_out = False
+            self.cur = window["offender"]
+            if self.hands[self.cur]:
+                self._resolve()  # the play no longer empties the hand: it resolves as any other
+            else:
+                self._go_out(self.cur)  # nothing left to draw (C-12): the finish stands
+            return
         self._resume(window["next"])
+
+    def _go_out(self, seat: int) -> None:
+        """The finishing play resolves with its word counted as said (CallRule.finish_word)."""
+        self.going_out = False
+        self.cur = seat
+        self.called = 1
+        self._resolve()
 
     # -- turn flow ------------------------------------------------------------------
 

@@ -2,8 +2,10 @@
 
 Resolutions (C-n are RULES.md's; all defaults):
 
-* Deck [ext]: 52 cards, 7 cards each, 2-5 players (the source's second
-  pack for more than 5 players, C-14, is not offered: one pack only).
+* Deck [ext]: 52 cards, 7 cards each, 2-10 players.  C-14: more than 5
+  players play with two packs (104 cards; identical cards are
+  interchangeable, a legal list names each once).  Ten players with two
+  packs leave the stock as full as five with one, hence the range.
 * As base Mau-Mau (5.1): C-3 upcard effects on the first player (option
   ``starter_effects``; an opening 2 lets the opener pick a victim, an
   opening 8 obliges nobody); C-4 draw one card only without a legal card,
@@ -34,7 +36,9 @@ from arena.games.shedding.rules import CallRule, CardRule, Ruleset
 NAME = "evil-seven"
 TITLE = "Evil Seven (Iran)"
 SEED = "seeds/002_0c73658562dbe7b8.txt"
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
+#: C-14: one pack serves up to 5 players; more play with two.
+PACK_SERVES = 5
 
 OPTIONS = {
     "hand_size": OptionSpec(7, "cards dealt to each player", (5, 6, 7)),
@@ -44,8 +48,8 @@ OPTIONS = {
 }
 
 SUMMARY = (
-    "Iranian Mau-Mau for 2-5 players with 52 cards, 7 each: 7 makes the next player draw 2 unless they add "
-    "a 7, the Jack is wild with a wish, the Ace skips, the 10 reverses, an 8 must be followed by another "
+    "Iranian Mau-Mau for 2-10 players with 52 cards (two packs for more than 5), 7 each: 7 makes the next "
+    "player draw 2 unless they add a 7, the Jack is wild with a wish, the Ace skips, the 10 reverses, an 8 must be followed by another "
     "card of yours (so it cannot end the game), and a 2 lets you pick a player who draws 1. Say Single Card "
     "when down to one card or be caught for 1 card."
 )
@@ -65,6 +69,7 @@ def build(options: dict) -> Ruleset:
         ranks=RANKS,
         min_players=MIN_PLAYERS,
         max_players=MAX_PLAYERS,
+        pack_serves=PACK_SERVES,
         hand_size=options["hand_size"],
         opening="upcard",
         starter_effects=options["starter_effects"],

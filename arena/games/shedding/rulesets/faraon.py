@@ -27,8 +27,15 @@ RULES.md's; all defaults):
   others by how late they went out.  ``scores`` are lost hands (or 5 + the
   number of players still in when a seat went out).  A blocked hand (no
   one can play or draw) is lost by the players holding the most cards.
-* The rescue of the source's last paragraph ("a 7 or Js among the first 3
-  cards drawn") is not offered.
+* Option ``rescue`` (off by default; the source's "in some variations"):
+  paying a 7-debt, the player draws one card at a time; when one of the
+  first 3 cards drawn is a 7 or ``Js``, the decision ``rescue`` offers
+  ``play C`` (that card, at once) or ``accept`` (go on paying).  Played,
+  the cards drawn so far are kept, the rest of the debt lapses and the
+  turn ends: a 7 makes the next player owe 3 (the source's "make the
+  subsequent player draw three cards", answerable with 7s as usual), the
+  ``Js`` leaves no debt and an open top.  The rescue card is played alone
+  (no combo).
 """
 
 from __future__ import annotations
@@ -45,13 +52,16 @@ OPTIONS = {
     "ace_deflect": OptionSpec(False, "an Ace can be answered with an Ace, passing the skip on (C-19)"),
     "lives": OptionSpec(5, "hands a player may lose; each loss deals them one card fewer (C-30)", (2, 3, 4, 5)),
     "starter_effects": OptionSpec(True, "the upcard's 7, Ace or Ober acts on the first player (C-3)"),
+    "rescue": OptionSpec(False, "paying a 7-debt, a 7 or Js among the first 3 cards drawn may be played at "
+                         "once: the rest of the debt lapses, the turn ends"),
 }
 
 SUMMARY = (
     "Slovak Mau-Mau with 32 German cards: play several cards of one rank at once; each Ace skips a player, "
     "each 7 makes the next player draw 3 unless they add 7s; the Unter of Leaves cancels the debt and anything "
     "may follow it; the Ober is wild and names a suit. Players who empty their hand leave; the last one "
-    "holding cards loses the hand and gets one card fewer next time, and is out after 5 losses."
+    "holding cards loses the hand and gets one card fewer next time, and is out after 5 losses. Option: rescue "
+    "a 7-debt with a 7 or the Unter of Leaves drawn among its first 3 cards."
 )
 
 RANKS = ("7", "8", "9", "T", "J", "Q", "K", "A")
@@ -76,7 +86,9 @@ def build(options: dict) -> Ruleset:
         combo_aggregation="sum",
         combo_per_card=frozenset({"A", "7"}),
         rank_rules={
-            "7": CardRule(pending_draw=3, stack_with=frozenset({"7", "Js"})),
+            "7": CardRule(
+                pending_draw=3, stack_with=frozenset({"7", "Js"}), rescue_first_k=3 if options["rescue"] else 0
+            ),
             "Q": CardRule(placement="any", suit_choice="wish"),
             "A": CardRule(skip=True, skip_deflectable=options["ace_deflect"], stack_with=frozenset({"A"})),
         },

@@ -3,7 +3,10 @@
 Resolutions (C-n are RULES.md's; all defaults):
 
 * 52 cards plus 2 Jokers ``X1`` ``X2`` (option ``jokers = 3``), 7 cards
-  each (option ``hand_size`` 5-7), 2-6 players.  As base Mau-Mau otherwise
+  each (option ``hand_size`` 5-7), 2-10 players.  "More packs if needed"
+  (C-14): one pack serves 6 players (43 cards out at 7 each); more play with
+  two packs and their 4 (or 6) Jokers, 108 cards, whose identical cards are
+  interchangeable (a legal list names each once).  As base Mau-Mau otherwise
   (5.1): C-3 upcard effects on the first player (option
   ``starter_effects``; an upcard 7 or King obliges nobody); C-4 draw one
   card only without a legal card, then only that card may be played;
@@ -39,7 +42,9 @@ from arena.games.shedding.rules import CallRule, CardRule, Ruleset
 NAME = "pesten"
 TITLE = "Pesten (Netherlands)"
 SEED = "seeds/002_0c73658562dbe7b8.txt"
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
+#: C-14 "more packs if needed": one pack with its Jokers serves up to 6 players.
+PACK_SERVES = 6
 
 OPTIONS = {
     "jokers": OptionSpec(2, "Jokers added to the 52 cards", (2, 3)),
@@ -51,8 +56,8 @@ OPTIONS = {
 }
 
 SUMMARY = (
-    "Dutch Mau-Mau with 52 cards and 2 Jokers, 7 each: a 2 makes the next player draw 2 and a Joker (wild) "
-    "draw 5, passed on by 2s and Jokers across each other; 7 and King make you play again, 8 skips, the Ace "
+    "Dutch Mau-Mau with 52 cards and 2 Jokers (two packs for more than 6 players), 7 each: a 2 makes the "
+    "next player draw 2 and a Joker (wild) draw 5, passed on by 2s and Jokers across each other; 7 and King make you play again, 8 skips, the Ace "
     "reverses, the Jack names a suit. Your last card may not be an effect card. Say Laatste kaart at one "
     "card or be caught and draw a whole new hand."
 )
@@ -71,6 +76,7 @@ def build(options: dict) -> Ruleset:
         jokers=options["jokers"],
         min_players=MIN_PLAYERS,
         max_players=MAX_PLAYERS,
+        pack_serves=PACK_SERVES,
         hand_size=options["hand_size"],
         opening="upcard",
         starter_effects=options["starter_effects"],

@@ -19,7 +19,13 @@ expydoc, baettig], decision 10.5.  Resolutions (all defaults):
 * Calls [ext: baettig]: "Tschau" with the second-to-last card: ``call
   tschau`` is the decision right after the play that leaves one card;
   ``pass`` lets the other seats ``accuse N``, and a caught player draws 2.
-  "Sepp" with the last card is taken as said: going out ends the hand.
+  "Sepp" with the last card, by the same catch window: the play that
+  empties the hand is followed by the decision ``call`` (``call sepp`` or
+  ``pass``).  Said, the player goes out.  Not said, the other seats may
+  ``accuse N`` before the next player acts: a caught player draws 2, the
+  last card then acts as any card that does not go out (a 7 makes the next
+  player draw, an Under asks for a wish) and the game goes on; if nobody
+  accuses, the finish stands.
 * Scoring [ext: expydoc]: A 11, 10 10, K 4, Ober 3, Under 2, 6-9 0; hands
   are dealt until a total reaches ``limit`` (default 200): that player
   loses the match and the lowest total places first.  The deal rotates.
@@ -50,7 +56,7 @@ OPTIONS = {
 SUMMARY = (
     "Swiss Mau-Mau with 36 Jass cards, 5 each, played counter-clockwise: the Under (Jack) is wild and names "
     "a suit, 7 makes the next player draw 2, 8 skips (options for 8, Ace, 10 and stacking). Say Tschau when "
-    "down to one card or be caught for 2 cards. Hands score A11 10-10 K4 O3 U2; the match ends when someone "
+    "down to one card and Sepp with your last, or be caught for 2 cards and play on. Hands score A11 10-10 K4 O3 U2; the match ends when someone "
     "reaches 200, lowest total wins."
 )
 
@@ -89,7 +95,7 @@ def build(options: dict) -> Ruleset:
         after_draw_play="drawn",
         after_accept="continue",
         finishing_effects="ignore",
-        call=CallRule(timing="after_drop", word="tschau", special_word="tschau", penalty=2),
+        call=CallRule(timing="after_drop", word="tschau", special_word="tschau", finish_word="sepp", penalty=2),
         rank_rules=rank_rules,
         points={"6": 0, "7": 0, "8": 0, "9": 0, "T": 10, "J": 2, "Q": 3, "K": 4, "A": 11},
         match="limit",
