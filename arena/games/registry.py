@@ -31,7 +31,8 @@ class OptionSpec:
                 elif kind is float:
                     value = float(text)
             except ValueError:
-                raise OptionError(f"option {name}: {value!r} is not a {kind.__name__}") from None
+                article = "an" if kind.__name__[0] in "aeiou" else "a"
+                raise OptionError(f"option {name}: {value!r} is not {article} {kind.__name__}") from None
         if self.default is not None and kind is not type(value) and not (kind is float and type(value) is int):
             raise OptionError(f"option {name}: expected {kind.__name__}, got {value!r}")
         if self.choices is not None and value not in self.choices:

@@ -100,6 +100,9 @@ class ReplayHeader:
     time_control: dict[str, Any] = field(default_factory=dict)
     started_at: str = field(default_factory=utc_now)
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. ladder or match ids; kept verbatim
+    # Which code recorded it ('' for replays older than the field): a replay that
+    # no longer re-simulates can then be told apart from a tampered one.
+    engine: str = field(default_factory=lambda: engine_version())
 
     def __post_init__(self) -> None:
         """Accept seats as names, dicts or Seat objects, and a TimeControl object, as callers have them."""
@@ -121,6 +124,7 @@ class ReplayHeader:
             "seats": [s.to_dict() for s in self.seats],
             "time_control": dict(self.time_control),
             "started_at": self.started_at,
+            "engine": self.engine,
         }
         for key, value in self.extra.items():
             line.setdefault(key, value)
@@ -149,7 +153,7 @@ class ReplayHeader:
         while len(seats) < players:
             seats.append(SeatInfo(len(seats), f"seat {len(seats)}"))
         known = {"type", "format", "version", "game_id", "ruleset", "players", "seed", "options", "seats",
-                 "time_control", "started_at"}
+                 "time_control", "started_at", "engine"}
         return cls(
             game_id=check_game_id(data["game_id"]),
             ruleset=str(data["ruleset"]),
@@ -160,11 +164,18 @@ class ReplayHeader:
             time_control=data.get("time_control") or {},
             started_at=str(data.get("started_at") or utc_now()),
             extra={k: v for k, v in data.items() if k not in known},
+            engine=str(data.get("engine") or ""),
         )
 
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.seats]
+
+
+def engine_version() -> str:
+    from arena import __version__
+
+    return f"mau-arena {__version__}"
 
 
 def _seat_info(index: int, raw: Any) -> SeatInfo:

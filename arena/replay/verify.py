@@ -83,6 +83,7 @@ def verify(path: "str | os.PathLike[str]") -> VerifyReport:
         if problem:
             report.ok = False
             report.divergence = Divergence(record.i, record.seat, record.action, record.hash, None, problem)
+            _note_engine_change(report, replay)
             return report
         if record.hash is not None:
             actual = state.state_hash()
@@ -91,6 +92,7 @@ def verify(path: "str | os.PathLike[str]") -> VerifyReport:
                 report.ok = False
                 report.divergence = Divergence(record.i, record.seat, record.action, record.hash, actual,
                                                "state hash differs")
+                _note_engine_change(report, replay)
                 return report
     result = replay.result
     if result and result.get("status") == FINISHED and not any(result.get("forfeits") or []):
@@ -100,3 +102,12 @@ def verify(path: "str | os.PathLike[str]") -> VerifyReport:
             report.notes.append(f"recorded placements {result['placements']} differ from the engine's "
                                 f"{list(state.result().placements)}")
     return report
+
+
+def _note_engine_change(report: VerifyReport, replay) -> None:
+    """Say so when the replay was recorded by another version: a divergence may be a rules change, not tampering."""
+    from arena.replay.format import engine_version
+
+    recorded, current = replay.header.engine, engine_version()
+    if recorded != current:
+        report.notes.append(f"recorded with {recorded or 'an unversioned engine'}, verified with {current}")

@@ -23,6 +23,7 @@ from arena.replay.format import (
     ReplayFormatError,
     parse_time,
     ReplayHeader,
+    engine_version,
     result_line,
 )
 
@@ -66,6 +67,8 @@ class ReplayWriter:
         """
         if not isinstance(header, ReplayHeader):
             header = ReplayHeader.from_dict(header)
+        if not header.engine:
+            header.engine = engine_version()  # a new replay is always stamped with the code writing it
         header.options = _resolved_options(header.ruleset, header.options)
         path = replay_path(directory, header)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -92,3 +92,17 @@ def test_a_cut_off_replay_verifies_as_far_as_it_goes(tmp_path, toy_ruleset):
     part.write_text(text[: len(text) // 2])
     report = verify(part)
     assert report.ok and not report.complete and "partial" in report.summary()
+
+
+def test_a_divergence_in_a_replay_from_another_engine_version_says_so(tmp_path, toy_ruleset):
+    path = record_random_game(tmp_path, toy_ruleset, players=2, seed=5)
+    assert load(path).header.engine.startswith("mau-arena ")
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["engine"] = "mau-arena 0.0.1"
+    lines[0] = json.dumps(header)
+    path.write_text("\n".join(lines) + "\n")
+    _rewrite(path, 2, hash="0" * 16)
+    report = verify(path)
+    assert not report.ok and report.divergence.index == 2
+    assert any("recorded with mau-arena 0.0.1" in note for note in report.notes)
