@@ -249,6 +249,9 @@ def test_bad_arguments_are_clear_errors(capsys):
     with pytest.raises(SystemExit) as exited:  # the engines refuse negative seeds: say so before any game
         main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--seed", "-1"])
     assert exited.value.code == 2 and "must be 0 or more" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # a zero limit would time out every decision
+        main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--move-ms", "0"])
+    assert exited.value.code == 2 and "must be at least 1" in capsys.readouterr().err
 
 
 def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):

@@ -400,7 +400,7 @@ def register(subparsers) -> None:
                         help="stop as soon as the SPRT accepts H0 (elo <= ELO0) or H1 (elo >= ELO1); two bots only")
     parser.add_argument("--alpha", metavar="P", type=float, default=0.05, help="SPRT false-positive rate (default 0.05)")
     parser.add_argument("--beta", metavar="P", type=float, default=0.05, help="SPRT false-negative rate (default 0.05)")
-    parser.add_argument("--move-ms", metavar="MS", type=_non_negative, default=defaults.move_ms, help=f"per-decision limit (default {defaults.move_ms})")
+    parser.add_argument("--move-ms", metavar="MS", type=_positive, default=defaults.move_ms, help=f"per-decision limit (default {defaults.move_ms})")
     parser.add_argument("--bank-ms", metavar="MS", type=_non_negative, default=defaults.bank_ms, help=f"time bank (default {defaults.bank_ms})")
     parser.add_argument("--increment-ms", metavar="MS", type=_non_negative, default=defaults.increment_ms, help=f"bank increment per decision (default {defaults.increment_ms})")
     parser.add_argument("--first-move-ms", metavar="MS", type=_non_negative, default=defaults.first_move_ms, help=f"first-move allowance (default {defaults.first_move_ms})")
