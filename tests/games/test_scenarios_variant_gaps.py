@@ -93,8 +93,12 @@ def test_sepp_positions_round_trip():
         again = games.from_position(TS, pos)
         assert again.to_position() == pos and legal(again) == legal(state)
     bad = {**_sepp_position(), "phase": "call", "going_out": True, "hands": [["9h"], ["Qc"], ["Qd"]]}
-    with pytest.raises(PositionError, match="empty"):
+    with pytest.raises(PositionError, match="no cards"):
         games.from_position(TS, bad)
+    window = run(TS, _sepp_position(), ["play 9h", "pass"]).to_position()
+    window["window"]["offender"] = "zero"
+    with pytest.raises(PositionError, match="seat number"):
+        games.from_position(TS, window)
 
 
 # -- Faraón: the optional rescue of a 7-debt --------------------------------------------

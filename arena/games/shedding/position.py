@@ -180,8 +180,9 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     going_out = bool(position.get("going_out", False))
     if going_out and (phase not in ("call", "accuse") or rules.call is None or not rules.call.finish_word):
         raise PositionError("'going_out' needs a ruleset with a finishing word, in the call or accuse phase")
-    if going_out and (phase == "call" and hands[current] or phase == "accuse" and hands[window["offender"]]):
-        raise PositionError("'going_out' needs the finishing seat's hand to be empty")
+    finisher = current if phase == "call" else window["offender"] if going_out else None
+    if going_out and (not isinstance(finisher, int) or not 0 <= finisher < players or hands[finisher]):
+        raise PositionError("'going_out' needs the finishing seat (a seat number) to hold no cards")
     if phase == "call" and (rules.call is None or len(hands[current]) != (0 if going_out else 1)):
         raise PositionError("a call position needs a ruleset with calls and a one-card hand (empty when going out)")
     paying = _int(position, "paying", 0, 0)
