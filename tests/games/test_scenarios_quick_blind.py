@@ -136,3 +136,14 @@ def test_blind_games_keep_the_real_card_out_of_every_other_view(name):
                     shown = state.observation(seat).to_dict()
                     assert real not in shown["discard"] and shown["claim"]["open"]
         state.apply(state.legal_actions()[len(state.legal_actions()) // 2])
+
+
+def test_blind_a_drawn_card_played_face_down_is_no_longer_owed():
+    """A card that must be played after a draw can go face down; the saved position stays loadable."""
+    pos = position(hands=[["7c", "8c"], ["Qc", "8s"]], discard=["Th"], stock=["Jd", "9s"])
+    state = run("maumau", pos, ["draw"], blind=True)
+    assert "blind Jd Jd" in legal(state)
+    state.apply("blind Jd Jd")
+    assert state.decision == "challenge"
+    restored = games.from_position("maumau", state.to_position(), blind=True)
+    assert restored.to_position() == state.to_position()
