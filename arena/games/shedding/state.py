@@ -52,6 +52,7 @@ class SheddingState(GameState):
         self.finished: list[int] = []
         self.gone: list[bool] = [False] * players
         self.hand_number = 1
+        self.turns = 0  # turns started in this game, for the turn limit
         if rules.first_dealer == "last":  # so that the seat after the dealer is seat 0
             self.dealer = (-rules.start_direction) % players
         else:
@@ -711,6 +712,10 @@ class SheddingState(GameState):
                 self._score_hand(self.returning, "out")
                 return
             self.return_wait -= 1
+        self.turns += 1
+        if self.turns > self.rules.turn_limit > 0:
+            self._score_hand(None, "turn-limit")
+            return
         self.phase = "turn"
         self.drawn = False
         self.called = 0
@@ -788,7 +793,7 @@ class SheddingState(GameState):
             self.scores[seat] = self.losses[seat] if seat in alive else lives + len(alive)
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "losers": list(losers)}
         self.reason = reason
-        if len(alive) <= 1:
+        if len(alive) <= 1 or reason == "turn-limit":
             self.over = True
             self.cur = None
             self.phase = "over"
@@ -835,7 +840,7 @@ class SheddingState(GameState):
             done = self.hand_number >= rules.hands
         else:
             done = True
-        if done:
+        if done or reason == "turn-limit":
             self.over = True
             self.cur = None
             self.phase = "over"
