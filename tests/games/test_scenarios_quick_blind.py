@@ -149,23 +149,23 @@ def test_blind_a_drawn_card_played_face_down_is_no_longer_owed():
     assert restored.to_position() == state.to_position()
 
 
-def test_turn_limit_ends_a_game_nobody_finishes_scored_as_it_stands():
+def test_decision_limit_ends_a_game_nobody_finishes_scored_as_it_stands():
     """The arena's safeguard (not a seed rule): the game ends at the limit, scored like a blocked hand."""
-    pos = position(hands=[["7c", "8c"], ["Qd", "9s"]], discard=["Th"], stock=["Ks", "As", "Ad"], turns=4)
-    state = run("maumau", pos, ["draw"], turn_limit=4)
-    assert state.is_over and state.to_position()["reason"] == "turn-limit"
+    pos = position(hands=[["7c", "8c"], ["Qd", "9s"]], discard=["Th"], stock=["Ks", "As", "Ad"], decisions=3)
+    state = run("maumau", pos, ["draw"], decision_limit=4)
+    assert state.is_over and state.to_position()["reason"] == "decision-limit"
     assert state.result().points == (7 + 8 + 10, 10 + 9)  # both hands scored as they stand (C-10 values)
-    unlimited = run("maumau", pos, ["draw"], turn_limit=0)
+    unlimited = run("maumau", pos, ["draw"], decision_limit=0)
     assert not unlimited.is_over and unlimited.current == 1
 
 
-def test_turn_limit_must_not_be_negative():
-    with pytest.raises(games.OptionError, match="turn_limit"):
-        games.new_game("maumau", players=2, seed=1, turn_limit=-1)
+def test_decision_limit_must_not_be_negative():
+    with pytest.raises(games.OptionError, match="decision_limit"):
+        games.new_game("maumau", players=2, seed=1, decision_limit=-1)
 
 
-def test_turn_limit_ends_a_whole_match_not_just_its_hand():
-    pos = position(hands=[["7c", "8c"], ["Qd", "9s"]], discard=["Th"], stock=["Ks", "As", "Ad"], turns=4,
+def test_decision_limit_ends_a_whole_match_not_just_its_hand():
+    pos = position(hands=[["7c", "8c"], ["Qd", "9s"]], discard=["Th"], stock=["Ks", "As", "Ad"], decisions=3,
                    scores=[3, 5])
-    state = run("moumou", pos, ["draw"], turn_limit=4)
-    assert state.is_over and state.to_position()["reason"] == "turn-limit"
+    state = run("moumou", pos, ["draw"], decision_limit=4)
+    assert state.is_over and state.to_position()["reason"] == "decision-limit"

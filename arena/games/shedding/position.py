@@ -45,7 +45,7 @@ def to_position(state) -> dict[str, Any]:
         "window": None if window is None else {**window, "queue": list(window["queue"])},
         "next_seat": state.next_seat,
         "idle": state.idle,
-        "turns": state.turns,
+        "decisions": state.decisions,
         "hand_number": state.hand_number,
         "dealer": state.dealer,
         "reason": state.reason,
@@ -232,7 +232,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
         next_seat = _int(position, "next_seat", (current + direction) % players, 0, players - 1)
     state.next_seat = next_seat
     state.idle = _int(position, "idle", 0, 0)
-    state.turns = _int(position, "turns", 0, 0)
+    state.decisions = _int(position, "decisions", 0, 0)
     state.hand_number = _int(position, "hand_number", 1, 1)
     state.dealer = _int(position, "dealer", 0, 0, players - 1)
     state.reason = str(position.get("reason", ""))

@@ -164,10 +164,10 @@ class Ruleset:
     finish_penalty: int = 0
     #: Blind variation (C-13, P24): turn plays go face down with a claimed identity; see `blind.py`.
     blind: bool = False
-    #: Turns after which the game ends, its last hand scored as it stands (0: no limit).  Not a
+    #: Decisions after which the game ends, its last hand scored as it stands (0: no limit).  Not a
     #: rule of any seed: an arena safeguard, as OpenSpiel's max_turns, so every game ends whatever the
-    #: seats do (random Blind liars, endless voluntary draws).
-    turn_limit: int = 0
+    #: seats do (random Blind liars, an Ace covered by Aces from a two-card pile, endless draws).
+    decision_limit: int = 0
     #: Return to game (P28, C-20): a player who empties the hand wins only after the others have each
     #: had a turn; a `draw_others` card played meanwhile makes them draw and re-enter (Prší 7♥).
     return_window: bool = False

@@ -52,7 +52,7 @@ class SheddingState(GameState):
         self.finished: list[int] = []
         self.gone: list[bool] = [False] * players
         self.hand_number = 1
-        self.turns = 0  # turns started in this game, for the turn limit
+        self.decisions = 0  # decisions applied in this game, for the decision limit
         if rules.first_dealer == "last":  # so that the seat after the dealer is seat 0
             self.dealer = (-rules.start_direction) % players
         else:
@@ -193,6 +193,10 @@ class SheddingState(GameState):
         phase = self.phase
         if phase == "follow" or (phase == "turn" and (self.pending_draw or self.pending_skip)):
             self._settle()
+            self._legal = None
+        self.decisions += 1
+        if self.decisions >= self.rules.decision_limit > 0 and not self.over:
+            self._score_hand(None, "decision-limit")
             self._legal = None
 
     def default_action(self) -> Action:
@@ -712,10 +716,6 @@ class SheddingState(GameState):
                 self._score_hand(self.returning, "out")
                 return
             self.return_wait -= 1
-        self.turns += 1
-        if self.turns > self.rules.turn_limit > 0:
-            self._score_hand(None, "turn-limit")
-            return
         self.phase = "turn"
         self.drawn = False
         self.called = 0
@@ -793,7 +793,7 @@ class SheddingState(GameState):
             self.scores[seat] = self.losses[seat] if seat in alive else lives + len(alive)
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "losers": list(losers)}
         self.reason = reason
-        if len(alive) <= 1 or reason == "turn-limit":
+        if len(alive) <= 1 or reason == "decision-limit":
             self.over = True
             self.cur = None
             self.phase = "over"
@@ -840,7 +840,7 @@ class SheddingState(GameState):
             done = self.hand_number >= rules.hands
         else:
             done = True
-        if done or reason == "turn-limit":
+        if done or reason == "decision-limit":
             self.over = True
             self.cur = None
             self.phase = "over"

@@ -27,8 +27,8 @@ OPTIONS = {
                         "cards count once, sevens add up per card (C-11)"),
     "blind": OptionSpec(False, "Blind: cards are played face down as a claimed card ('blind REAL CLAIM'); the "
                         "next player believes or challenges it, and the loser draws 1 (C-13)"),
-    "turn_limit": OptionSpec(5000, "turns after which the game ends, its last hand scored as it stands like a "
-                             "blocked hand (not a seed rule: a safeguard so every game ends; 0 = no limit)"),
+    "decision_limit": OptionSpec(20000, "decisions after which the game ends, its last hand scored as it stands "
+                                 "like a blocked hand (not a seed rule: a safeguard so every game ends; 0 = none)"),
 }
 
 #: Ranks whose effects add up per card in a Quick combo (C-11: "The exception is sevens").
@@ -46,9 +46,9 @@ def apply(rules: Ruleset, variations: Mapping[str, Any]) -> Ruleset:
         rules = replace(rules, combos=True, combo_aggregation="once", combo_per_card=QUICK_PER_CARD)
     if variations.get("blind"):
         rules = replace(rules, blind=True)
-    turn_limit = variations.get("turn_limit", 0)
-    if turn_limit < 0:
-        raise OptionError(f"option turn_limit: {turn_limit} is negative; 0 means no limit")
-    if turn_limit != rules.turn_limit:
-        rules = replace(rules, turn_limit=turn_limit)
+    limit = variations.get("decision_limit", 0)
+    if limit < 0:
+        raise OptionError(f"option decision_limit: {limit} is negative; 0 means no limit")
+    if limit != rules.decision_limit:
+        rules = replace(rules, decision_limit=limit)
     return rules
