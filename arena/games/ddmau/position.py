@@ -24,6 +24,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from arena.games.base import GameError, PositionError
+from arena.games import position_checks as checks
 from arena.games.ddmau.cards import deck, is_ddmau_code
 
 PHASES = ("turn", "chain", "declare", "color", "hit", "catch", "over")
@@ -64,13 +65,7 @@ def to_position(state) -> dict[str, Any]:
     }
 
 
-def _int(data: Mapping, key: str, default: Any, low: int, high: int | None = None) -> int:
-    value = data.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise PositionError(f"position key {key!r} must be an integer, not {value!r}")
-    if value < low or (high is not None and value > high):
-        raise PositionError(f"position key {key!r} = {value} is out of range {low}..{high}")
-    return value
+_int = checks.integer
 
 
 def _cards(value: Any, key: str, known: Counter) -> list[str]:
@@ -122,20 +117,9 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     if phase not in PHASES:
         raise PositionError(f"unknown phase {phase!r}; one of {', '.join(PHASES)}")
     over = phase == "over"
-    current = position.get("current")
-    if over:
-        if current is not None:
-            raise PositionError("a finished position has current = null")
-    else:
-        current = _int(position, "current", 0, 0, players - 1)
-    direction = position.get("direction", 1)
-    if direction not in (1, -1) or isinstance(direction, bool):
-        raise PositionError(f"direction must be 1 or -1, not {direction!r}")
-    scores = position.get("scores", [0] * players)
-    if not isinstance(scores, (list, tuple)) or len(scores) != players or not all(
-        isinstance(s, int) and not isinstance(s, bool) for s in scores
-    ):
-        raise PositionError(f"scores must be a list of {players} integers, not {scores!r}")
+    current = checks.current_seat(position, players, over)
+    direction = checks.direction(position)
+    scores = checks.integers_by_seat(position, "scores", players)
     individual = position.get("individual", list(scores))
     if not isinstance(individual, (list, tuple)) or len(individual) != players or not all(
         isinstance(s, int) and not isinstance(s, bool) for s in individual

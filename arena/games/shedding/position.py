@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from arena.games.base import PositionError
+from arena.games import position_checks as checks
 from arena.games.cards import is_card_code
 from arena.games.shedding.rules import Ruleset
 
@@ -80,13 +81,7 @@ def _has_rescue(rules: Ruleset) -> bool:
     return any(rule.rescue_first_k for rule in rules.rules_by_card.values())
 
 
-def _int(position: Mapping, key: str, default: int, low: int | None = None, high: int | None = None) -> int:
-    value = position.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise PositionError(f"position key {key!r} must be an integer, not {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise PositionError(f"position key {key!r} = {value} is out of range {low}..{high}")
-    return value
+_int = checks.integer
 
 
 def _cards(position: Mapping, key: str, deck: Counter, required: bool = True) -> list[str]:
@@ -131,20 +126,9 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     over = phase == "over"
     if not discard and not over:
         raise PositionError("the discard pile is empty: a game in progress needs a top card")
-    current = position.get("current")
-    if over:
-        if current is not None:
-            raise PositionError("a finished position has current = null")
-    else:
-        current = _int(position, "current", 0, 0, players - 1)
-    direction = position.get("direction", 1)
-    if direction not in (1, -1) or isinstance(direction, bool):
-        raise PositionError(f"direction must be 1 or -1, not {direction!r}")
-    scores = position.get("scores", [0] * players)
-    if not isinstance(scores, (list, tuple)) or len(scores) != players or not all(
-        isinstance(s, int) and not isinstance(s, bool) for s in scores
-    ):
-        raise PositionError(f"scores must be a list of {players} integers, not {scores!r}")
+    current = checks.current_seat(position, players, over)
+    direction = checks.direction(position)
+    scores = checks.integers_by_seat(position, "scores", players)
     active_suit = position.get("active_suit")
     if active_suit not in (None, "s", "h", "d", "c"):
         raise PositionError(f"active_suit must be one of s h d c or null, not {active_suit!r}")
