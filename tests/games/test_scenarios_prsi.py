@@ -103,3 +103,13 @@ def test_C20_a_seven_of_hearts_brings_the_finisher_back():
     assert hands(state)[0] == ["8c"] and hands(state)[2] == ["Qd", "Ts", "7c"]
     assert state.observation(0)["returning"] is None and not state.is_over
     assert state.decision == "follow" and state.current == 1
+
+
+def test_C13_blind_play_with_nobody_left_to_challenge_stands_as_believed():
+    # Two players: seat 1 went out and waits out the return window (C-20), so seat 0's blind
+    # play has nobody to doubt it (the property tests found seat 0 asked to challenge itself).
+    pos = position([["Kc", "8s"], ["9h"]], ["Th"], ["7c", "8c", "9c"], current=1)
+    state = run(R, pos, ["blind 9h 9h", "believe"], return_to_game=True, blind=True)
+    assert state.current == 0 and state.observation(0)["returning"] == 1
+    state.apply("blind 8s 9s")  # a lie nobody can doubt
+    assert state.is_over and state.result().placements == (2, 1)  # seat 0 had its one turn: seat 1 wins

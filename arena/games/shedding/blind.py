@@ -12,6 +12,9 @@ finishing card).  The next seat then decides ``believe`` or ``challenge``:
   loses their next turn; the play resolves normally.
 * challenge, claim false: the liar takes the card back, draws 1 and the
   turn ends; the pile is as before the play.
+* nobody to ask: the next seat in the hand is the player itself (two
+  players, the other out of cards and waiting out Prší's return window,
+  P28), so the claim stands as believed without a decision.
 
 Blind applies to the plays of an ordinary turn; answers to a pending draw
 or skip, cover and follow obligations and combo additions stay face up
@@ -71,8 +74,12 @@ def play(state: "SheddingState", real: str, claim: str) -> None:
     }
     state.discard.append(claim)
     state.masks[len(state.discard) - 1] = real
+    challenger = state._step(seat, 1)
+    if challenger == seat:  # nobody else is in the hand (a finisher waiting out P28): nobody can doubt
+        _resolve_claim(state, state.blind_play)
+        return
     state.phase = "challenge"
-    state.cur = state._step(seat, 1)
+    state.cur = challenger
 
 
 def believe(state: "SheddingState") -> None:
