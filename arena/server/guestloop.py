@@ -9,34 +9,76 @@ the largest server cost per decision after grpc's own read and write.
 
 Trio's waiting is one ``epoll`` object, and an epoll fd is itself pollable,
 so asyncio can watch it directly: `install` replaces the hand-off to the
-worker thread, for the loops registered with `use_loop` only, by
-``loop.add_reader(epoll fd)`` plus a timer for trio's next deadline.  When
-either fires, trio's events are collected without blocking and handed to the
-same ``deliver`` callback the thread would have called.  Anything unexpected
-(another trio version, another I/O backend, another loop) falls back to
-trio's own thread, so the behaviour never changes, only the cost.
+worker thread, for the loops registered with `use_loop` only.  Each guest
+run gets one `_LoopWait`: trio's epoll fd and a ``timerfd`` for trio's next
+deadline are registered with the loop once (not once per wait), and a wait
+only records trio's ``deliver`` callback and arms the timer.  When either fd
+fires, trio's events are collected without blocking and handed to the same
+``deliver`` the thread would have called.
+
+Why a ``timerfd`` and not ``loop.call_later``: asyncio rounds every select
+timeout *up* to the next millisecond (epoll's unit), so a trio deadline
+fired 0-1 ms late (0.5 ms on average) before any work was done; a timerfd
+armed at the absolute deadline (CLOCK_MONOTONIC, nanoseconds) wakes epoll
+within tens of microseconds.  Without timerfd (another OS, no libc symbol)
+``call_later`` does it as before.
+
+`wake` lets the host hand trio work from an asyncio callback on the same
+thread without trio's wake-up socket: when trio is parked in a loop wait,
+it delivers that wait at once (the next loop iteration runs trio's tick), so
+a task rescheduled by the caller right after is run without a socket write,
+an epoll round and a pass of trio's run_sync_soon task.
+
+Anything unexpected (another trio version, another I/O backend, another
+loop) falls back to trio's own thread, so the behaviour never changes, only
+the cost.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
+import math
 import os
 import threading
+import time
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Optional
+
+import outcome
 
 log = logging.getLogger("arena.server")
 
 _loops: "weakref.WeakSet[asyncio.AbstractEventLoop]" = weakref.WeakSet()
+_waits: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopWait]" = weakref.WeakKeyDictionary()
 _original: Any = None
 #: Waits done on a loop instead of in trio's thread (for tests and benchmarks).
 waits_on_loop = 0
+#: Set ``ARENA_TRIO_TIMERFD=0`` to time trio's deadlines with ``loop.call_later`` (for comparisons).
+_USE_TIMERFD = os.environ.get("ARENA_TRIO_TIMERFD", "1") != "0"
 
 
 def use_loop(loop: asyncio.AbstractEventLoop) -> None:
     """Let trio guest runs hosted on ``loop`` wait without a thread (call `install` once first)."""
     _loops.add(loop)
+
+
+def release(loop: asyncio.AbstractEventLoop) -> None:
+    """Unregister the loop's fds once its guest run is over (trio has closed its epoll by then)."""
+    wait = _waits.pop(loop, None)
+    if wait is not None:
+        wait.close()
+
+
+def wake(loop: asyncio.AbstractEventLoop) -> bool:
+    """If trio is parked in a wait on ``loop``, end that wait now; True if it was parked.
+
+    Call it on the loop's thread, from a plain callback (not from inside trio), just before
+    rescheduling a trio task: trio's tick then runs on the next loop iteration.
+    """
+    wait = _waits.get(loop)
+    return wait is not None and wait.wake()
 
 
 def install() -> bool:
@@ -78,45 +120,172 @@ def call_soon_from_anywhere(loop: asyncio.AbstractEventLoop) -> Callable[[Callab
 
 
 def _start_thread_soon(fn: Callable[[], Any], deliver: Callable[[Any], None], name: Any = None) -> None:
-    waiter = _loop_waiter(fn)
-    if waiter is None:
+    if not _wait_on_loop(fn, deliver):
         _original(fn, deliver, name)
-    else:
-        waiter(deliver)
 
 
-def _loop_waiter(fn: Callable[[], Any]) -> "Callable[[Callable[[Any], None]], None] | None":
-    """If ``fn`` is guest mode's ``get_events`` on a registered loop, a way to wait on that loop."""
+def _wait_on_loop(fn: Callable[[], Any], deliver: Callable[[Any], None]) -> bool:
+    """If ``fn`` is guest mode's ``get_events`` on a registered loop, wait on that loop; else False."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        return None
+        return False
     if loop not in _loops or getattr(fn, "__name__", "") != "get_events" or not fn.__closure__:
-        return None
+        return False
     try:
         cells = dict(zip(fn.__code__.co_freevars, (cell.cell_contents for cell in fn.__closure__)))
         timeout = float(cells["timeout"])
-        io_manager = cells["self"].runner.io_manager
-        epoll = io_manager._epoll
-        fd = epoll.fileno()
+        runner = cells["self"].runner
+        wait = _waits.get(loop)
+        if wait is None or wait.runner is not runner:
+            if wait is not None:
+                wait.close()
+            wait = _waits[loop] = _LoopWait(loop, runner)
     except Exception:  # not the shape we know: trio's own thread does it
-        return None
+        log.debug("trio's guest wait has an unknown shape: using trio's thread", exc_info=True)
+        return False
+    global waits_on_loop
+    waits_on_loop += 1
+    wait.start(timeout, deliver)
+    return True
 
-    def wait(deliver: Callable[[Any], None]) -> None:
-        import outcome
 
-        global waits_on_loop
-        waits_on_loop += 1
-        timer: "asyncio.TimerHandle | None" = None
+class _LoopWait:
+    """One guest run's wait on one loop: trio's epoll fd and a deadline timer, registered once."""
 
-        def ready() -> None:
-            loop.remove_reader(fd)
-            if timer is not None:
-                timer.cancel()
-            deliver(outcome.capture(io_manager.get_events, 0))
+    def __init__(self, loop: asyncio.AbstractEventLoop, runner: Any) -> None:
+        self.loop = loop
+        self.runner = runner
+        self.io_manager = runner.io_manager
+        self.epoll_fd = self.io_manager._epoll.fileno()
+        self.deliver: Optional[Callable[[Any], None]] = None
+        self.handle: Optional[asyncio.TimerHandle] = None
+        self.can_mark_tick = hasattr(runner, "guest_tick_scheduled")
+        self.timer = _TimerFd.create() if _USE_TIMERFD else None
+        loop.add_reader(self.epoll_fd, self._ready)
+        if self.timer is not None:
+            loop.add_reader(self.timer.fd, self._timer_fired)
 
-        loop.add_reader(fd, ready)
-        if timeout != float("inf"):
-            timer = loop.call_later(max(0.0, timeout), ready)
+    def start(self, timeout: float, deliver: Callable[[Any], None]) -> None:
+        self.deliver = deliver
+        if timeout == math.inf:
+            return  # a timer armed for an earlier wait may still fire: a spurious tick, harmless
+        if self.timer is not None:
+            try:
+                # Armed after trio computed ``timeout`` from its clock (CLOCK_MONOTONIC too): never early.
+                self.timer.arm_at(time.monotonic() + max(0.0, timeout))
+                return
+            except OSError:
+                log.warning("timerfd_settime failed: timing trio's deadlines with call_later", exc_info=True)
+                self.loop.remove_reader(self.timer.fd)
+                self.timer.close()
+                self.timer = None
+        self.handle = self.loop.call_later(max(0.0, timeout), self._ready)
 
-    return wait
+    def _ready(self, collect: bool = True) -> None:
+        deliver = self.deliver
+        if deliver is None:
+            return  # trio is running (its tick is scheduled): it collects its events itself
+        self.deliver = None
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        if collect:
+            deliver(outcome.capture(self.io_manager.get_events, 0))
+        else:  # woken by the host: I/O events left in trio's epoll are collected at its next tick
+            deliver(outcome.Value([]))
+
+    def _timer_fired(self) -> None:
+        assert self.timer is not None
+        self.timer.clear()
+        self._ready()
+
+    def wake(self) -> bool:
+        if self.deliver is None:
+            return False
+        if self.can_mark_tick:
+            # What trio's deliver callback sets once its tick runs; set now, so that rescheduling a
+            # task before then does not also write trio's wake-up socket (force_guest_tick_asap).
+            self.runner.guest_tick_scheduled = True
+        self._ready(collect=False)
+        return True
+
+    def close(self) -> None:
+        self.deliver = None
+        if self.handle is not None:
+            self.handle.cancel()
+        for fd in (self.epoll_fd, self.timer.fd if self.timer is not None else -1):
+            if fd >= 0:
+                try:
+                    self.loop.remove_reader(fd)
+                except Exception:  # the loop is closed already
+                    pass
+        if self.timer is not None:
+            self.timer.close()
+
+
+class _timespec(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+
+
+class _itimerspec(ctypes.Structure):
+    _fields_ = [("it_interval", _timespec), ("it_value", _timespec)]
+
+
+class _TimerFd:
+    """A Linux timerfd on CLOCK_MONOTONIC (``time.monotonic``'s clock), armed at absolute times."""
+
+    CLOCK_MONOTONIC = 1
+    TFD_NONBLOCK = os.O_NONBLOCK
+    TFD_CLOEXEC = getattr(os, "O_CLOEXEC", 0o2000000)
+    TFD_TIMER_ABSTIME = 1
+    _libc: Any = None
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._spec = _itimerspec()
+        self._spec_ref = ctypes.byref(self._spec)
+
+    @classmethod
+    def create(cls) -> "Optional[_TimerFd]":
+        if not hasattr(os, "O_NONBLOCK") or not os.uname().sysname == "Linux":
+            return None
+        try:
+            if cls._libc is None:
+                cls._libc = ctypes.CDLL(None, use_errno=True)
+            libc = cls._libc
+            libc.timerfd_create.argtypes = [ctypes.c_int, ctypes.c_int]
+            libc.timerfd_settime.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+            fd = libc.timerfd_create(cls.CLOCK_MONOTONIC, cls.TFD_NONBLOCK | cls.TFD_CLOEXEC)
+        except Exception:  # no timerfd in this libc: call_later does it
+            return None
+        if fd < 0:
+            return None
+        timer = cls(fd)
+        try:  # time.monotonic() must be this clock, or deadlines would be wrong: check once
+            if time.get_clock_info("monotonic").implementation != "clock_gettime(CLOCK_MONOTONIC)":
+                raise OSError("time.monotonic is not CLOCK_MONOTONIC")
+            timer.arm_at(time.monotonic() + 3600)
+        except OSError:
+            timer.close()
+            return None
+        return timer
+
+    def arm_at(self, when: float) -> None:
+        seconds = int(when)
+        spec = self._spec.it_value
+        spec.tv_sec = seconds
+        spec.tv_nsec = max(1, int((when - seconds) * 1e9))  # all zero would disarm it
+        if self._libc.timerfd_settime(self.fd, self.TFD_TIMER_ABSTIME, self._spec_ref, None) != 0:
+            raise OSError(ctypes.get_errno(), "timerfd_settime failed")
+
+    def clear(self) -> None:
+        try:
+            os.read(self.fd, 8)
+        except OSError:  # not expired (a stale readiness): nothing to clear
+            pass
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import threading
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -198,11 +200,21 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     done: asyncio.Future = loop.create_future()
     if guestloop.install():  # trio's I/O wait on this loop, not in a thread: see guestloop.py
         guestloop.use_loop(loop)
+
+    def trio_done(result: Any) -> None:
+        hub.direct = None
+        hub.trio_token = None  # the run is over: nothing may be handed to trio any more
+        guestloop.release(loop)
+        if not done.done():
+            done.set_result(result)
+
+    if os.environ.get("ARENA_TO_TRIO") != "token":  # "token": always run_sync_soon (for comparisons)
+        hub.direct = (threading.get_ident(), lambda: guestloop.wake(loop))
     trio.lowlevel.start_guest_run(
         _trio_main, hub, handle, director,
         run_sync_soon_threadsafe=guestloop.call_soon_from_anywhere(loop),
         run_sync_soon_not_threadsafe=loop.call_soon,
-        done_callback=lambda result: done.done() or done.set_result(result),
+        done_callback=trio_done,
         host_uses_signal_set_wakeup_fd=True,
     )
     interrupted = False
