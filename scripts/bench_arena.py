@@ -72,6 +72,19 @@ def stop_all(processes: list[subprocess.Popen]) -> None:
             process.wait()
 
 
+def processes_cpu(processes: list[subprocess.Popen]) -> float:
+    """CPU seconds (user + system, every thread) the processes have used so far (Linux /proc; 0 elsewhere)."""
+    ticks = 0
+    for process in processes:
+        try:
+            with open(f"/proc/{process.pid}/stat") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.0
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -90,11 +103,12 @@ def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
     return [sys.executable, __file__, "--raw-bot", str(port), name, str(max_games)]
 
 
-def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> tuple[float, int, float]:
-    """Decisions/s over the measuring window, the games finished, and the server's CPU us per decision.
+def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> tuple[float, int, float, float]:
+    """Decisions/s over the measuring window, the games finished, and the CPU us per decision of
+    the server and of all bot processes together.
 
-    The CPU figure (``time.process_time``: every thread of the server process) does not depend
-    on how busy the rest of the machine is, unlike the rate.
+    The CPU figures (``time.process_time``: every thread of the server process; /proc for the
+    bots) depend far less on how busy the rest of the machine is than the rate does.
     """
     import trio
 
@@ -128,11 +142,13 @@ def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> 
                     nursery.start_soon(keep_playing, table)
                 await trio.sleep(warmup)
                 start, start_count, start_cpu = time.monotonic(), decisions_so_far(handle), time.process_time()
+                start_bots = processes_cpu(processes)
                 await trio.sleep(seconds)
                 made = decisions_so_far(handle) - start_count
                 elapsed, cpu = time.monotonic() - start, time.process_time() - start_cpu
+                bots_cpu = processes_cpu(processes) - start_bots
                 nursery.cancel_scope.cancel()
-            return made / elapsed, finished, cpu / max(1, made) * 1e6
+            return made / elapsed, finished, cpu / max(1, made) * 1e6, bots_cpu / max(1, made) * 1e6
         finally:
             await trio.to_thread.run_sync(stop_all, processes)
 
@@ -174,8 +190,8 @@ class PingPong(rpc.ArenaServicer):
             await context.write(self.turn)
 
 
-def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> tuple[float, float]:
-    """Round trips/s over the window, and the server's CPU us per round trip."""
+def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> tuple[float, float, float]:
+    """Round trips/s over the window, and the CPU us per round trip of the server and of the clients."""
     count = bot_processes(games)
     inflight = [games // count + (1 if i < games % count else 0) for i in range(count)]
 
@@ -190,15 +206,16 @@ def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -
         try:
             await asyncio.wait_for(servicer.all_connected.wait(), 120)
             await asyncio.sleep(warmup)
-            start, start_cpu = time.monotonic(), time.process_time()
+            start, start_cpu, start_clients = time.monotonic(), time.process_time(), processes_cpu(processes)
             await asyncio.sleep(seconds)
             end, cpu = time.monotonic(), time.process_time() - start_cpu
+            clients_cpu = processes_cpu(processes) - start_clients
             servicer.stop.set()
             made = sum(1 for t in servicer.answers if start <= t <= end)
         finally:
             await server.stop(0.5)
             await asyncio.to_thread(stop_all, processes)
-        return made / (end - start), cpu / max(1, made) * 1e6
+        return made / (end - start), cpu / max(1, made) * 1e6, clients_cpu / max(1, made) * 1e6
 
     return asyncio.run(main())
 
@@ -376,22 +393,30 @@ def main() -> int:
     console.print(f"[bold]Arena benchmark[/]: {RULESET}, TurnRequest {turn.ByteSize()} bytes, "
                   f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw",
-                  "server CPU us/decision (raw)", "games played")
+                  "server CPU us/decision (raw)", "bots CPU us/decision (raw)", "games played")
     kinds = [k for k in args.bots.split(",") if k]
     for games in [int(g) for g in args.games.split(",")]:
-        raw, best = (0.0, 0.0), {kind: (0.0, 0, 0.0) for kind in kinds}
+        raw, best = (0.0, 0.0, 0.0), {kind: (0.0, 0, 0.0, 0.0) for kind in kinds}
+        spread: dict[str, list[float]] = {"raw": [], **{kind: [] for kind in kinds}}
         for attempt in range(max(1, args.repeat)):
             with console.status(f"{games} games: raw ping-pong ({attempt + 1}/{args.repeat})..."):
-                raw = max(raw, raw_rate(games, args.seconds, args.warmup, turn))
+                measured = raw_rate(games, args.seconds, args.warmup, turn)
+                spread["raw"].append(measured[0])
+                raw = max(raw, measured)
             for kind in kinds:
                 with console.status(f"{games} games: arena with {kind} bots ({attempt + 1}/{args.repeat})..."):
-                    best[kind] = max(best[kind], arena_rate(games, args.seconds, args.warmup, kind))
+                    measured = arena_rate(games, args.seconds, args.warmup, kind)
+                    spread[kind].append(measured[0])
+                    best[kind] = max(best[kind], measured)
         for kind in kinds:
-            ours, played, cpu_us = best[kind]
+            ours, played, cpu_us, bots_us = best[kind]
             ratio = ours / raw[0] if raw[0] else float("nan")
             speed.add_row(str(games), kind, str(bot_processes(games)), f"{ours:,.0f}", f"{raw[0]:,.0f}",
                           f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", f"{cpu_us:,.0f} ({raw[1]:,.0f})",
-                          str(played))
+                          f"{bots_us:,.0f} ({raw[2]:,.0f})", str(played))
+        if args.repeat > 1:
+            console.print(f"{games} games, every run (decisions or round trips/s): "
+                          + "; ".join(f"{k} {', '.join(f'{v:,.0f}' for v in vs)}" for k, vs in spread.items()))
     console.print(speed)
     late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99")
     for games in [int(g) for g in args.overshoot_games.split(",") if g]:
