@@ -24,7 +24,6 @@ import random
 import signal
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
@@ -91,6 +90,50 @@ class _Inline:
         pass
 
 
+class _Worker:
+    """One game's thread: runs that game's calls one after another, in order.
+
+    What a one-thread ``ThreadPoolExecutor`` did, without its per-call Future, work item, lock and
+    idle-thread bookkeeping (nobody waited on the Futures): a hand-off is one ``SimpleQueue.put``.
+    Like the executor's, the thread is not a daemon: calls already handed over (a game's
+    ``on_game_end``) still run before the process exits.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._calls: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._name = name
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=self._name)
+            self._thread.start()
+        self._calls.put((fn, args))
+
+    def _run(self) -> None:
+        get = self._calls.get
+        while (call := get()) is not None:
+            fn, args = call
+            try:
+                fn(*args)
+            except Exception:  # the calls handed over catch their own errors; this is a last resort
+                logging.getLogger("sdk").exception("%s failed", getattr(fn, "__qualname__", fn))
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Stop after the calls already handed over (dropped first with ``cancel_futures``)."""
+        if cancel_futures:
+            while True:
+                try:
+                    self._calls.get_nowait()
+                except queue.Empty:
+                    break
+        if self._thread is None:
+            return
+        self._calls.put(None)
+        if wait and self._thread is not threading.current_thread():
+            self._thread.join()
+
+
 class _Game:
     """Per-game bookkeeping: its worker thread, its info, its error count, its last answer."""
 
@@ -100,8 +143,7 @@ class _Game:
         self.errors = 0
         self.notices = 0
         self.last_answer: tuple[int, Any] | None = None
-        self.worker: Any = _Inline() if inline else ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix=f"game-{game_id[:12]}")
+        self.worker: Any = _Inline() if inline else _Worker(f"game-{game_id[:12]}")
 
 
 class _SessionEnd(Exception):
@@ -120,7 +162,7 @@ class Client:
         self.session_id = ""
         self.games: dict[str, _Game] = {}
         self.games_done = 0
-        self._outbox: queue.Queue | None = None
+        self._outbox: queue.SimpleQueue | None = None
         self._call: Any = None
         self._stopping = threading.Event()
         self._last_failure = ""
@@ -209,7 +251,7 @@ class Client:
 
     def _session(self, stub: Any) -> str:
         """One stream: hello, then messages until it ends.  Returns how it ended."""
-        outbox: queue.Queue = queue.Queue()
+        outbox: queue.SimpleQueue = queue.SimpleQueue()  # C-level: one lock, no Condition per put
         outbox.put(self._hello())
         resuming = bool(self.session_id)
         with self._lock:
@@ -374,7 +416,7 @@ class Client:
         self.games.clear()
 
 
-def _drain(outbox: queue.Queue) -> Iterator[Any]:
+def _drain(outbox: queue.SimpleQueue) -> Iterator[Any]:
     """The request iterator grpcio reads our messages from; None ends the stream."""
     while True:
         item = outbox.get()

@@ -67,32 +67,80 @@ class GameInfo:
         )
 
 
-@dataclass(frozen=True, slots=True)
 class Turn:
-    """One decision to make: answer it by returning one of ``legal`` (an Action, its text or its index)."""
+    """One decision to make: answer it by returning one of ``legal`` (an Action, its text or its index).
+
+    Read-only, like the other SDK objects.  Built from a wire message, ``observation`` is decoded on
+    first use (the JSON details, the seat views): a bot that decides from ``legal`` alone, like the
+    random sample bot, never pays for it.
+    """
+
+    __slots__ = ("game_id", "request_id", "seat", "ruleset", "_observation", "_message", "legal",
+                 "time_left_ms", "bank_ms")
 
     game_id: str
     request_id: int
-    seat: int | None
+    seat: "int | None"
     ruleset: str
-    observation: Observation
-    legal: tuple[Action, ...]
+    legal: "tuple[Action, ...]"
     time_left_ms: int
     bank_ms: int
 
+    def __init__(self, game_id: str, request_id: int, seat: "int | None", ruleset: str,
+                 observation: "Observation | None", legal: "tuple[Action, ...]", time_left_ms: int,
+                 bank_ms: int, *, _message: Any = None) -> None:
+        setter = object.__setattr__
+        setter(self, "game_id", game_id)
+        setter(self, "request_id", request_id)
+        setter(self, "seat", seat)
+        setter(self, "ruleset", ruleset)
+        setter(self, "_observation", observation)
+        setter(self, "_message", _message)
+        setter(self, "legal", tuple(legal))
+        setter(self, "time_left_ms", time_left_ms)
+        setter(self, "bank_ms", bank_ms)
+
     @classmethod
     def from_pb(cls, message: Any) -> "Turn":
-        observation = Observation.from_pb(message.observation)
-        return cls(
-            game_id=message.game_id,
-            request_id=message.request_id,
-            seat=observation.seat,
-            ruleset=observation.ruleset,
-            observation=observation,
-            legal=tuple(map(_wire_action, message.legal)),
-            time_left_ms=message.time.move_ms,
-            bank_ms=message.time.bank_ms,
-        )
+        wire_observation = message.observation
+        seat = wire_observation.seat
+        time_left = message.time
+        return cls(message.game_id, message.request_id, None if seat < 0 else seat, wire_observation.ruleset,
+                   None, tuple(map(_wire_action, message.legal)), time_left.move_ms, time_left.bank_ms,
+                   _message=wire_observation)
+
+    @property
+    def observation(self) -> Observation:
+        """What this seat may see (decoded from the wire on first use, then kept)."""
+        observation = self._observation
+        if observation is None:
+            observation = Observation.from_pb(self._message)
+            object.__setattr__(self, "_observation", observation)
+            object.__setattr__(self, "_message", None)
+        return observation
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(f"a Turn is read-only (cannot set {key!r})")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"a Turn is read-only (cannot delete {key!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Turn):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.game_id, self.request_id))
+
+    def _key(self) -> tuple:
+        return (self.game_id, self.request_id, self.seat, self.ruleset, self.observation, self.legal,
+                self.time_left_ms, self.bank_ms)
+
+    def __repr__(self) -> str:
+        return (f"Turn(game_id={self.game_id!r}, request_id={self.request_id!r}, seat={self.seat!r}, "
+                f"ruleset={self.ruleset!r}, observation={self.observation!r}, legal={self.legal!r}, "
+                f"time_left_ms={self.time_left_ms!r}, bank_ms={self.bank_ms!r})")
 
     @property
     def decision(self) -> str:
@@ -105,6 +153,10 @@ class Turn:
 
     def index_of(self, choice: "Action | str | int") -> int:
         """The index in ``legal`` of an Action, its text, or an index; ValueError if it is not legal."""
+        if type(choice) is Action:  # the usual answer: one of our own legal actions, found by identity
+            for index, action in enumerate(self.legal):
+                if action is choice:
+                    return index
         if isinstance(choice, bool):
             raise ValueError(f"act() returned {choice!r}; return an Action, its text or its index")
         if isinstance(choice, int):

@@ -232,3 +232,28 @@ def test_an_engine_style_action_object_is_accepted_by_its_text():
 
     t = Turn.from_pb(turn_message("g", 1, ["draw", "play 7h"]).turn)
     assert t.index_of(Foreign()) == 1
+
+
+def test_game_worker_runs_calls_in_order_and_finishes_them_on_shutdown():
+    import threading
+
+    from sdk.client import _Worker
+
+    worker, seen, gate = _Worker("game-test"), [], threading.Event()
+    worker.submit(gate.wait, 10)
+    for i in range(5):
+        worker.submit(seen.append, i)
+    worker.submit(lambda: 1 / 0)  # a failing call is logged; the next calls still run
+    worker.submit(seen.append, "after")
+    assert not worker._thread.daemon  # handed-over calls (on_game_end) run before the process exits
+    gate.set()
+    worker.shutdown(wait=True)
+    assert seen == [0, 1, 2, 3, 4, "after"] and not worker._thread.is_alive()
+
+    dropped, gate2, seen2 = _Worker("game-test-2"), threading.Event(), []
+    dropped.submit(gate2.wait, 10)
+    dropped.submit(seen2.append, "never")
+    dropped.shutdown(wait=False, cancel_futures=True)  # drops what has not started yet
+    gate2.set()
+    dropped._thread.join(10)
+    assert seen2 == [] and not dropped._thread.is_alive()

@@ -117,3 +117,28 @@ def test_legal_texts_the_sdk_cannot_parse_strictly_are_kept_not_dropped():
     t = Turn.from_pb(turn("g", 1, ["combo 7h/7d", "draw"]).turn)
     assert t.legal[0].verb == "combo" and t.legal[0].args == ("7h/7d",)
     assert t.index_of(t.legal[0]) == 0
+
+
+def test_turn_decodes_its_observation_on_first_use_only(monkeypatch):
+    """A bot deciding from ``legal`` alone (the random bot) never pays for the JSON details."""
+    import sdk.turn as turn_module
+
+    decoded = []
+    real = turn_module.Observation.from_pb
+    monkeypatch.setattr(turn_module.Observation, "from_pb", lambda message: decoded.append(1) or real(message))
+    message = turn("g", 3, ["play 7h", "draw"], details={"active_suit": "h"}).turn
+    t = Turn.from_pb(message)
+    assert (t.seat, t.ruleset, t.legal[1], t.index_of("draw")) == (0, "moumou", Action("draw"), 1)
+    assert decoded == []
+    assert t.observation.active_suit == "h" and t.observation is t.observation
+    assert decoded == [1]
+    assert t == Turn.from_pb(message) and "active_suit" in repr(t)
+    with pytest.raises(AttributeError):
+        t.legal = ()
+
+
+def test_index_of_finds_the_very_action_object_and_equal_ones():
+    t = Turn.from_pb(turn("g", 1, ["draw", "play 7h", "play Kc"]).turn)
+    assert [t.index_of(action) for action in t.legal] == [0, 1, 2]  # the objects themselves
+    equal = Action("play", ("Kc",))
+    assert equal is not t.legal[2] and t.index_of(equal) == 2  # an equal action found by value
