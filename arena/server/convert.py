@@ -23,27 +23,38 @@ def _seat_number(value: Any) -> int:
     return -1 if value is None else int(value)
 
 
-#: One encoder for every message (``json.dumps`` with options builds a new one per call).
-#: ``check_circular=False``: observations are trees (a cycle would fail at the recursion
-#: limit, caught like any other non-JSON value).
-_DETAILS_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False,
-                                    check_circular=False)
+#: One C encoder for every message, built once: ``json.dumps`` with options (and
+#: ``JSONEncoder.encode``) build a new one per call, 1.5 us of a 3 us encoding here.
+#: No circular check: observations are trees (a cycle would fail at the recursion limit,
+#: caught like any other non-JSON value); NaN is refused as the protocol's JSON has none.
+def _not_json(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+_DETAILS_ENCODER = (json.encoder.c_make_encoder(None, _not_json, json.encoder.encode_basestring, None, ":", ",",
+                                                False, False, False)
+                    if json.encoder.c_make_encoder is not None else None)
+_FALLBACK_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+                                     check_circular=False)
+
+
+def _encode(value: Any) -> str:
+    if _DETAILS_ENCODER is None:  # pragma: no cover - a Python without the C accelerator
+        return _FALLBACK_ENCODER.encode(value)
+    return "".join(_DETAILS_ENCODER(value, 0))
 
 
 def _details_json(rest: Mapping[str, Any]) -> str:
     """The game-specific keys as compact JSON text, built once per message with the C encoder."""
     try:
-        return _DETAILS_ENCODER.encode(rest)
+        return _encode(rest)
     except (TypeError, ValueError, RecursionError):  # not plain JSON data (sets, enums...): normalise first
-        return _DETAILS_ENCODER.encode(Observation(dict(rest)).to_dict())
+        return _encode(Observation(dict(rest)).to_dict())
 
 
-def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Sequence[str] = ()) -> pb.Observation:
-    """Convert an engine observation; ``names`` are the bot names by seat (for ``seats[].name``).
-
-    On the decision path (every TurnRequest): one constructor call with every field, the
-    seat views as a list, ``details_json`` from one ``json.dumps``.
-    """
+def _observation_fields(observation: "Observation | Mapping[str, Any]", names: Sequence[str]) -> dict[str, Any]:
+    """The ``pb.Observation`` fields as plain values (seat views as dicts): one constructor call
+    builds the whole message tree from them, with no intermediate messages to copy."""
     data = observation.data if isinstance(observation, Observation) else observation
     get = data.get
     hand_sizes = get("hand_sizes") or ()
@@ -56,28 +67,37 @@ def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Seq
     else:
         count = int(players) if isinstance(players, int) else max(len(hand_sizes), len(names))
     seats = [
-        pb.SeatView(
-            seat=seat,
-            name=names[seat] if seat < len(names) else "",
-            hand_size=int(hand_sizes[seat]) if seat < len(hand_sizes) else 0,
-            score=int(scores[seat]) if seat < len(scores) and scores[seat] is not None else 0,
-            status=str(statuses[seat]) if seat < len(statuses) else "active",
-        )
+        {
+            "seat": seat,
+            "name": names[seat] if seat < len(names) else "",
+            "hand_size": int(hand_sizes[seat]) if seat < len(hand_sizes) else 0,
+            "score": int(scores[seat]) if seat < len(scores) and scores[seat] is not None else 0,
+            "status": str(statuses[seat]) if seat < len(statuses) else "active",
+        }
         for seat in range(count)
     ]
     rest = {k: v for k, v in data.items() if k not in TYPED_KEYS}
-    return pb.Observation(
-        ruleset=str(get("ruleset") or ""),
-        seat=_seat_number(get("seat")),
-        current=_seat_number(get("current")),
-        decision=str(get("decision") or ""),
-        hand=[str(c) for c in (get("hand") or ())],
-        discard=[str(c) for c in (get("discard") or ())],
-        stock_size=int(get("stock_size") or 0),
-        direction=int(get("direction") or 1),
-        seats=seats,
-        details_json=_details_json(rest) if rest else "",
-    )
+    return {
+        "ruleset": str(get("ruleset") or ""),
+        "seat": _seat_number(get("seat")),
+        "current": _seat_number(get("current")),
+        "decision": str(get("decision") or ""),
+        "hand": [str(c) for c in (get("hand") or ())],
+        "discard": [str(c) for c in (get("discard") or ())],
+        "stock_size": int(get("stock_size") or 0),
+        "direction": int(get("direction") or 1),
+        "seats": seats,
+        "details_json": _details_json(rest) if rest else "",
+    }
+
+
+def observation_to_pb(observation: "Observation | Mapping[str, Any]", names: Sequence[str] = ()) -> pb.Observation:
+    """Convert an engine observation; ``names`` are the bot names by seat (for ``seats[].name``).
+
+    Typed fields, ``seats[]`` from ``hand_sizes``/``scores``/``statuses``, every other key in
+    ``details_json`` (one JSON object), all in one constructor call.
+    """
+    return pb.Observation(**_observation_fields(observation, names))
 
 
 def details_to_dict(message: pb.Observation) -> dict[str, Any]:
@@ -134,15 +154,27 @@ def game_ended_to_pb(outcome: Any, game_id: str = "") -> pb.GameEnded:
     return message
 
 
+def _turn_fields(game_id: str, wire_id: int, observation: Any, legal: Sequence[Any], move_ms: int, bank_ms: int,
+                 names: Sequence[str]) -> dict[str, Any]:
+    return {
+        "game_id": game_id,
+        "request_id": wire_id,
+        "observation": _observation_fields(observation, names),
+        "legal": [str(a) for a in legal],
+        "time": {"move_ms": max(0, int(move_ms)), "bank_ms": max(0, int(bank_ms))},
+    }
+
+
 def turn_request_to_pb(game_id: str, wire_id: int, observation: Any, legal: Sequence[Any],
                        move_ms: int, bank_ms: int, names: Sequence[str]) -> pb.TurnRequest:
-    return pb.TurnRequest(
-        game_id=game_id,
-        request_id=wire_id,
-        observation=observation_to_pb(observation, names),
-        legal=[str(a) for a in legal],
-        time=pb.TimeLeft(move_ms=max(0, int(move_ms)), bank_ms=max(0, int(bank_ms))),
-    )
+    return pb.TurnRequest(**_turn_fields(game_id, wire_id, observation, legal, move_ms, bank_ms, names))
+
+
+def turn_message(game_id: str, wire_id: int, observation: Any, legal: Sequence[Any],
+                 move_ms: int, bank_ms: int, names: Sequence[str]) -> pb.ArenaMessage:
+    """`turn_request_to_pb` already wrapped for the stream, built in one constructor call: wrapping a
+    built TurnRequest copies it (measured 31 -> 21 us per moumou request with the serialisation)."""
+    return pb.ArenaMessage(turn=_turn_fields(game_id, wire_id, observation, legal, move_ms, bank_ms, names))
 
 
 def error_to_pb(code: "str | int", message: str, game_id: str = "", request_id: int = 0) -> pb.ArenaMessage:

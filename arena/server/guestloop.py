@@ -57,6 +57,8 @@ _original: Any = None
 waits_on_loop = 0
 #: Set ``ARENA_TRIO_TIMERFD=0`` to time trio's deadlines with ``loop.call_later`` (for comparisons).
 _USE_TIMERFD = os.environ.get("ARENA_TRIO_TIMERFD", "1") != "0"
+#: Two absolute wake-up times this close are the same trio deadline (see `_LoopWait.start`).
+_SAME_DEADLINE_S = 50e-6
 
 
 def use_loop(loop: asyncio.AbstractEventLoop) -> None:
@@ -133,9 +135,9 @@ def _wait_on_loop(fn: Callable[[], Any], deliver: Callable[[Any], None]) -> bool
     if loop not in _loops or getattr(fn, "__name__", "") != "get_events" or not fn.__closure__:
         return False
     try:
-        cells = dict(zip(fn.__code__.co_freevars, (cell.cell_contents for cell in fn.__closure__)))
-        timeout = float(cells["timeout"])
-        runner = cells["self"].runner
+        timeout_cell, self_cell = _cells(fn)
+        timeout = float(fn.__closure__[timeout_cell].cell_contents)
+        runner = fn.__closure__[self_cell].cell_contents.runner
         wait = _waits.get(loop)
         if wait is None or wait.runner is not runner:
             if wait is not None:
@@ -150,6 +152,19 @@ def _wait_on_loop(fn: Callable[[], Any], deliver: Callable[[Any], None]) -> bool
     return True
 
 
+_CELLS: dict[Any, tuple[int, int]] = {}
+
+
+def _cells(fn: Callable[[], Any]) -> tuple[int, int]:
+    """Where ``get_events``'s closure keeps ``timeout`` and ``self`` (worked out once per code object)."""
+    code = fn.__code__
+    found = _CELLS.get(code)
+    if found is None:
+        names = code.co_freevars
+        found = _CELLS[code] = (names.index("timeout"), names.index("self"))
+    return found
+
+
 class _LoopWait:
     """One guest run's wait on one loop: trio's epoll fd and a deadline timer, registered once."""
 
@@ -162,6 +177,7 @@ class _LoopWait:
         self.handle: Optional[asyncio.TimerHandle] = None
         self.can_mark_tick = hasattr(runner, "guest_tick_scheduled")
         self.timer = _TimerFd.create() if _USE_TIMERFD else None
+        self.armed_at: Optional[float] = None  # when the timerfd is set to fire (None: not armed)
         loop.add_reader(self.epoll_fd, self._ready)
         if self.timer is not None:
             loop.add_reader(self.timer.fd, self._timer_fired)
@@ -173,7 +189,13 @@ class _LoopWait:
         if self.timer is not None:
             try:
                 # Armed after trio computed ``timeout`` from its clock (CLOCK_MONOTONIC too): never early.
-                self.timer.arm_at(time.monotonic() + max(0.0, timeout))
+                when = time.monotonic() + max(0.0, timeout)
+                armed = self.armed_at
+                # The same trio deadline as the armed one (both computed as "deadline + a few us"):
+                # leave the timer be (with many games the next deadline rarely changes between waits).
+                if armed is None or abs(when - armed) > _SAME_DEADLINE_S:
+                    self.timer.arm_at(when)
+                    self.armed_at = when
                 return
             except OSError:
                 log.warning("timerfd_settime failed: timing trio's deadlines with call_later", exc_info=True)
@@ -198,6 +220,7 @@ class _LoopWait:
     def _timer_fired(self) -> None:
         assert self.timer is not None
         self.timer.clear()
+        self.armed_at = None
         self._ready()
 
     def wake(self) -> bool:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import trio
 
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer, SeatDisconnected
-from arena.server.convert import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_request_to_pb
+from arena.server.convert import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_message
 from sdk.wire import pb
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ class RemoteSeat:
         self._open: Optional[_OpenRequest] = None
         self._answer: Optional[SeatAnswer] = None
         self._stale: deque[SeatAnswer] = deque()
-        self._wake: Optional[trio.Event] = None
+        self._waiter: Optional[trio.lowlevel.Task] = None    # the runner's task, parked in next_answer
         self._reconnected = trio.Event()
         self._runner_ids: "OrderedDict[int, int]" = OrderedDict()   # wire id -> runner id
         self._wire_ids: dict[int, int] = {}                          # runner id -> wire id
@@ -109,15 +109,28 @@ class RemoteSeat:
                 return self._stale.popleft()
             if not self.session.connected:
                 raise SeatDisconnected(f"{self.name} disconnected while deciding")
-            self._wake = trio.Event()
+            # Parked with trio's own primitive (what trio.Event.wait does underneath, without an
+            # Event and a ParkingLot per wait); the runner's cancel scope still cuts it off.
+            self._waiter = trio.lowlevel.current_task()
             try:
-                await self._wake.wait()
+                await trio.lowlevel.wait_task_rescheduled(self._abort_wait)
             except BaseException:
                 if self.session.connected:
                     self._close_open()  # cut off (timeout, shutdown): a later answer is stale
                 raise
             finally:
-                self._wake = None
+                self._waiter = None
+
+    def _abort_wait(self, raise_cancel: Any) -> Any:
+        self._waiter = None
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    def _wake(self) -> None:
+        """Reschedule the runner's task parked in `next_answer`, if any (trio context, no checkpoint)."""
+        task = self._waiter
+        if task is not None:
+            self._waiter = None
+            trio.lowlevel.reschedule(task)
 
     async def game_ended(self, end: GameEnd) -> None:
         self.session.send(pb.ArenaMessage(game_ended=game_ended_to_pb(end.outcome, self.game_id)))
@@ -155,9 +168,9 @@ class RemoteSeat:
     def _open_request(self, request: DecisionRequest) -> None:
         self._close_open()
         wire_id = self.session.next_wire_id()
-        message = pb.ArenaMessage(turn=turn_request_to_pb(
+        message = turn_message(
             self.game_id, wire_id, request.observation, request.legal, request.move_ms, request.bank_ms, self._names,
-        ))
+        )
         self._open = _OpenRequest(request.request_id, wire_id, message)
         self._answer = None
         self._remember(request.request_id, wire_id)
@@ -209,15 +222,13 @@ class RemoteSeat:
             if len(self._stale) >= _MAX_PENDING_STALE:
                 return True
             self._stale.append(seat_answer)
-        if self._wake is not None:
-            self._wake.set()
+        self._wake()
         return True
 
     def on_disconnect(self) -> None:
         if self._reconnected.is_set():
             self._reconnected = trio.Event()
-        if self._wake is not None:
-            self._wake.set()  # next_answer() sees no answer and raises SeatDisconnected
+        self._wake()  # next_answer() sees no answer and raises SeatDisconnected
 
     def on_reconnect(self) -> None:
         """The bot resumed its session: repeat GameStarted, and the open request if still awaited.
@@ -230,6 +241,6 @@ class RemoteSeat:
             return
         if self._started is not None:
             self.session.send(self._started)
-        if self._open is not None and self._answer is None and self._wake is not None:
+        if self._open is not None and self._answer is None and self._waiter is not None:
             self._send_open()
         self._reconnected.set()

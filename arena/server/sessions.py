@@ -19,6 +19,7 @@ import hmac
 import logging
 import secrets
 import threading
+from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -71,6 +72,42 @@ class SessionInfo:
         return max(0, self.capacity - self.busy)
 
 
+class Outbox:
+    """The messages waiting for one stream's writer: a deque and, while the writer waits, its future.
+
+    What ``asyncio.Queue`` did here for one producer side and one consumer, without its
+    bookkeeping per message (unfinished-task count, an Event cleared on every put, getters
+    deque); measured with the rest of this change in the server README.
+    """
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque = deque()
+        self._waiter: Optional[asyncio.Future] = None
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def get(self) -> Any:
+        while not self._items:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                if self._waiter is waiter:
+                    self._waiter = None
+        return self._items.popleft()
+
+
 class Connection:
     """One Play stream's outgoing side: a queue the gRPC handler drains in order."""
 
@@ -78,7 +115,7 @@ class Connection:
 
     def __init__(self, peer: str) -> None:
         self.peer = peer
-        self.outbox: asyncio.Queue = asyncio.Queue()
+        self.outbox = Outbox()
         self.closed = False
         self.stale_answers = 0
         self.violations = 0
