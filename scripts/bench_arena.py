@@ -397,16 +397,16 @@ def main() -> int:
     kinds = [k for k in args.bots.split(",") if k]
     for games in [int(g) for g in args.games.split(",")]:
         raw, best = (0.0, 0.0, 0.0), {kind: (0.0, 0, 0.0, 0.0) for kind in kinds}
-        spread: dict[str, list[float]] = {"raw": [], **{kind: [] for kind in kinds}}
+        spread: dict[str, list[float]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
         for attempt in range(max(1, args.repeat)):
             with console.status(f"{games} games: raw ping-pong ({attempt + 1}/{args.repeat})..."):
                 measured = raw_rate(games, args.seconds, args.warmup, turn)
-                spread["raw"].append(measured[0])
+                spread["raw ping-pong"].append(measured[0])
                 raw = max(raw, measured)
             for kind in kinds:
                 with console.status(f"{games} games: arena with {kind} bots ({attempt + 1}/{args.repeat})..."):
                     measured = arena_rate(games, args.seconds, args.warmup, kind)
-                    spread[kind].append(measured[0])
+                    spread[f"{kind} bots"].append(measured[0])
                     best[kind] = max(best[kind], measured)
         for kind in kinds:
             ours, played, cpu_us, bots_us = best[kind]
