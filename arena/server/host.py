@@ -10,6 +10,7 @@ stop gRPC (with a grace period).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
@@ -154,6 +155,9 @@ def run(config: ServerConfig, director: Director) -> Any:
     cancels the director, shuts down cleanly, then raises KeyboardInterrupt.
     """
     config.validate()
+    if config.freeze_gc:
+        gc.collect()
+        gc.freeze()
     return asyncio.run(_serve(config, director))
 
 
