@@ -103,7 +103,6 @@ class Action:
         return tuple(a for a in self.args if is_card_code(a))
 
 
-@dataclass(frozen=True)
 class Observation:
     """What one seat may see, as a JSON-safe mapping.
 
@@ -112,9 +111,35 @@ class Observation:
     (own cards; None for a spectator), ``hand_sizes``, ``discard`` (the
     visible part, bottom to top), ``stock_size``, ``direction``, ``scores``.
     Game-specific keys follow (``active_suit``, ``pending``, ``melds``...).
+
+    Read-only: engines may share unchanged parts (a hand's scores) between
+    the observations they build, so take `to_dict()` for a copy to change.
+    A slotted class rather than a frozen dataclass because one is built at
+    every decision; an engine may store it more compactly still
+    (`RecordObservation`), with the same mapping behaviour.
     """
 
-    data: Mapping[str, Any]
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        _set_observation_data(self, data)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"an Observation is read-only; cannot set {name!r}")
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        return self._data
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Observation):
+            return NotImplemented
+        return dict(self.data) == dict(other.data)
+
+    __hash__ = None  # type: ignore[assignment]  # mappings inside: not hashable
+
+    def __repr__(self) -> str:
+        return f"Observation(data={dict(self.data)!r})"
 
     def to_dict(self) -> dict[str, Any]:
         return json.loads(json.dumps(self.data))
@@ -125,9 +150,67 @@ class Observation:
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
+    def __contains__(self, key: object) -> bool:
+        return key in self.data
+
     @property
     def seat(self) -> int | None:
-        return self.data["seat"]
+        return self["seat"]
+
+
+#: The slot's own setter: `__setattr__` refuses every write, construction included.
+_set_observation_data = Observation.__dict__["_data"].__set__
+
+
+class RecordObservation(Observation):
+    """An observation stored as one tuple of values in a fixed key order (the class's `KEYS`).
+
+    Built at every decision, so its cost counts: one tuple instead of a
+    dict filled key by key.  It is the whole snapshot (every list in it
+    copied when it was built), only kept in a compact form; `data` gives it
+    as a dict.  Engines make one subclass per key order with `record_type`.
+    """
+
+    __slots__ = ()
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    INDEX: ClassVar[dict[str, int]] = {}
+
+    def __init__(self, values: tuple) -> None:
+        if len(values) != len(self.KEYS):
+            raise ValueError(f"{type(self).__name__} takes {len(self.KEYS)} values, not {len(values)}")
+        _set_observation_data(self, tuple(values))
+
+    @classmethod
+    def record_type(cls, keys: Sequence[str]) -> "type[RecordObservation]":
+        keys = tuple(keys)
+        known = _RECORD_TYPES.get(keys)
+        if known is None:
+            index = {key: i for i, key in enumerate(keys)}
+            known = _RECORD_TYPES[keys] = type("RecordObservation", (cls,), {"__slots__": (), "KEYS": keys,
+                                                                            "INDEX": index})
+        return known
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return dict(zip(self.KEYS, self._data))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._data == other._data  # type: ignore[attr-defined]
+        return super().__eq__(other)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[self.INDEX[key]]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        i = self.INDEX.get(key)
+        return default if i is None else self._data[i]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.INDEX
+
+
+_RECORD_TYPES: dict[tuple[str, ...], type] = {}
 
 
 @dataclass(frozen=True)

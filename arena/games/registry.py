@@ -61,7 +61,11 @@ class RulesetInfo:
         if unknown:
             known = ", ".join(sorted(self.options)) or "none"
             raise OptionError(f"{self.name} has no option {', '.join(unknown)}; its options: {known}")
-        resolved = {name: spec.default for name, spec in self.options.items()}
+        defaults = self.__dict__.get("_defaults")
+        if defaults is None:  # built once: a new game with default options copies it
+            defaults = {name: spec.default for name, spec in self.options.items()}
+            object.__setattr__(self, "_defaults", defaults)
+        resolved = dict(defaults)
         for name, value in given.items():
             resolved[name] = self.options[name].coerce(name, value)
         return resolved

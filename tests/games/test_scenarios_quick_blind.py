@@ -169,3 +169,17 @@ def test_decision_limit_ends_a_whole_match_not_just_its_hand():
                    scores=[3, 5])
     state = run("moumou", pos, ["draw"], decision_limit=4)
     assert state.is_over and state.to_position()["reason"] == "decision-limit"
+
+
+def test_decision_limit_closes_an_open_blind_claim_and_a_catch_window():
+    # The limit can fall on any decision; an over position has nothing left open (the property
+    # tests found an unjudged claim that made the final position unloadable).
+    state = run("maumau", {**BLIND_POS, "decisions": 0}, ["blind Kd 7h"], blind=True, decision_limit=1)
+    final = state.to_position()
+    assert state.is_over and final["phase"] == "over" and final.get("blind_play") is None
+    assert games.from_position("maumau", final, blind=True, decision_limit=1).to_position() == final
+    pos = position([["Kh", "9c"], ["Qd", "9s"], ["8h"], ["7d"]], ["Th"], ["8c", "8d", "2s", "3s", "4s"], decisions=0)
+    state = run("maumau-online", pos, ["play Kh"], decision_limit=1)
+    final = state.to_position()
+    assert state.is_over and final.get("window") is None
+    assert games.from_position("maumau-online", final, decision_limit=1).to_position() == final

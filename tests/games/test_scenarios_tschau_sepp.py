@@ -73,3 +73,12 @@ def test_jass_points_and_the_match_ends_at_the_limit():
     assert state.scores == [0, 30, 0] and not state.is_over
     state = run(R, pos, ["play 9h", "call sepp"], limit=30)
     assert state.is_over and state.result().placements == (1, 3, 1)
+
+
+def test_decision_limit_after_a_cover_draw_leaves_no_card_owed():
+    # The drawn cover card had to be played next; the limit ended the game first.  A finished
+    # position has no seat to owe it (the property tests found one that failed to load).
+    pos = position([["Ah", "Kd", "Qd"], ["Qc"], ["9c"]], ["Th"], ["7c", "8c", "As"], direction=-1, decisions=0)
+    state = run(R, pos, ["play Ah", "draw"], ace="cover", decision_limit=2)
+    assert state.is_over and state.to_position()["forced"] is None
+    assert games.from_position(R, state.to_position(), ace="cover", decision_limit=2).to_position() == state.to_position()

@@ -37,7 +37,7 @@ _CACHE: dict[tuple, Ruleset] = {}
 
 def ruleset_for(module, options: Mapping[str, Any]) -> Ruleset:
     """The `Ruleset` for these options, built once and shared (it is immutable)."""
-    key = (module.NAME, tuple(sorted(options.items())))
+    key = (module.NAME, tuple(options.items()))  # resolved options come in the spec's order: no sort needed
     rules = _CACHE.get(key)
     if rules is None:
         own, chosen = variations.split(options)
@@ -47,7 +47,7 @@ def ruleset_for(module, options: Mapping[str, Any]) -> Ruleset:
 
 def _register(module) -> None:
     def new_game(players: int, seed: int, options: dict[str, Any]) -> SheddingState:
-        return SheddingState(ruleset_for(module, options).for_players(players), dict(options), players, seed)
+        return SheddingState(ruleset_for(module, options).for_players(players), options, players, seed)
 
     def from_position(position: Mapping[str, Any], options: dict[str, Any]) -> SheddingState:
         rules = ruleset_for(module, options)

@@ -60,7 +60,7 @@ def plays(state: "SheddingState", candidates: list[str], hand_size: int) -> list
 
 def play(state: "SheddingState", real: str, claim: str) -> None:
     """Put the card face down with its claim and hand the decision to the next seat."""
-    seat = state.cur
+    seat = state.current
     hand = state.hands[seat]
     call = state.rules.call
     state.combo = []
@@ -79,7 +79,7 @@ def play(state: "SheddingState", real: str, claim: str) -> None:
         _resolve_claim(state, state.blind_play)
         return
     state.phase = "challenge"
-    state.cur = challenger
+    state.current = challenger
 
 
 def believe(state: "SheddingState") -> None:
@@ -88,7 +88,7 @@ def believe(state: "SheddingState") -> None:
 
 def challenge(state: "SheddingState") -> None:
     record = state.blind_play
-    challenger = state.cur
+    challenger = state.current
     top = len(state.discard) - 1
     if record["card"] == record["claim"]:  # truthful: turned up, the challenger pays and loses a turn
         del state.masks[top]
@@ -105,7 +105,7 @@ def challenge(state: "SheddingState") -> None:
     state.active_suit = record["active_suit"]
     state.suit_kind = record["suit_kind"]
     state.offender = None
-    state.cur = seat
+    state.current = seat
     state.phase = "turn"
     state._draw(seat, 1)
     state._end_turn(1)
@@ -113,7 +113,7 @@ def challenge(state: "SheddingState") -> None:
 
 def _resolve_claim(state: "SheddingState", record: dict) -> None:
     state.blind_play = None
-    state.cur = record["seat"]
+    state.current = record["seat"]
     state.phase = "turn"
     state.discard.pop()
     state._place(record["claim"], from_hand=True, combo=False)

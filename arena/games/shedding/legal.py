@@ -21,14 +21,28 @@ if TYPE_CHECKING:
 def playable_cards(state: "SheddingState", hand: list[str]) -> list[str]:
     """Cards of `hand` legal on the effective top (rank, active suit, wild placements) [P16]."""
     rules = state.rules
-    key = (state.discard[-1], state.active_suit, state.suit_kind == "demand")
-    legal_on_top = rules._playable.get(key)
-    if legal_on_top is None:
-        legal_on_top = rules._playable[key] = _playable_on(rules, *key)
-    out = [c for c in hand if c in legal_on_top]
+    on_top = legal_on_top(state)
+    out = [c for c in hand if c in on_top]
     if rules._no_finish and len(hand) == 1:
         out = [c for c in out if c not in rules._no_finish]
     return out
+
+
+def legal_on_top(state: "SheddingState") -> frozenset:
+    """Every card of the deck legal on the effective top, memoised per ruleset (by top card alone
+    while no suit is named, the common case)."""
+    rules = state.rules
+    top = state.discard[-1]
+    if state.active_suit is None:
+        cards = rules._playable_plain.get(top)
+        if cards is None:
+            cards = rules._playable_plain[top] = _playable_on(rules, top, None, False)
+        return cards
+    key = (top, state.active_suit, state.suit_kind == "demand")
+    cards = rules._playable.get(key)
+    if cards is None:
+        cards = rules._playable[key] = _playable_on(rules, *key)
+    return cards
 
 
 def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> frozenset:
@@ -44,7 +58,7 @@ def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> froz
 
 
 def turn_actions(state: "SheddingState") -> list:
-    hand = state.hands[state.cur]  # only asked while the game runs: the raw seat, not the property
+    hand = state.hands[state.current]  # only asked while the game runs: the raw seat, not the property
     rules = state.rules
     call = rules.call
     call_at = rules._call_at
@@ -65,9 +79,19 @@ def turn_actions(state: "SheddingState") -> list:
     if state.forced is not None:
         if rules.blind:
             return blind.plays(state, [state.forced], len(hand)) + [A.PASS]
-        return [A.play(state.forced), A.PASS]
-    cards = playable_cards(state, hand)
-    out = blind.plays(state, hand, len(hand)) if rules.blind else [PLAY[c] for c in cards]
+        return [PLAY[state.forced], A.PASS]
+    if rules.blind:
+        cards = bool(playable_cards(state, hand))
+        out = blind.plays(state, hand, len(hand))
+    else:
+        if state.active_suit is None:  # `legal_on_top`, inline: this runs at most decisions
+            on_top = rules._playable_plain.get(state.discard[-1]) or legal_on_top(state)
+        else:
+            on_top = legal_on_top(state)
+        out = [PLAY[c] for c in hand if c in on_top]
+        if rules._no_finish and len(hand) == 1:
+            out = [a for a in out if a.args[0] not in rules._no_finish]
+        cards = bool(out)  # any play, before draw/pass/call join the list
     if state.called == 1:
         return out
     if not state.drawn:
@@ -94,18 +118,18 @@ def _call_word(call, hand: list[str], call_at: int):
 
 def cover_actions(state: "SheddingState") -> list:
     if state.forced is not None:
-        return [A.play(state.forced)]
+        return [PLAY[state.forced]]
     top = state.discard[-1]
     ranks = state.rules.rule(top).cover_ranks
     suit = top[1]
-    covers = [A.play(c) for c in state.hands[state.current] if c[0] in ranks or c[1] == suit]
+    covers = [PLAY[c] for c in state.hands[state.current] if c[0] in ranks or c[1] == suit]
     if covers:
         return covers
     return [A.DRAW] if can_draw(state) else [A.PASS]
 
 
 def follow_actions(state: "SheddingState") -> list:
-    plays = [A.play(c) for c in playable_cards(state, state.hands[state.current])]
+    plays = [PLAY[c] for c in playable_cards(state, state.hands[state.current])]
     return plays or [A.DRAW]
 
 
@@ -116,7 +140,7 @@ def combo_actions(state: "SheddingState") -> list:
     out = []
     for card in hand:
         if card[0] == rank and not (rules[card].cannot_finish == "forbidden" and len(hand) == 1):
-            out.append(A.play(card))
+            out.append(PLAY[card])
     out.append(A.STOP)
     return out
 
@@ -135,11 +159,12 @@ def legal_actions(state: "SheddingState") -> list:
     if state.rules.copies > 1:
         hand = state.hands[state.current] if state.current is not None else []
         if len(set(hand)) != len(hand):
-            return list(dict.fromkeys(_legal(state)))
-    return _legal(state)
+            return list(dict.fromkeys(phase_actions(state)))
+    return phase_actions(state)
 
 
-def _legal(state: "SheddingState") -> list:
+def phase_actions(state: "SheddingState") -> list:
+    """The legal list of the pending decision, before folding duplicates."""
     phase = state.phase
     if phase == "turn":
         return turn_actions(state)
@@ -160,7 +185,7 @@ def _legal(state: "SheddingState") -> list:
     if phase == "challenge":
         return [blind.CHALLENGE, blind.BELIEVE]
     if phase == "rescue":  # P2 rescue_first_k: play the drawn answer, or go on paying
-        return [A.play(state.forced), A.ACCEPT]
+        return [PLAY[state.forced], A.ACCEPT]
     if phase == "target":
-        return [A.target(s) for s in state.others(state.cur)]
+        return [A.target(s) for s in state.others(state.current)]
     return []

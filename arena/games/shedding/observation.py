@@ -1,50 +1,57 @@
 """Per-seat observations: public facts plus the seat's own hand, nothing else.
 
-Built from plain lists on every decision (the benchmark calls it each
-time), so no copying beyond the few short lists a seat may keep.  Only the
-top `visible_discard` cards are shown (Moumou 4, others 1, A-24).  Never
-the seed, the chance counter, the stock order or another seat's cards.
+Built at every decision (the benchmark builds one each time), so the
+snapshot is one tuple in a fixed key order (`RecordObservation`): the seat's
+hand, the hand sizes, the visible discards and the scores are copied, the
+rest are numbers and strings.  Only the top `visible_discard` cards are
+shown (Moumou 4, others 1, A-24).  Never the seed, the chance counter, the
+stock order or another seat's cards.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from arena.games.base import GameError, Observation, RecordObservation
 from arena.games.shedding import blind
 
 if TYPE_CHECKING:
+    from arena.games.shedding.rules import Ruleset
     from arena.games.shedding.state import SheddingState
 
-
-#: Every key in its order, copied then filled: a copy and stores cost less than a 22-key literal.
-_TEMPLATE = dict.fromkeys((
+#: Every ruleset's keys, in the order of the tuple `observe` builds.
+KEYS = (
     "ruleset", "seat", "players", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
     "stock_size", "direction", "scores", "active_suit", "suit_kind", "pending", "obligation", "drawn",
     "called", "window", "hand_number", "dealer", "last_hand",
-))
+)
+
+_new = object.__new__
+_store = Observation.__dict__["_data"].__set__  # the record's one slot (its __setattr__ refuses writes)
 
 
-def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
+def observation_type(rules: "Ruleset") -> type[RecordObservation]:
+    """The record type of this ruleset's observations: `KEYS` plus the keys only some rulesets have."""
+    extra: tuple[str, ...] = ()
+    if rules.blind:  # face-down cards as ?? and the top's claim, never the real card
+        extra += ("claim",)
+    if rules.return_window:  # a seat out of cards that can still be brought back (Prší 7♥)
+        extra += ("returning",)
+    if rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
+        extra += ("finished", "losses")
+    kind = RecordObservation.record_type(KEYS + extra)
+    object.__setattr__(rules, "_observation_type", kind)
+    return kind
+
+
+def observe(state: "SheddingState", seat: int | None) -> Observation:
+    """`SheddingState.observation`: what `seat` may see (None: the spectator)."""
+    if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
+        raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     rules = state.rules
     hands = state.hands
-    phase = state.phase
-    over = state.over
     discard = state.discard
-    data = _TEMPLATE.copy()
-    data["ruleset"] = state.ruleset
-    data["seat"] = seat
-    data["players"] = state.players
-    data["current"] = None if over else state.cur
-    data["decision"] = "over" if over else phase
-    data["hand"] = None if seat is None else hands[seat][:]
-    data["hand_sizes"] = [len(hand) for hand in hands]
-    data["discard"] = discard[rules._visible_from :]
-    data["discard_size"] = len(discard)
-    data["stock_size"] = len(state.stock)
-    data["direction"] = state.direction
-    data["scores"] = state.scores[:]
-    data["active_suit"] = state.active_suit
-    data["suit_kind"] = state.suit_kind
+    phase = state.phase
     pending_draw = state.pending_draw
     pending_skip = state.pending_skip
     if pending_draw or pending_skip:
@@ -53,25 +60,49 @@ def build(state: "SheddingState", seat: int | None) -> dict[str, Any]:
             pending["draw"] = pending_draw
         if pending_skip:
             pending["skip"] = pending_skip
-        data["pending"] = pending
     else:
-        data["pending"] = {}
-    if phase == "cover" or phase == "follow":
-        data["obligation"] = phase
-    data["drawn"] = state.drawn
-    data["called"] = state.called == 1
+        pending = {}
     window = state.window
-    if window is not None:
-        data["window"] = {"offender": window["offender"], "called": window["called"]}
-    data["hand_number"] = state.hand_number
-    data["dealer"] = state.dealer
-    data["last_hand"] = state.last_hand
-    if rules.blind:  # face-down cards as ?? and the top's claim, never the real card
-        data["discard"] = blind.shown_discard(state)
-        data["claim"] = blind.claim_view(state)
-    if rules.return_window:  # a seat out of cards that can still be brought back (Prší 7♥)
-        data["returning"] = state.returning
-    if rules._ladder:  # seats out of this hand (in order) and lost hands (Faraón)
-        data["finished"] = list(state.finished)
-        data["losses"] = list(state.losses)
-    return data
+    values = (
+        state.ruleset,
+        seat,
+        state.players,
+        state.current,  # None once over
+        phase,  # "over" once over
+        None if seat is None else hands[seat][:],
+        list(map(len, hands)),
+        discard[rules._visible_from :],
+        len(discard),
+        len(state.stock),
+        state.direction,
+        state.scores[:],
+        state.active_suit,
+        state.suit_kind,
+        pending,
+        phase if phase == "cover" or phase == "follow" else None,
+        state.drawn,
+        state.called == 1,
+        None if window is None else {"offender": window["offender"], "called": window["called"]},
+        state.hand_number,
+        state.dealer,
+        state.last_hand,
+    )
+    if rules._extra_view:
+        values = _extra(state, values)
+    observation = _new(rules._observation_type or observation_type(rules))
+    _store(observation, values)
+    return observation
+
+
+def _extra(state: "SheddingState", values: tuple) -> tuple:
+    """The values of the keys only some rulesets have (see `observation_type`)."""
+    rules = state.rules
+    extra: tuple = ()
+    if rules.blind:
+        values = values[:7] + (blind.shown_discard(state),) + values[8:]
+        extra += (blind.claim_view(state),)
+    if rules.return_window:
+        extra += (state.returning,)
+    if rules.ladder:
+        extra += (list(state.finished), list(state.losses))
+    return values + extra

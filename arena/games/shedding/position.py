@@ -28,10 +28,10 @@ def to_position(state) -> dict[str, Any]:
         "hands": [list(h) for h in state.hands],
         "discard": list(state.discard),
         "stock": state.stock[::-1],
-        "current": None if state.over else state.cur,
+        "current": None if state.is_over else state.current,
         "direction": state.direction,
         "scores": list(state.scores),
-        "phase": "over" if state.over else state.phase,
+        "phase": "over" if state.is_over else state.phase,
         "active_suit": state.active_suit,
         "suit_kind": state.suit_kind,
         "pending": {"draw": state.pending_draw, "skip": state.pending_skip},
@@ -190,11 +190,11 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.hands = hands
     state.discard = discard
     state.stock = stock[::-1]
-    state.cur = current
+    state.current = current
     state.direction = direction
     state.scores = list(scores)
     state.phase = "over" if over else phase
-    state.over = over
+    state.is_over = over
     state.active_suit = active_suit
     state.suit_kind = suit_kind if active_suit is not None else None
     state.pending_draw = _int(pending, "draw", 0, 0)
@@ -305,7 +305,7 @@ def _restore_blind(state, rules: Ruleset, position: Mapping[str, Any], phase: st
         if top not in state.masks or state.masks[top] != record["card"] or state.discard[top] != record["claim"]:
             raise PositionError("the challenged card must be the top of the pile, with its claim in 'claims'")
         seat = record["seat"]
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players or seat == state.cur:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.players or seat == state.current:
             raise PositionError(f"blind_play seat must be another seat than the challenger, not {seat!r}")
         suit = record.get("active_suit")
         kind = record.get("suit_kind")

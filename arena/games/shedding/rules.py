@@ -73,9 +73,9 @@ class CardRule:
     #: (Faraón option ``rescue``).
     rescue_first_k: int = 0
 
-    @property
-    def covers(self) -> bool:
-        return bool(self.cover_ranks)
+    def __post_init__(self) -> None:
+        # Read at every play that has effects: a plain attribute rather than a property.
+        object.__setattr__(self, "covers", bool(self.cover_ranks))
 
 
 @dataclass(frozen=True)
@@ -206,12 +206,17 @@ class Ruleset:
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible_from", -self.visible_discard)
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
+        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder)
+        object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
         # (top card, active suit, demand?) -> the deck's cards legal on it, filled as tops occur (legal.py).
         object.__setattr__(self, "_playable", {})
+        object.__setattr__(self, "_playable_plain", {})  # the same while no suit is named, by top card alone
         rules = {}
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "_rules", rules)
+        object.__setattr__(self, "rule", rules.__getitem__)  # `rule(card)`: the dict's own lookup, no Python frame
+        object.__setattr__(self, "rules_by_card", rules)  # card -> CardRule, every card of the deck
         # Cards whose rule sets nothing beyond where they may go: playing one that leaves cards in the
         # hand just ends the turn (`SheddingState._resolve` takes that shortcut).
         object.__setattr__(self, "_inert", frozenset(c for c, r in rules.items() if _no_effect(r)))
@@ -260,12 +265,9 @@ class Ruleset:
         """Seats can leave a hand or the match, so turns skip them (Faraón)."""
         return self._ladder  # type: ignore[attr-defined]
 
-    def rule(self, card: str) -> CardRule:
+    def rule(self, card: str) -> CardRule:  # replaced per instance by the card table's lookup (__post_init__)
         return self._rules[card]  # type: ignore[attr-defined]
 
-    @property
-    def rules_by_card(self) -> dict:
-        return self._rules  # type: ignore[attr-defined]
 
 
 _PLAIN = CardRule()

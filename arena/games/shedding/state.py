@@ -30,8 +30,8 @@ from typing import Any
 from arena.games.base import Action, GameError, GameState, Observation, Result
 from arena.games.shedding import actions as A
 from arena.games.shedding import blind, effects
-from arena.games.shedding.legal import legal_actions, playable_cards, turn_actions
-from arena.games.shedding.observation import build as build_observation
+from arena.games.shedding.legal import legal_actions, legal_on_top, phase_actions, playable_cards, turn_actions
+from arena.games.shedding.observation import observe
 from arena.games.shedding.rules import Ruleset
 
 
@@ -57,7 +57,7 @@ class SheddingState(GameState):
             self.dealer = (-rules.start_direction) % players
         else:
             self.dealer = 0
-        self.over = False
+        self.is_over = False
         self.reason = ""
         self.last_hand: dict | None = None
         self._legal: list | None = None
@@ -77,8 +77,7 @@ class SheddingState(GameState):
         """Shuffle, deal one at a time from the dealer's left, then open (A-2, B-2, C-3) [P26]."""
         rules = self.rules
         n = self.players
-        self.stock = effects.shuffled_deck(self)
-        self.hands = [[] for _ in range(n)]
+        self.stock = stock = effects.shuffled_deck(self)
         self.discard: list[str] = []
         self.direction = rules.start_direction
         self.finished = []
@@ -100,18 +99,29 @@ class SheddingState(GameState):
         self.next_seat: int | None = None
         self.advance = 1
         self.idle = 0
-        order = [(self.dealer + 1 + i) % n for i in range(n)]
-        stock = self.stock
-        if rules.ladder:  # P27: one card fewer per lost hand; seats out of the match get none
-            sizes = [0 if self.gone[s] else rules.hand_size - self.losses[s] for s in range(n)]
+        size = rules.hand_size
+        first = self.dealer + 1
+        if not rules.ladder and len(stock) >= n * size:
+            # One card at a time from the top (the list's end), starting left of the dealer: the seat
+            # p places after the dealer gets every n-th card from the p-th from the top.
+            top = len(stock) - 1
+            self.hands = hands = [None] * n  # type: ignore[list-item]
+            for p in range(n):
+                hands[(first + p) % n] = stock[top - p :: -n][:size]
+            del stock[len(stock) - n * size :]
         else:
-            sizes = [rules.hand_size] * n
-        for round_ in range(rules.hand_size):
-            for seat in order:
-                if stock and round_ < sizes[seat]:
-                    self.hands[seat].append(stock.pop())
+            self.hands = [[] for _ in range(n)]
+            if rules.ladder:  # P27: one card fewer per lost hand; seats out of the match get none
+                sizes = [0 if self.gone[s] else size - self.losses[s] for s in range(n)]
+            else:
+                sizes = [size] * n
+            order = [(first + i) % n for i in range(n)]
+            for round_ in range(size):
+                for seat in order:
+                    if stock and round_ < sizes[seat]:
+                        self.hands[seat].append(stock.pop())
         self._reset_turn()
-        self.cur: int | None = self.dealer
+        self.current: int | None = self.dealer
         self.opening = True
         if rules.opening == "hand_card":
             card = self.hands[self.dealer].pop()
@@ -121,27 +131,22 @@ class SheddingState(GameState):
 
     # -- contract -----------------------------------------------------------------
 
-    @property
-    def current(self) -> int | None:
-        return None if self.over else self.cur
+    # `current` and `is_over` are plain attributes (read at every decision): the seat to decide, None
+    # once the game is over, when `phase` is "over" too.
+    current: int | None = None
+    is_over: bool = False
 
     @property
     def decision(self) -> str:
-        return "over" if self.over else self.phase
-
-    @property
-    def is_over(self) -> bool:
-        return self.over
+        return self.phase
 
     def legal_actions(self) -> list[Action]:
-        if self.over:
-            return []
         legal = self._legal
         if legal is None:
-            if self.phase == "turn" and self.rules.copies == 1:
-                legal = self._legal = turn_actions(self)
+            if self.rules.copies == 1:  # one pack: no duplicate plays to fold (`legal.legal_actions`)
+                legal = self._legal = turn_actions(self) if self.phase == "turn" else phase_actions(self)
             else:
-                legal = self._legal = legal_actions(self)
+                legal = self._legal = legal_actions(self)  # [] once over
         return legal[:]
 
     def apply(self, action: "Action | str") -> None:
@@ -149,10 +154,10 @@ class SheddingState(GameState):
         if action.__class__ is not Action:
             action = Action.parse(action)
         legal = self._legal
-        if self.over or action.verb not in A.VERBS or legal is None:
+        if legal is None:
             super().apply(action)
             return
-        for candidate in legal:
+        for candidate in legal:  # identity first: the action usually comes from this very list
             if candidate is action:
                 break
         else:
@@ -165,7 +170,13 @@ class SheddingState(GameState):
         self._legal = None
         verb = action.verb
         if verb == "play":
-            self._play(action.args[0])
+            card = action.args[0]
+            if card in self.rules._inert and self.phase == "turn" and self._quiet_play(card):
+                self.decisions += 1
+                if self.decisions >= self.rules.decision_limit > 0:
+                    self._score_hand(None, "decision-limit")
+                return
+            self._play(card)
         elif verb == "draw":
             self._draw_action()
         elif verb == "pass":
@@ -195,9 +206,54 @@ class SheddingState(GameState):
             self._settle()
             self._legal = None
         self.decisions += 1
-        if self.decisions >= self.rules.decision_limit > 0 and not self.over:
+        if self.decisions >= self.rules.decision_limit > 0 and not self.is_over:
             self._score_hand(None, "decision-limit")
             self._legal = None
+
+    def _quiet_play(self, card: str) -> bool:
+        """The common play, done in one step: True if `card` was played and the next turn begun.
+
+        A turn's single card without effects (`Ruleset._inert`, checked by the caller) that leaves
+        two or more cards in the hand, with nothing pending, no combo or table pattern to build, no announcement or window
+        due, and nobody out of the hand: the whole pipeline (`_play`, `_place`, `_resolve`,
+        `_end_turn`, `_start_turn`) comes down to the assignments below.  Anything else returns
+        False before changing anything, and the pipeline plays the card.
+        """
+        rules = self.rules
+        if self.opening or self.pending_draw or self.pending_skip:
+            return False
+        seat = self.current
+        hand = self.hands[seat]
+        if len(hand) < 3 or self.gone_count or self.returning is not None or self.blind_skip:
+            return False
+        if self.offender is not None:
+            return False
+        rank = card[0]
+        if rules.combos:  # another card of the rank (two packs: maybe the same code) would start a combo
+            same = 0
+            for held in hand:
+                if held[0] == rank:
+                    same += 1
+            if same > 1:
+                return False
+        discard = self.discard
+        if rules.table_pattern and discard[-1][0] == rank:
+            return False
+        hand.remove(card)
+        discard.append(card)
+        self.idle = 0
+        self.active_suit = None
+        self.suit_kind = None
+        self.last_discarder = seat
+        self.drawn = False
+        self.called = 0
+        self.placed = 0
+        self.forced = None
+        if self.combo:
+            self.combo = []
+        self.next_seat = None
+        self.current = (seat + self.direction) % self.players
+        return True
 
     def default_action(self) -> Action:
         """Timeout choice: accept, stop, draw (or the first play where drawing is voluntary), pass,
@@ -207,7 +263,7 @@ class SheddingState(GameState):
             raise GameError("the game is over; there is no default action")
         phase = self.phase
         if phase == "suit":
-            hand = self.hands[self.cur]
+            hand = self.hands[self.current]
             best = max("shdc", key=lambda s: sum(1 for c in hand if c[1] == s))
             return A.SUITS[best]
         if phase == "call":
@@ -227,13 +283,11 @@ class SheddingState(GameState):
                 return preferred
         return legal[0]
 
-    def observation(self, seat: int | None) -> Observation:
-        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
-            raise GameError(f"seat must be 0..{self.players - 1} or None, not {seat!r}")
-        return Observation(build_observation(self, seat))
+    #: The contract's ``observation(seat)``, bound directly: one call fewer at every decision.
+    observation = observe
 
     def result(self) -> Result:
-        if not self.over:
+        if not self.is_over:
             raise GameError("the game is still running; there is no result yet")
         return Result.from_points(list(self.scores), self.reason)
 
@@ -281,6 +335,10 @@ class SheddingState(GameState):
 
     def _refresh_gone(self) -> None:
         lives = self.rules.lives
+        if not lives and not self.finished and self.returning is None:  # everybody plays (every new hand)
+            self.gone = [False] * self.players
+            self.gone_count = 0
+            return
         gone = [bool(lives) and self.losses[s] >= lives for s in range(self.players)]
         for seat in self.finished:
             gone[seat] = True
@@ -299,7 +357,7 @@ class SheddingState(GameState):
             self._rescue(card)
             return
         call = self.rules.call
-        hand = self.hands[self.cur]
+        hand = self.hands[self.current]
         if self.phase != "combo":
             self.combo = []
             if (
@@ -308,7 +366,7 @@ class SheddingState(GameState):
                 and len(hand) == 2
                 and not self.drawn
             ):
-                self.offender = self.cur
+                self.offender = self.current
         hand.remove(card)
         self._place(card, from_hand=True)
 
@@ -333,7 +391,7 @@ class SheddingState(GameState):
                 self._table_event()
                 return
         if rules.combos and combo and (from_hand or rules.opening == "hand_card"):
-            for c in self.hands[self.cur]:
+            for c in self.hands[self.current]:
                 if c[0] == rank:
                     self.phase = "combo"
                     return
@@ -343,12 +401,12 @@ class SheddingState(GameState):
         """Apply the play's effects once, in order (RULES.md 8.2 step 3)."""
         rules = self.rules
         cards = self.combo
-        if len(cards) == 1 and not self.opening and cards[0] in rules._inert and self.hands[self.cur]:
+        if len(cards) == 1 and not self.opening and cards[0] in rules._inert and self.hands[self.current]:
             self._end_turn(1)  # hot path: one card without effects that does not empty the hand
             return
         last = cards[-1]
         rule = rules.rule(last)
-        seat = self.cur
+        seat = self.current
         opening = self.opening
         self.opening = False
         if opening and rules.opening == "upcard" and not rules.starter_effects:
@@ -429,7 +487,7 @@ class SheddingState(GameState):
         if rule.suit_choice:
             self.phase = "suit"
             if opening and rules.starter_suit_by == "next":
-                self.cur = self._step(seat, steps)
+                self.current = self._step(seat, steps)
                 self.advance = 0
             else:
                 self.advance = steps
@@ -475,7 +533,7 @@ class SheddingState(GameState):
         self.active_suit = suit
         self.suit_kind = self.rules.rule(self.discard[-1]).suit_choice
         if self.advance == 0:
-            self._start_turn(self.cur)
+            self._start_turn(self.current)
         else:
             self._end_turn(self.advance)
 
@@ -483,7 +541,7 @@ class SheddingState(GameState):
 
     def _draw_action(self) -> None:
         rules = self.rules
-        seat = self.cur
+        seat = self.current
         if self.phase == "cover":
             ranks = rules.rule(self.discard[-1]).cover_ranks
             suit = self.discard[-1][1]
@@ -500,13 +558,19 @@ class SheddingState(GameState):
             self._fail_follow()
             return
         self.drawn = True
+        hand = self.hands[seat]
         if rules.draw_mode == "until_playable" and self.suit_kind != "demand":
+            on_top = legal_on_top(self)  # the top stays while drawing (recycling keeps it)
             while True:
-                card = effects.draw_one(self, seat)
-                if card is None:
-                    self._stuck()
-                    return
-                if self._can_play(card):
+                if self.stock:  # `effects.draw_one`, inline in this loop
+                    card = self.stock.pop()
+                    hand.append(card)
+                else:
+                    card = effects.draw_one(self, seat)
+                    if card is None:
+                        self._stuck()
+                        return
+                if card in on_top and not (len(hand) == 1 and card in rules._no_finish):
                     return
         card = effects.draw_one(self, seat)
         if card is None:
@@ -526,13 +590,16 @@ class SheddingState(GameState):
 
     def _can_play(self, card: str) -> bool:
         """Is this card (just drawn into the current hand) legal on the top?"""
-        return card in playable_cards(self, self.hands[self.cur])
+        rules = self.rules
+        if card not in legal_on_top(self):
+            return False
+        return not (len(self.hands[self.current]) == 1 and card in rules._no_finish)
 
     def _fail_follow(self) -> None:
         """C-8: draw one and the turn ends; the alternative passes the obligation on if a card came."""
-        got = self._draw(self.cur, 1)
+        got = self._draw(self.current, 1)
         self._end_turn(1)
-        if got and self.rules.follow_fail == "pass" and not self.over:
+        if got and self.rules.follow_fail == "pass" and not self.is_over:
             if self.phase == "turn":
                 self.phase = "follow"
             else:  # a call or an accusation window first; `_resume` hands the obligation on
@@ -543,7 +610,7 @@ class SheddingState(GameState):
         self._start_turn(seat)
         if self.carry_follow:
             self.carry_follow = False
-            if not self.over and self.phase == "turn":
+            if not self.is_over and self.phase == "turn":
                 self.phase = "follow"
 
     def _stuck(self) -> None:
@@ -562,7 +629,7 @@ class SheddingState(GameState):
             window = self.window
             window["queue"].pop(0)
             if window["queue"]:
-                self.cur = window["queue"][0]
+                self.current = window["queue"][0]
             else:
                 self.window = None
                 if self.going_out:  # nobody caught the missing word: the finish stands
@@ -571,7 +638,7 @@ class SheddingState(GameState):
                     self._resume(window["next"])
             return
         if phase == "call":
-            self._open_window(self.cur, self.next_seat)
+            self._open_window(self.current, self.next_seat)
             return
         if not self.drawn and not self.placed and not effects.can_draw(self):
             self._stuck()
@@ -589,7 +656,7 @@ class SheddingState(GameState):
                 self.forced = None
             count = self.pending_draw
             self.pending_draw = 0
-            self._draw(self.cur, count)
+            self._draw(self.current, count)
             rules = self.rules
             if (rules.rule(self.discard[-1]).after_accept or rules.after_accept) == "end_turn":
                 self._end_turn(1)
@@ -601,7 +668,7 @@ class SheddingState(GameState):
         """P2 rescue_first_k: pay one card at a time; True when a drawn card may answer the debt."""
         rule = self.rules.rule(self.discard[-1])
         answers = rule.stack_with
-        seat = self.cur
+        seat = self.current
         while self.pending_draw and self.paying < rule.rescue_first_k:
             card = effects.draw_one(self, seat)
             if card is None:  # C-12: a short stock forgives the rest
@@ -620,14 +687,14 @@ class SheddingState(GameState):
         self.pending_draw = 0
         self.paying = 0
         self.combo = []
-        self.hands[self.cur].remove(card)
+        self.hands[self.current].remove(card)
         self._place(card, from_hand=True, combo=False)
 
     # -- calls and accusations -----------------------------------------------------
 
     def _call(self) -> None:
         call = self.rules.call
-        seat = self.cur
+        seat = self.current
         if self.going_out:  # the finishing word, said in time
             self._go_out(seat)
             return
@@ -651,43 +718,43 @@ class SheddingState(GameState):
         queue = [(offender + self.direction * i) % n for i in range(1, n)]
         self.window = {"offender": offender, "queue": queue, "next": next_seat, "called": self.called == 1}
         self.phase = "accuse"
-        self.cur = queue[0]
+        self.current = queue[0]
 
     def _accuse(self) -> None:
         window = self.window
         call = self.rules.call
         if window["called"]:  # nobody to accuse: the accuser pays (S1)
-            self._draw(self.cur, call.false_accuse_penalty)
+            self._draw(self.current, call.false_accuse_penalty)
         else:
             self._draw(window["offender"], call.penalty)
         self.window = None
         if self.going_out:  # caught going out without the word: with the penalty in hand, play on
             self.going_out = False
-            self.cur = window["offender"]
-            if self.hands[self.cur]:
+            self.current = window["offender"]
+            if self.hands[self.current]:
                 self._resolve()  # the play no longer empties the hand: it resolves as any other
             else:
-                self._go_out(self.cur)  # nothing left to draw (C-12): the finish stands
+                self._go_out(self.current)  # nothing left to draw (C-12): the finish stands
             return
         self._resume(window["next"])
 
     def _go_out(self, seat: int) -> None:
         """The finishing play resolves with its word counted as said (CallRule.finish_word)."""
         self.going_out = False
-        self.cur = seat
+        self.current = seat
         self.called = 1
         self._resolve()
 
     # -- turn flow ------------------------------------------------------------------
 
     def _end_turn(self, steps: int) -> None:
-        seat = self.cur
+        seat = self.current
         if self.placed:
             self.last_discarder = seat
         if self.blind_skip:  # C-13: a challenger who doubted the truth loses their next turn
             steps += self.blind_skip
             self.blind_skip = 0
-        nxt = self._step(seat, steps)
+        nxt = (seat + self.direction * steps) % self.players if not self.gone_count else self._step(seat, steps)
         call = self.rules.call
         if call is not None:
             if call.timing == "after_drop":
@@ -723,15 +790,15 @@ class SheddingState(GameState):
         self.forced = None
         self.combo = []
         self.offender = None
-        self.cur = seat
+        self.current = seat
         self.next_seat = None
 
     def _settle(self) -> None:
         """Apply forced consequences that leave the seat no choice (see the module docstring)."""
-        while not self.over:
+        while not self.is_over:
             phase = self.phase
             if phase == "follow":
-                if playable_cards(self, self.hands[self.cur]):
+                if playable_cards(self, self.hands[self.current]):
                     return
                 self._fail_follow()
             elif phase == "turn" and (self.pending_draw or self.pending_skip):
@@ -747,7 +814,7 @@ class SheddingState(GameState):
 
     def _table_event(self) -> None:
         """Moumou event: the top cards share a rank; the hand ends, pending effects lapse (A-18..A-20)."""
-        seat = self.cur
+        seat = self.current
         if not self.hands[seat]:
             self._finish(seat, "table-pattern")
         else:
@@ -758,13 +825,13 @@ class SheddingState(GameState):
         self.reason = reason
         if rule.finish_bonus:
             self.phase = "finish-bonus"
-            self.cur = seat
+            self.current = seat
             return
         self._score_hand(seat, reason)
 
     def _bonus(self, who: str) -> None:
         rules = self.rules
-        seat = self.cur
+        seat = self.current
         rule = rules.rule(self.combo[-1])
         count = sum(1 for c in self.combo if rules.rule(c).finish_bonus) if rules.bonus_per_card else 1
         self._score_hand(seat, self.reason, (who, rule.finish_bonus * count))
@@ -794,9 +861,7 @@ class SheddingState(GameState):
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "losers": list(losers)}
         self.reason = reason
         if len(alive) <= 1 or reason == "decision-limit":
-            self.over = True
-            self.cur = None
-            self.phase = "over"
+            self._end_game()
             return
         self.finished = []
         self._next_dealer(winner, [])
@@ -841,13 +906,24 @@ class SheddingState(GameState):
         else:
             done = True
         if done or reason == "decision-limit":
-            self.over = True
-            self.cur = None
-            self.phase = "over"
+            self._end_game()
             return
         self._next_dealer(winner, points)
         self.hand_number += 1
         self._deal()
+
+    def _end_game(self) -> None:
+        """Nobody decides any more, so nothing stays open for a decision: a card owed by the last turn, a
+        catch window, a finishing word, an unjudged Blind claim (its card stays face down).  The decision
+        limit can end a game in any of them; the property tests found the owed card and the open claim,
+        whose over positions failed to load."""
+        self.is_over = True
+        self.current = None
+        self.phase = "over"
+        self.forced = None
+        self.window = None
+        self.going_out = False
+        self.blind_play = None
 
     def _next_dealer(self, winner: int | None, points: list[int]) -> None:
         rule = self.rules.dealer_rule
