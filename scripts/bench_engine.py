@@ -15,7 +15,9 @@ If OpenSpiel is installed (``pip install -e '.[bench]'``; never a run-time
 dependency) its ``crazy_eights`` runs in the same process under the same
 loop, with ``observation_string`` for the acting player at every step, and
 the table shows our rate over theirs: 2 players against their 2, 4 or more
-against their 5.
+against their 5.  Every run is cut into ``--rounds`` slices, ours and theirs
+alternating, so a load that comes and goes weighs on both sides alike; the
+last column is the lowest and highest ratio of a single round.
 """
 
 from __future__ import annotations
@@ -127,6 +129,28 @@ def profile_ruleset(ruleset: str, players: int, seconds: float, seed: int, conso
         console.print(buffer.getvalue(), markup=False, highlight=False)
 
 
+OPENSPIEL = "OpenSpiel crazy_eights"
+
+
+def combined(parts: list[Run]) -> Run:
+    return Run(parts[0].name, parts[0].players, sum(p.games for p in parts), sum(p.decisions for p in parts),
+               sum(p.seconds for p in parts))
+
+
+def reference_players(players: int) -> int:
+    """Whose rate ours is compared with: 2 players with their 2, 4 or more with their 5."""
+    return 2 if players == 2 else 5
+
+
+def ratio_spread(ours: list[Run], parts: dict, players: int) -> tuple[float, float] | None:
+    """The lowest and highest per-round ratio: how much the machine's load moved the figure."""
+    theirs = parts.get((OPENSPIEL, reference_players(players)))
+    if not theirs or players == 3:
+        return None
+    ratios = [mine.rate / other.rate for mine, other in zip(ours, theirs) if other.rate]
+    return (min(ratios), max(ratios)) if ratios else None
+
+
 def comparison(run: Run, theirs: dict[int, Run]) -> str:
     if run.players == 2 and 2 in theirs:
         return f"{run.rate / theirs[2].rate:.2f}"
@@ -142,8 +166,12 @@ def main(argv: list[str] | None = None) -> int:
         "--rulesets", default=None, help="comma-separated ruleset names (default: every registered ruleset)"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game of each run (default 1)")
+    parser.add_argument("--rounds", type=int, default=6,
+                        help="slices each run is cut into, ours and OpenSpiel's alternating (default 6)")
     parser.add_argument("--profile", action="store_true", help="also profile each run with cProfile")
     args = parser.parse_args(argv)
+    if args.rounds < 1 or args.seconds <= 0:
+        parser.error("--rounds must be at least 1 and --seconds positive")
     console = Console()
     if not console.is_terminal:  # piped or logged: room for the whole table
         console = Console(width=120)
@@ -158,36 +186,27 @@ def main(argv: list[str] | None = None) -> int:
         console.print("no ruleset is registered")
         return 2
 
-    runs: list[Run] = []
-    halves: dict[int, list[Run]] = {players: [] for players in OPENSPIEL_PLAYERS}
-
-    def bench_theirs(status) -> None:
-        # Half of OpenSpiel's time before our runs and half after: a busy machine's load
-        # then weighs on both sides alike.
-        for players in OPENSPIEL_PLAYERS:
-            status.update(f"OpenSpiel crazy_eights, {players} players ({args.seconds / 2:g} s)")
-            run = bench_openspiel(players, args.seconds / 2, args.seed + len(halves[players]))
-            if run is not None:
-                halves[players].append(run)
-
+    # Every configuration runs in short slices, round after round, ours and OpenSpiel's alternating:
+    # load from other processes then weighs on both sides alike, so the ratio holds on a busy machine.
+    configs = [(name, players) for name in names for players in player_counts(name)]
+    slice_seconds = args.seconds / args.rounds
+    parts: dict[tuple[str, int], list[Run]] = {}
     with console.status("benchmarking") as status:
-        bench_theirs(status)
-        for name in names:
-            for players in player_counts(name):
-                status.update(f"{name}, {players} players ({args.seconds:g} s)")
-                runs.append(bench_ruleset(name, players, args.seconds, args.seed))
-        bench_theirs(status)
-    theirs = {
-        players: Run(
-            parts[0].name,
-            players,
-            sum(p.games for p in parts),
-            sum(p.decisions for p in parts),
-            sum(p.seconds for p in parts),
-        )
-        for players, parts in halves.items()
-        if parts
-    }
+        for round_ in range(args.rounds):
+            for players in OPENSPIEL_PLAYERS:
+                status.update(f"round {round_ + 1}/{args.rounds}: OpenSpiel crazy_eights, {players} players")
+                run = bench_openspiel(players, slice_seconds, args.seed + round_)
+                if run is not None:
+                    parts.setdefault((OPENSPIEL, players), []).append(run)
+            for name, players in configs:
+                status.update(f"round {round_ + 1}/{args.rounds}: {name}, {players} players")
+                parts.setdefault((name, players), []).append(
+                    bench_ruleset(name, players, slice_seconds, args.seed + 100_000 * round_)
+                )
+    totals = {key: combined(runs) for key, runs in parts.items()}
+    runs = [totals[config] for config in configs]
+    theirs = {players: totals[OPENSPIEL, players] for players in OPENSPIEL_PLAYERS if (OPENSPIEL, players) in totals}
+    spread = {key: ratio_spread(parts[key], parts, key[1]) for key in configs}
 
     table = Table(
         title=f"Random self-play, observation at every decision ({args.seconds:g} s per run)",
@@ -200,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     table.add_column("per game", justify="right")
     table.add_column("decisions/s", justify="right", style="bold")
     table.add_column("ours/OS", justify="right")
+    table.add_column("per round", justify="right", style="dim")
     for run in [*runs, *theirs.values()]:
+        low_high = spread.get((run.name, run.players))
         table.add_row(
             run.name,
             str(run.players),
@@ -209,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{run.decisions / run.games:,.0f}",
             f"{run.rate:,.0f}",
             comparison(run, theirs) if run.name in known else "",
+            f"{low_high[0]:.2f}-{low_high[1]:.2f}" if low_high else "",
         )
     console.print(table)
     if not theirs:

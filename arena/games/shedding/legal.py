@@ -95,7 +95,8 @@ def turn_actions(state: "SheddingState") -> list:
     if state.called == 1:
         return out
     if not state.drawn:
-        if (rules.voluntary_draw or not cards) and can_draw(state):
+        # `effects.can_draw`, inline
+        if (rules.voluntary_draw or not cards) and (state.stock or len(state.discard) > rules.recycle_keep):
             out.append(A.DRAW)
         elif not cards:
             out.append(A.PASS)

@@ -27,6 +27,9 @@ KEYS = (
 )
 
 _new = object.__new__
+#: Shared by every observation with nothing pending, as `_scores` shares a hand's scores: observations are
+#: read-only snapshots (`Observation`), so an unchanged part need not be copied at every decision.
+_NOTHING_PENDING: dict = {}
 _store = Observation.__dict__["_data"].__set__  # the record's one slot (its __setattr__ refuses writes)
 
 
@@ -61,7 +64,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         if pending_skip:
             pending["skip"] = pending_skip
     else:
-        pending = {}
+        pending = _NOTHING_PENDING
     window = state.window
     values = (
         state.ruleset,
@@ -70,12 +73,12 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.current,  # None once over
         phase,  # "over" once over
         None if seat is None else hands[seat][:],
-        list(map(len, hands)),
+        [*map(len, hands)],
         discard[rules._visible_from :],
         len(discard),
         len(state.stock),
         state.direction,
-        state.scores[:],
+        state.scores_seen or _scores(state),
         state.active_suit,
         state.suit_kind,
         pending,
@@ -92,6 +95,12 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     observation = _new(rules._observation_type or observation_type(rules))
     _store(observation, values)
     return observation
+
+
+def _scores(state: "SheddingState") -> list[int]:
+    """The scores as observed, copied once per hand (they change only when a hand is scored)."""
+    seen = state.scores_seen = state.scores[:]
+    return seen
 
 
 def _extra(state: "SheddingState", values: tuple) -> tuple:

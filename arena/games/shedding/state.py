@@ -48,6 +48,7 @@ class SheddingState(GameState):
         self.seed = seed
         self.counter = 0
         self.scores = [0] * players
+        self.scores_seen: list[int] | None = None  # the observations' copy of `scores` (observation._scores)
         self.losses = [0] * players
         self.finished: list[int] = []
         self.gone: list[bool] = [False] * players
@@ -171,12 +172,22 @@ class SheddingState(GameState):
         verb = action.verb
         if verb == "play":
             card = action.args[0]
-            if card in self.rules._inert and self.phase == "turn" and self._quiet_play(card):
+            phase = self.phase
+            if phase == "turn" and card in self.rules._inert and self._quiet_play(card):
                 self.decisions += 1
                 if self.decisions >= self.rules.decision_limit > 0:
                     self._score_hand(None, "decision-limit")
                 return
-            self._play(card)
+            if phase == "rescue":
+                self._rescue(card)
+            else:
+                hand = self.hands[self.current]
+                if phase != "combo":  # a new play (a combo's later cards add to it)
+                    self.combo = []
+                    if self.rules._call_at == 2 and len(hand) == 2 and not self.drawn:
+                        self.offender = self.current  # S1: MAU-MAU was due before this 2 -> 1 discard
+                hand.remove(card)
+                self._place(card, from_hand=True)
         elif verb == "draw":
             self._draw_action()
         elif verb == "pass":
@@ -215,7 +226,7 @@ class SheddingState(GameState):
 
         A turn's single card without effects (`Ruleset._inert`, checked by the caller) that leaves
         two or more cards in the hand, with nothing pending, no combo or table pattern to build, no announcement or window
-        due, and nobody out of the hand: the whole pipeline (`_play`, `_place`, `_resolve`,
+        due, and nobody out of the hand: the whole pipeline (`_place`, `_resolve`,
         `_end_turn`, `_start_turn`) comes down to the assignments below.  Anything else returns
         False before changing anything, and the pipeline plays the card.
         """
@@ -352,24 +363,6 @@ class SheddingState(GameState):
 
     # -- playing ------------------------------------------------------------------
 
-    def _play(self, card: str) -> None:
-        if self.phase == "rescue":
-            self._rescue(card)
-            return
-        call = self.rules.call
-        hand = self.hands[self.current]
-        if self.phase != "combo":
-            self.combo = []
-            if (
-                call is not None
-                and call.timing == "before_discard"
-                and len(hand) == 2
-                and not self.drawn
-            ):
-                self.offender = self.current
-        hand.remove(card)
-        self._place(card, from_hand=True)
-
     def _place(self, card: str, from_hand: bool, combo: bool = True) -> None:
         """Put one card on the pile; the play resolves once no more cards are added."""
         self.discard.append(card)
@@ -383,8 +376,9 @@ class SheddingState(GameState):
         rules = self.rules
         rank = card[0]
         n = rules.table_pattern
-        if n and len(self.discard) >= n:
-            for c in self.discard[-n:]:
+        discard = self.discard
+        if n and len(discard) >= n and discard[-2][0] == rank:  # the card below first: it rarely matches
+            for c in discard[-n:]:
                 if c[0] != rank:
                     break
             else:
@@ -851,6 +845,7 @@ class SheddingState(GameState):
 
     def _score_ladder(self, losers: list[int], reason: str) -> None:
         """P27: losers lose a card (a life); out of the match at `lives` losses, worst first."""
+        self.scores_seen = None
         lives = self.rules.lives
         winner = self.finished[0] if self.finished else None
         for seat in losers:
@@ -870,6 +865,7 @@ class SheddingState(GameState):
 
     def _score_hand(self, winner: int | None, reason: str, bonus: tuple | None = None) -> None:
         rules = self.rules
+        self.scores_seen = None
         if rules.lives:  # a blocked hand on the ladder: the seats holding the most cards lose
             holders = [s for s in range(self.players) if not self.gone[s]]
             most = max(len(self.hands[s]) for s in holders)
