@@ -209,6 +209,10 @@ class RecordObservation(Observation):
     def __contains__(self, key: object) -> bool:
         return key in self.INDEX
 
+    def __reduce__(self) -> tuple:
+        """Pickled and copied as the plain mapping form (record types are made at run time)."""
+        return (Observation, (self.data,))
+
 
 _RECORD_TYPES: dict[tuple[str, ...], type] = {}
 
