@@ -113,3 +113,15 @@ def test_C13_blind_play_with_nobody_left_to_challenge_stands_as_believed():
     assert state.current == 0 and state.observation(0)["returning"] == 1
     state.apply("blind 8s 9s")  # a lie nobody can doubt
     assert state.is_over and state.result().placements == (2, 1)  # seat 0 had its one turn: seat 1 wins
+
+
+def test_C20_going_out_on_a_queen_names_the_suit_then_the_others_play():
+    # The finisher names the suit of its last card while it waits out the round; that position
+    # must load (the property tests found it refused: "the returning seat ... not the current seat").
+    pos = position([["Qh"], ["Kc", "8s"], ["Kd", "Ts"]], ["Th"], ["7c", "8c", "9c"])
+    state = run(R, pos, ["play Qh"], return_to_game=True)
+    assert state.decision == "suit" and state.current == 0 and state.observation(0)["returning"] == 0
+    restored = games.from_position(R, state.to_position(), return_to_game=True)
+    assert restored.to_position() == state.to_position()
+    state.apply("suit c")
+    assert state.current == 1 and legal(state)[0] == "play Kc"

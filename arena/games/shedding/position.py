@@ -242,8 +242,10 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
         if not rules.return_window:
             raise PositionError(f"{rules.name} has no return to the game: 'returning' does not apply")
         returning = _int(position, "returning", 0, 0, players - 1)
-        if hands[returning] or returning == current:
-            raise PositionError("the returning seat must have an empty hand and not be the current seat")
+        # The seat that went out names the suit of its last card (a Queen) before the others' turns.
+        if hands[returning] or (returning == current and phase != "suit"):
+            raise PositionError("the returning seat must have an empty hand and not be the current seat "
+                                "(except to name the suit of the card it went out with)")
     state.returning = returning
     last_discarder = position.get("last_discarder")
     if last_discarder is not None:
