@@ -42,3 +42,12 @@ def test_an_observation_is_a_snapshot():
     hand = list(before["hand"])
     state.apply(state.legal_actions()[0])
     assert before["hand"] == hand and before["current"] == seat
+
+
+def test_scores_in_an_earlier_observation_survive_the_scoring_of_a_hand():
+    # Observations share the state's scores list; the engine must replace it, never change it.
+    state = games.new_game("moumou", players=2, seed=9)
+    first = state.observation(0)
+    while state.to_position()["scores"] == [0, 0]:
+        state.apply(state.legal_actions()[0])
+    assert first["scores"] == [0, 0] and state.observation(0)["scores"] != [0, 0]

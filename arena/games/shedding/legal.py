@@ -84,10 +84,7 @@ def turn_actions(state: "SheddingState") -> list:
         cards = bool(playable_cards(state, hand))
         out = blind.plays(state, hand, len(hand))
     else:
-        if state.active_suit is None:  # `legal_on_top`, inline: this runs at most decisions
-            on_top = rules._playable_plain.get(state.discard[-1]) or legal_on_top(state)
-        else:
-            on_top = legal_on_top(state)
+        on_top = legal_on_top(state)
         out = [PLAY[c] for c in hand if c in on_top]
         if rules._no_finish and len(hand) == 1:
             out = [a for a in out if a.args[0] not in rules._no_finish]
@@ -95,8 +92,7 @@ def turn_actions(state: "SheddingState") -> list:
     if state.called == 1:
         return out
     if not state.drawn:
-        # `effects.can_draw`, inline
-        if (rules.voluntary_draw or not cards) and (state.stock or len(state.discard) > rules.recycle_keep):
+        if (rules.voluntary_draw or not cards) and can_draw(state):
             out.append(A.DRAW)
         elif not cards:
             out.append(A.PASS)

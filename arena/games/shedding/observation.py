@@ -27,8 +27,9 @@ KEYS = (
 )
 
 _new = object.__new__
-#: Shared by every observation with nothing pending, as `_scores` shares a hand's scores: observations are
-#: read-only snapshots (`Observation`), so an unchanged part need not be copied at every decision.
+#: Shared by every observation with nothing pending, as the state's scores list is (the engine replaces that
+#: list when a hand is scored): observations are read-only snapshots (`Observation`), so a part that the
+#: engine never changes in place need not be copied at every decision.
 _NOTHING_PENDING: dict = {}
 _store = Observation.__dict__["_data"].__set__  # the record's one slot (its __setattr__ refuses writes)
 
@@ -78,7 +79,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         len(discard),
         len(state.stock),
         state.direction,
-        state.scores_seen or _scores(state),
+        state.scores,  # shared: the engine replaces the list, never changes it (SheddingState.__init__)
         state.active_suit,
         state.suit_kind,
         pending,
@@ -95,12 +96,6 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     observation = _new(rules._observation_type or observation_type(rules))
     _store(observation, values)
     return observation
-
-
-def _scores(state: "SheddingState") -> list[int]:
-    """The scores as observed, copied once per hand (they change only when a hand is scored)."""
-    seen = state.scores_seen = state.scores[:]
-    return seen
 
 
 def _extra(state: "SheddingState", values: tuple) -> tuple:

@@ -193,7 +193,6 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.current = current
     state.direction = direction
     state.scores = list(scores)
-    state.scores_seen = None
     state.phase = "over" if over else phase
     state.is_over = over
     state.active_suit = active_suit

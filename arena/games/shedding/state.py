@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.base import Action, GameError, GameState, Observation, Result
+from arena.games.base import Action, GameError, GameState, Result
 from arena.games.shedding import actions as A
 from arena.games.shedding import blind, effects
 from arena.games.shedding.legal import legal_actions, legal_on_top, phase_actions, playable_cards, turn_actions
@@ -47,8 +47,8 @@ class SheddingState(GameState):
         self.players = players
         self.seed = seed
         self.counter = 0
+        # Replaced, never changed in place, when a hand is scored: observations share the list.
         self.scores = [0] * players
-        self.scores_seen: list[int] | None = None  # the observations' copy of `scores` (observation._scores)
         self.losses = [0] * players
         self.finished: list[int] = []
         self.gone: list[bool] = [False] * players
@@ -174,11 +174,8 @@ class SheddingState(GameState):
             card = action.args[0]
             phase = self.phase
             if phase == "turn" and card in self.rules._inert and self._quiet_play(card):
-                self.decisions += 1
-                if self.decisions >= self.rules.decision_limit > 0:
-                    self._score_hand(None, "decision-limit")
-                return
-            if phase == "rescue":
+                pass  # played, and the next turn begun
+            elif phase == "rescue":
                 self._rescue(card)
             else:
                 hand = self.hands[self.current]
@@ -225,10 +222,10 @@ class SheddingState(GameState):
         """The common play, done in one step: True if `card` was played and the next turn begun.
 
         A turn's single card without effects (`Ruleset._inert`, checked by the caller) that leaves
-        two or more cards in the hand, with nothing pending, no combo or table pattern to build, no announcement or window
-        due, and nobody out of the hand: the whole pipeline (`_place`, `_resolve`,
-        `_end_turn`, `_start_turn`) comes down to the assignments below.  Anything else returns
-        False before changing anything, and the pipeline plays the card.
+        two or more cards in the hand, with nothing pending, no combo or table pattern to build, no
+        announcement or window due, and nobody out of the hand: the whole pipeline (`_place`,
+        `_resolve`, `_end_turn`, `_start_turn`) comes down to the assignments below.  Anything
+        else returns False before changing anything, and the pipeline plays the card.
         """
         rules = self.rules
         if self.opening or self.pending_draw or self.pending_skip:
@@ -552,19 +549,14 @@ class SheddingState(GameState):
             self._fail_follow()
             return
         self.drawn = True
-        hand = self.hands[seat]
         if rules.draw_mode == "until_playable" and self.suit_kind != "demand":
             on_top = legal_on_top(self)  # the top stays while drawing (recycling keeps it)
             while True:
-                if self.stock:  # `effects.draw_one`, inline in this loop
-                    card = self.stock.pop()
-                    hand.append(card)
-                else:
-                    card = effects.draw_one(self, seat)
-                    if card is None:
-                        self._stuck()
-                        return
-                if card in on_top and not (len(hand) == 1 and card in rules._no_finish):
+                card = effects.draw_one(self, seat)
+                if card is None:
+                    self._stuck()
+                    return
+                if self._can_play(card, on_top):
                     return
         card = effects.draw_one(self, seat)
         if card is None:
@@ -582,12 +574,11 @@ class SheddingState(GameState):
             else:
                 self._end_turn(1)
 
-    def _can_play(self, card: str) -> bool:
-        """Is this card (just drawn into the current hand) legal on the top?"""
-        rules = self.rules
-        if card not in legal_on_top(self):
+    def _can_play(self, card: str, on_top: frozenset | None = None) -> bool:
+        """Is this card (just drawn into the current hand) legal on the top (`on_top`, if known)?"""
+        if card not in (legal_on_top(self) if on_top is None else on_top):
             return False
-        return not (len(self.hands[self.current]) == 1 and card in rules._no_finish)
+        return not (len(self.hands[self.current]) == 1 and card in self.rules._no_finish)
 
     def _fail_follow(self) -> None:
         """C-8: draw one and the turn ends; the alternative passes the obligation on if a card came."""
@@ -845,14 +836,15 @@ class SheddingState(GameState):
 
     def _score_ladder(self, losers: list[int], reason: str) -> None:
         """P27: losers lose a card (a life); out of the match at `lives` losses, worst first."""
-        self.scores_seen = None
         lives = self.rules.lives
         winner = self.finished[0] if self.finished else None
         for seat in losers:
             self.losses[seat] += 1
         alive = [s for s in range(self.players) if self.losses[s] < lives]
+        scores = list(self.scores)  # a new list: observations hold the old one (see __init__)
         for seat in losers:
-            self.scores[seat] = self.losses[seat] if seat in alive else lives + len(alive)
+            scores[seat] = self.losses[seat] if seat in alive else lives + len(alive)
+        self.scores = scores
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "losers": list(losers)}
         self.reason = reason
         if len(alive) <= 1 or reason == "decision-limit":
@@ -865,7 +857,6 @@ class SheddingState(GameState):
 
     def _score_hand(self, winner: int | None, reason: str, bonus: tuple | None = None) -> None:
         rules = self.rules
-        self.scores_seen = None
         if rules.lives:  # a blocked hand on the ladder: the seats holding the most cards lose
             holders = [s for s in range(self.players) if not self.gone[s]]
             most = max(len(self.hands[s]) for s in holders)
@@ -883,16 +874,16 @@ class SheddingState(GameState):
                 )
                 factor = rule.finish_multiplier**count
                 points = [p * factor for p in points]
-        for i, p in enumerate(points):
-            self.scores[i] += p
+        scores = [total + p for total, p in zip(self.scores, points)]  # a new list (see __init__)
         if bonus is not None:
             who, amount = bonus
             if who == "self":
-                self.scores[winner] -= amount
+                scores[winner] -= amount
             else:
                 for i in range(self.players):
                     if i != winner:
-                        self.scores[i] += amount
+                        scores[i] += amount
+        self.scores = scores
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "points": points}
         self.reason = reason
         if rules.match == "limit":
