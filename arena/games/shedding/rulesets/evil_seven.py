@@ -29,9 +29,9 @@ Resolutions (C-n are RULES.md's; all defaults):
 
 from __future__ import annotations
 
-from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CallRule, CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "evil-seven"
 TITLE = "Evil Seven (Iran)"
@@ -44,7 +44,7 @@ OPTIONS = {
     "hand_size": OptionSpec(7, "cards dealt to each player", (5, 6, 7)),
     "seven_stack": OptionSpec(True, "a 7 can be answered with a 7, the draw growing by 2 per 7 (C-21)"),
     "starter_effects": OptionSpec(True, "the upcard's 7, 2, A, 10 or Jack acts on the first player (C-3)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
 }
 
 SUMMARY = (
@@ -58,8 +58,6 @@ RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        raise OptionError("option hands: at least 1")
     if options["seven_stack"]:
         seven = CardRule(pending_draw=2, stack_with=frozenset({"7"}))
     else:
@@ -88,8 +86,7 @@ def build(options: dict) -> Ruleset:
             "A": CardRule(skip=True),
         },
         points={r: 1 for r in RANKS},
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )

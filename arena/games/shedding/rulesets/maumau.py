@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CallRule, CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "maumau"
 TITLE = "Mau-Mau"
@@ -70,7 +71,7 @@ OPTIONS = {
     "play_after_penalty_draw": OptionSpec(True, "after taking a stacked 7 penalty the player may still play (C-5)"),
     "no_jack_on_jack": OptionSpec(False, "house rule: a Jack may not be played on a Jack (C-7)"),
     "jack_double_per_card": OptionSpec(False, "each finishing Jack doubles the points again (C-10)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
     "follow_fail": OptionSpec("lapse", "a failed Ace follow: draw 1 and the obligation lapses (lapse), or the "
                               "next player must follow the Ace in turn (pass_obligation) (C-8)",
                               ("lapse", "pass_obligation")),
@@ -89,10 +90,6 @@ SUMMARY = (
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        from arena.games.base import OptionError
-
-        raise OptionError("option hands: at least 1")
     if options["seven_stack"]:
         seven = CardRule(pending_draw=2, stack_with=frozenset({"7"}))
     else:
@@ -130,8 +127,7 @@ def build(options: dict) -> Ruleset:
         follow_fail="pass" if options["follow_fail"] == "pass_obligation" else "lapse",
         rank_rules={"7": seven, "8": eight, "J": jack, "A": CardRule(follow=True)},
         points={"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11},
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )

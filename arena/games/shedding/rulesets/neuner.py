@@ -25,9 +25,9 @@ Resolutions (C-n are RULES.md's; all defaults):
 
 from __future__ import annotations
 
-from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CallRule, CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "neuner"
 TITLE = "Neuner (Austria, Bavaria)"
@@ -39,7 +39,7 @@ OPTIONS = {
     "hand_size": OptionSpec(5, "cards dealt to each player (C-2)", (5, 6)),
     "seven_stack": OptionSpec(True, "a 7 can be answered with a 7, the draw growing by 2 per 7 [ext]"),
     "starter_effects": OptionSpec(True, "the upcard's 7, 8, 9 or Joker acts on the first player (C-3)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
 }
 
 SUMMARY = (
@@ -53,8 +53,6 @@ RANKS = ("7", "8", "9", "T", "J", "Q", "K", "A")
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        raise OptionError("option hands: at least 1")
     if options["seven_stack"]:
         seven = CardRule(pending_draw=2, stack_with=frozenset({"7"}))
     else:
@@ -85,8 +83,7 @@ def build(options: dict) -> Ruleset:
             "X": CardRule(placement="any", suit_choice="wish"),
         },
         points={"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11, "X": 20},
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )

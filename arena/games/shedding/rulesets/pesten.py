@@ -35,9 +35,9 @@ Resolutions (C-n are RULES.md's; all defaults):
 
 from __future__ import annotations
 
-from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CallRule, CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "pesten"
 TITLE = "Pesten (Netherlands)"
@@ -52,7 +52,7 @@ OPTIONS = {
     "finish_on_effect": OptionSpec("forbidden", "an effect card as the last card: not allowed, or allowed "
                                    "without winning and with 5 penalty cards (C-27)", ("forbidden", "penalty")),
     "starter_effects": OptionSpec(True, "the upcard's 2, Joker, 8, Ace or Jack acts on the first player (C-3)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
 }
 
 SUMMARY = (
@@ -66,8 +66,6 @@ RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        raise OptionError("option hands: at least 1")
     last = options["finish_on_effect"]
     chain = frozenset({"2", "X"})
     return Ruleset(
@@ -100,8 +98,7 @@ def build(options: dict) -> Ruleset:
             "J": CardRule(placement="any", suit_choice="wish", cannot_finish=last),
         },
         points={**{r: 1 for r in RANKS}, "X": 1},
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )

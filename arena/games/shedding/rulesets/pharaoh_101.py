@@ -23,9 +23,9 @@ Resolutions (C-n are RULES.md's; all defaults):
 
 from __future__ import annotations
 
-from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "pharaoh-101"
 TITLE = "Pharaoh / 101 (Russia)"
@@ -36,7 +36,7 @@ OPTIONS = {
     "ten_reverse": OptionSpec(False, "a 10 reverses the direction of play (optional in the source)"),
     "king_spades": OptionSpec(False, "the King of spades makes the next player take 4 and skip (C-29)"),
     "starter_effects": OptionSpec(True, "the upcard's effect acts on the first player (C-3)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
 }
 
 SUMMARY = (
@@ -49,8 +49,6 @@ RANKS = ("6", "7", "8", "9", "T", "J", "Q", "K", "A")
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        raise OptionError("option hands: at least 1")
     rank_rules = {
         "6": CardRule(pending_draw=1, stack_with=frozenset({"6"}), after_accept="end_turn"),
         "7": CardRule(pending_draw=1, stack_with=frozenset({"7"}), after_accept="continue"),
@@ -78,8 +76,7 @@ def build(options: dict) -> Ruleset:
         rank_rules=rank_rules,
         card_rules=card_rules,
         points={r: 1 for r in RANKS},
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )

@@ -33,9 +33,9 @@ Resolutions (C-n are RULES.md's; all defaults):
 
 from __future__ import annotations
 
-from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "prsi"
 TITLE = "Prší (Czech Republic)"
@@ -49,7 +49,7 @@ OPTIONS = {
     "return_to_game": OptionSpec(False, "a player out of cards wins only after a full round; a 7 of Hearts "
                                  "meanwhile brings them back (C-20; turns the 7 of Hearts on)"),
     "starter_effects": OptionSpec(True, "the upcard's 7, Ace or Ober acts on the first player (C-3)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
 }
 
 SUMMARY = (
@@ -63,8 +63,6 @@ RANKS = ("7", "8", "9", "T", "J", "Q", "K", "A")
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        raise OptionError("option hands: at least 1")
     seven_hearts = options["seven_hearts"] or options["return_to_game"]
     sevens = frozenset({"7s", "7d", "7c"}) if seven_hearts else frozenset({"7"})
     counters = sevens | {"Ks"} if options["green_king"] else sevens
@@ -95,8 +93,7 @@ def build(options: dict) -> Ruleset:
         rank_rules=rank_rules,
         card_rules=card_rules,
         points={r: 1 for r in RANKS},
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )

@@ -22,9 +22,9 @@ Resolutions (C-n are RULES.md's; all defaults):
 
 from __future__ import annotations
 
-from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 from arena.games.shedding.rules import CallRule, CardRule, Ruleset
+from arena.games.shedding.rulesets import series
 
 NAME = "puque"
 TITLE = "Puque (Portugal)"
@@ -36,7 +36,7 @@ OPTIONS = {
     "hand_size": OptionSpec(5, "cards dealt to each player (C-2)", (5, 6)),
     "seven_stack": OptionSpec(False, "a 7 can be answered with a 7; the draw grows by 2 per 7"),
     "starter_effects": OptionSpec(True, "the upcard's 7, 2 or Jack acts on the first player (C-3)"),
-    "hands": OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series"),
+    "hands": series.HANDS,
 }
 
 SUMMARY = (
@@ -50,8 +50,6 @@ PORTUGUESE = ("2", "3", "4", "5", "6", "7", "J", "Q", "K", "A")
 
 
 def build(options: dict) -> Ruleset:
-    if options["hands"] < 1:
-        raise OptionError("option hands: at least 1")
     if options["seven_stack"]:
         seven = CardRule(pending_draw=2, stack_with=frozenset({"7"}))
     else:
@@ -79,8 +77,7 @@ def build(options: dict) -> Ruleset:
             "A": CardRule(follow=True),
         },
         points=points,
-        match="series" if options["hands"] > 1 else "single",
-        hands=options["hands"],
+        **series.match_of(options),
         dealer_rule="rotate",
         first_dealer="last",
     )
