@@ -137,26 +137,23 @@ def combined(parts: list[Run]) -> Run:
                sum(p.seconds for p in parts))
 
 
-def reference_players(players: int) -> int:
-    """Whose rate ours is compared with: 2 players with their 2, 4 or more with their 5."""
-    return 2 if players == 2 else 5
+def reference_players(players: int) -> int | None:
+    """Whose rate ours is compared with: 2 players with their 2, 4 or more with their 5 (3: nobody)."""
+    return 2 if players == 2 else 5 if players >= 4 else None
 
 
 def ratio_spread(ours: list[Run], parts: dict, players: int) -> tuple[float, float] | None:
     """The lowest and highest per-round ratio: how much the machine's load moved the figure."""
     theirs = parts.get((OPENSPIEL, reference_players(players)))
-    if not theirs or players == 3:
+    if not theirs:
         return None
     ratios = [mine.rate / other.rate for mine, other in zip(ours, theirs) if other.rate]
     return (min(ratios), max(ratios)) if ratios else None
 
 
 def comparison(run: Run, theirs: dict[int, Run]) -> str:
-    if run.players == 2 and 2 in theirs:
-        return f"{run.rate / theirs[2].rate:.2f}"
-    if run.players >= 4 and 5 in theirs:
-        return f"{run.rate / theirs[5].rate:.2f}"
-    return "-"
+    reference = theirs.get(reference_players(run.players))
+    return f"{run.rate / reference.rate:.2f}" if reference is not None else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
