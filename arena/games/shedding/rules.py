@@ -208,6 +208,8 @@ class Ruleset:
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
         object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder)
         object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
+        # Compared after every decision: the limit, or a count no game reaches when there is none.
+        object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
         # (top card, active suit, demand?) -> the deck's cards legal on it, filled as tops occur (legal.py).
         object.__setattr__(self, "_playable", {})
         object.__setattr__(self, "_playable_plain", {})  # the same while no suit is named, by top card alone
@@ -220,6 +222,9 @@ class Ruleset:
         # Cards whose rule sets nothing beyond where they may go: playing one that leaves cards in the
         # hand just ends the turn (`SheddingState._resolve` takes that shortcut).
         object.__setattr__(self, "_inert", frozenset(c for c, r in rules.items() if _no_effect(r)))
+        # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
+        # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
+        object.__setattr__(self, "_turn_enders", {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None})
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
         blocked: dict = {}
@@ -244,6 +249,9 @@ class Ruleset:
         # ``call_model = on_going_out``: before the finishing play), 0 (no call in turn).
         timing = self.call.timing if self.call is not None else ""
         object.__setattr__(self, "_call_at", {"before_discard": 2, "on_going_out": 1}.get(timing, 0))
+        # The fewest cards a hand may hold for `SheddingState._quiet_play`: the play must not empty it,
+        # and with a call rule it must not leave the one card a call or a catch window is about.
+        object.__setattr__(self, "_quiet_hand", 3 if self.call is not None else 2)
 
     def for_players(self, players: int) -> "Ruleset":
         """This ruleset with as many packs as `players` need (C-14); itself when one pack serves."""
@@ -275,6 +283,23 @@ PLAIN = _PLAIN
 
 #: CardRule fields that only say where a card may go, not what it does.
 _PLACEMENT = frozenset({"placement", "wild_not_on", "never_on"})
+#: Fields that only count when the card empties the hand.
+_FINISHING = frozenset({"cannot_finish", "finish_bonus", "finish_multiplier", "emptying"})
+#: Effects that only end the turn, with nothing left pending.
+_TURN_ENDING = frozenset({"draw_next", "skip", "reverse"})
+
+
+def _turn_ending(rule: CardRule) -> tuple[int, int, bool] | None:
+    """(draw_next, skips, reverse) if nothing else of the rule acts on a play that keeps cards in hand.
+
+    As in `_no_effect`, a field added later counts as more than a turn's end until it is listed here.
+    """
+    for f in fields(CardRule):
+        if f.name in _PLACEMENT or f.name in _FINISHING or f.name in _TURN_ENDING:
+            continue
+        if f.default is MISSING or getattr(rule, f.name) != f.default:
+            return None
+    return rule.draw_next, int(rule.skip), rule.reverse
 
 
 def _no_effect(rule: CardRule) -> bool:

@@ -151,29 +151,29 @@ class SheddingState(GameState):
         return legal[:]
 
     def apply(self, action: "Action | str") -> None:
-        """The base contract's apply, with the legal list taken from the cache (hot path)."""
-        if action.__class__ is not Action:
-            action = Action.parse(action)
-        legal = self._legal
-        if legal is None:
-            super().apply(action)
-            return
-        for candidate in legal:  # identity first: the action usually comes from this very list
-            if candidate is action:
-                break
-        else:
-            if action not in legal:
-                super().apply(action)  # raises with the base class's message
-                return
-        self._apply_legal(action)
+        """The contract's apply, in one frame on the hot path.
 
-    def _apply_legal(self, action: Action) -> None:
+        An action taken from the cached legal list (what the arena, the bots and the benchmark pass) is
+        legal by identity.  Anything else (text, an equal copy, an illegal action) goes through the base
+        class's checks, which parse, refuse with a clear error, or hand the list's own action back here
+        (`_apply_legal`).
+        """
+        legal = self._legal
+        if legal is not None:
+            for candidate in legal:
+                if candidate is action:
+                    break
+            else:
+                legal = None
+        if legal is None:
+            GameState.apply(self, action)
+            return
         self._legal = None
         verb = action.verb
         if verb == "play":
             card = action.args[0]
             phase = self.phase
-            if phase == "turn" and card in self.rules._inert and self._quiet_play(card):
+            if phase == "turn" and card in self.rules._turn_enders and self._quiet_play(card):
                 pass  # played, and the next turn begun
             elif phase == "rescue":
                 self._rescue(card)
@@ -209,30 +209,37 @@ class SheddingState(GameState):
             blind.believe(self)
         elif verb == "challenge":
             blind.challenge(self)
-        phase = self.phase
-        if phase == "follow" or (phase == "turn" and (self.pending_draw or self.pending_skip)):
+        if self.pending_draw or self.pending_skip or self.phase == "follow":  # `_settle` looks at the phase
             self._settle()
             self._legal = None
         self.decisions += 1
-        if self.decisions >= self.rules.decision_limit > 0 and not self.is_over:
+        if self.decisions >= self.rules._decision_cap and not self.is_over:
             self._score_hand(None, "decision-limit")
             self._legal = None
+
+    def _apply_legal(self, action: Action) -> None:
+        """The base class's `apply` has checked `action` against the cached list: apply that list's own
+        action (an equal one parsed from text is not identical to it)."""
+        legal = self._legal
+        self.apply(legal[legal.index(action)])
 
     def _quiet_play(self, card: str) -> bool:
         """The common play, done in one step: True if `card` was played and the next turn begun.
 
-        A turn's single card without effects (`Ruleset._inert`, checked by the caller) that leaves
-        two or more cards in the hand, with nothing pending, no combo or table pattern to build, no
-        announcement or window due, and nobody out of the hand: the whole pipeline (`_place`,
-        `_resolve`, `_end_turn`, `_start_turn`) comes down to the assignments below.  Anything
-        else returns False before changing anything, and the pipeline plays the card.
+        A turn's single card whose only effects end the turn (`Ruleset._turn_enders`, checked by
+        the caller: the next seat draws, seats are skipped, the direction turns) and that does not
+        empty the hand (nor leave one card where a call rule cares: `Ruleset._quiet_hand`), with
+        nothing pending, no combo or table pattern to build, no announcement or window due, and
+        nobody out of the hand: the whole pipeline (`_place`, `_resolve`, `_end_turn`,
+        `_start_turn`) comes down to the steps below.  Anything else returns False before changing
+        anything, and the pipeline plays the card.
         """
         rules = self.rules
         if self.opening or self.pending_draw or self.pending_skip:
             return False
         seat = self.current
         hand = self.hands[seat]
-        if len(hand) < 3 or self.gone_count or self.returning is not None or self.blind_skip:
+        if len(hand) < rules._quiet_hand or self.gone_count or self.returning is not None or self.blind_skip:
             return False
         if self.offender is not None:
             return False
@@ -245,8 +252,9 @@ class SheddingState(GameState):
             if same > 1:
                 return False
         discard = self.discard
-        if rules.table_pattern and discard[-1][0] == rank:
-            return False
+        pattern = rules.table_pattern
+        if pattern and discard[-1][0] == rank and (pattern < 3 or (len(discard) > 1 and discard[-2][0] == rank)):
+            return False  # the pile may complete the pattern (Moumou event): `_place` checks it
         hand.remove(card)
         discard.append(card)
         self.idle = 0
@@ -260,7 +268,15 @@ class SheddingState(GameState):
         if self.combo:
             self.combo = []
         self.next_seat = None
-        self.current = (seat + self.direction) % self.players
+        draw, skips, reverse = rules._turn_enders[card]
+        players = self.players
+        if reverse:  # as `_resolve`: turn first, then draw and step in the new direction
+            self.direction = -self.direction
+            if rules.reverse_two == "again" and players <= 2:  # C-26: another turn for the same seat
+                skips = -1
+        if draw:
+            effects.draw(self, (seat + self.direction) % players, draw)
+        self.current = (seat + self.direction * (1 + skips)) % players
         return True
 
     def default_action(self) -> Action:
