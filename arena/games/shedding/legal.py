@@ -84,7 +84,7 @@ def turn_actions(state: "SheddingState") -> list:
         cards = bool(playable_cards(state, hand))
         out = blind.plays(state, hand, len(hand))
     else:
-        on_top = legal_on_top(state)
+        on_top = (state.active_suit is None and rules._playable_plain.get(state.discard[-1])) or legal_on_top(state)
         out = [PLAY[c] for c in hand if c in on_top]
         if rules._no_finish and len(hand) == 1:
             out = [a for a in out if a.args[0] not in rules._no_finish]

@@ -56,16 +56,6 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     hands = state.hands
     discard = state.discard
     phase = state.phase
-    pending_draw = state.pending_draw
-    pending_skip = state.pending_skip
-    if pending_draw or pending_skip:
-        pending = {}
-        if pending_draw:
-            pending["draw"] = pending_draw
-        if pending_skip:
-            pending["skip"] = pending_skip
-    else:
-        pending = _NOTHING_PENDING
     window = state.window
     values = (
         state.ruleset,
@@ -82,7 +72,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.scores,  # shared: the engine replaces the list, never changes it (SheddingState.__init__)
         state.active_suit,
         state.suit_kind,
-        pending,
+        _pending(state) if state.pending_draw or state.pending_skip else _NOTHING_PENDING,
         phase if phase == "cover" or phase == "follow" else None,
         state.drawn,
         state.called == 1,
@@ -96,6 +86,15 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     observation = _new(rules._observation_type or observation_type(rules))
     _store(observation, values)
     return observation
+
+
+def _pending(state: "SheddingState") -> dict:
+    pending = {}
+    if state.pending_draw:
+        pending["draw"] = state.pending_draw
+    if state.pending_skip:
+        pending["skip"] = state.pending_skip
+    return pending
 
 
 def _extra(state: "SheddingState", values: tuple) -> tuple:
