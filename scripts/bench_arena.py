@@ -7,7 +7,8 @@ Three figures, loopback only, every bot a separate process:
 
 1. **decisions/s**: random bots play moumou through `arena.server.run` and the
    match runner, G games at once: the SDK's ``sample_bots/random_bot.py``
-   (``sdk``) and a minimal grpcio bot (``raw``: what the server path alone costs);
+   (``sdk``) and a minimal grpcio bot (``raw``: what the server path alone costs;
+   ``--bots rawaio``: the same minimal bot on grpc.aio, answering on its loop);
 2. **raw**: in the same run, a bare grpc.aio server ping-pongs messages of the
    same size (the first moumou TurnRequest, answered by an Answer) with the
    same number of synchronous grpcio client processes and G requests in
@@ -100,6 +101,8 @@ def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
         return [sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--arena", f"127.0.0.1:{port}",
                 "--name", name, "--max-games", str(max_games), "--games", RULESET, "--log-level", "ERROR",
                 "--max-reconnects", "0"]
+    if kind == "rawaio":
+        return [sys.executable, __file__, "--raw-aio-bot", str(port), name, str(max_games)]
     return [sys.executable, __file__, "--raw-bot", str(port), name, str(max_games)]
 
 
@@ -256,6 +259,32 @@ def raw_bot(port: int, name: str, max_games: int) -> None:
     channel.close()
 
 
+def raw_aio_bot(port: int, name: str, max_games: int) -> None:
+    """The minimal bot on grpc.aio: a random legal index written from the reading coroutine."""
+    rng = random.Random(name)
+
+    async def main() -> None:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=CLIENT_OPTIONS) as channel:
+            call = rpc.ArenaStub(channel).Play()
+            await call.write(pb.BotMessage(hello=pb.Hello(name=name, sdk_version="0.1.0", games=[RULESET],
+                                                          max_games=max_games)))
+            try:
+                while True:
+                    message = await call.read()
+                    if message is grpc.aio.EOF:
+                        return
+                    if message.HasField("turn"):
+                        turn = message.turn
+                        index = rng.randrange(len(turn.legal))
+                        await call.write(pb.BotMessage(answer=pb.Answer(
+                            game_id=turn.game_id, request_id=turn.request_id, action_index=index,
+                            action_text=turn.legal[index])))
+            except grpc.RpcError:
+                pass
+
+    asyncio.run(main())
+
+
 # ---------------------------------------------------------------- 3. deadline overshoot
 
 class TimedSeat:
@@ -369,16 +398,21 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1,
                         help="measure each rate this many times and keep the best (other load on the machine only slows)")
     parser.add_argument("--bots", default="sdk,raw",
-                        help="bot kinds for the decisions/s rows: sdk (sample random bot), raw (minimal grpcio bot)")
+                        help="bot kinds for the decisions/s rows: sdk (sample random bot), raw (minimal grpcio bot), "
+                             "rawaio (minimal grpc.aio bot)")
     parser.add_argument("--echo-client", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--raw-bot", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--late-bot", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--raw-aio-bot", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_client:
         echo_client(args.echo_client)
         return 0
     if args.raw_bot:
         raw_bot(int(args.raw_bot[0]), args.raw_bot[1], int(args.raw_bot[2]))
+        return 0
+    if args.raw_aio_bot:
+        raw_aio_bot(int(args.raw_aio_bot[0]), args.raw_aio_bot[1], int(args.raw_aio_bot[2]))
         return 0
     if args.late_bot:
         arena, name, max_games, delay = args.late_bot

@@ -14,11 +14,13 @@ Choice = Union["Action", str, int]
 class Bot:
     """Subclass and implement `act`.
 
-    Threading model: every game runs its callbacks (`on_game_start`, each
-    `act`, `on_game_end`) in order on its own worker thread, so one game's
-    slow `act` never delays another game's answer.  With ``max_games`` above
-    1, calls for *different* games may overlap: keep per-game state in a
-    dict keyed by ``game_id`` (or guard shared state with a lock).
+    Threading model: each game's callbacks (`on_game_start`, each `act`,
+    `on_game_end`) run in order, one at a time, and one game's slow `act`
+    does not hold up another game's answer (a stand-by thread takes the
+    connection over from a call still running after 10-20 ms).  With
+    ``max_games`` above 1, calls for *different* games may overlap: keep
+    per-game state in a dict keyed by ``game_id`` (or guard shared state
+    with a lock).
 
     If `act` raises, or returns something that is not legal, the SDK logs
     it, answers the turn's first legal action instead, and counts an error

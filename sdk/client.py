@@ -1,13 +1,26 @@
 """The connection to the arena: one gRPC channel, one bidirectional stream per session.
 
-How it works (see notes/grpc-and-trio.md, "The bot side"): the synchronous
-grpcio client reads our messages from a request iterator fed by a queue, and
-the main thread loops over the arena's messages.  Every game gets its own
-single worker thread, so turns of one game are answered in order while a
-slow `act` in one game never holds up another game's answer.  A bot with
-room for one game (``max_games=1``) answers on the reading thread itself:
-there is no other game to overlap with, and the hand-off would cost two
-thread wake-ups per decision.
+How it works: the stream is served by grpc.aio on an asyncio loop; bot
+authors never see it.  The thread that owns the loop runs it until bot code
+is due (``act``, ``on_game_start``, ``on_game_end``), then runs that code
+itself, outside the loop, and goes back to the loop: a turn costs no thread
+hand-off at all.  With room for several games (``max_games`` > 1) a slow
+``act`` must not hold up the other games, so a stand-by thread sleeps on a
+Linux ``timerfd`` that ticks every `Client.TICK_S` while bot code runs: a
+call still running on two ticks in a row (10-20 ms) is taken over, that is,
+the stand-by thread becomes the loop's owner and serves the other games,
+while the slow call's thread finishes it (and whatever that game received
+meanwhile, in order) and then stands by in turn.  The calls of one game
+always run in order, one at a time.  Without timerfd (not Linux) every game
+gets its own worker thread instead, as before.
+
+Why: measured on the 2-core build machine (server README, "Fourth pass"),
+each hand-off between threads costs tens of microseconds of CPU there (a
+wake-up across cores), and the per-game worker threads of the previous
+client (synchronous grpcio: a polling thread notifying the reader, the
+reader handing each turn to the game's worker, the worker to grpc's
+request-consumer thread) spent ~100 us more per decision than a bot
+answering on the reading thread.
 
 When the stream drops, the client reconnects with capped, jittered
 exponential backoff and sends ``Hello.resume_session``; the arena re-attaches
@@ -18,14 +31,18 @@ when the same request comes back.
 
 from __future__ import annotations
 
+import asyncio
+import ctypes
 import logging
+import os
 import queue
 import random
 import signal
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Optional
 
 import grpc
 
@@ -79,17 +96,6 @@ def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random 
     return ceiling * (rng or random).uniform(0.5, 1.0)
 
 
-class _Inline:
-    """Runs a game's calls on the reading thread: a bot with room for one game has nothing to overlap,
-    and skipping the hand-off to a worker thread saves two thread wake-ups per decision."""
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        fn(*args)
-
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        pass
-
-
 class _Worker:
     """One game's thread: runs that game's calls one after another, in order.
 
@@ -135,15 +141,71 @@ class _Worker:
 
 
 class _Game:
-    """Per-game bookkeeping: its worker thread, its info, its error count, its last answer."""
+    """Per-game bookkeeping: its info, its error count, its last answer, and who runs its calls."""
 
-    def __init__(self, game_id: str, info: GameInfo | None, inline: bool = False):
+    def __init__(self, game_id: str, info: GameInfo | None, worker: bool = False):
         self.game_id = game_id
         self.info = info
         self.errors = 0
         self.notices = 0
         self.last_answer: tuple[int, Any] | None = None
-        self.worker: Any = _Inline() if inline else _Worker(f"game-{game_id[:12]}")
+        self.busy = False   # a thread is running one of this game's calls
+        self.pending: deque = deque()  # calls that came in meanwhile, run in order by that thread
+        self.worker: _Worker | None = _Worker(f"game-{game_id[:12]}") if worker else None
+
+
+class _Timer:
+    """A Linux ``timerfd`` on CLOCK_MONOTONIC, ticking while bot code runs: the stand-by thread
+    blocks reading it.
+
+    Periodic rather than armed and disarmed around each call: in the 2-core VM this was measured
+    on, two ``timerfd_settime`` per call cost 20-120 us per decision (reprogramming the timer
+    hardware), more than the hand-off they replace; a tick every few ms costs one wake-up.
+    """
+
+    CLOCK_MONOTONIC = 1
+    TFD_CLOEXEC = 0o2000000
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.timerfd_create.argtypes = [ctypes.c_int, ctypes.c_int]
+        libc.timerfd_settime.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+        fd = libc.timerfd_create(self.CLOCK_MONOTONIC, self.TFD_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "timerfd_create failed")
+        self.fd = fd
+        self._settime = libc.timerfd_settime
+        self._spec = (ctypes.c_long * 4)()  # struct itimerspec: interval (s, ns), value (s, ns)
+        self._spec_ref = ctypes.byref(self._spec)
+
+    @classmethod
+    def make(cls) -> "Optional[_Timer]":
+        try:
+            return cls()
+        except Exception:  # not Linux, or no timerfd in this libc: games get worker threads
+            return None
+
+    def start(self, period: float, first: Optional[float] = None) -> None:
+        """Fire every ``period`` seconds (0: once), the first time after ``first`` (default ``period``)."""
+        first = period if first is None else first
+        spec = self._spec
+        spec[0], spec[1] = int(period), int((period - int(period)) * 1e9)
+        spec[2], spec[3] = int(first), max(1, int((first - int(first)) * 1e9))
+        self._settime(self.fd, 0, self._spec_ref, None)
+
+    def stop(self) -> None:
+        for i in range(4):
+            self._spec[i] = 0
+        self._settime(self.fd, 0, self._spec_ref, None)
+
+    def wait(self) -> None:
+        try:
+            os.read(self.fd, 8)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for other Pythons
+            pass
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 class _SessionEnd(Exception):
@@ -152,8 +214,75 @@ class _SessionEnd(Exception):
         self.how = how  # "stopped", "closed", "lost"
 
 
+class _Outgoing:
+    """Our messages waiting for the stream's writer task.
+
+    `put_owned` is for the thread that owns the loop (running it, or between two runs): nothing
+    crosses threads.  `put_threadsafe` is for any other thread: one ``deque.append`` plus, only
+    when no wake-up is already on its way, one ``call_soon_threadsafe``.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.items: deque = deque()
+        self.closed = False
+        self._waiter: Optional[asyncio.Future] = None
+        self._kick_due = False
+
+    def put_owned(self, message: Any) -> None:
+        self.items.append(message)
+        self._wake()
+
+    def put_threadsafe(self, message: Any) -> None:
+        self.items.append(message)
+        if not self._kick_due:
+            self._kick_due = True
+            try:
+                self.loop.call_soon_threadsafe(self._kicked)
+            except RuntimeError:  # the loop is closed: the client is gone, so is the stream
+                pass
+
+    def _kicked(self) -> None:
+        self._kick_due = False  # cleared before the writer drains: a later append schedules another kick
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def close(self) -> None:
+        self.closed = True
+        self._wake()
+
+    async def drain_to(self, call: Any) -> None:
+        """The writer task: send in order until closed."""
+        items = self.items
+        while True:
+            while items:
+                await call.write(items.popleft())
+            if self.closed:
+                return
+            self._waiter = self.loop.create_future()
+            await self._waiter
+
+
 class Client:
-    """Runs one bot against one arena until stopped, the games limit, or a fatal error."""
+    """Runs one bot against one arena until stopped, the games limit, or a fatal error.
+
+    Threads (see the module docstring): whoever owns the asyncio loop runs it until bot code is
+    due and then runs that code itself; with several games a stand-by thread takes the loop over
+    from a bot call that outlasts two ticks of `TICK_S`.  Without timerfd each game gets its own
+    worker thread instead.
+    """
+
+    #: The stand-by thread's tick while bot code runs: a call still running on two ticks in a row
+    #: (so after 1-2 ticks) is taken over.
+    TICK_S = 0.010
+    #: Ticks without any bot call after which the stand-by thread stops ticking.
+    IDLE_TICKS = 50
 
     def __init__(self, bot: Bot, options: ClientOptions, log: logging.Logger | None = None):
         self.bot = bot
@@ -162,16 +291,276 @@ class Client:
         self.session_id = ""
         self.games: dict[str, _Game] = {}
         self.games_done = 0
-        self._outbox: queue.SimpleQueue | None = None
+        self._outgoing: _Outgoing | None = None
         self._call: Any = None
         self._stopping = threading.Event()
         self._last_failure = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped: asyncio.Event | None = None
+        # The relay between threads (all under _lock):
         self._lock = threading.Lock()
+        self._work: deque = deque()           # (game, fn, args) due, in arrival order
+        self._owner = 0                       # ident of the thread that owns the loop
+        self._owner_in_bot = False            # the owner is running bot code (the loop is not running)
+        self._standby: int | None = None      # ident of the thread sleeping on the timer
+        self._calls = 0                       # bot calls started on the owner's path so far
+        self._ticking = False                 # the timer is running
+        self._closing = False
+        self._finished = threading.Event()
+        self._timer: _Timer | None = None
+        self._main = 0                        # the thread that called serve()
+        self._task: Any = None
+        self._threads: list[threading.Thread] = []   # stand-by threads started (joined at the end)
 
     # ------------------------------------------------------------------ public
     def serve(self) -> int:
-        """Connect, play, reconnect as needed; return the process exit code (errors raise ArenaError)."""
-        channel = grpc.insecure_channel(
+        """Connect, play, reconnect as needed; return the process exit code (errors raise ArenaError).
+
+        On the main thread, SIGINT and SIGTERM stop it cleanly (status 0).
+        """
+        restore = self._catch_signals()
+        loop = _thread_loop()
+        self._loop = loop
+        self._main = self._owner = threading.get_ident()
+        if self.options.max_games > 1:
+            self._timer = _Timer.make()
+        asyncio.set_event_loop(loop)
+        try:
+            self._task = loop.create_task(self._serve())
+            self._task.add_done_callback(lambda _: loop.stop())
+            try:
+                if self._drive():
+                    self._finished.wait()   # another thread owns the loop now: it ends the session
+            except KeyboardInterrupt:
+                self.log.info("interrupted: closing the connection")
+                self._interrupted()
+                return 0
+            if self._task.cancelled():
+                return 0
+            return self._task.result()
+        finally:
+            self._close()
+            asyncio.set_event_loop(None)
+            for signum, handler in restore:
+                signal.signal(signum, handler)
+            self._close_games()
+
+    def stop(self) -> None:
+        """End the session from any thread (used for Ctrl-C and the games limit)."""
+        self._stopping.set()
+        loop = self._loop
+        if loop is None:
+            return
+        if _on_loop(loop):
+            self._stop_on_loop()
+            return
+        try:
+            loop.call_soon_threadsafe(self._stop_on_loop)
+        except RuntimeError:  # the loop has finished: nothing left to stop
+            pass
+
+    # ------------------------------------------------------------------ the relay between threads
+    def _drive(self) -> bool:
+        """Own the loop: run it until bot code is due, run that code here, repeat.
+
+        Returns False when the session is over, True when another thread took the loop over
+        during a slow bot call (this thread has then finished that game's calls)."""
+        loop = self._loop
+        me = threading.get_ident()
+        while True:
+            item = self._next_item(me)
+            if item is None:
+                if self._task.done():
+                    self._finished.set()
+                    return False
+                loop.run_forever()  # until _dispatch has work for us, or the session is over
+                continue
+            game, fn, args = item
+            message = fn(*args)
+            if not self._after_item(me, game, message):
+                self._finish_detached(game)
+                return True
+
+    def _next_item(self, me: int) -> Optional[tuple]:
+        with self._lock:
+            while self._work:
+                item = self._work.popleft()
+                game = item[0]
+                if game.busy:  # its last call still runs on another thread: that thread runs this one next
+                    game.pending.append(item)
+                    continue
+                game.busy = True
+                self._owner_in_bot = True
+                self._calls += 1
+                if self._timer is not None:
+                    if self._standby is None:
+                        self._start_standby()
+                    if not self._ticking:  # the stand-by thread stops it after a while without bot calls
+                        self._ticking = True
+                        self._timer.start(self.TICK_S)
+                return item
+        return None
+
+    def _after_item(self, me: int, game: _Game, message: Any) -> bool:
+        """After a bot call on the owner's path: True if this thread still owns the loop."""
+        with self._lock:
+            owner = self._owner == me
+            if owner:
+                self._owner_in_bot = False
+                game.busy = False
+                while game.pending:  # nothing is queued while we own the loop, but keep the order if so
+                    self._work.appendleft(game.pending.pop())
+            outgoing = self._outgoing
+            if message is not None and outgoing is not None:
+                if owner:
+                    outgoing.put_owned(message)
+                else:
+                    outgoing.put_threadsafe(message)
+        return owner
+
+    def _finish_detached(self, game: _Game) -> None:
+        """Taken over during a slow call: run the calls this game got meanwhile, in order."""
+        while True:
+            with self._lock:
+                if not game.pending:
+                    game.busy = False
+                    return
+                _, fn, args = game.pending.popleft()
+            message = fn(*args)
+            if message is not None:
+                with self._lock:
+                    outgoing = self._outgoing
+                if outgoing is not None:
+                    outgoing.put_threadsafe(message)
+
+    def _start_standby(self) -> None:
+        thread = threading.Thread(target=self._stand_by, name="sdk-standby", daemon=True)
+        self._standby = -1  # reserved until the thread knows its ident
+        self._threads.append(thread)
+        thread.start()
+
+    def _stand_by(self) -> None:
+        """Sleep on the timer; when a bot call outlasts it, take the loop over and serve."""
+        me = threading.get_ident()
+        with self._lock:
+            self._standby = me
+        timer = self._timer
+        assert timer is not None
+        seen, idle = -1, 0
+        while True:
+            timer.wait()
+            with self._lock:
+                if self._closing:
+                    if self._standby == me:
+                        self._standby = None
+                    return
+                if not self._owner_in_bot:
+                    seen, idle = -1, idle + 1
+                    if idle >= self.IDLE_TICKS and self._ticking:
+                        self._ticking = False  # no bot code for a while: stop ticking until the next call
+                        timer.stop()
+                    continue
+                idle = 0
+                if self._calls != seen:  # a call that started since the last tick: give it one more
+                    seen = self._calls
+                    continue
+                self._owner, self._owner_in_bot, self._standby = me, False, None
+            seen = -1
+            if not self._drive():
+                return  # the session is over
+            with self._lock:  # taken over in turn: stand by again unless another thread does
+                if self._closing or self._standby is not None:
+                    return
+                self._standby = me
+
+    def _dispatch(self, game: _Game, fn: Callable[..., Any], *args: Any) -> None:
+        """On the loop: have ``fn(*args)`` (bot code; may return a message to send) run for ``game``."""
+        if game.worker is not None:
+            game.worker.submit(self._on_worker, fn, args)
+            return
+        with self._lock:
+            if game.busy:  # a taken-over thread still runs this game's last call
+                game.pending.append((game, fn, args))
+                return
+            self._work.append((game, fn, args))
+        self._loop.stop()  # the owner runs it as soon as this loop iteration is over
+
+    def _on_worker(self, fn: Callable[..., Any], args: tuple) -> None:
+        message = fn(*args)
+        outgoing = self._outgoing
+        if message is not None and outgoing is not None:
+            outgoing.put_threadsafe(message)
+
+    def _close(self) -> None:
+        with self._lock:
+            self._closing = True
+        self._finished.set()
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.start(0, first=1e-6)  # wakes the stand-by thread, which sees _closing and leaves
+            for thread in self._threads:
+                if thread is not threading.current_thread():
+                    thread.join(1.0)
+            if not any(thread.is_alive() for thread in self._threads):
+                timer.close()  # else a thread still runs a stuck bot call: leave the fd to the process
+
+    def _interrupted(self) -> None:
+        """Ctrl-C raised in bot code on this thread: stop, and let the session end cleanly."""
+        self.stop()
+        with self._lock:
+            owner = self._owner == threading.get_ident()
+            if owner:
+                self._owner_in_bot = False
+        if owner:
+            try:
+                self._loop.run_until_complete(self._task)
+            except BaseException:
+                pass
+        else:
+            self._finished.wait(10)
+
+    # ------------------------------------------------------------------ signals and the loop
+    def _catch_signals(self) -> list[tuple[int, Any]]:
+        """On the main thread: SIGINT and SIGTERM stop the client; inside bot code on the main thread
+        they raise KeyboardInterrupt there (as before), so a bot stuck in its own code can be stopped."""
+        if threading.current_thread() is not threading.main_thread():
+            return []
+
+        def on_signal(signum: int, frame: Any) -> None:
+            # A Python-level handler runs between two bytecodes of this thread, maybe inside the
+            # loop's own code: hand the stop to the loop (the self-pipe ends its wait) instead.
+            self._stopping.set()
+            loop = self._loop
+            if loop is not None:
+                try:
+                    loop.call_soon_threadsafe(self._stop_on_loop)
+                except RuntimeError:
+                    pass
+            if loop is None or not loop.is_running() or not _on_loop(loop):
+                raise KeyboardInterrupt  # in bot code (or before the loop runs): interrupt it
+
+        restore = []
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                restore.append((signum, signal.signal(signum, on_signal)))
+            except (ValueError, OSError):  # pragma: no cover - not allowed here
+                pass
+        return restore
+
+    def _stop_on_loop(self) -> None:
+        if self._stopped is not None:
+            self._stopped.set()
+        outgoing, call = self._outgoing, self._call
+        if outgoing is not None:
+            outgoing.close()
+        if call is not None:
+            call.cancel()
+
+    async def _serve(self) -> int:
+        self._stopped = asyncio.Event()
+        if self._stopping.is_set():
+            return 0
+        channel = grpc.aio.insecure_channel(
             self.options.arena,
             options=[
                 ("grpc.max_receive_message_length", 64 * 1024 * 1024),
@@ -187,7 +576,7 @@ class Client:
         give_up_at = time.monotonic() + self.options.connect_timeout_s
         try:
             while True:
-                how = self._session(stub)
+                how = await self._session(stub)
                 if how in ("stopped", "closed"):
                     return 0
                 if how == "welcomed-then-lost":
@@ -216,25 +605,13 @@ class Client:
                         "connection to %s lost; reconnecting in %.1f s (attempt %d of %d)",
                         self.options.arena, delay, failures, self.options.max_reconnects,
                     )
-                if self._stopping.wait(delay):
+                try:
+                    await asyncio.wait_for(self._stopped.wait(), delay)
                     return 0
-        except KeyboardInterrupt:
-            self.log.info("interrupted: closing the connection")
-            self.stop()
-            return 0
+                except asyncio.TimeoutError:
+                    pass
         finally:
-            self._close_games()
-            channel.close()
-
-    def stop(self) -> None:
-        """End the session from any thread (used for Ctrl-C and the games limit)."""
-        self._stopping.set()
-        with self._lock:
-            if self._outbox is not None:
-                self._outbox.put(None)
-            call = self._call
-        if call is not None:
-            call.cancel()
+            await channel.close()
 
     # ------------------------------------------------------------------ session
     def _hello(self) -> Any:
@@ -249,40 +626,47 @@ class Client:
         )
         return pb.BotMessage(hello=hello)
 
-    def _session(self, stub: Any) -> str:
+    async def _session(self, stub: Any) -> str:
         """One stream: hello, then messages until it ends.  Returns how it ended."""
-        outbox: queue.SimpleQueue = queue.SimpleQueue()  # C-level: one lock, no Condition per put
-        outbox.put(self._hello())
+        if self._stopping.is_set():
+            return "stopped"
         resuming = bool(self.session_id)
+        outgoing = _Outgoing(asyncio.get_running_loop())
+        outgoing.put_owned(self._hello())
         with self._lock:
-            if self._stopping.is_set():
-                return "stopped"
-            self._outbox = outbox
-            self._call = call = stub.Play(_drain(outbox))
+            self._outgoing = outgoing
+        self._call = call = stub.Play()
+        writer = asyncio.ensure_future(outgoing.drain_to(call))
         welcomed = False
         try:
-            for message in call:
+            read = call.read
+            while True:
+                message = await read()
+                if message is grpc.aio.EOF:
+                    break
                 kind = message.WhichOneof("kind")
-                if kind == "welcome":
+                if kind == "turn":
+                    self._on_turn(message.turn)
+                elif kind == "welcome":
                     welcomed = True
                     self._on_welcome(message.welcome, resuming)
                 elif kind == "error":
                     self._on_error(message.error, welcomed, resuming)
                 elif kind == "game_started":
                     self._on_game_started(message.game_started)
-                elif kind == "turn":
-                    self._on_turn(message.turn)
                 elif kind == "game_ended":
-                    self._on_game_ended(message.game_ended)
+                    await self._on_game_ended(message.game_ended)
             how = "stopped" if self._stopping.is_set() else "closed"
             if how == "closed":
                 self.log.info("the arena closed the session")
             return how
         except _SessionEnd as end:
             return end.how
-        except grpc.RpcError as error:
+        except (grpc.RpcError, asyncio.CancelledError) as error:
             if self._stopping.is_set():
                 return "stopped"
+            if isinstance(error, asyncio.CancelledError):
+                raise
             code = error.code() if hasattr(error, "code") else None
             details = error.details() if hasattr(error, "details") else ""
             self._last_failure = f"{code.name if code else 'error'}: {details}"
@@ -290,18 +674,26 @@ class Client:
             return "welcomed-then-lost" if welcomed else "lost"
         finally:
             with self._lock:
-                self._outbox = None
-                self._call = None
-            outbox.put(None)
+                self._outgoing = None
+            self._call = None
+            outgoing.close()
             call.cancel()
+            # Let grpc complete the call's last operations (the writer's write fails at once on a
+            # cancelled call) on this loop: cancelling their futures instead would leave completions
+            # to arrive after the loop has stopped for good.
+            for pending in (writer, call.code()):
+                try:
+                    await asyncio.wait_for(pending, 5)
+                except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # the stream is over either way
+                    pass
 
     def _send(self, message: Any) -> None:
-        with self._lock:
-            outbox = self._outbox
-        if outbox is not None:
-            outbox.put(message)
+        """Queue a message for the arena, from the loop; dropped while disconnected."""
+        outgoing = self._outgoing
+        if outgoing is not None:
+            outgoing.put_owned(message)
 
-    # ------------------------------------------------------------------ handlers
+    # ------------------------------------------------------------------ handlers (on the loop)
     def _on_welcome(self, welcome: Any, resuming: bool) -> None:
         resumed = resuming and welcome.session_id == self.session_id
         if resuming and not resumed:
@@ -336,7 +728,8 @@ class Client:
     def _game(self, game_id: str, info: GameInfo | None = None) -> _Game:
         game = self.games.get(game_id)
         if game is None:
-            game = self.games[game_id] = _Game(game_id, info, inline=self.options.max_games <= 1)
+            worker = self.options.max_games > 1 and self._timer is None
+            game = self.games[game_id] = _Game(game_id, info, worker=worker)
         return game
 
     def _on_game_started(self, message: Any) -> None:
@@ -347,30 +740,35 @@ class Client:
         game = self._game(info.game_id, info)
         game.info = info
         self.log.info("game %s started: %s, seat %d of %s", info.game_id, info.ruleset, info.seat, ", ".join(info.players))
-        game.worker.submit(self._guarded, game, "on_game_start", lambda: self.bot.on_game_start(info))
+        self._dispatch(game, self._guarded, game, "on_game_start", lambda: self.bot.on_game_start(info))
 
     def _on_turn(self, message: Any) -> None:
-        game = self._game(message.game_id)
-        if game.last_answer is not None and game.last_answer[0] == message.request_id:
-            self._send(game.last_answer[1])  # re-sent after a resume: we already know our answer
+        game = self.games.get(message.game_id) or self._game(message.game_id)
+        last = game.last_answer
+        if last is not None and last[0] == message.request_id:
+            self._send(last[1])  # re-sent after a resume: we already know our answer
             return
-        game.worker.submit(self._answer, game, message)
+        self._dispatch(game, self._answer, game, message)
 
-    def _on_game_ended(self, message: Any) -> None:
+    async def _on_game_ended(self, message: Any) -> None:
         game = self._game(message.game_id)
-        game.worker.submit(self._finish, game, message)
-        game.worker.shutdown(wait=False)
         del self.games[message.game_id]
         self.games_done += 1
         limit = self.options.games_limit
-        if limit is not None and self.games_done >= limit:
-            game.worker.shutdown(wait=True)  # let on_game_end run before we leave
+        last = limit is not None and self.games_done >= limit
+        done = asyncio.get_running_loop().create_future() if last else None
+        self._dispatch(game, self._finish, game, message, done)
+        if game.worker is not None:
+            game.worker.shutdown(wait=False)
+        if done is not None:
+            await done  # let on_game_end run before we leave (the loop keeps serving meanwhile)
             self.log.info("played %d game(s): stopping (--games-limit)", self.games_done)
             self.stop()
+            raise _SessionEnd("stopped")
 
-    # ------------------------------------------------------------------ worker side
-    def _answer(self, game: _Game, message: Any) -> None:
-        """Runs on the game's worker thread: ask the bot, fall back to the first legal action on error."""
+    # ------------------------------------------------------------------ bot code (on the owner or a worker)
+    def _answer(self, game: _Game, message: Any) -> Any:
+        """Ask the bot; fall back to the first legal action on error.  Returns the answer message."""
         index = 0
         try:
             turn = Turn.from_pb(message)
@@ -392,16 +790,20 @@ class Client:
                              action_text=text)
         )
         game.last_answer = (message.request_id, answer)
-        self._send(answer)
+        return answer
 
-    def _finish(self, game: _Game, message: Any) -> None:
-        seat = game.info.seat if game.info else None
-        result = GameResult.from_pb(message, seat=seat, errors=game.errors)
-        placing = f"placed {result.placement} of {len(result.seats)}" if result.mine else "ended"
-        errors = f"; {game.errors} bot error(s) answered with the first legal action" if game.errors else ""
-        self.log.info("game %s %s (%s)%s", game.game_id, placing, result.reason or "finished", errors)
-        info = game.info or GameInfo(game_id=game.game_id, ruleset="", seat=-1, players=())
-        self._guarded(game, "on_game_end", lambda: self.bot.on_game_end(info, result))
+    def _finish(self, game: _Game, message: Any, done: Optional[asyncio.Future] = None) -> None:
+        try:
+            seat = game.info.seat if game.info else None
+            result = GameResult.from_pb(message, seat=seat, errors=game.errors)
+            placing = f"placed {result.placement} of {len(result.seats)}" if result.mine else "ended"
+            errors = f"; {game.errors} bot error(s) answered with the first legal action" if game.errors else ""
+            self.log.info("game %s %s (%s)%s", game.game_id, placing, result.reason or "finished", errors)
+            info = game.info or GameInfo(game_id=game.game_id, ruleset="", seat=-1, players=())
+            self._guarded(game, "on_game_end", lambda: self.bot.on_game_end(info, result))
+        finally:
+            if done is not None:
+                self._loop.call_soon_threadsafe(_set_result, done)
 
     def _guarded(self, game: _Game, what: str, call: Callable[[], None]) -> None:
         try:
@@ -412,17 +814,35 @@ class Client:
 
     def _close_games(self) -> None:
         for game in self.games.values():
-            game.worker.shutdown(wait=False, cancel_futures=True)
+            if game.worker is not None:
+                game.worker.shutdown(wait=False, cancel_futures=True)
+            game.pending.clear()
         self.games.clear()
 
 
-def _drain(outbox: queue.SimpleQueue) -> Iterator[Any]:
-    """The request iterator grpcio reads our messages from; None ends the stream."""
-    while True:
-        item = outbox.get()
-        if item is None:
-            return
-        yield item
+_thread_loops = threading.local()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    """This thread's asyncio loop for clients, made on first use and never closed.
+
+    grpc.aio hands every completion to the loop its operation started on; a completion that arrives
+    after that loop was closed (a second client in the same process, as in tests) would fail in
+    grpc's poller.  One long-lived loop per serving thread has no such window.
+    """
+    loop = getattr(_thread_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _thread_loops.loop = asyncio.new_event_loop()
+    return loop
+
+
+def _set_result(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    return asyncio._get_running_loop() is loop
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 import subprocess
 import sys
 import threading
@@ -166,7 +167,12 @@ def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer
     assert [e[0] for e in bot.events].count("start") == 1
 
 
-def test_a_slow_game_does_not_block_the_answer_of_another_game():
+@pytest.mark.parametrize("threads", ["stand-by", "workers"])
+def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypatch):
+    if threads == "workers":  # no timerfd (not Linux): every game on its own worker thread
+        import sdk.client
+
+        monkeypatch.setattr(sdk.client._Timer, "make", classmethod(lambda cls: None))
     release = threading.Event()
     order = []
 
@@ -257,3 +263,83 @@ def test_game_worker_runs_calls_in_order_and_finishes_them_on_shutdown():
     gate2.set()
     dropped._thread.join(10)
     assert seen2 == [] and not dropped._thread.is_alive()
+
+
+def test_a_taken_over_game_runs_what_it_received_meanwhile_in_order_after_its_slow_call():
+    """A slow act is taken over (the other game is served meanwhile); the slow game's own later
+    messages (here its end, after the arena gave up on the turn) wait for that act, in order."""
+    release = threading.Event()
+    order = []
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("slow"))
+        send(game_started("fast"))
+        send(turn("slow", 1, ["draw"]))
+        send(turn("fast", 2, ["draw"]))
+        order.append(("answer", _answer(inbox).game_id))   # served while the slow act still runs
+        send(game_ended("slow"))                            # the arena gave up on the slow turn
+        send(turn("fast", 3, ["draw"]))
+        order.append(("answer", _answer(inbox).game_id))   # the fast game still goes on
+        release.set()
+        order.append(("answer", _answer(inbox).game_id))   # the late answer of the slow game
+        send(game_ended("fast"))
+        inbox.get(timeout=10)
+
+    def choose(t):
+        if t.game_id == "slow":
+            assert release.wait(10)
+        return 0
+
+    bot = Recorder(choose)
+    with FakeArena(script) as arena:
+        assert Client(bot, _options(arena, max_games=2, games_limit=2)).serve() == 0
+    assert order == [("answer", "fast"), ("answer", "fast"), ("answer", "slow")]
+    slow = [e[0] for e in bot.events if e[1] == "slow"]
+    assert slow == ["start", "act", "end"]  # on_game_end only after the slow act returned
+    assert [e[0] for e in bot.events if e[1] == "fast"] == ["start", "act", "act", "end"]
+
+
+@pytest.mark.parametrize("max_games", [1, 3])
+def test_sigterm_inside_a_slow_act_stops_the_bot_with_status_0(max_games):
+    """With one game the slow act runs on the main thread; with several, the other game is served
+    first (so the slow call has been taken over) and the signal still reaches the act."""
+    served = threading.Event()
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("g1"))
+        send(turn("g1", 1, ["draw"]))
+        if max_games > 1:
+            send(game_started("g2"))
+            send(turn("g2", 2, ["draw"]))
+            assert _answer(inbox).game_id == "g2"
+        served.set()
+        inbox.get(timeout=30)  # None once the bot has closed its side
+
+    code = (
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from sdk import Bot, run\n"
+        "class Slow(Bot):\n"
+        "    def act(self, turn):\n"
+        "        if turn.game_id == 'g1':\n"
+        "            print('acting', flush=True)\n"
+        "            time.sleep(60)\n"
+        "        return 0\n"
+        "run(Slow(), name='slow')\n"
+    )
+    with FakeArena(script) as arena:
+        process = subprocess.Popen(
+            [sys.executable, "-c", code, "--arena", arena.address, "--max-games", str(max_games)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            assert process.stdout.readline().strip() == "acting"
+            assert served.wait(15)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=15) == 0, process.stderr.read()
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
