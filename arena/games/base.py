@@ -244,6 +244,8 @@ class Result:
 class GameState(ABC):
     """One game in progress.  See the module docstring for the model."""
 
+    __slots__ = ()  # an engine may lay its state out in slots (a dict still comes with any that does not)
+
     #: Verbs this engine understands; an action with another verb is unknown.
     VERBS: ClassVar[frozenset[str]] = frozenset()
 

@@ -38,6 +38,27 @@ from arena.games.shedding.rules import Ruleset
 class SheddingState(GameState):
     VERBS = A.VERBS
 
+    # A fixed layout: every read and write of the state's fields is a slot access (the interpreter's
+    # cheapest), where a 48-key instance dict costs a hinted dict probe each time, and a misspelt field
+    # fails loudly instead of becoming a new attribute.  `current` is the seat to decide (None once the
+    # game is over, when `phase` is "over" and `is_over` true): plain fields, read at every decision.
+    __slots__ = (
+        # the game
+        "rules", "ruleset", "options", "players", "seed", "counter", "decisions", "is_over", "reason",
+        # the match
+        "scores", "losses", "gone", "gone_count", "finished", "hand_number", "dealer", "last_hand",
+        # the cards
+        "hands", "discard", "stock", "masks",
+        # the pile's state
+        "direction", "active_suit", "suit_kind", "pending_draw", "pending_skip", "opening", "idle",
+        "last_discarder", "returning", "return_wait", "blind_play", "blind_skip", "carry_follow",
+        # the decision under way
+        "current", "phase", "drawn", "called", "placed", "forced", "combo", "offender", "next_seat",
+        "advance", "window", "going_out", "paying",
+        # the legal list of the decision under way, until an action is applied
+        "_legal",
+    )
+
     # -- construction -------------------------------------------------------------
 
     def __init__(self, rules: Ruleset, options: dict[str, Any], players: int, seed: int) -> None:
@@ -131,11 +152,6 @@ class SheddingState(GameState):
         self._place(card, from_hand=False)
 
     # -- contract -----------------------------------------------------------------
-
-    # `current` and `is_over` are plain attributes (read at every decision): the seat to decide, None
-    # once the game is over, when `phase` is "over" too.
-    current: int | None = None
-    is_over: bool = False
 
     @property
     def decision(self) -> str:
@@ -322,7 +338,8 @@ class SheddingState(GameState):
 
     def clone(self) -> "SheddingState":
         new = object.__new__(SheddingState)
-        new.__dict__.update(self.__dict__)
+        for field in SheddingState.__slots__:
+            setattr(new, field, getattr(self, field))
         new.hands = [list(h) for h in self.hands]
         new.discard = list(self.discard)
         new.stock = list(self.stock)
