@@ -102,9 +102,17 @@ class CallRule:
     false_accuse_penalty: int = 0
 
 
-@dataclass(frozen=True)
+def _derived():
+    return field(init=False, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Ruleset:
-    """Everything that makes one shedding game what it is."""
+    """Everything that makes one shedding game what it is.
+
+    Slotted: the engine reads a dozen of its fields at every decision, and with its ~70 attributes an
+    instance dict would cost a hinted dict probe per read where a slot costs an offset.
+    """
 
     name: str
     ranks: tuple
@@ -201,7 +209,31 @@ class Ruleset:
     #: Who opens the next hand: the seat after the "dealer", or the "winner" of the last hand (Faraón).
     leader: str = "dealer"
 
+    # Derived in __post_init__, for the engine's hot paths (not options: no init, no repr, no compare).
+    deck: tuple = _derived()
+    _visible_from: int = _derived()
+    _ladder: bool = _derived()
+    _extra_view: bool = _derived()
+    _observation_type: type | None = _derived()
+    _decision_cap: int = _derived()
+    _playable: dict = _derived()
+    _playable_plain: dict = _derived()
+    _rules: dict = _derived()
+    rule: object = _derived()
+    rules_by_card: dict = _derived()
+    _inert: frozenset = _derived()
+    _turn_enders: dict = _derived()
+    _wild: dict = _derived()
+    _blocked: dict = _derived()
+    _no_finish: frozenset = _derived()
+    _open_top: frozenset = _derived()
+    _identities: list = _derived()
+    _call_at: int = _derived()
+    _quiet_hand: int = _derived()
+    _wider: dict = _derived()  # players' packs -> this ruleset with that many packs (`for_players`)
+
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_wider", {})
         object.__setattr__(self, "deck", tuple(self.deck_cards()))  # dealt every hand: built once
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible_from", -self.visible_discard)
@@ -258,11 +290,11 @@ class Ruleset:
         packs = -(-players // self.pack_serves) if self.pack_serves else 1
         if packs <= 1:
             return self
-        key = "_packs_%d" % packs
-        wider = self.__dict__.get(key)
+        wider = self._wider.get(packs)
         if wider is None:  # built once per table size and shared, like the ruleset itself
-            wider = replace(self, copies=self.copies * packs, jokers=self.jokers * packs, pack_serves=0)
-            object.__setattr__(self, key, wider)
+            wider = self._wider[packs] = replace(
+                self, copies=self.copies * packs, jokers=self.jokers * packs, pack_serves=0
+            )
         return wider
 
     def deck_cards(self) -> list[str]:
