@@ -17,7 +17,8 @@ loop, with ``observation_string`` for the acting player at every step, and
 the table shows our rate over theirs: 2 players against their 2, 4 or more
 against their 5.  Every run is cut into ``--rounds`` slices, ours and theirs
 alternating, so a load that comes and goes weighs on both sides alike; the
-last column is the lowest and highest ratio of a single round.
+last column is the median of the single rounds' ratios, with the lowest and
+highest (on a shared machine the median is the steadier figure).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import cProfile
 import io
 import pstats
 import random
+import statistics
 import sys
 import time
 from dataclasses import dataclass
@@ -142,13 +144,20 @@ def reference_players(players: int) -> int | None:
     return 2 if players == 2 else 5 if players >= 4 else None
 
 
-def ratio_spread(ours: list[Run], parts: dict, players: int) -> tuple[float, float] | None:
-    """The lowest and highest per-round ratio: how much the machine's load moved the figure."""
+def round_ratios(ours: list[Run], parts: dict, players: int) -> list[float]:
+    """Ours over theirs for each round, lowest first: how much the machine's load moved the figure."""
     theirs = parts.get((OPENSPIEL, reference_players(players)))
     if not theirs:
-        return None
-    ratios = [mine.rate / other.rate for mine, other in zip(ours, theirs) if other.rate]
-    return (min(ratios), max(ratios)) if ratios else None
+        return []
+    return sorted(mine.rate / other.rate for mine, other in zip(ours, theirs) if other.rate)
+
+
+def spread_text(ratios: list[float]) -> str:
+    """The per-round median with the lowest and highest: a burst of foreign load moves one round's
+    ratio and the total's, the median hardly."""
+    if not ratios:
+        return ""
+    return f"{statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f})"
 
 
 def comparison(run: Run, theirs: dict[int, Run]) -> str:
@@ -203,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     totals = {key: combined(runs) for key, runs in parts.items()}
     runs = [totals[config] for config in configs]
     theirs = {players: totals[OPENSPIEL, players] for players in OPENSPIEL_PLAYERS if (OPENSPIEL, players) in totals}
-    spread = {key: ratio_spread(parts[key], parts, key[1]) for key in configs}
+    spread = {key: round_ratios(parts[key], parts, key[1]) for key in configs}
 
     table = Table(
         title=f"Random self-play, observation at every decision ({args.seconds:g} s per run)",
@@ -216,9 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     table.add_column("per game", justify="right")
     table.add_column("decisions/s", justify="right", style="bold")
     table.add_column("ours/OS", justify="right")
-    table.add_column("per round", justify="right", style="dim")
+    table.add_column("per round: median (range)", justify="right", style="dim")
     for run in [*runs, *theirs.values()]:
-        low_high = spread.get((run.name, run.players))
         table.add_row(
             run.name,
             str(run.players),
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{run.decisions / run.games:,.0f}",
             f"{run.rate:,.0f}",
             comparison(run, theirs) if run.name in known else "",
-            f"{low_high[0]:.2f}-{low_high[1]:.2f}" if low_high else "",
+            spread_text(spread.get((run.name, run.players), [])),
         )
     console.print(table)
     if not theirs:

@@ -226,3 +226,28 @@ def test_bench_engine_prints_a_rate_per_ruleset_and_player_count(tiny, capsys, m
     assert cells[1] == "2" and int(cells[2]) >= 1
     assert int(cells[5].replace(",", "")) > 0  # decisions/s
     assert bench.main(["--rulesets", "no-such-game"]) == 2
+
+
+def test_bench_engine_compares_round_by_round_with_the_matching_openspiel_table(monkeypatch):
+    """Each round's ratio is ours over OpenSpiel's run of the same round at the matching table size; the
+    column shows their median, which one loaded round cannot move, and the range."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_engine.py"
+    spec = importlib.util.spec_from_file_location("bench_engine", path)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_engine", bench)
+    spec.loader.exec_module(bench)
+    Run = bench.Run
+
+    def runs(name, players, rates):
+        return [Run(name, players, 1, rate, 1.0) for rate in rates]
+
+    parts = {(bench.OPENSPIEL, 2): runs(bench.OPENSPIEL, 2, [100, 100, 100]),
+             (bench.OPENSPIEL, 5): runs(bench.OPENSPIEL, 5, [200, 50, 100])}
+    ours = runs("x", 4, [100, 100, 400])  # our 4 players against their 5, round by round
+    assert bench.round_ratios(ours, parts, 4) == [0.5, 2.0, 4.0]
+    assert bench.spread_text(bench.round_ratios(ours, parts, 4)) == "2.00 (0.50-4.00)"
+    assert bench.round_ratios(ours, parts, 3) == []  # nobody to compare 3 players with
+    assert bench.spread_text([]) == ""
