@@ -429,7 +429,7 @@ def main() -> int:
     speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw",
                   "server CPU us/decision (raw)", "bots CPU us/decision (raw)", "games played")
     kinds = [k for k in args.bots.split(",") if k]
-    for games in [int(g) for g in args.games.split(",")]:
+    for games in [int(g) for g in args.games.split(",") if g]:
         raw, best = (0.0, 0.0, 0.0), {kind: (0.0, 0, 0.0, 0.0) for kind in kinds}
         spread: dict[str, list[float]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
         for attempt in range(max(1, args.repeat)):

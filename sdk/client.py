@@ -10,8 +10,10 @@ Linux ``timerfd`` that ticks every `Client.TICK_S` while bot code runs: a
 call still running on two ticks in a row (10-20 ms) is taken over, that is,
 the stand-by thread becomes the loop's owner and serves the other games,
 while the slow call's thread finishes it (and whatever that game received
-meanwhile, in order) and then stands by in turn.  The calls of one game
-always run in order, one at a time.  Without timerfd (not Linux) every game
+meanwhile, in order) and then stands by in turn.  A game with a call taken
+over is slow: its next calls go to a worker thread of its own (a hand-off
+per call costs little next to them).  The calls of one game always run in
+order, one at a time.  Without timerfd (not Linux) every game
 gets its own worker thread instead, as before.
 
 Why: measured on the 2-core build machine (server README, "Fourth pass"),
@@ -150,6 +152,8 @@ class _Game:
         self.notices = 0
         self.last_answer: tuple[int, Any] | None = None
         self.busy = False   # a thread is running one of this game's calls
+        self.slow = False   # a call of this game was taken over: its next calls go to a worker thread
+        self.queued = 0     # its calls waiting in the client's work queue
         self.pending: deque = deque()  # calls that came in meanwhile, run in order by that thread
         self.worker: _Worker | None = _Worker(f"game-{game_id[:12]}") if worker else None
 
@@ -304,6 +308,7 @@ class Client:
         self._owner_in_bot = False            # the owner is running bot code (the loop is not running)
         self._standby: int | None = None      # ident of the thread sleeping on the timer
         self._calls = 0                       # bot calls started on the owner's path so far
+        self._current: _Game | None = None    # the game of the owner's current bot call
         self._ticking = False                 # the timer is running
         self._closing = False
         self._finished = threading.Event()
@@ -386,11 +391,13 @@ class Client:
             while self._work:
                 item = self._work.popleft()
                 game = item[0]
+                game.queued -= 1
                 if game.busy:  # its last call still runs on another thread: that thread runs this one next
                     game.pending.append(item)
                     continue
                 game.busy = True
                 self._owner_in_bot = True
+                self._current = game
                 self._calls += 1
                 if self._timer is not None:
                     if self._standby is None:
@@ -409,6 +416,7 @@ class Client:
                 self._owner_in_bot = False
                 game.busy = False
                 while game.pending:  # nothing is queued while we own the loop, but keep the order if so
+                    game.queued += 1
                     self._work.appendleft(game.pending.pop())
             outgoing = self._outgoing
             if message is not None and outgoing is not None:
@@ -465,6 +473,8 @@ class Client:
                     seen = self._calls
                     continue
                 self._owner, self._owner_in_bot, self._standby = me, False, None
+                if self._current is not None:
+                    self._current.slow = True
             seen = -1
             if not self._drive():
                 return  # the session is over
@@ -475,14 +485,20 @@ class Client:
 
     def _dispatch(self, game: _Game, fn: Callable[..., Any], *args: Any) -> None:
         """On the loop: have ``fn(*args)`` (bot code; may return a message to send) run for ``game``."""
-        if game.worker is not None:
-            game.worker.submit(self._on_worker, fn, args)
-            return
         with self._lock:
             if game.busy:  # a taken-over thread still runs this game's last call
                 game.pending.append((game, fn, args))
                 return
-            self._work.append((game, fn, args))
+            if game.slow and game.worker is None and not game.queued:
+                # Its calls take long: a hand-off per call costs little next to them, and
+                # taking each one over would cost a tick or two and a thread.
+                game.worker = _Worker(f"game-{game.game_id[:12]}")
+            if game.worker is None:
+                game.queued += 1
+                self._work.append((game, fn, args))
+        if game.worker is not None:
+            game.worker.submit(self._on_worker, fn, args)
+            return
         self._loop.stop()  # the owner runs it as soon as this loop iteration is over
 
     def _on_worker(self, fn: Callable[..., Any], args: tuple) -> None:

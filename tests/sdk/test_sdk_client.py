@@ -343,3 +343,36 @@ def test_sigterm_inside_a_slow_act_stops_the_bot_with_status_0(max_games):
             if process.poll() is None:
                 process.kill()
                 process.wait()
+
+
+def test_after_a_taken_over_call_the_slow_game_moves_to_a_worker_thread():
+    """Once a game's call has been taken over, its next calls run on a thread of its own: the
+    loop's owner then answers the other games without waiting for any tick."""
+    release = threading.Event()
+    threads = {}
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("slow"))
+        send(game_started("fast"))
+        send(turn("slow", 1, ["draw"]))
+        send(turn("fast", 2, ["draw"]))
+        assert _answer(inbox).game_id == "fast"  # served by the stand-by thread
+        release.set()
+        assert _answer(inbox).game_id == "slow"
+        send(turn("slow", 3, ["draw"]))
+        assert _answer(inbox).game_id == "slow"
+        send(game_ended("slow"))
+        send(game_ended("fast"))
+        inbox.get(timeout=10)
+
+    def choose(t):
+        threads.setdefault(t.game_id, []).append(threading.current_thread().name)
+        if t.request_id == 1:
+            assert release.wait(10)
+        return 0
+
+    with FakeArena(script) as arena:
+        assert Client(Recorder(choose), _options(arena, max_games=2, games_limit=2)).serve() == 0
+    assert threads["slow"][1].startswith("game-slow")  # its own worker after the take-over
+    assert not threads["fast"][0].startswith("game-")   # the fast game stayed on the owner's path
