@@ -230,6 +230,7 @@ class Ruleset:
     _identities: list = _derived()
     _call_at: int = _derived()
     _quiet_hand: int = _derived()
+    _same_rank: dict = _derived()
     _wider: dict = _derived()  # players' packs -> this ruleset with that many packs (`for_players`)
 
     def __post_init__(self) -> None:
@@ -284,6 +285,10 @@ class Ruleset:
         # The fewest cards a hand may hold for `SheddingState._quiet_play`: the play must not empty it,
         # and with a call rule it must not leave the one card a call or a catch window is about.
         object.__setattr__(self, "_quiet_hand", 3 if self.call is not None else 2)
+        # card -> the other cards of the deck with its rank: "does the hand hold another card of this
+        # rank" (a combo) is a set test in C rather than a loop over the hand (a twin from a second
+        # pack has the same code: the callers look for it too).
+        object.__setattr__(self, "_same_rank", {c: frozenset(d for d in rules if d[0] == c[0] and d != c) for c in rules})
 
     def for_players(self, players: int) -> "Ruleset":
         """This ruleset with as many packs as `players` need (C-14); itself when one pack serves."""

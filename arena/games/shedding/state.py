@@ -259,14 +259,11 @@ class SheddingState(GameState):
             return False
         if self.offender is not None:
             return False
+        if rules.combos and (  # another card of the rank (two packs: maybe its twin) would start a combo
+            not rules._same_rank[card].isdisjoint(hand) or (rules.copies > 1 and hand.count(card) > 1)
+        ):
+            return False
         rank = card[0]
-        if rules.combos:  # another card of the rank (two packs: maybe the same code) would start a combo
-            same = 0
-            for held in hand:
-                if held[0] == rank:
-                    same += 1
-            if same > 1:
-                return False
         discard = self.discard
         pattern = rules.table_pattern
         if pattern and discard[-1][0] == rank and (pattern < 3 or (len(discard) > 1 and discard[-2][0] == rank)):
@@ -415,10 +412,10 @@ class SheddingState(GameState):
                 self._table_event()
                 return
         if rules.combos and combo and (from_hand or rules.opening == "hand_card"):
-            for c in self.hands[self.current]:
-                if c[0] == rank:
-                    self.phase = "combo"
-                    return
+            hand = self.hands[self.current]  # the card has left it: any card of its rank, its twin too
+            if not rules._same_rank[card].isdisjoint(hand) or card in hand:
+                self.phase = "combo"
+                return
         self._resolve()
 
     def _resolve(self) -> None:
