@@ -14,7 +14,7 @@ from arena.games.base import Observation, RecordObservation
 def test_a_record_behaves_as_the_mapping_it_stands_for():
     kind = RecordObservation.record_type(("seat", "hand", "pending"))
     assert RecordObservation.record_type(["seat", "hand", "pending"]) is kind  # one type per key order
-    record = kind((1, ["7h"], {}))
+    record = kind.of((1, ["7h"], {}))
     plain = Observation({"seat": 1, "hand": ["7h"], "pending": {}})
     assert record["hand"] == ["7h"] and record.get("nope", 5) == 5 and "pending" in record and "x" not in record
     assert record.seat == 1 and record.data == plain.data and record.to_dict() == plain.to_dict()
@@ -22,15 +22,19 @@ def test_a_record_behaves_as_the_mapping_it_stands_for():
     with pytest.raises(KeyError):
         record["nope"]
     with pytest.raises(ValueError, match="takes 3 values"):
-        kind((1, 2))
+        kind.of((1, 2))
 
 
 def test_observations_refuse_writes_and_survive_pickle_and_copy():
     state = games.new_game("maumau", players=2, seed=4)
     observation = state.observation(state.current)
     assert isinstance(observation, RecordObservation)
-    with pytest.raises(AttributeError, match="read-only"):
+    with pytest.raises(AttributeError):
         observation.data = {}  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        observation.hand = []  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="read-only"):
+        Observation({"seat": 0}).data = {}  # type: ignore[misc]
     for clone in (pickle.loads(pickle.dumps(observation)), copy.deepcopy(observation), copy.copy(observation)):
         assert clone == observation and clone.to_dict() == observation.to_dict()
 

@@ -26,12 +26,10 @@ KEYS = (
     "called", "window", "hand_number", "dealer", "last_hand",
 )
 
-_new = object.__new__
 #: Shared by every observation with nothing pending, as the state's scores list is (the engine replaces that
 #: list when a hand is scored): observations are read-only snapshots (`Observation`), so a part that the
 #: engine never changes in place need not be copied at every decision.
 _NOTHING_PENDING: dict = {}
-_store = Observation.__dict__["_data"].__set__  # the record's one slot (its __setattr__ refuses writes)
 
 
 def observation_type(rules: "Ruleset") -> type[RecordObservation]:
@@ -83,8 +81,8 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     )
     if rules._extra_view:
         values = _extra(state, values)
-    observation = _new(rules._observation_type or observation_type(rules))
-    _store(observation, values)
+    observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
+    observation._data = values
     return observation
 
 
