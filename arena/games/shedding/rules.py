@@ -257,7 +257,8 @@ class Ruleset:
         object.__setattr__(self, "_inert", frozenset(c for c, r in rules.items() if _no_effect(r)))
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
-        object.__setattr__(self, "_turn_enders", {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None})
+        turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}
+        object.__setattr__(self, "_turn_enders", turn_enders)
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
         blocked: dict = {}
@@ -288,7 +289,8 @@ class Ruleset:
         # card -> the other cards of the deck with its rank: "does the hand hold another card of this
         # rank" (a combo) is a set test in C rather than a loop over the hand (a twin from a second
         # pack has the same code: the callers look for it too).
-        object.__setattr__(self, "_same_rank", {c: frozenset(d for d in rules if d[0] == c[0] and d != c) for c in rules})
+        same_rank = {c: frozenset(d for d in rules if d[0] == c[0] and d != c) for c in rules}
+        object.__setattr__(self, "_same_rank", same_rank)
 
     def for_players(self, players: int) -> "Ruleset":
         """This ruleset with as many packs as `players` need (C-14); itself when one pack serves."""
