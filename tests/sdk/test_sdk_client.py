@@ -24,6 +24,24 @@ def _options(arena, **kw):
     return ClientOptions(arena=arena.address, **kw)
 
 
+def _start_slow_and_fast(send):
+    """The arena's side: two games, "slow" and "fast", each with its first turn (request ids 1 and 2)."""
+    send(welcome())
+    send(game_started("slow"))
+    send(game_started("fast"))
+    send(turn("slow", 1, ["draw"]))
+    send(turn("fast", 2, ["draw"]))
+
+
+def _slow_game_waits_for(release):
+    """A bot's choice: the game called "slow" blocks in act until `release` is set, any other answers at once."""
+    def choose(t):
+        if t.game_id == "slow":
+            assert release.wait(10)
+        return 0
+    return choose
+
+
 def _answer(inbox):
     message = inbox.get(timeout=10)
     assert message is not None, "the bot closed the stream instead of answering"
@@ -178,11 +196,7 @@ def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypa
 
     def script(hello, inbox, send, stream, context):
         assert hello.max_games == 2
-        send(welcome())
-        send(game_started("slow"))
-        send(game_started("fast"))
-        send(turn("slow", 1, ["draw"]))
-        send(turn("fast", 2, ["draw"]))
+        _start_slow_and_fast(send)
         order.append(_answer(inbox).game_id)     # the fast game's answer comes first...
         release.set()
         order.append(_answer(inbox).game_id)     # ...then the slow one's
@@ -190,10 +204,7 @@ def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypa
         send(game_ended("slow"))
         inbox.get(timeout=10)
 
-    def choose(t):
-        if t.game_id == "slow":
-            assert release.wait(10)
-        return 0
+    choose = _slow_game_waits_for(release)
 
     with FakeArena(script) as arena:
         assert Client(Recorder(choose), _options(arena, max_games=2, games_limit=2)).serve() == 0
@@ -272,11 +283,7 @@ def test_a_taken_over_game_runs_what_it_received_meanwhile_in_order_after_its_sl
     order = []
 
     def script(hello, inbox, send, stream, context):
-        send(welcome())
-        send(game_started("slow"))
-        send(game_started("fast"))
-        send(turn("slow", 1, ["draw"]))
-        send(turn("fast", 2, ["draw"]))
+        _start_slow_and_fast(send)
         order.append(("answer", _answer(inbox).game_id))   # served while the slow act still runs
         send(game_ended("slow"))                            # the arena gave up on the slow turn
         send(turn("fast", 3, ["draw"]))
@@ -286,10 +293,7 @@ def test_a_taken_over_game_runs_what_it_received_meanwhile_in_order_after_its_sl
         send(game_ended("fast"))
         inbox.get(timeout=10)
 
-    def choose(t):
-        if t.game_id == "slow":
-            assert release.wait(10)
-        return 0
+    choose = _slow_game_waits_for(release)
 
     bot = Recorder(choose)
     with FakeArena(script) as arena:
@@ -352,11 +356,7 @@ def test_after_a_taken_over_call_the_slow_game_moves_to_a_worker_thread():
     threads = {}
 
     def script(hello, inbox, send, stream, context):
-        send(welcome())
-        send(game_started("slow"))
-        send(game_started("fast"))
-        send(turn("slow", 1, ["draw"]))
-        send(turn("fast", 2, ["draw"]))
+        _start_slow_and_fast(send)
         assert _answer(inbox).game_id == "fast"  # served by the stand-by thread
         release.set()
         assert _answer(inbox).game_id == "slow"
