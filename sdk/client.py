@@ -49,7 +49,7 @@ from typing import Any, Callable, Optional
 import grpc
 
 from sdk.bot import Bot
-from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
+from sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
 from sdk.turn import GameInfo, GameResult, Turn
 from sdk.wire import pb, rpc
 
@@ -313,7 +313,6 @@ class Client:
         self._closing = False
         self._finished = threading.Event()
         self._timer: _Timer | None = None
-        self._main = 0                        # the thread that called serve()
         self._task: Any = None
         self._threads: list[threading.Thread] = []   # stand-by threads started (joined at the end)
 
@@ -326,7 +325,7 @@ class Client:
         restore = self._catch_signals()
         loop = _thread_loop()
         self._loop = loop
-        self._main = self._owner = threading.get_ident()
+        self._owner = threading.get_ident()
         if self.options.max_games > 1:
             self._timer = _Timer.make()
         asyncio.set_event_loop(loop)
@@ -373,7 +372,7 @@ class Client:
         loop = self._loop
         me = threading.get_ident()
         while True:
-            item = self._next_item(me)
+            item = self._next_item()
             if item is None:
                 if self._task.done():
                     self._finished.set()
@@ -386,7 +385,7 @@ class Client:
                 self._finish_detached(game)
                 return True
 
-    def _next_item(self, me: int) -> Optional[tuple]:
+    def _next_item(self) -> Optional[tuple]:
         with self._lock:
             while self._work:
                 item = self._work.popleft()
