@@ -249,7 +249,7 @@ class Hub:
         callbacks run between trio's ticks, so ``fn`` may set trio events and cancel scopes
         like any non-blocking trio code, and `guestloop.wake` first ends trio's wait on the
         loop so that the woken task runs on the next loop iteration (no wake-up socket, no
-        run_sync_soon task: measured 1-game decisions/s +N%, see the README).  Otherwise the
+        run_sync_soon task: measured in the server README, "Answers handed to trio directly").  Otherwise the
         calls made in one asyncio step are batched into one ``run_sync_soon``.
         """
         if self.trio_token is None:
