@@ -252,8 +252,6 @@ def test_an_engine_style_action_object_is_accepted_by_its_text():
 
 
 def test_game_worker_runs_calls_in_order_and_finishes_them_on_shutdown():
-    import threading
-
     from sdk.client import _Worker
 
     worker, seen, gate = _Worker("game-test"), [], threading.Event()
