@@ -405,6 +405,10 @@ def main() -> int:
     parser.add_argument("--late-bot", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--raw-aio-bot", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    kinds = [k for k in args.bots.split(",") if k]
+    unknown = sorted(set(kinds) - {"sdk", "raw", "rawaio"})
+    if unknown:  # bot_command would otherwise run (and label) the raw grpcio bot for any other name
+        parser.error(f"--bots: unknown kind(s) {', '.join(unknown)}; choose among sdk, raw, rawaio")
     if args.echo_client:
         echo_client(args.echo_client)
         return 0
@@ -428,7 +432,6 @@ def main() -> int:
                   f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
     speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw",
                   "server CPU us/decision (raw)", "bots CPU us/decision (raw)", "games played")
-    kinds = [k for k in args.bots.split(",") if k]
     for games in [int(g) for g in args.games.split(",") if g]:
         raw, best = (0.0, 0.0, 0.0), {kind: (0.0, 0, 0.0, 0.0) for kind in kinds}
         spread: dict[str, list[float]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
