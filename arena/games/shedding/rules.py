@@ -218,9 +218,8 @@ class Ruleset:
     _decision_cap: int = _derived()
     _playable: dict = _derived()
     _playable_plain: dict = _derived()
-    _rules: dict = _derived()
-    rule: object = _derived()
-    rules_by_card: dict = _derived()
+    rules_by_card: dict = _derived()  # card -> CardRule, every card of the deck
+    rule: object = _derived()  # `rule(card)`: that dict's own lookup, no Python frame
     _inert: frozenset = _derived()
     _turn_enders: dict = _derived()
     _wild: dict = _derived()
@@ -249,16 +248,15 @@ class Ruleset:
         rules = {}
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
-        object.__setattr__(self, "_rules", rules)
-        object.__setattr__(self, "rule", rules.__getitem__)  # `rule(card)`: the dict's own lookup, no Python frame
-        object.__setattr__(self, "rules_by_card", rules)  # card -> CardRule, every card of the deck
-        # Cards whose rule sets nothing beyond where they may go: playing one that leaves cards in the
-        # hand just ends the turn (`SheddingState._resolve` takes that shortcut).
-        object.__setattr__(self, "_inert", frozenset(c for c, r in rules.items() if _no_effect(r)))
+        object.__setattr__(self, "rules_by_card", rules)
+        object.__setattr__(self, "rule", rules.__getitem__)
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}
         object.__setattr__(self, "_turn_enders", turn_enders)
+        # Those that do not even that: playing one that leaves cards in the hand just ends the turn
+        # (`SheddingState._resolve` takes that shortcut).
+        object.__setattr__(self, "_inert", frozenset(c for c, e in turn_enders.items() if e == _ENDS_ONLY))
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
         blocked: dict = {}
@@ -310,11 +308,7 @@ class Ruleset:
     @property
     def ladder(self) -> bool:
         """Seats can leave a hand or the match, so turns skip them (Faraón)."""
-        return self._ladder  # type: ignore[attr-defined]
-
-    def rule(self, card: str) -> CardRule:  # replaced per instance by the card table's lookup (__post_init__)
-        return self._rules[card]  # type: ignore[attr-defined]
-
+        return self._ladder
 
 
 _PLAIN = CardRule()
@@ -331,7 +325,8 @@ _TURN_ENDING = frozenset({"draw_next", "skip", "reverse"})
 def _turn_ending(rule: CardRule) -> tuple[int, int, bool] | None:
     """(draw_next, skips, reverse) if nothing else of the rule acts on a play that keeps cards in hand.
 
-    As in `_no_effect`, a field added later counts as more than a turn's end until it is listed here.
+    Every field not listed above must be at its default, so a field added later counts as more than a
+    turn's end until it is listed here.
     """
     for f in fields(CardRule):
         if f.name in _PLACEMENT or f.name in _FINISHING or f.name in _TURN_ENDING:
@@ -341,10 +336,5 @@ def _turn_ending(rule: CardRule) -> tuple[int, int, bool] | None:
     return rule.draw_next, int(rule.skip), rule.reverse
 
 
-def _no_effect(rule: CardRule) -> bool:
-    """Every other field at its default, so a field added later counts as an effect by itself."""
-    return all(
-        f.default is not MISSING and getattr(rule, f.name) == f.default
-        for f in fields(CardRule)
-        if f.name not in _PLACEMENT
-    )
+#: The turn-ending effects of a card that has none.
+_ENDS_ONLY = (0, 0, False)
