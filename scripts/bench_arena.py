@@ -1,7 +1,7 @@
 """How fast and how punctual is the arena through the whole gRPC path?
 
-    python scripts/bench_arena.py                       # 1, 8 and 64 games; about 2-3 minutes
-    python scripts/bench_arena.py --games 1,8 --seconds 3
+    python scripts/bench_arena.py                       # 1, 8 and 64 games; about 4-5 minutes
+    python scripts/bench_arena.py --games 1,8 --seconds 3 --repeat 2
 
 Three figures, loopback only, every bot a separate process:
 
@@ -12,7 +12,10 @@ Three figures, loopback only, every bot a separate process:
 2. **raw**: in the same run, a bare grpc.aio server ping-pongs messages of the
    same size (the first moumou TurnRequest, answered by an Answer) with the
    same number of synchronous grpcio client processes and G requests in
-   flight; printed as ours / raw (target >= 0.5 at every concurrency);
+   flight; printed as ours / raw (target >= 0.5 at every concurrency).  Each
+   of ``--repeat`` attempts measures raw and then ours, so the ratio is read
+   from pairs measured back to back (their median and range), next to the
+   best rate over the best rate;
 3. **overshoot**: bots that always answer too late, at nice 19; how long
    after each deadline the waiting game task was cut off (p50, p99; targets
    p99 <= 2 ms with 8 games, <= 5 ms with 64).  The runner's late-answer
@@ -27,9 +30,11 @@ import math
 import os
 import queue
 import random
+import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +96,46 @@ def percentile(values: list[float], fraction: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """Ours over raw, two ways: best over best, and the median of the attempts' own pairs."""
+
+    best_ours: float
+    best_raw: float
+    paired: tuple[float, ...]   # ours / raw per attempt, in order
+
+    @property
+    def best(self) -> float:
+        return self.best_ours / self.best_raw if self.best_raw else float("nan")
+
+    @property
+    def paired_median(self) -> float:
+        return statistics.median(self.paired) if self.paired else float("nan")
+
+    def paired_text(self) -> str:
+        if len(self.paired) < 2:
+            return f"{self.paired_median:.2f}"
+        return f"{self.paired_median:.2f} ({min(self.paired):.2f}-{max(self.paired):.2f})"
+
+
+def ratios(ours: list[float], raw: list[float]) -> Ratios:
+    """Pair each attempt's rate with the raw rate measured just before it.
+
+    The host's speed drifts by up to 2x between runs on a shared VM (the raw
+    1-game reference once went from 1,116 to 2,260 round trips/s between two
+    invocations); best over best lets one lucky reference run decide, while a
+    pair measured back to back sees the same machine.
+    """
+    if len(ours) != len(raw):
+        raise ValueError(f"{len(ours)} arena runs but {len(raw)} raw runs: every attempt measures both")
+    paired = tuple(o / r if r else float("nan") for o, r in zip(ours, raw))
+    return Ratios(max(ours, default=0.0), max(raw, default=0.0), paired)
+
+
+def median_of(runs: list[tuple[float, ...]], field: int) -> float:
+    return statistics.median(run[field] for run in runs) if runs else float("nan")
 
 
 # ---------------------------------------------------------------- 1. the arena
@@ -395,8 +440,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring window per figure (default 5)")
     parser.add_argument("--warmup", type=float, default=1.5, help="seconds before each window (default 1.5)")
     parser.add_argument("--overshoot-games", default="8,64", help="concurrent games for the overshoot runs")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="measure each rate this many times and keep the best (other load on the machine only slows)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="attempts per row, each measuring raw then ours (default 3): the best rates, and the "
+                             "median of the attempts' own ratios")
     parser.add_argument("--bots", default="sdk,raw",
                         help="bot kinds for the decisions/s rows: sdk (sample random bot), raw (minimal grpcio bot), "
                              "rawaio (minimal grpc.aio bot)")
@@ -405,6 +451,8 @@ def main() -> int:
     parser.add_argument("--late-bot", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--raw-aio-bot", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     kinds = [k for k in args.bots.split(",") if k]
     unknown = sorted(set(kinds) - {"sdk", "raw", "rawaio"})
     if unknown:  # bot_command would otherwise run (and label) the raw grpcio bot for any other name
@@ -430,32 +478,41 @@ def main() -> int:
     turn, _ = reference_messages()
     console.print(f"[bold]Arena benchmark[/]: {RULESET}, TurnRequest {turn.ByteSize()} bytes, "
                   f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
-    speed = Table("games", "bots", "processes", "arena decisions/s", "raw round trips/s", "ours / raw",
-                  "server CPU us/decision (raw)", "bots CPU us/decision (raw)", "games played")
+    speed = Table("games", "bots", "ours/s", "raw/s", "best", "paired", "server µs", "bots µs",
+                  box=None, pad_edge=False, header_style="bold underline", title="ours / raw: arena decisions over raw round trips per second")
+    for index, column in enumerate(speed.columns):
+        column.no_wrap = True  # fits 80 columns without a box; wrapping would split a figure
+        column.justify = "right" if 2 <= index <= 4 else "left"
     for games in [int(g) for g in args.games.split(",") if g]:
-        raw, best = (0.0, 0.0, 0.0), {kind: (0.0, 0, 0.0, 0.0) for kind in kinds}
-        spread: dict[str, list[float]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
+        runs: dict[str, list[tuple[float, ...]]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
         for attempt in range(max(1, args.repeat)):
+            # Raw and ours alternate within each attempt, so a pair sees the same machine (see `ratios`).
             with console.status(f"{games} games: raw ping-pong ({attempt + 1}/{args.repeat})..."):
-                measured = raw_rate(games, args.seconds, args.warmup, turn)
-                spread["raw ping-pong"].append(measured[0])
-                raw = max(raw, measured)
+                runs["raw ping-pong"].append(raw_rate(games, args.seconds, args.warmup, turn))
             for kind in kinds:
                 with console.status(f"{games} games: arena with {kind} bots ({attempt + 1}/{args.repeat})..."):
-                    measured = arena_rate(games, args.seconds, args.warmup, kind)
-                    spread[f"{kind} bots"].append(measured[0])
-                    best[kind] = max(best[kind], measured)
+                    runs[f"{kind} bots"].append(arena_rate(games, args.seconds, args.warmup, kind))
+        raw_runs = runs["raw ping-pong"]
         for kind in kinds:
-            ours, played, cpu_us, bots_us = best[kind]
-            ratio = ours / raw[0] if raw[0] else float("nan")
-            speed.add_row(str(games), kind, str(bot_processes(games)), f"{ours:,.0f}", f"{raw[0]:,.0f}",
-                          f"[{'green' if ratio >= 0.5 else 'red'}]{ratio:.2f}[/]", f"{cpu_us:,.0f} ({raw[1]:,.0f})",
-                          f"{bots_us:,.0f} ({raw[2]:,.0f})", str(played))
+            ours_runs = runs[f"{kind} bots"]
+            summary = ratios([run[0] for run in ours_runs], [run[0] for run in raw_runs])
+            paired = summary.paired_median
+            speed.add_row(
+                str(games), kind, f"{summary.best_ours:,.0f}", f"{summary.best_raw:,.0f}", f"{summary.best:.2f}",
+                f"[{'green' if paired >= 0.5 else 'red'}]{summary.paired_text()}[/]",
+                f"{median_of(ours_runs, -2):.0f} ({median_of(raw_runs, 1):.0f})",
+                f"{median_of(ours_runs, -1):.0f} ({median_of(raw_runs, 2):.0f})")
         if args.repeat > 1:
-            console.print(f"{games} games, every run (decisions or round trips/s): "
-                          + "; ".join(f"{k} {', '.join(f'{v:,.0f}' for v in vs)}" for k, vs in spread.items()))
-    console.print(speed)
-    late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99")
+            console.print(f"{games} games, every run: "
+                          + "; ".join(f"{k} {', '.join(f'{run[0]:,.0f}' for run in rs)}" for k, rs in runs.items()))
+    if speed.row_count:
+        console.print(speed)
+        console.print("best: best rate over best rate; paired: median (range) of ours / raw within each attempt, "
+                      "raw measured just before (the target: >= 0.5); server and bots µs: median CPU per decision of "
+                      "the server process and of all bot processes together (2 at 1 game, 4 at 8, 8 at 64), the "
+                      "raw ping-pong's in brackets")
+    late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99",
+                 box=None, pad_edge=False, header_style="bold underline", title="late answers: deadline overshoot")
     for games in [int(g) for g in args.overshoot_games.split(",") if g]:
         deadline_ms = max(20, int(games * 1.5))
         with console.status(f"{games} games: late bots at nice 19..."):

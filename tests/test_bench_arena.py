@@ -1,0 +1,60 @@
+"""scripts/bench_arena.py's verdict: ours over raw from pairs measured back to back."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+PATH = Path(__file__).resolve().parents[1] / "scripts" / "bench_arena.py"
+
+
+@pytest.fixture
+def bench(monkeypatch):
+    spec = importlib.util.spec_from_file_location("bench_arena", PATH)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_arena", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_paired_ratio_pairs_each_run_with_the_raw_run_just_before_it(bench):
+    # The reference doubles in the second attempt (the host got faster); best over best would
+    # compare the first arena run's luck with the second reference's.
+    summary = bench.ratios([1200.0, 1000.0, 1300.0], [2000.0, 4000.0, 2200.0])
+    assert summary.paired == pytest.approx((0.6, 0.25, 1300 / 2200))
+    assert summary.paired_median == pytest.approx(1300 / 2200)
+    assert summary.best == pytest.approx(1300 / 4000)
+    assert summary.paired_text() == "0.59 (0.25-0.60)"
+    assert bench.ratios([900.0], [1800.0]).paired_text() == "0.50"
+
+
+def test_runs_without_their_reference_are_refused(bench):
+    with pytest.raises(ValueError, match="2 arena runs but 1 raw"):
+        bench.ratios([1.0, 2.0], [3.0])
+
+
+def test_the_table_reports_the_paired_median_and_the_median_cpu(bench, monkeypatch, capsys):
+    raw_runs = iter([(2000.0, 100.0, 300.0), (1000.0, 140.0, 340.0)])
+    arena_runs = iter([(1100.0, 40, 350.0, 420.0), (600.0, 30, 370.0, 460.0)])
+    monkeypatch.setattr(bench, "raw_rate", lambda games, seconds, warmup, turn: next(raw_runs))
+    monkeypatch.setattr(bench, "arena_rate", lambda games, seconds, warmup, kind: next(arena_runs))
+    monkeypatch.setattr(sys, "argv", ["bench_arena.py", "--games", "8", "--bots", "sdk", "--repeat", "2",
+                                      "--overshoot-games", ""])
+    assert bench.main() == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.split()[:2] == ["8", "sdk"])
+    # best 1,100 / 2,000 = 0.55; pairs 0.55 and 0.60; CPU medians 360 (120) and 440 (320)
+    assert row.split() == ["8", "sdk", "1,100", "2,000", "0.55", "0.57", "(0.55-0.60)",
+                           "360", "(120)", "440", "(320)"]
+    assert "raw ping-pong 2,000, 1,000; sdk bots 1,100, 600" in " ".join(out.split())
+
+
+def test_a_repeat_below_one_is_an_error(bench, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["bench_arena.py", "--repeat", "0"])
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main()
+    assert exit_info.value.code == 2
+    assert "--repeat must be at least 1" in capsys.readouterr().err
