@@ -58,3 +58,13 @@ def test_a_repeat_below_one_is_an_error(bench, monkeypatch, capsys):
         bench.main()
     assert exit_info.value.code == 2
     assert "--repeat must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["raw", "rawaio"])
+def test_the_minimal_bots_play_whole_games_through_a_real_arena(bench, kind):
+    # The reference bots are only useful if they really play.  A bot whose answers the arena
+    # refused would wait out the bench's 5 s move limit each time: no finished game, a rate near 0.
+    rate, finished, server_us, bots_us = bench.arena_rate(1, seconds=1.0, warmup=0.2, bots=kind)
+    assert finished >= 1
+    assert rate > 50
+    assert server_us > 0 and bots_us > 0
