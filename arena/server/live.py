@@ -9,7 +9,7 @@ handlers (asyncio) on the same thread, through plain asyncio queues.
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -92,11 +92,14 @@ class LiveGames:
         #: Finished games whose every event stays for late spectators (~1.5 KB per event);
         #: older ones keep only their final event (the replay file has the rest).
         self.replayable_kept = replayable_kept
+        #: Finished games in the order they finished, oldest first: still listed, and still
+        #: keeping every event.  Trimming pops from their fronts instead of scanning every game.
+        self._listed: "deque[LiveGame]" = deque()
+        self._replayable: "deque[LiveGame]" = deque()
 
     def start(self, game_id: str, ruleset: str, players: Sequence[str]) -> LiveGame:
         game = LiveGame(game_id, ruleset, tuple(players))
         self.games[game_id] = game
-        self._trim()
         return game
 
     def record(self, game: LiveGame, index: int, seat: Optional[int], action_text: str, state: Any) -> None:
@@ -119,6 +122,8 @@ class LiveGames:
         for queue in list(game.watchers):
             queue.put_nowait(None)
         game.watchers.clear()
+        self._listed.append(game)
+        self._replayable.append(game)
         self._trim()
 
     def get(self, game_id: str) -> Optional[LiveGame]:
@@ -136,10 +141,13 @@ class LiveGames:
         return chosen
 
     def _trim(self) -> None:
-        finished = [gid for gid, g in self.games.items() if g.over]
-        for game_id in finished[: max(0, len(finished) - self.finished_kept)]:
-            del self.games[game_id]
-        for game_id in finished[: max(0, len(finished) - self.replayable_kept)]:
-            game = self.games.get(game_id)
-            if game is not None and len(game.events) > 1:
+        """Forget the games that finished longest ago beyond ``finished_kept``, and keep only the
+        final event of those beyond ``replayable_kept`` (O(1) amortised per finished game)."""
+        while len(self._listed) > self.finished_kept:
+            game = self._listed.popleft()
+            if self.games.get(game.game_id) is game:
+                del self.games[game.game_id]
+        while len(self._replayable) > self.replayable_kept:
+            game = self._replayable.popleft()
+            if len(game.events) > 1:
                 game.events = [game.event(len(game.events) - 1)]

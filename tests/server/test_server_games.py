@@ -336,6 +336,39 @@ def test_old_finished_games_keep_only_their_final_event():
     assert last.ended.game_id == "g3" and [r.placement for r in last.ended.results] == [1, 2]
 
 
+def test_finished_games_are_forgotten_in_the_order_they_finished_and_running_ones_never():
+    """Games finish out of start order while others still run: exactly ``finished_kept`` finished
+    games stay listed (the latest to finish), the latest ``replayable_kept`` of them keep every
+    event, and no running game is dropped, however many games come and go."""
+    from arena.server.live import LiveGames
+
+    class State:
+        def observation(self, seat):
+            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+
+    live = LiveGames(finished_kept=4, replayable_kept=2)
+    running = {}
+    finished_order = []
+    for number in range(300):
+        game = running[number] = live.start(f"g{number}", "toy", ["a", "b"])
+        live.record(game, 0, -1, "", State())
+        live.record(game, 1, 0, "play 7h", State())
+        if number % 3 == 2:  # finish the two oldest running games, newest first
+            for old in sorted(running)[:2][::-1]:
+                live.finish(running.pop(old), status="aborted")
+                finished_order.append(f"g{old}")
+        listed = {g.game_id for g in live.summaries(limit=10_000)}
+        kept = finished_order[-4:]
+        assert listed == {f"g{n}" for n in running} | set(kept)
+        assert [len(live.get(g).events) for g in kept] == [1] * (len(kept) - 2) + [3, 3][:len(kept)]
+
+    latest = LiveGames(finished_kept=1, replayable_kept=1)
+    first, second = latest.start("first", "toy", ["a", "b"]), latest.start("second", "toy", ["a", "b"])
+    latest.finish(second, status="aborted")
+    latest.finish(first, status="aborted")
+    assert [g.game_id for g in latest.summaries()] == ["first"]  # the last to finish, not the last to start
+
+
 def test_a_very_long_game_keeps_its_start_and_latest_events_only(monkeypatch):
     from arena.server import live as live_module
 
