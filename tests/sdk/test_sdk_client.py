@@ -374,3 +374,34 @@ def test_after_a_taken_over_call_the_slow_game_moves_to_a_worker_thread():
         assert Client(Recorder(choose), _options(arena, max_games=2, games_limit=2)).serve() == 0
     assert threads["slow"][1].startswith("game-slow")  # its own worker after the take-over
     assert not threads["fast"][0].startswith("game-")   # the fast game stayed on the owner's path
+
+
+@pytest.mark.parametrize("max_games", [1, 2])
+def test_act_runs_as_plain_code_and_with_one_game_where_its_turn_is_read(max_games):
+    """With one game, act runs inside the loop, in the coroutine that read its turn (no exit from
+    the loop and re-entry per call); either way the loop is hidden from it, so bot code may run
+    its own asyncio."""
+    import asyncio
+    import inspect
+
+    seen, answers = [], []
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("g1"))
+        send(turn("g1", 1, ["draw", "play 7h"]))
+        answers.append(_answer(inbox).action_text)
+        send(game_ended("g1"))
+        inbox.get(timeout=10)
+
+    async def pick():
+        return "play 7h"
+
+    def choose(t):
+        seen.append(any(frame.function == "_session" for frame in inspect.stack()))
+        return asyncio.run(pick())
+
+    with FakeArena(script) as arena:
+        assert Client(Recorder(choose), _options(arena, max_games=max_games, games_limit=1)).serve() == 0
+    assert answers == ["play 7h"]  # asyncio.run worked in act (else the first legal action, "draw")
+    assert seen == [max_games == 1]
