@@ -7,7 +7,8 @@ engine's observation (`GameState.observation(seat)`), never from the state.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+import operator
+from typing import Any, Callable, Mapping, Sequence
 
 from arena.games import Observation
 from sdk.wire import pb
@@ -52,15 +53,67 @@ def _details_json(rest: Mapping[str, Any]) -> str:
         return _encode(Observation(dict(rest)).to_dict())
 
 
+#: The typed keys in the order `_observation_parts` gives their values.
+_TYPED_ORDER = ("ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
+                "players", "hand_sizes", "scores", "statuses")
+
+
+def _picker(indexes: Sequence[int]) -> Callable[[tuple], tuple]:
+    """``values -> tuple(values[i] for i in indexes)``, in C for two or more (itemgetter gives a bare
+    value for one index)."""
+    if len(indexes) >= 2:
+        return operator.itemgetter(*indexes)
+    if indexes:
+        (index,) = indexes
+        return lambda values: (values[index],)
+    return lambda values: ()
+
+
+class _RecordLayout:
+    """Where one record class's values (`arena.games.base.RecordObservation`: one tuple in the
+    order of the class's ``KEYS``) hold the typed fields and the details, worked out once per class."""
+
+    __slots__ = ("typed", "details_keys", "details")
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        position = {key: i for i, key in enumerate(keys)}
+        absent = len(keys)  # the index of the None that `_observation_parts` appends to the values
+        self.typed = _picker([position.get(key, absent) for key in _TYPED_ORDER])
+        self.details_keys = tuple(key for key in keys if key not in TYPED_KEYS)
+        self.details = _picker([position[key] for key in self.details_keys])
+
+
+_RECORD_LAYOUTS: dict[type, _RecordLayout] = {}
+
+
+def _observation_parts(observation: "Observation | Mapping[str, Any]") -> tuple[tuple, dict[str, Any]]:
+    """The typed keys' values (in `_TYPED_ORDER`, None when absent) and the other keys as a dict, in
+    the observation's key order.
+
+    A record observation's value tuple is read directly (its private ``_data``, with its class's
+    public ``KEYS``): building the ``data`` dict first and filtering it cost 26k of the 91k
+    instructions of a moumou conversion (callgrind).  Any other observation or mapping, or a
+    record whose values do not look as expected, goes through ``data``.
+    """
+    keys = getattr(observation.__class__, "KEYS", None)
+    values = getattr(observation, "_data", None)
+    if keys and values.__class__ is tuple and len(values) == len(keys):
+        layout = _RECORD_LAYOUTS.get(observation.__class__)
+        if layout is None:
+            layout = _RECORD_LAYOUTS[observation.__class__] = _RecordLayout(keys)
+        return layout.typed(values + (None,)), dict(zip(layout.details_keys, layout.details(values)))
+    data = observation.data if isinstance(observation, Observation) else observation
+    return tuple(map(data.get, _TYPED_ORDER)), {k: v for k, v in data.items() if k not in TYPED_KEYS}
+
+
 def _observation_fields(observation: "Observation | Mapping[str, Any]", names: Sequence[str]) -> dict[str, Any]:
     """The ``pb.Observation`` fields as plain values (seat views as dicts): one constructor call
     builds the whole message tree from them, with no intermediate messages to copy."""
-    data = observation.data if isinstance(observation, Observation) else observation
-    get = data.get
-    hand_sizes = get("hand_sizes") or ()
-    scores = get("scores") or ()
-    statuses = get("statuses") or ()
-    players = get("players")
+    (ruleset, seat, current, decision, hand, discard, stock_size, direction,
+     players, hand_sizes, scores, statuses), rest = _observation_parts(observation)
+    hand_sizes = hand_sizes or ()
+    scores = scores or ()
+    statuses = statuses or ()
     if isinstance(players, (list, tuple)):
         names = [str(p) for p in players] if not names else names
         count = len(players)
@@ -68,24 +121,23 @@ def _observation_fields(observation: "Observation | Mapping[str, Any]", names: S
         count = int(players) if isinstance(players, int) else max(len(hand_sizes), len(names))
     seats = [
         {
-            "seat": seat,
-            "name": names[seat] if seat < len(names) else "",
-            "hand_size": int(hand_sizes[seat]) if seat < len(hand_sizes) else 0,
-            "score": int(scores[seat]) if seat < len(scores) and scores[seat] is not None else 0,
-            "status": str(statuses[seat]) if seat < len(statuses) else "active",
+            "seat": index,
+            "name": names[index] if index < len(names) else "",
+            "hand_size": int(hand_sizes[index]) if index < len(hand_sizes) else 0,
+            "score": int(scores[index]) if index < len(scores) and scores[index] is not None else 0,
+            "status": str(statuses[index]) if index < len(statuses) else "active",
         }
-        for seat in range(count)
+        for index in range(count)
     ]
-    rest = {k: v for k, v in data.items() if k not in TYPED_KEYS}
     return {
-        "ruleset": str(get("ruleset") or ""),
-        "seat": _seat_number(get("seat")),
-        "current": _seat_number(get("current")),
-        "decision": str(get("decision") or ""),
-        "hand": [str(c) for c in (get("hand") or ())],
-        "discard": [str(c) for c in (get("discard") or ())],
-        "stock_size": int(get("stock_size") or 0),
-        "direction": int(get("direction") or 1),
+        "ruleset": str(ruleset or ""),
+        "seat": _seat_number(seat),
+        "current": _seat_number(current),
+        "decision": str(decision or ""),
+        "hand": [str(c) for c in (hand or ())],
+        "discard": [str(c) for c in (discard or ())],
+        "stock_size": int(stock_size or 0),
+        "direction": int(direction or 1),
         "seats": seats,
         "details_json": _details_json(rest) if rest else "",
     }

@@ -47,3 +47,61 @@ def test_details_json_normalises_non_json_values_and_refuses_nan():
     assert convert._details_json({"text": "Sepp ö"}) == '{"text":"Sepp ö"}'  # not ASCII-escaped, compact
     with pytest.raises(ValueError):
         convert._details_json({"x": math.nan})
+
+
+def _reference_turn(observation, legal, names) -> bytes:
+    """The conversion as the protocol describes it, written plainly from the ``data`` mapping."""
+    data = dict(observation.data)
+    sizes, scores, statuses = data.get("hand_sizes") or [], data.get("scores") or [], data.get("statuses") or []
+    count = data["players"] if isinstance(data.get("players"), int) else len(data["players"])
+    seats = [pb.SeatView(seat=i, name=names[i], hand_size=sizes[i] if i < len(sizes) else 0,
+                                     score=scores[i] or 0 if i < len(scores) else 0,
+                                     status=statuses[i] if i < len(statuses) else "active")
+             for i in range(count)]
+    rest = {k: v for k, v in data.items() if k not in convert.TYPED_KEYS}
+    view = pb.Observation(
+        ruleset=data["ruleset"], seat=-1 if data.get("seat") is None else data["seat"],
+        current=-1 if data.get("current") is None else data["current"], decision=data.get("decision") or "",
+        hand=[str(c) for c in data.get("hand") or []], discard=[str(c) for c in data.get("discard") or []],
+        stock_size=data.get("stock_size") or 0, direction=data.get("direction") or 1, seats=seats,
+        details_json=json.dumps(rest, separators=(",", ":"), ensure_ascii=False) if rest else "")
+    turn = pb.TurnRequest(game_id="g-1", request_id=7, observation=view, legal=[str(a) for a in legal],
+                          time=pb.TimeLeft(move_ms=900, bank_ms=4000))
+    return pb.ArenaMessage(turn=turn).SerializeToString()
+
+
+@pytest.mark.parametrize("ruleset", games.rulesets())
+def test_turn_bytes_match_a_plain_conversion_of_the_data_for_seats_and_spectators(ruleset):
+    """Record observations are read from their value tuple, not from ``data``: the bytes must be
+    those of the plain conversion of ``data`` (and of the same view given as a plain mapping)."""
+    players = games.ruleset_info(ruleset).min_players
+    names = [f"bot{i}" for i in range(players)]
+    rng = random.Random(ruleset + "/bytes")
+    state = games.new_game(ruleset, players=players, seed=rng.randrange(2**31))
+    for _ in range(80):
+        if state.is_over:
+            break
+        legal = tuple(state.legal_actions())
+        for seat in (state.current, None):
+            observation = state.observation(seat)
+            built = convert.turn_message("g-1", 7, observation, legal, 900, 4000, names).SerializeToString()
+            assert built == _reference_turn(observation, legal, names)
+            plain = convert.turn_message("g-1", 7, dict(observation.data), legal, 900, 4000, names)
+            assert plain.SerializeToString() == built
+        state.apply(rng.choice(legal))
+
+
+def test_a_record_observation_is_converted_without_building_its_data_dict():
+    from arena.games.base import RecordObservation
+
+    class Record(RecordObservation.record_type(("ruleset", "seat", "players", "hand", "extra"))):
+        __slots__ = ()
+
+        @property
+        def data(self):
+            raise AssertionError("the record's values are read directly")
+
+    record = Record.of(("toy", 1, 2, ["7h"], {"a": 1}))
+    fields = convert._observation_fields(record, ["x", "y"])
+    assert (fields["ruleset"], fields["seat"], fields["current"], fields["hand"]) == ("toy", 1, -1, ["7h"])
+    assert fields["details_json"] == '{"extra":{"a":1}}' and len(fields["seats"]) == 2
