@@ -206,6 +206,12 @@ class RecordObservation(Observation):
     def data(self) -> dict[str, Any]:
         return dict(zip(self.KEYS, self._data))
 
+    @property
+    def ordered_values(self) -> tuple[Any, ...]:
+        """The values in the order of `KEYS`, as stored: for readers that know the order (the
+        server's conversion), without the dict that `data` builds."""
+        return self._data
+
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
             return self._data == other._data  # type: ignore[attr-defined]

@@ -18,6 +18,9 @@ def test_a_record_behaves_as_the_mapping_it_stands_for():
     plain = Observation({"seat": 1, "hand": ["7h"], "pending": {}})
     assert record["hand"] == ["7h"] and record.get("nope", 5) == 5 and "pending" in record and "x" not in record
     assert record.seat == 1 and record.data == plain.data and record.to_dict() == plain.to_dict()
+    assert record.ordered_values == (1, ["7h"], {})  # the stored tuple, in KEYS order
+    with pytest.raises(AttributeError):
+        record.ordered_values = ()  # type: ignore[misc]
     assert record == plain and plain == record and record != Observation({"seat": 0})
     with pytest.raises(KeyError):
         record["nope"]
