@@ -339,3 +339,31 @@ def test_a_minimal_seat_without_the_optional_methods_works():
     outcome, recorder, _ = play([seat, ScriptedSeat("b")], start=4)
     assert outcome.status == "finished" and outcome.seats[0].stale == 1 and outcome.seats[0].strikes == 0
     assert recorder.decisions[0][1:5] == ("take 1", 20, False, False)
+
+
+def test_waits_cut_off_together_all_end_before_any_game_goes_on():
+    """Deadlines that expire in one pass of trio are all honoured before any of those games does
+    its follow-up work (strike, notice, next request): otherwise each cut-off waits for the
+    others' follow-ups, and the last game's wait ends late by all of them."""
+    events: list[str] = []
+
+    class Watched(ScriptedSeat):
+        async def decide(self, request):
+            events.append(f"ask {self.name}")
+            try:
+                return await super().decide(request)
+            except trio.Cancelled:
+                events.append(f"cut {self.name}")
+                raise
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            for game in ("a", "b", "c"):
+                seats = [Watched(f"{game}0", Hang()), Watched(f"{game}1")]
+                nursery.start_soon(lambda seats=seats, game=game: play_game(
+                    "test-nim", {"start": 6}, 1, seats, FAST, game_id=game, clock=trio.current_time))
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    first_cuts = [i for i, event in enumerate(events) if event.startswith("cut ")][:3]
+    assert sorted(events[i] for i in first_cuts) == ["cut a0", "cut b0", "cut c0"]
+    assert first_cuts == [first_cuts[0], first_cuts[0] + 1, first_cuts[0] + 2]  # nothing in between
