@@ -50,6 +50,15 @@ def test_the_table_reports_the_paired_median_and_the_median_cpu(bench, monkeypat
     assert row.split() == ["8", "sdk", "1,100", "2,000", "0.55", "0.57", "(0.55-0.60)",
                            "360", "(120)", "440", "(320)"]
     assert "raw ping-pong 2,000, 1,000; sdk bots 1,100, 600" in " ".join(out.split())
+    assert "8 games, every run (steal " in out
+
+
+def test_steal_is_the_hypervisors_share_of_the_cpu_time_between_two_readings(bench, monkeypatch):
+    readings = iter([(100, 10_000), (150, 11_000)])  # (steal, user..steal) in jiffies
+    monkeypatch.setattr(bench.StealMeter, "read", staticmethod(lambda: next(readings)))
+    assert bench.percent(bench.StealMeter().share()) == "5.0%"
+    monkeypatch.setattr(bench.StealMeter, "read", staticmethod(lambda: None))  # no /proc/stat
+    assert bench.percent(bench.StealMeter().share()) == "n/a"
 
 
 def test_a_repeat_below_one_is_an_error(bench, monkeypatch, capsys):
