@@ -56,7 +56,7 @@ from sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
 from sdk.turn import GameInfo, GameResult, Turn
 from sdk.wire import pb, rpc
 
-SDK_VERSION = "0.1.0"  # same major as the arena (arena.__version__); the server checks it
+SDK_VERSION = "0.2.0"  # released with the arena (arena.__version__); the server checks its major
 
 #: Hello errors that no retry can fix, with what to tell the user.
 _REFUSALS = {

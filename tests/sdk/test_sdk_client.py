@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sdk import Bot, Client, ClientOptions, run
+from sdk import SDK_VERSION, Bot, Client, ClientOptions, run
 from sdk.errors import ArenaRefused, ArenaUnreachable
 from sdk_fake_arena import ABORT, FakeArena, error, game_ended, game_started, turn, welcome
 
@@ -86,7 +86,7 @@ def test_answers_by_text_index_or_action_and_stops_at_the_games_limit():
     with FakeArena(script) as arena:
         assert Client(bot, _options(arena, games_limit=1)).serve() == 0
         hello = arena.servicer.hellos[0]
-    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session) == ("me", "0.1.0", 1, "")
+    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session) == ("me", SDK_VERSION, 1, "")
     assert [(a.request_id, a.action_index, a.action_text) for a in answers] == [
         (1, 1, "play 7h"), (2, 1, "play Kc"), (3, 1, "draw")]
     assert bot.events[0] == ("start", "g1", 0, ("me", "other"))
@@ -124,7 +124,7 @@ def test_a_raising_or_illegal_act_answers_the_first_legal_action_and_is_counted(
 
 @pytest.mark.parametrize(
     "code, words",
-    [("AUTH_FAILED", "authentication failed"), ("UNSUPPORTED_VERSION", "SDK version (0.1.0)"),
+    [("AUTH_FAILED", "authentication failed"), ("UNSUPPORTED_VERSION", f"SDK version ({SDK_VERSION})"),
      ("DUPLICATE_SESSION", "pick another with --name"), ("CAPACITY", "arena is full"),
      ("MALFORMED", "refused the connection")],
 )
@@ -405,3 +405,11 @@ def test_act_runs_as_plain_code_and_with_one_game_where_its_turn_is_read(max_gam
         assert Client(Recorder(choose), _options(arena, max_games=max_games, games_limit=1)).serve() == 0
     assert answers == ["play 7h"]  # asyncio.run worked in act (else the first legal action, "draw")
     assert seen == [max_games == 1]
+
+
+def test_the_sdk_is_versioned_with_the_arena_it_ships_with():
+    """One distribution carries both: a bot's Hello names the release it came from."""
+    import arena
+    import sdk
+
+    assert SDK_VERSION == sdk.__version__ == arena.__version__
