@@ -26,6 +26,7 @@ class _Servicer(rpc.ArenaServicer):
         self.script = script
         self.hellos: list = []
         self.streams = 0
+        self.failures: list[BaseException] = []   # raised in a script's thread; FakeArena re-raises them
 
     def Play(self, request_iterator, context):
         first = next(request_iterator)
@@ -48,6 +49,8 @@ class _Servicer(rpc.ArenaServicer):
         def run_script():
             try:
                 self.script(first.hello, inbox, outbox.put, self.streams, context)
+            except BaseException as failure:  # an assertion of the script: the test must fail, not warn
+                self.failures.append(failure)
             finally:
                 outbox.put(done)
 
@@ -78,6 +81,8 @@ class FakeArena:
 
     def __exit__(self, *exc):
         self.server.stop(grace=None)
+        if exc[0] is None and self.servicer.failures:
+            raise self.servicer.failures[0]
 
 
 def welcome(session_id="s-1"):

@@ -413,3 +413,41 @@ def test_the_sdk_is_versioned_with_the_arena_it_ships_with():
     import sdk
 
     assert SDK_VERSION == sdk.__version__ == arena.__version__
+
+
+def test_the_stand_by_tick_stops_after_idle_ticks_and_starts_again_with_the_next_call(monkeypatch):
+    """The stand-by timer ticks only while bot code keeps coming: after IDLE_TICKS ticks without a
+    call running it is stopped (no wake-ups for an idle bot), and the next call starts it again."""
+    import sdk.client
+
+    if sdk.client._Timer.make() is None:
+        pytest.skip("no timerfd on this platform: every game gets a worker thread, nothing ticks")
+    starts, stopped = [], threading.Event()
+    real_start, real_stop = sdk.client._Timer.start, sdk.client._Timer.stop
+
+    def start(timer, period, first=None):
+        starts.append(period)
+        real_start(timer, period, first)
+
+    def stop(timer):
+        real_stop(timer)
+        if starts:  # the idle stop, not the session's own clean-up at the end
+            stopped.set()
+
+    monkeypatch.setattr(sdk.client._Timer, "start", start)
+    monkeypatch.setattr(sdk.client._Timer, "stop", stop)
+    monkeypatch.setattr(Client, "IDLE_TICKS", 3)
+
+    def script(hello, inbox, send, stream, context):
+        _start_slow_and_fast(send)
+        assert {_answer(inbox).game_id, _answer(inbox).game_id} == {"slow", "fast"}
+        assert stopped.wait(10), "the tick never stopped"
+        send(turn("fast", 3, ["draw"]))
+        assert _answer(inbox).request_id == 3
+        send(game_ended("slow"))
+        send(game_ended("fast"))
+        inbox.get(timeout=10)
+
+    with FakeArena(script) as arena:
+        assert Client(Recorder(lambda t: 0), _options(arena, max_games=2, games_limit=2)).serve() == 0
+    assert len(starts) >= 2  # started for the first calls, and again for the call after the stop
