@@ -37,9 +37,7 @@ when the same request comes back.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
-import os
 import queue
 import random
 import signal
@@ -53,6 +51,7 @@ import grpc
 
 from sdk.bot import Bot
 from sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
+from sdk.timerfd import TimerFd
 from sdk.turn import GameInfo, GameResult, Turn
 from sdk.wire import pb, rpc
 
@@ -161,60 +160,6 @@ class _Game:
         self.worker: _Worker | None = _Worker(f"game-{game_id[:12]}") if worker else None
 
 
-class _Timer:
-    """A Linux ``timerfd`` on CLOCK_MONOTONIC, ticking while bot code runs: the stand-by thread
-    blocks reading it.
-
-    Periodic rather than armed and disarmed around each call: in the 2-core VM this was measured
-    on, two ``timerfd_settime`` per call cost 20-120 us per decision under load (8 us idle), more
-    than the hand-off they replace; a tick every 10 ms costs one wake-up.
-    """
-
-    CLOCK_MONOTONIC = 1
-    TFD_CLOEXEC = 0o2000000
-
-    def __init__(self) -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.timerfd_create.argtypes = [ctypes.c_int, ctypes.c_int]
-        libc.timerfd_settime.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
-        fd = libc.timerfd_create(self.CLOCK_MONOTONIC, self.TFD_CLOEXEC)
-        if fd < 0:
-            raise OSError(ctypes.get_errno(), "timerfd_create failed")
-        self.fd = fd
-        self._settime = libc.timerfd_settime
-        self._spec = (ctypes.c_long * 4)()  # struct itimerspec: interval (s, ns), value (s, ns)
-        self._spec_ref = ctypes.byref(self._spec)
-
-    @classmethod
-    def make(cls) -> "Optional[_Timer]":
-        try:
-            return cls()
-        except Exception:  # not Linux, or no timerfd in this libc: games get worker threads
-            return None
-
-    def start(self, period: float, first: Optional[float] = None) -> None:
-        """Fire every ``period`` seconds (0: once), the first time after ``first`` (default ``period``)."""
-        first = period if first is None else first
-        spec = self._spec
-        spec[0], spec[1] = int(period), int((period - int(period)) * 1e9)
-        spec[2], spec[3] = int(first), max(1, int((first - int(first)) * 1e9))
-        self._settime(self.fd, 0, self._spec_ref, None)
-
-    def stop(self) -> None:
-        for i in range(4):
-            self._spec[i] = 0
-        self._settime(self.fd, 0, self._spec_ref, None)
-
-    def wait(self) -> None:
-        try:
-            os.read(self.fd, 8)
-        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for other Pythons
-            pass
-
-    def close(self) -> None:
-        os.close(self.fd)
-
-
 class _SessionEnd(Exception):
     def __init__(self, how: str):
         super().__init__(how)
@@ -286,7 +231,10 @@ class Client:
     """
 
     #: The stand-by thread's tick while bot code runs: a call still running on two ticks in a row
-    #: (so after 1-2 ticks) is taken over.
+    #: (so after 1-2 ticks) is taken over.  A periodic timer rather than one armed and disarmed
+    #: around each call: in the 2-core VM this was measured on, two ``timerfd_settime`` per call
+    #: cost 20-120 us per decision under load (8 us idle), more than the hand-off they replace; a
+    #: tick every 10 ms costs one wake-up.
     TICK_S = 0.010
     #: Ticks without any bot call after which the stand-by thread stops ticking.
     IDLE_TICKS = 50
@@ -315,7 +263,7 @@ class Client:
         self._ticking = False                 # the timer is running
         self._closing = False
         self._finished = threading.Event()
-        self._timer: _Timer | None = None
+        self._timer: TimerFd | None = None
         self._task: Any = None
         self._threads: list[threading.Thread] = []   # stand-by threads started (joined at the end)
 
@@ -330,7 +278,7 @@ class Client:
         self._loop = loop
         self._owner = threading.get_ident()
         if self.options.max_games > 1:
-            self._timer = _Timer.make()
+            self._timer = TimerFd.create()
         asyncio.set_event_loop(loop)
         try:
             self._task = loop.create_task(self._serve())
@@ -406,7 +354,7 @@ class Client:
                         self._start_standby()
                     if not self._ticking:  # the stand-by thread stops it after a while without bot calls
                         self._ticking = True
-                        self._timer.start(self.TICK_S)
+                        self._timer.set(self.TICK_S, self.TICK_S)
                 return item
         return None
 
@@ -458,7 +406,7 @@ class Client:
         assert timer is not None
         seen, idle = -1, 0
         while True:
-            timer.wait()
+            timer.read()
             with self._lock:
                 if self._closing:
                     if self._standby == me:
@@ -468,7 +416,7 @@ class Client:
                     seen, idle = -1, idle + 1
                     if idle >= self.IDLE_TICKS and self._ticking:
                         self._ticking = False  # no bot code for a while: stop ticking until the next call
-                        timer.stop()
+                        timer.disarm()
                     continue
                 idle = 0
                 if self._calls != seen:  # a call that started since the last tick: give it one more
@@ -532,7 +480,7 @@ class Client:
         self._finished.set()
         timer, self._timer = self._timer, None
         if timer is not None:
-            timer.start(0, first=1e-6)  # wakes the stand-by thread, which sees _closing and leaves
+            timer.set(1e-6)  # wakes the stand-by thread, which sees _closing and leaves
             for thread in self._threads:
                 if thread is not threading.current_thread():
                     thread.join(1.0)

@@ -37,7 +37,6 @@ the cost.
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import logging
 import math
 import os
@@ -47,6 +46,8 @@ import weakref
 from typing import Any, Callable, Optional
 
 import outcome
+
+from sdk.timerfd import TimerFd
 
 log = logging.getLogger("arena.server")
 
@@ -176,7 +177,7 @@ class _LoopWait:
         self.deliver: Optional[Callable[[Any], None]] = None
         self.handle: Optional[asyncio.TimerHandle] = None
         self.can_mark_tick = hasattr(runner, "guest_tick_scheduled")
-        self.timer = _TimerFd.create() if _USE_TIMERFD else None
+        self.timer = _deadline_timer() if _USE_TIMERFD else None
         self.armed_at: Optional[float] = None  # when the timerfd is set to fire (None: not armed)
         loop.add_reader(self.epoll_fd, self._ready)
         if self.timer is not None:
@@ -194,7 +195,7 @@ class _LoopWait:
                 # The same trio deadline as the armed one (both computed as "deadline + a few us"):
                 # leave the timer be (with many games the next deadline rarely changes between waits).
                 if armed is None or abs(when - armed) > _SAME_DEADLINE_S:
-                    self.timer.arm_at(when)
+                    self.timer.set(when, absolute=True)
                     self.armed_at = when
                 return
             except OSError:
@@ -219,7 +220,10 @@ class _LoopWait:
 
     def _timer_fired(self) -> None:
         assert self.timer is not None
-        self.timer.clear()
+        try:
+            self.timer.read()  # clears its readiness
+        except OSError:  # closed meanwhile: nothing to clear
+            pass
         self.armed_at = None
         self._ready()
 
@@ -247,68 +251,20 @@ class _LoopWait:
             self.timer.close()
 
 
-class _timespec(ctypes.Structure):
-    _fields_ = [("tv_sec", ctypes.c_long), ("tv_nsec", ctypes.c_long)]
+def _deadline_timer() -> Optional[TimerFd]:
+    """A non-blocking timerfd for trio's deadlines, or None (call_later then does it).
 
-
-class _itimerspec(ctypes.Structure):
-    _fields_ = [("it_interval", _timespec), ("it_value", _timespec)]
-
-
-class _TimerFd:
-    """A Linux timerfd on CLOCK_MONOTONIC (``time.monotonic``'s clock), armed at absolute times."""
-
-    CLOCK_MONOTONIC = 1
-    TFD_NONBLOCK = os.O_NONBLOCK
-    TFD_CLOEXEC = getattr(os, "O_CLOEXEC", 0o2000000)
-    TFD_TIMER_ABSTIME = 1
-    _libc: Any = None
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self._spec = _itimerspec()
-        self._spec_ref = ctypes.byref(self._spec)
-
-    @classmethod
-    def create(cls) -> "Optional[_TimerFd]":
-        if not hasattr(os, "O_NONBLOCK") or not os.uname().sysname == "Linux":
-            return None
-        try:
-            if cls._libc is None:
-                cls._libc = ctypes.CDLL(None, use_errno=True)
-            libc = cls._libc
-            libc.timerfd_create.argtypes = [ctypes.c_int, ctypes.c_int]
-            libc.timerfd_settime.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
-            fd = libc.timerfd_create(cls.CLOCK_MONOTONIC, cls.TFD_NONBLOCK | cls.TFD_CLOEXEC)
-        except Exception:  # no timerfd in this libc: call_later does it
-            return None
-        if fd < 0:
-            return None
-        timer = cls(fd)
-        try:  # time.monotonic() must be this clock, or deadlines would be wrong: check once
-            if time.get_clock_info("monotonic").implementation != "clock_gettime(CLOCK_MONOTONIC)":
-                raise OSError("time.monotonic is not CLOCK_MONOTONIC")
-            timer.arm_at(time.monotonic() + 3600)
-        except OSError:
-            timer.close()
-            return None
-        return timer
-
-    def arm_at(self, when: float) -> None:
-        seconds = int(when)
-        spec = self._spec.it_value
-        spec.tv_sec = seconds
-        spec.tv_nsec = max(1, int((when - seconds) * 1e9))  # all zero would disarm it
-        if self._libc.timerfd_settime(self.fd, self.TFD_TIMER_ABSTIME, self._spec_ref, None) != 0:
-            raise OSError(ctypes.get_errno(), "timerfd_settime failed")
-
-    def clear(self) -> None:
-        try:
-            os.read(self.fd, 8)
-        except OSError:  # not expired (a stale readiness): nothing to clear
-            pass
-
-    def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+    trio's deadlines are ``time.monotonic()`` values and the timer is armed at absolute times on
+    CLOCK_MONOTONIC, so the two clocks must be the same one: checked once, with a test arming.
+    """
+    timer = TimerFd.create(nonblocking=True)
+    if timer is None:
+        return None
+    try:
+        if time.get_clock_info("monotonic").implementation != "clock_gettime(CLOCK_MONOTONIC)":
+            raise OSError("time.monotonic is not CLOCK_MONOTONIC")
+        timer.set(time.monotonic() + 3600, absolute=True)
+    except OSError:
+        timer.close()
+        return None
+    return timer

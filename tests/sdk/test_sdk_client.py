@@ -190,7 +190,7 @@ def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypa
     if threads == "workers":  # no timerfd (not Linux): every game on its own worker thread
         import sdk.client
 
-        monkeypatch.setattr(sdk.client._Timer, "make", classmethod(lambda cls: None))
+        monkeypatch.setattr(sdk.client.TimerFd, "create", classmethod(lambda cls, **kw: None))
     release = threading.Event()
     order = []
 
@@ -420,22 +420,22 @@ def test_the_stand_by_tick_stops_after_idle_ticks_and_starts_again_with_the_next
     call running it is stopped (no wake-ups for an idle bot), and the next call starts it again."""
     import sdk.client
 
-    if sdk.client._Timer.make() is None:
+    if sdk.client.TimerFd.create() is None:
         pytest.skip("no timerfd on this platform: every game gets a worker thread, nothing ticks")
     starts, stopped = [], threading.Event()
-    real_start, real_stop = sdk.client._Timer.start, sdk.client._Timer.stop
+    real_set, real_disarm = sdk.client.TimerFd.set, sdk.client.TimerFd.disarm
 
-    def start(timer, period, first=None):
-        starts.append(period)
-        real_start(timer, period, first)
+    def start(timer, first, period=0.0, **kw):
+        if period:  # the tick, not the one-shot wake-up of the session's clean-up
+            starts.append(period)
+        real_set(timer, first, period, **kw)
 
     def stop(timer):
-        real_stop(timer)
-        if starts:  # the idle stop, not the session's own clean-up at the end
-            stopped.set()
+        real_disarm(timer)
+        stopped.set()
 
-    monkeypatch.setattr(sdk.client._Timer, "start", start)
-    monkeypatch.setattr(sdk.client._Timer, "stop", stop)
+    monkeypatch.setattr(sdk.client.TimerFd, "set", start)
+    monkeypatch.setattr(sdk.client.TimerFd, "disarm", stop)
     monkeypatch.setattr(Client, "IDLE_TICKS", 3)
 
     def script(hello, inbox, send, stream, context):
