@@ -14,11 +14,11 @@ from arena.games import Observation
 from arena.games.base import RecordObservation
 from sdk.wire import pb
 
-#: Observation keys with a typed field in ``pb.Observation``; every other key goes to ``details_json``.
-TYPED_KEYS = frozenset(
-    {"ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
-     "players", "hand_sizes", "scores", "statuses"}
-)
+#: Observation keys with a typed field in ``pb.Observation``, in the order `_observation_parts`
+#: gives their values; every other key goes to ``details_json``.
+TYPED_ORDER = ("ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
+               "players", "hand_sizes", "scores", "statuses")
+TYPED_KEYS = frozenset(TYPED_ORDER)
 
 
 def _seat_number(value: Any) -> int:
@@ -54,11 +54,6 @@ def _details_json(rest: Mapping[str, Any]) -> str:
         return _encode(Observation(dict(rest)).to_dict())
 
 
-#: The typed keys in the order `_observation_parts` gives their values.
-_TYPED_ORDER = ("ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
-                "players", "hand_sizes", "scores", "statuses")
-
-
 def _picker(indexes: Sequence[int]) -> Callable[[tuple], tuple]:
     """``values -> tuple(values[i] for i in indexes)``, in C for two or more (itemgetter gives a bare
     value for one index)."""
@@ -79,7 +74,7 @@ class _RecordLayout:
     def __init__(self, keys: Sequence[str]) -> None:
         position = {key: i for i, key in enumerate(keys)}
         absent = len(keys)  # the index of the None that `_observation_parts` appends to the values
-        self.typed = _picker([position.get(key, absent) for key in _TYPED_ORDER])
+        self.typed = _picker([position.get(key, absent) for key in TYPED_ORDER])
         self.details_keys = tuple(key for key in keys if key not in TYPED_KEYS)
         self.details = _picker([position[key] for key in self.details_keys])
 
@@ -88,7 +83,7 @@ _RECORD_LAYOUTS: dict[type, _RecordLayout] = {}
 
 
 def _observation_parts(observation: "Observation | Mapping[str, Any]") -> tuple[tuple, dict[str, Any]]:
-    """The typed keys' values (in `_TYPED_ORDER`, None when absent) and the other keys as a dict, in
+    """The typed keys' values (in `TYPED_ORDER`, None when absent) and the other keys as a dict, in
     the observation's key order.
 
     A record observation's ``ordered_values`` are read in its class's ``KEYS`` order: building the
@@ -102,7 +97,7 @@ def _observation_parts(observation: "Observation | Mapping[str, Any]") -> tuple[
             layout = _RECORD_LAYOUTS[observation.__class__] = _RecordLayout(observation.KEYS)
         return layout.typed(values + (None,)), dict(zip(layout.details_keys, layout.details(values)))
     data = observation.data if isinstance(observation, Observation) else observation
-    return tuple(map(data.get, _TYPED_ORDER)), {k: v for k, v in data.items() if k not in TYPED_KEYS}
+    return tuple(map(data.get, TYPED_ORDER)), {k: v for k, v in data.items() if k not in TYPED_KEYS}
 
 
 def _observation_fields(observation: "Observation | Mapping[str, Any]", names: Sequence[str]) -> dict[str, Any]:
