@@ -16,8 +16,7 @@ thread finishes it (and whatever that game received meanwhile, in order) and
 then stands by in turn.  A game with a call taken over is slow: its next
 calls go to a worker thread of its own (a hand-off per call costs little
 next to them).  The calls of one game always run in order, one at a time.
-Without timerfd (not Linux) every game gets its own worker thread instead,
-as before.
+Without timerfd (not Linux) every game gets its own worker thread instead.
 
 Why: measured on the 2-core build machine (server README, "Fourth pass"),
 each hand-off between threads costs tens of microseconds of CPU there (a
@@ -236,7 +235,8 @@ class Client:
     #: cost 20-120 us per decision under load (8 us idle), more than the hand-off they replace; a
     #: tick every 10 ms costs one wake-up.
     TICK_S = 0.010
-    #: Ticks without any bot call after which the stand-by thread stops ticking.
+    #: Ticks in a row that find no bot call running, after which the stand-by thread stops ticking
+    #: (the next call starts it again).
     IDLE_TICKS = 50
 
     def __init__(self, bot: Bot, options: ClientOptions, log: logging.Logger | None = None):
