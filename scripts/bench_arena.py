@@ -36,7 +36,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -167,8 +167,18 @@ def ratios(ours: list[float], raw: list[float]) -> Ratios:
     return Ratios(max(ours, default=0.0), max(raw, default=0.0), paired)
 
 
-def median_of(runs: list[tuple[float, ...]], field: int) -> float:
-    return statistics.median(run[field] for run in runs) if runs else float("nan")
+class Run(NamedTuple):
+    """One measuring window: decisions (or raw round trips) per second, and the CPU µs per
+    decision of the server process and of the bot (or echo client) processes together."""
+
+    rate: float
+    server_us: float
+    bots_us: float
+    games_finished: int = 0
+
+
+def median_of(runs: list[Run], field: str) -> float:
+    return statistics.median(getattr(run, field) for run in runs) if runs else float("nan")
 
 
 # ---------------------------------------------------------------- 1. the arena
@@ -184,7 +194,7 @@ def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
     return [sys.executable, __file__, "--raw-bot", str(port), name, str(max_games)]
 
 
-def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> tuple[float, int, float, float]:
+def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> Run:
     """Decisions/s over the measuring window, the games finished, and the CPU us per decision of
     the server and of all bot processes together.
 
@@ -229,7 +239,7 @@ def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> 
                 elapsed, cpu = time.monotonic() - start, time.process_time() - start_cpu
                 bots_cpu = processes_cpu(processes) - start_bots
                 nursery.cancel_scope.cancel()
-            return made / elapsed, finished, cpu / max(1, made) * 1e6, bots_cpu / max(1, made) * 1e6
+            return Run(made / elapsed, cpu / max(1, made) * 1e6, bots_cpu / max(1, made) * 1e6, finished)
         finally:
             await trio.to_thread.run_sync(stop_all, processes)
 
@@ -271,7 +281,7 @@ class PingPong(rpc.ArenaServicer):
             await context.write(self.turn)
 
 
-def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> tuple[float, float, float]:
+def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -> Run:
     """Round trips/s over the window, and the CPU us per round trip of the server and of the clients."""
     count = bot_processes(games)
     inflight = [games // count + (1 if i < games % count else 0) for i in range(count)]
@@ -296,7 +306,7 @@ def raw_rate(games: int, seconds: float, warmup: float, turn: pb.ArenaMessage) -
         finally:
             await server.stop(0.5)
             await asyncio.to_thread(stop_all, processes)
-        return made / (end - start), cpu / max(1, made) * 1e6, clients_cpu / max(1, made) * 1e6
+        return Run(made / (end - start), cpu / max(1, made) * 1e6, clients_cpu / max(1, made) * 1e6)
 
     return asyncio.run(main())
 
@@ -467,12 +477,26 @@ def late_bot(arena: str, name: str, max_games: int, delay_s: float) -> None:
 
 # ---------------------------------------------------------------- driver
 
+def game_counts(text: str) -> list[int]:
+    """``--games 1,8,64``: positive whole numbers, comma-separated (empty: none)."""
+    counts = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if not part.isdigit() or int(part) < 1:
+            raise argparse.ArgumentTypeError(f"{part!r} is not a number of games (1 or more); e.g. 1,8,64")
+        counts.append(int(part))
+    return counts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default="1,8,64", help="concurrent games to measure (default 1,8,64)")
+    parser.add_argument("--games", type=game_counts, default="1,8,64",
+                        help="concurrent games to measure (default 1,8,64; empty: none)")
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring window per figure (default 5)")
     parser.add_argument("--warmup", type=float, default=1.5, help="seconds before each window (default 1.5)")
-    parser.add_argument("--overshoot-games", default="8,64", help="concurrent games for the overshoot runs")
+    parser.add_argument("--overshoot-games", type=game_counts, default="8,64",
+                        help="concurrent games for the overshoot runs (default 8,64; empty: none)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="attempts per row, each measuring raw then ours (default 3): the best rates, and the "
                              "median of the attempts' own ratios")
@@ -517,8 +541,8 @@ def main() -> int:
     for index, column in enumerate(speed.columns):
         column.no_wrap = True  # fits 80 columns without a box; wrapping would split a figure
         column.justify = "right" if 2 <= index <= 4 else "left"
-    for games in [int(g) for g in args.games.split(",") if g]:
-        runs: dict[str, list[tuple[float, ...]]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
+    for games in args.games:
+        runs: dict[str, list[Run]] = {"raw ping-pong": [], **{f"{kind} bots": [] for kind in kinds}}
         steal = StealMeter()
         for attempt in range(max(1, args.repeat)):
             # Raw and ours alternate within each attempt, so a pair sees the same machine (see `ratios`).
@@ -531,15 +555,15 @@ def main() -> int:
         raw_runs = runs["raw ping-pong"]
         for kind in kinds:
             ours_runs = runs[f"{kind} bots"]
-            summary = ratios([run[0] for run in ours_runs], [run[0] for run in raw_runs])
+            summary = ratios([run.rate for run in ours_runs], [run.rate for run in raw_runs])
             paired = summary.paired_median
             speed.add_row(
                 str(games), kind, f"{summary.best_ours:,.0f}", f"{summary.best_raw:,.0f}", f"{summary.best:.2f}",
                 f"[{'green' if paired >= 0.5 else 'red'}]{summary.paired_text()}[/]",
-                f"{median_of(ours_runs, -2):.0f} ({median_of(raw_runs, 1):.0f})",
-                f"{median_of(ours_runs, -1):.0f} ({median_of(raw_runs, 2):.0f})")
+                f"{median_of(ours_runs, 'server_us'):.0f} ({median_of(raw_runs, 'server_us'):.0f})",
+                f"{median_of(ours_runs, 'bots_us'):.0f} ({median_of(raw_runs, 'bots_us'):.0f})")
         console.print(f"{games} games, every run (steal {percent(stolen)}): "
-                      + "; ".join(f"{k} {', '.join(f'{run[0]:,.0f}' for run in rs)}" for k, rs in runs.items()))
+                      + "; ".join(f"{k} {', '.join(f'{run.rate:,.0f}' for run in rs)}" for k, rs in runs.items()))
     if speed.row_count:
         console.print(speed)
         console.print("best: best rate over best rate; paired: median (range) of ours / raw within each attempt, "
@@ -548,7 +572,7 @@ def main() -> int:
                       "raw ping-pong's in brackets")
     late = Table("games", "deadline", "cut-offs", "overshoot p50", "p99", "max", "target p99", "steal",
                  box=None, pad_edge=False, header_style="bold underline", title="late answers: deadline overshoot")
-    for games in [int(g) for g in args.overshoot_games.split(",") if g]:
+    for games in args.overshoot_games:
         deadline_ms = max(20, int(games * 1.5))
         with console.status(f"{games} games: late bots at nice 19..."):
             steal = StealMeter()

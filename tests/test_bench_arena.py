@@ -37,8 +37,8 @@ def test_runs_without_their_reference_are_refused(bench):
 
 
 def test_the_table_reports_the_paired_median_and_the_median_cpu(bench, monkeypatch, capsys):
-    raw_runs = iter([(2000.0, 100.0, 300.0), (1000.0, 140.0, 340.0)])
-    arena_runs = iter([(1100.0, 40, 350.0, 420.0), (600.0, 30, 370.0, 460.0)])
+    raw_runs = iter([bench.Run(2000.0, 100.0, 300.0), bench.Run(1000.0, 140.0, 340.0)])
+    arena_runs = iter([bench.Run(1100.0, 350.0, 420.0, 40), bench.Run(600.0, 370.0, 460.0, 30)])
     monkeypatch.setattr(bench, "raw_rate", lambda games, seconds, warmup, turn: next(raw_runs))
     monkeypatch.setattr(bench, "arena_rate", lambda games, seconds, warmup, kind: next(arena_runs))
     monkeypatch.setattr(sys, "argv", ["bench_arena.py", "--games", "8", "--bots", "sdk", "--repeat", "2",
@@ -61,6 +61,16 @@ def test_steal_is_the_hypervisors_share_of_the_cpu_time_between_two_readings(ben
     assert bench.percent(bench.StealMeter().share()) == "n/a"
 
 
+@pytest.mark.parametrize("flag, value, bad", [("--games", "1,x", "'x'"), ("--overshoot-games", "8,0", "'0'")])
+def test_game_counts_that_are_not_positive_numbers_are_an_error(bench, monkeypatch, capsys, flag, value, bad):
+    monkeypatch.setattr(sys, "argv", ["bench_arena.py", flag, value])
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main()
+    assert exit_info.value.code == 2
+    assert f"{bad} is not a number of games" in capsys.readouterr().err
+    assert bench.game_counts(" 1, 8 ,64,") == [1, 8, 64] and bench.game_counts("") == []
+
+
 def test_a_repeat_below_one_is_an_error(bench, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["bench_arena.py", "--repeat", "0"])
     with pytest.raises(SystemExit) as exit_info:
@@ -73,7 +83,7 @@ def test_a_repeat_below_one_is_an_error(bench, monkeypatch, capsys):
 def test_the_minimal_bots_play_whole_games_through_a_real_arena(bench, kind):
     # The reference bots are only useful if they really play.  A bot whose answers the arena
     # refused would wait out the bench's 5 s move limit each time: no finished game, a rate near 0.
-    rate, finished, server_us, bots_us = bench.arena_rate(1, seconds=1.0, warmup=0.2, bots=kind)
-    assert finished >= 1
-    assert rate > 50
-    assert server_us > 0 and bots_us > 0
+    run = bench.arena_rate(1, seconds=1.0, warmup=0.2, bots=kind)
+    assert run.games_finished >= 1
+    assert run.rate > 50
+    assert run.server_us > 0 and run.bots_us > 0
