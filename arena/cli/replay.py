@@ -16,7 +16,8 @@ def register(subparsers) -> None:
         help="view a replay in the terminal, print one frame, or verify replays",
         description=(
             "Open a replay in the interactive viewer (arrows/n/p step, Home/End or g/G, ':' or j jumps, "
-            "space plays, +/- speed, v switches the view, q quits); --step N prints one frame instead; "
+            "space plays, +/- speed, v switches the view, a lists the moves ahead, q quits); --step N prints one "
+            "frame instead; "
             "--verify re-simulates each file and checks every state hash."
         ),
     )
@@ -26,6 +27,8 @@ def register(subparsers) -> None:
     views = replay.add_mutually_exclusive_group()
     views.add_argument("--seat", type=int, metavar="N", help="show only what seat N could see")
     views.add_argument("--spectator", action="store_true", help="show only the public view")
+    replay.add_argument("--ahead", action="store_true",
+                        help="also list the decisions after the shown step (omniscient view; a spoiler, so off by default)")
     replay.add_argument("--color", action="store_true", help="colours even when the output is not a terminal")
     replay.add_argument("--width", type=int, default=None, help="output width for --step (default: the terminal's)")
     replay.set_defaults(func=run_replay)
@@ -63,19 +66,19 @@ def run_replay(args: argparse.Namespace) -> int:
     elif args.spectator:
         view = View.spectator()
     if args.step is not None:
-        return _print_step(replay, args.step, view, args.color, args.width)
+        return _print_step(replay, args.step, view, args.color, args.width, args.ahead)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise CommandError("the viewer needs a terminal; to print one frame use --step N")
     from arena.replay.viewer import ReplayViewer
 
-    app = ReplayViewer(replay, view=view)
+    app = ReplayViewer(replay, view=view, ahead=args.ahead)
     if not app.builder.states:
         raise CommandError(f"{replay.path}: {app.builder.simulation.error}")
     app.run()
     return 0
 
 
-def _print_step(replay, step: int, view, color: bool, width: int | None) -> int:
+def _print_step(replay, step: int, view, color: bool, width: int | None, ahead: bool = False) -> int:
     from rich.console import Console
 
     from arena.replay.render import FrameBuilder
@@ -89,7 +92,7 @@ def _print_step(replay, step: int, view, color: bool, width: int | None) -> int:
         raise CommandError(f"--step {step}: the replay re-simulates only to step {builder.last_step}: "
                            f"{builder.simulation.error}")
     console = Console(force_terminal=True if color else None, width=width, highlight=False)
-    console.print(builder.frame(step, view))
+    console.print(builder.frame(step, view, ahead=ahead))
     return 0
 
 
