@@ -120,3 +120,11 @@ def direction(data: Any) -> Text:
     if data in (-1, "ccw", "counterclockwise", "counter-clockwise"):
         return Text("counter-clockwise ↺")
     return value(data)
+
+
+def ordinal(place: Any) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``..."""
+    if not isinstance(place, int):
+        return str(place)
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from arena.games import GameError, GameState
 from arena.games.cards import is_card_code
-from arena.replay.cards import card, hand, hidden_hand, safe, seat_name, value, wild_token
+from arena.replay.cards import card, hand, hidden_hand, ordinal, safe, seat_name, value, wild_token
 from arena.replay.facts import describe
 from arena.replay.format import DecisionRecord
 from arena.replay.reader import Replay
@@ -96,7 +96,7 @@ def seat_table(rows: Sequence[SeatRow]) -> Table:
             body = hidden_hand(row.size)
         else:
             body = Text("?", style="dim")
-        facts = [f"{_ordinal(row.placement)}" if row.placement is not None else "",
+        facts = [f"{ordinal(row.placement)}" if row.placement is not None else "",
                  f"score {value(row.score).plain}" if row.score is not None else "", row.marks]
         style = "bold yellow" if row.to_decide else ""
         table.add_row(Text(f"{'▶' if row.to_decide else ' '}{row.seat}", style=style),
@@ -264,7 +264,7 @@ class FrameBuilder:
             shared = " and ".join(seat_name(self.names, s) for s in winners)
             text.append(f"{shared} share 1st" + (f" with {points[winners[0]]} points" if points else ""),
                         style="bold green")
-        rest = [f"{_ordinal(result.placements[s])} {seat_name(self.names, s)}"
+        rest = [f"{ordinal(result.placements[s])} {seat_name(self.names, s)}"
                 + (f" {points[s]}" if points else "") for s in order if s not in winners]
         if rest:
             text.append("; " + ", ".join(rest))
@@ -333,10 +333,3 @@ class FrameBuilder:
 
 def _count(n: int, noun: str) -> str:
     return "" if not n else f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _ordinal(place: Any) -> str:
-    if not isinstance(place, int):
-        return str(place)
-    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
-    return f"{place}{suffix}"
