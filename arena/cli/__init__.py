@@ -14,7 +14,7 @@ import sys
 
 from arena import __version__
 
-_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "watch", "leaderboard", "bots")
+_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "watch", "web", "leaderboard", "bots")
 
 
 class CommandError(Exception):

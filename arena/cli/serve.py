@@ -35,6 +35,9 @@ def register(subparsers) -> None:
     net = parser.add_argument_group("network")
     net.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     net.add_argument("--port", type=int, default=50051, help="port (default 50051; 0 picks a free one)")
+    net.add_argument("--web", metavar="[HOST:]PORT",
+                     help="also serve the web pages and JSON API here (loopback unless a host is named; 0 picks "
+                          "a free port), from this process: live standings and games, replays, bot pages")
     net.add_argument("--tls-cert", type=Path, metavar="PEM", help="PEM certificate chain (with --tls-key)")
     net.add_argument("--tls-key", type=Path, metavar="PEM", help="PEM private key")
     net.add_argument(
@@ -279,6 +282,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         drain_s=args.drain,
     )
     ladder = LadderDirector(store, settings, view)
+    web_socket = _web_socket(args)
     bots: list[subprocess.Popen] = []
     live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 
@@ -313,6 +317,10 @@ def _serve(args, store, config, players, options, time_control) -> int:
             print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"
                   + (" (the demo's default; give --option to change it)" if args.demo and ruleset in DEMO_OPTIONS
                      and chosen == DEMO_OPTIONS[ruleset] else ""), flush=True)
+        if web_socket is not None:
+            from arena.web.embed import url
+
+            print(f"web view on {url(web_socket)}", flush=True)
         if args.demo:
             bots.extend(_start_demo_bots(handle.port, Path(args.replays), min(4, args.max_games_per_bot)))
         async with trio.open_nursery() as nursery:
@@ -325,7 +333,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
     try:
         if live is not None:
             live.start()
-        summary = host.run(config, director)
+        summary = host.run(config, director if web_socket is None else _with_web(director, ladder, args, web_socket))
     except OSError as error:
         raise CommandError(str(error)) from None
     finally:
@@ -345,6 +353,31 @@ def _serve(args, store, config, players, options, time_control) -> int:
         flush=True,
     )
     return 0
+
+
+def _web_socket(args):
+    """Bind the web view's port before anything starts, so a taken port is a clear error at once."""
+    if not args.web:
+        return None
+    from arena.web.embed import bind, parse_bind
+
+    try:
+        return bind(*parse_bind(args.web))
+    except (ValueError, OSError) as error:
+        raise CommandError(str(error)) from None
+
+
+def _with_web(director, ladder, args, sock):
+    """The web pages on the arena's own loop, reading the ladder's live state (no second copy)."""
+    from arena.web import LiveFeed, WebSource, create_app
+    from arena.web.embed import beside
+
+    def make_app(handle):
+        feed = LiveFeed(handle.hub.live, connected=lambda: [s.name for s in handle.sessions()])
+        return create_app(WebSource(args.db, args.replays, live=feed, standings=lambda r: ladder.standings.get(r, []),
+                                    rulesets=lambda: list(ladder.settings.players)))
+
+    return beside(director, make_app, sock)
 
 
 def _demo_log(replays: Path) -> Path:

@@ -443,9 +443,10 @@ class LadderStore:
         self._write([("UPDATE games SET replay_path = ? WHERE id = ?", (path, game_id))])
 
     def games(
-        self, ruleset: str | None = None, status: str | None = None, limit: int | None = None
+        self, ruleset: str | None = None, status: str | None = None, limit: int | None = None,
+        bot: str | None = None, offset: int = 0, game_id: str | None = None,
     ) -> list[GameRecord]:
-        """Games newest first, with their seats."""
+        """Games newest first, with their seats (optionally only ``bot``'s, or the one ``game_id``)."""
         where, parameters = [], []
         if ruleset:
             where.append("ruleset = ?")
@@ -453,12 +454,20 @@ class LadderStore:
         if status:
             where.append("status = ?")
             parameters.append(status)
+        if bot:
+            where.append("id IN (SELECT game_id FROM seats WHERE bot = ?)")
+            parameters.append(bot)
+        if game_id is not None:
+            where.append("id = ?")
+            parameters.append(game_id)
         sql = "SELECT id, ruleset, options, seed, set_id, rotation, started_at, ended_at, replay_path, status, reason, decisions FROM games"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY started_at DESC, id"
         if limit:
             sql += f" LIMIT {int(limit)}"
+            if offset:
+                sql += f" OFFSET {int(offset)}"
         with self._lock:
             rows = self._db.execute(sql, parameters).fetchall()
             seats: dict[str, list[SeatRecord]] = {}
@@ -490,6 +499,42 @@ class LadderStore:
             )
             for r in rows
         ]
+
+    def game(self, game_id: str) -> GameRecord | None:
+        found = self.games(game_id=game_id, limit=1)
+        return found[0] if found else None
+
+    def count_games(self, ruleset: str, status: str) -> int:
+        with self._lock:
+            return self._db.execute(
+                "SELECT COUNT(*) FROM games WHERE ruleset = ? AND status = ?", (ruleset, status)
+            ).fetchone()[0]
+
+    def bot_totals(self, bot: str) -> dict[str, dict[str, int]]:
+        """One bot's record per ruleset: games (finished and aborted), wins, timeouts, strikes, forfeits."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.ruleset, SUM(g.status = 'finished'), SUM(g.status = 'aborted'), SUM(s.placement = 1), "
+                "SUM(s.timeouts), SUM(s.strikes), SUM(s.forfeited), SUM(s.decisions), SUM(s.think_ms) "
+                "FROM seats s JOIN games g ON g.id = s.game_id WHERE s.bot = ? GROUP BY g.ruleset ORDER BY 1",
+                (bot,),
+            ).fetchall()
+        keys = ("finished", "aborted", "wins", "timeouts", "strikes", "forfeits", "decisions", "think_ms")
+        return {r[0]: {k: int(v or 0) for k, v in zip(keys, r[1:])} for r in rows}
+
+    def finished_placements(self, ruleset: str) -> list[tuple[str, str, dict[str, int]]]:
+        """Finished games of a ruleset in the order they ended: (id, ended_at, bot -> placement)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.id, g.ended_at, s.bot, s.placement FROM games g JOIN seats s ON s.game_id = g.id "
+                "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL "
+                "ORDER BY g.ended_at, g.id, s.seat",
+                (ruleset,),
+            ).fetchall()
+        games: dict[str, tuple[str, str, dict[str, int]]] = {}
+        for game_id, ended_at, bot, placement in rows:
+            games.setdefault(game_id, (game_id, ended_at, {}))[2][bot] = placement
+        return [g for g in games.values() if len(g[2]) >= 2]
 
     def rulesets_played(self) -> list[str]:
         with self._lock:

@@ -273,6 +273,10 @@ class FrameBuilder:
         return text
 
     def seats(self, step: int, view: View) -> Table:
+        return seat_table(self.seat_rows(step, view))
+
+    def seat_rows(self, step: int, view: View) -> list[SeatRow]:
+        """Every seat at ``step`` as ``view`` may see it: hands face up only where the view may look."""
         state = self.states[step]
         observation = state.observation(None if view.kind != "seat" else view.seat).to_dict()
         sizes = observation.get("hand_sizes") or []
@@ -300,7 +304,7 @@ class FrameBuilder:
                 state.current == seat, marks,
                 placements[seat] if placements else None,
             ))
-        return seat_table(rows)
+        return rows
 
     def table(self, step: int, view: View, compact: bool = False) -> RenderableType:
         """Everything but the log: title, status, the table's middle, the seats.
