@@ -121,3 +121,28 @@ def test_pages_are_served_without_anything_from_outside(ladder):
     for asset in ("/static/app.js", "/static/style.css"):
         text = ladder.get(asset).text
         assert "http://" not in text and "https://" not in text  # no CDN, no external font
+
+
+def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    missing = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "none.db")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no ladder database at" in missing.stderr and "Traceback" not in missing.stderr
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        busy = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", str(port),
+                               "--db", str(tmp_path / "a.db"), "--replays", str(tmp_path / "r"), "--plain"],
+                              capture_output=True, text=True, timeout=60)
+        bad = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "a.db"), "--listen", "x:y"],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        taken.close()
+    assert busy.returncode == 2 and f"the web view cannot listen on 127.0.0.1:{port}" in busy.stderr
+    assert "Traceback" not in busy.stderr
+    assert bad.returncode == 2 and "expected PORT or HOST:PORT" in bad.stderr
