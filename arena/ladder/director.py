@@ -1,15 +1,15 @@
 """The ladder director: the trio task `arena serve` hands to `arena.server.run`.
 
 It keeps the server busy: whenever a bot connects or a game slot frees, it
-asks the `Scheduler` for tables and plays each as a duplicate set (the
-rotations one after another, one seed).  Every game is written to the store
+asks the `Scheduler` for tables and plays each as one game on a fresh seed
+(no two ladder games share a deal: a bot must not see one deal from two seats).  Every game is written to the store
 as ``running`` before it starts and committed with its result and replay path
 when it ends, so a crash loses nothing that finished.  Ratings are refitted
 in the background (at most every ``refit_s``) and feed the dashboard, the
 GetStandings RPC and the scheduler's uncertainty tie-break.
 
-Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new set or
-rotation starts; running games may finish for ``drain_s`` seconds, then the
+Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new game
+starts; running games may finish for ``drain_s`` seconds, then the
 rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
 """
 
@@ -159,13 +159,15 @@ class LadderDirector:
                     for s in sessions
                 ]
                 versions = {s.name: s.version for s in sessions}
-                for table in self.scheduler.plan(candidates, limit):
+                for table in self.scheduler.plan(candidates, limit, now=time.monotonic()):
                     for bot in table.bots:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1
                     self._running_sets += 1
                     self._all_done = trio.Event()
                     sets.start_soon(self._play_set, handle, table, versions)
-            await self._sleep_until_kicked(1.0)
+            # A bot the fairness caps hold back is released after a while: plan again then.
+            wakeup = self.scheduler.next_wakeup(time.monotonic())
+            await self._sleep_until_kicked(1.0 if wakeup is None else min(1.0, max(0.0, wakeup - time.monotonic())))
 
     async def _sleep_until_kicked(self, timeout: float) -> None:
         assert self._wake is not None
@@ -213,9 +215,11 @@ class LadderDirector:
         from arena.server.sessions import SeatUnavailable
 
         assert self.stopping is not None
-        set_id = secrets.token_hex(6)
+        # One game per table on a fresh seed, its own result unit (a set of one).  The ladder
+        # never replays a deal with the seats rotated: a bot that remembers its hands would
+        # hold, in the next rotation, the cards its opponent is holding.
         seed = secrets.randbits(63)
-        rotations = table.rotations()
+        rotations = [table.bots]
         options = dict(self.settings.options.get(table.ruleset, {}))
         try:
             for index, seats in enumerate(rotations):
@@ -228,6 +232,7 @@ class LadderDirector:
                     break  # a bot left between rotations: the set ends with what was played
                 self._started_games += 1
                 game_id = new_game_id()
+                set_id = game_id
                 header = {
                     "game_id": game_id,
                     "ruleset": table.ruleset,
@@ -286,6 +291,7 @@ class LadderDirector:
                     raise
                 finally:
                     self.view.running.pop(game_id, None)
+                self.scheduler.game_finished(time.monotonic() - began)
                 with trio.CancelScope(shield=True):
                     await self._record(outcome, writer, time.monotonic() - began)
                 if outcome.status != "finished":
