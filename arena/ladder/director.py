@@ -191,6 +191,11 @@ class LadderDirector:
             self._kick()
             for name, version in changed:
                 await self._db_call(self.store.touch_bot, name, version)
+                if name not in sessions:
+                    # Gone without a game: an open-registration name is not kept (bounded table).
+                    await self._db_call(self.store.forget_unplayed, name)
+            if changed and {s.name: s.version for s in handle.sessions()} != present:
+                continue  # something changed during the writes: its event may have passed already
             await handle.session_event()
 
     async def _stop_after(self, seconds: float) -> None:
@@ -337,6 +342,7 @@ class LadderDirector:
     # ------------------------------------------------------------ ratings
 
     def _load_history(self) -> None:
+        self.store.forget_unplayed()  # names an earlier run saw that never played
         for ruleset in self.settings.players:
             self.scheduler.load_history(ruleset, self.store.pair_counts(ruleset))
             games = self.store.rated_games(ruleset)

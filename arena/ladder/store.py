@@ -351,6 +351,35 @@ class LadderStore:
             ]
         )
 
+    def forget_unplayed(self, name: str | None = None) -> int:
+        """Drop open-registration names that never took a seat (one name, or all); returns how many.
+
+        Open registration accepts any name, so a client that connects under ever new names
+        would otherwise grow the bots table without bound.  A registered name (with a token)
+        and a name with games in the history are kept.
+        """
+        sql = (
+            "DELETE FROM bots WHERE token_hash IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.bot = bots.name)"
+        )
+        parameters: tuple[Any, ...] = ()
+        if name is not None:
+            sql += " AND name = ?"
+            parameters = (name,)
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                removed = self._db.execute(sql, parameters).rowcount
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return removed
+
+    def bot_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM bots").fetchone()[0])
+
     # ---- games
 
     def game_started(
