@@ -384,7 +384,10 @@ def register(subparsers) -> None:
         help="play bots against each other (duplicate deals, Elo, SPRT), like cutechess-cli",
         description="Start an arena on a free loopback port, launch the bots as processes, play duplicate deals "
         "and print the score table; for two bots also the Elo difference with its 95% interval and, "
-        "with --sprt, an early-stopping test.",
+        "with --sprt, an early-stopping test. Duplicate deals replay one seed with the seats rotated, so a "
+        "bot that remembers its hands knows, in the next rotation, the cards its opponent holds: harmless "
+        "here, where you run every bot, but not where strangers meet, so `arena serve` deals every ladder "
+        "game afresh.",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="a bot: a .py file (run with this Python) or a command line in quotes")

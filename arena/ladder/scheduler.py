@@ -115,6 +115,7 @@ class Scheduler:
         self._offsets: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self._present: dict[str, set[str]] = {r: set() for r in self.players}
         self._durations: deque[float] = deque(maxlen=window)
+        self._typical: float | None = None  # the median of _durations, once computed
         self._idle_since: dict[str, float] = {}  # bot -> since when it has had a free slot without a seat
         self._full_since: dict[str, float] = {}  # bot -> since when every slot of it has been taken
 
@@ -148,10 +149,13 @@ class Scheduler:
         """Report how long a game took: the patience and stall limits scale with the typical game."""
         if math.isfinite(seconds) and seconds >= 0:
             self._durations.append(seconds)
+            self._typical = None
 
     def typical_game(self) -> float | None:
         """The median duration of the recent games, None before the first one is reported."""
-        return statistics.median(self._durations) if self._durations else None
+        if self._typical is None and self._durations:
+            self._typical = statistics.median(self._durations)
+        return self._typical
 
     def effective_games(self, ruleset: str, bot: str) -> int:
         return self.games[ruleset][bot] + self._offsets[ruleset][bot]

@@ -1,66 +1,15 @@
-"""Scheduling fairness over simulated populations (no server, no clock)."""
+"""Scheduling fairness over simulated populations (no server; a simulated clock where it matters)."""
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import Counter
 from itertools import combinations
 
 import pytest
 
-from arena.ladder.scheduler import Candidate, Scheduler, Table
-
-
-def simulate(bots, players, rounds=None, seed=1, max_lead=2, late=None, until=None, duration=None,
-             concurrency=1000, clock=True, **options):
-    """Event-driven run on a simulated clock: each game lasts ``duration(table, rng)``; the
-    scheduler fills free slots whenever a game ends, a bot arrives or it asks to be woken.
-
-    bots: name -> (capacity, rulesets or None).  late: name -> time it connects.
-    Stops after ``rounds`` events or at time ``until``.  clock=False plans without a clock
-    (the caps never time out).  Returns the scheduler and the (start time, table) of every
-    game started, and checks capacity every step.
-    """
-    rng = random.Random(seed)
-    scheduler = Scheduler(players, max_lead=max_lead, rng=random.Random(seed + 1), **options)
-    duration = duration or (lambda table, rng: rng.uniform(0.5, 3.0))
-    busy = Counter()
-    running = []  # (end time, counter, table, length)
-    started = []
-    now = 0.0
-    counter = 0
-    late = late or {}
-    step = 0
-    while (rounds is None or step < rounds) and (until is None or now < until):
-        step += 1
-        connected = [
-            Candidate(name, capacity - busy[name], None if games is None else frozenset(games))
-            for name, (capacity, games) in bots.items()
-            if late.get(name, 0) <= now
-        ]
-        for table in scheduler.plan(connected, limit=concurrency - len(running), now=now if clock else None):
-            assert len(set(table.bots)) == len(table.bots) == players[table.ruleset]
-            for bot in table.bots:
-                busy[bot] += 1
-                assert busy[bot] <= bots[bot][0], "capacity exceeded"
-                ruleset_list = bots[bot][1]
-                assert ruleset_list is None or table.ruleset in ruleset_list
-            counter += 1
-            length = duration(table, rng)
-            heapq.heappush(running, (now + length, counter, table, length))
-            started.append((now, table))
-        wakeups = [t for t in [scheduler.next_wakeup(now) if clock else None, *late.values()] if t is not None and t > now]
-        if running and (not wakeups or running[0][0] <= min(wakeups)):
-            now, _, table, length = heapq.heappop(running)
-            scheduler.game_finished(length)
-            for bot in table.bots:
-                busy[bot] -= 1
-        elif wakeups:
-            now = min(wakeups)
-        else:
-            now += 1.0
-    return scheduler, started
+from arena.ladder.simulation import honest_throughput, simulate
+from arena.ladder.scheduler import Candidate, Scheduler
 
 
 def population(n=20, seed=3):
@@ -99,29 +48,8 @@ def test_twenty_bots_get_fair_shares_and_every_pair_meets():
             assert pairs[frozenset((a, b))] >= share / 4, (ruleset, a, b, pairs[frozenset((a, b))], share)
 
 
-HONEST = {f"h{i}": (1 + (i % 3 == 0), None) for i in range(10)}
-SPEED = {**{f"h{i}": (0.8, 1.0, 1.2)[i % 3] for i in range(10)}, "hang": 60.0, "slow": 6.0}
-
-
-def honest_rate(extra, clock=True, until=300.0, concurrency=1000):
-    """Games per second per honest slot, counting only games without the extra bots and only the
-    time the honest slots were not seated with them (a bot that plays a hanging one is stuck with
-    it; the claim is about everyone else)."""
-    lengths = {}
-
-    def duration(table, rng):
-        # A game lasts as long as its slowest player makes it.
-        lengths[id(table)] = max(SPEED[b] for b in table.bots) * rng.uniform(0.8, 1.2)
-        return lengths[id(table)]
-
-    bots = {**HONEST, **extra}
-    _scheduler, started = simulate(bots, {"duo": 2}, until=until, duration=duration, clock=clock,
-                                   concurrency=concurrency)
-    with_extra = [(t, table) for t, table in started if set(table.bots) & set(extra)]
-    own = len(started) - len(with_extra)
-    seated = sum(min(lengths[id(table)], until - t) for t, table in with_extra)
-    slots = sum(capacity for capacity, _games in HONEST.values())
-    return own / (until * slots - seated)
+def honest_rate(extra, clock=True):
+    return honest_throughput(extra, clock=clock).rate
 
 
 def test_a_hanging_or_slow_bot_does_not_throttle_the_honest_ones():
