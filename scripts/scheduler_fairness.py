@@ -29,6 +29,7 @@ EXTRAS = {
     "hanging (60x)": {"hang": (1, None)},
     "slow (6x)": {"slow": (1, None)},
     "both (slow x2 slots)": {"hang": (1, None), "slow": (2, None)},
+    "hanging, 8 slots": {"hang": (8, None)},
 }
 
 

@@ -27,7 +27,7 @@ import trio
 
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
-from arena.ladder.scheduler import Candidate, Scheduler, Table
+from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, utc_now
 from arena.match.timecontrol import TimeControl
@@ -150,10 +150,13 @@ class LadderDirector:
             if limit > 0:
                 sessions = handle.sessions()
                 self.view.connected = [s.name for s in sessions]
+                # No bot may run more than its share of the server's game slots (a bot whose
+                # games hang must not fill them).
+                share = slot_share(self.settings.concurrency, len(sessions), min(self.settings.players.values()))
                 candidates = [
                     Candidate(
                         s.name,
-                        min(s.capacity, self.settings.max_games_per_bot) - max(s.busy, self._reserved.get(s.name, 0)),
+                        min(s.capacity, self.settings.max_games_per_bot, share) - max(s.busy, self._reserved.get(s.name, 0)),
                         frozenset(s.games),
                     )
                     for s in sessions

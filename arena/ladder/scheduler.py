@@ -37,9 +37,11 @@ long, and they only look at bots that are *available*:
 The typical game is the median duration of the last games reported with
 `Scheduler.game_finished`; until one is reported, and whenever ``plan`` is
 called without a clock, the caps apply without time limits.  So an honest bot
-loses at most ``patience`` of a game's time per game to a slow one (0.2: it
-keeps at least 1 / 1.2 = 83% of its games per minute), and a hanging bot
-costs its neighbours nothing after ``stall`` games' time.
+waits at most ``patience`` of a typical game for a seat the caps hold back,
+and a hanging bot stops counting after ``stall`` typical games.  The server's
+game slots are shared out by `slot_share`: no bot may run more games at once
+than its share, so a bot whose games hang cannot fill them.
+(`scripts/scheduler_fairness.py` measures what honest bots keep.)
 
 Per-bot counts are of games *scheduled* in this run (finished or running),
 so one planning round spreads tables instead of repeating one pairing;
@@ -78,6 +80,16 @@ class Table:
 
     ruleset: str
     bots: tuple[str, ...]
+
+
+def slot_share(concurrency: int, bots: int, smallest_table: int) -> int:
+    """How many games one bot may run at once so that no bot can fill the server's slots.
+
+    ``concurrency`` games seat ``concurrency * smallest_table`` bots at most; split evenly
+    among the connected bots (rounded up, at least one), every slot stays usable when
+    every bot takes its share, and a bot whose games hang cannot hold more than its share.
+    """
+    return max(1, math.ceil(concurrency * smallest_table / max(1, bots)))
 
 
 class Scheduler:

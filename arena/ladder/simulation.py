@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from arena.ladder.scheduler import Candidate, Scheduler, Table
+from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 
 #: name -> (capacity, rulesets it plays or None for all)
 Bots = Mapping[str, "tuple[int, Iterable[str] | None]"]
@@ -39,7 +39,8 @@ def simulate(
 ) -> tuple[Scheduler, list[tuple[float, Table]]]:
     """Run events until ``rounds`` events or time ``until``: games end, bots arrive, the
     scheduler asks to be woken; after each the scheduler fills the free slots (at most
-    ``concurrency`` games at once, as `arena serve --concurrency`).
+    ``concurrency`` games at once, as `arena serve --concurrency`, and no bot more than its
+    `slot_share` of them, as the director does).
 
     late: name -> when it connects.  duration: how long a table's game lasts (default
     uniform 0.5-3).  clock=False plans without a clock, as the scheduler did before
@@ -59,10 +60,11 @@ def simulate(
     step = 0
     while (rounds is None or step < rounds) and (until is None or now < until):
         step += 1
+        present = [name for name in bots if late.get(name, 0.0) <= now]
+        share = slot_share(concurrency, len(present), min(players.values()))
         connected = [
-            Candidate(name, capacity - busy[name], None if games is None else frozenset(games))
-            for name, (capacity, games) in bots.items()
-            if late.get(name, 0.0) <= now
+            Candidate(name, min(bots[name][0], share) - busy[name], None if bots[name][1] is None else frozenset(bots[name][1]))
+            for name in present
         ]
         for table in scheduler.plan(connected, limit=concurrency - len(running), now=now if clock else None):
             if not len(set(table.bots)) == len(table.bots) == players[table.ruleset]:
