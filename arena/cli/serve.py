@@ -29,7 +29,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="run a ladder: bots connect, games flow, ratings update (try --demo)",
-        description="Run the arena server with the ladder: connected bots are scheduled in duplicate sets, "
+        description="Run the arena server with the ladder: connected bots are scheduled in games on fresh deals, "
         "results and replays are stored, Bradley-Terry ratings with 95% intervals are shown live.",
     )
     net = parser.add_argument_group("network")

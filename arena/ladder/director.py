@@ -237,7 +237,7 @@ class LadderDirector:
                     break
                 connected = {session.name for session in handle.sessions()}
                 if not set(seats) <= connected:
-                    break  # a bot left between rotations: the set ends with what was played
+                    break  # a bot left before its game started
                 self._started_games += 1
                 game_id = new_game_id()
                 set_id = game_id
@@ -270,7 +270,7 @@ class LadderDirector:
                         )
                     raise
                 self.view.running[game_id] = RunningGame(
-                    game_id, table.ruleset, tuple(seats), f"{index + 1}/{len(rotations)}", time.monotonic()
+                    game_id, table.ruleset, tuple(seats), "-", time.monotonic()
                 )
                 began = time.monotonic()
                 try:
