@@ -14,7 +14,8 @@ Choosing a table (`Scheduler.next_table`):
    uncertain comparison (largest overlap of 95% intervals), so every pair
    meets and no pair is over-played.
 3. Fairness caps, so that bots freed at the same moment do not simply play
-   each other again and fast or high-capacity bots do not race ahead:
+   each other again and fast or high-capacity bots do not race ahead of
+   bots that are about to be free:
    * a bot may take a seat only while it is at most ``max_lead`` games ahead
      of the ruleset's neediest *available* member (unless the table is for
      that member), and at most ``max_lead`` games ahead of its own
