@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from typing import Any, Awaitable, Callable
 
@@ -59,7 +60,9 @@ async def serve(app: Any, sock: socket.socket, shutdown: asyncio.Event) -> None:
     from hypercorn.config import Config
 
     config = Config()
-    config.bind = [f"fd://{sock.fileno()}"]
+    # hypercorn adopts the descriptor it is given and closes it on shutdown: give it its own duplicate,
+    # so the caller's socket stays the caller's to close
+    config.bind = [f"fd://{os.dup(sock.fileno())}"]
     config.accesslog = None
     config.errorlog = log
     config.graceful_timeout = SHUTDOWN_S

@@ -146,3 +146,8 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
     assert busy.returncode == 2 and f"the web view cannot listen on 127.0.0.1:{port}" in busy.stderr
     assert "Traceback" not in busy.stderr
     assert bad.returncode == 2 and "expected PORT or HOST:PORT" in bad.stderr
+    bounded = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--duration", "1",
+                              "--db", str(tmp_path / "b.db"), "--replays", str(tmp_path / "r"), "--plain"],
+                             capture_output=True, text=True, timeout=60)
+    assert bounded.returncode == 0, bounded.stderr  # the web server stops with the ladder, cleanly
+    assert "web view on http://127.0.0.1:" in bounded.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -16,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -33,30 +35,42 @@ BOT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from sdk import Bot, run
 
+    think = float(sys.argv.pop(sys.argv.index("--think") + 1)); sys.argv.remove("--think")
+
     class Thinker(Bot):
         def act(self, turn):
-            time.sleep(0.04)  # a bot's think time, so that games stay live long enough to be watched
+            time.sleep(think)  # a bot's think time, so that games stay live long enough to be watched
             return random.choice(turn.legal)
 
     run(Thinker())
 """)
 
 
-def _read_until(process: subprocess.Popen, pattern: str, timeout: float = 30.0) -> re.Match:
-    import selectors
+class Lines:
+    """A process's output lines, read by a thread into a queue (no buffered line is ever missed)."""
 
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
-    seen = []
-    while selector.select(timeout):
-        line = process.stdout.readline()
-        if not line:
-            break
-        seen.append(line)
-        found = re.search(pattern, line)
-        if found:
-            return found
-    raise AssertionError(f"no line matching {pattern!r} in: {''.join(seen)}")
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.queue: "queue.Queue[str | None]" = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._pump, args=(process.stdout,), daemon=True).start()
+
+    def _pump(self, stream) -> None:
+        for line in stream:
+            self.queue.put(line)
+        self.queue.put(None)
+
+    def until(self, pattern: str, timeout: float = 30.0) -> re.Match:
+        while True:
+            try:
+                line = self.queue.get(timeout=timeout)
+            except queue.Empty:
+                line = None
+            if line is None:
+                raise AssertionError(f"no line matching {pattern!r} in: {''.join(self.seen)}")
+            self.seen.append(line)
+            found = re.search(pattern, line)
+            if found:
+                return found
 
 
 @pytest.fixture(scope="module")
@@ -71,10 +85,13 @@ def ladder(tmp_path_factory):
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     bots = []
     try:
-        port = _read_until(server, r"arena listening on [\d.]+:(\d+)").group(1)
-        web = _read_until(server, r"web view on (http://\S+)").group(1)
-        for name in ("alpha", "beta", "gamma"):
-            bots.append(subprocess.Popen([sys.executable, str(bot_file), "--arena", f"127.0.0.1:{port}", "--name", name],
+        lines = Lines(server)
+        port = lines.until(r"arena listening on [\d.]+:(\d+)").group(1)
+        web = lines.until(r"web view on (http://\S+)").group(1)
+        # alpha and beta think 40 ms a move; sloth 300 ms, so its games stay live long enough to be opened
+        for name, think in (("alpha", 0.04), ("beta", 0.04), ("sloth", 0.3)):
+            bots.append(subprocess.Popen([sys.executable, str(bot_file), "--arena", f"127.0.0.1:{port}", "--name", name,
+                                          "--think", str(think)],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         yield {"web": web, "db": root / "arena.db", "root": root}
     finally:
@@ -94,13 +111,13 @@ def get(url: str) -> dict:
         return json.load(response)
 
 
-def first_live_game(web: str) -> str:
-    """Wait (bounded) for the scheduler to start a game, through the API itself."""
+def first_live_game(web: str, bot: str = "") -> str:
+    """Wait (bounded) for the scheduler to start a game (``bot``'s, if named), through the API itself."""
     import time
 
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        games = get(f"{web}api/v1/live")["games"]
+        games = [g for g in get(f"{web}api/v1/live")["games"] if not bot or bot in g["players"]]
         if games:
             return games[0]["game_id"]
         urllib.request.urlopen(f"{web}api/v1/rulesets", timeout=20).read()  # one round trip, then ask again
@@ -160,9 +177,9 @@ def test_a_browser_sees_the_leaderboard_update_a_live_game_and_a_replay_from_a_s
         assert page.locator("table.standings tbody tr").count() >= 2
         page.screenshot(path=str(tmp_path / "leaderboard.png"))
 
-        # a live game: its log grows while we watch
-        page.wait_for_selector("#live a[href^='#/game/']", timeout=30_000)
-        page.locator("#live a[href^='#/game/']").first.click()
+        # a live game (one of sloth's, which last ~10 s): its log grows while we watch
+        live_id = first_live_game(web, "sloth")
+        page.goto(f"{web}#/game/{live_id}")
         page.wait_for_selector("#log", timeout=15_000)
         assert "live" in page.locator("h1").inner_text()
         page.wait_for_function("Number(document.querySelector('#log').dataset.count || 0) >= 2", timeout=30_000)
