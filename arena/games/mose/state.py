@@ -609,6 +609,8 @@ class MoseState(GameState):
                 "round_started": self.round_started,
                 "exhaustions": self.exhaustions,
                 "penalties": list(self.penalties),
+                # Contested mode: the turn's seat made its one mistake (no more call mose / false lay-offs).
+                "mistake": self.mistake,
                 "last_pickup": None
                 if pickup is None
                 else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"])},

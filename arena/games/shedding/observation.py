@@ -41,6 +41,8 @@ def observation_type(rules: "Ruleset") -> type[RecordObservation]:
         extra += ("returning",)
     if rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
         extra += ("finished", "losses")
+    if rules._forced_view:  # the drawn card that is the seat's only play (its own view only)
+        extra += ("forced",)
     kind = RecordObservation.record_type(KEYS + extra)
     object.__setattr__(rules, "_observation_type", kind)
     return kind
@@ -106,4 +108,6 @@ def _extra(state: "SheddingState", values: tuple) -> tuple:
         extra += (state.returning,)
     if rules.ladder:
         extra += (list(state.finished), list(state.losses))
+    if rules._forced_view:
+        extra += (state.forced if values[1] == state.current else None,)
     return values + extra

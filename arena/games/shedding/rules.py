@@ -214,6 +214,7 @@ class Ruleset:
     _visible_from: int = _derived()
     _ladder: bool = _derived()
     _extra_view: bool = _derived()
+    _forced_view: bool = _derived()
     _observation_type: type | None = _derived()
     _decision_cap: int = _derived()
     _playable: dict = _derived()
@@ -238,7 +239,13 @@ class Ruleset:
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible_from", -self.visible_discard)
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
-        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder)
+        # A drawn card can be the only one the seat may play (C-4 after_draw_play, a cover drawn for, a
+        # rescue): its observation names it (`forced`), as only that seat knows which card it drew.
+        forced_view = self.after_draw_play == "drawn" or any(
+            r.cover_ranks or r.rescue_first_k for r in (*self.rank_rules.values(), *self.card_rules.values())
+        )
+        object.__setattr__(self, "_forced_view", forced_view)
+        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder or forced_view)
         object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
         # Compared after every decision: the limit, or a count no game reaches when there is none.
         object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)

@@ -71,6 +71,7 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         "round_started": view["round_started"],
         "exhaustions": view["exhaustions"],
         "penalties": list(view["penalties"]),
+        "mistake": bool(view.get("mistake")),
         "history": [] if view.get("last_round") is None else [view["last_round"]],
         "seed": rng.getrandbits(62),
         "chance": 0,

@@ -125,10 +125,14 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         position["going_out"] = finish_word and not hands[current]
     if phase == "combo":
         position["combo"] = [position["discard"][-1]]
-    if phase == "rescue":  # the drawn answer is not in the observation: any card of the hand that answers
-        answers = ruleset.rule(position["discard"][-1]).stack_with
-        candidates = [c for c in hands[current] if c[0] in answers or c in answers] or hands[current]
-        position["forced"] = rng.choice(candidates)
+    forced = view.get("forced")  # shown to the seat that drew it only
+    if forced is not None:
+        position["forced"] = forced
+    if phase == "rescue":
+        if forced is None:  # another seat's drawn answer: any card of its hand that answers the debt
+            answers = ruleset.rule(position["discard"][-1]).stack_with
+            candidates = [c for c in hands[current] if c[0] in answers or c in answers] or hands[current]
+            position["forced"] = rng.choice(candidates)
         position["paying"] = 1
     if "returning" in view:
         position["returning"] = view["returning"]
