@@ -146,7 +146,7 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
 
 def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
     family = _family(table.ruleset)
-    deck = Counter(family.deck(table))
+    deck = Counter(family.deck(table.ruleset, table.players, table.options))
     places, seen = family.places(view, table)
     missing = Counter(seen) - deck
     if missing:

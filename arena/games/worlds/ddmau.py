@@ -11,15 +11,11 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.games.ddmau.cards import COLOURS, DEFAULT_COUNTS, deck as ddmau_deck, parse_counts
+from arena.games.ddmau.cards import COLOURS
+from arena.games.facts.ddmau import RULESET, deck
 from arena.games.worlds.places import HAND, PILE, STOCK, Place
 
-RULESET = "ddmau"
-
-
-def deck(table) -> list[str]:
-    text = table.options["deck"]
-    return ddmau_deck(parse_counts(text) if text else dict(DEFAULT_COUNTS))
+__all__ = ["RULESET", "deck", "places", "position"]
 
 
 def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.games.cards import RANKS
-from arena.games.cards import deck as french_deck
-from arena.games.mose.state import RULESET, decks_for
+from arena.games.facts.mose import RULESET, deck
 from arena.games.worlds.places import HAND, STOCK, Place
 
-
-def deck(table) -> list[str]:
-    return french_deck(RANKS, copies=decks_for(table.players, table.options["decks"]))
+__all__ = ["RULESET", "deck", "places", "position"]
 
 
 def _meld_cards(meld: Mapping[str, Any]) -> list[str]:

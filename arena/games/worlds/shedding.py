@@ -13,20 +13,11 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.games.shedding import RULESET_MODULES, ruleset_for
+from arena.games.facts.shedding import deck, rules
 from arena.games.shedding.blind import HIDDEN
-from arena.games.shedding.rules import Ruleset
 from arena.games.worlds.places import FACE_DOWN, HAND, PILE, STOCK, Place
 
-_MODULES = {module.NAME: module for module in RULESET_MODULES}
-
-
-def rules(ruleset: str, players: int, options: Mapping[str, Any]) -> Ruleset:
-    return ruleset_for(_MODULES[ruleset], options).for_players(players)
-
-
-def deck(table) -> list[str]:
-    return list(rules(table.ruleset, table.players, table.options).deck)
+__all__ = ["deck", "places", "position"]
 
 
 def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
