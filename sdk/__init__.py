@@ -23,6 +23,7 @@ from sdk.actions import Action, ActionParseError, is_card_code
 from sdk.bot import Bot
 from sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_interrupt
 from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
+from sdk.facts import Facts
 from sdk.flags import parse_flags
 from sdk.observation import Observation, SeatInfo
 from sdk.turn import GameInfo, GameResult, SeatResult, TimeControl, Turn
@@ -102,6 +103,7 @@ __all__ = [
     "Client",
     "ClientOptions",
     "ConnectionLost",
+    "Facts",
     "GameInfo",
     "GameResult",
     "Observation",

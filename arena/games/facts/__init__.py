@@ -50,11 +50,14 @@ _TYPES = {bool: "bool", int: "int", float: "float", str: "str"}
 
 
 def _family(ruleset: str):
+    """The family module of a ruleset; None for one registered from outside the three engines (tests)."""
     if ruleset == _mose.RULESET:
         return _mose
     if ruleset == _ddmau.RULESET:
         return _ddmau
-    return _shedding
+    if ruleset in _shedding.RULESETS:
+        return _shedding
+    return None
 
 
 def option_schema(ruleset: str) -> dict[str, dict[str, Any]]:
@@ -82,10 +85,10 @@ def ruleset_facts(ruleset: str, players: int, **options: Any) -> dict[str, Any]:
         facts = {
             "ruleset": ruleset,
             "players": players,
-            "family": family.FAMILY,
+            "family": "" if family is None else family.FAMILY,
             "options": resolved,
             "option_schema": option_schema(ruleset),
-            **family.facts(ruleset, players, resolved),
+            **({} if family is None else family.facts(ruleset, players, resolved)),
         }
         if len(_CACHE) > 256:
             _CACHE.clear()

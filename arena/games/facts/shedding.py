@@ -10,6 +10,7 @@ from arena.games.shedding.rules import CardRule, Ruleset
 
 FAMILY = "shedding"
 _MODULES = {module.NAME: module for module in RULESET_MODULES}
+RULESETS = frozenset(_MODULES)
 
 
 def rules(ruleset: str, players: int, options: Mapping[str, Any]) -> Ruleset:

@@ -70,7 +70,9 @@ def _family(ruleset: str):
         return _mose_worlds
     if ruleset == _ddmau_worlds.RULESET:
         return _ddmau_worlds
-    return _shedding_worlds
+    if ruleset in _shedding_worlds.RULESETS:
+        return _shedding_worlds
+    raise WorldError(f"{ruleset} has no world sampler (only the shedding rulesets, mose and ddmau do)")
 
 
 def unseen(ruleset: str, observation: "Observation | Mapping[str, Any]", **options: Any) -> Unseen:
@@ -97,8 +99,8 @@ def sample_world(
     if not isinstance(rng, random.Random):
         raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
     view, table = _prepare(ruleset, observation, options)
-    hidden = _unseen(view, table)
     family = _family(ruleset)
+    hidden = _unseen(view, table)
     info = registry.get(ruleset)
     for _ in range(max(1, attempts)):
         dealt = deal(hidden, rng)

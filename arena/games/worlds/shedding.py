@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arena.games.facts.shedding import deck, rules
+from arena.games.facts.shedding import RULESETS, deck, rules
 from arena.games.shedding.blind import HIDDEN
 from arena.games.worlds.places import FACE_DOWN, HAND, PILE, STOCK, Place
 
-__all__ = ["deck", "places", "position"]
+__all__ = ["RULESETS", "deck", "places", "position"]
 
 
 def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
