@@ -204,7 +204,6 @@ def test_a_bot_that_never_connects_is_named_after_the_connect_timeout(tmp_path):
 def test_ctrl_c_stops_the_bots_and_prints_the_partial_result(tmp_path):
     bot = tmp_path / "victim.py"
     bot.write_text(Path(GREEDY_BOT).read_text())
-    (tmp_path / "_cards.py").write_text((ROOT / "sample_bots" / "_cards.py").read_text())
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "match", RANDOM_BOT, str(bot), "--game", "moumou", "--games", "2000", "-v"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
