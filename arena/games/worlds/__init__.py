@@ -28,6 +28,10 @@ Each game family provides the two steps in its own module (`shedding.py`,
 sizes and the multiset of cards the seat has not seen, and
 `position(view, info, dealt, rng)`, the position with those places filled.
 
+The observation may be the engine's (`GameState.observation`), its
+`to_dict()`, or the SDK's (`sdk.Observation`, as a bot receives it): the
+SDK's seat views are folded back into the engine's player count.
+
 `history` is reserved for a list of public events (a card publicly taken
 from the pile, a card turned up): later versions pin the cards they name to
 their places.  Today it must be None or empty.
@@ -130,12 +134,18 @@ def deal(hidden: Unseen, rng: random.Random) -> dict[Place, list[str]]:
 
 def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tuple[dict[str, Any], Table]:
     info = registry.get(ruleset)
-    if isinstance(observation, Observation):
+    if isinstance(observation, Observation) or hasattr(observation, "to_dict"):  # the engine's or the SDK's
         view = observation.to_dict()
     elif isinstance(observation, Mapping):
         view = Observation(observation).to_dict()
     else:
         raise WorldError(f"an observation is a mapping, not {type(observation).__name__}")
+    if not isinstance(view, dict):
+        raise WorldError(f"an observation is a mapping, not {type(view).__name__}")
+    if "seats" in view and not isinstance(view.get("players"), int):
+        # The SDK's form (sdk.Observation): the seat views replace the engine's player count.
+        view["players"] = len(view.pop("seats"))
+        view.pop("statuses", None)
     if view.get("ruleset") != ruleset:
         raise WorldError(f"this is an observation of {view.get('ruleset')!r}, not of {ruleset!r}")
     players = view.get("players")
