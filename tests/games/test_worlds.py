@@ -62,7 +62,7 @@ def card_count(position: dict) -> Counter:
     return cards
 
 
-def check_world(name: str, state, seat: int, options: dict, rng: random.Random) -> None:
+def check_world(name: str, state, seat: int | None, options: dict, rng: random.Random) -> None:
     observation = state.observation(seat)
     world = games.sample_world(name, observation, rng, **options)
     assert world.observation(seat) == observation
@@ -86,8 +86,20 @@ def test_sampled_worlds_give_the_seat_its_observation_and_legal_actions(name, pl
         if checked and decision == checked[0]:
             checked.pop(0)
             check_world(name, state, state.current, options, rng)
-            check_world(name, state, rng.randrange(players), options, rng)
+            check_world(name, state, rng.choice([*range(players), None]), options, rng)  # None: the spectator
         state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("name", games.rulesets())
+def test_a_finished_game_is_sampled_too(name):
+    players = games.ruleset_info(name).min_players
+    short = {"ddmau": {"max_hands": 1}, "mose": {"rounds": 1}}.get(name, {})
+    state = games.new_game(name, players, seed=2, **short)
+    rng = random.Random(name)
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_actions()))
+    world = games.sample_world(name, state.observation(0), rng, **short)
+    assert world.is_over and world.observation(0) == state.observation(0)
 
 
 def test_every_decision_of_blind_games_is_sampled_exactly():
