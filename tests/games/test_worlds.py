@@ -206,3 +206,11 @@ def test_bad_requests_are_clear_errors():
         games.sample_world("maumau", forged, rng)
     with pytest.raises(games.OptionError):
         games.sample_world("maumau", observation, rng, no_such_option=1)
+    truncated = observation.to_dict()
+    del truncated["hand_sizes"]
+    with pytest.raises(WorldError, match="not an observation of maumau: no key 'hand_sizes'"):
+        games.sample_world("maumau", truncated, rng)
+    lying = observation.to_dict()
+    lying["decision"] = "suit"  # a suit choice with no suit-choosing card on top: no world has it
+    with pytest.raises(WorldError, match="no world of maumau fits .*the engine refused: a suit choice"):
+        games.sample_world("maumau", lying, rng, attempts=3)

@@ -41,8 +41,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from arena.games import registry
 from arena.games.base import GameError, GameState, Observation
@@ -106,18 +107,32 @@ def sample_world(
     family = _family(ruleset)
     hidden = _unseen(view, table)
     info = registry.get(ruleset)
+    refused = ""
     for _ in range(max(1, attempts)):
         dealt = deal(hidden, rng)
-        position = family.position(view, table, dealt, rng)
+        with _reading(ruleset):
+            position = family.position(view, table, dealt, rng)
         try:
             world = info.from_position(position=position, options=dict(table.options))
-        except GameError:
+        except GameError as error:
+            refused = f" (the engine refused: {error})"
             continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
         if world.observation(table.seat).to_dict() == view:
             return world
-    raise WorldError(
-        f"no world of {ruleset} fits this observation of seat {table.seat} in {attempts} deals"
-    )
+    raise WorldError(f"no world of {ruleset} fits this observation of seat {table.seat} in {attempts} deals{refused}")
+
+
+@contextmanager
+def _reading(ruleset: str) -> Iterator[None]:
+    """Turns a missing or malformed observation key into a one-line `WorldError`."""
+    try:
+        yield
+    except GameError:
+        raise
+    except KeyError as error:
+        raise WorldError(f"not an observation of {ruleset}: no key {error}") from None
+    except (TypeError, IndexError, AttributeError, ValueError) as error:
+        raise WorldError(f"not an observation of {ruleset}: {error}") from None
 
 
 def deal(hidden: Unseen, rng: random.Random) -> dict[Place, list[str]]:
@@ -159,7 +174,8 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
 def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
     family = _family(table.ruleset)
     deck = Counter(family.deck(table.ruleset, table.players, table.options))
-    places, seen = family.places(view, table)
+    with _reading(table.ruleset):
+        places, seen = family.places(view, table)
     missing = Counter(seen) - deck
     if missing:
         raise WorldError(f"the observation shows cards this deck does not hold: {', '.join(sorted(missing))}")
