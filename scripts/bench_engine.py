@@ -25,7 +25,8 @@ taken from random games of each configuration: ``clone()`` per second, and
 world samples per second (`games.sample_world` on the acting seat's
 observation: the hidden cards dealt again, the position restored, the
 observation checked), with how many clones one sample costs (both measured
-in the same rounds, so the ratio hardly moves with the load) and, with
+in the same rounds, so the ratio hardly moves with the load), the rate of a
+`WorldSampler` drawing ten worlds per observation (read once) and, with
 OpenSpiel installed, our clones over theirs (``crazy_eights``
 ``State.clone``, the same table sizes as above).  ``--search-seconds 0``
 leaves it out.
@@ -51,6 +52,7 @@ from rich.table import Table  # noqa: E402
 
 from arena import games  # noqa: E402
 from arena.games.selfplay import MAX_DECISIONS, StalledGameError, chooser  # noqa: E402
+from arena.games.worlds import WorldSampler  # noqa: E402
 
 OPENSPIEL_PLAYERS = (2, 5)
 
@@ -142,6 +144,8 @@ class SearchRun:
     clone_seconds: float
     samples: int | None
     sample_seconds: float
+    prepared: int | None = None  # samples by a `WorldSampler` that read its observation once
+    prepared_seconds: float = 0.0
 
     @property
     def clone_rate(self) -> float:
@@ -152,6 +156,12 @@ class SearchRun:
         if self.samples is None:
             return None
         return self.samples / self.sample_seconds if self.sample_seconds else 0.0
+
+    @property
+    def prepared_rate(self) -> float | None:
+        if self.prepared is None:
+            return None
+        return self.prepared / self.prepared_seconds if self.prepared_seconds else 0.0
 
 
 def search_states(ruleset: str, players: int, seed: int, count: int = SEARCH_STATES) -> list:
@@ -172,10 +182,12 @@ def search_states(ruleset: str, players: int, seed: int, count: int = SEARCH_STA
 
 
 def bench_search(ruleset: str, states: list, seconds: float, seed: int) -> SearchRun:
-    """Half the time cloning the states in turn, half sampling worlds from their acting seat's view."""
+    """A third of the time cloning the states in turn, a third sampling a world from each acting seat's
+    view (`games.sample_world`), a third sampling ten worlds per view from a `WorldSampler` (the
+    observation read once, as a search bot does)."""
     clones = 0
     started = time.process_time()
-    while time.process_time() - started < seconds / 2:
+    while time.process_time() - started < seconds / 3:
         for state in states:
             state.clone()
         clones += len(states)
@@ -183,16 +195,26 @@ def bench_search(ruleset: str, states: list, seconds: float, seed: int) -> Searc
     rng = random.Random(seed)
     views = [(state.observation(state.current), state.options) for state in states]
     samples: int | None = 0
+    prepared: int | None = 0
     started = time.process_time()
     try:
-        while time.process_time() - started < seconds / 2:
+        while time.process_time() - started < seconds / 3:
             for view, options in views:
                 games.sample_world(ruleset, view, rng, **options)
             samples += len(views)
+        sample_seconds = time.process_time() - started
+        started = time.process_time()
+        while time.process_time() - started < seconds / 3:
+            for view, options in views:
+                sampler = WorldSampler(ruleset, view, **options)
+                for _ in range(10):
+                    sampler.sample(rng)
+            prepared += 10 * len(views)
     except games.WorldError:
-        samples = None  # a ruleset without a world sampler (a test's toy game)
+        samples = prepared = None  # a ruleset without a world sampler (a test's toy game)
+        sample_seconds = time.process_time() - started
     return SearchRun(states[0].ruleset, states[0].players, clones, clone_seconds, samples,
-                     time.process_time() - started)
+                     sample_seconds, prepared, time.process_time() - started)
 
 
 def bench_openspiel_clones(players: int, seconds: float, seed: int) -> SearchRun | None:
@@ -229,8 +251,10 @@ def bench_openspiel_clones(players: int, seconds: float, seed: int) -> SearchRun
 
 def combined_search(parts: list[SearchRun]) -> SearchRun:
     samples = None if any(p.samples is None for p in parts) else sum(p.samples for p in parts)
+    prepared = None if any(p.prepared is None for p in parts) else sum(p.prepared for p in parts)
     return SearchRun(parts[0].name, parts[0].players, sum(p.clones for p in parts),
-                     sum(p.clone_seconds for p in parts), samples, sum(p.sample_seconds for p in parts))
+                     sum(p.clone_seconds for p in parts), samples, sum(p.sample_seconds for p in parts),
+                     prepared, sum(p.prepared_seconds for p in parts))
 
 
 def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, seed: int, console: Console) -> Table:
@@ -262,6 +286,7 @@ def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, se
     table.add_column("ours/OS", justify="right")
     table.add_column("worlds/s", justify="right", style="bold")
     table.add_column("clones per world", justify="right")
+    table.add_column("worlds/s, 10 per view", justify="right")
     for config in configs:
         run = totals[config]
         reference = theirs.get(reference_players(run.players))
@@ -273,9 +298,10 @@ def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, se
             f"{run.clone_rate / reference.clone_rate:.2f}" if reference is not None and reference.clone_rate else "-",
             "-" if rate is None else f"{rate:,.0f}",
             "-" if not rate else f"{run.clone_rate / rate:,.0f}",
+            "-" if run.prepared_rate is None else f"{run.prepared_rate:,.0f}",
         )
     for players, run in theirs.items():
-        table.add_row(run.name, str(players), f"{run.clone_rate:,.0f}", "", "", "")
+        table.add_row(run.name, str(players), f"{run.clone_rate:,.0f}", "", "", "", "")
     return table
 
 

@@ -151,8 +151,9 @@ def test_a_hidden_card_lands_in_each_place_in_proportion_to_its_size(name, playe
     rng = random.Random(20261124)
     samples = 1500
     counts: Counter = Counter()
+    sampler = worlds.WorldSampler(name, observation, **options)  # the observation read once
     for _ in range(samples):
-        position = games.sample_world(name, observation, rng, **options).to_position()
+        position = sampler.sample(rng).to_position()
         for place in hidden.places:
             counts[str(place)] += cards_at(position, place, observation).count(card)
     total = len(hidden.cards)

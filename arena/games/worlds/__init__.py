@@ -98,28 +98,51 @@ def sample_world(
     """A full state that gives `observation`'s seat exactly that observation, hidden cards dealt at random.
 
     `options` are the game's options (as `new_game` takes them).  Raises `WorldError` when no deal fits.
+    For many worlds of one observation, `WorldSampler` reads the observation once.
     """
-    if history:
-        raise WorldError("history is not supported yet: pass None (the observation alone is used)")
-    if not isinstance(rng, random.Random):
-        raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
-    view, table = _prepare(ruleset, observation, options)
-    family = _family(ruleset)
-    hidden = _unseen(view, table)
-    info = registry.get(ruleset)
-    refused = ""
-    for _ in range(max(1, attempts)):
-        dealt = deal(hidden, rng)
-        with _reading(ruleset):
-            position = family.position(view, table, dealt, rng)
-        try:
-            world = info.from_position(position=position, options=dict(table.options))
-        except GameError as error:
-            refused = f" (the engine refused: {error})"
-            continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
-        if world.observation(table.seat).to_dict() == view:
-            return world
-    raise WorldError(f"no world of {ruleset} fits this observation of seat {table.seat} in {attempts} deals{refused}")
+    return WorldSampler(ruleset, observation, history, **options).sample(rng, attempts)
+
+
+class WorldSampler:
+    """The worlds of one observation: the observation is read and the unseen cards counted once.
+
+        sampler = WorldSampler("moumou", observation, **options)
+        worlds = [sampler.sample(rng) for _ in range(100)]
+    """
+
+    def __init__(
+        self,
+        ruleset: str,
+        observation: "Observation | Mapping[str, Any]",
+        history: Sequence[Any] | None = None,
+        **options: Any,
+    ) -> None:
+        if history:
+            raise WorldError("history is not supported yet: pass None (the observation alone is used)")
+        self.view, self.table = _prepare(ruleset, observation, options)
+        self.family = _family(ruleset)
+        self.unseen = _unseen(self.view, self.table)
+        self._restore = registry.get(ruleset).from_position
+
+    def sample(self, rng: random.Random, attempts: int = ATTEMPTS) -> GameState:
+        if not isinstance(rng, random.Random):
+            raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
+        view, table = self.view, self.table
+        refused = ""
+        for _ in range(max(1, attempts)):
+            dealt = deal(self.unseen, rng)
+            with _reading(table.ruleset):
+                position = self.family.position(view, table, dealt, rng)
+            try:
+                world = self._restore(position=position, options=dict(table.options))
+            except GameError as error:
+                refused = f" (the engine refused: {error})"
+                continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
+            if world.observation(table.seat).to_dict() == view:
+                return world
+        raise WorldError(
+            f"no world of {table.ruleset} fits this observation of seat {table.seat} in {attempts} deals{refused}"
+        )
 
 
 @contextmanager
@@ -186,4 +209,4 @@ def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
     return Unseen(tuple(places), tuple(cards))
 
 
-__all__ = ["ATTEMPTS", "Place", "Table", "Unseen", "WorldError", "deal", "sample_world", "unseen"]
+__all__ = ["ATTEMPTS", "Place", "Table", "Unseen", "WorldError", "WorldSampler", "deal", "sample_world", "unseen"]
