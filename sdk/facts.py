@@ -9,7 +9,7 @@ and roles, and the options with their types.
         facts.deck                             # ('7s', '8s', ...), copies repeated
         facts.points("Js")                     # 20 in Moumou
         facts.has_role("Js", "wild")           # True
-        facts.options["limit"]                 # 101, an int (game.options is the same dict)
+        facts.options["limit"]                 # 101, an int (game.options holds the same values)
         facts.unseen(hand + pile)              # the deck less the cards you have seen
 
 Roles (short names): ``wild``, ``suit`` (``color`` in DD MAU), ``draw``,
