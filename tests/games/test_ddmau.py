@@ -512,3 +512,26 @@ def test_team_end_on_individual_totals_flag_E29():
     assert p["individual"] == [298, -97, 350, 105] and p["scores"] == [648, 8, 648, 8]
     state = run(R, start, ["play R2"], teams="on")
     assert state.to_position()["scores"] == [408, 406, 408, 406] and state.is_over is False
+
+
+# -- issue 14: rules exactness ------------------------------------------------------------------
+
+
+def test_blocking_with_the_last_card_ends_the_hand_and_the_blocker_scores_minus_50():
+    start = pos([["PT-r"] + F(0), ["MM"], F(1)], ["R7"], ["Y1", "Y2", "Y3"])
+    state = run(R, start, ["play PT-r", "stop", "block"], max_hands=1)
+    assert state.is_over and state.to_position()["scores"] == [39, -50, 36]
+    state = run(R, start, ["play PT-r", "stop", "block"])  # the match goes on with hand 2
+    p = state.to_position()
+    assert p["hand_number"] == 2 and p["last_hand"]["winner"] == 1 and p["scores"] == [39, -50, 36]
+
+
+@pytest.mark.parametrize(("hit", "target", "after"), [("JTT", 2, 2), ("PT-r", 2, 3)])
+def test_a_skip_after_the_hit_card_sends_the_hit_one_seat_further(hit, target, after):
+    """7.5/E-14: the target is k+1 seats along, k = the Skips anywhere in the play."""
+    stock = ["Y1", "Y2", "Y3", "Y4"]
+    state = run(R, pos([[hit, "SK-r"] + F(0), F(1), F(2), F(3)], ["R7"], stock), [f"play {hit}", "play SK-r", "stop"])
+    assert state.decision == "hit" and state.current == target
+    state.apply("accept")
+    assert len(hands(state)[target]) == 5 and len(hands(state)[1]) == 3
+    assert state.current == after and state.decision == "turn"

@@ -38,7 +38,7 @@ target decides ``accept`` or ``block`` (with an MM).
   either) from the play's last hit card down the pile, LM/DM ignored,
   never reset by paying; any other visible card breaks the run.  E-12 PT
   on the same colour or on any PT.  E-14 the target is k+1 seats along
-  (k = Skips).  E-15/E-25 a PT hit costs the target its next turn, once.
+  (k = every Skip in the play, before or after the hit card).  E-15/E-25 a PT hit costs the target its next turn, once.
   JTT: the target draws and then plays on the card under the JTT.
 * E-17 an OWM gives the same seat a full new turn; E-26 Skips add up;
   E-28 effects in card order (an OWM flips the direction for the cards
@@ -46,7 +46,8 @@ target decides ``accept`` or ``block`` (with an MM).
 * E-18 an SM breaks a hit run; it sets a colour, no extra turn.
 * E-23 a block: the MM goes on the pile with the colour under it, breaks
   the run; the blocker may play or ``pass``; play then goes on from the
-  blocker.  E-24 only an MM avoids the draw.  E-30 never MM as DM.
+  blocker.  A block with the blocker's last card ends the hand (7.7): the
+  blocker went out, the MM is its final play and scores -50.  E-24 only an MM avoids the draw.  E-30 never MM as DM.
 * E-10 the finisher subtracts the final play's points; the others add
   their hand points x 2^s (s = SMs in the final play; option
   ``sm_multiplies = totals``).  A final PT/JTT still hits first.

@@ -439,6 +439,7 @@ class DDMauState(GameState):
         owm = False
         hit_index = None
         hit_kind = None
+        hit_direction = d
         target = None
         sms = 0
         for i in range(base, len(self.discard)):
@@ -449,12 +450,13 @@ class DDMauState(GameState):
             elif kind == "SK":
                 pos = self._step(pos, 1, d)
             elif kind in HIT_KINDS:
-                hit_index, hit_kind = i, kind
-                target = self._step(pos, 1, d)
-                if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
-                    target = self._step(seat, 1, d)
+                hit_index, hit_kind, hit_direction = i, kind, d
             elif kind == "SM":
                 sms += 1
+        if hit_index is not None:  # 7.5: k+1 seats along, k = every Skip of the play, before or after it
+            target = self._step(pos, 1, hit_direction)
+            if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
+                target = self._step(seat, 1, hit_direction)
         self.direction = d
         self.last_play = self.chain
         play = self.discard[base:]
@@ -521,8 +523,11 @@ class DDMauState(GameState):
         self.last_play = 1
         self.hit = None
         self.idle = 0
-        if self.next_seat is None:
+        if self.next_seat is None:  # the hitter went out first: their finish stands
             self._score_hand(self.final["seat"])
+        elif not self.hands[seat]:  # 7.7: blocking with the last card empties the hand; the MM scores -50
+            self.final = {"seat": seat, "cards": ["MM"], "sm": 0}
+            self._score_hand(seat)
         else:
             self._start_turn(seat, optional=True)
 
