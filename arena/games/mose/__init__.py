@@ -64,10 +64,13 @@ out), and the round ends with no winner at its discard; option
 
 **Modes (D-16, D-17).**  ``strict`` (default): invalid plays are never
 offered, so False Mose and False Play cannot happen.  ``contested``: the
-turn's seat is also offered, until its first mistake in that turn,
-``call mose`` with cards in hand (False Mose, +50) and lay-offs that do not
-fit (False Play, +10: every hand card onto a set, or at the ``hi`` end of a
-run); the mistake changes nothing else and the turn goes on.
+turn's seat is also offered ``call mose`` with cards in hand (False Mose,
++50; once a turn) and lay-offs that do not fit (False Play, +10 each: every
+hand card onto a set, or at either end, ``lo`` or ``hi``, of a run).  Every
+False Play of a turn costs its 10; the same refused lay-off (meld, end,
+card) is not offered again in that turn, since trying it again tells
+nobody anything new, so a turn's mistakes are bounded and a game cannot
+loop on them.  A mistake changes nothing else and the turn goes on.
 
 **Turn limit (not in the rules).**  Players who only ever take the pile
 never run the stock out, so a round also ends with no winner, scored like
