@@ -535,3 +535,48 @@ def test_a_skip_after_the_hit_card_sends_the_hit_one_seat_further(hit, target, a
     state.apply("accept")
     assert len(hands(state)[target]) == 5 and len(hands(state)[1]) == 3
     assert state.current == after and state.decision == "turn"
+
+
+def test_a_hand_that_goes_round_without_progress_ends_stalled():
+    """Stock empty, one card under the last play: each seat digs it and plays it; a full round of that ends it."""
+    start = pos([["G2", "G4", "G6"], ["B9", "B8", "B6"]], ["R3", "R7"], [], last_play=1)
+    actions = ["draw", "play R3", "stop", "draw", "play R7", "stop"]
+    state = run(R, start, actions, max_hands=1)
+    assert state.is_over and state.to_position()["last_hand"]["reason"] == "stalled"
+    assert state.to_position()["scores"] == [12, 23]
+    state = run(R, start, actions[:3], max_hands=1)  # one stale turn is not yet a round
+    restored = games.from_position(R, state.to_position(), max_hands=1)
+    for text in actions[3:]:
+        restored.apply(text)
+    assert restored.is_over
+
+
+def dig_first_bot(state):
+    """Digs whenever it may, passes whenever it may, else plays the first legal action."""
+    legal = state.legal_actions()
+    for verb in ("draw", "pass"):
+        for action in legal:
+            if action.verb == verb:
+                return action
+    return legal[0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_seats_that_always_dig_and_pass_still_finish_every_hand(players):
+    state = games.new_game(R, players=players, seed=1)
+    decisions = 0
+    while not state.is_over:
+        state.apply(dig_first_bot(state))
+        decisions += 1
+        assert decisions < 5_000, "a hand never ends"
+    assert state.to_position()["last_hand"]["reason"] == "stalled"
+
+
+def test_turn_limit_ends_a_hand_and_is_checked():
+    state = games.new_game(R, players=2, seed=3, turn_limit=5, max_hands=1)
+    while not state.is_over:
+        state.apply(state.default_action())
+    p = state.to_position()
+    assert p["last_hand"]["reason"] == "turn-limit" and p["last_hand"]["winner"] is None and p["turns"] == 5
+    with pytest.raises(OptionError):
+        games.new_game(R, players=2, seed=3, turn_limit=-1)

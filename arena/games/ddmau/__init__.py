@@ -72,6 +72,18 @@ hit is aimed by its last hit card.  A block takes the place of the
 hitter's OWM extra turn.  A catch window comes before the hit is resolved.
 If every active seat in a row passes without playing or drawing (nothing
 left to draw), the hand ends with no winner and every seat adds its hand.
+The same happens to a hand that goes round without progress (reason
+``stalled``): a turn is stale if it began with an empty draw pile (so every
+dig had to reshuffle the few cards under the last play) and its seat did
+not end it holding fewer cards than it began with; a full round of stale
+turns in a row (one per active seat, an Other Way Mae's extra turn
+counting as a turn) ends the hand.  Nobody can get ahead then: the same
+few cards only go from the pile to a hand and back (seats that always dig
+and then must play the card they dug never finished a hand before).
+Option ``turn_limit`` (5000 turns a hand; 0 for none) ends any hand that
+reaches it the same way (reason ``turn-limit``), whatever the seats do;
+random play needs about 230 turns a hand (2 players; 1 in 100 hands over
+1,300).
 A going-out chain that needs more than 20,000 search steps to find is not
 offered (it never happens with real hands).  Option ``max_hands`` ends the
 game after that many hands (0: no limit), for quick games.
@@ -104,6 +116,8 @@ OPTIONS = {
     "sm_multiplies": OptionSpec("hand", "a Shadow Master finish multiplies the others' hand points or their "
                                 "totals (E-10)", ("hand", "totals")),
     "safety_net": OptionSpec(True, "totals of 500..505 after a hand drop to 350 (E-11)"),
+    "turn_limit": OptionSpec(5000, "turns after which a hand ends blocked (0: none); not in the rules, a bound "
+                             "whatever the seats do"),
 }
 
 SUMMARY = (
@@ -131,6 +145,8 @@ def _options(players: int | None, options: Mapping[str, Any]) -> tuple[dict[str,
         raise OptionError("tournament play is for single players; turn teams off")
     if options["target"] < 10 or options["max_hands"] < 0:
         raise OptionError("target must be at least 10 and max_hands at least 0")
+    if options["turn_limit"] < 0:
+        raise OptionError(f"option turn_limit: {options['turn_limit']} is negative; 0 means no limit")
     return dict(options), counts
 
 
