@@ -161,6 +161,13 @@ def test_B8_the_next_player_may_still_accuse_after_its_voluntary_draw():
     assert legal(restored) == legal(state)
 
 
+def test_B8_facing_the_offenders_seven_the_next_player_may_accuse_before_taking_the_draw():
+    state = run(R, table(["7h", "9c"]), ["play 7h", "pass", "pass", "pass"])
+    assert state.current == 1 and legal(state) == ["accept", "accuse 0"]  # no longer a forced draw
+    state.apply("accuse 0")  # then the 2 cards are taken for seat 1 (nothing else is legal) and its turn ends
+    assert len(hands(state)[0]) == 6 and len(hands(state)[1]) == 5 and state.current == 2
+
+
 def test_B8_the_next_players_discard_or_pass_closes_the_window():
     state = run(R, table(["Kh", "9c"]), ["play Kh", "pass", "pass", "pass", "play Ks"])
     assert state.current == 2 and "accuse 0" not in legal(state)
