@@ -130,7 +130,8 @@ RESOLUTIONS = (
     "leaves only draw stock. D-11 melding out needs no discard. D-12 sequential windows, so no races. D-13 "
     "second exhaustion: the drawer finishes the turn (second_exhaustion_end). D-14 Mose directly after "
     "another seat's pickup returns the pickup. D-16/D-17 strict by default; contested mode offers False "
-    "Mose (+50) and False Play (+10). D-18 wild 20 overrides. D-19 ties share places. D-20 any number of "
+    "Mose (+50, once a turn) and False Play (+10 each: any hand card that does not fit a set, or either end of "
+    "a run; the same refused lay-off once a turn, so a turn's mistakes are bounded). D-18 wild 20 overrides. D-19 ties share places. D-20 any number of "
     "melds per turn. D-21 every play is a logged action. Offers: 3-card melds plus maximal natural melds, "
     "lay-offs one card at a time, a wild only where its natural is not held (see arena/games/mose)."
 )
