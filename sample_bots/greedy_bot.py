@@ -42,8 +42,8 @@ class GreedyBot(Bot):
         def score(action):
             if action.verb == "suit" and action.args:
                 return 50 + suit_counts(hand, facts).get(action.args[0], 0)
-            if action.verb == "call":
-                return 500 if has_play or turn.decision == "call" else -1
+            if action.verb == "call":  # with more than 2 cards an offered MAU-MAU call is false (B-7)
+                return 500 if (has_play and len(hand) <= 2) or turn.decision == "call" else -1
             if action.verb == "bonus":
                 return 10 if action.args == ("others",) else 5
             if action.verb == "accuse":

@@ -52,8 +52,8 @@ function usage(message) {
 
 // ---------------------------------------------------------------- the strategy: make it yours
 
-// Shed as many cards as possible, always make a call or an accusation when offered, otherwise play, and
-// draw or pass only when nothing else is legal.  `legal` is the list of action texts ("play 7h", "draw",
+// Shed as many cards as possible, make a call (with 2 cards or fewer: Online Mau-Mau also offers a false
+// one with 3) or an accusation when offered, otherwise play, and draw or pass only when nothing else is legal.  `legal` is the list of action texts ("play 7h", "draw",
 // "suit h", "meld 7h 8h 9h"); the first word is the verb, the rest its arguments.
 function choose(observation, legal) {
   let best = 0, bestScore = -Infinity;
@@ -61,7 +61,7 @@ function choose(observation, legal) {
     const [verb, ...args] = text.split(" ");
     const score = {call: 100, accuse: 90, catch: 90, block: 80, meld: 50, layoff: 40, play: 10, discard: 5,
       suit: 1, color: 1, declare: 1}[verb] ?? 0;
-    const total = score + args.length;
+    const total = verb === "call" && (observation.hand || []).length > 2 ? -1 : score + args.length;
     if (total > bestScore) { best = index; bestScore = total; }
   });
   return best;

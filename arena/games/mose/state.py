@@ -92,7 +92,8 @@ class MoseState(GameState):
         self.scores = [0] * players
         self.history: list[dict[str, Any]] = []
         self.next_meld = 1
-        self.mistake = False
+        self.mistake = False  # a False Mose this turn (one a turn)
+        self.false_plays: list[str] = []  # the False Plays of this turn, each once (D-17)
         self.turns = 0
         self._legal: list[Action] | None = None
 
@@ -133,6 +134,7 @@ class MoseState(GameState):
         self.penalties = [0] * n
         self.next_meld = 1
         self.mistake = False
+        self.false_plays = []
         self.turns = 1
 
     # -- the contract ------------------------------------------------------------------
@@ -190,9 +192,10 @@ class MoseState(GameState):
         hand = self.hands[seat]
         discards = [Action("discard", (c,)) for c in sorted(set(hand), key=card_key)]
         actions = [*plays, *discards]
-        if self.options["mode"] == "contested" and not self.mistake:
+        if self.options["mode"] == "contested":
             actions.extend(self._false_plays(seat))
-            actions.append(CALL_MOSE)
+            if not self.mistake:
+                actions.append(CALL_MOSE)
         return actions
 
     def default_action(self) -> Action:
@@ -220,6 +223,7 @@ class MoseState(GameState):
         twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
         twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
+        twin.false_plays = list(self.false_plays)
         return twin
 
     # -- offers ------------------------------------------------------------------------
@@ -324,18 +328,23 @@ class MoseState(GameState):
         return actions
 
     def _false_plays(self, seat: int) -> list[Action]:
-        """Contested mode: lay-offs that do not fit (a False Play, +10, D-17)."""
+        """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), at either end of a run;
+        each is offered until it is tried once in the turn."""
         hand = self.hands[seat]
+        tried = self.false_plays
         actions = []
         for meld in self.melds:
-            end = "hi" if meld.kind == "run" else None
-            valid = {str(t) for e, t in layoff_offers(meld, hand, self.wild, self.decks) if e == end}
-            for card in sorted(set(hand), key=card_key):
-                if card not in valid:
-                    try:
-                        lay_off(meld, end, Token(card), self.wild, self.decks)
-                    except MeldError:
-                        actions.append(_layoff_action(meld, end, Token(card)))
+            offers = layoff_offers(meld, hand, self.wild, self.decks)
+            for end in ("lo", "hi") if meld.kind == "run" else (None,):
+                valid = {str(t) for e, t in offers if e == end}
+                for card in sorted(set(hand), key=card_key):
+                    if card not in valid:
+                        try:
+                            lay_off(meld, end, Token(card), self.wild, self.decks)
+                        except MeldError:
+                            action = _layoff_action(meld, end, Token(card))
+                            if str(action) not in tried:
+                                actions.append(action)
         return actions
 
     # -- applying ----------------------------------------------------------------------
@@ -358,7 +367,7 @@ class MoseState(GameState):
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
         elif verb in ("meld", "layoff"):
             if verb == "layoff" and not self._fits(action):
-                self._false_play(seat)
+                self._false_play(seat, str(action))
                 return
             back = self.phase if self.phase != "place" else self.pending["back"]
             placing = self.phase == "place"
@@ -481,6 +490,7 @@ class MoseState(GameState):
         self.turn = self.decider = seat
         self.phase = "draw"
         self.mistake = False
+        self.false_plays = []
         self.turns += 1
         limit = self.options["turn_limit"]
         if not self._draws():
@@ -494,9 +504,9 @@ class MoseState(GameState):
         self.mistake = True
         self._note_event(seat)
 
-    def _false_play(self, seat: int) -> None:
+    def _false_play(self, seat: int, text: str) -> None:
         self.penalties[seat] += FALSE_PLAY_PENALTY
-        self.mistake = True
+        self.false_plays.append(text)
         self._note_event(seat)
 
     # -- reaction windows ----------------------------------------------------------------
@@ -646,6 +656,7 @@ class MoseState(GameState):
             else dict(self.last_pickup, cards=list(self.last_pickup["cards"])),
             "penalties": list(self.penalties),
             "mistake": self.mistake,
+            "false_plays": list(self.false_plays),
             "turns": self.turns,
             "history": [dict(h, points=list(h["points"])) for h in self.history],
             "next_meld": self.next_meld,
@@ -727,6 +738,10 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.exhaustions = _int(position, "exhaustions", 0, 0, 2)
     state.next_meld = _int(position, "next_meld", 1, 1)
     state.mistake = bool(position.get("mistake", False))
+    false_plays = position.get("false_plays", [])
+    if not isinstance(false_plays, list) or not all(isinstance(t, str) for t in false_plays):
+        raise PositionError(f"'false_plays' must be a list of lay-off texts, not {false_plays!r}")
+    state.false_plays = list(false_plays)
     state.turns = _int(position, "turns", 1)
     melds = position.get("melds", [])
     if not isinstance(melds, list):

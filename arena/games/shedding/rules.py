@@ -96,6 +96,13 @@ class CallRule:
     #: follows that play; without the word, seats may ``accuse`` before the next player acts and a
     #: caught finisher draws `penalty` and plays on; uncaught, the finish stands.
     finish_word: str = ""
+    #: S1 (B-8, B-9): the next seat to take a turn after a catch window keeps ``accuse N`` among its
+    #: turn's choices until it discards or passes (its voluntary draw does not close the window); an
+    #: accusation there after a valid call, or after someone else caught the offender, is false.
+    accuse_in_next_turn: bool = False
+    #: With ``before_discard``: the call is also offered with this many cards in hand (a false call,
+    #: B-7), besides the 2 it is made at; 0 for none.
+    false_call_at: int = 0
     #: Cards drawn by a caught offender, a false caller, a false accuser.
     penalty: int = 1
     false_call_penalty: int = 0
