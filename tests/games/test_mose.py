@@ -419,8 +419,9 @@ def test_contested_every_false_play_in_a_turn_costs_10_at_either_end_of_a_run_D1
     after = state.to_position()
     assert after["penalties"] == [30, 0] and after["hands"][0] == ["9d", "Kc"] and state.decision == "play"
     assert after["melds"][0]["cards"] == ["5s", "6s", "7s"]
-    # the same refused lay-off is not offered twice in a turn (so a turn's mistakes are bounded)
-    assert "layoff 1 hi 9d" not in legal(state) and "layoff 1 lo Kc" in legal(state)
+    # three False Plays in a turn and no more are offered (so a turn's mistakes are bounded); the count is public
+    assert not any(a.startswith("layoff 1") for a in legal(state))
+    assert state.observation(1)["false_plays"] == 3 and state.observation(0)["false_plays"] == 3
     assert "call mose" in legal(state)  # a False Play does not use up the turn's False Mose
     restored = load(after, mode="contested")
     assert legal(restored) == legal(state)

@@ -67,10 +67,10 @@ offered, so False Mose and False Play cannot happen.  ``contested``: the
 turn's seat is also offered ``call mose`` with cards in hand (False Mose,
 +50; once a turn) and lay-offs that do not fit (False Play, +10 each: every
 hand card onto a set, or at either end, ``lo`` or ``hi``, of a run).  Every
-False Play of a turn costs its 10; the same refused lay-off (meld, end,
-card) is not offered again in that turn, since trying it again tells
-nobody anything new, so a turn's mistakes are bounded and a game cannot
-loop on them.  A mistake changes nothing else and the turn goes on.
+False Play of a turn costs its 10; after three False Plays in a turn no
+more are offered (not in the rules: a bound, so a game cannot loop on
+mistakes; it is a public count, ``false_plays`` in the observation, because
+the legal list may depend only on what the seat knows).  A mistake changes nothing else and the turn goes on.
 
 **Turn limit (not in the rules).**  Players who only ever take the pile
 never run the stock out, so a round also ends with no winner, scored like
@@ -131,7 +131,7 @@ RESOLUTIONS = (
     "second exhaustion: the drawer finishes the turn (second_exhaustion_end). D-14 Mose directly after "
     "another seat's pickup returns the pickup. D-16/D-17 strict by default; contested mode offers False "
     "Mose (+50, once a turn) and False Play (+10 each: any hand card that does not fit a set, or either end of "
-    "a run; the same refused lay-off once a turn, so a turn's mistakes are bounded). D-18 wild 20 overrides. D-19 ties share places. D-20 any number of "
+    "a run; at most three a turn, so a turn's mistakes are bounded). D-18 wild 20 overrides. D-19 ties share places. D-20 any number of "
     "melds per turn. D-21 every play is a logged action. Offers: 3-card melds plus maximal natural melds, "
     "lay-offs one card at a time, a wild only where its natural is not held (see arena/games/mose)."
 )

@@ -39,6 +39,10 @@ ONE_DECK_MAX_PLAYERS = 7
 PHASES = ("draw", "play", "react", "place", "over")
 FALSE_MOSE_PENALTY = 50
 FALSE_PLAY_PENALTY = 10
+#: Contested mode: False Plays offered in one turn (each costs 10).  Not in the rules: a bound, so that a bot
+#: cannot loop on mistakes, and one that depends only on a public count (which cards were tried went back
+#: into a hidden hand, so the legal list must not depend on them).
+MAX_FALSE_PLAYS = 3
 
 DRAW_STOCK = Action("draw", ("stock",))
 TAKE_PILE = Action("take", ("pile",))
@@ -93,7 +97,7 @@ class MoseState(GameState):
         self.history: list[dict[str, Any]] = []
         self.next_meld = 1
         self.mistake = False  # a False Mose this turn (one a turn)
-        self.false_plays: list[str] = []  # the False Plays of this turn, each once (D-17)
+        self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
         self._legal: list[Action] | None = None
 
@@ -134,7 +138,7 @@ class MoseState(GameState):
         self.penalties = [0] * n
         self.next_meld = 1
         self.mistake = False
-        self.false_plays = []
+        self.false_plays = 0
         self.turns = 1
 
     # -- the contract ------------------------------------------------------------------
@@ -223,7 +227,7 @@ class MoseState(GameState):
         twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
         twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
-        twin.false_plays = list(self.false_plays)
+        twin.false_plays = self.false_plays
         return twin
 
     # -- offers ------------------------------------------------------------------------
@@ -329,9 +333,10 @@ class MoseState(GameState):
 
     def _false_plays(self, seat: int) -> list[Action]:
         """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), at either end of a run;
-        each is offered until it is tried once in the turn."""
+        offered while the turn has made fewer than MAX_FALSE_PLAYS."""
+        if self.false_plays >= MAX_FALSE_PLAYS:
+            return []
         hand = self.hands[seat]
-        tried = self.false_plays
         actions = []
         for meld in self.melds:
             offers = layoff_offers(meld, hand, self.wild, self.decks)
@@ -342,9 +347,7 @@ class MoseState(GameState):
                         try:
                             lay_off(meld, end, Token(card), self.wild, self.decks)
                         except MeldError:
-                            action = _layoff_action(meld, end, Token(card))
-                            if str(action) not in tried:
-                                actions.append(action)
+                            actions.append(_layoff_action(meld, end, Token(card)))
         return actions
 
     # -- applying ----------------------------------------------------------------------
@@ -490,7 +493,7 @@ class MoseState(GameState):
         self.turn = self.decider = seat
         self.phase = "draw"
         self.mistake = False
-        self.false_plays = []
+        self.false_plays = 0
         self.turns += 1
         limit = self.options["turn_limit"]
         if not self._draws():
@@ -506,7 +509,7 @@ class MoseState(GameState):
 
     def _false_play(self, seat: int, text: str) -> None:
         self.penalties[seat] += FALSE_PLAY_PENALTY
-        self.false_plays.append(text)
+        self.false_plays += 1
         self._note_event(seat)
 
     # -- reaction windows ----------------------------------------------------------------
@@ -619,8 +622,10 @@ class MoseState(GameState):
                 "round_started": self.round_started,
                 "exhaustions": self.exhaustions,
                 "penalties": list(self.penalties),
-                # Contested mode: the turn's seat made its one mistake (no more call mose / false lay-offs).
+                # Contested mode: the turn's seat has made its one False Mose (no more `call mose` this turn),
+                # and how many False Plays it has made this turn (none is offered after MAX_FALSE_PLAYS).
                 "mistake": self.mistake,
+                "false_plays": self.false_plays,
                 "last_pickup": None
                 if pickup is None
                 else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"])},
@@ -656,7 +661,7 @@ class MoseState(GameState):
             else dict(self.last_pickup, cards=list(self.last_pickup["cards"])),
             "penalties": list(self.penalties),
             "mistake": self.mistake,
-            "false_plays": list(self.false_plays),
+            "false_plays": self.false_plays,
             "turns": self.turns,
             "history": [dict(h, points=list(h["points"])) for h in self.history],
             "next_meld": self.next_meld,
@@ -738,10 +743,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.exhaustions = _int(position, "exhaustions", 0, 0, 2)
     state.next_meld = _int(position, "next_meld", 1, 1)
     state.mistake = bool(position.get("mistake", False))
-    false_plays = position.get("false_plays", [])
-    if not isinstance(false_plays, list) or not all(isinstance(t, str) for t in false_plays):
-        raise PositionError(f"'false_plays' must be a list of lay-off texts, not {false_plays!r}")
-    state.false_plays = list(false_plays)
+    state.false_plays = _int(position, "false_plays", 0, 0, MAX_FALSE_PLAYS)
     state.turns = _int(position, "turns", 1)
     melds = position.get("melds", [])
     if not isinstance(melds, list):

@@ -43,6 +43,8 @@ def observation_type(rules: "Ruleset") -> type[RecordObservation]:
         extra += ("finished", "losses")
     if rules._forced_view:  # the drawn card that is the seat's only play (its own view only)
         extra += ("forced",)
+    if rules._accusable_view:  # B-8: who can still be accused in this turn
+        extra += ("accusable",)
     kind = RecordObservation.record_type(KEYS + extra)
     object.__setattr__(rules, "_observation_type", kind)
     return kind
@@ -110,4 +112,8 @@ def _extra(state: "SheddingState", values: tuple) -> tuple:
         extra += (list(state.finished), list(state.losses))
     if rules._forced_view:
         extra += (state.forced if values[1] == state.current else None,)
+    if rules._accusable_view:
+        # public: everyone heard whether the offender called; {"offender", "guilty"} or None
+        accusable = state.accusable
+        extra += (None if accusable is None else {"offender": accusable[0], "guilty": accusable[1]},)
     return values + extra

@@ -222,6 +222,7 @@ class Ruleset:
     _ladder: bool = _derived()
     _extra_view: bool = _derived()
     _forced_view: bool = _derived()
+    _accusable_view: bool = _derived()
     _observation_type: type | None = _derived()
     _decision_cap: int = _derived()
     _playable: dict = _derived()
@@ -252,7 +253,11 @@ class Ruleset:
             r.cover_ranks or r.rescue_first_k for r in (*self.rank_rules.values(), *self.card_rules.values())
         )
         object.__setattr__(self, "_forced_view", forced_view)
-        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder or forced_view)
+        # B-8 (Online Mau-Mau): who can still be accused in the next player's turn is public and decides its
+        # legal actions, so its observation says so (`accusable`).
+        object.__setattr__(self, "_accusable_view", self.call is not None and self.call.accuse_in_next_turn)
+        object.__setattr__(self, "_extra_view",
+                           self.blind or self.return_window or self._ladder or forced_view or self._accusable_view)
         object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
         # Compared after every decision: the limit, or a count no game reaches when there is none.
         object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)

@@ -68,6 +68,7 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         "exhaustions": view["exhaustions"],
         "penalties": list(view["penalties"]),
         "mistake": bool(view.get("mistake")),
+        "false_plays": int(view.get("false_plays") or 0),
         "history": [] if view.get("last_round") is None else [view["last_round"]],
         "seed": rng.getrandbits(62),
         "chance": 0,

@@ -116,6 +116,9 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         position["going_out"] = finish_word and not hands[current]
     if phase == "combo":
         position["combo"] = [position["discard"][-1]]
+    accusable = view.get("accusable")  # B-8: the accusation window open into this turn (public)
+    if accusable:
+        position["accusable"] = [accusable["offender"], accusable["guilty"]]
     forced = view.get("forced")  # shown to the seat that drew it only
     if forced is not None:
         position["forced"] = forced
