@@ -6,7 +6,7 @@
 
 It starts an arena on a free loopback port, launches every bot as its own
 process (``BOT`` is a ``.py`` file, run with this interpreter, or a command)
-with ``--arena 127.0.0.1:PORT --name NAME --max-games C``, and plays
+with ``--arena 127.0.0.1:PORT --name NAME --parallel C``, and plays
 **duplicate deals**: every seed once per seat rotation, so the luck of the
 deal cancels out.  With two bots each seed is a pair of games with the seats
 swapped, and the statistics count pairs (pentanomial).  ``--local`` plays
@@ -106,7 +106,7 @@ class BotProcess:
     def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path):
         self.spec = spec
         self.log_path = log_dir / f"{spec.name}.log"
-        argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--max-games", str(concurrency)]
+        argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--parallel", str(concurrency)]
         with open(self.log_path, "wb") as log:
             # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
             self.process = subprocess.Popen(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
@@ -68,9 +69,9 @@ def register(subparsers) -> None:
         metavar="RULESET:KEY=VALUE",
         help="a ruleset option for the ladder's games, repeatable (see `arena rules show RULESET`)",
     )
-    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once (default 8)")
+    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once on the ladder (default 8)")
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
-    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games")
+    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games in total (how many games a bot plays at once is its own --parallel)")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                         help="on stop, let running games finish this long (default 10)")
     time_model = parser.add_argument_group("time model (milliseconds)")
@@ -185,10 +186,17 @@ def _check_port_free(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise CommandError(
+                raise RunFailure(
                     f"port {port} on {host} is in use (another arena serve?): stop it, or pick another --port "
                     "(--port 0 picks a free one)"
                 ) from None
+
+
+def _reason(error: Exception) -> str:
+    """An OSError's plain reason and file ("Permission denied: '/sys/x'"), without the errno prefix."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename!r}" if error.filename else error.strerror
+    return str(error)
 
 
 def run(args) -> int:
@@ -217,17 +225,22 @@ def run(args) -> int:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
     if Path(args.replays).exists() and not Path(args.replays).is_dir():
         raise CommandError(f"--replays {args.replays} is a file, not a folder")
+    if Path(args.db).is_dir():
+        raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
+    try:
+        store = LadderStore.open(args.db)
+    except StoreError as error:
+        raise RunFailure(str(error)) from None
+    except (OSError, sqlite3.Error) as error:  # a read-only place, a missing parent that cannot be made...
+        raise RunFailure(f"cannot open the ladder database {args.db}: {_reason(error)}") from None
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
         probe = Path(args.replays) / ".arena-write-test"
         probe.write_text("ok")
         probe.unlink()
     except OSError as error:
-        raise CommandError(f"cannot write replays to {args.replays}: {error}") from None
-    try:
-        store = LadderStore.open(args.db)
-    except StoreError as error:
-        raise CommandError(str(error)) from None
+        store.close()
+        raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
     if store.recovered:
         from arena.ladder.recovery import seal_recovered_replays
 
@@ -335,7 +348,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
             live.start()
         summary = host.run(config, director if web_socket is None else _with_web(director, ladder, args, web_socket))
     except OSError as error:
-        raise CommandError(str(error)) from None
+        raise RunFailure(_reason(error)) from None
     finally:
         if live is not None:
             live.update(render_dashboard(view), refresh=True)
@@ -352,7 +365,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         f"{summary.decisions} decisions in {summary.seconds:.0f} s",
         flush=True,
     )
-    return 0
+    return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
 
 
 def _web_socket(args):
@@ -381,11 +394,18 @@ def _with_web(director, ladder, args, sock):
 
 
 def _demo_log(replays: Path) -> Path:
-    return replays.parent / "demo-bots.log"
+    """The demo bots' output: in the replay folder, which `arena serve` owns (not the working directory)."""
+    return replays / "demo-bots.log"
 
 
 def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subprocess.Popen]:
-    """The sample bots, each its own process; their output goes to a log next to the replays."""
+    """The sample bots, each its own process; their output goes to a log in the replay folder.
+
+    Each runs in a session of its own, as `arena match` starts its bots: Ctrl-C on the
+    terminal reaches `arena serve` only, which lets the running games finish (``--drain``)
+    before it stops the bots.  Sharing the terminal's process group, the bots died with the
+    server's first Ctrl-C and every running game was aborted.
+    """
     log_path = _demo_log(replays)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "ab")
@@ -394,8 +414,8 @@ def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subpr
         processes.append(
             subprocess.Popen(
                 [sys.executable, str(SAMPLE_BOTS_DIR / f"{script}.py"), "--arena", f"127.0.0.1:{port}",
-                 "--name", name, "--max-games", str(games_at_once)],
-                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
+                 "--name", name, "--parallel", str(games_at_once)],
+                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, start_new_session=True,
                 cwd=str(SAMPLE_BOTS_DIR.parent),
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
                     filter(None, [str(SAMPLE_BOTS_DIR.parent), os.environ.get("PYTHONPATH", "")]))},
