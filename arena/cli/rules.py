@@ -100,8 +100,7 @@ def show_ruleset(info: RulesetInfo, console: Console) -> None:
         table.add_column("choices")
         table.add_column("help")
         for name, spec in info.options.items():
-            choices = ", ".join(map(str, spec.choices)) if spec.choices else type(spec.default).__name__
-            table.add_row(name, str(spec.default), choices, spec.help)
+            table.add_row(name, str(spec.default), spec.allowed(), spec.help)
         console.print(table)
     else:
         console.print("Options: none")

@@ -83,6 +83,9 @@ def register(subparsers) -> None:
     show = parser.add_argument_group("display")
     show.add_argument("--demo", action="store_true", help="also start the sample bots as local processes")
     show.add_argument("--plain", action="store_true", help="periodic text summaries instead of the live view")
+    show.add_argument("--show", action="append", metavar="RULESET",
+                      help="rulesets the live view shows first, as full tables (repeat or comma-separate); "
+                      "the others page through every 10 s")
     show.add_argument("--summary-every", type=float, default=10.0, metavar="SECONDS",
                       help="seconds between text summaries (default 10)")
     parser.set_defaults(func=run)
@@ -148,6 +151,15 @@ def _options(args, players: dict[str, int]) -> dict[str, dict]:
     return typed
 
 
+def _shown(args, players: dict[str, int]) -> list[str]:
+    """--show: rulesets the live view puts first; each must be scheduled."""
+    chosen = [name.strip() for item in args.show or [] for name in item.split(",") if name.strip()]
+    for name in chosen:
+        if name not in players:
+            raise CommandError(f"--show {name}: not among the scheduled rulesets ({', '.join(players)})")
+    return list(dict.fromkeys(chosen))
+
+
 def _check_numbers(args) -> None:
     for flag, value, low in (
         ("--concurrency", args.concurrency, 1), ("--max-connections", args.max_connections, 1),
@@ -208,6 +220,7 @@ def run(args) -> int:
     _check_numbers(args)
     players = _rulesets(args)
     options = _options(args, players)
+    _shown(args, players)
     loopback = is_loopback(args.host)
     if not loopback and not args.registered_only:
         raise CommandError(
@@ -282,7 +295,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
     console = Console()
     live_view = console.is_terminal and not args.plain
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    view = DashboardView(address=f"{args.host}:{args.port}")
+    view = DashboardView(address=f"{args.host}:{args.port}", show=_shown(args, players))
     settings = LadderSettings(
         players=players,
         options=options,
