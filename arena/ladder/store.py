@@ -589,6 +589,15 @@ class LadderStore:
             games.setdefault(game_id, (game_id, ended_at, {}))[2][bot] = placement
         return [g for g in games.values() if len(g[2]) >= 2]
 
+    def replay_paths(self, game_id: str) -> dict[str, str | None]:
+        """{id: replay path} of the game ``game_id``, or of the games whose id ends in ``-game_id``."""
+        tail = f"-{game_id}"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, replay_path FROM games WHERE id = ? OR substr(id, -?) = ?", (game_id, len(tail), tail)
+            ).fetchall()
+        return {row[0]: row[1] for row in rows}
+
     def rulesets_played(self) -> list[str]:
         with self._lock:
             rows = self._db.execute(
