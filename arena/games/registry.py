@@ -32,7 +32,10 @@ class OptionSpec:
             return f"{self.minimum} or more"
         if self.maximum is not None:
             return f"{self.maximum} or less"
-        return type(self.default).__name__
+        if isinstance(self.default, bool):
+            return "true or false"
+        return {"int": "a whole number", "float": "a number", "str": "text"}.get(type(self.default).__name__,
+                                                                               type(self.default).__name__)
 
     def coerce(self, name: str, value: Any) -> Any:
         """Accept the option's own type, or its text form (from a command line)."""
