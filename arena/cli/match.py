@@ -522,13 +522,13 @@ def run_command(args: argparse.Namespace) -> int:
         f"Match: {args.game}, {players} players, {len(plan)} games ({sets} duplicate deal(s)), "
         f"seeds {base_seed}..{base_seed + sets - 1}"
         + (f" (--games {args.games} rounded up to whole deals)" if len(plan) != args.games else ""),
-        soft_wrap=True,
+        soft_wrap=True, markup=False,
     )
     out.print(
         f"Bots: {', '.join(f'{printable(s.name)} ({printable(s.source)})' for s in specs)}; time control: move {time_control.move_ms} ms, "
         f"bank {time_control.bank_ms} ms, +{time_control.increment_ms} ms, first move +{time_control.first_move_ms} ms, "
         f"{time_control.max_strikes} strikes",
-        soft_wrap=True,  # header lines stay whole in logs and pipes, whatever the paths' length
+        soft_wrap=True, markup=False,  # header lines stay whole in logs and pipes, whatever the paths' length
     )
     interrupted = False
     failure: CommandError | None = None
@@ -707,7 +707,7 @@ class _progress:
                 summary += f"  LLR {run.sprt.llr(pairs=run.stats.pairs):.2f} ({lower:.2f}, {upper:.2f})"
             self.progress.update(self.task, completed=done, summary=summary)
             if self.verbose_out is not None and outcome is not None:
-                self.verbose_out.print(describe_game(done, planned, outcome), soft_wrap=True)
+                self.verbose_out.print(describe_game(done, planned, outcome), soft_wrap=True, markup=False)
                 self.verbose_out.file.flush()
 
         self.match.on_progress = update
@@ -718,7 +718,11 @@ class _progress:
 
 
 def describe_game(number: int, planned: PlannedGame, outcome: GameOutcome) -> str:
-    """``Finished game 3 (deal 1, seed 1001): a 1st 0 pts, b 2nd 35 pts (finished)``."""
+    """``Finished game 3 (deal 1, seed 1001): a 1st 0 pts, b 2nd 35 pts (finished)``, escaped for a terminal."""
+    return printable(_game_line(number, planned, outcome))
+
+
+def _game_line(number: int, planned: PlannedGame, outcome: GameOutcome) -> str:
     if outcome.status != "finished":
         return f"Finished game {number} (deal {planned.set_index}, seed {planned.seed}): aborted ({outcome.reason})"
     seats = sorted(outcome.seats, key=lambda s: (s.placement, s.seat))

@@ -95,7 +95,8 @@ def test_leaderboard_json_and_an_unknown_ruleset(tmp_path):
         winner, loser = ("alpha", "beta") if k % 2 == 0 or k == 3 else ("beta", "alpha")
         store.game_started(f"g{k}", "moumou", {}, k, f"s{k}", 0, [winner, loser])
         store.game_ended(f"g{k}", "finished", [SeatRecord(0, winner, 1, 0), SeatRecord(1, loser, 2, 5)])
-    store.touch_bot("alpha", "v1\x1b[2J")
+    store.game_started("g9", "pesten", {}, 9, "s9", 0, ["evil\x1b[2J", "alpha"])  # a name from an old release
+    store.game_ended("g9", "finished", [SeatRecord(0, "evil\x1b[2J", 1, 0), SeatRecord(1, "alpha", 2, 5)])
     store.close()
     ran = run_arena("leaderboard", "--db", db, "--json")
     assert ran.status == 0, ran.err
@@ -104,7 +105,8 @@ def test_leaderboard_json_and_an_unknown_ruleset(tmp_path):
     unknown = run_arena("leaderboard", "--db", db, "--game", "nosuch")
     assert unknown.status == 2 and "unknown ruleset 'nosuch'" in unknown.err and unknown.err.count("\n") == 1
     table = run_arena("leaderboard", "--db", db)
-    assert table.status == 0 and "alpha" in table.out and "\x1b" not in table.out
+    assert table.status == 0 and "alpha" in table.out
+    assert "\x1b" not in table.out and "evil\\x1b[2J" in table.out
 
 
 @pytest.mark.parametrize("argv, expected", [
