@@ -184,7 +184,7 @@ class Dashboard:
         # the running games and the latest results; further tables leave room for a row of each.
         ordered = self.ruleset_order()
         floor = (1 if latest_games else 0) + 1 + (1 if len(ordered) > 1 else 0) + 1  # + the legend
-        reserve = floor - 2 + lines(_running_table(running_games, now, 1)) + (
+        reserve = floor - 2 + (lines(_running_table(running_games, now, 1)) if running_games else 1) + (
             lines(_latest_table(latest_games, 1)) if latest_games else 0)
         parts: list[RenderableType] = []
         shown: list[str] = []
@@ -194,7 +194,11 @@ class Dashboard:
             def build(n: int, ruleset: str = ruleset, rows: Sequence[Standing] = rows) -> Table:
                 return leaderboard_table(ruleset, rows, live_elo=view.live_elo.get(ruleset, {}), compact=True, limit=n)
 
-            table = _fitting_table(build, len(rows), lines, left - (reserve if shown else floor))
+            if shown:  # a further table is shown whole or becomes a one-line summary below
+                table = build(len(rows))
+                table = table if lines(table) <= left - reserve else None
+            else:
+                table = _fitting_table(build, len(rows), lines, left - floor)
             if table is None:
                 break
             parts.append(table)
@@ -215,8 +219,11 @@ class Dashboard:
         yield from parts + notes
 
         latest_line = 1 if latest_games else 0
-        running = _fitting_table(lambda n: _running_table(running_games, now, n),
-                                 min(len(running_games), RUNNING_SHOWN), lines, left - latest_line)
+        if not running_games:
+            running = Text("games running now: none", style="dim") if left - latest_line >= 1 else None
+        else:
+            running = _fitting_table(lambda n: _running_table(running_games, now, n),
+                                     min(len(running_games), RUNNING_SHOWN), lines, left - latest_line)
         if running is None and left - latest_line >= 1:
             running = Text(f"games running now: {len(running_games)} (a taller terminal lists them)", style="bold")
         if running is not None:
