@@ -293,7 +293,7 @@ def _latest_table(games: Sequence[FinishedGame], count: int) -> Table:
 
 def _one_line(rows: Sequence[Standing], shown: int = 6) -> str:
     return printable(", ".join(
-        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({_games(r.games)})"
+        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else '±?'} ({_games(r.games)})"
         for r in rows[:shown]
     ))
 

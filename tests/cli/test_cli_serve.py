@@ -80,3 +80,9 @@ def test_serve_on_an_unwritable_database_fails_in_one_line_with_a_runtime_status
     assert ran.err.startswith("arena: error: cannot open the ladder database") and ran.err.count("\n") == 1
     assert "Traceback" not in ran.err + ran.out
     assert not (tmp_path / "replays").exists()  # nothing made before the failure
+
+
+def test_serve_show_must_name_a_scheduled_ruleset(tmp_path):
+    ran = run_arena("serve", "--port", "0", "--game", "moumou", "--show", "pesten", cwd=tmp_path)
+    assert ran.status == 2 and "--show pesten: not among the scheduled rulesets (moumou)" in ran.err
+    assert not (tmp_path / "arena.db").exists()
