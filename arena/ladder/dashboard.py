@@ -180,11 +180,15 @@ class Dashboard:
 
         running_games = sorted(view.running.values(), key=lambda g: g.started)
         latest_games = list(reversed(view.latest))
-        # The first rating table comes before all else but a line each for the rulesets left out,
-        # the running games and the latest results; further tables leave room for a row of each.
+        # The first rating table comes before all else but the notes under the tables (measured at
+        # their longest) and a line each for the running games and the latest results; further
+        # tables and one-line summaries leave room for a row of each.
         ordered = self.ruleset_order()
-        floor = (1 if latest_games else 0) + 1 + (1 if len(ordered) > 1 else 0) + 1  # + the legend
-        reserve = floor - 2 + (lines(_running_table(running_games, now, 1)) if running_games else 1) + (
+        notes_at_most = (lines(_hidden_note(ordered[1:])) if len(ordered) > 1 else 0) + (
+            lines(_legend(view, ordered)) if view.standings else 0)
+        latest_line = 1 if latest_games else 0
+        floor = notes_at_most + 1 + latest_line
+        reserve = notes_at_most + (lines(_running_table(running_games, now, 1)) if running_games else 1) + (
             lines(_latest_table(latest_games, 1)) if latest_games else 0)
         parts: list[RenderableType] = []
         shown: list[str] = []
@@ -212,13 +216,11 @@ class Dashboard:
             shown.append(ruleset)
             left -= lines(line)
         hidden = [r for r in ordered if r not in shown]
-        notes = [Text(f"also rated: {', '.join(hidden)} (pages every {PAGE_S:g} s; `arena serve --show` picks, "
-                      "`arena leaderboard` prints all)", style="dim")] if hidden else []
+        notes = [_hidden_note(hidden)] if hidden else []
         notes += [_legend(view, shown)] if view.standings else []
         left -= sum(lines(part) for part in notes)
         yield from parts + notes
 
-        latest_line = 1 if latest_games else 0
         if not running_games:
             running = Text("games running now: none", style="dim") if left - latest_line >= 1 else None
         else:
@@ -237,6 +239,7 @@ class Dashboard:
             latest = latest if lines(latest) <= left else None
         if latest is not None:
             yield latest
+
     def ruleset_order(self) -> list[str]:
         """The chosen rulesets (``serve --show``) first; the others by games played, paged in turn."""
         view = self.view
@@ -259,6 +262,11 @@ def _fitting_table(build, rows: int, lines, room: int) -> RenderableType | None:
         table = build(0)
         return table if lines(table) <= room else None
     return None
+
+
+def _hidden_note(hidden: Sequence[str]) -> Text:
+    return Text(f"also rated: {', '.join(hidden)} (pages every {PAGE_S:g} s; `arena serve --show` picks, "
+                "`arena leaderboard` prints all)", style="dim")
 
 
 def _legend(view: DashboardView, shown: Sequence[str]) -> Text:

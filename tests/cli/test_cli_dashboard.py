@@ -91,3 +91,14 @@ def test_a_bot_version_or_name_with_escape_sequences_is_shown_escaped():
     raw = console.export_text(styles=False)
     assert "\x1b[2J" not in raw and "\x07" not in raw
     assert "evil\\x1b[2J" in raw and "[bold]x" in raw and "\\x1b]0;title\\x07" in raw
+
+
+def test_every_common_terminal_size_fits_on_every_page():
+    now = time.monotonic()
+    for width in (60, 80, 100, 132):
+        for height in (16, 24, 30, 50):
+            for page in range(4):
+                lines = render(busy_view(now), now + 10.0 * page, width=width, height=height)
+                text = "\n".join(lines)
+                assert len(lines) <= height and max(map(len, lines)) <= width, (width, height, text)
+                assert "…" not in text, (width, height, text)
