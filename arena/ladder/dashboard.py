@@ -253,11 +253,18 @@ class Dashboard:
 
 
 def _fitting_table(build, rows: int, lines, room: int) -> RenderableType | None:
-    """``build(n)`` with the most rows (down to one) that fits ``room`` lines, or None."""
-    for count in range(rows, 0, -1):
+    """``build(n)`` with the most rows (down to one) that fits ``room`` lines, or None.
+
+    Every row takes a line at least, so a table ``excess`` lines too tall drops at least
+    ``excess`` rows: one or two renders instead of one per row.
+    """
+    count = rows
+    while count > 0:
         table = build(count)
-        if lines(table) <= room:
+        excess = lines(table) - room
+        if excess <= 0:
             return table
+        count -= excess
     if rows == 0:
         table = build(0)
         return table if lines(table) <= room else None

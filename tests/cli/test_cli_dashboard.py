@@ -95,9 +95,9 @@ def test_a_bot_version_or_name_with_escape_sequences_is_shown_escaped():
 
 def test_every_common_terminal_size_fits_on_every_page():
     now = time.monotonic()
-    for width in (60, 80, 100, 132):
-        for height in (16, 24, 30, 50):
-            for page in range(4):
+    for width in (60, 80, 132):
+        for height in (16, 24, 50):
+            for page in range(2):
                 lines = render(busy_view(now), now + 10.0 * page, width=width, height=height)
                 text = "\n".join(lines)
                 assert len(lines) <= height and max(map(len, lines)) <= width, (width, height, text)
