@@ -135,3 +135,16 @@ def test_rules_show_renders_markdown_and_fits_80_columns(ruleset):
     assert max(len(line) for line in lines) <= 80
     assert "`" not in ran.out and "…" not in ran.out  # code spans rendered, nothing cut
     assert "Resolutions followed" in ran.out and "true or false" in ran.out
+
+
+def test_replays_escapes_names_and_reasons_from_the_files(tmp_path):
+    from arena.replay.writer import ReplayWriter
+
+    header = {"game_id": "20261124T000000-bad00001", "ruleset": "moumou", "players": 2, "seed": 1,
+              "seats": [{"seat": 0, "name": "evil\x1b[2J", "version": "v\x1b]0;pwned\x07"},
+                        {"seat": 1, "name": "[red]ok", "version": ""}]}
+    ReplayWriter.create(tmp_path, header).abort("evil\x1b[2J left \x9b31m")
+    ran = run_arena("replays", tmp_path)
+    assert ran.status == 0, ran.err
+    assert "\x1b" not in ran.out and "\x9b" not in ran.out
+    assert "evil\\x1b[2J" in ran.out and "[red]ok" in ran.out
