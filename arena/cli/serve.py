@@ -388,9 +388,13 @@ def _web_socket(args):
     from arena.web.embed import bind, parse_bind
 
     try:
-        return bind(*parse_bind(args.web))
-    except (ValueError, OSError) as error:
+        address = parse_bind(args.web)
+    except ValueError as error:
         raise CommandError(str(error)) from None
+    try:
+        return bind(*address)
+    except OSError as error:  # a taken port: a runtime failure, as for --port
+        raise RunFailure(str(error)) from None
 
 
 def _with_web(director, ladder, args, sock):
