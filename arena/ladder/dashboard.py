@@ -79,7 +79,7 @@ class RunningGame:
     game_id: str
     ruleset: str
     players: tuple[str, ...]
-    rotation: str  # e.g. "2/3"
+    rotation: str  # "-" since the ladder plays one game per deal (kept for callers; not shown)
     started: float  # time.monotonic()
 
 
@@ -285,11 +285,11 @@ def _legend(view: DashboardView, shown: Sequence[str]) -> Text:
 def _running_table(games: Sequence[RunningGame], now: float, count: int) -> Table:
     table = Table(title="games running now", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
                   padding=(0, 1))
-    for column in ("game", "ruleset", "set", "seats", "for"):
-        table.add_column(column, overflow="fold", no_wrap=column in ("set", "for"))
+    for column in ("game", "ruleset", "seats", "for"):  # the ladder plays no rotations: no "set" column
+        table.add_column(column, overflow="fold", no_wrap=column == "for")
     for game in games[:count]:
-        table.add_row(_short_id(game.game_id), game.ruleset, game.rotation,
-                      _safe(", ".join(game.players)), _duration(now - game.started))
+        table.add_row(_short_id(game.game_id), game.ruleset, _safe(", ".join(game.players)),
+                      _duration(now - game.started))
     if len(games) > count:
         table.caption = f"and {len(games) - count} more"
     return table
