@@ -57,7 +57,7 @@ def run(
 
     The arguments are defaults; the command line (``argv``, default
     ``sys.argv[1:]``) overrides them: ``--arena --token --name --games
-    --max-games --max-reconnects --games-limit --connect-timeout --log-level``.
+    --parallel --max-reconnects --games-limit --connect-timeout --log-level``.
     Fatal errors (unreachable arena, refused hello, connection lost for good)
     are printed as one line.  With ``exit=True`` the process exits with the
     status (0 on a clean end); otherwise the status is returned.

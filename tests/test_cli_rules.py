@@ -128,8 +128,8 @@ def test_rules_show_prints_options_defaults_choices_and_resolutions(tiny, capsys
     out = capsys.readouterr().out
     assert "Tiny Discard" in out and "none (a test fixture)" in out
     assert "2-3" in out
-    assert re.search(r"hand\s.*3\s.*1, 2, 3\s.*cards dealt", out)
-    assert re.search(r"loud\s.*False\s.*bool", out)
+    assert re.search(r"hand\s+cards dealt.*\n\s+default 3\s.*\n\s+1, 2, 3", out)  # name, help; default; values
+    assert re.search(r"loud\s.*\n\s+default False\s.*\n\s+true or false", out)
     assert "T-1: the seat to start" in out
 
 

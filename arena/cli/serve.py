@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
@@ -68,9 +69,9 @@ def register(subparsers) -> None:
         metavar="RULESET:KEY=VALUE",
         help="a ruleset option for the ladder's games, repeatable (see `arena rules show RULESET`)",
     )
-    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once (default 8)")
+    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once on the ladder (default 8)")
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
-    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games")
+    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games in total (how many games a bot plays at once is its own --parallel)")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                         help="on stop, let running games finish this long (default 10)")
     time_model = parser.add_argument_group("time model (milliseconds)")
@@ -82,6 +83,9 @@ def register(subparsers) -> None:
     show = parser.add_argument_group("display")
     show.add_argument("--demo", action="store_true", help="also start the sample bots as local processes")
     show.add_argument("--plain", action="store_true", help="periodic text summaries instead of the live view")
+    show.add_argument("--show", action="append", metavar="RULESET",
+                      help="rulesets the live view shows first, as full tables (repeat or comma-separate); "
+                      "the others page through every 10 s")
     show.add_argument("--summary-every", type=float, default=10.0, metavar="SECONDS",
                       help="seconds between text summaries (default 10)")
     parser.set_defaults(func=run)
@@ -147,6 +151,15 @@ def _options(args, players: dict[str, int]) -> dict[str, dict]:
     return typed
 
 
+def _shown(args, players: dict[str, int]) -> list[str]:
+    """--show: rulesets the live view puts first; each must be scheduled."""
+    chosen = [name.strip() for item in args.show or [] for name in item.split(",") if name.strip()]
+    for name in chosen:
+        if name not in players:
+            raise CommandError(f"--show {name}: not among the scheduled rulesets ({', '.join(players)})")
+    return list(dict.fromkeys(chosen))
+
+
 def _check_numbers(args) -> None:
     for flag, value, low in (
         ("--concurrency", args.concurrency, 1), ("--max-connections", args.max_connections, 1),
@@ -185,10 +198,17 @@ def _check_port_free(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise CommandError(
+                raise RunFailure(
                     f"port {port} on {host} is in use (another arena serve?): stop it, or pick another --port "
                     "(--port 0 picks a free one)"
                 ) from None
+
+
+def _reason(error: Exception) -> str:
+    """An OSError's plain reason and file ("Permission denied: '/sys/x'"), without the errno prefix."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename!r}" if error.filename else error.strerror
+    return str(error)
 
 
 def run(args) -> int:
@@ -200,6 +220,7 @@ def run(args) -> int:
     _check_numbers(args)
     players = _rulesets(args)
     options = _options(args, players)
+    _shown(args, players)
     loopback = is_loopback(args.host)
     if not loopback and not args.registered_only:
         raise CommandError(
@@ -217,17 +238,22 @@ def run(args) -> int:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
     if Path(args.replays).exists() and not Path(args.replays).is_dir():
         raise CommandError(f"--replays {args.replays} is a file, not a folder")
+    if Path(args.db).is_dir():
+        raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
+    try:
+        store = LadderStore.open(args.db)
+    except StoreError as error:
+        raise RunFailure(str(error)) from None
+    except (OSError, sqlite3.Error) as error:  # a read-only place, a missing parent that cannot be made...
+        raise RunFailure(f"cannot open the ladder database {args.db}: {_reason(error)}") from None
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
         probe = Path(args.replays) / ".arena-write-test"
         probe.write_text("ok")
         probe.unlink()
     except OSError as error:
-        raise CommandError(f"cannot write replays to {args.replays}: {error}") from None
-    try:
-        store = LadderStore.open(args.db)
-    except StoreError as error:
-        raise CommandError(str(error)) from None
+        store.close()
+        raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
     if store.recovered:
         from arena.ladder.recovery import seal_recovered_replays
 
@@ -269,7 +295,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
     console = Console()
     live_view = console.is_terminal and not args.plain
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    view = DashboardView(address=f"{args.host}:{args.port}")
+    view = DashboardView(address=f"{args.host}:{args.port}", show=_shown(args, players))
     settings = LadderSettings(
         players=players,
         options=options,
@@ -335,7 +361,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
             live.start()
         summary = host.run(config, director if web_socket is None else _with_web(director, ladder, args, web_socket))
     except OSError as error:
-        raise CommandError(str(error)) from None
+        raise RunFailure(_reason(error)) from None
     finally:
         if live is not None:
             live.update(render_dashboard(view), refresh=True)
@@ -352,7 +378,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         f"{summary.decisions} decisions in {summary.seconds:.0f} s",
         flush=True,
     )
-    return 0
+    return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
 
 
 def _web_socket(args):
@@ -362,9 +388,13 @@ def _web_socket(args):
     from arena.web.embed import bind, parse_bind
 
     try:
-        return bind(*parse_bind(args.web))
-    except (ValueError, OSError) as error:
+        address = parse_bind(args.web)
+    except ValueError as error:
         raise CommandError(str(error)) from None
+    try:
+        return bind(*address)
+    except OSError as error:  # a taken port: a runtime failure, as for --port
+        raise RunFailure(str(error)) from None
 
 
 def _with_web(director, ladder, args, sock):
@@ -381,11 +411,18 @@ def _with_web(director, ladder, args, sock):
 
 
 def _demo_log(replays: Path) -> Path:
-    return replays.parent / "demo-bots.log"
+    """The demo bots' output: in the replay folder, which `arena serve` owns (not the working directory)."""
+    return replays / "demo-bots.log"
 
 
 def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subprocess.Popen]:
-    """The sample bots, each its own process; their output goes to a log next to the replays."""
+    """The sample bots, each its own process; their output goes to a log in the replay folder.
+
+    Each runs in a session of its own, as `arena match` starts its bots: Ctrl-C on the
+    terminal reaches `arena serve` only, which lets the running games finish (``--drain``)
+    before it stops the bots.  Sharing the terminal's process group, the bots died with the
+    server's first Ctrl-C and every running game was aborted.
+    """
     log_path = _demo_log(replays)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "ab")
@@ -394,8 +431,8 @@ def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subpr
         processes.append(
             subprocess.Popen(
                 [sys.executable, str(SAMPLE_BOTS_DIR / f"{script}.py"), "--arena", f"127.0.0.1:{port}",
-                 "--name", name, "--max-games", str(games_at_once)],
-                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
+                 "--name", name, "--parallel", str(games_at_once)],
+                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, start_new_session=True,
                 cwd=str(SAMPLE_BOTS_DIR.parent),
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
                     filter(None, [str(SAMPLE_BOTS_DIR.parent), os.environ.get("PYTHONPATH", "")]))},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 DEFAULT_ARENA = "127.0.0.1:50051"
 
@@ -47,7 +47,7 @@ def run_watch(args: argparse.Namespace) -> int:
         try:
             grpc.channel_ready_future(channel).result(timeout=args.timeout)
         except grpc.FutureTimeoutError:
-            raise CommandError(f"cannot reach an arena at {args.arena} (is `arena serve` running there?)") from None
+            raise RunFailure(f"cannot reach an arena at {args.arena} (is `arena serve` running there?)") from None
         stub = rpc.ArenaStub(channel)
         game_id = args.game_id or _newest_running(stub, pb, args)
         console = Console(highlight=False)
@@ -72,7 +72,7 @@ def run_watch(args: argparse.Namespace) -> int:
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise CommandError(f"no game {game_id!r} on {args.arena} (it may have finished long ago; "
                                    "`arena watch` without an id follows the newest)") from None
-            raise CommandError(f"the arena at {args.arena} stopped the stream: {error.details()}") from None
+            raise RunFailure(f"the arena at {args.arena} stopped the stream: {error.details()}") from None
         finally:
             if live is not None:
                 live.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 
 def register(subparsers) -> None:
@@ -33,9 +33,12 @@ def run_web(args: argparse.Namespace) -> int:
         raise CommandError(f"no ladder database at {args.db} (give --db FILE; `arena serve` creates one)")
     try:
         host, port = parse_bind(args.listen)
-        sock = bind(host, port)
-    except (ValueError, OSError) as error:
+    except ValueError as error:
         raise CommandError(str(error)) from None
+    try:
+        sock = bind(host, port)
+    except OSError as error:  # a taken port: the command line was fine
+        raise RunFailure(str(error)) from None
     source = WebSource(args.db, args.replays)
     try:
         source.rulesets()  # opens the database now: a bad file is a clear error, not a 500 later

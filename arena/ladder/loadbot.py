@@ -1,6 +1,6 @@
 """Many light bot sessions in one process, over raw grpcio: for load tests and ladder tests.
 
-    python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --names a,b,c --max-games 2 --style high
+    python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --names a,b,c --parallel 2 --style high
 
 Each name is its own Play stream (one thread each, one shared channel) that
 answers every turn at once with the first, last or a random legal action.
@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--names", required=True, help="comma-separated session names")
     parser.add_argument("--token", default="")
     parser.add_argument("--games", type=lambda s: [g for g in s.split(",") if g], help="rulesets (default all)")
-    parser.add_argument("--max-games", type=int, default=1, help="games at once per session")
+    parser.add_argument("--parallel", "--max-games", dest="max_games", type=int, default=1, metavar="N",
+                        help="games at once per session (--max-games: its old name, as in the SDK)")
     parser.add_argument("--style", choices=("first", "random", "high", "low", "slow"), default="random")
     parser.add_argument("--slow-ms", type=int, default=50, help="think time of --style slow")
     parser.add_argument("--duration", type=float, help="seconds to stay connected (default: until SIGTERM)")

@@ -286,17 +286,19 @@ class LadderStore:
         except sqlite3.Error:
             pass
 
-    def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
-        """Run statements in one transaction, committed durably."""
+    def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> int:
+        """Run statements in one transaction, committed durably; returns the last one's row count."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                changed = 0
                 for sql, parameters in statements:
-                    self._db.execute(sql, parameters)
+                    changed = self._db.execute(sql, parameters).rowcount
                 self._db.execute("COMMIT")
             except BaseException:
                 self._rollback()
                 raise
+        return changed
 
     # ---- bots
 
@@ -311,6 +313,28 @@ class LadderStore:
                 )
             ]
         )
+
+    def register_bot(self, name: str, token: str) -> bool:
+        """Register a new name, or one known only from open registration, with a token.
+
+        Returns False, changing nothing, when the name already holds a token:
+        replacing that is `rotate_token`'s job, never a side effect of adding.
+        """
+        return self._write(
+            [
+                (
+                    "INSERT INTO bots (name, token_hash, first_seen) VALUES (?, ?, NULL) "
+                    "ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash WHERE bots.token_hash IS NULL",
+                    (name, hash_token(token)),
+                )
+            ]
+        ) == 1
+
+    def rotate_token(self, name: str, token: str) -> bool:
+        """Replace a registered bot's token; False if the name holds no token."""
+        return self._write(
+            [("UPDATE bots SET token_hash = ? WHERE name = ? AND token_hash IS NOT NULL", (hash_token(token), name))]
+        ) == 1
 
     def remove_bot(self, name: str) -> bool:
         """Forget a bot's registration; its games stay in the history."""
@@ -564,6 +588,15 @@ class LadderStore:
         for game_id, ended_at, bot, placement in rows:
             games.setdefault(game_id, (game_id, ended_at, {}))[2][bot] = placement
         return [g for g in games.values() if len(g[2]) >= 2]
+
+    def replay_paths(self, game_id: str) -> dict[str, str | None]:
+        """{id: replay path} of the game ``game_id``, or of the games whose id ends in ``-game_id``."""
+        tail = f"-{game_id}"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, replay_path FROM games WHERE id = ? OR substr(id, -?) = ?", (game_id, len(tail), tail)
+            ).fetchall()
+        return {row[0]: row[1] for row in rows}
 
     def rulesets_played(self) -> list[str]:
         with self._lock:

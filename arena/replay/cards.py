@@ -16,6 +16,7 @@ from typing import Any, Iterable, Sequence
 from rich.text import Text
 
 from arena.games.cards import is_card_code
+from arena.printable import printable
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 OTHER_DECK_COLOURS = {"r": "red", "y": "yellow", "b": "dodger_blue1", "g": "green"}  # DD MAU's colour letters
@@ -25,7 +26,6 @@ HIDDEN_CARD = "▮"
 MAX_RECORDS = 12  # rows shown of a list of records (the latest ones)
 _FRENCH = re.compile(r"^[2-9TJQKA][shdc]$")
 _JOKER = re.compile(r"^X[1-9]$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def card(code: str) -> Text:
@@ -73,8 +73,9 @@ def hidden_hand(size: int) -> Text:
 
 
 def safe(text: Any) -> str:
-    """A bot's text (name, version, reason) with control characters made visible, never interpreted."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+    """A bot's text (name, version, reason) with control characters made visible, never interpreted
+    (`arena.printable.printable`, the one helper every command uses)."""
+    return printable(text)
 
 
 def seat_name(names: Sequence[str], seat: Any) -> str:

@@ -83,7 +83,7 @@ def test_watch_says_clearly_what_is_wrong():
     assert code == 2 and "no game is running" in err
     unreachable = subprocess.run([sys.executable, "-m", "arena", "watch", "--arena", "127.0.0.1:1", "--timeout", "1"],
                                  capture_output=True, text=True, timeout=30)
-    assert unreachable.returncode == 2 and "cannot reach an arena at 127.0.0.1:1" in unreachable.stderr
+    assert unreachable.returncode == 1 and "cannot reach an arena at 127.0.0.1:1" in unreachable.stderr
 
 
 def test_the_watched_frame_shows_only_the_public_view():

@@ -101,8 +101,9 @@ from arena.games.registry import OptionSpec, RulesetInfo, register
 
 OPTIONS = {
     "target": OptionSpec(505, "the game ends when a total exceeds this (505); the safety net is the 6 points "
-                         "below and at it, reset to target - 155"),
-    "max_hands": OptionSpec(0, "end the game after this many hands (0: play to the target), for quick games"),
+                         "below and at it, reset to target - 155", minimum=10),
+    "max_hands": OptionSpec(0, "end the game after this many hands (0: play to the target), for quick games",
+                            minimum=0),
     "teams": OptionSpec("off", "off, or on: partnerships with 4 players (P1+P3, P2+P4) or 6 (P1+P4, P2+P5, "
                         "P3+P6) sharing one total (E-29)"),
     "team_end_on_individual": OptionSpec(False, "with teams, the safety net and the end apply to each player's "

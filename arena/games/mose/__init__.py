@@ -93,7 +93,7 @@ from arena.games.registry import OptionSpec, RulesetInfo, register
 
 OPTIONS = {
     "rounds": OptionSpec(13, "rounds to play (wilds 2, 3, ... in order); 13 is the full match", tuple(range(1, 14))),
-    "decks": OptionSpec(0, "decks: 0 = one deck up to 7 players and two above, or 1, 2 (D-1)"),
+    "decks": OptionSpec(0, "decks: 0 = one deck up to 7 players and two above, or 1, 2 (D-1)", (0, 1, 2)),
     "owner_may_swap": OptionSpec(False, "the meld's owner may swap its wilds too (D-6)"),
     "second_exhaustion_end": OptionSpec(
         "finish_turn",
