@@ -54,6 +54,7 @@ async def _hello_once(channels: Channels, message: pb.BotMessage, timeout: float
 @dataclass
 class TakeoverOutcome:
     attempts: int = 0
+    played: int = 0              # rounds that got as far as the victim connecting while we held a seat
     leaked_ids: int = 0          # session ids read from error texts
     successes: int = 0           # Welcomes for a session that was the victim's
     notes: list[str] = field(default_factory=list)
@@ -103,8 +104,9 @@ async def _steal(address: str, victim: Player, own: pb.Welcome, games: tuple[str
     try:
         await asyncio.wait_for(victim.welcomed.wait(), REPLY_S * 2)
     except asyncio.TimeoutError:
-        outcome.notes.append(f"{name}: the victim was not admitted ({dict(victim.ledger.refusals)})")
+        outcome.notes.append(f"{name}: the victim was not admitted ({dict(victim.refused)})")
         return
+    outcome.played += 1
     victim_session = victim.session_ids[-1]
     # Resume our own old session: the refusal tells who holds the name now.
     probe = BotStream.open(address)

@@ -180,9 +180,9 @@ class Report:
                    + (f" (+{growth:.1f})" if growth is not None else "")
                    + (f"; baseline +{b.rss_growth_mb:.1f}" if b.rss_growth_mb is not None else ""),
                    "growth <= 30 MB", None if growth is None else growth <= 30),
-            Target("session takeovers", f"{x.takeover.successes} of {x.takeover.attempts} rounds"
-                   f" ({x.takeover.leaked_ids} session ids leaked)", "0",
-                   x.takeover.successes == 0 if _takeover_played(x.takeover) else None),
+            Target("session takeovers", f"{x.takeover.successes} in {x.takeover.played} of {x.takeover.attempts}"
+                   f" rounds ({x.takeover.leaked_ids} session ids leaked)", "0",
+                   x.takeover.successes == 0 if x.takeover.played else None),
             Target("deal-leak hits", f"{x.deal_hits} in {x.memory_games} games of the hand-memory bot", "0",
                    x.deal_hits == 0 if x.memory_games >= 2 else None),
             Target("honest bot admitted under the silent flood",
@@ -238,10 +238,6 @@ class Report:
             if run.control_refusals:
                 out.append(f"control Hellos refused in the {run.label} run: {_counts(run.control_refusals)}")
         return out
-
-
-def _takeover_played(outcome: attacks.TakeoverOutcome) -> bool:
-    return outcome.attempts > 0 and not any("not played" in n or "not admitted" in n for n in outcome.notes)
 
 
 def _stuck_text(stuck: list) -> str:
