@@ -232,7 +232,7 @@ class SilentOutcome:
 async def silent_flood(address: str, count: int, honest_name: str, games: tuple[str, ...],
                        until: float, outcome: SilentOutcome, probe_tries: int = 3) -> None:
     """Hold ``count`` streams that never say Hello until ``until`` (monotonic); reopen the ones the arena
-    ends (at most ``count`` reopenings); an honest bot tries ``probe_tries`` times to connect meanwhile."""
+    ends (at most ``2 * count`` reopenings); an honest bot tries ``probe_tries`` times to connect meanwhile."""
     channels = Channels(address, max(1, count // 25))
     streams: list[Optional[BotStream]] = []
     reopened = 0
@@ -261,7 +261,7 @@ async def silent_flood(address: str, count: int, honest_name: str, games: tuple[
                 outcome.ended_by_server += 1
                 await stream.close()
                 streams[index] = None
-                if reopened < count:
+                if reopened < 2 * count:
                     reopened += 1
                     streams[index] = BotStream(channels.get())
                     outcome.streams += 1

@@ -103,8 +103,11 @@ class Player:
     # ---- the connection loop
 
     async def run(self, address: str, stop: asyncio.Event) -> None:
-        """Play until ``stop`` is set and the current stream is over; resume after a dropped stream."""
-        while not stop.is_set() and self.connects < MAX_CONNECTS:
+        """Play until ``stop`` is set and the current stream is over; resume after a dropped stream.
+
+        An arena that says it is shutting down is not called again.
+        """
+        while not stop.is_set() and self.connects < MAX_CONNECTS and not self.cut_off["SHUTTING_DOWN"]:
             self.connects += 1
             stream = BotStream.open(address)
             try:
@@ -123,6 +126,8 @@ class Player:
                     code = reply_kind(reply, stream)
                     self.ledger.refusals[code] += 1
                     self.refused[code] += 1
+                    if code == "SHUTTING_DOWN":
+                        self.cut_off[code] += 1
             finally:
                 await stream.close()
             if self._drop:
