@@ -1,11 +1,12 @@
 """Attack a real arena with every hostile trick at once and measure what its honest bots lose.
 
-    python scripts/battery.py                    # 60 s of the control alone, then 60 s under attack
+    python scripts/battery.py                    # 60 s under attack, 2 x 30 s of the control alone around it
     python scripts/battery.py --seconds 20 --keep /tmp/battery
 
-Two `arena serve` processes on 127.0.0.1 one after the other, with the same
-settings: first the control alone (four honest bots on their own ruleset),
-then the same control beside every attack of `scripts/hostile` (session
+Three `arena serve` processes on 127.0.0.1 one after the other, with the same
+settings: the control alone (four honest bots on their own ruleset) for half
+the window, the same control beside every attack of `scripts/hostile` for
+the whole window, the control alone again for the other half (session
 takeover, stalling, hanging and slow bots, hand memory, wrong-token flood,
 name tricks, silent streams, answers naming another game, undecodable
 bytes, name churn).  It prints the server's crashes, stuck and lost games,
@@ -56,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                                      epilog="Targets: 0 crashes, 0 stuck, 0 lost, 0 control strikes, control games "
                                             "per minute >= 80%% of the baseline, RSS growth <= 30 MB, 0 takeovers, "
                                             "0 deal-leak hits, the honest bot admitted under the silent flood.")
-    parser.add_argument("--seconds", type=positive(float), default=60.0, help="each run's window (default 60)")
+    parser.add_argument("--seconds", type=positive(float), default=60.0,
+                        help="the attacked window and the baseline's total (default 60)")
     parser.add_argument("--port", type=port, default=0, help="the arena's port (default 0: a free one)")
     parser.add_argument("--silent-streams", type=positive(int), default=300, help="streams that never say Hello")
     parser.add_argument("--flood-hellos", type=positive(int), default=200, help="wrong-token Hellos")

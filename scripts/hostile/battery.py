@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable, Optional
@@ -98,11 +99,14 @@ class RunResult:
     control_games: int = 0                       # control games told finished within the window
     control_strikes: int = 0
     control_refusals: dict = field(default_factory=dict)
-    think_p99_ms: Optional[float] = None
-    think_samples: int = 0
+    think_ms: list = field(default_factory=list)   # every control decision's think time (ms), from the replays
     stuck: list = field(default_factory=list)    # measure.Stall
     lost: list = field(default_factory=list)     # (game id, problem)
     told_finished: int = 0
+
+    @property
+    def think_p99_ms(self) -> Optional[float]:
+        return percentile([float(t) for t in self.think_ms], 0.99)
 
     @property
     def games_per_minute(self) -> float:
@@ -113,6 +117,27 @@ class RunResult:
         if self.rss_before_mb is None or self.rss_after_mb is None:
             return None
         return self.rss_after_mb - self.rss_before_mb
+
+    @classmethod
+    def combined(cls, label: str, parts: list["RunResult"]) -> "RunResult":
+        """Runs taken together (the baseline's halves): sums, unions, and the RSS of the part that grew most."""
+        grown = max(parts, key=lambda p: p.rss_growth_mb if p.rss_growth_mb is not None else float("-inf"))
+        return cls(
+            label=label,
+            seconds=sum(p.seconds for p in parts),
+            crashed=any(p.crashed for p in parts),
+            exit_code=next((p.exit_code for p in parts if p.exit_code), parts[-1].exit_code),
+            error_lines=[line for p in parts for line in p.error_lines],
+            rss_before_mb=grown.rss_before_mb,
+            rss_after_mb=grown.rss_after_mb,
+            control_games=sum(p.control_games for p in parts),
+            control_strikes=sum(p.control_strikes for p in parts),
+            control_refusals=dict(sum((Counter(p.control_refusals) for p in parts), Counter())),
+            think_ms=[t for p in parts for t in p.think_ms],
+            stuck=[s for p in parts for s in p.stuck],
+            lost=[x for p in parts for x in p.lost],
+            told_finished=sum(p.told_finished for p in parts),
+        )
 
 
 @dataclass
@@ -142,7 +167,7 @@ class AttackResults:
 class Target:
     name: str
     value: str
-    goal: str
+    goal: Optional[str]   # None: a figure shown for reference, not a target
     met: Optional[bool]   # None: could not be measured (counts as missed)
 
 
@@ -172,16 +197,16 @@ class Report:
                    f" of {b.told_finished + a.told_finished}", "0", not (b.lost or a.lost)),
             Target("control strikes", f"{a.control_strikes} (baseline {b.control_strikes})", "0",
                    a.control_strikes == 0 and b.control_strikes == 0),
-            Target("control think time p99", f"{_ms(a.think_p99_ms)} (baseline {_ms(b.think_p99_ms)})", "-", True),
+            Target("control think time p99", f"{_ms(a.think_p99_ms)} (baseline {_ms(b.think_p99_ms)})", None, None),
             Target("control games per minute", f"{a.games_per_minute:.0f} vs {b.games_per_minute:.0f} baseline"
                    + (f" = {ratio:.2f}" if ratio is not None else ""), ">= 0.80 of baseline",
                    None if ratio is None else ratio >= 0.8),
             Target("server RSS", f"{_mb(a.rss_before_mb)} -> {_mb(a.rss_after_mb)} MB"
-                   + (f" (+{growth:.1f})" if growth is not None else "")
-                   + (f"; baseline +{b.rss_growth_mb:.1f}" if b.rss_growth_mb is not None else ""),
+                   + (f" ({growth:+.1f})" if growth is not None else "")
+                   + (f"; baseline {b.rss_growth_mb:+.1f}" if b.rss_growth_mb is not None else ""),
                    "growth <= 30 MB", None if growth is None else growth <= 30),
-            Target("session takeovers", f"{x.takeover.successes} in {x.takeover.played} of {x.takeover.attempts}"
-                   f" rounds ({x.takeover.leaked_ids} session ids leaked)", "0",
+            Target("session takeovers", f"{x.takeover.successes} ({x.takeover.played} of {x.takeover.attempts} rounds"
+                   f" played, {x.takeover.leaked_ids} session ids leaked)", "0",
                    x.takeover.successes == 0 if x.takeover.played else None),
             Target("deal-leak hits", f"{x.deal_hits} in {x.memory_games} games of the hand-memory bot", "0",
                    x.deal_hits == 0 if x.memory_games >= 2 else None),
@@ -192,20 +217,22 @@ class Report:
         ]
 
     def missed(self) -> list[Target]:
-        return [t for t in self.targets() if t.met is not True]
+        return [t for t in self.targets() if t.goal is not None and t.met is not True]
 
     def lines(self) -> list[str]:
         s, x = self.settings, self.attacks
-        out = [f"fair-play battery: {s.seconds:g} s of the control alone, then {s.seconds:g} s under attack "
+        out = [f"fair-play battery: {s.seconds:g} s under attack, against {s.seconds:g} s of the control alone "
+               f"(half before, half after) "
                f"(control: {s.control_bots} bots on {s.control_ruleset}, {s.think_ms:g} ms per decision; "
                f"attackers on {s.attack_ruleset})", ""]
         width = max(len(t.name) for t in self.targets())
         vwidth = max(len(t.value) for t in self.targets())
         for t in self.targets():
+            if t.goal is None:
+                out.append(f"{t.name:<{width}}  {t.value}")
+                continue
             verdict = "ok" if t.met else ("not measured" if t.met is None else "MISSED")
-            if t.goal == "-":
-                verdict = ""
-            out.append(f"{t.name:<{width}}  {t.value:<{vwidth}}  target {t.goal:<20} {verdict}".rstrip())
+            out.append(f"{t.name:<{width}}  {t.value:<{vwidth}}  target {t.goal:<20} {verdict}")
         out += ["", "attacks:"]
         out.append(f"  1 takeover: {'; '.join(x.takeover.notes) or '-'}")
         out.append(f"  2 stalling: {x.stall_drops} drops, {x.stall_resumes} resumed; longest decision "
@@ -243,8 +270,13 @@ class Report:
 def _stuck_text(stuck: list) -> str:
     if not stuck:
         return "0"
-    worst = stuck[0]
-    return f"{len(stuck)} (longest {worst.seconds:.1f} s: {', '.join(worst.players)})"
+    worst = max(stuck, key=lambda s: s.seconds)
+    return f"{len(stuck)} (longest {worst.seconds:.1f} s: {', '.join(_shown(p) for p in worst.players)})"
+
+
+def _shown(name: str) -> str:
+    """A bot name as it can be printed: quoted and escaped when it carries control characters."""
+    return name if name.isprintable() else repr(name)
 
 
 def _ms(value: Optional[float]) -> str:
@@ -266,22 +298,23 @@ def _counts(counter) -> str:
 # ---------------------------------------------------------------- one run
 
 class _Run:
-    """One server, the control process and (when attacked) every attacker, for ``settings.seconds``."""
+    """One server, the control process and (when attacked) every attacker, for ``seconds``."""
 
-    def __init__(self, settings: BatterySettings, workdir: Path, label: str, attacked: bool) -> None:
+    def __init__(self, settings: BatterySettings, workdir: Path, label: str, attacked: bool, seconds: float) -> None:
         self.s = settings
+        self.seconds = seconds
         self.dir = workdir / label
         self.dir.mkdir(parents=True, exist_ok=True)
         self.label = label
         self.attacked = attacked
-        self.result = RunResult(label, settings.seconds)
+        self.result = RunResult(label, seconds)
         self.attack = AttackResults()
         self.ledger = Ledger()
 
     async def run(self) -> None:
         s = self.s
         db, replays = self.dir / "arena.db", self.dir / "replays"
-        token = register_bot(db, "regbot") if self.attacked else ""
+        token = await asyncio.to_thread(register_bot, db, "regbot") if self.attacked else ""
         server = ArenaProcess(s.serve_args(db, replays), self.dir / "server.log")
         control: Optional[subprocess.Popen] = None
         bursts: list[asyncio.Task] = []   # attacks that send requests: cancelled when the window ends
@@ -291,14 +324,14 @@ class _Run:
         try:
             address = await asyncio.to_thread(server.start)
             self.result.rss_before_mb = server.rss_mb()
-            s.progress(f"{self.label}: arena on {address}, {s.seconds:g} s")
+            s.progress(f"{self.label}: arena on {address}, {self.seconds:g} s")
             started_wall, started = time.time(), time.monotonic()
-            until = started + s.seconds
+            until = started + self.seconds
             with open(self.dir / "control.log", "w") as control_log:
                 control = subprocess.Popen(
                     [sys.executable, "-m", "scripts.hostile.control", "--arena", address,
                      "--names", ",".join(s.control_names), "--games", s.control_ruleset,
-                     "--think-ms", str(s.think_ms), "--duration", str(s.seconds + 120)],
+                     "--think-ms", str(s.think_ms), "--duration", str(self.seconds + 120)],
                     stdout=subprocess.PIPE, stderr=control_log, stdin=subprocess.DEVNULL,
                     text=True, cwd=ROOT, env=python_env(),
                 )
@@ -352,7 +385,7 @@ class _Run:
             Slow("slowpoke", ledger=self.ledger, **seats),
             Staller("staller", ledger=self.ledger, per_decision=s.stall_per_decision, down_s=s.stall_down_s,
                     max_drops=s.stall_max_drops, **seats),
-            HandMemory("memory", ledger=self.ledger, **seats),
+            HandMemory("memory", ledger=self.ledger, max_games=2, **seats),
             CrossGame("crossgame", ledger=self.ledger, max_games=2, max_tries=s.cross_tries, **seats),
         ]
         for player in players:
@@ -367,7 +400,7 @@ class _Run:
                 await attack()
             into.append(asyncio.create_task(go()))
 
-        w = s.seconds
+        w = self.seconds
         # The takeover's victim and the flooded name's owner become seated players.
         later(0, lambda: attacks.session_takeover(address, victim, games, stop, 0.4 * w, x.takeover), seated)
         later(0.1 * w, lambda: attacks.token_flood(address, "regbot", games, s.flood_hellos, s.flood_in_flight,
@@ -384,7 +417,7 @@ class _Run:
                  db: Path) -> None:
         s, r, x = self.s, self.result, self.attack
         control_ended = [EndedGame.from_list(row) for row in control_out.get("ended", [])]
-        window_end = started_wall + s.seconds
+        window_end = started_wall + self.seconds
         r.control_games = len({e.game_id for e in control_ended
                                if e.finished and started_wall <= e.at <= window_end})
         r.control_strikes = sum(e.strikes for e in control_ended)
@@ -394,9 +427,7 @@ class _Run:
         told = control_ended + self.ledger.ended
         r.told_finished = len({e.game_id for e in told if e.finished})
         r.lost = record.lost(told)
-        think = record.think_ms(set(s.control_names))
-        r.think_samples = len(think)
-        r.think_p99_ms = percentile([float(t) for t in think], 0.99)
+        r.think_ms = record.think_ms(set(s.control_names))
         if not self.attacked:
             return
         by_name = {p.name: p for p in players}
@@ -448,12 +479,18 @@ def _kill(process: subprocess.Popen) -> None:
 
 # ---------------------------------------------------------------- both runs
 
-async def _both(settings: BatterySettings, workdir: Path) -> Report:
-    baseline = _Run(settings, workdir, "baseline", attacked=False)
-    await baseline.run()
-    attacked = _Run(settings, workdir, "attacked", attacked=True)
+async def _all_runs(settings: BatterySettings, workdir: Path) -> Report:
+    """The baseline brackets the attacked run (half before, half after), so that a load on the
+    machine that drifts during the battery weighs on both sides alike."""
+    half = settings.seconds / 2
+    before = _Run(settings, workdir, "baseline-before", attacked=False, seconds=half)
+    await before.run()
+    attacked = _Run(settings, workdir, "attacked", attacked=True, seconds=settings.seconds)
     await attacked.run()
-    return Report(settings, baseline.result, attacked.result, attacked.attack)
+    after = _Run(settings, workdir, "baseline-after", attacked=False, seconds=half)
+    await after.run()
+    baseline = RunResult.combined("baseline", [before.result, after.result])
+    return Report(settings, baseline, attacked.result, attacked.attack)
 
 
 def run_battery(settings: BatterySettings) -> Report:
@@ -463,7 +500,7 @@ def run_battery(settings: BatterySettings) -> Report:
     if temporary:
         workdir = Path(tempfile.mkdtemp(prefix="arena-battery-"))
     try:
-        return asyncio.run(_both(settings, workdir))
+        return asyncio.run(_all_runs(settings, workdir))
     finally:
         if temporary:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -141,34 +141,33 @@ class LadderRecord:
                 continue
         return times
 
-    def strikes(self, bots: set[str]) -> int:
-        return sum(s.strikes for g in self.games for s in g.seats if s.bot in bots)
-
     def deal_hits(self, bot: str, first_hands: Mapping[str, tuple[str, ...]]) -> tuple[int, int]:
-        """(games where an opponent of ``bot`` was dealt a hand ``bot`` had held in an earlier game, games of ``bot``).
+        """(games where an opponent of ``bot`` was dealt cards ``bot`` had held in an earlier game, games played).
 
-        ``first_hands``: the hand ``bot`` recorded at its first decision of each game.  Opponents'
-        deals come from the replays (the seed re-simulated), games in the order they started.
+        ``first_hands``: the hand ``bot`` recorded at its first decision of each game; it may hold
+        more than the deal (cards drawn before that decision), so a deal within a remembered hand is
+        a hit.  Opponents' deals come from the replays (the seed re-simulated); games count in the
+        order they started, and only those with at least one decision.
         """
         hits = played = 0
-        earlier: set[tuple[str, ...]] = set()
+        earlier: list[frozenset[str]] = []
         for game in sorted(self.games, key=lambda g: (g.started_at, g.id)):
             if not game.replay_path or not Path(game.replay_path).is_file():
                 continue
             try:
                 replay = load(game.replay_path)
                 names = replay.header.names
-                if bot not in names:
+                if bot not in names or not replay.decisions:
                     continue
                 deal = replay.new_state()
             except Exception:
                 continue
             played += 1
-            opponents = {tuple(sorted(deal.observation(seat)["hand"])) for seat, name in enumerate(names) if name != bot}
-            if opponents & earlier:
+            opponents = [frozenset(deal.observation(seat)["hand"]) for seat, name in enumerate(names) if name != bot]
+            if any(hand and hand <= seen for hand in opponents for seen in earlier):
                 hits += 1
             if game.id in first_hands:
-                earlier.add(first_hands[game.id])
+                earlier.append(frozenset(first_hands[game.id]))
         return hits, played
 
     def control_characters(self) -> list[str]:

@@ -199,10 +199,19 @@ class Slow(Player):
 
     share = 0.8
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._late: set[asyncio.Task] = set()
+
     async def on_turn(self, stream: BotStream, turn: pb.TurnRequest) -> None:
-        delay_s = self.share * (turn.time.move_ms + turn.time.bank_ms) / 1000
-        asyncio.get_running_loop().call_later(delay_s, lambda: asyncio.ensure_future(
-            stream.send(answer(turn, self.choose(turn)))))
+        # Answered from a task of its own, so the stream is still read meanwhile.
+        task = asyncio.create_task(self._answer_late(stream, turn))
+        self._late.add(task)
+        task.add_done_callback(self._late.discard)
+
+    async def _answer_late(self, stream: BotStream, turn: pb.TurnRequest) -> None:
+        await asyncio.sleep(self.share * (turn.time.move_ms + turn.time.bank_ms) / 1000)
+        await stream.send(answer(turn, self.choose(turn)))
 
 
 class Staller(Player):

@@ -43,7 +43,7 @@ def rss_mb(pid: int) -> Optional[float]:
 
 
 class ArenaProcess:
-    """``python -m arena serve --port 0 ARGS`` with its output in ``log``."""
+    """``python -m arena serve --host 127.0.0.1 --plain ARGS`` (ARGS name the port) with its output in ``log``."""
 
     def __init__(self, args: list[str], log: Path) -> None:
         self.args = args
@@ -60,7 +60,7 @@ class ArenaProcess:
         """Start it; return HOST:PORT once it listens.  Raises RuntimeError with its output if it does not."""
         self._log_file = open(self.log, "w", encoding="utf-8", errors="replace")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--host", "127.0.0.1", "--port", "0", "--plain", *self.args],
+            [sys.executable, "-m", "arena", "serve", "--host", "127.0.0.1", "--plain", *self.args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
             errors="replace", cwd=ROOT, env=python_env(),
         )

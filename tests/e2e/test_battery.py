@@ -131,10 +131,10 @@ def test_what_could_not_be_measured_is_never_reported_as_met():
     report.attacks.silent.honest_admitted = None
     report.baseline.control_games = 0          # no baseline: no ratio
     report.attacked.rss_after_mb = None        # the server was gone
-    unmeasured = {t.name.split(" (")[0] for t in report.targets() if t.met is None}
+    unmeasured = {t.name.split(" (")[0] for t in report.targets() if t.met is None and t.goal is not None}
     assert unmeasured == {"session takeovers", "deal-leak hits", "honest bot admitted under the silent flood",
                           "control games per minute", "server RSS"}
-    assert {t.name for t in report.missed()} >= {t.name for t in report.targets() if t.met is None}
+    assert {t.name.split(" (")[0] for t in report.missed()} == unmeasured
 
 
 def test_percentile_is_nearest_rank():
