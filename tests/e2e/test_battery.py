@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.ladder.store import GameRecord
+from arena.replay.writer import ReplayWriter
 from scripts.hostile.battery import AttackResults, BatterySettings, Report, RunResult, run_battery
-from scripts.hostile.measure import Stall, percentile
+from scripts.hostile.measure import LadderRecord, Stall, percentile
+from scripts.hostile.players import EndedGame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,6 +138,35 @@ def test_what_could_not_be_measured_is_never_reported_as_met():
     assert unmeasured == {"session takeovers", "deal-leak hits", "honest bot admitted under the silent flood",
                           "control games per minute", "server RSS"}
     assert {t.name.split(" (")[0] for t in report.missed()} == unmeasured
+
+
+def test_the_baseline_halves_add_up_and_keep_the_larger_growth():
+    before = RunResult("baseline-before", 30.0, control_games=50, control_strikes=1, rss_before_mb=60.0,
+                       rss_after_mb=63.0, think_ms=[20, 21], told_finished=50, stuck=[Stall("a", ("x",), 12.0)])
+    after = RunResult("baseline-after", 30.0, control_games=40, rss_before_mb=60.0, rss_after_mb=68.0,
+                      think_ms=[25], told_finished=40, lost=[("g", "replay missing")], crashed=True)
+    both = RunResult.combined("baseline", [before, after])
+    assert (both.seconds, both.control_games, both.control_strikes, both.told_finished) == (60.0, 90, 1, 90)
+    assert both.games_per_minute == 90 and both.rss_growth_mb == 8.0 and both.crashed
+    assert sorted(both.think_ms) == [20, 21, 25] and len(both.stuck) == 1 and len(both.lost) == 1
+
+
+def test_a_game_told_finished_is_lost_unless_its_row_is_finished_and_its_replay_complete(tmp_path):
+    def replay(game_id, finish=True):
+        writer = ReplayWriter.create(tmp_path, {"game_id": game_id, "ruleset": "maumau", "players": 2, "seed": 5})
+        return str(writer.finish({"placements": [1, 2], "points": [0, 3]}) if finish else writer.current_path)
+
+    def row(game_id, status, path):
+        return GameRecord(game_id, "maumau", {}, 5, "set", 0, "2026-11-24T10:00:00", None, path, status, "", 9, ())
+
+    record = LadderRecord([row("kept", "finished", replay("kept")), row("aborted", "aborted", replay("aborted")),
+                           row("gone", "finished", str(tmp_path / "gone.jsonl")),
+                           row("cut", "finished", replay("cut", finish=False))])
+    told = [EndedGame(g, True, "out", "ctl-1", 0, 0, False, 0.0) for g in ("kept", "aborted", "gone", "cut", "norow")]
+    told.append(EndedGame("kept", False, "server shutting down", "ctl-2", 0, 0, False, 0.0))
+    lost = dict(record.lost(told))
+    assert set(lost) == {"aborted", "gone", "cut", "norow"}
+    assert "aborted" in lost["aborted"] and "missing" in lost["gone"] and "result" in lost["cut"]
 
 
 def test_percentile_is_nearest_rank():
