@@ -116,7 +116,9 @@ async def _steal(address: str, victim: Player, own: pb.Welcome, games: tuple[str
     finally:
         await probe.close()
     text = reply.error.message if reply is not None and reply.WhichOneof("kind") == "error" else ""
-    leaked = [s for s in SESSION_ID.findall(text) if s != own.session_id]
+    # Whatever looks like a session id, and the victim's own id in whatever form it takes.
+    leaked = sorted({s for s in SESSION_ID.findall(text) if s != own.session_id}
+                    | ({victim_session} if victim_session and victim_session in text else set()))
     outcome.leaked_ids += len(leaked)
     if not leaked:
         outcome.notes.append(f"{name}: resuming the old session gave {reply_kind(reply)} naming no session")
