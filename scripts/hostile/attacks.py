@@ -233,19 +233,42 @@ class SilentOutcome:
 
 async def silent_flood(address: str, count: int, honest_name: str, games: tuple[str, ...],
                        until: float, outcome: SilentOutcome, probe_tries: int = 3) -> None:
-    """Hold ``count`` streams that never say Hello until ``until`` (monotonic); reopen the ones the arena
-    ends (at most ``2 * count`` reopenings); an honest bot tries ``probe_tries`` times to connect meanwhile."""
+    """Hold ``count`` streams that never say Hello until ``until`` (monotonic), reopening each one the
+    arena ends a quarter of a second later (at most ``10 * count`` reopenings); meanwhile an honest bot
+    tries ``probe_tries`` times, a second apart, to connect."""
     channels = Channels(address, max(1, count // 25))
-    streams: list[Optional[BotStream]] = []
-    reopened = 0
+    streams: list[BotStream] = []
+    budget = 10 * count
+
+    async def hold() -> None:
+        nonlocal budget
+        ended_at: dict[int, float] = {}
+        while time.monotonic() < until:
+            now = time.monotonic()
+            for index, stream in enumerate(streams):
+                if not stream.ended:
+                    continue
+                if index not in ended_at:
+                    ended_at[index] = now
+                    outcome.ended_by_server += 1
+                elif now - ended_at[index] >= 0.25 and budget > 0:
+                    del ended_at[index]
+                    budget -= 1
+                    await stream.close()
+                    streams[index] = BotStream(channels.get())
+                    outcome.streams += 1
+            await asyncio.sleep(0.05)
+
+    holder: Optional[asyncio.Task] = None
     try:
         for _ in range(count):
             streams.append(BotStream(channels.get()))
             outcome.streams += 1
+        holder = asyncio.create_task(hold())
         await asyncio.sleep(1.0)  # let every stream reach the arena's handler
         probe = Channels(address)
         try:
-            for attempt in range(probe_tries):
+            for _ in range(probe_tries):
                 kind, _ = await _hello_once(probe, hello(honest_name, games=games), timeout=3.0)
                 outcome.honest_replies.append(kind)
                 if kind == "welcome":
@@ -256,22 +279,13 @@ async def silent_flood(address: str, count: int, honest_name: str, games: tuple[
                 outcome.honest_admitted = False
         finally:
             await probe.close()
-        while time.monotonic() < until:
-            for index, stream in enumerate(streams):
-                if stream is None or not stream.ended:
-                    continue
-                outcome.ended_by_server += 1
-                await stream.close()
-                streams[index] = None
-                if reopened < 2 * count:
-                    reopened += 1
-                    streams[index] = BotStream(channels.get())
-                    outcome.streams += 1
-            await asyncio.sleep(0.2)
+        await holder
     finally:
+        if holder is not None:
+            holder.cancel()
+            await asyncio.gather(holder, return_exceptions=True)
         for stream in streams:
-            if stream is not None:
-                await stream.close()
+            await stream.close()
         await channels.close()
 
 

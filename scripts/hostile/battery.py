@@ -96,6 +96,8 @@ class RunResult:
     error_lines: list[str] = field(default_factory=list)
     rss_before_mb: Optional[float] = None
     rss_after_mb: Optional[float] = None
+    server_cpu_s: Optional[float] = None         # the server's CPU time within the window
+    clients_cpu_s: Optional[float] = None        # this process's (the attack clients') CPU time within the window
     control_games: int = 0                       # control games told finished within the window
     control_strikes: int = 0
     control_refusals: dict = field(default_factory=dict)
@@ -130,6 +132,8 @@ class RunResult:
             error_lines=[line for p in parts for line in p.error_lines],
             rss_before_mb=grown.rss_before_mb,
             rss_after_mb=grown.rss_after_mb,
+            server_cpu_s=_sum_known(p.server_cpu_s for p in parts),
+            clients_cpu_s=_sum_known(p.clients_cpu_s for p in parts),
             control_games=sum(p.control_games for p in parts),
             control_strikes=sum(p.control_strikes for p in parts),
             control_refusals=dict(sum((Counter(p.control_refusals) for p in parts), Counter())),
@@ -206,7 +210,7 @@ class Report:
                    + (f"; baseline {b.rss_growth_mb:+.1f}" if b.rss_growth_mb is not None else ""),
                    "growth <= 30 MB", None if growth is None else growth <= 30),
             Target("session takeovers", f"{x.takeover.successes} ({x.takeover.played} of {x.takeover.attempts} rounds"
-                   f" played, {x.takeover.leaked_ids} session ids leaked)", "0",
+                   f" played, {x.takeover.leaked_ids} session id(s) leaked)", "0",
                    x.takeover.successes == 0 if x.takeover.played else None),
             Target("deal-leak hits", f"{x.deal_hits} in {x.memory_games} games of the hand-memory bot", "0",
                    x.deal_hits == 0 if x.memory_games >= 2 else None),
@@ -258,6 +262,9 @@ class Report:
         out.append(f"  9 answers naming another game: {x.cross_tries} sent: {_counts(x.cross) or 'no verdict'}")
         out.append(f" 10 undecodable bytes: {x.garbage.sent} sent: {_counts(x.garbage.replies)}")
         out.append(f" 11 name churn: {x.churn.tried} new names: {_counts(x.churn.replies)}")
+        b, a = self.baseline, self.attacked
+        out.append(f"CPU within the window: server {_s(a.server_cpu_s)} (baseline {_s(b.server_cpu_s)} over the same "
+                   f"length), the attack clients in this process {_s(a.clients_cpu_s)} (they share the machine)")
         for run in (self.baseline, self.attacked):
             if run.error_lines:
                 out.append(f"server errors logged in the {run.label} run: {len(run.error_lines)}, first: "
@@ -265,6 +272,11 @@ class Report:
             if run.control_refusals:
                 out.append(f"control Hellos refused in the {run.label} run: {_counts(run.control_refusals)}")
         return out
+
+
+def _sum_known(values) -> Optional[float]:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 def _stuck_text(stuck: list) -> str:
@@ -277,6 +289,10 @@ def _stuck_text(stuck: list) -> str:
 def _shown(name: str) -> str:
     """A bot name as it can be printed: quoted and escaped when it carries control characters."""
     return name if name.isprintable() else repr(name)
+
+
+def _s(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.1f} s"
 
 
 def _ms(value: Optional[float]) -> str:
@@ -324,6 +340,7 @@ class _Run:
         try:
             address = await asyncio.to_thread(server.start)
             self.result.rss_before_mb = server.rss_mb()
+            server_cpu, clients_cpu = server.cpu_s(), time.process_time()
             s.progress(f"{self.label}: arena on {address}, {self.seconds:g} s")
             started_wall, started = time.time(), time.monotonic()
             until = started + self.seconds
@@ -342,6 +359,10 @@ class _Run:
             while time.monotonic() < until and server.alive():
                 await asyncio.sleep(0.25)
             self.result.rss_after_mb = server.rss_mb()
+            server_cpu_after = server.cpu_s()
+            if server_cpu is not None and server_cpu_after is not None:
+                self.result.server_cpu_s = server_cpu_after - server_cpu
+            self.result.clients_cpu_s = time.process_time() - clients_cpu
             died_early = server.crashed
             for task in bursts:
                 task.cancel()

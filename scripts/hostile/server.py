@@ -42,6 +42,15 @@ def rss_mb(pid: int) -> Optional[float]:
     return None
 
 
+def cpu_s(pid: int) -> Optional[float]:
+    """User + system CPU time of a process in seconds (Linux /proc), None when unavailable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class ArenaProcess:
     """``python -m arena serve --host 127.0.0.1 --plain ARGS`` (ARGS name the port) with its output in ``log``."""
 
@@ -92,6 +101,9 @@ class ArenaProcess:
 
     def rss_mb(self) -> Optional[float]:
         return rss_mb(self.pid) if self.alive() else None
+
+    def cpu_s(self) -> Optional[float]:
+        return cpu_s(self.pid) if self.alive() else None
 
     @property
     def crashed(self) -> bool:
