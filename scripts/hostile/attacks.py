@@ -35,6 +35,8 @@ from .stream import BotStream, Channels, error_name, hello, reply_kind
 #: Session ids as the arena writes them (hex); anything this long in an error text is a candidate.
 SESSION_ID = re.compile(r"\b[0-9a-f]{16,64}\b")
 REPLY_S = 5.0
+#: How long the honest bot beside the silent streams waits for its Welcome, per try.
+PROBE_REPLY_S = 5.0
 
 
 async def _hello_once(channels: Channels, message: pb.BotMessage, timeout: float = REPLY_S,
@@ -148,20 +150,29 @@ class FloodOutcome:
 
 
 async def token_flood(address: str, name: str, games: tuple[str, ...], count: int, in_flight: int,
-                      owner: Player, stop: asyncio.Event, until: float, outcome: FloodOutcome) -> None:
+                      owner: Player, owner_after_s: float, stop: asyncio.Event, until: float,
+                      outcome: FloodOutcome) -> None:
     """``count`` wrong-token Hellos for ``name`` (``in_flight`` at a time, none after ``until``); the real
-    bot, ``owner``, connects half-way through and then plays on until ``stop``."""
+    bot, ``owner``, connects half-way through (half the Hellos sent, or ``owner_after_s`` seconds in,
+    whichever comes first) and then plays on until ``stop``."""
     channels = Channels(address, 2)
     started = time.monotonic()
     owner_task: Optional[asyncio.Task] = None
     next_index = 0
 
+    def owner_joins() -> None:
+        nonlocal owner_task
+        if owner_task is None:
+            owner_task = asyncio.create_task(_owner_joins(owner, address, stop, outcome))
+
+    timer = asyncio.get_running_loop().call_later(owner_after_s, owner_joins)
+
     async def worker() -> None:
-        nonlocal next_index, owner_task
+        nonlocal next_index
         while next_index < count and time.monotonic() < until:
             next_index += 1
-            if next_index >= count // 2 and owner_task is None:
-                owner_task = asyncio.create_task(_owner_joins(owner, address, stop, outcome))
+            if next_index >= count // 2:
+                owner_joins()
             outcome.sent += 1
             kind, _ = await _hello_once(channels, hello(name, token=secrets.token_urlsafe(24), games=games))
             outcome.replies[kind] += 1
@@ -172,10 +183,10 @@ async def token_flood(address: str, name: str, games: tuple[str, ...], count: in
         finally:
             outcome.seconds = time.monotonic() - started
             await channels.close()
-        if owner_task is None:
-            owner_task = asyncio.create_task(_owner_joins(owner, address, stop, outcome))
+        owner_joins()
         await owner_task
     finally:
+        timer.cancel()
         if owner_task is not None:
             owner_task.cancel()
 
@@ -234,11 +245,11 @@ class SilentOutcome:
 async def silent_flood(address: str, count: int, honest_name: str, games: tuple[str, ...],
                        until: float, outcome: SilentOutcome, probe_tries: int = 3) -> None:
     """Hold ``count`` streams that never say Hello until ``until`` (monotonic), reopening each one the
-    arena ends a quarter of a second later (at most ``10 * count`` reopenings); meanwhile an honest bot
-    tries ``probe_tries`` times, a second apart, to connect."""
+    arena ends a second later (at most ``3 * count`` reopenings: streams held, not a connection-rate
+    flood); meanwhile an honest bot tries up to ``probe_tries`` times, a second apart, to connect."""
     channels = Channels(address, max(1, count // 25))
     streams: list[BotStream] = []
-    budget = 10 * count
+    budget = 3 * count
 
     async def hold() -> None:
         nonlocal budget
@@ -251,13 +262,13 @@ async def silent_flood(address: str, count: int, honest_name: str, games: tuple[
                 if index not in ended_at:
                     ended_at[index] = now
                     outcome.ended_by_server += 1
-                elif now - ended_at[index] >= 0.25 and budget > 0:
+                elif now - ended_at[index] >= 1.0 and budget > 0:
                     del ended_at[index]
                     budget -= 1
                     await stream.close()
                     streams[index] = BotStream(channels.get())
                     outcome.streams += 1
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
 
     holder: Optional[asyncio.Task] = None
     try:
@@ -268,15 +279,14 @@ async def silent_flood(address: str, count: int, honest_name: str, games: tuple[
         await asyncio.sleep(1.0)  # let every stream reach the arena's handler
         probe = Channels(address)
         try:
-            for _ in range(probe_tries):
-                kind, _ = await _hello_once(probe, hello(honest_name, games=games), timeout=3.0)
+            while len(outcome.honest_replies) < probe_tries and until - time.monotonic() > 1.0:
+                timeout = min(PROBE_REPLY_S, until - time.monotonic())
+                kind, _ = await _hello_once(probe, hello(honest_name, games=games), timeout=timeout)
                 outcome.honest_replies.append(kind)
-                if kind == "welcome":
-                    outcome.honest_admitted = True
+                outcome.honest_admitted = kind == "welcome"
+                if outcome.honest_admitted:
                     break
                 await asyncio.sleep(1.0)
-            else:
-                outcome.honest_admitted = False
         finally:
             await probe.close()
         await holder

@@ -422,15 +422,17 @@ class _Run:
             into.append(asyncio.create_task(go()))
 
         w = self.seconds
-        # The takeover's victim and the flooded name's owner become seated players.
+        # The takeover's victim and the flooded name's owner become seated players.  The silent
+        # streams come last: against an arena they fill, nobody else gets in while they stand, and
+        # the staller's first decision (three drops of 4 s) is over by then.
         later(0, lambda: attacks.session_takeover(address, victim, games, stop, 0.4 * w, x.takeover), seated)
         later(0.1 * w, lambda: attacks.token_flood(address, "regbot", games, s.flood_hellos, s.flood_in_flight,
-                                                   owner, stop, until, x.flood), seated)
+                                                   owner, 0.2 * w, stop, until, x.flood), seated)
         later(0, lambda: attacks.name_tricks(address, "regbot", "hon-1", games, x.tricks), bursts)
         later(0.5, lambda: attacks.undecodable(address, "garbler", games, s.garbage_tries, x.garbage, stop), bursts)
         later(0.1 * w, lambda: attacks.name_churn(address, "churn-", games, s.churn_names, s.churn_per_s, stop,
                                                   x.churn), bursts)
-        later(0.5 * w, lambda: attacks.silent_flood(address, s.silent_streams, "latecomer", games, until, x.silent),
+        later(0.6 * w, lambda: attacks.silent_flood(address, s.silent_streams, "latecomer", games, until, x.silent),
               bursts)
         return players
 
