@@ -62,9 +62,10 @@ class TakeoverOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-async def session_takeover(address: str, victim: Player, games: tuple[str, ...], stop: asyncio.Event,
-                           seat_timeout_s: float, outcome: TakeoverOutcome) -> None:
-    """One round against ``victim`` (not started yet); the victim plays on afterwards until ``stop``."""
+async def session_takeover(address: str, honest: str, victim: Player, games: tuple[str, ...],
+                           stop: asyncio.Event, seat_timeout_s: float, outcome: TakeoverOutcome) -> None:
+    """One round against ``victim`` (not started yet; it connects to ``honest``); the victim plays on
+    afterwards until ``stop``."""
     name = victim.name
     outcome.attempts += 1
     grab = BotStream.open(address)
@@ -92,7 +93,7 @@ async def session_takeover(address: str, victim: Player, games: tuple[str, ...],
     finally:
         await grab.close()
     # The victim connects while the old session waits for its seat to come back.
-    victim_task = asyncio.create_task(victim.run(address, stop))
+    victim_task = asyncio.create_task(victim.run(honest, stop))
     try:
         await _steal(address, victim, own, games, outcome)
         await victim_task   # the victim plays on (resuming its own session) until stop
@@ -149,12 +150,12 @@ class FloodOutcome:
     owner_wait_s: Optional[float] = None
 
 
-async def token_flood(address: str, name: str, games: tuple[str, ...], count: int, in_flight: int,
+async def token_flood(address: str, honest: str, name: str, games: tuple[str, ...], count: int, in_flight: int,
                       owner: Player, owner_after_s: float, stop: asyncio.Event, until: float,
                       outcome: FloodOutcome) -> None:
     """``count`` wrong-token Hellos for ``name`` (``in_flight`` at a time, none after ``until``); the real
-    bot, ``owner``, connects half-way through (half the Hellos sent, or ``owner_after_s`` seconds in,
-    whichever comes first) and then plays on until ``stop``."""
+    bot, ``owner``, connects to ``honest`` half-way through (half the Hellos sent, or ``owner_after_s``
+    seconds in, whichever comes first) and then plays on until ``stop``."""
     channels = Channels(address, 2)
     started = time.monotonic()
     owner_task: Optional[asyncio.Task] = None
@@ -163,7 +164,7 @@ async def token_flood(address: str, name: str, games: tuple[str, ...], count: in
     def owner_joins() -> None:
         nonlocal owner_task
         if owner_task is None:
-            owner_task = asyncio.create_task(_owner_joins(owner, address, stop, outcome))
+            owner_task = asyncio.create_task(_owner_joins(owner, honest, stop, outcome))
 
     timer = asyncio.get_running_loop().call_later(owner_after_s, owner_joins)
 
@@ -242,11 +243,12 @@ class SilentOutcome:
     honest_replies: list[str] = field(default_factory=list)
 
 
-async def silent_flood(address: str, count: int, honest_name: str, games: tuple[str, ...],
+async def silent_flood(address: str, honest: str, count: int, honest_name: str, games: tuple[str, ...],
                        until: float, outcome: SilentOutcome, probe_tries: int = 3) -> None:
     """Hold ``count`` streams that never say Hello until ``until`` (monotonic), reopening each one the
     arena ends a second later (at most ``3 * count`` reopenings: streams held, not a connection-rate
-    flood); meanwhile an honest bot tries up to ``probe_tries`` times, a second apart, to connect."""
+    flood); meanwhile an honest bot tries up to ``probe_tries`` times, a second apart, to connect to
+    ``honest``."""
     channels = Channels(address, max(1, count // 25))
     streams: list[BotStream] = []
     budget = 3 * count
@@ -277,7 +279,7 @@ async def silent_flood(address: str, count: int, honest_name: str, games: tuple[
             outcome.streams += 1
         holder = asyncio.create_task(hold())
         await asyncio.sleep(1.0)  # let every stream reach the arena's handler
-        probe = Channels(address)
+        probe = Channels(honest)
         try:
             while len(outcome.honest_replies) < probe_tries and until - time.monotonic() > 1.0:
                 timeout = min(PROBE_REPLY_S, until - time.monotonic())

@@ -29,6 +29,7 @@ from arena.match.timecontrol import TimeControl
 from . import attacks
 from .measure import LadderRecord, ProgressWatch, percentile
 from .players import CrossGame, EndedGame, HandMemory, Hanging, Ledger, Player, Slow, Staller
+from .relay import Relay
 from .server import ROOT, ArenaProcess, python_env, register_bot
 
 
@@ -336,6 +337,7 @@ class _Run:
         bursts: list[asyncio.Task] = []   # attacks that send requests: cancelled when the window ends
         seated: list[asyncio.Task] = []   # players (and the progress watch): they leave with their streams
         players: list[Player] = []
+        relay: Optional[Relay] = None
         stop = asyncio.Event()
         try:
             address = await asyncio.to_thread(server.start)
@@ -355,7 +357,8 @@ class _Run:
             watch = ProgressWatch(address)
             seated.append(asyncio.create_task(watch.run(stop)))
             if self.attacked:
-                players = self._attack(address, token, stop, until, bursts, seated)
+                relay = await Relay.start(address)
+                players = self._attack(address, relay.address, token, stop, until, bursts, seated)
             while time.monotonic() < until and server.alive():
                 await asyncio.sleep(0.25)
             self.result.rss_after_mb = server.rss_mb()
@@ -391,17 +394,27 @@ class _Run:
             await asyncio.gather(*bursts, *seated, return_exceptions=True)
             if control is not None:
                 _kill(control)
+            if relay is not None:
+                await relay.close()
             server.close()
 
-    def _attack(self, address: str, token: str, stop: asyncio.Event, until: float,
+    def _attack(self, honest: str, hostile: str, token: str, stop: asyncio.Event, until: float,
                 bursts: list[asyncio.Task], seated: list[asyncio.Task]) -> list[Player]:
-        """Start every attacker; returns the players whose behaviour is read afterwards."""
+        """Start every attacker; returns the players whose behaviour is read afterwards.
+
+        Honest bots connect to ``honest`` (the arena itself), attackers to ``hostile`` (the relay:
+        another source address, as attackers would have).
+        """
         s, x = self.s, self.attack
         games = (s.attack_ruleset,)
         seats = dict(games=games, think_ms=s.think_ms)
         players: list[Player] = [
             Player("hon-1", ledger=self.ledger, seed=1, **seats),
             Player("hon-2", ledger=self.ledger, seed=2, **seats),
+        ]
+        for player in players:
+            seated.append(asyncio.create_task(player.run(honest, stop)))
+        hostiles: list[Player] = [
             Hanging("hang", ledger=self.ledger, **seats),
             Slow("slowpoke", ledger=self.ledger, **seats),
             Staller("staller", ledger=self.ledger, per_decision=s.stall_per_decision, down_s=s.stall_down_s,
@@ -409,11 +422,11 @@ class _Run:
             HandMemory("memory", ledger=self.ledger, max_games=2, **seats),
             CrossGame("crossgame", ledger=self.ledger, max_games=2, max_tries=s.cross_tries, **seats),
         ]
-        for player in players:
-            seated.append(asyncio.create_task(player.run(address, stop)))
+        for player in hostiles:
+            seated.append(asyncio.create_task(player.run(hostile, stop)))
         victim = Player("victim", ledger=self.ledger, **seats)
         owner = Player("regbot", ledger=self.ledger, token=token, **seats)
-        players += [victim, owner]
+        players += hostiles + [victim, owner]
 
         def later(delay_s: float, attack: Callable[[], Awaitable[object]], into: list[asyncio.Task]) -> None:
             async def go() -> None:
@@ -425,15 +438,15 @@ class _Run:
         # The takeover's victim and the flooded name's owner become seated players.  The silent
         # streams come last: against an arena they fill, nobody else gets in while they stand, and
         # the staller's first decision (three drops of 4 s) is over by then.
-        later(0, lambda: attacks.session_takeover(address, victim, games, stop, 0.4 * w, x.takeover), seated)
-        later(0.1 * w, lambda: attacks.token_flood(address, "regbot", games, s.flood_hellos, s.flood_in_flight,
-                                                   owner, 0.2 * w, stop, until, x.flood), seated)
-        later(0, lambda: attacks.name_tricks(address, "regbot", "hon-1", games, x.tricks), bursts)
-        later(0.5, lambda: attacks.undecodable(address, "garbler", games, s.garbage_tries, x.garbage, stop), bursts)
-        later(0.1 * w, lambda: attacks.name_churn(address, "churn-", games, s.churn_names, s.churn_per_s, stop,
+        later(0, lambda: attacks.session_takeover(hostile, honest, victim, games, stop, 0.4 * w, x.takeover), seated)
+        later(0.1 * w, lambda: attacks.token_flood(hostile, honest, "regbot", games, s.flood_hellos,
+                                                   s.flood_in_flight, owner, 0.2 * w, stop, until, x.flood), seated)
+        later(0, lambda: attacks.name_tricks(hostile, "regbot", "hon-1", games, x.tricks), bursts)
+        later(0.5, lambda: attacks.undecodable(hostile, "garbler", games, s.garbage_tries, x.garbage, stop), bursts)
+        later(0.1 * w, lambda: attacks.name_churn(hostile, "churn-", games, s.churn_names, s.churn_per_s, stop,
                                                   x.churn), bursts)
-        later(0.6 * w, lambda: attacks.silent_flood(address, s.silent_streams, "latecomer", games, until, x.silent),
-              bursts)
+        later(0.6 * w, lambda: attacks.silent_flood(hostile, honest, s.silent_streams, "latecomer", games, until,
+                                                    x.silent), bursts)
         return players
 
     def _collect(self, watch: ProgressWatch, control_out: dict, players: list[Player], started_wall: float,
