@@ -148,6 +148,7 @@ class FloodOutcome:
     seconds: float = 0.0
     owner_admitted: Optional[bool] = None               # the real bot, connecting half-way through
     owner_wait_s: Optional[float] = None
+    owner_refusal: str = ""                             # what the arena told the real bot, if it refused it
 
 
 async def token_flood(address: str, honest: str, name: str, games: tuple[str, ...], count: int, in_flight: int,
@@ -201,7 +202,12 @@ async def _owner_joins(owner: Player, address: str, stop: asyncio.Event, outcome
         outcome.owner_wait_s = time.monotonic() - began
     except asyncio.TimeoutError:
         outcome.owner_admitted = False
+        outcome.owner_refusal = f"{_counts_text(owner.refused)}: {owner.refusal_text[:160]}".rstrip(": ")
     await play
+
+
+def _counts_text(counter: Counter) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counter.most_common())
 
 
 # ---------------------------------------------------------------- 7. name tricks

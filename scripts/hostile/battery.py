@@ -252,7 +252,8 @@ class Report:
         flood = x.flood
         out.append(f"  6 wrong-token flood: {flood.sent} Hellos in {flood.seconds:.1f} s: {_counts(flood.replies)}; "
                    f"the registered bot admitted half-way: {_yes_no(flood.owner_admitted)}"
-                   + (f" after {flood.owner_wait_s:.2f} s" if flood.owner_wait_s is not None else ""))
+                   + (f" after {flood.owner_wait_s:.2f} s" if flood.owner_wait_s is not None else "")
+                   + (f" ({flood.owner_refusal})" if flood.owner_refusal else ""))
         out.append(f"  7 name tricks: admitted {len(x.tricks.admitted)} of {len(x.tricks.tried)}"
                    + (f" ({'; '.join(x.tricks.admitted)})" if x.tricks.admitted else "")
                    + f"; control characters stored in the ladder DB: "

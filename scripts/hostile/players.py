@@ -96,6 +96,7 @@ class Player:
         self.session_ids: list[str] = []     # every session id a Welcome gave this bot, in order
         self.cut_off: Counter = Counter()    # errors that ended one of its streams (e.g. DUPLICATE_SESSION)
         self.refused: Counter = Counter()    # its Hellos that were not welcomed, by reply
+        self.refusal_text = ""               # the arena's text for the latest of them
         self.connects = 0
         self.resumes = 0                     # Welcomes that gave back the session it already had
         self._drop = False
@@ -126,6 +127,8 @@ class Player:
                     code = reply_kind(reply, stream)
                     self.ledger.refusals[code] += 1
                     self.refused[code] += 1
+                    if reply is not None and reply.WhichOneof("kind") == "error":
+                        self.refusal_text = reply.error.message
                     if code == "SHUTTING_DOWN":
                         self.cut_off[code] += 1
             finally:
