@@ -12,7 +12,8 @@ message, open streams that never say Hello.  Modules, one concept each:
   wrong-token flood, name tricks, silent streams, undecodable bytes,
   name churn;
 * `control`  - the honest control bots, a process of their own;
-* `server`   - an `arena serve` subprocess: start, port, RSS, stop;
+* `server`   - an `arena serve` subprocess: start, port, RSS, CPU, stop;
+* `relay`    - the attackers' way in, from 127.0.0.2 (the honest bots use 127.0.0.1);
 * `measure`  - what the battery reads back: stuck games, lost games, think
   times, deal reuse;
 * `battery`  - the baseline and the attacked run, and the report with its targets.
