@@ -13,6 +13,25 @@ Why it is built this way:
   game early or escape this function: it becomes a default action and a
   strike, and enough strikes forfeit the seat, which then plays defaults
   without being asked and ranks last.
+* A seat's clock keeps running while it is disconnected: the runner waits
+  for a resume only until the decision's deadline (or the end of the
+  seat's ``reconnect_ms`` window, counted from when it went away, if that
+  comes first), so dropping and resuming buys no time that hanging would
+  not.  Hence the bound (`max_seat_wait_ms`): over one game the runner
+  waits on a seat at most
+
+      first_move_ms + n * (move_ms + increment_ms + late_grace_ms) + bank_ms
+
+  where n is the number of decisions the seat was asked; a seat that never
+  answers in time (hangs, or keeps dropping) is asked at most
+  ``max_strikes`` decisions before it forfeits.  A game lasts at most the
+  sum of this over its seats, plus the engine's own time and the courtesy
+  calls (each bounded by ``COURTESY_TIMEOUT_S``; a remote seat's return at
+  once).
+* A result is final only once it is durable: the replay's result line is
+  fsynced, then ``on_result(outcome)`` (the store's commit, awaited under
+  a shield), then the replay is sealed (renamed) and only then are the
+  seats told `GameEnd` (see `_conclude`).
 
 The project README ("The match runner") has the time model in one table.
 """
@@ -58,6 +77,20 @@ COURTESY_TIMEOUT_S = 2.0
 #: Reconnections allowed within one decision before the seat is struck anyway.
 MAX_RECONNECTS_PER_DECISION = 3
 
+
+def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS) -> int:
+    """The most time the runner spends waiting on one seat over a game in which it was asked ``decisions`` times.
+
+    Every decision ends by its deadline (limit + bank, plus the late grace),
+    disconnected or not, and the bank only shrinks by what overran: the sum
+    is at most ``first_move_ms + n * (move_ms + increment_ms + late_grace_ms) + bank_ms``.
+    """
+    n = max(0, int(decisions))
+    tc = time_control
+    first = tc.first_move_ms if n else 0
+    return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms) + tc.bank_ms
+
+
 # Request ids are unique across every game in the process, so a seat that
 # serves several games can never mistake one game's request for another's.
 _request_ids = itertools.count(1)
@@ -94,6 +127,7 @@ class _SeatBook:
     bank_ms: float
     asked_before: bool = False
     gone: bool = False  # disconnected and did not come back within the window
+    away_since: float | None = None  # when the seat was found disconnected, until it answers again
 
 
 @dataclass
@@ -263,7 +297,7 @@ class _Game:
         limit_ms = control.move_ms + (0 if book.asked_before else control.first_move_ms)
         book.asked_before = True
         budget_s = (limit_ms + book.bank_ms) / 1000
-        spent_s = 0.0  # seat's clock time on this decision; paused while it is disconnected
+        spent_s = 0.0  # the seat's clock on this decision: it runs while the seat is disconnected too
         reconnects = 0
         book.outcome.decisions += 1
         while True:
@@ -281,19 +315,31 @@ class _Game:
             deadline = sent_at + (budget_s - spent_s)
             reply = await self._collect(seat, request, deadline)
             if reply.kind == "disconnected":
-                spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
-                if book.gone or reconnects >= MAX_RECONNECTS_PER_DECISION:
+                # Time away is the seat's own: waiting for it to come back never goes past the
+                # decision's deadline, so dropping and resuming buys nothing a hang would not.
+                now = self.clock()
+                if book.away_since is None:  # a new disconnection (not one still going on)
+                    book.away_since = now
+                    book.outcome.disconnects += 1
+                window_end = book.away_since + control.reconnect_ms / 1000
+                if book.gone or now >= window_end or reconnects >= MAX_RECONNECTS_PER_DECISION:
+                    book.gone = book.gone or now >= window_end
+                    spent_s = min(budget_s, spent_s + max(0.0, now - sent_at))
                     detail = "still disconnected" if book.gone else "disconnected again"
                     return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
-                book.outcome.disconnects += 1
                 reconnects += 1
-                if await self._wait_reconnected(seat):
+                back = await self._wait_reconnected(seat, min(window_end, deadline) - now)
+                spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
+                if back and spent_s < budget_s:
+                    book.away_since = None
                     continue
-                book.gone = True
-                return self._strike(
-                    book, request, spent_s, limit_ms, "disconnected",
-                    f"disconnected and not back within {control.reconnect_ms} ms",
-                )
+                if not back and self.clock() >= window_end:
+                    book.gone = True
+                    detail = f"disconnected and not back within {control.reconnect_ms} ms"
+                else:
+                    detail = f"the clock ran out while disconnected ({limit_ms} ms + {book.bank_ms:.0f} ms bank)"
+                return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
+            book.away_since = None
             book.gone = False
             if reply.kind == "timeout" or (reply.kind != "error" and reply.received_at > deadline):
                 verdict = self._strike(
@@ -392,8 +438,8 @@ class _Game:
                 f"{book.outcome.strikes} strikes: the game is forfeited; default actions are played for you",
             ))
 
-    async def _wait_reconnected(self, seat: Seat) -> bool:
-        window_s = self.time_control.reconnect_ms / 1000
+    async def _wait_reconnected(self, seat: Seat, window_s: float) -> bool:
+        window_s = max(0.0, window_s)
         with trio.move_on_after(window_s + self.late_grace_s):
             try:
                 return bool(await seat.wait_reconnected(window_s))

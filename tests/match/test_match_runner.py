@@ -160,15 +160,40 @@ def test_forfeited_seats_rank_after_everyone_and_among_themselves_by_the_engine(
 
 # ---------------------------------------------------------------- disconnects
 
-def test_a_seat_that_reconnects_within_the_window_is_asked_again_with_its_clock_paused():
-    seat = ScriptedSeat("flaky", Disconnect(back_after=1.0, delay=0.03), Answer(0.02, text="take 2"))
+def test_a_seat_that_reconnects_in_time_is_asked_again_with_the_time_it_has_left():
+    seat = ScriptedSeat("flaky", Disconnect(back_after=0.04, delay=0.03), Answer(0.02, text="take 2"))
     outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], start=6)
     first, again = seat.requests[0], seat.requests[1]
     assert again.request_id != first.request_id and again.legal == first.legal
-    assert again.move_ms == 70                              # 30 ms were already spent
-    assert recorder.decisions[0][1:5] == ("take 2", 50, False, False)
+    assert again.move_ms == 30                              # 70 ms went by: 30 ms before the drop, 40 ms away
+    assert recorder.decisions[0][1:5] == ("take 2", 90, False, False)
     assert outcome.seats[0].disconnects == 1 and outcome.seats[0].strikes == 0
-    assert elapsed >= 1.0
+
+
+def test_the_clock_runs_while_a_seat_is_away_so_a_long_absence_is_a_strike():
+    tc = TimeControl(move_ms=100, bank_ms=200, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
+    seat = ScriptedSeat("away", Disconnect(back_after=1.0), Answer(0.01, text="take 2"))
+    outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], tc, start=6)
+    me = outcome.seats[0]
+    assert me.strike_reasons == ["disconnected"] and me.disconnects == 1
+    assert recorder.decisions[0][1:5] == ("take 1", 300, False, True)   # the default, the whole budget charged
+    assert seat.requests[1].bank_ms == 0                                  # the bank went on the absence
+    assert elapsed < 1.0                                                  # the runner did not wait for the seat
+
+
+def test_a_seat_that_keeps_dropping_and_resuming_is_struck_and_forfeits_within_the_clock_bound():
+    """The hostile pattern: drop, come back just inside the reconnect window, drop again, never answer."""
+    from arena.match.runner import max_seat_wait_ms
+
+    tc = TimeControl(move_ms=100, bank_ms=300, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
+    flapping = [Disconnect(back_after=0.09) for _ in range(40)]
+    seat = ScriptedSeat("flapper", *flapping)
+    outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], tc, start=12)
+    me = outcome.seats[0]
+    assert me.forfeited and me.strikes == 3 and set(me.strike_reasons) == {"disconnected"}
+    assert me.decisions == 3                                 # never asked again after the forfeit
+    assert elapsed <= max_seat_wait_ms(tc, me.decisions) / 1000
+    assert outcome.status == "finished" and outcome.seats[0].placement == 2
 
 
 def test_a_seat_that_does_not_come_back_gets_defaults_and_strikes_until_it_forfeits():
@@ -179,8 +204,16 @@ def test_a_seat_that_does_not_come_back_gets_defaults_and_strikes_until_it_forfe
     assert me.disconnects == 1
     assert actions(recorder, 0) == ["take 1"] * 4
     assert len(seat.requests) == 3
-    assert elapsed == pytest.approx(2.0 + 0.0, abs=0.01)   # one reconnection window, not one per decision
-    assert outcome.status == "finished" and [s.placement for s in outcome.seats] == [2, 1]
+    assert elapsed == pytest.approx(0.3, abs=0.01)          # each decision's clock, never the reconnect window
+
+
+def test_a_seat_away_longer_than_the_reconnect_window_is_struck_at_once_until_it_is_back():
+    tc = TimeControl(move_ms=1000, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=5, reconnect_ms=500)
+    seat = ScriptedSeat("gone", Disconnect(), Disconnect(), Disconnect())
+    outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], tc, start=8)
+    me = outcome.seats[0]
+    assert me.strike_reasons == ["disconnected"] * 3 and me.disconnects == 1
+    assert elapsed == pytest.approx(0.5, abs=0.01)          # one reconnect window, then strikes without waiting
 
 
 # ---------------------------------------------------------------- records and events
