@@ -91,6 +91,9 @@ def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: i
     return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms) + tc.bank_ms
 
 
+#: Recorder methods that fsync or rename: run in a worker thread when they are plain functions.
+_CLOSING = frozenset({"finish", "abort", "write_result", "write_abort", "seal"})
+
 # Request ids are unique across every game in the process, so a seat that
 # serves several games can never mistake one game's request for another's.
 _request_ids = itertools.count(1)
@@ -173,6 +176,7 @@ async def play_game(
     game_id: str | None = None,
     recorder: Any = None,
     on_event: Callable[..., Any] | None = None,
+    on_result: Callable[[GameOutcome], Any] | None = None,
     stop: GameStop | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
@@ -186,7 +190,13 @@ async def play_game(
     ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
     methods both work).  ``on_event(index, seat, action_text, state)`` is
     called with index 0 and seat -1 for the start position, then after every
-    decision (do not mutate ``state``).  ``clock`` must agree with the
+    decision (do not mutate ``state``).  ``on_result(outcome)`` (sync or
+    async) makes the result final, e.g. a store's commit: it is awaited
+    under a shield after the replay's result line is fsynced and before the
+    replay is sealed and the seats are told; if it raises, the game is
+    aborted instead ("the result could not be stored: ..."), ``on_result``
+    is called once more with that aborted outcome, and the seats are told
+    it was aborted.  ``clock`` must agree with the
     seats' ``received_at`` stamps (``trio.current_time`` under a MockClock).
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
@@ -201,6 +211,7 @@ async def play_game(
         game_id=game_id or uuid.uuid4().hex[:16],
         recorder=recorder,
         on_event=on_event,
+        on_result=on_result,
         max_decisions=max_decisions,
         late_grace_s=late_grace_ms / 1000,
         clock=clock,
@@ -218,12 +229,17 @@ class _Game:
     game_id: str
     recorder: Any
     on_event: Callable[..., Any] | None
+    on_result: Callable[[GameOutcome], Any] | None
     max_decisions: int
     late_grace_s: float
     clock: Callable[[], float]
     books: list[_SeatBook] = field(default_factory=list)
     decisions: int = 0
     started_at: str = ""
+    _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
+    _result_written: bool = False
+    _replay_path: str | None = None
+    _commit_error: str = ""
 
     def __post_init__(self) -> None:
         self.books = [
@@ -259,8 +275,7 @@ class _Game:
                 with trio.CancelScope(shield=True):
                     await self._conclude(outcome)
         outcome = self._outcome("aborted", abort_reason) if abort_reason else self._outcome("finished", "")
-        await self._conclude(outcome)
-        return outcome
+        return await self._conclude(outcome)
 
     async def _play(self) -> str | None:
         """The decision loop; returns an abort reason, or None when the engine says the game is over."""
@@ -492,7 +507,7 @@ class _Game:
             return None
         function = getattr(self.recorder, method)
         try:
-            if method in ("finish", "abort") and not inspect.iscoroutinefunction(function):
+            if method in _CLOSING and not inspect.iscoroutinefunction(function):
                 # closing fsyncs the file: keep that off the thread every game's deadlines run on
                 return await trio.to_thread.run_sync(function, *args)
             return await _maybe_await(function(*args))
@@ -509,19 +524,75 @@ class _Game:
             log.exception("game %s: on_event failed; spectators of this game get no more events", self.game_id)
             self.on_event = None
 
-    async def _conclude(self, outcome: GameOutcome) -> None:
-        recorder = self.recorder
-        if outcome.status == "finished":
-            closed_at = await self._call_recorder("finish", _finish_record(outcome))
-        else:
-            closed_at = await self._call_recorder("abort", outcome.reason)
-        if recorder is not None:  # the file's final name is known only once it is closed
-            path = closed_at if isinstance(closed_at, (str, os.PathLike)) else getattr(recorder, "path", None)
-            outcome.replay_path = str(path) if path is not None else None
+    async def _conclude(self, outcome: GameOutcome) -> GameOutcome:
+        """Make the result durable, then tell: result line fsynced, `on_result` (the commit), seal, GameEnd.
+
+        Nothing is told as finished before the commit returned: a crash at
+        any point leaves either an uncommitted result (aborted at the next
+        start; no seat was told) or a committed one whose ``.part`` replay
+        already holds the result line (renamed at the next start).
+        """
+        with trio.CancelScope(shield=True):  # a shutdown waits for this part: it is a few fsyncs and a commit
+            outcome.replay_path = await self._write_result(outcome)
+            if not await self._commit(outcome) and outcome.status == "finished":
+                outcome = self._outcome("aborted", f"the result could not be stored: {self._commit_error}")
+                outcome.replay_path = await self._write_result(outcome)  # replaces the uncommitted result line
+                await self._commit(outcome)
+            if self._two_phase and self.recorder is not None:
+                await self._call_recorder("seal")  # if this fails, the committed .part is renamed at the next start
         await self._tell_ended(outcome)
+        return outcome
+
+    async def _write_result(self, outcome: GameOutcome) -> str | None:
+        """Write the result line (fsynced) and return where the replay will be once sealed (None: no replay).
+
+        A recorder with ``write_result``/``write_abort``/``seal`` is closed in
+        two steps around the commit; one with only ``finish``/``abort`` is
+        closed at once (its result cannot be replaced afterwards).
+        """
+        recorder = self.recorder
+        if recorder is None:
+            return None
+        if self._result_written and not self._two_phase:
+            return self._replay_path
+        self._two_phase = all(hasattr(recorder, name) for name in ("write_result", "write_abort", "seal"))
+        if outcome.status == "finished":
+            method = "write_result" if self._two_phase else "finish"
+            closed_at = await self._call_recorder(method, _finish_record(outcome))
+        else:
+            method = "write_abort" if self._two_phase else "abort"
+            closed_at = await self._call_recorder(method, outcome.reason)
+        self._result_written = True
+        if self.recorder is None:  # the writer failed: no replay
+            self._replay_path = None
+        elif not self._two_phase and isinstance(closed_at, (str, os.PathLike)):
+            self._replay_path = str(closed_at)
+        else:
+            path = getattr(recorder, "path", None)
+            self._replay_path = str(path) if path is not None else None
+        return self._replay_path
+
+    async def _commit(self, outcome: GameOutcome) -> bool:
+        """Await ``on_result(outcome)`` (shielded by the caller: a shutdown must not cut a commit in half).
+
+        False if it raised: then the result is not final.
+        """
+        if self.on_result is None:
+            return True
+        try:
+            await _maybe_await(self.on_result(outcome))
+        except Exception as error:
+            log.error("game %s: the %s result could not be stored (%s: %s); the seats are told it was aborted",
+                      self.game_id, outcome.status, type(error).__name__, error)
+            self._commit_error = f"{type(error).__name__}: {error}"
+            return False
+        return True
 
     def _outcome(self, status: str, reason: str) -> GameOutcome:
         seats = [book.outcome for book in self.books]
+        if status != "finished":  # an abort after a refused result must not carry its placements
+            for seat in seats:
+                seat.placement, seat.points = 0, 0
         if status == "finished":
             result = self.state.result()
             for seat, placement in zip(seats, _placements_with_forfeits(result.placements, seats)):

@@ -18,7 +18,7 @@ FAST = TimeControl(move_ms=100, bank_ms=0, increment_ms=0, first_move_ms=0, max_
 
 def play(seats, time_control=FAST, *, start=6, seed=1, players=None, **kwargs):
     """Play one test-nim game on a MockClock; returns (outcome, recorder, virtual seconds taken)."""
-    recorder = Recorder()
+    recorder = kwargs.pop("recorder", None) or Recorder()
     options = {"start": start, **kwargs.pop("options", {})}
 
     async def main():
@@ -400,3 +400,87 @@ def test_waits_cut_off_together_all_end_before_any_game_goes_on():
     first_cuts = [i for i, event in enumerate(events) if event.startswith("cut ")][:3]
     assert sorted(events[i] for i in first_cuts) == ["cut a0", "cut b0", "cut c0"]
     assert first_cuts == [first_cuts[0], first_cuts[0] + 1, first_cuts[0] + 2]  # nothing in between
+
+
+# ---------------------------------------------------------------- a result is final only once it is durable
+
+class TwoStepRecorder(Recorder):
+    """A recorder closed around the commit, writing what happens into a shared log."""
+
+    path = "game.jsonl"
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = log
+
+    def write_result(self, result):
+        self.finished = result
+        self.log.append(("result line", "finished"))
+
+    def write_abort(self, reason):
+        self.aborted = reason
+        self.log.append(("result line", "aborted"))
+
+    def seal(self):
+        self.log.append(("sealed",))
+        return self.path
+
+
+class LoggingSeat(ScriptedSeat):
+    def __init__(self, name, log, *steps):
+        super().__init__(name, *steps)
+        self.log = log
+
+    async def game_ended(self, end):
+        await super().game_ended(end)
+        self.log.append(("told", self.name, end.outcome.status))
+
+
+def test_the_result_line_is_written_then_committed_then_sealed_and_only_then_told():
+    log = []
+    seats = [LoggingSeat("a", log), LoggingSeat("b", log)]
+
+    async def on_result(outcome):
+        await trio.sleep(0.5)  # a slow commit: nobody is told before it returns
+        log.append(("committed", outcome.status, outcome.replay_path))
+
+    outcome, recorder, _ = play(seats, recorder=TwoStepRecorder(log), on_result=on_result, start=4)
+    assert outcome.status == "finished"
+    assert log[:3] == [("result line", "finished"), ("committed", "finished", "game.jsonl"), ("sealed",)]
+    assert sorted(log[3:]) == [("told", "a", "finished"), ("told", "b", "finished")]
+
+
+def test_a_result_the_store_refuses_is_told_aborted_and_the_replay_says_so():
+    log, results = [], []
+    seats = [LoggingSeat("a", log), LoggingSeat("b", log)]
+
+    def on_result(outcome):
+        results.append((outcome.status, [s.placement for s in outcome.seats]))
+        if outcome.status == "finished":
+            raise OSError("database is locked")
+
+    outcome, recorder, _ = play(seats, recorder=TwoStepRecorder(log), on_result=on_result, start=4)
+    assert outcome.status == "aborted" and "could not be stored" in outcome.reason and "locked" in outcome.reason
+    assert results[0][0] == "finished" and results[1] == ("aborted", [0, 0])  # the abort is recorded too
+    assert log[:3] == [("result line", "finished"), ("result line", "aborted"), ("sealed",)]
+    assert sorted(log[3:]) == [("told", "a", "aborted"), ("told", "b", "aborted")]
+    assert all(s.ended[0].outcome.seats[0].placement == 0 for s in seats)
+
+
+def test_a_game_cancelled_by_shutdown_is_committed_as_aborted_before_the_cancellation_propagates():
+    log, committed = [], []
+    seats = [LoggingSeat("a", log, Hang()), LoggingSeat("b", log)]
+
+    async def on_result(outcome):
+        await trio.sleep(0.2)  # shielded: the cancellation does not cut it short
+        committed.append(outcome.status)
+
+    async def main():
+        with trio.move_on_after(1) as scope:
+            await play_game("test-nim", {}, 1, seats, TimeControl(move_ms=60_000), recorder=TwoStepRecorder(log),
+                            on_result=on_result, clock=trio.current_time)
+        return scope.cancelled_caught
+
+    assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)) is True
+    assert committed == ["aborted"]
+    assert log[:2] == [("result line", "aborted"), ("sealed",)]
