@@ -13,9 +13,10 @@ from arena.replay import ReplayWriter, load, verify
 RULESET = toy_ladder_game.NAME
 
 
-@pytest.fixture(autouse=True, scope="module")
+@pytest.fixture(autouse=True)
 def ruleset():
-    toy_ladder_game.register()
+    with toy_ladder_game.registered() as name:
+        yield name
 
 
 def play(store, replays, game_id, seed=5, decisions=None):
