@@ -546,16 +546,19 @@ class _Game:
     async def _write_result(self, outcome: GameOutcome) -> str | None:
         """Write the result line (fsynced) and return where the replay will be once sealed (None: no replay).
 
-        A recorder with ``write_result``/``write_abort``/``seal`` is closed in
-        two steps around the commit; one with only ``finish``/``abort`` is
-        closed at once (its result cannot be replaced afterwards).
+        With an ``on_result``, a recorder with ``write_result``/``write_abort``/
+        ``seal`` is closed in two steps around the commit; otherwise it is
+        closed at once with ``finish``/``abort`` (a result then cannot be
+        replaced afterwards).
         """
         recorder = self.recorder
         if recorder is None:
             return None
         if self._result_written and not self._two_phase:
             return self._replay_path
-        self._two_phase = all(hasattr(recorder, name) for name in ("write_result", "write_abort", "seal"))
+        # Without a commit to wait for, one step (one worker-thread hop) is enough.
+        self._two_phase = self.on_result is not None and all(
+            hasattr(recorder, name) for name in ("write_result", "write_abort", "seal"))
         if outcome.status == "finished":
             method = "write_result" if self._two_phase else "finish"
             closed_at = await self._call_recorder(method, _finish_record(outcome))
