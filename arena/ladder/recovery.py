@@ -18,7 +18,9 @@ result final, so a ``kill -9`` anywhere leaves one of these, each closed here:
   the store refused, or an abort whose rename did not happen): sealed as
   ``aborted`` like the first case.
 
-Games are found from the store's running rows and from the ``.part`` files in
+A ``.part`` without even a whole header line (killed between creating the
+file and writing its first line) holds nothing and is removed.  Games are
+found from the store's running rows and from the ``.part`` files in
 the replay folder's day folders (``DIR/YYYY-MM-DD/*.jsonl.part``); a
 ``.part`` file no game row names is left alone and reported.
 """
@@ -64,6 +66,8 @@ def recover_replays(
         part = Path(path)
         final = part.with_name(part.name[: -len(PART_SUFFIX)] + SUFFIX)
         try:
+            if part.exists() and _headerless(part):  # killed between creating the file and its first line
+                part.unlink()
             if part.exists():
                 final = seal_partial(part, reason)
                 done.aborted += 1
@@ -90,6 +94,9 @@ def recover_replays(
                     seal_partial(part, "the replay could not be finished (the result is in the ladder database)")
                     done.aborted += 1
                     problem(f"finished game {game_id}: its replay had no result line; closed as aborted")
+            elif status == "aborted" and _headerless(part):
+                part.unlink()
+                store.set_replay_path(game_id, None)
             elif status == "aborted":
                 final = seal_partial(part, reason)
                 done.aborted += 1
@@ -99,6 +106,12 @@ def recover_replays(
         except (ReplayFormatError, OSError) as error:
             problem(f"replay of {status} game {game_id} left as {part}: {error}")
     return done
+
+
+def _headerless(part: Path) -> bool:
+    """True for a file without even a whole header line: nothing of the game is in it."""
+    with open(part, "rb") as handle:
+        return b"\n" not in handle.read(1 << 16)
 
 
 def _parts(replays: "str | os.PathLike[str] | None", suffix: str) -> list[Path]:

@@ -67,20 +67,26 @@ def test_each_crash_point_is_closed_by_the_status_the_store_committed(tmp_path):
     refused.write_abort("the result could not be stored: disk I/O error")
     store.game_ended("refused", "aborted", [], replay_path=str(refused.path))
     crash(refused)
-    # 5. a .part no game row names (not the ladder's): left alone
+    # 5. killed between creating the replay file and writing its header line
+    store.game_started("empty", RULESET, {}, 1, "set-empty", 0, ["a", "b"])
+    empty = replays / "2026-11-24" / "empty.jsonl.part"
+    empty.write_text('{"type":"header","ga')
+    store.set_replay_path("empty", str(empty))
+    # 6. a .part no game row names (not the ladder's): left alone
     stranger = ReplayWriter.create(replays, {"game_id": "stranger", "ruleset": RULESET, "players": 2, "seed": 1,
                                              "started_at": "2026-11-24T10:00:00Z"})
     crash(stranger)
     store.close()
 
     store = LadderStore.open(tmp_path / "ladder.db")
-    assert sorted(game_id for game_id, _ in store.recovered) == ["cut", "prepared"]
+    assert sorted(game_id for game_id, _ in store.recovered) == ["cut", "empty", "prepared"]
     report = recover_replays(store, replays)
     assert (report.renamed, report.aborted) == (1, 3)
     assert len(report.problems) == 1 and "stranger" in report.problems[0]
     rows = {g.id: g for g in store.games()}
     assert {g: rows[g].status for g in rows} == {
-        "committed": "finished", "prepared": "aborted", "cut": "aborted", "refused": "aborted"}
+        "committed": "finished", "prepared": "aborted", "cut": "aborted", "refused": "aborted", "empty": "aborted"}
+    assert rows["empty"].replay_path is None and not empty.exists()
     assert [list(g.placements) for g in store.rated_games(RULESET)] == [["a", "b"]]  # only the committed game
     for game_id, status, decisions in (("committed", "finished", 6), ("prepared", "aborted", 6),
                                        ("cut", "aborted", 3), ("refused", "aborted", 6)):
