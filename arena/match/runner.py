@@ -26,7 +26,7 @@ Why it is built this way:
   answers in time (hangs, or keeps dropping) is asked at most
   ``max_strikes`` decisions before it forfeits.  A game lasts at most the
   sum of this over its seats, plus the engine's own time and the courtesy
-  calls (each bounded by ``COURTESY_TIMEOUT_S``; a remote seat's return at
+  calls (each bounded by ``COURTESY_TIMEOUT_S``; a remote seat's calls return at
   once).
 * A result is final only once it is durable: the replay's result line is
   fsynced, then ``on_result(outcome)`` (the store's commit, awaited under
