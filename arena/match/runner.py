@@ -74,6 +74,8 @@ DEFAULT_MAX_DECISIONS = 50_000
 DEFAULT_LATE_GRACE_MS = 50
 #: Bound on courtesy calls (game_started, game_ended, notify) so a stuck seat cannot stall a game.
 COURTESY_TIMEOUT_S = 2.0
+#: The abort reason of a game whose result the store refused (``on_result`` raised).
+RESULT_NOT_STORED = "the result could not be stored (server error); the game is aborted"
 #: Reconnections allowed within one decision before the seat is struck anyway.
 MAX_RECONNECTS_PER_DECISION = 3
 
@@ -194,7 +196,7 @@ async def play_game(
     async) makes the result final, e.g. a store's commit: it is awaited
     under a shield after the replay's result line is fsynced and before the
     replay is sealed and the seats are told; if it raises, the game is
-    aborted instead ("the result could not be stored: ..."), ``on_result``
+    aborted instead (`RESULT_NOT_STORED`; the error is logged), ``on_result``
     is called once more with that aborted outcome, and the seats are told
     it was aborted.  ``clock`` must agree with the
     seats' ``received_at`` stamps (``trio.current_time`` under a MockClock).
@@ -239,7 +241,6 @@ class _Game:
     _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
     _result_written: bool = False
     _replay_path: str | None = None
-    _commit_error: str = ""
 
     def __post_init__(self) -> None:
         self.books = [
@@ -535,7 +536,8 @@ class _Game:
         with trio.CancelScope(shield=True):  # a shutdown waits for this part: it is a few fsyncs and a commit
             outcome.replay_path = await self._write_result(outcome)
             if not await self._commit(outcome) and outcome.status == "finished":
-                outcome = self._outcome("aborted", f"the result could not be stored: {self._commit_error}")
+                # The reason reaches the bots: the error itself (paths, database details) stays in the log.
+                outcome = self._outcome("aborted", RESULT_NOT_STORED)
                 outcome.replay_path = await self._write_result(outcome)  # replaces the uncommitted result line
                 await self._commit(outcome)
             if self._two_phase and self.recorder is not None:
@@ -587,7 +589,6 @@ class _Game:
         except Exception as error:
             log.error("game %s: the %s result could not be stored (%s: %s); the seats are told it was aborted",
                       self.game_id, outcome.status, type(error).__name__, error)
-            self._commit_error = f"{type(error).__name__}: {error}"
             return False
         return True
 

@@ -64,7 +64,7 @@ def test_each_crash_point_is_closed_by_the_status_the_store_committed(tmp_path):
     # 4. the store refused the result: the runner wrote an abort, committed it, then the process died
     refused, state = play(store, replays, "refused")
     refused.write_result(finished_result(state)[0])
-    refused.write_abort("the result could not be stored: disk I/O error")
+    refused.write_abort("the result could not be stored (server error); the game is aborted")
     store.game_ended("refused", "aborted", [], replay_path=str(refused.path))
     crash(refused)
     # 5. killed between creating the replay file and writing its header line
