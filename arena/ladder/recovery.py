@@ -82,7 +82,11 @@ def recover_replays(
     statuses = store.statuses(list(parts)) if parts else {}
     for game_id, part in sorted(parts.items()):
         status = statuses.get(game_id)
+        final = part.with_name(part.name[: -len(PART_SUFFIX)] + SUFFIX)
         try:
+            if status is not None and final.exists() and load(final).complete:
+                part.unlink()  # an earlier recovery was killed after writing the sealed copy: it stands
+                continue
             if status == "finished":
                 replay = load(part)
                 if replay.complete:

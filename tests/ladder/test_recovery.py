@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import toy_ladder_game
@@ -97,6 +99,11 @@ def test_each_crash_point_is_closed_by_the_status_the_store_committed(tmp_path):
         assert verify(path).ok
     assert load(rows["prepared"].replay_path).result["reason"] == "server restarted"
     assert [p.name for p in replays.rglob("*.part")] == ["stranger.jsonl.part"]
+    # a recovery killed after writing a sealed copy but before removing the .part: the copy stands
+    leftover = Path(rows["cut"].replay_path).with_suffix(".jsonl.part")
+    leftover.write_text("whatever the crash left")
+    assert all("stranger" in line for line in recover_replays(store, replays).problems) and not leftover.exists()
+    assert load(rows["cut"].replay_path).status == "aborted"
     # a second start finds nothing more to do
     store.close()
     store = LadderStore.open(tmp_path / "ladder.db")
