@@ -254,13 +254,15 @@ def run(args) -> int:
     except OSError as error:
         store.close()
         raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
-    if store.recovered:
-        from arena.ladder.recovery import seal_recovered_replays
+    from arena.ladder.recovery import recover_replays
 
-        problems = seal_recovered_replays(store)
+    recovery = recover_replays(store, args.replays)
+    if store.recovered:
         print(f"{len(store.recovered)} games cut off by the last shutdown were marked aborted (not rated)", flush=True)
-        for line in problems:
-            print(f"warning: {line}", flush=True)
+    if recovery.renamed:
+        print(f"{recovery.renamed} finished games' replays left unsealed by the last shutdown were sealed", flush=True)
+    for line in recovery.problems:
+        print(f"warning: {line}", flush=True)
 
     config = ServerConfig(
         host=args.host,

@@ -8,7 +8,7 @@
 * `director`  the trio task `arena serve` gives the server: schedules, records, refits
 * `dashboard` rich renderables for the live view and `arena leaderboard`
 * `auth`      the token check the server calls for every Hello
-* `recovery`  seals replays of games a crash cut off
+* `recovery`  after a crash, closes every `.part` replay by its game's status in the store
 * `loadbot`   many raw-protocol bot sessions in one process (tests, benchmarks)
 * `elo`       match statistics (Elo difference with interval, SPRT) for `arena match`
 """

@@ -4,7 +4,9 @@ It keeps the server busy: whenever a bot connects or a game slot frees, it
 asks the `Scheduler` for tables and plays each as one game on a fresh seed
 (no two ladder games share a deal: a bot must not see one deal from two seats).  Every game is written to the store
 as ``running`` before it starts and committed with its result and replay path
-when it ends, so a crash loses nothing that finished.  Ratings are refitted
+when it ends (the runner's ``on_result``: after the replay's result line is
+fsynced, before the replay is sealed and the bots are told), so a crash loses
+nothing a bot was told had finished (`arena.ladder.recovery`).  Ratings are refitted
 in the background (at most every ``refit_s``) and feed the dashboard, the
 GetStandings RPC and the scheduler's uncertainty tie-break.
 
@@ -67,6 +69,18 @@ def _ordinal(place: int | None) -> str:
     if place is None:
         return "-"
     return _ORDINALS.get(place, f"{place}th")
+
+
+class _ResultCommit:
+    """One game's ``on_result`` for the runner: commits through the director, remembers what it committed."""
+
+    def __init__(self, director: "LadderDirector") -> None:
+        self.director = director
+        self.status: str | None = None
+
+    async def __call__(self, outcome: Any) -> None:
+        await self.director._commit_result(outcome)
+        self.status = outcome.status
 
 
 class LadderDirector:
@@ -274,9 +288,10 @@ class LadderDirector:
                 )
                 began = time.monotonic()
                 try:
+                    commit = _ResultCommit(self)
                     outcome = await handle.play_game(
                         table.ruleset, options, seed, list(seats), self.settings.time_control,
-                        recorder=writer, game_id=game_id,
+                        recorder=writer, game_id=game_id, on_result=commit,
                     )
                 except SeatUnavailable as error:
                     # A bot left between rotations: the set ends here, nothing was played.
@@ -289,19 +304,20 @@ class LadderDirector:
                     self.view.aborted += 1
                     break
                 except BaseException:
-                    # Cancelled (shutdown): the runner has closed the replay as aborted.
-                    with trio.CancelScope(shield=True):
-                        await self._db_call(
-                            self.store.game_ended, game_id, "aborted", [], reason="server shutting down",
-                            replay_path=str(writer.final_path) if writer.final_path.exists() else None,
-                        )
+                    # Cancelled (shutdown): the runner has committed the abort through on_result, unless
+                    # it could not (then the row is aborted here; the next start closes the replay).
+                    if commit.status is None:
+                        with trio.CancelScope(shield=True):
+                            await self._db_call(
+                                self.store.game_ended, game_id, "aborted", [], reason="server shutting down",
+                                replay_path=str(writer.final_path) if writer.final_path.exists() else None,
+                            )
                     self.view.aborted += 1
                     raise
                 finally:
                     self.view.running.pop(game_id, None)
                 self.scheduler.game_finished(time.monotonic() - began)
-                with trio.CancelScope(shield=True):
-                    await self._record(outcome, writer, time.monotonic() - began)
+                self._record(outcome, time.monotonic() - began)
                 if outcome.status != "finished":
                     break
         finally:
@@ -312,9 +328,12 @@ class LadderDirector:
                 self._all_done.set()
             self._kick()
 
-    async def _record(self, outcome: Any, writer: Any, seconds: float) -> None:
-        final = writer.final_path
-        replay = str(final) if final.exists() else None
+    async def _commit_result(self, outcome: Any) -> None:
+        """The runner's ``on_result``: commit the game's result (the point that makes it final).
+
+        Called after the replay's result line is fsynced and before the replay
+        is renamed and the bots are told; a raise makes the runner abort the game.
+        """
         seats = [
             SeatRecord(
                 seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
@@ -324,8 +343,12 @@ class LadderDirector:
         ]
         await self._db_call(
             self.store.game_ended, outcome.game_id, outcome.status, seats,
-            ended_at=outcome.ended_at or None, replay_path=replay, reason=outcome.reason, decisions=outcome.decisions,
+            ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
+            decisions=outcome.decisions,
         )
+
+    def _record(self, outcome: Any, seconds: float) -> None:
+        """The dashboard's side of a game that ended (its result is already committed)."""
         self.view.decisions += outcome.decisions
         if outcome.status == "finished":
             self.view.finished += 1

@@ -5,7 +5,9 @@ server writes.  Every finished game is committed on its own (with
 ``synchronous=FULL``), so a ``kill -9`` never loses one; a game is written as
 ``running`` before it starts, and `LadderStore.open` marks whatever is still
 ``running`` from an earlier process as ``aborted`` (aborted games are never
-rated).  The schema carries a version and is upgraded by forward migrations.
+rated).  The commit of `game_ended` is what makes a result final: the match
+runner calls it after the replay's result line is fsynced and tells the bots
+only after it returned (`arena.ladder.recovery` has the rules after a crash).  The schema carries a version and is upgraded by forward migrations.
 """
 
 from __future__ import annotations
@@ -491,6 +493,18 @@ class LadderStore:
                 ]
             )
         return [(row[0], row[1]) for row in rows]
+
+    def statuses(self, game_ids: Sequence[str]) -> dict[str, str]:
+        """The status of each of these games that has a row (running, finished or aborted)."""
+        found: dict[str, str] = {}
+        ids = list(game_ids)
+        with self._lock:
+            for chunk in range(0, len(ids), 500):
+                part = ids[chunk : chunk + 500]
+                found.update(self._db.execute(
+                    f"SELECT id, status FROM games WHERE id IN ({','.join('?' * len(part))})", part
+                ).fetchall())
+        return found
 
     def set_replay_path(self, game_id: str, path: str | None) -> None:
         self._write([("UPDATE games SET replay_path = ? WHERE id = ?", (path, game_id))])
