@@ -13,19 +13,14 @@ from typing import Any, Mapping
 
 from arena.games.ddmau.cards import COLOURS
 from arena.games.facts.ddmau import RULESET, deck
-from arena.games.worlds.places import HAND, PILE, STOCK, Place
+from arena.games.worlds.places import HAND, PILE, Place, STOCK, other_hands
 
 __all__ = ["RULESET", "deck", "places", "position"]
 
 
 def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
     seen = list(view["discard"])
-    out = []
-    for seat, size in enumerate(view["hand_sizes"]):
-        if seat == table.seat:
-            seen.extend(view["hand"])
-        elif size:
-            out.append(Place(HAND, seat, size))
+    out = other_hands(view, table.seat, seen)
     buried = view["discard_size"] - len(view["discard"])
     if buried:
         out.append(Place(PILE, None, buried))

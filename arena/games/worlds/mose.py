@@ -6,7 +6,7 @@ import random
 from typing import Any, Mapping
 
 from arena.games.facts.mose import RULESET, deck
-from arena.games.worlds.places import HAND, STOCK, Place
+from arena.games.worlds.places import HAND, Place, STOCK, other_hands
 
 __all__ = ["RULESET", "deck", "places", "position"]
 
@@ -19,12 +19,7 @@ def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
     seen = list(view["discard"]) + list(view["table"])
     for meld in view["melds"]:
         seen.extend(_meld_cards(meld))
-    out = []
-    for seat, size in enumerate(view["hand_sizes"]):
-        if seat == table.seat:
-            seen.extend(view["hand"])
-        elif size:
-            out.append(Place(HAND, seat, size))
+    out = other_hands(view, table.seat, seen)
     if view["stock_size"]:
         out.append(Place(STOCK, None, view["stock_size"]))
     return out, seen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 #: Place kinds: another seat's hand, the stock, the buried part of the discard pile (below what the
 #: observation shows), one face-down card in the shown part of the pile (Blind).
@@ -30,3 +31,14 @@ class Unseen:
 
     places: tuple[Place, ...]
     cards: tuple[str, ...]
+
+
+def other_hands(view: Mapping[str, Any], seat: int | None, seen: list[str]) -> list[Place]:
+    """The other seats' hands as hidden places (the empty ones left out); the seat's own hand joins ``seen``."""
+    out = []
+    for other, size in enumerate(view["hand_sizes"]):
+        if other == seat:
+            seen.extend(view["hand"])
+        elif size:
+            out.append(Place(HAND, other, size))
+    return out

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from arena.games.facts.shedding import RULESETS, deck, rules
 from arena.games.shedding.blind import HIDDEN
-from arena.games.worlds.places import FACE_DOWN, HAND, PILE, STOCK, Place
+from arena.games.worlds.places import FACE_DOWN, HAND, PILE, Place, STOCK, other_hands
 
 __all__ = ["RULESETS", "deck", "places", "position"]
 
@@ -24,12 +24,7 @@ def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
     """(hidden places in dealing order, the cards the seat sees)."""
     shown = view["discard"]
     seen = [c for c in shown if c != HIDDEN]
-    out = []
-    for seat, size in enumerate(view["hand_sizes"]):
-        if seat == table.seat:
-            seen.extend(view["hand"])
-        elif size:
-            out.append(Place(HAND, seat, size))
+    out = other_hands(view, table.seat, seen)
     buried = view["discard_size"] - len(shown)
     if buried:
         out.append(Place(PILE, None, buried))
