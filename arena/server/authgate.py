@@ -10,8 +10,9 @@ executor had: 60 wrong-token Hellos at once cut an undisturbed match from
   at most one core and one hash's memory), never on the event loop;
 * at most `auth_queue` more Hellos wait for a thread; beyond that a Hello
   is refused at once (CAPACITY, "try again in a few seconds");
-* each refused token counts against its peer address and its bot name; once
-  either has `auth_failures_per_address` / `_per_name` refusals within
+* each refused token counts against its peer address and its bot name (and
+  so does each check still running, so a burst at once is bounded too); once
+  either has `auth_failures_per_address` / `_per_name` within
   `auth_failure_window_s`, further Hellos from that address or for that name
   are refused without calling the authenticator (AUTH_FAILED, with how long
   to wait), so a flood costs a dictionary look-up per stream, not a hash;
@@ -66,17 +67,18 @@ class FailureWindow:
         self.clock = clock
         self._seen: OrderedDict[str, deque] = OrderedDict()
 
-    def wait_s(self, key: str) -> float:
-        """Seconds until ``key`` may try again; 0 when it is under its limit."""
+    def wait_s(self, key: str, pending: int = 0) -> float:
+        """Seconds until ``key`` may try again (with ``pending`` tries not yet judged); 0 when under its limit."""
         stamps = self._seen.get(key)
         if stamps is None:
-            return 0.0
+            return 0.0 if pending < self.limit else self.window_s
         cutoff = self.clock() - self.window_s
         while stamps and stamps[0] <= cutoff:
             stamps.popleft()
-        if len(stamps) < self.limit:
+        over = len(stamps) + pending - self.limit
+        if over < 0:
             return 0.0
-        return stamps[0] - cutoff
+        return stamps[over] - cutoff if over < len(stamps) else self.window_s
 
     def record(self, key: str) -> None:
         stamps = self._seen.get(key)
@@ -103,6 +105,7 @@ class AuthGate:
         self.by_address = FailureWindow(config.auth_failures_per_address, config.auth_failure_window_s, clock)
         self.by_name = FailureWindow(config.auth_failures_per_name, config.auth_failure_window_s, clock)
         self._accepted: OrderedDict[str, bytes] = OrderedDict()  # name -> sha256 of a token accepted before
+        self._unverified: dict[str, int] = {}   # address or name -> checks of unknown tokens running now
         self._executor: Optional[ThreadPoolExecutor] = None
         self.checking = 0      # Hellos running or waiting for a check
         self.checks = 0        # authenticator calls made
@@ -117,12 +120,14 @@ class AuthGate:
         known = hmac.compare_digest(self._accepted.get(name, b""), digest)
         address = peer_address(peer)
         if not known:
-            wait_s = max(self.by_address.wait_s(address), self.by_name.wait_s(name))
+            # Checks still running count as failures-to-be: a burst of Hellos at once is bounded too.
+            wait_s = max(self.by_address.wait_s(address, self._unverified.get(address, 0)),
+                         self.by_name.wait_s(name, self._unverified.get(name, 0)))
             if wait_s > 0:
                 self.turned_away += 1
                 raise HelloRefused(
                     "AUTH_FAILED",
-                    f"too many refused tokens from this address or for bot {name!r}: "
+                    f"too many unverified tokens from this address or for bot {name!r}: "
                     f"not checked; try again in {math.ceil(wait_s)} s",
                 )
             if self.checking >= self.workers + self.queue:
@@ -130,6 +135,9 @@ class AuthGate:
                 raise HelloRefused("CAPACITY", "too many logins are being checked right now; try again in a few seconds")
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="arena-auth")
+        keys = () if known else (address, name)
+        for key in keys:
+            self._unverified[key] = self._unverified.get(key, 0) + 1
         self.checking += 1
         self.checks += 1
         try:
@@ -139,6 +147,12 @@ class AuthGate:
             raise HelloRefused("AUTH_FAILED", "the arena could not check this bot's token; try again later")
         finally:
             self.checking -= 1
+            for key in keys:
+                left = self._unverified[key] - 1
+                if left:
+                    self._unverified[key] = left
+                else:
+                    del self._unverified[key]
         if verdict is None or verdict is True:
             self._accepted[name] = digest
             self._accepted.move_to_end(name)
