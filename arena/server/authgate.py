@@ -16,6 +16,9 @@ executor had: 60 wrong-token Hellos at once cut an undisturbed match from
   `auth_failure_window_s`, further Hellos from that address or for that name
   are refused without calling the authenticator (AUTH_FAILED, with how long
   to wait), so a flood costs a dictionary look-up per stream, not a hash;
+  those refusals are answered after `auth_refusal_delay_s` (while at most
+  `auth_refusals_held` wait), so a client that waits for its answer cannot
+  make the server set up hundreds of refused streams a second;
 * a token the authenticator accepted before for that name (remembered as a
   SHA-256 digest, never the token, for the last 4,096 names) skips the
   failure limits and the queue bound, so an attacker hammering a name cannot
@@ -107,6 +110,9 @@ class AuthGate:
         self._accepted: OrderedDict[str, bytes] = OrderedDict()  # name -> sha256 of a token accepted before
         self._unverified: dict[str, int] = {}   # address or name -> checks of unknown tokens running now
         self._executor: Optional[ThreadPoolExecutor] = None
+        self.refusal_delay_s = config.auth_refusal_delay_s
+        self.max_held = config.auth_refusals_held
+        self.held = 0          # refused Hellos being held before their answer
         self.checking = 0      # Hellos running or waiting for a check
         self.checks = 0        # authenticator calls made
         self.turned_away = 0   # Hellos refused without a call
@@ -125,6 +131,7 @@ class AuthGate:
                          self.by_name.wait_s(name, self._unverified.get(name, 0)))
             if wait_s > 0:
                 self.turned_away += 1
+                await self._hold()
                 raise HelloRefused(
                     "AUTH_FAILED",
                     f"too many unverified tokens from this address or for bot {name!r}: "
@@ -163,6 +170,23 @@ class AuthGate:
         self.by_name.record(name)
         text = verdict if isinstance(verdict, str) and verdict else f"bot {name!r} is not admitted"
         raise HelloRefused("AUTH_FAILED", text)
+
+    async def _hold(self) -> None:
+        """Answer a refusal that cost no check only after `auth_refusal_delay_s`, while few are held.
+
+        A client that waits for its answer before trying again (as a bot does) then gets one
+        try per delay instead of one per round trip: each refused stream still costs the loop
+        a stream's set-up and a write (~hundreds of µs), which at hundreds per second slowed the
+        games.  Beyond `auth_refusals_held` held streams, refusals go out at once (holding costs
+        a little memory per stream, and a client that does not wait gains nothing from it).
+        """
+        if self.refusal_delay_s <= 0 or self.held >= self.max_held:
+            return
+        self.held += 1
+        try:
+            await asyncio.sleep(self.refusal_delay_s)
+        finally:
+            self.held -= 1
 
     def close(self) -> None:
         """Stop the checking threads (queued checks are dropped; a running one finishes on its own)."""

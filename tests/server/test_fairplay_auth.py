@@ -84,7 +84,8 @@ def test_a_flood_of_wrong_tokens_costs_a_few_hashes_one_at_a_time_and_the_owner_
             bot.close()
         return errors, flood_calls, turned_away
 
-    errors, flood_calls, turned_away = serve(director, open_registration=False, authenticator=auth)
+    errors, flood_calls, turned_away = serve(director, open_registration=False, authenticator=auth,
+                                             auth_refusal_delay_s=0.1)
     assert auth.peak == 1                      # one hash at a time, never on the event loop
     assert flood_calls <= 10                   # the per-address / per-name limit, not one hash per Hello
     assert {e.code for e in errors} == {Code.AUTH_FAILED}
