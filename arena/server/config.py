@@ -68,7 +68,7 @@ class ServerConfig:
     auth_failures_per_name: int = 10
     auth_failure_window_s: float = 60.0
     #: Those refusals (made without a check) are answered after this delay, at most this many at once.
-    auth_refusal_delay_s: float = 2.0
+    auth_refusal_delay_s: float = 5.0
     auth_refusals_held: int = 256
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
     finished_games_kept: int = 500         # finished games ListGames still shows

@@ -57,6 +57,12 @@ class ArenaService(rpc.ArenaServicer):
             reader = asyncio.create_task(self._read(context, session, connection))
             try:
                 await self._write(context, connection)
+            except asyncio.CancelledError:
+                if not connection.aborted:
+                    raise
+                # Cut off by the server: finish the call with a status instead of dying with it.
+                context.set_code(grpc.StatusCode.RESOURCE_EXHAUSTED)
+                context.set_details("the arena cut this stream off (see its log); resume the session")
             finally:
                 connection.closed = True
                 reader.cancel()
@@ -79,6 +85,9 @@ class ArenaService(rpc.ArenaServicer):
         try:
             done, _ = await asyncio.wait({read, evict}, timeout=hub.config.hello_timeout_s,
                                          return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the handler itself is cancelled (server stop): leave nothing pending
+            read.cancel()
+            raise
         finally:
             hub.hello_done(connection)
         if read not in done:  # abandoned: cancelling the read ends the stream, which is what we want

@@ -120,6 +120,7 @@ class Connection:
         self.stale_answers = 0
         self.violations = 0
         self.undecodable = False   # ended by a message that could not be parsed
+        self.aborted = False       # cut off by the server (abort)
         self.handler: Optional[asyncio.Task] = None   # the Play handler serving this stream
 
     def send(self, message: pb.ArenaMessage) -> bool:
@@ -133,8 +134,14 @@ class Connection:
         return True
 
     def abort(self) -> None:
-        """End the stream now, without draining the outbox (the peer is not reading it)."""
+        """End the stream now, without draining the outbox (the peer is not reading it).
+
+        The handler is cancelled (it may be stuck in a write the peer never reads) and ends the
+        call with a non-OK status (`aborted`): a handler that just died of the cancellation left
+        the call open, and the bot never learnt that its stream was gone.
+        """
         self.closed = True
+        self.aborted = True
         if self.handler is not None:
             self.handler.cancel()
 

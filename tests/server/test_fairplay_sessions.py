@@ -6,8 +6,15 @@ under open registration (no tokens), where a name alone proves nothing.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
 from arena.match.timecontrol import TimeControl
-from server_helpers import AutoBot, RawBot, blocking, hello, serve
+from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
 from sdk.wire import pb
 
 FAST = TimeControl(move_ms=2000, bank_ms=2000, increment_ms=0, first_move_ms=2000, max_strikes=3, reconnect_ms=3000)
@@ -97,3 +104,56 @@ def test_resume_needs_the_secret_from_welcome_and_a_wrong_one_is_refused_clearly
     assert refused.code == Code.AUTH_FAILED
     assert "resume secret" in refused.message and welcome.session_id not in refused.message
     assert resumed.session_id == welcome.session_id and resumed.resume_secret == welcome.resume_secret
+
+
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot.py"
+
+
+@pytest.mark.skipif(not RANDOM_BOT.exists(), reason="needs sample_bots/random_bot.py")
+def test_the_sdk_keeps_the_secret_and_resumes_its_own_session_after_a_cut(toy):
+    processes = []
+
+    async def director(handle):
+        processes.append(subprocess.Popen(
+            [sys.executable, str(RANDOM_BOT), "--arena", f"127.0.0.1:{handle.port}", "--name", "sdkbot",
+             "--games-limit", "1", "--log-level", "WARNING"],
+            cwd=RANDOM_BOT.parents[1], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        ))
+        opponent = RawBot(handle.port, hello("opponent"))
+        (before,) = await handle.wait_for_sessions(["sdkbot"], timeout_s=60)
+        await blocking(opponent.recv_kind, "welcome")
+        outcome = []
+        async with trio.open_nursery() as nursery:
+            async def play():
+                outcome.append(await handle.play_game(toy, {"hand": 4}, 9, ["opponent", "sdkbot"], FAST))
+
+            nursery.start_soon(play)
+            await blocking(opponent.recv_kind, "game_started")     # sdkbot has its GameStarted too
+            handle.hub.by_name["sdkbot"].connection.abort()         # the network cuts its stream
+            while "sdkbot" in [s.name for s in handle.sessions()]:
+                await handle.session_event()
+            while "sdkbot" not in [s.name for s in handle.sessions()]:
+                await handle.session_event()
+            after = [s.session_id for s in handle.sessions() if s.name == "sdkbot"]
+            while True:
+                message = await blocking(opponent.recv)
+                kind = message.WhichOneof("kind")
+                if kind == "turn":
+                    opponent.send(answer_for(message.turn))
+                elif kind == "game_ended":
+                    break
+        code = await blocking(lambda: processes[0].wait(timeout=30))
+        opponent.close()
+        return before.session_id, after, outcome[0], code
+
+    try:
+        before, after, outcome, code = serve(director)
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+    sdkbot = outcome.seats[1]
+    assert outcome.status == "finished" and not sdkbot.forfeited
+    assert sdkbot.strikes == 0
+    assert after == [before]            # back in the same session, proven by the secret it kept
+    assert code == 0, processes[0].stdout.read()
