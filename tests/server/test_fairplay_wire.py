@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import selectors
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import grpc
 import pytest
@@ -26,6 +30,7 @@ from sdk.wire import pb, rpc
 
 Code = pb.Error.Code
 SILENT = 500
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class SilentStreams:
@@ -229,3 +234,35 @@ def test_welcome_and_standings_report_what_the_arena_schedules_and_a_bot_with_no
     assert "never get a game" in refused.message
     assert default.ruleset == toy and [s.name for s in default.standings] == ["all"]
     assert unscheduled.code() == grpc.StatusCode.NOT_FOUND and toy in unscheduled.details()
+
+
+def test_arena_serve_tells_bots_its_game_selection_and_refuses_a_bot_with_nothing_to_play(tmp_path):
+    """Through the CLI: `arena serve --game moumou` (a real ruleset) schedules moumou only."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", "0", "--db", str(tmp_path / "ladder.db"),
+         "--replays", str(tmp_path / "replays"), "--game", "moumou", "--plain", "--summary-every", "1000"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+    )
+    try:
+        line = ""
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while "listening on" not in line:
+                assert selector.select(30), "arena serve did not say where it listens within 30 s"
+                line = process.stdout.readline()
+                assert line, "arena serve ended before listening"
+        port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
+        every = RawBot(port, hello("every"))
+        welcome = every.recv_kind("welcome").welcome
+        lost = RawBot(port, hello("lost", games=["prsi"]))
+        refused = lost.recv_kind("error").error
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            standings = rpc.ArenaStub(channel).GetStandings(pb.StandingsRequest(), timeout=10)
+        for bot in (every, lost):
+            bot.close()
+    finally:
+        process.kill()
+        process.wait(10)
+    assert list(welcome.rulesets) == ["moumou"]
+    assert refused.code == Code.BAD_HELLO and "schedules only moumou" in refused.message
+    assert standings.ruleset == "moumou"
