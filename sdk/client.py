@@ -27,7 +27,9 @@ request-consumer thread) spent ~100 us more per decision than a bot
 answering on the reading thread.
 
 When the stream drops, the client reconnects with capped, jittered
-exponential backoff and sends ``Hello.resume_session``; the arena re-attaches
+exponential backoff and sends ``Hello.resume_session`` with the session's
+``resume_secret`` from its Welcome (the proof that it is the same bot; kept
+in memory only, never logged); the arena re-attaches
 the session to its running games and re-sends any open turn request.  An
 answer computed while the connection was down is kept and re-sent at once
 when the same request comes back.
@@ -244,6 +246,7 @@ class Client:
         self.options = options
         self.log = log or logging.getLogger("sdk")
         self.session_id = ""
+        self.resume_secret = ""   # Welcome.resume_secret: proves a resume is ours; never logged
         self.games: dict[str, _Game] = {}
         self.games_done = 0
         self._outgoing: _Outgoing | None = None
@@ -606,6 +609,7 @@ class Client:
             max_games=self.options.max_games,
             bot_version=self.options.bot_version,
             resume_session=self.session_id,
+            resume_secret=self.resume_secret,
         )
         return pb.BotMessage(hello=hello)
 
@@ -683,10 +687,11 @@ class Client:
             self.log.warning("the arena started a new session; games of the old one are lost to us")
             self._close_games()
         self.session_id = welcome.session_id
+        self.resume_secret = welcome.resume_secret
         self.log.info(
-            "%s %s as %r (session %s, server %s)",
+            "%s %s as %r (server %s)",
             "resumed the session at" if resumed else "connected to",
-            self.options.arena, self.options.name, welcome.session_id, welcome.server_version,
+            self.options.arena, self.options.name, welcome.server_version,
         )
 
     def _on_error(self, error: Any, welcomed: bool, resuming: bool) -> None:

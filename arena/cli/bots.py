@@ -83,7 +83,7 @@ def _add(args) -> int:
     from arena.ladder.auth import new_token
     from arena.server.hello import BOT_NAME
 
-    if not BOT_NAME.match(args.name):
+    if not BOT_NAME.fullmatch(args.name):
         raise CommandError(
             f"bad bot name {args.name!r}: use 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
         )

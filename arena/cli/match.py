@@ -639,7 +639,8 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
             raise failure[0]
 
     try:
-        serve(ServerConfig(host="127.0.0.1", port=0, max_games_per_bot=max(64, setup.concurrency)), director)
+        serve(ServerConfig(host="127.0.0.1", port=0, max_games_per_bot=max(64, setup.concurrency),
+                           rulesets=[setup.ruleset]), director)
     except BaseExceptionGroup as group:
         raise _first_command_error(group) from None
     finally:

@@ -271,6 +271,7 @@ def run(args) -> int:
         tls_key=args.tls_key,
         open_registration=not args.registered_only,
         authenticator=LadderAuthenticator(store, open_registration=not args.registered_only),
+        rulesets=list(players),  # what Welcome and GetStandings report: this ladder's --game selection
         max_connections=args.max_connections,
         max_games_per_bot=args.max_games_per_bot,
     )

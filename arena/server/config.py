@@ -6,7 +6,7 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, Sequence, Union
 
 #: ``authenticator(name, token, peer)`` returns None (or True) to admit the bot,
 #: or a text saying why not (sent to the bot as AUTH_FAILED).
@@ -49,10 +49,27 @@ class ServerConfig:
     open_registration: bool = True
     allow_open_registration_on_network: bool = False
     authenticator: Optional[Authenticator] = None
-    max_connections: int = 256             # concurrent bot streams
+    #: What this arena schedules (the ladder's --game selection); None: every known ruleset.
+    #: Welcome.rulesets and GetStandings report these, within what each bot plays.
+    rulesets: Optional[Sequence[str]] = None
+    max_connections: int = 256             # admitted sessions (connected, or waiting for a resume)
+    max_pending_hellos: int = 64           # streams that have not said Hello yet; the oldest makes room
     max_games_per_bot: int = 64            # upper bound for Hello.max_games
     max_message_bytes: int = 64 * 1024     # per message, both directions
-    hello_timeout_s: float = 10.0          # a stream must say Hello within this
+    hello_timeout_s: float = 3.0           # a stream must say Hello within this
+    #: Token checks (an authenticator may hash on purpose slowly: scrypt, ~40 ms and 16 MiB each)
+    #: run on this many dedicated threads; at most `auth_queue` more Hellos wait for one.
+    auth_workers: int = 1
+    auth_queue: int = 16
+    #: Refused tokens allowed per peer address and per bot name within `auth_failure_window_s`;
+    #: beyond that, Hellos from that address (or for that name) are refused without a check,
+    #: unless their token is one the authenticator accepted before (see arena/server/authgate.py).
+    auth_failures_per_address: int = 10
+    auth_failures_per_name: int = 10
+    auth_failure_window_s: float = 60.0
+    #: Those refusals (made without a check) are answered after this delay, at most this many at once.
+    auth_refusal_delay_s: float = 5.0
+    auth_refusals_held: int = 256
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
     finished_games_kept: int = 500         # finished games ListGames still shows
     spectate_finished_kept: int = 50       # finished games Spectate still replays in full
@@ -77,9 +94,14 @@ class ServerConfig:
                 f"refusing open registration on {self.host}, which is not loopback: register bots "
                 "and use tokens, or opt in explicitly (allow_open_registration_on_network)"
             )
-        for name in ("max_connections", "max_games_per_bot", "max_message_bytes"):
+        for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
+                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.auth_queue < 0:
+            raise ConfigError(f"auth_queue must be 0 or more, not {self.auth_queue}")
+        if self.rulesets is not None and not self.rulesets:
+            raise ConfigError("rulesets is empty: the arena would schedule nothing (None means every ruleset)")
         if self.max_message_bytes < 1024:
             raise ConfigError(f"max_message_bytes must be at least 1024, not {self.max_message_bytes}")
 

@@ -2,20 +2,39 @@
 
 A refused Hello becomes a typed `HelloRefused` (code + text for the bot);
 nothing here touches the network, so the rules are easy to test and reuse.
+
+Every text a bot sends is checked whole (``fullmatch``; ``$`` would let a
+trailing newline through, so ``"regbot\n"`` passed as ``regbot``), with a
+length limit, and free texts (``bot_version``, ``token``) must be printable
+(`str.isprintable`: no control, format or separator characters such as
+terminal escapes or bidirectional overrides), so nothing a bot sends is
+stored, shown or logged raw.  Refusals quote what the bot sent only with
+``repr`` (escaped) and cut short.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Optional, Sequence
 
 from arena import __version__ as ARENA_VERSION
 
 #: Bot names: a letter or digit, then letters, digits, ``_ . -``; at most 32 characters.
-BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}$")
+#: Anchored with ``\A``/``\Z`` (never ``$``, which also matches before a final newline), so
+#: ``match`` and ``fullmatch`` agree; use ``fullmatch``.
+BOT_NAME = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.\-]{0,31}\Z")
 #: The SDK major version this arena speaks (semantic versioning: a new major breaks the protocol).
 SDK_MAJOR = int(ARENA_VERSION.split(".")[0])
-_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?(?:[-+.][0-9A-Za-z.\-+]*)?$")
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?(?:[-+.][0-9A-Za-z.\-+]*)?")
+#: A session id as `BotSession` makes them (lower-case hex); empty in a first Hello.
+_SESSION_ID = re.compile(r"[0-9a-f]{0,64}")
+MAX_BOT_VERSION = 64
+MAX_TOKEN = 256
+MAX_SDK_VERSION = 32
+MAX_GAMES_LISTED = 64
+MAX_RULESET_NAME = 64
+MAX_RESUME_SECRET = 128
 
 
 class HelloRefused(Exception):
@@ -35,52 +54,73 @@ class HelloTerms:
     token: str
     sdk_version: str
     bot_version: str
-    games: tuple[str, ...]      # the rulesets this session will be offered
+    games: tuple[str, ...]      # the rulesets this session will be offered (within the arena's selection)
     capacity: int               # games at once
     resume_session: str
+    resume_secret: str = ""
 
 
-def check_hello(hello, known_rulesets: list[str], max_games_per_bot: int) -> HelloTerms:
-    """Validate a ``pb.Hello``; raise `HelloRefused` with a message a bot author can act on."""
+def _bad(message: str) -> HelloRefused:
+    return HelloRefused("BAD_HELLO", message)
+
+
+def check_hello(hello, known_rulesets: Sequence[str], max_games_per_bot: int,
+                scheduled: Optional[Sequence[str]] = None) -> HelloTerms:
+    """Validate a ``pb.Hello``; raise `HelloRefused` with a message a bot author can act on.
+
+    ``known_rulesets`` are the rulesets this arena knows (a name outside them is a typo);
+    ``scheduled`` the ones it actually schedules (default: all known).  The session is
+    offered the bot's games within ``scheduled``; a bot with none of them is refused,
+    rather than welcomed to wait for a game that never comes.
+    """
     name = hello.name
-    if not BOT_NAME.match(name):
-        raise HelloRefused(
-            "BAD_HELLO",
-            f"bad bot name {name[:40]!r}: use 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit",
-        )
-    match = _VERSION.match(hello.sdk_version)
+    if not BOT_NAME.fullmatch(name):
+        raise _bad(f"bad bot name {name[:40]!r}: use 1-32 letters, digits, '_', '.' or '-', "
+                   "starting with a letter or digit (nothing else, not even a newline)")
+    sdk_version = hello.sdk_version
+    match = _VERSION.fullmatch(sdk_version) if len(sdk_version) <= MAX_SDK_VERSION else None
     if not match:
         raise HelloRefused(
             "UNSUPPORTED_VERSION",
-            f"sdk_version {hello.sdk_version[:40]!r} is not a version like {ARENA_VERSION}; this arena speaks SDK {SDK_MAJOR}.x",
+            f"sdk_version {sdk_version[:40]!r} is not a version like {ARENA_VERSION}; this arena speaks SDK {SDK_MAJOR}.x",
         )
     if int(match.group(1)) != SDK_MAJOR:
         raise HelloRefused(
             "UNSUPPORTED_VERSION",
-            f"SDK {hello.sdk_version} is not supported: this arena speaks SDK {SDK_MAJOR}.x (protocol mauarena.v1)",
+            f"SDK {sdk_version} is not supported: this arena speaks SDK {SDK_MAJOR}.x (protocol mauarena.v1)",
         )
+    if len(hello.token) > MAX_TOKEN or not hello.token.isprintable():
+        raise _bad(f"token must be at most {MAX_TOKEN} printable characters")
+    if len(hello.bot_version) > MAX_BOT_VERSION:
+        raise _bad(f"bot_version is longer than {MAX_BOT_VERSION} characters")
+    if not hello.bot_version.isprintable():
+        raise _bad(f"bot_version {hello.bot_version[:40]!r} has control or other unprintable characters")
+    if not _SESSION_ID.fullmatch(hello.resume_session):
+        raise _bad(f"resume_session {hello.resume_session[:40]!r} is not a session id from a Welcome")
+    if len(hello.resume_secret) > MAX_RESUME_SECRET or not hello.resume_secret.isprintable():
+        raise _bad("resume_secret is not a secret from a Welcome")
+    if len(hello.games) > MAX_GAMES_LISTED:
+        raise _bad(f"games lists {len(hello.games)} rulesets; at most {MAX_GAMES_LISTED}")
     asked = list(dict.fromkeys(hello.games))
-    unknown = [g for g in asked if g not in known_rulesets]
+    unknown = [g for g in asked if len(g) > MAX_RULESET_NAME or g not in known_rulesets]
     if unknown:
-        raise HelloRefused(
-            "BAD_HELLO",
-            f"unknown ruleset {', '.join(repr(g[:40]) for g in unknown[:5])}; this arena plays: {', '.join(known_rulesets) or 'none'}",
-        )
-    games = tuple(asked) if asked else tuple(known_rulesets)
+        raise _bad(f"unknown ruleset {', '.join(repr(g[:40]) for g in unknown[:5])}; "
+                   f"this arena plays: {', '.join(scheduled if scheduled is not None else known_rulesets) or 'none'}")
+    offered = list(scheduled) if scheduled is not None else list(known_rulesets)
+    games = tuple(g for g in asked if g in offered) if asked else tuple(offered)
+    if not games:
+        raise _bad(f"this arena schedules only {', '.join(offered) or 'nothing'}; this bot plays "
+                   f"{', '.join(asked)}: it would never get a game here")
     capacity = hello.max_games or 1
     if capacity > max_games_per_bot:
-        raise HelloRefused(
-            "BAD_HELLO",
-            f"max_games {capacity} is above this arena's limit of {max_games_per_bot} games at once per bot",
-        )
-    if len(hello.bot_version) > 64:
-        raise HelloRefused("BAD_HELLO", "bot_version is longer than 64 characters")
+        raise _bad(f"max_games {capacity} is above this arena's limit of {max_games_per_bot} games at once per bot")
     return HelloTerms(
         name=name,
         token=hello.token,
-        sdk_version=hello.sdk_version,
+        sdk_version=sdk_version,
         bot_version=hello.bot_version,
         games=games,
         capacity=capacity,
         resume_session=hello.resume_session,
+        resume_secret=hello.resume_secret,
     )

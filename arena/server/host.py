@@ -197,7 +197,8 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
         await server.stop(None)
         raise OSError(f"cannot listen on {address} (in use, or not an address of this machine)")
     handle = Handle(hub, port)
-    rpc.add_ArenaServicer_to_server(ArenaService(hub, handle), server)
+    service = ArenaService(hub, handle)
+    rpc.add_ArenaServicer_to_server(service, server)
     await server.start()
     log.info("arena listening on %s:%d%s", config.host, port, " (TLS)" if config.uses_tls else "")
 
@@ -234,6 +235,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     finally:
         hub.close_all()
         await server.stop(config.shutdown_grace_s)
+        service.gate.close()
     if interrupted:
         raise KeyboardInterrupt
     return result.unwrap()

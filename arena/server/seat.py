@@ -148,8 +148,19 @@ class RemoteSeat:
     async def notify(self, notice: Any) -> None:
         """Tell the bot about a penalty or a dropped answer (`SeatNotice`), as an informational Error."""
         code = NOTICE_CODES.get(str(notice.code), "UNKNOWN")
-        wire_id = self._wire_ids.get(int(notice.request_id or 0), 0)
-        self.session.send(error_to_pb(code, str(notice.message), self.game_id, wire_id))
+        wire_id = self._wire_id(int(notice.request_id or 0))
+        if code == "STALE_REQUEST":
+            # The runner's text names its own request ids (an arena-wide count): say it in the bot's ids.
+            message = f"answer to your request {wire_id} in game {self.game_id} dropped: it is not open"
+            if self._open is not None:
+                message += f"; your open request is {self._open.wire_id}"
+        else:
+            message = str(notice.message)
+        self.session.send(error_to_pb(code, message, self.game_id, wire_id))
+
+    def _wire_id(self, runner_id: int) -> int:
+        """The bot's request id for a runner request id (a negative one is already the bot's, negated)."""
+        return -runner_id if runner_id < 0 else self._wire_ids.get(runner_id, 0)
 
     # ---- bookkeeping
 
@@ -162,7 +173,7 @@ class RemoteSeat:
                 stale = self._stale.popleft()
                 self.session.send(error_to_pb(
                     "STALE_REQUEST", "answer to a request that was no longer open; dropped",
-                    self.game_id, self._wire_ids.get(stale.request_id, 0)))
+                    self.game_id, self._wire_id(stale.request_id)))
             self.hub.release(self.session, self)
 
     def _open_request(self, request: DecisionRequest) -> None:
@@ -207,15 +218,22 @@ class RemoteSeat:
         if self._released:
             return False
         open_request = self._open
+        wire_id = answer.request_id
+        if answer.game_id == self.game_id:
+            runner_id = self._runner_ids.get(wire_id, 0)
+        else:
+            # Bound to another game (or to none): never this seat's answer, even with the open
+            # request's id.  A negative id can match no runner request, and `notify` reads the
+            # bot's own request id back from it.
+            runner_id = -wire_id
         seat_answer = SeatAnswer(
-            request_id=self._runner_ids.get(answer.request_id, 0),
+            request_id=runner_id,
             action_index=answer.action_index,
             action_text=answer.action_text,
             received_at=received_at,
         )
-        fresh = (open_request is not None and answer.request_id == open_request.wire_id
-                 and self._answer is None and answer.game_id in ("", self.game_id))
-        if fresh:
+        if (open_request is not None and wire_id == open_request.wire_id and runner_id > 0
+                and self._answer is None):
             self._answer = seat_answer
         else:
             self.stale_answers += 1

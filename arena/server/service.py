@@ -16,7 +16,9 @@ import time
 from typing import TYPE_CHECKING, Any, Optional
 
 import grpc
+from google.protobuf.message import DecodeError
 
+from arena.server.authgate import AuthGate
 from arena.server.convert import error_to_pb
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arena.server")
 
 DEFAULT_LIST_LIMIT = 100
+UNDECODABLE = "a message could not be decoded as a BotMessage (mauarena.v1); the stream ends"
 MAX_LIST_LIMIT = 1000
 
 
@@ -35,6 +38,7 @@ class ArenaService(rpc.ArenaServicer):
     def __init__(self, hub: Hub, handle: "Handle") -> None:
         self.hub = hub
         self.handle = handle
+        self.gate = AuthGate(hub.config)
 
     # ---------------------------------------------------------------- Play
 
@@ -43,10 +47,6 @@ class ArenaService(rpc.ArenaServicer):
         connection = Connection(context.peer() or "")
         if hub.shutting_down:
             await _write_quietly(context, error_to_pb("SHUTTING_DOWN", "the arena is shutting down"))
-            return
-        if len(hub.connections) >= hub.config.max_connections:
-            await _write_quietly(context, error_to_pb(
-                "CAPACITY", f"the arena is full ({hub.config.max_connections} connections); try again later"))
             return
         connection.handler = asyncio.current_task()
         hub.connections.add(connection)
@@ -57,55 +57,75 @@ class ArenaService(rpc.ArenaServicer):
             reader = asyncio.create_task(self._read(context, session, connection))
             try:
                 await self._write(context, connection)
+            except asyncio.CancelledError:
+                if not connection.aborted:
+                    raise
+                # Cut off by the server: finish the call with a status instead of dying with it.
+                context.set_code(grpc.StatusCode.RESOURCE_EXHAUSTED)
+                context.set_details("the arena cut this stream off (see its log); resume the session")
             finally:
                 connection.closed = True
                 reader.cancel()
                 hub.detach(session, connection)
+            if connection.undecodable:
+                _end_malformed(context)
         finally:
             hub.connections.discard(connection)
+
+    async def _first_message(self, context: grpc.aio.ServicerContext, connection: Connection) -> Any:
+        """The stream's first message; None (after telling the bot why, where it can be told) otherwise.
+
+        Until then the stream counts against the Hello budget, not against admitted sessions:
+        it is evicted when it stays silent for ``hello_timeout_s`` or when the budget is full
+        and it is the oldest silent stream.
+        """
+        hub = self.hub
+        evict = hub.expect_hello(connection)
+        read = asyncio.ensure_future(context.read())
+        try:
+            done, _ = await asyncio.wait({read, evict}, timeout=hub.config.hello_timeout_s,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the handler itself is cancelled (server stop): leave nothing pending
+            read.cancel()
+            raise
+        finally:
+            hub.hello_done(connection)
+        if read not in done:  # abandoned: cancelling the read ends the stream, which is what we want
+            read.cancel()
+            code, text = evict.result() if evict.done() else (
+                "BAD_HELLO", f"no Hello within {hub.config.hello_timeout_s:g} s")
+            await _write_quietly(context, error_to_pb(code, text))
+            return None
+        try:
+            first = read.result()
+        except Exception as error:  # too large, undecodable, reset: only this stream ends
+            log.info("stream from %s ended before its Hello: %s", connection.peer, _short(error))
+            if _undecodable(error):
+                await _write_quietly(context, error_to_pb("MALFORMED", UNDECODABLE))
+                _end_malformed(context)
+            return None
+        if first is grpc.aio.EOF:
+            return None
+        return first
 
     async def _welcome(self, context: grpc.aio.ServicerContext, connection: Connection) -> Optional[BotSession]:
         """Read and check the Hello; None (after telling the bot why) if it is refused."""
         hub = self.hub
-        try:
-            first = await asyncio.wait_for(context.read(), hub.config.hello_timeout_s)
-        except asyncio.TimeoutError:  # the stream is abandoned anyway, so a timed-out read is fine here
-            await _write_quietly(context, error_to_pb(
-                "BAD_HELLO", f"no Hello within {hub.config.hello_timeout_s:g} s"))
-            return None
-        except Exception as error:  # too large, undecodable, reset: only this stream ends
-            log.info("stream from %s ended before its Hello: %s", connection.peer, _short(error))
-            return None
-        if first is grpc.aio.EOF:
+        first = await self._first_message(context, connection)
+        if first is None:
             return None
         if first.WhichOneof("kind") != "hello":
             await _write_quietly(context, error_to_pb("BAD_HELLO", "the first message must be a Hello"))
             return None
         await hub.ready.wait()
         try:
-            terms = check_hello(first.hello, hub.rulesets, hub.config.max_games_per_bot)
-            await self._authenticate(terms.name, terms.token, connection.peer)
+            terms = check_hello(first.hello, hub.known_rulesets, hub.config.max_games_per_bot, hub.rulesets)
+            await self.gate.check(terms.name, terms.token, connection.peer)
             return hub.admit(terms, connection)
         except HelloRefused as refusal:
             log.info("refused %r from %s: %s", first.hello.name[:40], connection.peer, refusal.message)
             await _write_quietly(context, error_to_pb(refusal.code, refusal.message))
             return None
-
-    async def _authenticate(self, name: str, token: str, peer: str) -> None:
-        """Ask the authenticator in a worker thread: checking a token may hash on purpose slowly
-        (scrypt, tens of ms), and the loop must keep serving every running game meanwhile."""
-        authenticator = self.hub.config.authenticator
-        if authenticator is None:
-            return
-        try:
-            verdict = await asyncio.get_running_loop().run_in_executor(None, authenticator, name, token, peer)
-        except Exception:
-            log.exception("authenticator failed for %r", name)
-            raise HelloRefused("AUTH_FAILED", "the arena could not check this bot's token; try again later")
-        if verdict is None or verdict is True:
-            return
-        text = verdict if isinstance(verdict, str) and verdict else f"bot {name!r} is not admitted"
-        raise HelloRefused("AUTH_FAILED", text)
 
     async def _read(self, context: grpc.aio.ServicerContext, session: BotSession, connection: Connection) -> None:
         hub = self.hub
@@ -131,6 +151,9 @@ class ArenaService(rpc.ArenaServicer):
             raise
         except Exception as error:  # too large, undecodable, reset: only this stream ends
             log.info("stream of %s (%s) ended: %s", session.name, connection.peer, _short(error))
+            if _undecodable(error):
+                connection.undecodable = True
+                connection.send(error_to_pb("MALFORMED", UNDECODABLE))
         finally:
             connection.close()
 
@@ -151,7 +174,8 @@ class ArenaService(rpc.ArenaServicer):
         ruleset = request.ruleset or (self.hub.rulesets[0] if self.hub.rulesets else "")
         if request.ruleset and request.ruleset not in self.hub.rulesets:
             await context.abort(grpc.StatusCode.NOT_FOUND,
-                                f"unknown ruleset {request.ruleset[:40]!r}; known: {', '.join(self.hub.rulesets)}")
+                                f"this arena does not schedule {request.ruleset[:40]!r}; "
+                                f"it schedules: {', '.join(self.hub.rulesets)}")
         reply = pb.StandingsReply(ruleset=ruleset)
         provider = self.handle.standings_provider
         if provider is None:
@@ -219,4 +243,18 @@ async def _write_quietly(context: grpc.aio.ServicerContext, message: pb.ArenaMes
     try:
         await context.write(message)
     except Exception:
+        pass
+
+
+def _undecodable(error: BaseException) -> bool:
+    """Whether a failed read was a message that arrived but could not be parsed (not a reset or a cap)."""
+    return isinstance(error, DecodeError)  # what grpc.aio's read raises when the deserializer fails
+
+
+def _end_malformed(context: grpc.aio.ServicerContext) -> None:
+    """End the stream with a non-OK status after its MALFORMED Error (a clean OK would hide the cause)."""
+    try:
+        context.set_code(grpc.StatusCode.INVALID_ARGUMENT)
+        context.set_details(UNDECODABLE)
+    except Exception:  # the call is already over
         pass

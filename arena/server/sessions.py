@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import trio
 
 from arena import __version__ as ARENA_VERSION
-from arena.server.config import ServerConfig
+from arena.server.config import ConfigError, ServerConfig
 from arena.server.convert import error_to_pb
 from arena.server.hello import HelloRefused, HelloTerms
 from sdk.wire import pb
@@ -119,6 +119,8 @@ class Connection:
         self.closed = False
         self.stale_answers = 0
         self.violations = 0
+        self.undecodable = False   # ended by a message that could not be parsed
+        self.aborted = False       # cut off by the server (abort)
         self.handler: Optional[asyncio.Task] = None   # the Play handler serving this stream
 
     def send(self, message: pb.ArenaMessage) -> bool:
@@ -132,8 +134,14 @@ class Connection:
         return True
 
     def abort(self) -> None:
-        """End the stream now, without draining the outbox (the peer is not reading it)."""
+        """End the stream now, without draining the outbox (the peer is not reading it).
+
+        The handler is cancelled (it may be stuck in a write the peer never reads) and ends the
+        call with a non-OK status (`aborted`): a handler that just died of the cancellation left
+        the call open, and the bot never learnt that its stream was gone.
+        """
         self.closed = True
+        self.aborted = True
         if self.handler is not None:
             self.handler.cancel()
 
@@ -153,6 +161,9 @@ class BotSession:
     def __init__(self, hub: "Hub", terms: HelloTerms, connection: Connection) -> None:
         self.hub = hub
         self.id = secrets.token_hex(12)
+        # Proof for a resume, sent only in this session's Welcome: the id alone shows up in logs and
+        # the director's SessionInfo, so it must never be enough to take the session over.
+        self._resume_secret = secrets.token_urlsafe(24)
         self.name = terms.name
         self.version = terms.bot_version
         self.sdk_version = terms.sdk_version
@@ -172,6 +183,16 @@ class BotSession:
 
     def token_matches(self, token: str) -> bool:
         return hmac.compare_digest(self._token_digest, _digest(token))
+
+    @property
+    def resume_secret(self) -> str:
+        return self._resume_secret
+
+    def proves(self, terms: HelloTerms) -> bool:
+        """True when a resuming Hello proves it comes from this session's bot (constant-time compares)."""
+        secret_ok = hmac.compare_digest(self._resume_secret.encode(), terms.resume_secret.encode("utf-8", "surrogatepass"))
+        token_ok = self.token_matches(terms.token)
+        return secret_ok and token_ok and terms.name == self.name
 
     def next_wire_id(self) -> int:
         """Request ids are unique per session, so an answer names exactly one request ever."""
@@ -212,8 +233,8 @@ class BotSession:
                 return
         self.send(error_to_pb(
             "STALE_REQUEST",
-            f"request {answer.request_id} is not open (unknown, or its game is over); answer dropped",
-            answer.game_id, answer.request_id,
+            f"your request {answer.request_id} is not open (unknown, or its game is over); answer dropped",
+            answer.game_id[:64], answer.request_id,
         ))
 
 
@@ -226,10 +247,22 @@ class Hub:
 
     def __init__(self, config: ServerConfig, rulesets: list[str]) -> None:
         self.config = config
-        self.rulesets = rulesets
+        self.known_rulesets = list(rulesets)
+        if config.rulesets is None:
+            self.rulesets = list(rulesets)   # what this arena schedules
+        else:
+            unknown = [r for r in config.rulesets if r not in rulesets]
+            if unknown:
+                raise ConfigError(f"unknown ruleset {', '.join(unknown)} in the server's selection; "
+                                  f"known: {', '.join(rulesets)}")
+            self.rulesets = list(dict.fromkeys(config.rulesets))
         self.by_name: dict[str, BotSession] = {}     # connected sessions
         self.by_id: dict[str, BotSession] = {}       # connected, or disconnected with games left
         self.connections: set[Connection] = set()
+        #: Streams that have not said Hello yet, oldest first, each with the future that evicts it.
+        #: They have their own budget (`ServerConfig.max_pending_hellos`), apart from admitted
+        #: sessions, so silent streams can never crowd out a bot that speaks.
+        self.pending: dict[Connection, asyncio.Future] = {}
         self.trio_token: Optional[trio.lowlevel.TrioToken] = None
         self._to_trio: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
         #: While trio runs as a guest on this thread: (thread id, ``wake()`` ending trio's loop wait);
@@ -290,18 +323,52 @@ class Hub:
 
     # ---- asyncio side: admission and departure
 
+    def expect_hello(self, connection: Connection) -> asyncio.Future:
+        """Count a new stream against the Hello budget; returns a future set (code, text) to evict it.
+
+        When the budget is full the oldest silent stream makes room: a flood of streams that
+        never speak only ever evicts itself, while a bot that sends its Hello at once is read.
+        """
+        while len(self.pending) >= self.config.max_pending_hellos:
+            oldest = next(iter(self.pending))
+            self._evict(oldest, "BAD_HELLO", "no Hello yet, and newer connections need the room; send Hello first")
+        evict = asyncio.get_running_loop().create_future()
+        self.pending[connection] = evict
+        return evict
+
+    def hello_done(self, connection: Connection) -> None:
+        """The stream said Hello (or ended): it no longer counts against the Hello budget."""
+        self.pending.pop(connection, None)
+
+    def _evict(self, connection: Connection, code: str, text: str) -> None:
+        evict = self.pending.pop(connection, None)
+        if evict is not None and not evict.done():
+            evict.set_result((code, text))
+
     def admit(self, terms: HelloTerms, connection: Connection) -> BotSession:
-        """Register a welcomed stream (new or resumed session) and queue its Welcome."""
+        """Register a welcomed stream (new or resumed session) and queue its Welcome.
+
+        A resume needs the session's secret from its Welcome (and the same name and token); a
+        wrong secret is refused.  A Hello naming a session without any secret (an SDK older than
+        the secret, or someone who only learned the id) is treated as a new session.  Refusal
+        texts never name another session's id.
+        """
         if self.shutting_down:
             raise HelloRefused("SHUTTING_DOWN", "the arena is shutting down")
-        if terms.resume_session:
+        if terms.resume_session and terms.resume_secret:
             old = self.by_id.get(terms.resume_session)
-            if old is not None and old.name == terms.name and old.token_matches(terms.token):
+            if old is not None and old.name == terms.name:
+                if not old.proves(terms):
+                    raise HelloRefused(
+                        "AUTH_FAILED",
+                        "cannot resume that session: its resume secret (or token) does not match; "
+                        "leave resume_session empty to start a new session",
+                    )
                 current = self.by_name.get(terms.name)
                 if current is not None and current is not old and current.connected:
                     raise HelloRefused(
                         "DUPLICATE_SESSION",
-                        f"{terms.name!r} has connected again since that session (now {current.id}); cannot resume it",
+                        f"{terms.name!r} has connected again since that session; cannot resume it",
                     )
                 return self._resume(old, terms, connection)
         existing = self.by_name.get(terms.name)
@@ -310,11 +377,16 @@ class Hub:
                 "DUPLICATE_SESSION",
                 f"a bot named {terms.name!r} is already connected (since {existing.connected_at}); one connection per name",
             )
+        if len(self.by_id) >= self.config.max_connections:
+            raise HelloRefused(
+                "CAPACITY",
+                f"the arena is full ({self.config.max_connections} sessions); try again later",
+            )
         session = BotSession(self, terms, connection)
         self.by_name[session.name] = session
         self.by_id[session.id] = session
         self._welcome(session)
-        log.info("session %s: %s (%s) plays %s, %d at once", session.id, session.name, connection.peer,
+        log.info("%s (%s) connected: plays %s, %d at once", session.name, connection.peer,
                  ",".join(session.games), session.capacity)
         self.changed()
         return session
@@ -329,7 +401,7 @@ class Hub:
         self._welcome(session)
         for seat in list(session.seats):
             self.to_trio(seat.on_reconnect)
-        log.info("session %s: %s resumed from %s", session.id, session.name, connection.peer)
+        log.info("%s resumed its session from %s", session.name, connection.peer)
         self.changed()
         return session
 
@@ -339,6 +411,7 @@ class Hub:
             server_version=ARENA_VERSION,
             max_message_bytes=self.config.max_message_bytes,
             rulesets=list(session.games),
+            resume_secret=session.resume_secret,
         )))
 
     def detach(self, session: BotSession, connection: Connection) -> None:
@@ -352,7 +425,7 @@ class Hub:
             self.by_id.pop(session.id, None)
         for seat in list(session.seats):
             self.to_trio(seat.on_disconnect)
-        log.info("session %s: %s disconnected", session.id, session.name)
+        log.info("%s disconnected", session.name)
         self.changed()
 
     # ---- trio side: capacity
@@ -383,5 +456,7 @@ class Hub:
 
     def close_all(self, reason: str = "the arena is shutting down") -> None:
         self.shutting_down = True
+        for connection in list(self.pending):
+            self._evict(connection, "SHUTTING_DOWN", reason)
         for connection in list(self.connections):
             connection.close(error_to_pb("SHUTTING_DOWN", reason))

@@ -17,7 +17,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("name", "token", "sdk_version", "games", "max_games", "bot_version", "resume_session")
+    __slots__ = ("name", "token", "sdk_version", "games", "max_games", "bot_version", "resume_session", "resume_secret")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     SDK_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -25,6 +25,7 @@ class Hello(_message.Message):
     MAX_GAMES_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     RESUME_SESSION_FIELD_NUMBER: _ClassVar[int]
+    RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     sdk_version: str
@@ -32,7 +33,8 @@ class Hello(_message.Message):
     max_games: int
     bot_version: str
     resume_session: str
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ...) -> None: ...
+    resume_secret: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ..., resume_secret: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("game_id", "request_id", "action_index", "action_text")
@@ -61,16 +63,18 @@ class ArenaMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn: _Optional[_Union[TurnRequest, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets")
+    __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets", "resume_secret")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     RULESETS_FIELD_NUMBER: _ClassVar[int]
+    RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     server_version: str
     max_message_bytes: int
     rulesets: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ...) -> None: ...
+    resume_secret: str
+    def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ..., resume_secret: _Optional[str] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms", "increment_ms", "first_move_ms", "max_strikes")

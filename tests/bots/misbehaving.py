@@ -42,7 +42,7 @@ def _serialize(message) -> bytes:
 class Stream:
     """One Play stream whose request side accepts protobuf messages or raw bytes."""
 
-    def __init__(self, address: str, name: str, resume: str = "") -> None:
+    def __init__(self, address: str, name: str, resume: str = "", secret: str = "") -> None:
         self.channel = grpc.insecure_channel(address)
         self.outbox: queue.Queue = queue.Queue()
         play = self.channel.stream_stream(
@@ -50,7 +50,7 @@ class Stream:
             response_deserializer=pb.ArenaMessage.FromString,
         )
         self.send(pb.BotMessage(hello=pb.Hello(name=name, sdk_version=SDK_VERSION, bot_version="misbehaving", max_games=1,
-                                               resume_session=resume)))
+                                               resume_session=resume, resume_secret=secret)))
         self.call = play(iter(self.outbox.get, None))
 
     def send(self, message) -> None:
@@ -74,7 +74,7 @@ def answer(turn, index: int = 0, text: str | None = None, request_id: int | None
 def play(mode: str, address: str, name: str) -> int:
     """Play one game; a stream that ends before the game does is resumed once (oversized, reconnect)."""
     stream = Stream(address, name)
-    session_id = ""
+    session_id = secret = ""
     turns = 0
     previous = None
     may_resume = mode in ("oversized", "reconnect")
@@ -83,7 +83,7 @@ def play(mode: str, address: str, name: str) -> int:
             for message in stream.call:
                 kind = message.WhichOneof("kind")
                 if kind == "welcome":
-                    session_id = message.welcome.session_id
+                    session_id, secret = message.welcome.session_id, message.welcome.resume_secret
                 elif kind == "error":
                     print(f"[{name}] arena says {pb.Error.Code.Name(message.error.code)}: {message.error.message}",
                           file=sys.stderr)
@@ -103,7 +103,7 @@ def play(mode: str, address: str, name: str) -> int:
             return 0
         may_resume = False
         mode = "well-behaved"  # after one resume, play properly
-        stream = Stream(address, name, resume=session_id)
+        stream = Stream(address, name, resume=session_id, secret=secret)
 
 
 def misbehave(mode: str, stream: Stream, turn, turns: int, previous) -> bool:

@@ -85,8 +85,9 @@ class FakeArena:
             raise self.servicer.failures[0]
 
 
-def welcome(session_id="s-1"):
-    return pb.ArenaMessage(welcome=pb.Welcome(session_id=session_id, server_version="fake", max_message_bytes=1 << 20))
+def welcome(session_id="s-1", resume_secret=""):
+    return pb.ArenaMessage(welcome=pb.Welcome(session_id=session_id, server_version="fake", max_message_bytes=1 << 20,
+                                              resume_secret=resume_secret or f"secret-of-{session_id}"))
 
 
 def game_started(game_id, seat=0, players=("me", "other"), ruleset="moumou"):

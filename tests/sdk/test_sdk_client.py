@@ -86,7 +86,8 @@ def test_answers_by_text_index_or_action_and_stops_at_the_games_limit():
     with FakeArena(script) as arena:
         assert Client(bot, _options(arena, games_limit=1)).serve() == 0
         hello = arena.servicer.hellos[0]
-    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session) == ("me", SDK_VERSION, 1, "")
+    assert (hello.name, hello.sdk_version, hello.max_games, hello.resume_session, hello.resume_secret) == (
+        "me", SDK_VERSION, 1, "", "")
     assert [(a.request_id, a.action_index, a.action_text) for a in answers] == [
         (1, 1, "play 7h"), (2, 1, "play Kc"), (3, 1, "draw")]
     assert bot.events[0] == ("start", "g1", 0, ("me", "other"))
@@ -166,7 +167,7 @@ def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer
             seen.append(("first", _answer(inbox).action_text))
             send(ABORT)
             return
-        seen.append(("resume", hello.resume_session))
+        seen.append(("resume", hello.resume_session, hello.resume_secret))
         send(welcome("sess-42"))
         send(game_started("g1"))                     # the arena re-sends what is open
         send(turn("g1", 7, ["draw", "play 7h"]))
@@ -179,7 +180,8 @@ def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer
     bot = Recorder(lambda t: "play 7h")
     with FakeArena(script) as arena:
         assert Client(bot, _options(arena, games_limit=1)).serve() == 0
-    assert seen == [("first", "play 7h"), ("resume", "sess-42"), ("again", "play 7h"), ("next", "play 7h")]
+    assert seen == [("first", "play 7h"), ("resume", "sess-42", "secret-of-sess-42"), ("again", "play 7h"),
+                    ("next", "play 7h")]
     acts = [e for e in bot.events if e[0] == "act"]
     assert acts == [("act", "g1", 7), ("act", "g1", 8)]  # request 7 was answered from the cache
     assert [e[0] for e in bot.events].count("start") == 1

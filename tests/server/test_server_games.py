@@ -286,7 +286,8 @@ def test_late_and_repeated_answers_are_dropped_as_stale_and_a_timeout_is_reporte
 def test_a_bot_that_drops_resumes_its_session_and_finishes_the_game(toy):
     async def director(handle):
         bot = RawBot(handle.port, hello("phoenix"))
-        session_id = (await blocking(bot.recv_kind, "welcome")).welcome.session_id
+        first = (await blocking(bot.recv_kind, "welcome")).welcome
+        session_id = first.session_id
         other = AutoBot(handle.port, "other")
         await handle.wait_for_sessions(["phoenix", "other"], timeout_s=10)
         async with trio.open_nursery() as nursery:
@@ -300,7 +301,7 @@ def test_a_bot_that_drops_resumes_its_session_and_finishes_the_game(toy):
             bot.close()                                       # the bot drops mid-decision
             while "phoenix" in [s.name for s in handle.sessions()]:
                 await handle.session_event()
-            back = RawBot(handle.port, hello("phoenix", resume_session=session_id))
+            back = RawBot(handle.port, hello("phoenix", resume_session=session_id, resume_secret=first.resume_secret))
             welcome = (await blocking(back.recv_kind, "welcome")).welcome
             again = (await blocking(back.recv_kind, "game_started")).game_started
             while True:

@@ -75,10 +75,14 @@ def test_garbage_on_the_socket_and_undecodable_messages_do_not_hurt_the_server()
         names = [s.name for s in handle.sessions()]
         for bot in (bystander, undecodable, speaker, newcomer):
             bot.close()
-        return first, after, names
+        return first, after, names, undecodable.status, speaker.status
 
-    first, after, names = serve(director)
-    assert first == [] and after == []
+    first, after, names, *statuses = serve(director)
+    # Each undecodable message gets one MALFORMED Error and a non-OK status (it used to be a silent OK).
+    for messages in (first, after):
+        assert [m.error.code for m in messages] == [pb.Error.MALFORMED], messages
+        assert "could not be decoded" in messages[0].error.message
+    assert statuses == [grpc.StatusCode.INVALID_ARGUMENT] * 2
     assert names == ["bystander", "newcomer"]
 
 
