@@ -23,7 +23,7 @@ AWAY_S = 0.5  # longer than move_ms, well inside reconnect_ms
 
 def resume_hello(name: str, welcome) -> "object":
     """How a dropped bot resumes its session (the only place this test depends on the handshake)."""
-    return hello(name, resume_session=welcome.session_id)
+    return hello(name, resume_session=welcome.session_id, resume_secret=welcome.resume_secret)
 
 
 def test_a_bot_that_keeps_dropping_and_resuming_is_struck_forfeits_and_the_game_ends_within_the_bound(toy):
