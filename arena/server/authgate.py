@@ -21,8 +21,14 @@ executor had: 60 wrong-token Hellos at once cut an undisturbed match from
   make the server set up hundreds of refused streams a second;
 * a token the authenticator accepted before for that name (remembered as a
   SHA-256 digest, never the token, for the last 4,096 names) skips the
-  failure limits and the queue bound, so an attacker hammering a name cannot
-  lock its owner out; the authenticator is still asked (a revoked token fails).
+  failure limits and the queue bound; the authenticator is still asked (a
+  revoked token fails);
+* a name over its limit is still checked once per `auth_name_trickle_s` for
+  a Hello from an address with no refused token in the window: an attacker
+  hammering a name from its own addresses (which soon are over their own
+  limit) cannot lock the owner out, even right after a restart, when no
+  token of it is remembered yet; many fresh addresses buy the attacker one
+  hash per trickle interval per name.
 
 What it does not bound: an attacker with many addresses and many names can
 keep the one hashing thread busy (one core, one hash's memory); the games
@@ -107,6 +113,9 @@ class AuthGate:
         self.queue = config.auth_queue
         self.by_address = FailureWindow(config.auth_failures_per_address, config.auth_failure_window_s, clock)
         self.by_name = FailureWindow(config.auth_failures_per_name, config.auth_failure_window_s, clock)
+        self.clock = clock
+        self.trickle_s = config.auth_name_trickle_s
+        self._trickled: OrderedDict[str, float] = OrderedDict()  # name -> when a clean address last got a check
         self._accepted: OrderedDict[str, bytes] = OrderedDict()  # name -> sha256 of a token accepted before
         self._unverified: dict[str, int] = {}   # address or name -> checks of unknown tokens running now
         self._executor: Optional[ThreadPoolExecutor] = None
@@ -127,8 +136,10 @@ class AuthGate:
         address = peer_address(peer)
         if not known:
             # Checks still running count as failures-to-be: a burst of Hellos at once is bounded too.
-            wait_s = max(self.by_address.wait_s(address, self._unverified.get(address, 0)),
-                         self.by_name.wait_s(name, self._unverified.get(name, 0)))
+            address_wait_s = self.by_address.wait_s(address, self._unverified.get(address, 0))
+            wait_s = max(address_wait_s, self.by_name.wait_s(name, self._unverified.get(name, 0)))
+            if wait_s > 0 and address_wait_s == 0 and self._trickle(name, address):
+                wait_s = 0.0  # the name is under attack, this address is clean: one check now and then
             if wait_s > 0:
                 self.turned_away += 1
                 await self._hold()
@@ -170,6 +181,20 @@ class AuthGate:
         self.by_name.record(name)
         text = verdict if isinstance(verdict, str) and verdict else f"bot {name!r} is not admitted"
         raise HelloRefused("AUTH_FAILED", text)
+
+    def _trickle(self, name: str, address: str) -> bool:
+        """Whether a Hello for a name over its limit, from an address without refusals, gets a check now."""
+        if self.by_address.wait_s(address, self.by_address.limit - 1 + self._unverified.get(address, 0)) > 0:
+            return False  # the address has a refusal (or a check running) in the window: not clean
+        now = self.clock()
+        last = self._trickled.get(name)
+        if last is not None and now - last < self.trickle_s:
+            return False
+        self._trickled[name] = now
+        self._trickled.move_to_end(name)
+        while len(self._trickled) > MAX_REMEMBERED:
+            self._trickled.popitem(last=False)
+        return True
 
     async def _hold(self) -> None:
         """Answer a refusal that cost no check only after `auth_refusal_delay_s`, while few are held.

@@ -67,6 +67,9 @@ class ServerConfig:
     auth_failures_per_address: int = 10
     auth_failures_per_name: int = 10
     auth_failure_window_s: float = 60.0
+    #: A name over its limit still gets one check per this many seconds for a Hello from an address with
+    #: no refused token in the window, so flooding a name from elsewhere cannot lock its owner out.
+    auth_name_trickle_s: float = 2.0
     #: Those refusals (made without a check) are answered after this delay, at most this many at once.
     auth_refusal_delay_s: float = 5.0
     auth_refusals_held: int = 256

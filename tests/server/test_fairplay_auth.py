@@ -202,3 +202,40 @@ def test_answer_texts_with_terminal_escapes_are_never_echoed_raw(toy, caplog):
     notices = serve(director)
     assert notices and all(n.message.isprintable() for n in notices)
     assert all(r.getMessage().isprintable() for r in caplog.records if r.name.startswith("arena"))
+
+
+def test_a_name_flooded_from_elsewhere_still_admits_its_owner_from_a_clean_address_right_after_a_start():
+    """No token of the owner is remembered yet (a fresh server): the flood must still not lock it out."""
+    import asyncio
+
+    from arena.server.authgate import AuthGate
+    from arena.server.config import ServerConfig
+    from arena.server.hello import HelloRefused
+
+    auth = Counting(lambda name, token, peer: None if token == "right" else "wrong token")
+    now = [0.0]
+    gate = AuthGate(ServerConfig(authenticator=auth), clock=lambda: now[0])
+
+    async def attempt(token: str, peer: str) -> str:
+        try:
+            await gate.check("regbot", token, peer)
+            return "admitted"
+        except HelloRefused as refused:
+            return refused.code
+
+    async def scenario():
+        gate.refusal_delay_s = 0  # answer refusals at once in this test (the delay is the server's, not the rule)
+        flood = [await attempt("guess", "ipv4:10.0.0.1:4000") for _ in range(30)]
+        checked_by_flood = auth.calls
+        owner = await attempt("right", "ipv4:10.0.0.2:5000")
+        second_fresh = await attempt("guess", "ipv4:10.0.0.3:6000")  # inside the trickle interval
+        now[0] += 2.5
+        third_fresh = await attempt("guess", "ipv4:10.0.0.4:7000")    # next interval: one more check
+        return flood, checked_by_flood, owner, second_fresh, third_fresh
+
+    flood, checked_by_flood, owner, second_fresh, third_fresh = asyncio.run(scenario())
+    gate.close()
+    assert set(flood) == {"AUTH_FAILED"} and checked_by_flood == 10  # the flood's address is cut off after 10
+    assert owner == "admitted"
+    assert second_fresh == "AUTH_FAILED" and third_fresh == "AUTH_FAILED"
+    assert auth.calls == 10 + 1 + 1  # the owner's check and one trickle check; the second fresh one was not checked
