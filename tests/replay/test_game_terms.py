@@ -119,3 +119,22 @@ def test_every_field_fits_an_80x24_terminal(tmp_path):
                     assert app.query_one("#table-scroll").max_scroll_y == 0, (ruleset, app.step, text)
                     assert f"step {app.step}/" in text
         asyncio.run(drive())
+
+
+def test_the_replay_command_prints_a_frame_in_the_games_own_terms(tmp_path):
+    """The real `arena replay FILE --step N` in a subprocess: bot names, the winner, no raw dicts, 80 columns."""
+    import subprocess
+    import sys
+
+    path = record_random_game(tmp_path, "mose", players=2, seed=11, names=NAMES[:2], max_decisions=3000)
+    replay = load(path)
+    last = len(replay.decisions)
+    out = subprocess.run([sys.executable, "-m", "arena", "replay", str(path), "--step", str(last), "--width", "80"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "game over: " in text and ("greedy wins" in text or "tactician wins" in text or "share 1st" in text)
+    assert not re.search(r"tokens=|owner=|kind=|\{'", text)
+    record = replay.decisions[-1]
+    assert f"{last}. {NAMES[record.seat]}: " in text
