@@ -107,13 +107,17 @@ class ArenaProcess:
 
     @property
     def crashed(self) -> bool:
-        """It died before it was asked to stop, or stopped with a failure status."""
+        """It died before it was asked to stop, or stopped with a failure status.
+
+        `arena serve` stopped by Ctrl-C exits 130, as any command interrupted so: after our own SIGINT,
+        that is a clean stop.
+        """
         if self.process is None:
             return False
         code = self.process.poll()
         if code is None:
             return False
-        return not self.stopping or code != 0
+        return not self.stopping or code not in (0, 130)
 
     def stop(self, timeout_s: float) -> Optional[int]:
         """Ctrl-C (drain), then Ctrl-C again (abort), then SIGKILL; returns the exit status."""
