@@ -162,6 +162,7 @@ class AttackResults:
     stall_longest_decision_s: float = 0.0
     stall_longest_still_s: float = 0.0
     stall_strikes: int = 0
+    stall_forfeits: int = 0
     stall_refused: dict = field(default_factory=dict)
     throttlers: dict = field(default_factory=dict)   # bot -> (games told ended, strikes)
     honest_games: dict = field(default_factory=dict)  # honest attack-side bot -> games told finished
@@ -241,8 +242,8 @@ class Report:
         out += ["", "attacks:"]
         out.append(f"  1 takeover: {'; '.join(x.takeover.notes) or '-'}")
         out.append(f"  2 stalling: {x.stall_drops} drops, {x.stall_resumes} resumed; longest decision "
-                   f"{x.stall_longest_decision_s:.1f} s, longest still game {x.stall_longest_still_s:.1f} s; "
-                   f"{x.stall_strikes} strikes" + (f"; reconnections refused: {_counts(x.stall_refused)}"
+                   f"{x.stall_longest_decision_s:.1f} s (from its first turn to its answer, across drops), longest still "
+                   f"game {x.stall_longest_still_s:.1f} s; {x.stall_strikes} strikes, {x.stall_forfeits} forfeits" + (f"; reconnections refused: {_counts(x.stall_refused)}"
                                                    if x.stall_refused else ""))
         out.append("  3 hanging/slow: " + ", ".join(f"{bot} {games} games, {strikes} strikes"
                                                     for bot, (games, strikes) in x.throttlers.items())
@@ -475,10 +476,11 @@ class _Run:
         staller = by_name["staller"]
         x.stall_drops, x.stall_resumes = staller.drops, staller.resumes
         x.stall_longest_decision_s = staller.longest_decision_s
+        x.stall_forfeits = record.strikes("staller")[1]
         x.stall_refused = dict(staller.refused)
         x.stall_longest_still_s = watch.longest_involving("staller")
         ended = self.ledger.ended
-        x.stall_strikes = sum(e.strikes for e in ended if e.bot == "staller")
+        x.stall_strikes = record.strikes("staller")[0]  # from the database: the staller is often away at the end
         for bot in ("hang", "slowpoke"):
             mine = [e for e in ended if e.bot == bot]
             x.throttlers[bot] = (len(mine), sum(e.strikes for e in mine))

@@ -127,6 +127,12 @@ class LadderRecord:
                     problems.append((game_id, f"replay unreadable: {error}"))
         return problems
 
+    def strikes(self, bot: str) -> tuple[int, int]:
+        """(strikes, forfeits) of ``bot`` in every game the database holds: what the arena charged it,
+        whether or not the bot was still connected to hear of it."""
+        seats = [s for g in self.games for s in g.seats if s.bot == bot]
+        return sum(s.strikes for s in seats), sum(bool(s.forfeited) for s in seats)
+
     def think_ms(self, bots: set[str]) -> list[int]:
         """Every decision's think time, as the arena measured it, in finished games among ``bots`` only."""
         times: list[int] = []
