@@ -1,0 +1,39 @@
+"""The ladder's store: bots, games, seats and rating snapshots, in SQLite or PostgreSQL.
+
+``--db FILE`` is an embedded SQLite file (the default, nothing to install);
+``--db postgresql://user@host/dbname`` a PostgreSQL database (``pip install
+'mau-arena[postgres]'``).  `LadderStore.open` takes either and returns the
+same store; the modules split along the concepts:
+
+* ``records.py``: what the store takes and returns (`SeatRecord`, `GameRecord`,
+  `BotTotals`) and `StoreError`;
+* ``ladder_store.py``: `LadderStore`, every query written once;
+* ``backend.py``: the interface a database sits behind, and the SQL rules the
+  shared queries follow;
+* ``sqlite.py``, ``postgres.py``: the two backends;
+* ``migrations.py``: the schema, its forward steps and the version check;
+* ``tokens.py``: bot tokens, stored hashed.
+"""
+
+from arena.ladder.store.ladder_store import LadderStore, open_backend
+from arena.ladder.store.migrations import SCHEMA_VERSION
+from arena.ladder.store.postgres import is_postgres_url
+from arena.ladder.store.records import BotTotals, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.tokens import hash_token, verify_token
+
+open_store = LadderStore.open
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BotTotals",
+    "GameRecord",
+    "LadderStore",
+    "SeatRecord",
+    "StoreError",
+    "hash_token",
+    "is_postgres_url",
+    "open_backend",
+    "open_store",
+    "utc_now",
+    "verify_token",
+]

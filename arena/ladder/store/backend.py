@@ -1,0 +1,71 @@
+"""The one interface both databases sit behind: a connection that runs the store's shared SQL.
+
+`LadderStore` (``ladder_store.py``) writes every query once, in the SQL both
+SQLite and PostgreSQL accept, with ``?`` placeholders.  A `Backend` owns the
+connection and everything that differs between the two:
+
+* the driver's placeholder style (``?`` for sqlite3, ``%s`` for psycopg),
+  translated here in `Backend.sql`, the one place;
+* how a write transaction begins and how its commit is made durable;
+* how the schema is locked while it is migrated, and how one `arena serve`
+  claims the database (a lock file beside SQLite's, a session advisory lock on
+  PostgreSQL), both released by the operating system or the server when the
+  process dies;
+* which driver exceptions mean "this database cannot be used" (`StoreError`).
+
+The rest of the SQL differences are kept out of the queries by writing them
+portably: counts of a condition as ``SUM(CASE WHEN ... THEN 1 ELSE 0 END)``
+(PostgreSQL cannot sum booleans), averages cast to ``DOUBLE PRECISION``,
+``INSERT ... ON CONFLICT`` (both), no ``AUTOINCREMENT``, booleans stored as
+integers 0/1.
+"""
+
+from __future__ import annotations
+
+import functools
+from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
+from typing import Any, Sequence
+
+
+class Backend(ABC):
+    #: Where the data lives, for messages (a path, or a URL without its password).
+    name: str
+    #: The driver's parameter style: "qmark" (``?``) or "format" (``%s``).
+    paramstyle: str = "qmark"
+    #: The driver's exceptions for a database that cannot be used.
+    errors: tuple[type[BaseException], ...] = ()
+
+    def sql(self, text: str) -> str:
+        """The shared SQL (``?`` placeholders) in this driver's style."""
+        return _to_format(text) if self.paramstyle == "format" else text
+
+    @abstractmethod
+    def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        """Run a query (shared SQL) and return all its rows."""
+
+    @abstractmethod
+    def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        """Run a statement (shared SQL); returns how many rows it changed."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """A write transaction: committed durably when the block ends, rolled back if it raises."""
+
+    @abstractmethod
+    def lock_schema(self) -> None:
+        """Inside a transaction: keep other processes from migrating the schema at the same time."""
+
+    @abstractmethod
+    def claim_server(self) -> None:
+        """Claim the database for this process's `arena serve` until `close`, or raise StoreError."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close the connection and release the server claim."""
+
+
+@functools.lru_cache(maxsize=256)
+def _to_format(text: str) -> str:
+    # The shared SQL has no '?' or '%' inside string literals; a literal '%' would need doubling for psycopg.
+    return text.replace("%", "%%").replace("?", "%s")

@@ -1,0 +1,457 @@
+"""`LadderStore`: every read and write of the ladder, written once over either backend.
+
+Bots, games, seats and rating snapshots.  Every finished game is committed on
+its own, durably (`Backend.transaction`), so a ``kill -9`` never loses one; a
+game is written as ``running`` before it starts, and `LadderStore.open` marks
+whatever is still ``running`` from an earlier process as ``aborted`` (aborted
+games are never rated).  The commit of `game_ended` is what makes a result
+final: the match runner calls it after the replay's result line is fsynced and
+tells the bots only after it returned (`arena.ladder.recovery` has the rules
+after a crash).  The queries are the portable SQL `backend.py` describes,
+with ``?`` placeholders; nothing here knows which database it talks to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any, Iterable, Sequence
+
+from arena.ladder.ratings import PairTable, RatedGame, Rating
+from arena.ladder.store.backend import Backend
+from arena.ladder.store.migrations import migrate, read_version
+from arena.ladder.store.records import BotTotals, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.tokens import hash_token
+
+
+def count_if(condition: str) -> str:
+    """How many rows meet a condition, in SQL both databases take (PostgreSQL cannot SUM a boolean)."""
+    return f"SUM(CASE WHEN {condition} THEN 1 ELSE 0 END)"
+
+
+def open_backend(db: str | os.PathLike) -> Backend:
+    """The backend for a ``--db`` value: a ``postgresql://`` URL, or else a SQLite file path (or ``:memory:``)."""
+    from arena.ladder.store.postgres import PostgresBackend, is_postgres_url
+
+    if is_postgres_url(db):
+        return PostgresBackend(str(db))
+    from arena.ladder.store.sqlite import SqliteBackend
+
+    return SqliteBackend(db)
+
+
+class LadderStore:
+    """All reads and writes of the ladder database.
+
+    Safe to share between threads: one connection, one lock, short
+    transactions.  The server calls it from a worker thread so that a
+    commit's fsync never stalls the games.
+    """
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._lock = threading.RLock()
+        #: Where the data lives (a path, or a URL without its password), for messages.
+        self.path = backend.name
+        #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
+        self.recovered: list[tuple[str, str | None]] = []
+
+    # ---- opening and migrations
+
+    @classmethod
+    def open(cls, db: str | os.PathLike, *, recover: bool = True) -> "LadderStore":
+        """Open (creating or upgrading) a database: a SQLite file path or a ``postgresql://`` URL.
+
+        recover: this is the server: claim the database (a second `arena serve`
+        is refused) and mark games left ``running`` by an earlier process as
+        aborted.  Never for a reader such as `arena leaderboard`.
+        """
+        backend = open_backend(db)
+        store = cls(backend)
+        try:
+            if recover:
+                backend.claim_server()
+            try:
+                migrate(backend)
+            except backend.errors as error:
+                raise StoreError(f"{backend.name}: not a usable ladder database: {' '.join(str(error).split())}") from None
+            if recover:
+                store.recovered = store.abort_running(reason="server restarted")
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            self.backend.close()
+
+    def schema_version(self) -> int:
+        with self._lock:
+            return read_version(self.backend)
+
+    # ---- the two ways in
+
+    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self.backend.rows(sql, parameters)
+
+    def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> int:
+        """Run statements in one transaction, committed durably; returns how many rows they changed."""
+        with self._lock, self.backend.transaction():
+            return sum(self.backend.run(sql, parameters) for sql, parameters in statements)
+
+    # ---- bots
+
+    def add_bot(self, name: str, token: str) -> None:
+        """Register a bot with a token (stored hashed); re-adding a name replaces its token."""
+        self._write(
+            [
+                (
+                    "INSERT INTO bots (name, token_hash, first_seen) VALUES (?, ?, NULL) "
+                    "ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash",
+                    (name, hash_token(token)),
+                )
+            ]
+        )
+
+    def remove_bot(self, name: str) -> bool:
+        """Forget a bot's registration; its games stay in the history."""
+        return self._write([("DELETE FROM bots WHERE name = ?", (name,))]) > 0
+
+    def bot_token_hash(self, name: str) -> tuple[bool, str | None]:
+        """(known, token hash): a registered bot has a hash; an open-registration one has None."""
+        rows = self._rows("SELECT token_hash FROM bots WHERE name = ?", (name,))
+        return (False, None) if not rows else (True, rows[0][0])
+
+    def list_bots(self) -> list[dict[str, Any]]:
+        rows = self._rows(
+            "SELECT name, CASE WHEN token_hash IS NULL THEN 0 ELSE 1 END, first_seen, last_seen, version "
+            "FROM bots ORDER BY name"
+        )
+        return [
+            {"name": r[0], "registered": bool(r[1]), "first_seen": r[2], "last_seen": r[3], "version": r[4]}
+            for r in rows
+        ]
+
+    def touch_bot(self, name: str, version: str = "") -> None:
+        """Record that a bot connected (creates an open-registration entry if new)."""
+        now = utc_now()
+        self._write(
+            [
+                (
+                    "INSERT INTO bots (name, token_hash, first_seen, last_seen, version) VALUES (?, NULL, ?, ?, ?) "
+                    "ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen, version = excluded.version, "
+                    "first_seen = COALESCE(bots.first_seen, excluded.first_seen)",
+                    (name, now, now, version),
+                )
+            ]
+        )
+
+    def forget_unplayed(self, name: str | None = None) -> int:
+        """Drop open-registration names that never took a seat (one name, or all); returns how many.
+
+        Open registration accepts any name, so a client that connects under ever new names
+        would otherwise grow the bots table without bound.  A registered name (with a token)
+        and a name with games in the history are kept.
+        """
+        sql = (
+            "DELETE FROM bots WHERE token_hash IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.bot = bots.name)"
+        )
+        parameters: tuple[Any, ...] = ()
+        if name is not None:
+            sql += " AND name = ?"
+            parameters = (name,)
+        return self._write([(sql, parameters)])
+
+    def bot_count(self) -> int:
+        return int(self._rows("SELECT COUNT(*) FROM bots")[0][0])
+
+    # ---- games
+
+    def game_started(
+        self,
+        game_id: str,
+        ruleset: str,
+        options: dict[str, Any],
+        seed: int,
+        set_id: str,
+        rotation: int,
+        bots: Sequence[str],
+        started_at: str | None = None,
+        replay_path: str | None = None,
+    ) -> None:
+        """Record a game as running (replay_path: its unfinished replay, sealed after a crash)."""
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (
+                "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                (game_id, ruleset, json.dumps(options, sort_keys=True), seed, set_id, rotation,
+                 started_at or utc_now(), replay_path),
+            )
+        ]
+        statements += [
+            ("INSERT INTO seats (game_id, seat, bot) VALUES (?, ?, ?)", (game_id, seat, bot))
+            for seat, bot in enumerate(bots)
+        ]
+        self._write(statements)
+
+    def game_ended(
+        self,
+        game_id: str,
+        status: str,
+        seats: Sequence[SeatRecord],
+        *,
+        ended_at: str | None = None,
+        replay_path: str | None = None,
+        reason: str = "",
+        decisions: int = 0,
+    ) -> None:
+        """Commit one game's result: its own transaction, durable when this returns."""
+        if status not in ("finished", "aborted"):
+            raise ValueError(f"a game ends finished or aborted, not {status!r}")
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (
+                "UPDATE games SET status = ?, ended_at = ?, replay_path = ?, reason = ?, decisions = ? WHERE id = ?",
+                (status, ended_at or utc_now(), replay_path, reason, decisions, game_id),
+            )
+        ]
+        for s in seats:
+            statements.append(
+                (
+                    "INSERT INTO seats (game_id, seat, bot, placement, points, strikes, timeouts, think_ms, "
+                    "decisions, forfeited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (game_id, seat) DO UPDATE SET bot = excluded.bot, placement = excluded.placement, "
+                    "points = excluded.points, strikes = excluded.strikes, timeouts = excluded.timeouts, "
+                    "think_ms = excluded.think_ms, decisions = excluded.decisions, forfeited = excluded.forfeited",
+                    (
+                        game_id,
+                        s.seat,
+                        s.bot,
+                        s.placement if status == "finished" else None,
+                        s.points if status == "finished" else None,
+                        s.strikes,
+                        s.timeouts,
+                        s.think_ms,
+                        s.decisions,
+                        int(s.forfeited),
+                    ),
+                )
+            )
+        self._write(statements)
+
+    def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
+        """Mark every game still ``running`` as aborted; returns their (id, replay path)."""
+        with self._lock, self.backend.transaction():
+            rows = self.backend.rows("SELECT id, replay_path FROM games WHERE status = 'running'")
+            if rows:
+                self.backend.run(
+                    "UPDATE games SET status = 'aborted', reason = ?, ended_at = ? WHERE status = 'running'",
+                    (reason, utc_now()),
+                )
+        return [(row[0], row[1]) for row in rows]
+
+    def statuses(self, game_ids: Sequence[str]) -> dict[str, str]:
+        """The status of each of these games that has a row (running, finished or aborted)."""
+        found: dict[str, str] = {}
+        ids = list(game_ids)
+        for chunk in range(0, len(ids), 500):
+            part = ids[chunk : chunk + 500]
+            found.update(self._rows(f"SELECT id, status FROM games WHERE id IN ({','.join('?' * len(part))})", part))
+        return found
+
+    def set_replay_path(self, game_id: str, path: str | None) -> None:
+        self._write([("UPDATE games SET replay_path = ? WHERE id = ?", (path, game_id))])
+
+    def games(
+        self, ruleset: str | None = None, status: str | None = None, limit: int | None = None,
+        bot: str | None = None, offset: int = 0, game_id: str | None = None,
+    ) -> list[GameRecord]:
+        """Games newest first, with their seats (optionally only ``bot``'s, or the one ``game_id``)."""
+        where, parameters = [], []
+        if ruleset:
+            where.append("ruleset = ?")
+            parameters.append(ruleset)
+        if status:
+            where.append("status = ?")
+            parameters.append(status)
+        if bot:
+            where.append("id IN (SELECT game_id FROM seats WHERE bot = ?)")
+            parameters.append(bot)
+        if game_id is not None:
+            where.append("id = ?")
+            parameters.append(game_id)
+        sql = "SELECT id, ruleset, options, seed, set_id, rotation, started_at, ended_at, replay_path, status, reason, decisions FROM games"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY started_at DESC, id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+            if offset:
+                sql += f" OFFSET {int(offset)}"
+        with self._lock:
+            rows = self.backend.rows(sql, parameters)
+            seats: dict[str, list[SeatRecord]] = {}
+            ids = [r[0] for r in rows]
+            for chunk in range(0, len(ids), 500):
+                part = ids[chunk : chunk + 500]
+                for s in self.backend.rows(
+                    "SELECT game_id, seat, bot, placement, points, strikes, timeouts, think_ms, decisions, forfeited "
+                    f"FROM seats WHERE game_id IN ({','.join('?' * len(part))}) ORDER BY game_id, seat",
+                    part,
+                ):
+                    seats.setdefault(s[0], []).append(SeatRecord(*s[1:9], forfeited=bool(s[9])))
+        return [
+            GameRecord(
+                id=r[0],
+                ruleset=r[1],
+                options=json.loads(r[2]),
+                seed=r[3],
+                set_id=r[4],
+                rotation=r[5],
+                started_at=r[6],
+                ended_at=r[7],
+                replay_path=r[8],
+                status=r[9],
+                reason=r[10],
+                decisions=r[11],
+                seats=tuple(seats.get(r[0], ())),
+            )
+            for r in rows
+        ]
+
+    def game(self, game_id: str) -> GameRecord | None:
+        found = self.games(game_id=game_id, limit=1)
+        return found[0] if found else None
+
+    def count_games(self, ruleset: str, status: str) -> int:
+        return int(self._rows("SELECT COUNT(*) FROM games WHERE ruleset = ? AND status = ?", (ruleset, status))[0][0])
+
+    def bot_totals(self, bot: str) -> dict[str, dict[str, int]]:
+        """One bot's record per ruleset: games (finished and aborted), wins, timeouts, strikes, forfeits."""
+        finished, aborted = count_if("g.status = 'finished'"), count_if("g.status = 'aborted'")
+        rows = self._rows(
+            f"SELECT g.ruleset, {finished}, {aborted}, "
+            f"{count_if('s.placement = 1')}, SUM(s.timeouts), SUM(s.strikes), SUM(s.forfeited), SUM(s.decisions), "
+            "SUM(s.think_ms) FROM seats s JOIN games g ON g.id = s.game_id WHERE s.bot = ? GROUP BY g.ruleset ORDER BY 1",
+            (bot,),
+        )
+        keys = ("finished", "aborted", "wins", "timeouts", "strikes", "forfeits", "decisions", "think_ms")
+        return {r[0]: {k: int(v or 0) for k, v in zip(keys, r[1:])} for r in rows}
+
+    def finished_placements(self, ruleset: str) -> list[tuple[str, str, dict[str, int]]]:
+        """Finished games of a ruleset in the order they ended: (id, ended_at, bot -> placement)."""
+        rows = self._rows(
+            "SELECT g.id, g.ended_at, s.bot, s.placement FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL "
+            "ORDER BY g.ended_at, g.id, s.seat",
+            (ruleset,),
+        )
+        games: dict[str, tuple[str, str, dict[str, int]]] = {}
+        for game_id, ended_at, bot, placement in rows:
+            games.setdefault(game_id, (game_id, ended_at, {}))[2][bot] = placement
+        return [g for g in games.values() if len(g[2]) >= 2]
+
+    def rulesets_played(self) -> list[str]:
+        rows = self._rows(
+            "SELECT ruleset, COUNT(*) FROM games WHERE status = 'finished' GROUP BY ruleset ORDER BY 2 DESC, 1"
+        )
+        return [r[0] for r in rows]
+
+    def rated_games(self, ruleset: str) -> list[RatedGame]:
+        """Finished games of a ruleset in the form the rating fit takes."""
+        rows = self._rows(
+            "SELECT g.id, g.set_id, s.bot, s.placement FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL "
+            "ORDER BY g.ended_at, g.id, s.seat",
+            (ruleset,),
+        )
+        games: dict[str, RatedGame] = {}
+        for game_id, set_id, bot, placement in rows:
+            games.setdefault(game_id, RatedGame(set_id, {})).placements[bot] = placement  # type: ignore[index]
+        return [g for g in games.values() if len(g.placements) >= 2]
+
+    def pair_table(self, ruleset: str) -> PairTable:
+        """The rating fit's input, summed by the database: one observation per (set, pair).
+
+        Equivalent to `aggregate(self.rated_games(ruleset))` but the work (and
+        the memory) stays in the database, which matters with many games.
+        """
+        finished = (
+            "SELECT s.game_id, g.set_id, s.bot, s.placement FROM seats s JOIN games g ON g.id = s.game_id "
+            "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL"
+        )
+        score = (
+            "CASE WHEN a.placement < b.placement THEN 1.0 WHEN a.placement = b.placement THEN 0.5 ELSE 0.0 END"
+        )
+        with self._lock:
+            pair_rows = self.backend.rows(
+                f"WITH f AS ({finished}), "
+                f"per_set AS (SELECT a.set_id AS set_id, a.bot AS a, b.bot AS b, AVG({score}) AS score "
+                "  FROM f a JOIN f b ON a.game_id = b.game_id AND a.bot < b.bot GROUP BY a.set_id, a.bot, b.bot) "
+                "SELECT a, b, COUNT(*), CAST(SUM(score) AS DOUBLE PRECISION) FROM per_set GROUP BY a, b",
+                (ruleset,),
+            )
+            bot_rows = self.backend.rows(
+                f"WITH f AS ({finished}) "
+                "SELECT a.bot, COUNT(DISTINCT a.game_id), COUNT(b.bot), "
+                f"  CAST(COALESCE(SUM({score}), 0) AS DOUBLE PRECISION) "
+                "FROM f a LEFT JOIN f b ON a.game_id = b.game_id AND a.bot != b.bot GROUP BY a.bot",
+                (ruleset,),
+            )
+        # A game needs two seats to be rated, as in `rated_games`.
+        per_bot = {bot: (games, comparisons, points) for bot, games, comparisons, points in bot_rows if comparisons}
+        return PairTable.from_totals(pair_rows, per_bot)
+
+    def totals(self, ruleset: str) -> dict[str, BotTotals]:
+        """Games, wins (first place), timeouts, strikes and forfeits per bot in finished games."""
+        rows = self._rows(
+            f"SELECT s.bot, COUNT(*), {count_if('s.placement = 1')}, SUM(s.timeouts), SUM(s.strikes), "
+            "SUM(s.forfeited) FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.ruleset = ? AND g.status = 'finished' GROUP BY s.bot",
+            (ruleset,),
+        )
+        return {r[0]: BotTotals(r[0], int(r[1]), *(int(v or 0) for v in r[2:])) for r in rows}
+
+    def pair_counts(self, ruleset: str) -> dict[frozenset[str], int]:
+        """How many sets each pair of bots has shared a table in (finished games)."""
+        rows = self._rows(
+            "SELECT DISTINCT g.set_id, s.bot FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.ruleset = ? AND g.status = 'finished'",
+            (ruleset,),
+        )
+        by_set: dict[str, set[str]] = {}
+        for set_id, bot in rows:
+            by_set.setdefault(set_id, set()).add(bot)
+        counts: dict[frozenset[str], int] = {}
+        for bots in by_set.values():
+            ordered = sorted(bots)
+            for i, a in enumerate(ordered):
+                for b in ordered[i + 1 :]:
+                    key = frozenset((a, b))
+                    counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    # ---- ratings
+
+    def save_ratings(self, ruleset: str, ratings: Sequence[Rating]) -> None:
+        now = utc_now()
+        self._write(
+            [
+                (
+                    "INSERT INTO rating_snapshots (ruleset, bot, rating, ci, games, at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (ruleset, r.bot, r.rating, r.ci if r.ci != float("inf") else None, r.games, now),
+                )
+                for r in ratings
+            ]
+        )
+
+    def latest_ratings(self, ruleset: str) -> list[tuple[str, float, float | None, int, str]]:
+        rows = self._rows(
+            "SELECT bot, rating, ci, games, at FROM rating_snapshots WHERE ruleset = ? AND at = "
+            "(SELECT MAX(at) FROM rating_snapshots WHERE ruleset = ?) ORDER BY rating DESC",
+            (ruleset, ruleset),
+        )
+        return [tuple(r) for r in rows]  # type: ignore[misc]

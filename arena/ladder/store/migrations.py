@@ -1,0 +1,112 @@
+"""The ladder schema and its forward migrations, applied the same way to SQLite and PostgreSQL.
+
+``MIGRATIONS[i]`` upgrades the schema from version ``i`` to ``i + 1``; the
+version lives in the one-row table ``schema_version``.  `migrate` runs at
+every open, in one transaction with the schema locked (`Backend.lock_schema`),
+so two processes starting together neither apply a step twice nor see half of
+one, and a database newer than this code is refused with `StoreError` before
+anything is touched.  Never edit a released step; add one.
+
+The SQL is the portable subset both databases take.  Types are chosen so each
+means the same in both: ``BIGINT`` for 63-bit seeds (SQLite's ``INTEGER``
+affinity), ``DOUBLE PRECISION`` for ratings (SQLite's ``REAL``, an 8-byte
+float, where PostgreSQL's ``REAL`` would be 4 bytes), integers 0/1 for flags.
+Version 1 is written that way; a SQLite database created by the earlier text
+(``INTEGER`` seed, ``REAL`` rating) has the same column affinities and needs
+no step.
+
+Why a list here and not a migration library: the schema is small, the runner
+below is a dozen lines, and it keeps the ``schema_version`` table every
+existing database already has.  A library (yoyo-migrations, alembic) would add
+its own bookkeeping tables and a bridge from ``schema_version``, and alembic an
+ORM, for nothing these steps need.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from arena.ladder.store.backend import Backend
+from arena.ladder.store.records import StoreError
+
+MIGRATIONS: Sequence[str] = (
+    """
+    CREATE TABLE bots (
+        name TEXT PRIMARY KEY,
+        token_hash TEXT,              -- NULL: an open-registration bot (loopback only)
+        first_seen TEXT,
+        last_seen TEXT,
+        version TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        ruleset TEXT NOT NULL,
+        options TEXT NOT NULL,        -- JSON
+        seed BIGINT NOT NULL,
+        set_id TEXT NOT NULL,
+        rotation INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        replay_path TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'aborted')),
+        reason TEXT NOT NULL DEFAULT '',
+        decisions INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX games_by_ruleset ON games (ruleset, status);
+    CREATE TABLE seats (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        seat INTEGER NOT NULL,
+        bot TEXT NOT NULL,
+        placement INTEGER,
+        points INTEGER,
+        strikes INTEGER NOT NULL DEFAULT 0,
+        timeouts INTEGER NOT NULL DEFAULT 0,
+        think_ms INTEGER NOT NULL DEFAULT 0,
+        decisions INTEGER NOT NULL DEFAULT 0,
+        forfeited INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX seats_by_bot ON seats (bot);
+    CREATE TABLE rating_snapshots (
+        ruleset TEXT NOT NULL,
+        bot TEXT NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        ci DOUBLE PRECISION,          -- NULL when undetermined
+        games INTEGER NOT NULL,
+        at TEXT NOT NULL
+    );
+    CREATE INDEX snapshots_by_ruleset ON rating_snapshots (ruleset, at);
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def read_version(backend: Backend) -> int:
+    """The database's schema version (0: none yet)."""
+    try:
+        row = backend.rows("SELECT version FROM schema_version")
+    except backend.errors:
+        return 0
+    return int(row[0][0]) if row else 0
+
+
+def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> None:
+    """Bring the schema up to ``target``, or raise StoreError for a database newer than this code."""
+    with backend.transaction():
+        backend.lock_schema()
+        backend.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = backend.rows("SELECT version FROM schema_version")
+        version = int(row[0][0]) if row else 0
+        if not row:
+            backend.run("INSERT INTO schema_version (version) VALUES (0)")
+        if version > target:
+            raise StoreError(
+                f"{backend.name} has schema version {version}, newer than this arena "
+                f"understands ({target}); upgrade mau-arena"
+            )
+        for step in range(version, target):
+            for statement in MIGRATIONS[step].split(";"):
+                if statement.strip():
+                    backend.run(statement)
+            backend.run("UPDATE schema_version SET version = ?", (step + 1,))

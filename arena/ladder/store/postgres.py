@@ -1,0 +1,112 @@
+"""The shared backend: a PostgreSQL database named by a ``postgresql://`` URL, through psycopg 3.
+
+The connection runs in autocommit mode, so every read is its own short
+statement (no snapshot held open between a dashboard's requests), and a write
+is an explicit transaction (`psycopg.Connection.transaction`).  The session
+sets ``synchronous_commit = on`` whatever the server's default: a commit has
+reached PostgreSQL's write-ahead log on disk when it returns, which is what the
+match runner relies on before it tells the bots a result.
+
+Locks are advisory locks under one key class, so they cost no table and vanish
+with the session that holds them (a ``kill -9`` of the process, a lost
+connection): the schema lock for the length of a migration transaction, and
+the server claim (one `arena serve` per database, as SQLite's lock file) for
+the whole session.  Several hosts sharing one database (issue 15's later
+items) would replace the server claim by claiming games row by row.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from arena.ladder.store.backend import Backend
+from arena.ladder.store.records import StoreError
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+# Advisory lock keys (two int4): a class for Mau Arena ("MAU" in ASCII), then one key per lock.
+LOCK_CLASS = 0x4D4155
+SCHEMA_LOCK = 1
+SERVER_LOCK = 2
+
+
+def is_postgres_url(db: str | os.PathLike) -> bool:
+    return isinstance(db, str) and db.startswith(URL_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+        return urlunsplit(parts._replace(netloc=netloc))
+    except ValueError:
+        return url.split("@")[-1] if "@" in url else url
+
+
+def one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+class PostgresBackend(Backend):
+    paramstyle = "format"
+
+    def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
+        self.name = redact(url)
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError(
+                f"{self.name}: the PostgreSQL backend needs psycopg 3: pip install 'mau-arena[postgres]'"
+            ) from None
+        self.errors = (psycopg.Error,)
+        options: dict[str, Any] = {"autocommit": True}
+        if "connect_timeout" not in url:
+            options["connect_timeout"] = connect_timeout
+        if "application_name" not in url:
+            options["application_name"] = f"mau-arena pid {os.getpid()}"
+        try:
+            self._db = psycopg.connect(url, **options)
+            self._db.execute("SET synchronous_commit = on")
+        except psycopg.Error as error:
+            raise StoreError(f"cannot connect to {self.name}: {one_line(error)}") from None
+        self._claimed = False
+
+    def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        return self._db.execute(self.sql(sql), parameters).fetchall()
+
+    def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        return self._db.execute(self.sql(sql), parameters).rowcount
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._db.transaction():
+            yield
+
+    def lock_schema(self) -> None:
+        self.rows("SELECT pg_advisory_xact_lock(?, ?)", (LOCK_CLASS, SCHEMA_LOCK))
+
+    def claim_server(self) -> None:
+        """Hold a session advisory lock for as long as this store is open, or raise StoreError."""
+        if self.rows("SELECT pg_try_advisory_lock(?, ?)", (LOCK_CLASS, SERVER_LOCK))[0][0]:
+            self._claimed = True
+            return
+        holders = self.rows(
+            "SELECT a.application_name, COALESCE(host(a.client_addr), 'local socket') "
+            "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND CAST(l.classid AS BIGINT) = ? "
+            "AND CAST(l.objid AS BIGINT) = ?",
+            (LOCK_CLASS, SERVER_LOCK),
+        )
+        who = f" ({holders[0][0]} from {holders[0][1]})" if holders else ""
+        raise StoreError(f"{self.name} is in use by another `arena serve`{who}: stop it first, or give another --db")
+
+    def close(self) -> None:
+        self._db.close()  # ends the session, and with it the server claim
+        self._claimed = False

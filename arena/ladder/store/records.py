@@ -1,0 +1,57 @@
+"""What the ladder store hands out and takes in: seat and game records, per-bot totals, its error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    seat: int
+    bot: str
+    placement: int | None = None
+    points: int | None = None
+    strikes: int = 0
+    timeouts: int = 0
+    think_ms: int = 0
+    decisions: int = 0
+    forfeited: bool = False
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    ruleset: str
+    options: dict[str, Any]
+    seed: int
+    set_id: str
+    rotation: int
+    started_at: str
+    ended_at: str | None
+    replay_path: str | None
+    status: str
+    reason: str
+    decisions: int
+    seats: tuple[SeatRecord, ...]
+
+
+@dataclass(frozen=True)
+class BotTotals:
+    """What the leaderboard shows besides the rating."""
+
+    bot: str
+    games: int = 0
+    wins: int = 0
+    timeouts: int = 0
+    strikes: int = 0
+    forfeits: int = 0
+
+
+class StoreError(Exception):
+    """The database cannot be used (unreachable, newer schema, not a ladder database...): one line for the operator."""

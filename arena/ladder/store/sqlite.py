@@ -1,0 +1,96 @@
+"""The embedded backend: one SQLite file in WAL mode, the default for a newcomer.
+
+WAL lets a dashboard or `arena leaderboard` read while the server writes;
+``synchronous=FULL`` makes each commit durable when it returns.  A write
+transaction starts with ``BEGIN IMMEDIATE`` (the write lock up front, so it
+never fails half-way on a busy database), which also serialises migrations.
+The server's claim is an ``flock`` on ``FILE.lock``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from arena.ladder.store.backend import Backend
+from arena.ladder.store.records import StoreError
+
+
+class SqliteBackend(Backend):
+    paramstyle = "qmark"
+    errors = (sqlite3.DatabaseError,)
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.name = str(path)
+        self._lock_file = None
+        if self.name != ":memory:":
+            if Path(self.name).is_dir():
+                raise StoreError(f"{self.name} is a directory, not a ladder database file")
+            Path(self.name).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.name, timeout=30, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.name}: cannot open as a ladder database: {error}") from None
+
+    def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        return self._db.execute(sql, parameters).fetchall()
+
+    def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        return self._db.execute(sql, parameters).rowcount
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise
+        self._db.execute("COMMIT")
+
+    def lock_schema(self) -> None:
+        pass  # BEGIN IMMEDIATE already holds the database's one write lock
+
+    def claim_server(self) -> None:
+        """Hold ``FILE.lock`` for as long as this store is open, or raise StoreError.
+
+        The OS releases the lock when the process dies, so a ``kill -9`` never
+        leaves a stale lock behind.
+        """
+        if self.name == ":memory:":
+            return
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock, one server per database is up to the operator
+            return
+        lock_file = open(self.name + ".lock", "a+")
+        try:
+            fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock_file.seek(0)
+            holder = lock_file.read().strip()
+            lock_file.close()
+            who = f" (pid {holder})" if holder else ""
+            raise StoreError(
+                f"{self.name} is in use by another `arena serve`{who}: stop it first, or give another --db"
+            ) from None
+        lock_file.seek(0)
+        lock_file.truncate()
+        lock_file.write(str(os.getpid()))
+        lock_file.flush()
+        self._lock_file = lock_file
+
+    def close(self) -> None:
+        self._db.close()
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing the file releases the lock
+            self._lock_file = None
