@@ -30,3 +30,17 @@ def postgres():
         yield server
     finally:
         remove(server)
+
+
+@pytest.fixture
+def postgres_db(postgres):
+    """The URL of a fresh, empty database on the session's PostgreSQL, for one test (dropped afterwards)."""
+    import uuid
+
+    psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+    name = "test_" + uuid.uuid4().hex[:16]
+    with psycopg.connect(postgres.url, autocommit=True, connect_timeout=10) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield postgres.url.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(postgres.url, autocommit=True, connect_timeout=10) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

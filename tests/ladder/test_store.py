@@ -1,4 +1,9 @@
-"""The SQLite store: schema, game lifecycle, recovery after a crash, tokens."""
+"""The ladder store, the same suite over both backends: schema, game lifecycle, recovery after a crash, tokens.
+
+Every test taking ``db`` runs twice: on a SQLite file in a temporary folder and
+on a fresh database of a real PostgreSQL (tests/postgres_server.py; that half
+skips, saying what to install, where PostgreSQL's programs are missing).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,31 @@ import sqlite3
 import pytest
 
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, SeatRecord, StoreError, hash_token, verify_token
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path) -> str:
+    """A database the store has never seen: a SQLite path, or a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "a.db")
+    return request.getfixturevalue("postgres_db")
+
+
+def raw(db: str, sql: str) -> list:
+    """Run SQL on the database behind the store's back (as an operator or another version would)."""
+    if db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as connection:
+            cursor = connection.execute(sql)
+            return cursor.fetchall() if cursor.description else []
+    connection = sqlite3.connect(db)
+    try:
+        rows = connection.execute(sql).fetchall()
+        connection.commit()
+        return rows
+    finally:
+        connection.close()
 
 
 def finish(store, game_id, set_id, placements, rotation=0, ruleset="moumou"):
@@ -21,32 +51,45 @@ def finish(store, game_id, set_id, placements, rotation=0, ruleset="moumou"):
     )
 
 
-def test_new_database_has_current_schema_and_wal(tmp_path):
-    store = LadderStore.open(tmp_path / "a.db")
+def test_new_database_has_current_schema(db):
+    store = LadderStore.open(db)
     assert store.schema_version() == SCHEMA_VERSION
+    store.close()
+    LadderStore.open(db).close()  # opening again applies nothing twice
+    assert raw(db, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+def test_a_sqlite_database_is_in_wal_mode(tmp_path):
+    LadderStore.open(tmp_path / "a.db").close()
     mode = sqlite3.connect(tmp_path / "a.db").execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
 
 
-def test_newer_schema_is_refused_with_a_clear_error(tmp_path):
-    LadderStore.open(tmp_path / "a.db").close()
-    raw = sqlite3.connect(tmp_path / "a.db")
-    raw.execute("UPDATE schema_version SET version = 99")
-    raw.commit()
-    raw.close()
+def test_newer_schema_is_refused_with_a_clear_error(db):
+    LadderStore.open(db).close()
+    raw(db, "UPDATE schema_version SET version = 99")
+    with pytest.raises(StoreError, match=f"schema version 99, newer than this arena understands \\({SCHEMA_VERSION}\\)"):
+        LadderStore.open(db)
     with pytest.raises(StoreError, match="newer"):
-        LadderStore.open(tmp_path / "a.db")
+        LadderStore.open(db, recover=False)  # readers too: they would misread it
+    assert raw(db, "SELECT version FROM schema_version") == [(99,)]  # and nothing was touched
 
 
-def test_not_a_database_is_a_clear_error(tmp_path):
+def test_a_database_that_is_not_a_ladder_one_is_a_clear_error(db):
+    raw(db, "CREATE TABLE schema_version (release TEXT)")  # someone else's table of that name
+    with pytest.raises(StoreError, match="not a usable ladder database"):
+        LadderStore.open(db)
+
+
+def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
     path = tmp_path / "junk.db"
     path.write_bytes(b"this is not sqlite at all" * 100)
     with pytest.raises(StoreError):
         LadderStore.open(path)
 
 
-def test_finished_games_feed_ratings_and_totals(tmp_path):
-    store = LadderStore.open(tmp_path / "a.db")
+def test_finished_games_feed_ratings_and_totals(db):
+    store = LadderStore.open(db)
     finish(store, "g1", "s1", {"a": 1, "b": 2})
     finish(store, "g2", "s1", {"b": 1, "a": 2}, rotation=1)
     finish(store, "g3", "s2", {"a": 1, "b": 2})
@@ -60,24 +103,24 @@ def test_finished_games_feed_ratings_and_totals(tmp_path):
     assert game.replay_path.endswith(".jsonl") and len(game.seats) == 2 and game.options == {"x": 1}
 
 
-def test_running_games_are_aborted_on_reopen_and_not_rated(tmp_path):
-    store = LadderStore.open(tmp_path / "a.db")
+def test_running_games_are_aborted_on_reopen_and_not_rated(db):
+    store = LadderStore.open(db)
     finish(store, "g1", "s1", {"a": 1, "b": 2})
     store.game_started("g2", "moumou", {}, 7, "s1", 1, ["b", "a"])
     store.close()
-    store = LadderStore.open(tmp_path / "a.db")
+    store = LadderStore.open(db)
     statuses = {g.id: (g.status, g.reason) for g in store.games()}
     assert statuses["g1"] == ("finished", "")
     assert statuses["g2"][0] == "aborted"
     assert len(store.rated_games("moumou")) == 1
     # A reader does not touch games a live server is playing.
     store.game_started("g3", "moumou", {}, 8, "s2", 0, ["a", "b"])
-    reader = LadderStore.open(tmp_path / "a.db", recover=False)
+    reader = LadderStore.open(db, recover=False)
     assert {g.id: g.status for g in reader.games()}["g3"] == "running"
 
 
-def test_tokens_are_stored_hashed_and_verified(tmp_path):
-    store = LadderStore.open(tmp_path / "a.db")
+def test_tokens_are_stored_hashed_and_verified(db):
+    store = LadderStore.open(db)
     store.add_bot("greedy", "s3cret-token")
     known, stored = store.bot_token_hash("greedy")
     assert known and "s3cret-token" not in stored
@@ -90,17 +133,17 @@ def test_tokens_are_stored_hashed_and_verified(tmp_path):
     assert store.remove_bot("greedy") and not store.remove_bot("greedy")
 
 
-def test_ratings_snapshots_round_trip(tmp_path):
+def test_ratings_snapshots_round_trip(db):
     from arena.ladder.ratings import Rating
 
-    store = LadderStore.open(tmp_path / "a.db")
-    store.save_ratings("moumou", [Rating("a", 1550.0, 30.0, 10, 0.6), Rating("b", 1450.0, float("inf"), 1, 0.4)])
+    store = LadderStore.open(db)
+    store.save_ratings("moumou", [Rating("a", 1550.123456789, 30.5, 10, 0.6), Rating("b", 1450.0, float("inf"), 1, 0.4)])
     rows = store.latest_ratings("moumou")
-    assert rows[0][:4] == ("a", 1550.0, 30.0, 10)
+    assert rows[0][:4] == ("a", 1550.123456789, 30.5, 10)  # a double, not PostgreSQL's 4-byte REAL
     assert rows[1][2] is None
 
 
-def test_database_aggregation_matches_the_python_one(tmp_path):
+def test_database_aggregation_matches_the_python_one(db):
     """`pair_table` (SQL) and `aggregate(rated_games)` (Python) must give the fit the same input."""
     import random
 
@@ -109,7 +152,7 @@ def test_database_aggregation_matches_the_python_one(tmp_path):
     from arena.ladder.ratings import aggregate, fit_bradley_terry
 
     rng = random.Random(4)
-    store = LadderStore.open(tmp_path / "a.db")
+    store = LadderStore.open(db)
     bots = ["a", "b", "c", "d", "e"]
     for set_number in range(40):
         size = rng.choice([2, 2, 3])
@@ -131,20 +174,20 @@ def test_database_aggregation_matches_the_python_one(tmp_path):
     )
 
 
-def test_a_second_server_cannot_take_a_database_in_use(tmp_path):
+def test_a_second_server_cannot_take_a_database_in_use(db):
     """Recovery by a second `arena serve` would abort the live server's running games."""
-    server = LadderStore.open(tmp_path / "a.db")
+    server = LadderStore.open(db)
     server.game_started("g1", "moumou", {}, 7, "s1", 0, ["a", "b"])
     with pytest.raises(StoreError, match="in use by another `arena serve`"):
-        LadderStore.open(tmp_path / "a.db")
+        LadderStore.open(db)
     assert {g.id: g.status for g in server.games()}["g1"] == "running"
-    LadderStore.open(tmp_path / "a.db", recover=False).close()  # readers are never locked out
+    LadderStore.open(db, recover=False).close()  # readers are never locked out
     server.close()
-    LadderStore.open(tmp_path / "a.db").close()  # released on close
+    LadderStore.open(db).close()  # released on close
 
 
-def test_open_names_that_never_played_are_forgotten_the_others_kept(tmp_path):
-    store = LadderStore.open(tmp_path / "a.db")
+def test_open_names_that_never_played_are_forgotten_the_others_kept(db):
+    store = LadderStore.open(db)
     store.add_bot("registered", "token")
     for name in ("played", "seated-in-a-running-game", "passer-by", "another"):
         store.touch_bot(name)
@@ -156,3 +199,116 @@ def test_open_names_that_never_played_are_forgotten_the_others_kept(tmp_path):
     assert store.forget_unplayed() == 1  # "another"
     assert {b["name"] for b in store.list_bots()} == {"registered", "played", "seated-in-a-running-game"}
     store.close()
+
+
+def test_a_sixty_three_bit_seed_round_trips(db):
+    """Ladder seeds are 63-bit (`secrets.randbits(63)`): PostgreSQL's INTEGER would refuse them."""
+    store = LadderStore.open(db)
+    store.game_started("g1", "moumou", {"deck": [1, 2]}, 2**63 - 1, "s1", 0, ["a", "b"])
+    game = store.game("g1")
+    assert (game.seed, game.options, game.status) == (2**63 - 1, {"deck": [1, 2]}, "running")
+    store.close()
+
+
+def test_a_game_end_is_one_transaction(db):
+    """A result is all committed or not at all: a failing seat row leaves the game running, as before."""
+    store = LadderStore.open(db)
+    store.game_started("g1", "moumou", {}, 7, "s1", 0, ["a", "b"])
+    with pytest.raises(Exception):
+        store.game_ended("g1", "finished", [SeatRecord(0, "a", placement=1), SeatRecord(1, None, placement=2)])  # type: ignore[arg-type]
+    game = store.game("g1")
+    assert game.status == "running" and [s.placement for s in game.seats] == [None, None]
+    store.game_ended("g1", "finished", [SeatRecord(0, "a", placement=1), SeatRecord(1, "b", placement=2)])
+    assert store.statuses(["g1", "nope"]) == {"g1": "finished"}
+    assert store.bot_totals("a") == {"moumou": {"finished": 1, "aborted": 0, "wins": 1, "timeouts": 0, "strikes": 0,
+                                                "forfeits": 0, "decisions": 0, "think_ms": 0}}
+    store.close()
+
+
+def test_processes_opening_a_new_database_together_migrate_it_once(db):
+    """Readers and a server starting at the same moment: the schema lock makes one migrate, the others wait."""
+    import threading
+
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def open_one() -> None:
+        try:
+            barrier.wait(timeout=10)
+            LadderStore.open(db, recover=False).close()
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors
+    assert raw(db, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+
+
+# The schema as every SQLite ladder database written before the PostgreSQL backend has it (version 1).
+SCHEMA_V1_AS_RELEASED = """
+    CREATE TABLE schema_version (version INTEGER NOT NULL);
+    INSERT INTO schema_version VALUES (1);
+    CREATE TABLE bots (name TEXT PRIMARY KEY, token_hash TEXT, first_seen TEXT, last_seen TEXT,
+        version TEXT NOT NULL DEFAULT '');
+    CREATE TABLE games (id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, options TEXT NOT NULL, seed INTEGER NOT NULL,
+        set_id TEXT NOT NULL, rotation INTEGER NOT NULL DEFAULT 0, started_at TEXT NOT NULL, ended_at TEXT,
+        replay_path TEXT, status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'aborted')),
+        reason TEXT NOT NULL DEFAULT '', decisions INTEGER NOT NULL DEFAULT 0);
+    CREATE INDEX games_by_ruleset ON games (ruleset, status);
+    CREATE TABLE seats (game_id TEXT NOT NULL REFERENCES games (id), seat INTEGER NOT NULL, bot TEXT NOT NULL,
+        placement INTEGER, points INTEGER, strikes INTEGER NOT NULL DEFAULT 0, timeouts INTEGER NOT NULL DEFAULT 0,
+        think_ms INTEGER NOT NULL DEFAULT 0, decisions INTEGER NOT NULL DEFAULT 0,
+        forfeited INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (game_id, seat));
+    CREATE INDEX seats_by_bot ON seats (bot);
+    CREATE TABLE rating_snapshots (ruleset TEXT NOT NULL, bot TEXT NOT NULL, rating REAL NOT NULL, ci REAL,
+        games INTEGER NOT NULL, at TEXT NOT NULL);
+    CREATE INDEX snapshots_by_ruleset ON rating_snapshots (ruleset, at);
+    INSERT INTO bots VALUES ('old', 'scrypt$16384$8$1$00$00', '2026-01-01', '2026-01-02', 'v1');
+    INSERT INTO games VALUES ('g0', 'moumou', '{}', 9223372036854775807, 's0', 0, '2026-01-01T00:00:00', '2026-01-01T00:01:00',
+        '/r/g0.jsonl', 'finished', '', 6);
+    INSERT INTO seats VALUES ('g0', 0, 'old', 1, 0, 0, 0, 5, 3, 0), ('g0', 1, 'other', 2, 0, 1, 0, 7, 3, 0);
+    INSERT INTO games VALUES ('g1', 'moumou', '{}', 8, 's1', 0, '2026-01-01T00:02:00', NULL, '/r/g1.jsonl.part', 'running', '', 0);
+    INSERT INTO seats VALUES ('g1', 0, 'old', NULL, NULL, 0, 0, 0, 0, 0), ('g1', 1, 'other', NULL, NULL, 0, 0, 0, 0, 0);
+    INSERT INTO rating_snapshots VALUES ('moumou', 'old', 1512.25, 80.5, 1, '2026-01-01T00:01:00');
+"""
+
+
+def test_a_sqlite_database_written_with_the_released_schema_keeps_working(tmp_path):
+    path = tmp_path / "old.db"
+    connection = sqlite3.connect(path)
+    connection.executescript(SCHEMA_V1_AS_RELEASED)
+    connection.close()
+    store = LadderStore.open(path)
+    assert store.schema_version() == SCHEMA_VERSION == 1
+    assert store.recovered == [("g1", "/r/g1.jsonl.part")]
+    assert [g.id for g in store.games(status="finished")] == ["g0"]
+    assert store.game("g0").seed == 2**63 - 1
+    assert store.rated_games("moumou")[0].placements == {"old": 1, "other": 2}
+    assert store.totals("moumou")["other"].strikes == 1
+    assert store.latest_ratings("moumou") == [("old", 1512.25, 80.5, 1, "2026-01-01T00:01:00")]
+    finish(store, "g2", "s2", {"old": 2, "new": 1})
+    assert {b["name"] for b in store.list_bots()} == {"old"}
+    assert len(store.rated_games("moumou")) == 2
+    store.close()
+
+
+def test_an_unreachable_or_malformed_postgresql_url_is_one_clear_line(postgres):
+    pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(StoreError) as refused:
+        LadderStore.open(f"postgresql://arena:s3cret@127.0.0.1:{port}/arena", recover=False)
+    message = str(refused.value)
+    assert message.startswith(f"cannot connect to postgresql://arena:***@127.0.0.1:{port}/arena: ")
+    assert "\n" not in message and "s3cret" not in message
+    with pytest.raises(StoreError, match="cannot connect to postgresql://127.0.0.1:notaport/arena"):
+        LadderStore.open("postgresql://127.0.0.1:notaport/arena", recover=False)
+    with pytest.raises(StoreError, match='database "no_such_db" does not exist'):
+        LadderStore.open(postgres.url.rsplit("/", 1)[0] + "/no_such_db", recover=False)
