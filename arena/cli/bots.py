@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 
 from arena.cli import CommandError, RunFailure
-
-DEFAULT_DB = "arena.db"
+from arena.cli.db import add_db_argument, open_db
 
 
 def register(subparsers) -> None:
@@ -43,23 +42,12 @@ def register(subparsers) -> None:
     remove = actions.add_parser("remove", help="remove a bot's registration (its games stay)")
     remove.add_argument("name")
     for sub in (add, rotate, listing, remove):
-        sub.add_argument("--db", default=DEFAULT_DB, help=f"ladder database (default {DEFAULT_DB})")
+        add_db_argument(sub)
     parser.set_defaults(func=run, bots_parser=parser)
 
 
 def _open(path: str, must_exist: bool):
-    from pathlib import Path
-
-    from arena.ladder.store import LadderStore, StoreError
-
-    if must_exist and not Path(path).exists():
-        raise CommandError(f"no ladder database at {path} (give --db, or add a bot first)")
-    try:
-        return LadderStore.open(path, recover=False)
-    except StoreError as error:
-        raise RunFailure(str(error)) from None
-    except OSError as error:
-        raise RunFailure(f"cannot open the ladder database {path}: {error.strerror or error}") from None
+    return open_db(path, must_exist="give --db, or add a bot first" if must_exist else None)
 
 
 def _print_token(name: str, token: str) -> None:
@@ -68,15 +56,15 @@ def _print_token(name: str, token: str) -> None:
 
 
 def run(args) -> int:
-    import sqlite3
+    from arena.ladder.store import driver_errors
 
     if args.bots_action is None:
         args.bots_parser.print_help()
         return 2
     try:
         return _ACTIONS[args.bots_action](args)
-    except sqlite3.Error as error:  # e.g. a read-only database file
-        raise RunFailure(f"cannot update {args.db}: {error}") from None
+    except driver_errors() as error:  # e.g. a read-only database file or role
+        raise RunFailure(f"cannot update {args.db}: {' '.join(str(error).split())}") from None
 
 
 def _add(args) -> int:

@@ -19,25 +19,27 @@ def looks_like_game_id(text: str) -> bool:
     return "/" not in text and "\\" not in text and not text.endswith((".jsonl", ".part"))
 
 
-def find_replay(game_id: str, db: Path, folder: Path) -> Path:
+def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
     """The one replay of ``game_id`` (or of a unique id ending in it), or a CommandError saying where it looked."""
-    from arena.ladder.store import LadderStore, StoreError
+    from arena.ladder.store import LadderStore, StoreError, is_postgres_url
     from arena.replay.listing import replay_files
 
     looked: list[str] = []
-    if db.is_file():
-        looked.append(str(db))
+    url = is_postgres_url(str(db))
+    if url or Path(db).is_file():
         try:
             store = LadderStore.open(db, recover=False)
         except StoreError:
             store = None
+        looked.append(store.path if store is not None else str(db))
         if store is not None:
             try:
                 paths = store.replay_paths(game_id)
             finally:
                 store.close()
             # a relative path is relative to where `arena serve` ran: here, or next to its database
-            candidates = [[Path(p), db.parent / p] for p in paths.values() if p]
+            here = [] if url else [Path(db).parent]
+            candidates = [[Path(p), *(parent / p for parent in here)] for p in paths.values() if p]
             found = [next(c for c in pair if c.is_file()) for pair in candidates if any(c.is_file() for c in pair)]
             if len(found) == 1:
                 return found[0]

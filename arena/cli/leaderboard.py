@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 
-from arena.cli import CommandError, RunFailure
+from arena.cli import CommandError
+from arena.cli.db import add_db_argument, open_db
 
 
 def register(subparsers) -> None:
@@ -16,7 +17,7 @@ def register(subparsers) -> None:
         "from the finished games in a ladder database.  Safe to run while `arena serve` writes to it.",
     )
     parser.add_argument("--game", metavar="RULESET", help="one ruleset (default: every ruleset with games)")
-    parser.add_argument("--db", default="arena.db", help="ladder database (default arena.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true",
                         help="print {ruleset: [rows]} as JSON (ci: the 95%% half-width, null while undetermined)")
     parser.set_defaults(func=run)
@@ -32,26 +33,18 @@ def standing_record(row) -> dict:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     from arena import games
     from arena.ladder.dashboard import leaderboard_table, output_console
     from arena.ladder.standings import compute_standings
-    from arena.ladder.store import LadderStore, StoreError
 
-    if not Path(args.db).exists():
-        raise CommandError(f"no ladder database at {args.db} (run `arena serve` first, or give --db)")
-    try:
-        store = LadderStore.open(args.db, recover=False)
-    except StoreError as error:
-        raise RunFailure(str(error)) from None
+    store = open_db(args.db, must_exist="run `arena serve` first, or give --db")
     played = store.rulesets_played()
     if args.game:
         if args.game not in played and args.game not in games.rulesets():
             raise CommandError(f"unknown ruleset {args.game!r}; known rulesets: {', '.join(games.rulesets())}")
         if args.game not in played:
             known = ", ".join(played) or "none yet"
-            raise CommandError(f"no finished {args.game} games in {args.db} (rulesets with games: {known})")
+            raise CommandError(f"no finished {args.game} games in {store.path} (rulesets with games: {known})")
         rulesets = [args.game]
     else:
         rulesets = played
@@ -62,7 +55,7 @@ def run(args) -> int:
         return 0
     console = output_console()
     if not rulesets:
-        console.print(f"no finished games in {args.db} yet", markup=False)
+        console.print(f"no finished games in {store.path} yet", markup=False)
         return 0
     for ruleset, rows in standings.items():
         console.print(leaderboard_table(ruleset, rows))

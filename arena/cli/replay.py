@@ -34,8 +34,9 @@ def register(subparsers) -> None:
                         help="also list the decisions after the shown step (omniscient view; a spoiler, so off by default)")
     replay.add_argument("--color", action="store_true", help="colours even when the output is not a terminal")
     replay.add_argument("--width", type=int, default=None, help="output width for --step (default: the terminal's)")
-    replay.add_argument("--db", type=Path, default=Path("arena.db"), metavar="FILE",
-                        help="ladder database to look game ids up in (default arena.db)")
+    replay.add_argument("--db", default="arena.db", metavar="FILE|URL",
+                        help="ladder database to look game ids up in: a SQLite file (default arena.db) or a "
+                        "postgresql:// URL")
     replay.add_argument("--replays", type=Path, default=Path("replays"), metavar="DIR",
                         help="replay folder to look game ids up in (default replays/)")
     replay.set_defaults(func=run_replay)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from arena.cli import CommandError, RunFailure
+from arena.cli.db import add_db_argument, open_db
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
@@ -49,7 +49,7 @@ def register(subparsers) -> None:
     net.add_argument("--max-connections", type=int, metavar="N", default=256, help="bot connections at once (default 256)")
     net.add_argument("--max-games-per-bot", type=int, metavar="N", default=64, help="games at once per bot (default 64)")
     ladder = parser.add_argument_group("ladder")
-    ladder.add_argument("--db", default="arena.db", metavar="FILE", help="SQLite ladder database (default arena.db)")
+    add_db_argument(ladder)
     ladder.add_argument("--replays", default="replays", metavar="DIR", help="replay folder (default replays/)")
     ladder.add_argument(
         "--game",
@@ -213,7 +213,7 @@ def _reason(error: Exception) -> str:
 
 def run(args) -> int:
     from arena.ladder.auth import LadderAuthenticator
-    from arena.ladder.store import LadderStore, StoreError
+    from arena.ladder.store import is_postgres_url
     from arena.match.timecontrol import TimeControl
     from arena.server.config import ConfigError, ServerConfig, is_loopback
 
@@ -238,14 +238,9 @@ def run(args) -> int:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
     if Path(args.replays).exists() and not Path(args.replays).is_dir():
         raise CommandError(f"--replays {args.replays} is a file, not a folder")
-    if Path(args.db).is_dir():
+    if not is_postgres_url(args.db) and Path(args.db).is_dir():
         raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
-    try:
-        store = LadderStore.open(args.db)
-    except StoreError as error:
-        raise RunFailure(str(error)) from None
-    except (OSError, sqlite3.Error) as error:  # a read-only place, a missing parent that cannot be made...
-        raise RunFailure(f"cannot open the ladder database {args.db}: {_reason(error)}") from None
+    store = open_db(args.db, recover=True)
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
         probe = Path(args.replays) / ".arena-write-test"
@@ -340,7 +335,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
                         print(message, flush=True)
 
     async def director(handle) -> object:
-        print(f"arena listening on {handle.address} (db {args.db}, replays {args.replays}/, "
+        print(f"arena listening on {handle.address} (db {store.path}, replays {args.replays}/, "
               f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
         for ruleset, chosen in options.items():
             print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from arena.cli import CommandError, RunFailure
+from arena.cli.db import add_db_argument
 
 
 def register(subparsers) -> None:
@@ -18,7 +19,7 @@ def register(subparsers) -> None:
             "`arena serve --web`). The JSON API is under /api/v1 (docs/web-api.md)."
         ),
     )
-    web.add_argument("--db", default="arena.db", metavar="FILE", help="the ladder database (default arena.db)")
+    add_db_argument(web)
     web.add_argument("--replays", default="replays", metavar="DIR", help="the replay folder (default replays/)")
     web.add_argument("--listen", default="127.0.0.1:8080", metavar="[HOST:]PORT",
                      help="where to serve (default 127.0.0.1:8080; port 0 picks a free one)")
@@ -26,10 +27,11 @@ def register(subparsers) -> None:
 
 
 def run_web(args: argparse.Namespace) -> int:
+    from arena.ladder.store import StoreError, is_postgres_url
     from arena.web import WebSource, create_app
     from arena.web.embed import bind, parse_bind, run_alone
 
-    if not Path(args.db).is_file():
+    if not is_postgres_url(args.db) and not Path(args.db).is_file():
         raise CommandError(f"no ladder database at {args.db} (give --db FILE; `arena serve` creates one)")
     try:
         host, port = parse_bind(args.listen)
@@ -42,6 +44,9 @@ def run_web(args: argparse.Namespace) -> int:
     source = WebSource(args.db, args.replays)
     try:
         source.rulesets()  # opens the database now: a bad file is a clear error, not a 500 later
+    except StoreError as error:  # an unreachable server, a newer schema...
+        sock.close()
+        raise RunFailure(str(error)) from None
     except Exception as error:
         sock.close()
         raise CommandError(f"{args.db}: {error}") from None

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from arena.ladder.store import GameRecord, LadderStore
+from arena.ladder.store import GameRecord, LadderStore, is_postgres_url
 
 #: Games whose re-simulated frames are kept in memory (a Mose game is ~800 states).
 FRAME_CACHE = 8
@@ -130,7 +130,7 @@ class WebSource:
     def store(self) -> LadderStore:
         with self._store_lock:
             if self._store is None:
-                if self.db_path != ":memory:" and not Path(self.db_path).exists():
+                if self.db_path != ":memory:" and not is_postgres_url(self.db_path) and not Path(self.db_path).exists():
                     raise NotFound(f"no ladder database at {self.db_path}")
                 self._store = LadderStore.open(self.db_path, recover=False)  # a reader: never recovers
             return self._store

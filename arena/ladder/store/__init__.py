@@ -23,6 +23,18 @@ from arena.ladder.store.tokens import hash_token, verify_token
 
 open_store = LadderStore.open
 
+
+def driver_errors() -> tuple[type[BaseException], ...]:
+    """The database drivers' own exceptions (sqlite3's, and psycopg's where it is installed), for a command
+    that reports a failed read or write in one line."""
+    import sqlite3
+
+    try:
+        import psycopg
+    except ImportError:
+        return (sqlite3.Error,)
+    return (sqlite3.Error, psycopg.Error)
+
 __all__ = [
     "SCHEMA_VERSION",
     "BotTotals",
@@ -30,6 +42,7 @@ __all__ = [
     "LadderStore",
     "SeatRecord",
     "StoreError",
+    "driver_errors",
     "hash_token",
     "is_postgres_url",
     "open_backend",

@@ -1,0 +1,42 @@
+"""The ``--db`` option the ladder commands share: a SQLite file or a ``postgresql://`` URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.cli import CommandError, RunFailure
+
+DEFAULT_DB = "arena.db"
+DB_HELP = (
+    "the ladder database: a SQLite file (default arena.db), or a PostgreSQL URL "
+    "postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME (needs pip install 'mau-arena[postgres]')"
+)
+
+
+def add_db_argument(parser) -> None:
+    parser.add_argument("--db", default=DEFAULT_DB, metavar="FILE|URL", help=DB_HELP)
+
+
+def missing(db: str) -> bool:
+    """A file path naming no file (a URL is never 'missing' here: connecting says what is wrong)."""
+    from arena.ladder.store import is_postgres_url
+
+    return not is_postgres_url(db) and not Path(db).exists()
+
+
+def open_db(db: str, *, recover: bool = False, must_exist: str | None = None):
+    """Open the store, or raise with one line: CommandError (exit 2) for a file that is not there,
+    RunFailure (exit 1) for a database that cannot be used (unreachable, newer schema, unreadable...).
+
+    must_exist: the hint to give when ``db`` is a path to no file (the command only reads).
+    """
+    from arena.ladder.store import LadderStore, StoreError, driver_errors
+
+    if must_exist is not None and missing(db):
+        raise CommandError(f"no ladder database at {db} ({must_exist})")
+    try:
+        return LadderStore.open(db, recover=recover)
+    except StoreError as error:
+        raise RunFailure(str(error)) from None
+    except (OSError, *driver_errors()) as error:  # a read-only place, a missing parent that cannot be made...
+        raise RunFailure(f"cannot open the ladder database {db}: {' '.join(str(error).split())}") from None
