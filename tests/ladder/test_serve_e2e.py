@@ -36,8 +36,8 @@ SERVE = [
 
 
 class Server:
-    def __init__(self, tmp: Path, *extra: str) -> None:
-        self.db = tmp / "ladder.db"
+    def __init__(self, tmp: Path, *extra: str, db: "str | Path | None" = None) -> None:
+        self.db = tmp / "ladder.db" if db is None else db
         self.replays = tmp / "replays"
         self.process = subprocess.Popen(
             SERVE + ["--port", "0", "--db", str(self.db), "--replays", str(self.replays), "--game", RULESET,

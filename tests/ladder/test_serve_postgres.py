@@ -1,0 +1,72 @@
+"""`arena serve --db postgresql://...` as a real process on the real PostgreSQL fixture, then the readers.
+
+The same ladder as tests/ladder/test_serve_e2e.py (the test-only ruleset, load
+bots as processes), with its database on PostgreSQL: games are played and
+committed, `arena leaderboard` and `arena bots list` read them back through
+the URL, a second server on the same database is refused, and a database
+that cannot be reached is one line on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from test_serve_e2e import ROOT, Server, start_bots, stop_bots
+
+from arena.cli import main
+from arena.ladder.store import LadderStore
+from arena.replay.reader import load
+
+pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+
+
+def arena(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *argv], capture_output=True, text=True, cwd=str(ROOT),
+                          timeout=60)
+
+
+def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_db, capsys):
+    server = Server(tmp_path, "--max-games", "6", db=postgres_db)
+    bots = None
+    try:
+        assert f"db {postgres_db}" in server.rest()
+        second = arena("serve", "--port", "0", "--db", postgres_db, "--replays", str(tmp_path / "other"), "--plain")
+        assert second.returncode == 2 and "in use by another `arena serve` (mau-arena pid" in second.stderr
+        assert "Traceback" not in second.stderr
+        bots = start_bots(server.port, "north,south,east", "--max-games", "2")
+        assert server.wait(timeout=60) == 0, server.rest()
+        assert "stopped (--max-games 6 reached)" in server.rest(), server.rest()
+    finally:
+        server.kill()
+        if bots is not None:
+            stop_bots(bots)
+
+    store = LadderStore.open(postgres_db, recover=False)
+    games = store.games(status="finished")
+    assert len(games) >= 6 and not store.games(status="running")
+    for game in games:  # committed with the replay it names, which holds the same result
+        replay = load(game.replay_path)
+        assert replay.status == "finished" and replay.header.game_id == game.id
+        assert [s.placement for s in game.seats] == list(replay.result["placements"])
+    store.close()
+
+    capsys.readouterr()
+    assert main(["leaderboard", "--db", postgres_db]) == 0
+    board = capsys.readouterr().out
+    assert "Bradley-Terry" in board and all(name in board for name in ("north", "south", "east")), board
+    assert main(["bots", "list", "--db", postgres_db]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in ("north", "south", "east")), listing
+    LadderStore.open(postgres_db).close()  # the server's claim ended with its process
+
+
+def test_an_unreachable_database_is_one_line_and_exit_2(tmp_path, postgres, capsys):
+    url = postgres.url.rsplit("/", 1)[0] + "/no_such_db"
+    for argv in (["leaderboard", "--db", url], ["bots", "list", "--db", url], ["bots", "add", "x", "--db", url],
+                 ["serve", "--port", "0", "--db", url, "--replays", str(tmp_path / "r"), "--plain"]):
+        assert main(argv) == 2, argv
+        stderr = capsys.readouterr().err
+        assert stderr.count("\n") == 1 and stderr.startswith(f"arena: error: cannot connect to {url}: "), stderr
+        assert 'database "no_such_db" does not exist' in stderr
