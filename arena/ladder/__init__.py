@@ -1,10 +1,10 @@
-"""The local ladder: who plays whom, ratings, and the SQLite store.
+"""The local ladder: who plays whom, ratings, and the store (SQLite or PostgreSQL).
 
 * `ratings`   live Elo per game; the Bradley-Terry fit (Elo scale, 95% intervals)
 * `scheduler` games (fresh deals) among connected bots: fewest games, least-played pairs,
               never waiting on a slow bot
 * `simulation` the scheduler on a simulated clock (its tests, scripts/scheduler_fairness.py)
-* `store`     SQLite (WAL): bots, games, seats, rating snapshots; crash recovery
+* `store`     bots, games, seats, rating snapshots in SQLite (WAL) or PostgreSQL; crash recovery
 * `director`  the trio task `arena serve` gives the server: schedules, records, refits
 * `dashboard` rich renderables for the live view and `arena leaderboard`
 * `auth`      the token check the server calls for every Hello
