@@ -61,6 +61,17 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
     assert all(name in listing for name in ("north", "south", "east")), listing
     LadderStore.open(postgres_db).close()  # the server's claim ended with its process
 
+    from arena.web import WebSource
+
+    source = WebSource(postgres_db, tmp_path / "replays")  # `arena web --db postgresql://...` reads through this
+    try:
+        served = source.games(status="finished", limit=100)
+        assert {g["game_id"] for g in served} == {g.id for g in games}
+        assert source.game(games[0].id)["status"] == "finished"
+        assert sum(r["finished"] for r in source.bot("north")["rulesets"].values()) >= 1
+    finally:
+        source.close()
+
 
 def test_an_unreachable_database_is_one_line_and_exit_2(tmp_path, postgres, capsys):
     url = postgres.url.rsplit("/", 1)[0] + "/no_such_db"

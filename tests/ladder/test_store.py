@@ -312,3 +312,13 @@ def test_an_unreachable_or_malformed_postgresql_url_is_one_clear_line(postgres):
         LadderStore.open("postgresql://127.0.0.1:notaport/arena", recover=False)
     with pytest.raises(StoreError, match='database "no_such_db" does not exist'):
         LadderStore.open(postgres.url.rsplit("/", 1)[0] + "/no_such_db", recover=False)
+
+
+def test_a_postgresql_commit_is_durable_even_where_the_database_defaults_to_asynchronous(postgres_db):
+    """The runner tells bots a result once `game_ended` returned: that commit must be on disk, whatever
+    the operator set as the database's default (asynchronous commit can lose the last transactions)."""
+    raw(postgres_db, f"ALTER DATABASE {postgres_db.rsplit('/', 1)[1]} SET synchronous_commit = off")
+    assert raw(postgres_db, "SHOW synchronous_commit") == [("off",)]
+    store = LadderStore.open(postgres_db)
+    assert store.backend.rows("SHOW synchronous_commit") == [("on",)]
+    store.close()
