@@ -322,3 +322,29 @@ def test_a_postgresql_commit_is_durable_even_where_the_database_defaults_to_asyn
     store = LadderStore.open(postgres_db)
     assert store.backend.rows("SHOW synchronous_commit") == [("on",)]
     store.close()
+
+
+def test_registration_never_replaces_a_token_rotation_only_replaces_one(db):
+    store = LadderStore.open(db)
+    store.touch_bot("open-one")
+    assert store.register_bot("open-one", "first")  # an open-registration name takes a token
+    assert not store.register_bot("open-one", "second")  # a held name is never taken over
+    assert verify_token("first", store.bot_token_hash("open-one")[1])
+    assert store.rotate_token("open-one", "second") and verify_token("second", store.bot_token_hash("open-one")[1])
+    assert not store.rotate_token("nobody", "x")
+    store.touch_bot("never-registered")
+    assert not store.rotate_token("never-registered", "x")
+    store.close()
+
+
+def test_replay_paths_by_id_or_by_the_ids_last_part(db):
+    store = LadderStore.open(db)
+    for game_id in ("l-20261124-abc123", "l-20261125-abc123", "xabc123", "abc123"):
+        store.game_started(game_id, "moumou", {}, 1, "s", 0, ["a", "b"], replay_path=f"/r/{game_id}.jsonl")
+    assert store.replay_paths("abc123") == {
+        "abc123": "/r/abc123.jsonl", "l-20261124-abc123": "/r/l-20261124-abc123.jsonl",
+        "l-20261125-abc123": "/r/l-20261125-abc123.jsonl",
+    }
+    assert store.replay_paths("20261124-abc123") == {"l-20261124-abc123": "/r/l-20261124-abc123.jsonl"}
+    assert store.replay_paths("a%") == {} and store.replay_paths("nothing-like-it") == {}
+    store.close()

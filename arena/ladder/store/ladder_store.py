@@ -116,6 +116,28 @@ class LadderStore:
             ]
         )
 
+    def register_bot(self, name: str, token: str) -> bool:
+        """Register a new name, or one known only from open registration, with a token.
+
+        Returns False, changing nothing, when the name already holds a token:
+        replacing that is `rotate_token`'s job, never a side effect of adding.
+        """
+        return self._write(
+            [
+                (
+                    "INSERT INTO bots (name, token_hash, first_seen) VALUES (?, ?, NULL) "
+                    "ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash WHERE bots.token_hash IS NULL",
+                    (name, hash_token(token)),
+                )
+            ]
+        ) == 1
+
+    def rotate_token(self, name: str, token: str) -> bool:
+        """Replace a registered bot's token; False if the name holds no token."""
+        return self._write(
+            [("UPDATE bots SET token_hash = ? WHERE name = ? AND token_hash IS NOT NULL", (hash_token(token), name))]
+        ) == 1
+
     def remove_bot(self, name: str) -> bool:
         """Forget a bot's registration; its games stay in the history."""
         return self._write([("DELETE FROM bots WHERE name = ?", (name,))]) > 0
@@ -353,6 +375,15 @@ class LadderStore:
         for game_id, ended_at, bot, placement in rows:
             games.setdefault(game_id, (game_id, ended_at, {}))[2][bot] = placement
         return [g for g in games.values() if len(g[2]) >= 2]
+
+    def replay_paths(self, game_id: str) -> dict[str, str | None]:
+        """{id: replay path} of the game ``game_id``, or of the games whose id ends in ``-game_id``."""
+        tail = f"-{game_id}"
+        rows = self._rows(  # the id's last characters, by length: no LIKE pattern to escape
+            "SELECT id, replay_path FROM games WHERE id = ? OR substr(id, length(id) - ? + 1) = ?",
+            (game_id, len(tail), tail),
+        )
+        return {row[0]: row[1] for row in rows}
 
     def rulesets_played(self) -> list[str]:
         rows = self._rows(
