@@ -348,3 +348,25 @@ def test_replay_paths_by_id_or_by_the_ids_last_part(db):
     assert store.replay_paths("20261124-abc123") == {"l-20261124-abc123": "/r/l-20261124-abc123.jsonl"}
     assert store.replay_paths("a%") == {} and store.replay_paths("nothing-like-it") == {}
     store.close()
+
+
+def test_a_read_only_postgresql_role_can_read_a_ladder(postgres_db):
+    """`arena web` or `arena leaderboard` under a role that may only SELECT: an up-to-date schema is only read."""
+    store = LadderStore.open(postgres_db)
+    finish(store, "g1", "s1", {"a": 1, "b": 2})
+    store.close()
+    name = postgres_db.rsplit("/", 1)[1]
+    raw(postgres_db, "DROP ROLE IF EXISTS ladder_reader")
+    raw(postgres_db, "CREATE ROLE ladder_reader LOGIN")
+    raw(postgres_db, f"GRANT CONNECT ON DATABASE {name} TO ladder_reader")
+    raw(postgres_db, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO ladder_reader")
+    reader = LadderStore.open(postgres_db.replace("//arena@", "//ladder_reader@"), recover=False)
+    try:
+        assert reader.rulesets_played() == ["moumou"] and reader.totals("moumou")["a"].wins == 1
+        with pytest.raises(Exception, match="permission denied"):
+            reader.touch_bot("intruder")
+    finally:
+        reader.close()
+        raw(postgres_db, "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ladder_reader")
+        raw(postgres_db, f"REVOKE ALL ON DATABASE {name} FROM ladder_reader")
+        raw(postgres_db, "DROP ROLE ladder_reader")

@@ -92,7 +92,16 @@ def read_version(backend: Backend) -> int:
 
 
 def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> None:
-    """Bring the schema up to ``target``, or raise StoreError for a database newer than this code."""
+    """Bring the schema up to ``target``, or raise StoreError for a database newer than this code.
+
+    A database already at ``target`` is only read: a reader (`arena web` with a
+    read-only PostgreSQL role, `arena leaderboard` beside a busy server) never
+    needs the write lock or the right to create tables.
+    """
+    version = read_version(backend)
+    if version == target:
+        return
+    _refuse_newer(backend, version, target)
     with backend.transaction():
         backend.lock_schema()
         backend.run("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -100,13 +109,17 @@ def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> None:
         version = int(row[0][0]) if row else 0
         if not row:
             backend.run("INSERT INTO schema_version (version) VALUES (0)")
-        if version > target:
-            raise StoreError(
-                f"{backend.name} has schema version {version}, newer than this arena "
-                f"understands ({target}); upgrade mau-arena"
-            )
+        _refuse_newer(backend, version, target)
         for step in range(version, target):
             for statement in MIGRATIONS[step].split(";"):
                 if statement.strip():
                     backend.run(statement)
             backend.run("UPDATE schema_version SET version = ?", (step + 1,))
+
+
+def _refuse_newer(backend: Backend, version: int, target: int) -> None:
+    if version > target:
+        raise StoreError(
+            f"{backend.name} has schema version {version}, newer than this arena understands ({target}); "
+            "upgrade mau-arena"
+        )
