@@ -4,7 +4,7 @@ The same ladder as tests/ladder/test_serve_e2e.py (the test-only ruleset, load
 bots as processes), with its database on PostgreSQL: games are played and
 committed, `arena leaderboard` and `arena bots list` read them back through
 the URL, a second server on the same database is refused, and a database
-that cannot be reached is one line on stderr with exit status 2.
+that cannot be reached is one line on stderr with exit status 1 (a runtime failure).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
     try:
         assert f"db {postgres_db}" in server.rest()
         second = arena("serve", "--port", "0", "--db", postgres_db, "--replays", str(tmp_path / "other"), "--plain")
-        assert second.returncode == 2 and "in use by another `arena serve` (mau-arena pid" in second.stderr
+        assert second.returncode == 1 and "in use by another `arena serve` (mau-arena pid" in second.stderr
         assert "Traceback" not in second.stderr
         bots = start_bots(server.port, "north,south,east", "--max-games", "2")
         assert server.wait(timeout=60) == 0, server.rest()
@@ -73,11 +73,11 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
         source.close()
 
 
-def test_an_unreachable_database_is_one_line_and_exit_2(tmp_path, postgres, capsys):
+def test_an_unreachable_database_is_one_line_and_exit_1(tmp_path, postgres, capsys):
     url = postgres.url.rsplit("/", 1)[0] + "/no_such_db"
     for argv in (["leaderboard", "--db", url], ["bots", "list", "--db", url], ["bots", "add", "x", "--db", url],
                  ["serve", "--port", "0", "--db", url, "--replays", str(tmp_path / "r"), "--plain"]):
-        assert main(argv) == 2, argv
+        assert main(argv) == 1, argv  # a runtime failure (the command line was fine)
         stderr = capsys.readouterr().err
         assert stderr.count("\n") == 1 and stderr.startswith(f"arena: error: cannot connect to {url}: "), stderr
         assert 'database "no_such_db" does not exist' in stderr
