@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_serve_e2e import ROOT, Server, start_bots, stop_bots
@@ -60,6 +61,11 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
     listing = capsys.readouterr().out
     assert all(name in listing for name in ("north", "south", "east")), listing
     LadderStore.open(postgres_db).close()  # the server's claim ended with its process
+
+    from arena.cli.find_replay import find_replay
+
+    # `arena replay GAME_ID --db postgresql://...`: found through the database alone (no folder to search)
+    assert find_replay(games[0].id, postgres_db, tmp_path / "no-folder") == Path(games[0].replay_path)
 
     from arena.web import WebSource
 
