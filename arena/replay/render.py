@@ -36,7 +36,7 @@ MAX_RECORDS = 12  # rows shown of a list of records in an observation (the lates
 
 # Keys drawn in their own place; everything else an engine adds goes to "more".
 STANDARD_KEYS = frozenset({
-    "ruleset", "seat", "players", "current", "decision", "hand", "hand_sizes", "discard",
+    "ruleset", "seat", "seat_count", "players", "current", "decision", "hand", "hand_sizes", "discard",
     "stock_size", "direction", "scores", "active_suit", "pending", "obligation",
 })
 

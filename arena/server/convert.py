@@ -16,8 +16,9 @@ from sdk.wire import pb
 
 #: Observation keys with a typed field in ``pb.Observation``, in the order `_observation_parts`
 #: gives their values; every other key goes to ``details_json``.
+#: ``players`` is the seat count's name before 0.2 (engines outside this tree may still use it).
 TYPED_ORDER = ("ruleset", "seat", "current", "decision", "hand", "discard", "stock_size", "direction",
-               "players", "hand_sizes", "scores", "statuses")
+               "seat_count", "hand_sizes", "scores", "statuses", "players")
 TYPED_KEYS = frozenset(TYPED_ORDER)
 
 
@@ -104,15 +105,17 @@ def _observation_fields(observation: "Observation | Mapping[str, Any]", names: S
     """The ``pb.Observation`` fields as plain values (seat views as dicts): one constructor call
     builds the whole message tree from them, with no intermediate messages to copy."""
     (ruleset, seat, current, decision, hand, discard, stock_size, direction,
-     players, hand_sizes, scores, statuses), rest = _observation_parts(observation)
+     seat_count, hand_sizes, scores, statuses, players), rest = _observation_parts(observation)
     hand_sizes = hand_sizes or ()
     scores = scores or ()
     statuses = statuses or ()
-    if isinstance(players, (list, tuple)):
-        names = [str(p) for p in players] if not names else names
-        count = len(players)
+    if seat_count is None:
+        seat_count = players
+    if isinstance(seat_count, (list, tuple)):  # names by seat (a toy engine's view)
+        names = [str(p) for p in seat_count] if not names else names
+        count = len(seat_count)
     else:
-        count = int(players) if isinstance(players, int) else max(len(hand_sizes), len(names))
+        count = int(seat_count) if isinstance(seat_count, int) else max(len(hand_sizes), len(names))
     seats = [
         {
             "seat": index,

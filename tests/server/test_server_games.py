@@ -321,7 +321,7 @@ def test_old_finished_games_keep_only_their_final_event():
 
     class State:
         def observation(self, seat):
-            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+            return {"ruleset": "toy", "seat": None, "seat_count": 2, "hand": None}
 
     live = LiveGames(finished_kept=3, replayable_kept=1)
     for number in range(5):
@@ -344,7 +344,7 @@ def test_finished_games_are_forgotten_in_the_order_they_finished_and_running_one
 
     class State:
         def observation(self, seat):
-            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+            return {"ruleset": "toy", "seat": None, "seat_count": 2, "hand": None}
 
     live = LiveGames(finished_kept=4, replayable_kept=2)
     running = {}
@@ -374,7 +374,7 @@ def test_a_very_long_game_keeps_its_start_and_latest_events_only(monkeypatch):
 
     class State:
         def observation(self, seat):
-            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+            return {"ruleset": "toy", "seat": None, "seat_count": 2, "hand": None}
 
     monkeypatch.setattr(live_module, "MAX_EVENTS_KEPT", 10)
     games = live_module.LiveGames()

@@ -585,7 +585,7 @@ class MoseState(GameState):
             {
                 "ruleset": self.ruleset,
                 "seat": seat,
-                "players": self.players,
+                "seat_count": self.players,
                 "current": self.current,
                 "decision": self.decision,
                 "hand": None if seat is None else list(self.hands[seat]),

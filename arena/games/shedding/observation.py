@@ -21,9 +21,12 @@ if TYPE_CHECKING:
 
 #: Every ruleset's keys, in the order of the tuple `observe` builds.
 KEYS = (
-    "ruleset", "seat", "players", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
+    "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
     "stock_size", "direction", "scores", "active_suit", "suit_kind", "pending", "obligation", "drawn",
     "called", "window", "hand_number", "dealer", "last_hand",
+    # the turn under way and the public counters
+    "this_play", "opening", "next_seat", "offender", "false_call", "must_play_drawn", "drawn_card", "idle",
+    "decisions", "decision_limit",
 )
 
 #: Shared by every observation with nothing pending, as the state's scores list is (the engine replaces that
@@ -35,12 +38,9 @@ _NOTHING_PENDING: dict = {}
 def observation_type(rules: "Ruleset") -> type[RecordObservation]:
     """The record type of this ruleset's observations: `KEYS` plus the keys only some rulesets have."""
     extra: tuple[str, ...] = ()
-    if rules.blind:  # face-down cards as ?? and the top's claim, never the real card
-        extra += ("claim",)
-    if rules.return_window:  # a seat out of cards that can still be brought back (Prší 7♥)
-        extra += ("returning",)
-    if rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
-        extra += ("finished", "losses")
+    for condition, keys, _values in _EXTRAS:
+        if condition(rules):
+            extra += keys
     kind = RecordObservation.record_type(KEYS + extra)
     object.__setattr__(rules, "_observation_type", kind)
     return kind
@@ -74,16 +74,44 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         phase if phase == "cover" or phase == "follow" else None,
         state.drawn,
         state.called == 1,
-        None if window is None else {"offender": window["offender"], "called": window["called"]},
+        None if window is None else {"offender": window["offender"], "called": window["called"],
+                                     "queue": window["queue"][:], "next": window["next"]},
         state.hand_number,
         state.dealer,
         state.last_hand,
+        state.combo[:],
+        state.opening,
+        _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
+        state.offender,
+        state.called == 2,
+        state.forced is not None,
+        state.forced if seat is not None and seat == state.current else None,  # only its holder knows it
+        state.idle,
+        state.decisions,
+        rules.decision_limit,
     )
     if rules._extra_view:
         values = _extra(state, values)
     observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
     observation._data = values
     return observation
+
+
+#: Decisions after which the next seat is already settled (the turn's play is over).
+_NEXT_KNOWN = frozenset({"call", "accuse", "suit", "target", "finish-bonus"})
+
+
+def _next_seat(state: "SheddingState", phase: str) -> int | None:
+    """Who takes the next turn once this decision is made (may be the same seat again)."""
+    if phase == "call":
+        return state.next_seat
+    if phase == "accuse":
+        return state.window["next"]
+    if phase == "finish-bonus":
+        return None  # the hand ends
+    if state.advance == 0:  # the chooser plays on (a starter's suit named by the next seat, a 2-seat reversal)
+        return state.current
+    return state._step(state.current, state.advance + state.blind_skip)
 
 
 def _pending(state: "SheddingState") -> dict:
@@ -95,15 +123,31 @@ def _pending(state: "SheddingState") -> dict:
     return pending
 
 
+#: The keys only some rulesets have: (does the ruleset have them, the keys, their values in a state).
+_EXTRAS = (
+    # face-down cards as ?? and the top's claim, never the real card; a doubter's lost turn
+    (lambda r: r.blind, ("claim", "blind_skip"), lambda s: (blind.claim_view(s), s.blind_skip)),
+    # a seat out of cards that can still be brought back (Prší 7♥), and the turns left before it has won
+    (lambda r: r.return_window, ("returning", "return_wait"), lambda s: (s.returning, s.return_wait)),
+    # seats out of this hand (in order) and lost hands (Faraón)
+    (lambda r: r.ladder, ("finished", "losses"), lambda s: (list(s.finished), list(s.losses))),
+    # who a "previous seat" card makes draw (B-14 alternative)
+    (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s: (s.last_discarder,)),
+    # a failed follow obligation passed on after a window (C-8 alternative)
+    (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s: (s.carry_follow,)),
+    # a finishing play waiting for its word (Tschau Sepp)
+    (lambda r: r.call is not None and r.call.finish_word, ("going_out",), lambda s: (s.going_out,)),
+    # cards drawn so far paying a debt that a drawn card can still answer
+    (lambda r: r.has_rescue, ("paying",), lambda s: (s.paying,)),
+)
+
+
 def _extra(state: "SheddingState", values: tuple) -> tuple:
     """The values of the keys only some rulesets have (see `observation_type`)."""
     rules = state.rules
-    extra: tuple = ()
     if rules.blind:
         values = values[:7] + (blind.shown_discard(state),) + values[8:]
-        extra += (blind.claim_view(state),)
-    if rules.return_window:
-        extra += (state.returning,)
-    if rules.ladder:
-        extra += (list(state.finished), list(state.losses))
-    return values + extra
+    for condition, _keys, extra in _EXTRAS:
+        if condition(rules):
+            values += extra(state)
+    return values

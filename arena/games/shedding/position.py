@@ -69,16 +69,12 @@ def to_position(state) -> dict[str, Any]:
         position["carry_follow"] = state.carry_follow
     if state.rules.call is not None and state.rules.call.finish_word:  # a finish waiting for its word
         position["going_out"] = state.going_out
-    if _has_rescue(state.rules):  # cards drawn so far paying a debt that can be rescued
+    if state.rules.has_rescue:  # cards drawn so far paying a debt that can be rescued
         position["paying"] = state.paying
     if state.rules.ladder:
         position["losses"] = list(state.losses)
         position["finished"] = list(state.finished)
     return position
-
-
-def _has_rescue(rules: Ruleset) -> bool:
-    return any(rule.rescue_first_k for rule in rules.rules_by_card.values())
 
 
 _int = checks.integer
@@ -171,7 +167,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     if phase == "call" and (rules.call is None or len(hands[current]) != (0 if going_out else 1)):
         raise PositionError("a call position needs a ruleset with calls and a one-card hand (empty when going out)")
     paying = _int(position, "paying", 0, 0)
-    if paying and not _has_rescue(rules):
+    if paying and not rules.has_rescue:
         raise PositionError(f"{rules.name} has no rescue while paying a debt: 'paying' does not apply")
     if phase == "rescue" and (not paying or forced is None):
         raise PositionError("a rescue position needs 'paying' (cards drawn so far) and 'forced' (the drawn answer)")
@@ -259,6 +255,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
         raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
     state._legal = None
+    state.log = state.opening_log = None  # a restored state records nothing until asked (`record_events`)
     if not over:
         state._settle()
         state._legal = None

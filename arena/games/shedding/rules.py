@@ -214,6 +214,8 @@ class Ruleset:
     _visible_from: int = _derived()
     _ladder: bool = _derived()
     _extra_view: bool = _derived()
+    #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
+    has_rescue: bool = _derived()
     _observation_type: type | None = _derived()
     _decision_cap: int = _derived()
     _playable: dict = _derived()
@@ -238,7 +240,6 @@ class Ruleset:
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible_from", -self.visible_discard)
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
-        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder)
         object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
         # Compared after every decision: the limit, or a count no game reaches when there is none.
         object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
@@ -250,6 +251,11 @@ class Ruleset:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "rules_by_card", rules)
         object.__setattr__(self, "rule", rules.__getitem__)
+        object.__setattr__(self, "has_rescue", any(rule.rescue_first_k for rule in rules.values()))
+        # Whether the observation has keys beyond the common ones (observation.observation_type).
+        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder
+                           or self.previous_seat == "discarder" or self.follow_fail == "pass"
+                           or (self.call is not None and self.call.finish_word) or self.has_rescue)
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}
