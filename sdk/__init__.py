@@ -24,6 +24,7 @@ from sdk.bot import Bot
 from sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_interrupt
 from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
 from sdk.flags import parse_flags
+from sdk.history import Event, History
 from sdk.observation import Observation, SeatInfo
 from sdk.turn import GameInfo, GameResult, SeatResult, TimeControl, Turn
 
@@ -93,6 +94,8 @@ def run(
 
 
 __all__ = [
+    "Event",
+    "History",
     "Action",
     "ActionParseError",
     "ArenaError",

@@ -94,6 +94,7 @@ class _SeatBook:
     bank_ms: float
     asked_before: bool = False
     gone: bool = False  # disconnected and did not come back within the window
+    events_sent: int = 0  # how many of the game's public events this seat's requests have carried
 
 
 @dataclass
@@ -192,6 +193,10 @@ class _Game:
     started_at: str = ""
 
     def __post_init__(self) -> None:
+        try:  # every request carries the public events since the seat's previous one
+            self.state.record_events()
+        except NotImplementedError:
+            pass  # an engine without public events: requests carry none
         self.books = [
             _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_control.bank_ms))
             for i, seat in enumerate(self.seats)
@@ -246,7 +251,7 @@ class _Game:
                 state.apply(verdict.action)
                 self.decisions += 1
                 await self._record(seat_index, verdict)
-                await self._emit_event(self.decisions, seat_index, str(verdict.action))
+                await self._emit_event(self.decisions, seat_index, state.public_text(verdict.action))
         except Exception as error:  # an engine bug: end this game, keep the server
             log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
             return f"engine error after {self.decisions} decisions: {type(error).__name__}: {error}"
@@ -260,6 +265,11 @@ class _Game:
         control = self.time_control
         legal = tuple(state.legal_actions())
         observation = state.observation(seat_index)
+        log = state.events
+        events: tuple = ()
+        if log is not None:
+            events = tuple(log[book.events_sent:])
+            book.events_sent = len(log)
         limit_ms = control.move_ms + (0 if book.asked_before else control.first_move_ms)
         book.asked_before = True
         budget_s = (limit_ms + book.bank_ms) / 1000
@@ -276,6 +286,7 @@ class _Game:
                 legal=legal,
                 move_ms=max(0, math.floor(limit_ms - spent_s * 1000)),
                 bank_ms=max(0, math.floor(book.bank_ms - overrun_ms)),
+                events=events,
             )
             sent_at = self.clock()
             deadline = sent_at + (budget_s - spent_s)

@@ -28,7 +28,7 @@ import trio
 
 from arena import __version__ as ARENA_VERSION
 from arena.server.config import ServerConfig
-from arena.server.convert import error_to_pb
+from arena.messages import error_to_pb
 from arena.server.hello import HelloRefused, HelloTerms
 from sdk.wire import pb
 

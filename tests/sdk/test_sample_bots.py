@@ -105,7 +105,7 @@ def _rulesets():
 @pytest.mark.parametrize("bot_name", ["tactician", "greedy_bot"])
 def test_bots_play_whole_games_of_every_ruleset_with_legal_answers(bot_name):
     from arena import games
-    from arena.server import convert
+    from arena import messages as convert
 
     names = _rulesets()
     if not names:

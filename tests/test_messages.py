@@ -1,4 +1,4 @@
-"""The decision path's conversion (`arena.server.convert`): one constructor call, same message."""
+"""The decision path's conversion (`arena.messages`): one constructor call, same message."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arena import games
-from arena.server import convert
+from arena import messages as convert
 from sdk.wire import pb
 
 
