@@ -279,6 +279,10 @@ def check_result(state: GameState) -> None:
         state.apply(Action("pass"))
 
 
+#: Verbs that put the cards they name face up on the table (a Blind play does not: its card is face down).
+FACE_UP_VERBS = frozenset({"play", "meld", "layoff", "discard", "swap"})
+
+
 def recording(state: GameState) -> GameState | None:
     """A clone of the state that records public events (None if the engine records none)."""
     copy = state.clone()
@@ -328,8 +332,8 @@ def check_events(state: GameState, position: Mapping[str, Any], action: Action, 
     after = state.clone()
     after.apply(action)
     allowed = public_holdings(position) + public_holdings(after.to_position())
-    if action.verb == "play":
-        allowed.update(action.cards)  # it was in the hand and is face up now (maybe scored away at once)
+    if action.verb in FACE_UP_VERBS:
+        allowed.update(action.cards)  # they were in the hand and are face up now (maybe scored away at once)
     for event in events:
         shown = event_cards(event, deck)  # each event on its own: it may name the card it played again
         if event.kind == "challenge":  # the card a challenge turned up

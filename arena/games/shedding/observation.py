@@ -24,24 +24,33 @@ KEYS = (
     "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
     "stock_size", "direction", "scores", "active_suit", "suit_kind", "pending", "obligation", "drawn",
     "called", "window", "hand_number", "dealer", "last_hand",
-    # the turn under way and the public counters
-    "this_play", "opening", "next_seat", "offender", "false_call", "must_play_drawn", "drawn_card", "idle",
-    "decisions", "decision_limit",
+    # the turn under way and the public counters (30 keys in all: CPython builds a longer tuple display
+    # as a list turned into a tuple, +10% per observation; the decision limit is the game's option)
+    "this_play", "opening", "next_seat", "offender", "false_call", "drawn_card", "idle", "decisions",
 )
 
 #: Shared by every observation with nothing pending, as the state's scores list is (the engine replaces that
 #: list when a hand is scored): observations are read-only snapshots (`Observation`), so a part that the
 #: engine never changes in place need not be copied at every decision.
 _NOTHING_PENDING: dict = {}
+_NO_CARDS: list = []  # the same for an empty play
 
 
 def observation_type(rules: "Ruleset") -> type[RecordObservation]:
     """The record type of this ruleset's observations: `KEYS` plus the keys only some rulesets have."""
     extra: tuple[str, ...] = ()
-    for condition, keys, _values in _EXTRAS:
+    getters = []
+    for condition, keys, values in _EXTRAS:
         if condition(rules):
             extra += keys
+            getters.append(values)
+    if len(getters) == 1:
+        (values,) = getters
+    else:
+        def values(state: "SheddingState") -> tuple:
+            return tuple(value for get in getters for value in get(state))
     kind = RecordObservation.record_type(KEYS + extra)
+    object.__setattr__(rules, "_extra_values", values)
     object.__setattr__(rules, "_observation_type", kind)
     return kind
 
@@ -71,7 +80,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.active_suit,
         state.suit_kind,
         _pending(state) if state.pending_draw or state.pending_skip else _NOTHING_PENDING,
-        phase if phase == "cover" or phase == "follow" else None,
+        phase if phase == "cover" or phase == "follow" else "finish-word" if state.going_out else None,
         state.drawn,
         state.called == 1,
         None if window is None else {"offender": window["offender"], "called": window["called"],
@@ -79,20 +88,21 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.hand_number,
         state.dealer,
         state.last_hand,
-        state.combo[:],
+        state.combo[:] if state.combo else _NO_CARDS,
         state.opening,
         _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
         state.offender,
         state.called == 2,
-        state.forced is not None,
-        state.forced if seat is not None and seat == state.current else None,  # only its holder knows it
+        # the drawn card the seat must play now: its holder sees it, the others that there is one
+        None if state.forced is None else state.forced if seat == state.current else blind.HIDDEN,
         state.idle,
         state.decisions,
-        rules.decision_limit,
     )
-    if rules._extra_view:
-        values = _extra(state, values)
     observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
+    if rules._extra_view:
+        if rules.blind:  # face-down cards as ??
+            values = values[:7] + (blind.shown_discard(state),) + values[8:]
+        values += rules._extra_values(state)
     observation._data = values
     return observation
 
@@ -135,19 +145,6 @@ _EXTRAS = (
     (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s: (s.last_discarder,)),
     # a failed follow obligation passed on after a window (C-8 alternative)
     (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s: (s.carry_follow,)),
-    # a finishing play waiting for its word (Tschau Sepp)
-    (lambda r: r.call is not None and r.call.finish_word, ("going_out",), lambda s: (s.going_out,)),
     # cards drawn so far paying a debt that a drawn card can still answer
     (lambda r: r.has_rescue, ("paying",), lambda s: (s.paying,)),
 )
-
-
-def _extra(state: "SheddingState", values: tuple) -> tuple:
-    """The values of the keys only some rulesets have (see `observation_type`)."""
-    rules = state.rules
-    if rules.blind:
-        values = values[:7] + (blind.shown_discard(state),) + values[8:]
-    for condition, _keys, extra in _EXTRAS:
-        if condition(rules):
-            values += extra(state)
-    return values

@@ -255,7 +255,8 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
         raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
     state._legal = None
-    state.log = state.opening_log = None  # a restored state records nothing until asked (`record_events`)
+    state.log = None  # a restored state records nothing until asked (`record_events`), from a `start` event
+    state.fresh = False
     if not over:
         state._settle()
         state._legal = None

@@ -10,7 +10,7 @@ object can be shared by every state that uses the same options.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from arena.games import cards as _cards
 
@@ -217,6 +217,7 @@ class Ruleset:
     #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
     has_rescue: bool = _derived()
     _observation_type: type | None = _derived()
+    _extra_values: Any = _derived()  # state -> the values of the ruleset's own observation keys (observation.py)
     _decision_cap: int = _derived()
     _playable: dict = _derived()
     _playable_plain: dict = _derived()
@@ -255,7 +256,7 @@ class Ruleset:
         # Whether the observation has keys beyond the common ones (observation.observation_type).
         object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder
                            or self.previous_seat == "discarder" or self.follow_fail == "pass"
-                           or (self.call is not None and self.call.finish_word) or self.has_rescue)
+                           or self.has_rescue)
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}

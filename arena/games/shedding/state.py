@@ -57,14 +57,15 @@ class SheddingState(GameState):
         "advance", "window", "going_out", "paying",
         # the legal list of the decision under way, until an action is applied
         "_legal",
-        # the public events: `log` while recording (None: not asked, nothing recorded), `opening_log` the
-        # events of the construction (the first deal), adopted by `record_events` on a fresh game
-        "log", "opening_log",
+        # the public events: `log` while recording (None: not asked, nothing recorded); `fresh`: built by
+        # the constructor (not restored), so `record_events` can replay the deal with a log
+        "log", "fresh",
     )
 
     # -- construction -------------------------------------------------------------
 
-    def __init__(self, rules: Ruleset, options: dict[str, Any], players: int, seed: int) -> None:
+    def __init__(self, rules: Ruleset, options: dict[str, Any], players: int, seed: int,
+                 log: "list[PublicEvent] | None" = None) -> None:
         self.rules = rules
         self.ruleset = rules.name
         self.options = options
@@ -86,11 +87,10 @@ class SheddingState(GameState):
         self.reason = ""
         self.last_hand: dict | None = None
         self._legal: list | None = None
-        self.log: list[PublicEvent] | None = []  # the first deal's events, kept for `record_events`
+        self.log = log  # a list only for `record_events`, which deals the same game again to record it
+        self.fresh = True
         self._deal()
         self._settle()
-        self.opening_log: tuple[PublicEvent, ...] | None = tuple(self.log)
-        self.log = None
 
     def _reset_turn(self) -> None:
         self.phase = "turn"
@@ -338,8 +338,8 @@ class SheddingState(GameState):
     def record_events(self) -> list[PublicEvent]:
         log = self.log
         if log is None:
-            if self.decisions == 0 and self.hand_number == 1 and self.opening_log is not None:
-                log = self.log = list(self.opening_log)  # a fresh game: its deal and opening
+            if self.fresh and self.decisions == 0:  # the same deal again, recorded (the seed decides it)
+                log = self.log = SheddingState(self.rules, self.options, self.players, self.seed, log=[]).log
             else:
                 log = self.log = [events.start(self)]
         return log
