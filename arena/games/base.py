@@ -256,6 +256,17 @@ class PublicEvent:
         return {"seat": self.seat, "kind": self.kind, "text": self.text, "details": json.loads(json.dumps(self.details))}
 
 
+def note_draw(log: list[PublicEvent], seat: int) -> None:
+    """One card went into ``seat``'s hand: counted into that seat's draw just before, or a new ``draw``."""
+    if log:
+        last = log[-1]
+        if last.kind == "draw" and last.seat == seat:
+            count = last.details["count"] + 1
+            log[-1] = PublicEvent(seat, "draw", f"draw {count}", {**last.details, "count": count})
+            return
+    log.append(PublicEvent(seat, "draw", "draw 1", {"count": 1}))
+
+
 @dataclass(frozen=True)
 class Result:
     """The outcome of a finished game.

@@ -335,6 +335,8 @@ def check_events(state: GameState, position: Mapping[str, Any], action: Action, 
     if action.verb in FACE_UP_VERBS:
         allowed.update(action.cards)  # they were in the hand and are face up now (maybe scored away at once)
     for event in events:
+        if event.kind == "declare":  # DD MAU: a Master Mau declared as a power (SM, LM...) names no card
+            continue
         shown = event_cards(event, deck)  # each event on its own: it may name the card it played again
         if event.kind == "challenge":  # the card a challenge turned up
             shown[event.details["card"]] -= 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.games.base import Action, PublicEvent
+from arena.games.base import Action, PublicEvent, note_draw
 
 if TYPE_CHECKING:
     from arena.games.shedding.state import SheddingState
@@ -62,14 +62,7 @@ def action(state: "SheddingState", act: Action) -> None:
 
 def drew(state: "SheddingState", seat: int) -> None:
     """One card went into `seat`'s hand: counted into the seat's draw under way, or a new draw."""
-    log = state.log
-    if log:
-        last = log[-1]
-        if last.kind == "draw" and last.seat == seat:
-            count = last.details["count"] + 1
-            log[-1] = PublicEvent(seat, "draw", f"draw {count}", {"count": count})
-            return
-    log.append(PublicEvent(seat, "draw", "draw 1", {"count": 1}))
+    note_draw(state.log, seat)
 
 
 def reshuffled(state: "SheddingState", count: int) -> None:
