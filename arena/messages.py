@@ -13,8 +13,9 @@ import json
 import operator
 from typing import Any, Callable, Mapping, Sequence
 
+from arena import games
 from arena.games import Observation, PublicEvent
-from arena.games.base import RecordObservation
+from arena.games.base import GameError, RecordObservation
 from sdk.wire import pb
 
 #: Observation keys with a typed field in ``pb.Observation``, in the order `_observation_parts`
@@ -183,7 +184,30 @@ def game_started_to_pb(start: Any) -> pb.GameStarted:
         seat=int(start.seat),
         players=list(start.players),
         time_control=time_control_to_pb(start.time_control),
+        facts_json=facts_json(start.ruleset, len(start.players), start.options or {}),
     )
+
+
+#: (ruleset, players, options) -> the facts' JSON text: every seat of every game of a match asks again.
+_FACTS_JSON: dict[tuple, str] = {}
+
+
+def facts_json(ruleset: str, players: int, options: Mapping[str, Any]) -> str:
+    """`games.ruleset_facts` as compact JSON text; empty for a ruleset or table the engines do not know."""
+    try:
+        key = (ruleset, players, tuple(sorted((str(k), option_text(v)) for k, v in options.items())))
+    except TypeError:
+        return ""
+    text = _FACTS_JSON.get(key)
+    if text is None:
+        try:
+            text = _encode(games.ruleset_facts(ruleset, players, **options))
+        except (GameError, TypeError):
+            text = ""
+        if len(_FACTS_JSON) >= 256:
+            _FACTS_JSON.clear()
+        _FACTS_JSON[key] = text
+    return text
 
 
 def game_ended_to_pb(outcome: Any, game_id: str = "") -> pb.GameEnded:

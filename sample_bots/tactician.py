@@ -9,16 +9,46 @@ equivalents in the other rulesets.
 * call Mau when it is due, accuse when a window is open and the offender did not call;
 * name the suit you hold most of; take the finishing bonus that hurts the opponent most.
 
-Everything is generic over ``turn.legal`` and the observation, with small
-ruleset-specific tweaks keyed by ``turn.ruleset``, so unknown rulesets and
-verbs still get sensible play.
+Everything is generic over ``turn.legal``, the observation and the ruleset's
+facts the arena sends at the start of each game (card points and roles:
+wild, draw, skip, cover, no-finish...), so unknown rulesets and verbs still
+get sensible play.
 """
 
-from _cards import COVER_RANKS, cannot_finish, is_attack, is_wild, rank, suit, suit_counts, value
-
-from sdk import Bot, run
+from sdk import Bot, Facts, run
 
 _LOW = {"accept": 3, "draw": 2, "stop": 1, "pass": 0}
+_NO_FACTS = Facts({})  # an arena that sends none: no card is special
+
+
+def rank(card):
+    return card[0]
+
+
+def suit(card):
+    return None if card[0] == "X" else card[1:2] or None
+
+
+def suit_counts(hand, facts):
+    """How many cards of each suit the hand holds (wilds left out: they fit any suit anyway)."""
+    counts = {s: 0 for s in "shdc"}
+    for card in hand:
+        s = suit(card)
+        if s in counts and not facts.has_role(card, "wild"):
+            counts[s] += 1
+    return counts
+
+
+def cover_ranks(card, facts):
+    """The ranks that cover this card, when its player must cover it at once (Moumou's 6); else empty."""
+    if not facts.has_role(card, "cover"):
+        return ()
+    return tuple(facts.data["cards"][card].get("rule", {}).get("cover_ranks", ()))
+
+
+def is_attack(card, facts):
+    """Makes the next player draw or lose a turn."""
+    return facts.has_role(card, "draw") or facts.has_role(card, "skip")
 
 
 def _next_seat(obs):
@@ -49,17 +79,26 @@ def _offender_called(obs):
 class Tactician(Bot):
     name = "tactician"
 
+    def __init__(self):
+        self.facts = {}  # game id -> Facts (games may overlap with max_games > 1)
+
+    def on_game_start(self, game):
+        self.facts[game.game_id] = game.facts or _NO_FACTS
+
+    def on_game_end(self, game, result):
+        self.facts.pop(game.game_id, None)
+
     def act(self, turn):
         obs = turn.observation
-        ruleset = turn.ruleset
+        facts = self.facts.get(turn.game_id, _NO_FACTS)
         hand = list(obs.get("hand") or ())
         legal = turn.legal
         plays = [a for a in legal if a.verb == "play" and a.cards]
 
-        if ruleset == "mose":
-            return self.act_mose(turn)
+        if turn.ruleset == "mose":
+            return self.act_mose(turn, facts)
         if any(a.verb == "suit" for a in legal):
-            return self.choose_suit(legal, hand, ruleset)
+            return self.choose_suit(legal, hand, facts)
         if any(a.verb == "bonus" for a in legal):
             return self.choose_bonus(legal)
         if any(a.verb == "accuse" for a in legal):
@@ -86,49 +125,48 @@ class Tactician(Bot):
                 if "draw" in action.verb:
                     return 2
                 return _LOW.get(action.verb, 1)
-            return self.score_play(action.cards, hand, ruleset, decision, plays, next_size, danger)
+            return self.score_play(action.cards, hand, facts, decision, plays, next_size, danger)
 
         return max(legal, key=score)
 
     # ------------------------------------------------------------------ pieces
-    def score_play(self, cards, hand, ruleset, decision, plays, next_size, danger=5):
+    def score_play(self, cards, hand, facts, decision, plays, next_size, danger=5):
         card = cards[0]
         rest = list(hand)
         for c in cards:
             if c in rest:
                 rest.remove(c)
-        score = 100.0 + sum(value(c, ruleset) for c in cards) + 15 * (len(cards) - 1)
+        score = 100.0 + sum(facts.points(c) for c in cards) + 15 * (len(cards) - 1)
 
         if decision == "cover":
             # Any cover will do: spend the cheapest fitting non-wild first.
-            return score - (40 if is_wild(card, ruleset) else 0) - value(card, ruleset) * 2
+            return score - (40 if facts.has_role(card, "wild") else 0) - facts.points(card) * 2
 
-        others = [a for a in plays if not any(is_wild(c, ruleset) for c in a.cards)]
-        if is_wild(card, ruleset) and others and len(rest) > 0:
+        others = [a for a in plays if not any(facts.has_role(c, "wild") for c in a.cards)]
+        if facts.has_role(card, "wild") and others and len(rest) > 0:
             # Keep the wild for when nothing else fits, unless someone is about to go out:
             # then an expensive wild is a liability.
             score -= 60 if danger > 2 else 10
-        if is_attack(card, ruleset):
+        if is_attack(card, facts):
             score += 20 + (25 if next_size <= 2 else 0)
-        if rank(card) in COVER_RANKS.get(ruleset, ()) and decision != "combo":
-            has_cover = any(
-                rank(c) in COVER_RANKS[ruleset] or suit(c) == suit(card) or is_wild(c, ruleset) for c in rest
-            )
+        covers = cover_ranks(card, facts)
+        if covers and decision != "combo":
+            has_cover = any(rank(c) in covers or suit(c) == suit(card) or facts.has_role(c, "wild") for c in rest)
             score += 10 if has_cover else -80
 
         if not rest:
             score += 1000  # going out (the engine only offers it when allowed)
         elif len(rest) == 1:
-            if cannot_finish(rest[0], ruleset):
+            if facts.has_role(rest[0], "no-finish"):
                 score -= 70  # would leave a last card that cannot finish
-            if cannot_finish(card, ruleset):
+            if facts.has_role(card, "no-finish"):
                 score += 40  # get rid of it while another card remains to finish with
         if rest:
-            counts = suit_counts(rest, ruleset)
+            counts = suit_counts(rest, facts)
             score += 2 * sum(1 for n in counts.values() if n)  # keep suits diverse
         return score
 
-    def act_mose(self, turn):
+    def act_mose(self, turn, facts):
         """Mose (a rummy): meld and lay off as much as possible, win wilds back by swaps, keep the
         round's wild rank, discard the costliest other card, and draw from the stock."""
         wild = turn.observation.get("wild_rank")
@@ -143,7 +181,7 @@ class Tactician(Bot):
                 return 250 if action.args[-1:] == ("take",) else 200
             if action.verb == "discard" and cards:
                 card = cards[0]
-                return 100 + value(card, "mose") - (90 if rank(card) == wild else 0)
+                return 100 + facts.points(card) - (90 if rank(card) == wild else 0)
             if "draw" in action.verb:
                 return 50
             if action.verb == "take":
@@ -152,9 +190,9 @@ class Tactician(Bot):
 
         return max(turn.legal, key=score)
 
-    def choose_suit(self, legal, hand, ruleset):
-        counts = suit_counts(hand, ruleset)
-        points = {s: sum(value(c, ruleset) for c in hand if suit(c) == s and not is_wild(c, ruleset)) for s in counts}
+    def choose_suit(self, legal, hand, facts):
+        counts = suit_counts(hand, facts)
+        points = {s: sum(facts.points(c) for c in hand if suit(c) == s and not facts.has_role(c, "wild")) for s in counts}
 
         def score(action):
             s = action.args[0] if action.args else ""

@@ -187,7 +187,7 @@ def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
     """``sdk``: the SDK's random sample bot; ``raw``: a minimal grpcio bot (the server's share alone)."""
     if kind == "sdk":
         return [sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--arena", f"127.0.0.1:{port}",
-                "--name", name, "--max-games", str(max_games), "--games", RULESET, "--log-level", "ERROR",
+                "--name", name, "--parallel", str(max_games), "--games", RULESET, "--log-level", "ERROR",
                 "--max-reconnects", "0"]
     if kind == "rawaio":
         return [sys.executable, __file__, "--raw-aio-bot", str(port), name, str(max_games)]

@@ -19,6 +19,17 @@ against their 5.  Every run is cut into ``--rounds`` slices, ours and theirs
 alternating, so a load that comes and goes weighs on both sides alike; the
 last column is the median of the single rounds' ratios, with the lowest and
 highest (on a shared machine the median is the steadier figure).
+
+A second table gives what a search bot pays for its primitives, on states
+taken from random games of each configuration: ``clone()`` per second, and
+world samples per second (`games.sample_world` on the acting seat's
+observation: the hidden cards dealt again, the position restored, the
+observation checked), with how many clones one sample costs (both measured
+in the same rounds, so the ratio hardly moves with the load), the rate of a
+`WorldSampler` drawing ten worlds per observation (read once) and, with
+OpenSpiel installed, our clones over theirs (``crazy_eights``
+``State.clone``, the same table sizes as above).  ``--search-seconds 0``
+leaves it out.
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ from rich.table import Table  # noqa: E402
 
 from arena import games  # noqa: E402
 from arena.games.selfplay import MAX_DECISIONS, StalledGameError, chooser  # noqa: E402
+from arena.games.worlds import WorldSampler  # noqa: E402
 
 OPENSPIEL_PLAYERS = (2, 5)
 
@@ -118,6 +130,181 @@ def bench_openspiel(players: int, seconds: float, seed: int) -> Run | None:
     return Run("OpenSpiel crazy_eights", players, played, decisions, time.process_time() - started)
 
 
+#: States each search run cycles through, taken at spread decisions of random games.
+SEARCH_STATES = 48
+
+
+@dataclass
+class SearchRun:
+    """Clones and world samples of one configuration (``samples`` None: the ruleset has no sampler)."""
+
+    name: str
+    players: int
+    clones: int
+    clone_seconds: float
+    samples: int | None
+    sample_seconds: float
+    prepared: int | None = None  # samples by a `WorldSampler` that read its observation once
+    prepared_seconds: float = 0.0
+
+    @property
+    def clone_rate(self) -> float:
+        return self.clones / self.clone_seconds if self.clone_seconds else 0.0
+
+    @property
+    def sample_rate(self) -> float | None:
+        if self.samples is None:
+            return None
+        return self.samples / self.sample_seconds if self.sample_seconds else 0.0
+
+    @property
+    def prepared_rate(self) -> float | None:
+        if self.prepared is None:
+            return None
+        return self.prepared / self.prepared_seconds if self.prepared_seconds else 0.0
+
+
+def search_states(ruleset: str, players: int, seed: int, count: int = SEARCH_STATES) -> list:
+    """`count` states of random games (every 7th decision), copies kept as they were."""
+    rng = chooser(seed)
+    states = []
+    game = 0
+    while len(states) < count:
+        state = games.new_game(ruleset, players=players, seed=seed + game)
+        decisions = 0
+        while not state.is_over and len(states) < count and decisions < MAX_DECISIONS:
+            if decisions % 7 == 3:
+                states.append(state.clone())
+            state.apply(rng.choice(state.legal_actions()))
+            decisions += 1
+        game += 1
+    return states
+
+
+def bench_search(ruleset: str, states: list, seconds: float, seed: int) -> SearchRun:
+    """A third of the time cloning the states in turn, a third sampling a world from each acting seat's
+    view (`games.sample_world`), a third sampling ten worlds per view from a `WorldSampler` (the
+    observation read once, as a search bot does)."""
+    clones = 0
+    started = time.process_time()
+    while time.process_time() - started < seconds / 3:
+        for state in states:
+            state.clone()
+        clones += len(states)
+    clone_seconds = time.process_time() - started
+    rng = random.Random(seed)
+    views = [(state.observation(state.current), state.options) for state in states]
+    samples: int | None = 0
+    prepared: int | None = 0
+    started = time.process_time()
+    try:
+        while time.process_time() - started < seconds / 3:
+            for view, options in views:
+                games.sample_world(ruleset, view, rng, **options)
+            samples += len(views)
+        sample_seconds = time.process_time() - started
+        started = time.process_time()
+        while time.process_time() - started < seconds / 3:
+            for view, options in views:
+                sampler = WorldSampler(ruleset, view, **options)
+                for _ in range(10):
+                    sampler.sample(rng)
+            prepared += 10 * len(views)
+    except games.WorldError:
+        samples = prepared = None  # a ruleset without a world sampler (a test's toy game)
+        sample_seconds = time.process_time() - started
+    return SearchRun(states[0].ruleset, states[0].players, clones, clone_seconds, samples,
+                     sample_seconds, prepared, time.process_time() - started)
+
+
+def bench_openspiel_clones(players: int, seconds: float, seed: int) -> SearchRun | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(
+        "crazy_eights",
+        {"players": players, "use_special_cards": True, "reshuffle": True, "max_turns": 10000},
+    )
+    rng = random.Random(seed)
+    states = []
+    while len(states) < SEARCH_STATES:
+        state = game.new_initial_state()
+        decisions = 0
+        while not state.is_terminal() and len(states) < SEARCH_STATES:
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, weights)[0])
+                continue
+            if decisions % 7 == 3:
+                states.append(state.clone())
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+    clones = 0
+    started = time.process_time()
+    while time.process_time() - started < seconds / 2:
+        for state in states:
+            state.clone()
+        clones += len(states)
+    return SearchRun(OPENSPIEL, players, clones, time.process_time() - started, None, 0.0)
+
+
+def combined_search(parts: list[SearchRun]) -> SearchRun:
+    samples = None if any(p.samples is None for p in parts) else sum(p.samples for p in parts)
+    prepared = None if any(p.prepared is None for p in parts) else sum(p.prepared for p in parts)
+    return SearchRun(parts[0].name, parts[0].players, sum(p.clones for p in parts),
+                     sum(p.clone_seconds for p in parts), samples, sum(p.sample_seconds for p in parts),
+                     prepared, sum(p.prepared_seconds for p in parts))
+
+
+def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, seed: int, console: Console) -> Table:
+    """Clone and world-sample rates of every configuration, ours and OpenSpiel's clones alternating by round."""
+    states = {config: search_states(*config, seed) for config in configs}
+    parts: dict[tuple[str, int], list[SearchRun]] = {}
+    with console.status("benchmarking clones and world samples") as status:
+        for round_ in range(rounds):
+            for players in OPENSPIEL_PLAYERS:
+                status.update(f"round {round_ + 1}/{rounds}: OpenSpiel crazy_eights clones, {players} players")
+                run = bench_openspiel_clones(players, seconds / rounds, seed + round_)
+                if run is not None:
+                    parts.setdefault((OPENSPIEL, players), []).append(run)
+            for config in configs:
+                status.update(f"round {round_ + 1}/{rounds}: {config[0]}, {config[1]} players")
+                parts.setdefault(config, []).append(
+                    bench_search(config[0], states[config], seconds / rounds, seed + round_)
+                )
+    totals = {key: combined_search(runs) for key, runs in parts.items()}
+    theirs = {players: totals[OPENSPIEL, players] for players in OPENSPIEL_PLAYERS if (OPENSPIEL, players) in totals}
+    table = Table(
+        title=f"Search primitives on states of random games ({seconds:g} s per configuration)",
+        caption="clones per world: our clone rate over our world-sample rate, same rounds; "
+                "ours/OS: our clones over OpenSpiel crazy_eights State.clone (2 against 2, 4+ against 5)",
+    )
+    table.add_column("ruleset", style="bold cyan", no_wrap=True)
+    table.add_column("players", justify="right")
+    table.add_column("clone()/s", justify="right", style="bold")
+    table.add_column("ours/OS", justify="right")
+    table.add_column("worlds/s", justify="right", style="bold")
+    table.add_column("clones per world", justify="right")
+    table.add_column("worlds/s, 10 per view", justify="right")
+    for config in configs:
+        run = totals[config]
+        reference = theirs.get(reference_players(run.players))
+        rate = run.sample_rate
+        table.add_row(
+            run.name,
+            str(run.players),
+            f"{run.clone_rate:,.0f}",
+            f"{run.clone_rate / reference.clone_rate:.2f}" if reference is not None and reference.clone_rate else "-",
+            "-" if rate is None else f"{rate:,.0f}",
+            "-" if not rate else f"{run.clone_rate / rate:,.0f}",
+            "-" if run.prepared_rate is None else f"{run.prepared_rate:,.0f}",
+        )
+    for players, run in theirs.items():
+        table.add_row(run.name, str(players), f"{run.clone_rate:,.0f}", "", "", "", "")
+    return table
+
+
 def profile_ruleset(ruleset: str, players: int, seconds: float, seed: int, console: Console) -> None:
     """Where the time goes: the functions with the most own time, then the most cumulative time."""
     profiler = cProfile.Profile()
@@ -175,9 +362,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=6,
                         help="slices each run is cut into, ours and OpenSpiel's alternating (default 6)")
     parser.add_argument("--profile", action="store_true", help="also profile each run with cProfile")
+    parser.add_argument("--search-seconds", type=float, default=None,
+                        help="time per configuration for clone() and world samples (default: --seconds; 0: skip)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         parser.error("--rounds must be at least 1 and --seconds positive")
+    search_seconds = args.seconds if args.search_seconds is None else args.search_seconds
+    if search_seconds < 0:
+        parser.error("--search-seconds must be 0 (skip) or positive")
     console = Console()
     if not console.is_terminal:  # piped or logged: room for the whole table
         console = Console(width=120)
@@ -240,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
     console.print(table)
     if not theirs:
         console.print("OpenSpiel is not installed (pip install -e '.[bench]'): no comparison.")
+    if search_seconds:
+        console.print(search_table(configs, search_seconds, args.rounds, args.seed, console))
     if args.profile:
         for run in runs:
             profile_ruleset(run.name, run.players, args.seconds, args.seed, console)

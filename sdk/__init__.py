@@ -23,6 +23,7 @@ from sdk.actions import Action, ActionParseError, is_card_code
 from sdk.bot import Bot
 from sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_interrupt
 from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
+from sdk.facts import Facts
 from sdk.flags import parse_flags
 from sdk.history import Event, History
 from sdk.observation import Observation, SeatInfo
@@ -57,7 +58,7 @@ def run(
 
     The arguments are defaults; the command line (``argv``, default
     ``sys.argv[1:]``) overrides them: ``--arena --token --name --games
-    --max-games --max-reconnects --games-limit --connect-timeout --log-level``.
+    --parallel --max-reconnects --games-limit --connect-timeout --log-level``.
     Fatal errors (unreachable arena, refused hello, connection lost for good)
     are printed as one line.  With ``exit=True`` the process exits with the
     status (0 on a clean end); otherwise the status is returned.
@@ -105,6 +106,7 @@ __all__ = [
     "Client",
     "ClientOptions",
     "ConnectionLost",
+    "Facts",
     "GameInfo",
     "GameResult",
     "Observation",

@@ -3,12 +3,17 @@
 The values passed to `run()` in code are the defaults; flags override them.
 The token may also come from the ``MAU_ARENA_TOKEN`` environment variable,
 which keeps it out of process listings.
+
+``--parallel N`` is how many games the bot plays at once.  It used to be
+called ``--max-games``, which `arena serve` uses for the total number of
+games of a run; the old name still works and prints a deprecation warning.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Sequence
 
 from sdk.client import ClientOptions
@@ -37,6 +42,15 @@ def _address(text: str) -> str:
     return text
 
 
+class _DeprecatedParallel(argparse.Action):
+    """``--max-games N``: the old name of ``--parallel N``, with a warning on stderr."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"{parser.prog}: warning: {option_string} is deprecated, use --parallel {values} "
+              "(games at once; arena serve's --max-games is a total)", file=sys.stderr)
+        namespace.parallel = values
+
+
 def _game_list(text: str) -> list[str]:
     return [g.strip() for g in text.split(",") if g.strip()]
 
@@ -47,10 +61,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--token", help="the bot's token (or set MAU_ARENA_TOKEN); empty for open registration")
     parser.add_argument("--name", help="the bot's name on the ladder")
     parser.add_argument("--games", type=_game_list, metavar="R1,R2", help="rulesets to play (default: every ruleset)")
-    parser.add_argument("--max-games", type=_positive, metavar="N", help="games to play at once")
+    parser.add_argument("--parallel", type=_positive, metavar="N",
+                        help="games to play at once (default: run(max_games=...), else 1); each game's callbacks still run in order")
+    parser.add_argument("--max-games", type=_positive, metavar="N", dest="parallel", action=_DeprecatedParallel,
+                        help="deprecated name of --parallel (not a total: see --games-limit)")
     parser.add_argument("--max-reconnects", type=_non_negative, metavar="N",
                         help="reconnection attempts after a dropped connection before giving up")
-    parser.add_argument("--games-limit", type=_positive, metavar="N", help="stop after N games")
+    parser.add_argument("--games-limit", type=_positive, metavar="N", help="stop after N games in total")
     parser.add_argument("--connect-timeout", type=float, metavar="SECONDS", help="how long to wait for the arena at start")
     parser.add_argument("--bot-version", metavar="TEXT", help="free text shown in replays")
     parser.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, help="default INFO")
@@ -65,7 +82,7 @@ def parse_flags(argv: Sequence[str], defaults: ClientOptions, log_level: str = "
     options.games = list(defaults.games)
     for flag, attribute in (
         ("arena", "arena"), ("token", "token"), ("name", "name"), ("games", "games"),
-        ("max_games", "max_games"), ("max_reconnects", "max_reconnects"), ("games_limit", "games_limit"),
+        ("parallel", "max_games"), ("max_reconnects", "max_reconnects"), ("games_limit", "games_limit"),
         ("connect_timeout", "connect_timeout_s"), ("bot_version", "bot_version"),
     ):
         value = getattr(args, flag)

@@ -12,6 +12,7 @@ from typing import Any
 
 from sdk.actions import Action
 from sdk.history import Event, History
+from sdk.facts import Facts
 from sdk.observation import Observation
 
 
@@ -47,24 +48,34 @@ class TimeControl:
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """A game this bot sits in: which ruleset, its options (as text), our seat and everyone's names."""
+    """A game this bot sits in: which ruleset, its options, our seat, everyone's names, the ruleset's facts.
+
+    ``options`` hold typed values (``101``, ``True``) taken from the facts; from an arena that sends no
+    facts (``facts`` None) they stay in their text form (``"101"``, ``"true"``).
+    """
 
     game_id: str
     ruleset: str
     seat: int
     players: tuple[str, ...]
-    options: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     time_control: TimeControl = TimeControl()
+    facts: Facts | None = None
 
     @classmethod
     def from_pb(cls, message: Any) -> "GameInfo":
+        try:
+            facts = Facts.from_json(message.facts_json)
+        except ValueError:  # a garbled facts text costs the bot its facts, not the game
+            facts = None
         return cls(
             game_id=message.game_id,
             ruleset=message.ruleset,
             seat=message.seat,
             players=tuple(message.players),
-            options=dict(message.options),
+            options=facts.options if facts is not None else dict(message.options),
             time_control=TimeControl.from_pb(message.time_control),
+            facts=facts,
         )
 
 

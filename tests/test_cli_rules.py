@@ -128,8 +128,8 @@ def test_rules_show_prints_options_defaults_choices_and_resolutions(tiny, capsys
     out = capsys.readouterr().out
     assert "Tiny Discard" in out and "none (a test fixture)" in out
     assert "2-3" in out
-    assert re.search(r"hand\s.*3\s.*1, 2, 3\s.*cards dealt", out)
-    assert re.search(r"loud\s.*False\s.*bool", out)
+    assert re.search(r"hand\s+cards dealt.*\n\s+default 3\s.*\n\s+1, 2, 3", out)  # name, help; default; values
+    assert re.search(r"loud\s.*\n\s+default False\s.*\n\s+true or false", out)
     assert "T-1: the seat to start" in out
 
 
@@ -251,3 +251,24 @@ def test_bench_engine_compares_round_by_round_with_the_matching_openspiel_table(
     assert bench.spread_text(bench.round_ratios(ours, parts, 4)) == "2.00 (0.50-4.00)"
     assert bench.round_ratios(ours, parts, 3) == []  # nobody to compare 3 players with
     assert bench.spread_text([]) == ""
+
+
+def test_bench_engine_prints_clone_and_world_sample_rates(tiny, capsys, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench_engine.py"
+    spec = importlib.util.spec_from_file_location("bench_engine", path)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_engine", bench)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--seconds", "0.05", "--rounds", "1", "--rulesets", f"maumau,{tiny}"]) == 0
+    out = capsys.readouterr().out
+    search = out[out.index("Search primitives"):]
+    rows = {cells[0] + "/" + cells[1]: cells for cells in (
+        [cell.strip() for cell in line.strip().strip("\u2502").split("\u2502")]
+        for line in search.splitlines() if line.startswith("\u2502"))}
+    maumau = rows["maumau/2"]
+    assert int(maumau[2].replace(",", "")) > 0 and int(maumau[4].replace(",", "")) > 0  # clone()/s, worlds/s
+    assert int(maumau[5].replace(",", "")) >= 1  # a world costs at least a clone
+    assert rows[f"{tiny}/2"][4] == "-"  # a toy ruleset has no world sampler

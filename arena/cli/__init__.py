@@ -2,8 +2,10 @@
 
 A subcommand module exposes ``register(subparsers)``, which adds its parser
 and sets ``func`` to a callable taking the parsed namespace and returning an
-exit code.  Errors meant for the user are raised as `CommandError` and
-printed without a traceback.
+exit code.  Errors meant for the user are raised as `CommandError` (the
+command line was wrong: exit status 2, as argparse uses) or `RunFailure` (the
+command line was fine but the work failed: status 1) and printed as one line,
+without a traceback.  Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
@@ -14,11 +16,19 @@ import sys
 
 from arena import __version__
 
-_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "leaderboard", "bots")
+_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "watch", "web", "leaderboard", "bots")
 
 
 class CommandError(Exception):
-    """A user-facing failure: printed as ``arena: error: ...`` with exit status 2."""
+    """A usage error: printed as ``arena: error: ...`` with exit status 2."""
+
+    exit_status = 2
+
+
+class RunFailure(CommandError):
+    """A runtime failure (a file that cannot be written, a bot that crashed...): exit status 1."""
+
+    exit_status = 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (CommandError, GameError) as error:
+    except CommandError as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return error.exit_status
+    except GameError as error:  # a ruleset refused an option or a player count given on the command line
         print(f"arena: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,8 +1,11 @@
-"""`arena leaderboard`: the Bradley-Terry table of a ladder database."""
+"""`arena leaderboard`: the Bradley-Terry table of a ladder database (or JSON for scripts)."""
 
 from __future__ import annotations
 
-from arena.cli import CommandError
+import json
+import math
+
+from arena.cli import CommandError, RunFailure
 
 
 def register(subparsers) -> None:
@@ -14,12 +17,24 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--game", metavar="RULESET", help="one ruleset (default: every ruleset with games)")
     parser.add_argument("--db", default="arena.db", help="ladder database (default arena.db)")
+    parser.add_argument("--json", action="store_true",
+                        help="print {ruleset: [rows]} as JSON (ci: the 95%% half-width, null while undetermined)")
     parser.set_defaults(func=run)
+
+
+def standing_record(row) -> dict:
+    """One leaderboard row as JSON-ready data."""
+    return {
+        "rank": row.rank, "bot": row.bot, "rating": round(row.rating, 1),
+        "ci": round(row.ci, 1) if math.isfinite(row.ci) else None, "games": row.games,
+        "score": round(row.score, 4), "wins": row.wins, "timeouts": row.timeouts, "strikes": row.strikes,
+    }
 
 
 def run(args) -> int:
     from pathlib import Path
 
+    from arena import games
     from arena.ladder.dashboard import leaderboard_table, output_console
     from arena.ladder.standings import compute_standings
     from arena.ladder.store import LadderStore, StoreError
@@ -29,19 +44,26 @@ def run(args) -> int:
     try:
         store = LadderStore.open(args.db, recover=False)
     except StoreError as error:
-        raise CommandError(str(error)) from None
+        raise RunFailure(str(error)) from None
     played = store.rulesets_played()
     if args.game:
+        if args.game not in played and args.game not in games.rulesets():
+            raise CommandError(f"unknown ruleset {args.game!r}; known rulesets: {', '.join(games.rulesets())}")
         if args.game not in played:
             known = ", ".join(played) or "none yet"
             raise CommandError(f"no finished {args.game} games in {args.db} (rulesets with games: {known})")
         rulesets = [args.game]
     else:
         rulesets = played
+    standings = {ruleset: compute_standings(store, ruleset) for ruleset in rulesets}
+    if args.json:
+        print(json.dumps({ruleset: [standing_record(row) for row in rows] for ruleset, rows in standings.items()},
+                         indent=2))
+        return 0
     console = output_console()
     if not rulesets:
-        console.print(f"no finished games in {args.db} yet")
+        console.print(f"no finished games in {args.db} yet", markup=False)
         return 0
-    for ruleset in rulesets:
-        console.print(leaderboard_table(ruleset, compute_standings(store, ruleset)))
+    for ruleset, rows in standings.items():
+        console.print(leaderboard_table(ruleset, rows))
     return 0

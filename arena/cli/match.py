@@ -6,7 +6,7 @@
 
 It starts an arena on a free loopback port, launches every bot as its own
 process (``BOT`` is a ``.py`` file, run with this interpreter, or a command)
-with ``--arena 127.0.0.1:PORT --name NAME --max-games C``, and plays
+with ``--arena 127.0.0.1:PORT --name NAME --parallel C``, and plays
 **duplicate deals**: every seed once per seat rotation, so the luck of the
 deal cancels out.  With two bots each seed is a pair of games with the seats
 swapped, and the statistics count pairs (pentanomial).  ``--local`` plays
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
+import json
 import math
 import os
 import re
@@ -34,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
+from arena.printable import printable
 
 try:  # Python 3.11+; trio brings the backport on 3.10
     from builtins import BaseExceptionGroup
@@ -106,7 +108,7 @@ class BotProcess:
     def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path):
         self.spec = spec
         self.log_path = log_dir / f"{spec.name}.log"
-        argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--max-games", str(concurrency)]
+        argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--parallel", str(concurrency)]
         with open(self.log_path, "wb") as log:
             # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
             self.process = subprocess.Popen(
@@ -177,7 +179,7 @@ def load_local_bot(spec: BotSpec) -> Callable[[], Any]:
     try:
         module_spec.loader.exec_module(module)
     except Exception as error:
-        raise CommandError(f"cannot load bot {spec.source}: {type(error).__name__}: {error}") from None
+        raise RunFailure(f"cannot load bot {spec.source}: {type(error).__name__}: {error}") from None
     classes = [
         value for value in vars(module).values()
         if isinstance(value, type) and issubclass(value, Bot) and value is not Bot and value.__module__ == module.__name__
@@ -384,7 +386,10 @@ def register(subparsers) -> None:
         help="play bots against each other (duplicate deals, Elo, SPRT), like cutechess-cli",
         description="Start an arena on a free loopback port, launch the bots as processes, play duplicate deals "
         "and print the score table; for two bots also the Elo difference with its 95% interval and, "
-        "with --sprt, an early-stopping test.",
+        "with --sprt, an early-stopping test. Duplicate deals replay one seed with the seats rotated, so a "
+        "bot that remembers its hands knows, in the next rotation, the cards its opponent holds: harmless "
+        "here, where you run every bot, but not where strangers meet, so `arena serve` deals every ladder "
+        "game afresh.",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="a bot: a .py file (run with this Python) or a command line in quotes")
@@ -409,6 +414,9 @@ def register(subparsers) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print a line per finished game (as cutechess-cli does)")
     parser.add_argument("--local", action="store_true", help="play .py bots in-process: no server, no processes")
+    parser.add_argument("--json", action="store_true",
+                        help="print only the result as JSON on stdout (the score table, Elo and SPRT); "
+                        "progress still goes to stderr")
     parser.add_argument("--connect-timeout", type=_positive_seconds, default=CONNECT_TIMEOUT_S, metavar="SECONDS",
                         help=f"how long bots get to connect (default {CONNECT_TIMEOUT_S:g})")
     parser.set_defaults(func=run_command)
@@ -473,7 +481,7 @@ def check_replay_folder(folder: Path) -> None:
         probe.write_text("ok")
         probe.unlink()
     except OSError as error:
-        raise CommandError(f"cannot write replays to {folder}: {error.strerror or error}") from None
+        raise RunFailure(f"cannot write replays to {folder}: {error.strerror or error}") from None
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -507,19 +515,20 @@ def run_command(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    out = Console(width=None if sys.stdout.isatty() else 150, highlight=False)
+    out = Console(width=None if sys.stdout.isatty() else 150, highlight=False,
+                  stderr=args.json)  # with --json, stdout holds the JSON alone
     sets = plan[-1].set_index + 1
     out.print(
         f"Match: {args.game}, {players} players, {len(plan)} games ({sets} duplicate deal(s)), "
         f"seeds {base_seed}..{base_seed + sets - 1}"
         + (f" (--games {args.games} rounded up to whole deals)" if len(plan) != args.games else ""),
-        soft_wrap=True,
+        soft_wrap=True, markup=False,
     )
     out.print(
-        f"Bots: {', '.join(f'{s.name} ({s.source})' for s in specs)}; time control: move {time_control.move_ms} ms, "
+        f"Bots: {', '.join(f'{printable(s.name)} ({printable(s.source)})' for s in specs)}; time control: move {time_control.move_ms} ms, "
         f"bank {time_control.bank_ms} ms, +{time_control.increment_ms} ms, first move +{time_control.first_move_ms} ms, "
         f"{time_control.max_strikes} strikes",
-        soft_wrap=True,  # header lines stay whole in logs and pipes, whatever the paths' length
+        soft_wrap=True, markup=False,  # header lines stay whole in logs and pipes, whatever the paths' length
     )
     interrupted = False
     failure: CommandError | None = None
@@ -541,7 +550,11 @@ def run_command(args: argparse.Namespace) -> int:
                 failure = found
             else:
                 raise
-    print_result(out, match, interrupted=interrupted or failure is not None)
+    if args.json:
+        print(json.dumps(result_record(match, args.game, players, base_seed,
+                                       interrupted=interrupted or failure is not None), indent=2))
+    else:
+        print_result(out, match, interrupted=interrupted or failure is not None)
     if failure is not None:
         raise failure
     return 130 if interrupted else 0
@@ -594,7 +607,7 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
 
         async def watch(process: BotProcess, scope: trio.CancelScope) -> None:
             status = await trio.to_thread.run_sync(process.process.wait, abandon_on_cancel=True)
-            failure.append(CommandError(process.describe_failure(f"exited with status {status}")))
+            failure.append(RunFailure(process.describe_failure(f"exited with status {status}")))
             scope.cancel()
 
         async with trio.open_nursery() as nursery:
@@ -605,7 +618,7 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
             except TimeoutError:
                 connected = {s.name for s in handle.sessions()}
                 missing = [p for p in processes if p.name not in connected]
-                raise CommandError("\n".join(
+                raise RunFailure("\n".join(
                     p.describe_failure(f"did not connect within {setup.connect_timeout_s:g} s") for p in missing
                 )) from None
             versions = {s.name: s.version for s in handle.sessions()}
@@ -618,7 +631,7 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
                         recorder=_recorder(setup, game_id, planned, versions), game_id=game_id,
                     )
                 except SeatUnavailable as error:
-                    raise CommandError(f"game {game_id} could not start: {error}") from None
+                    raise RunFailure(f"game {game_id} could not start: {error}") from None
 
             await play_all(match, play_one, setup.concurrency)
             nursery.cancel_scope.cancel()
@@ -694,7 +707,7 @@ class _progress:
                 summary += f"  LLR {run.sprt.llr(pairs=run.stats.pairs):.2f} ({lower:.2f}, {upper:.2f})"
             self.progress.update(self.task, completed=done, summary=summary)
             if self.verbose_out is not None and outcome is not None:
-                self.verbose_out.print(describe_game(done, planned, outcome), soft_wrap=True)
+                self.verbose_out.print(describe_game(done, planned, outcome), soft_wrap=True, markup=False)
                 self.verbose_out.file.flush()
 
         self.match.on_progress = update
@@ -705,7 +718,11 @@ class _progress:
 
 
 def describe_game(number: int, planned: PlannedGame, outcome: GameOutcome) -> str:
-    """``Finished game 3 (deal 1, seed 1001): a 1st 0 pts, b 2nd 35 pts (finished)``."""
+    """``Finished game 3 (deal 1, seed 1001): a 1st 0 pts, b 2nd 35 pts (finished)``, escaped for a terminal."""
+    return printable(_game_line(number, planned, outcome))
+
+
+def _game_line(number: int, planned: PlannedGame, outcome: GameOutcome) -> str:
     if outcome.status != "finished":
         return f"Finished game {number} (deal {planned.set_index}, seed {planned.seed}): aborted ({outcome.reason})"
     seats = sorted(outcome.seats, key=lambda s: (s.placement, s.seat))
@@ -715,9 +732,48 @@ def describe_game(number: int, planned: PlannedGame, outcome: GameOutcome) -> st
     return f"Finished game {number} (deal {planned.set_index}, seed {planned.seed}): {shown} ({outcome.reason or 'finished'})"
 
 
+def _number(value: float, digits: int = 1) -> float | None:
+    """JSON has no infinity: an unbounded figure is null."""
+    return round(value, digits) if math.isfinite(value) else None
+
+
+def result_record(match: MatchRun, ruleset: str, players: int, seed: int, interrupted: bool = False) -> dict:
+    """What `print_result` shows, as JSON-ready data (``arena match --json``)."""
+    stats = match.stats
+    ranked = sorted(stats.lines.values(), key=lambda line: (-line.score, line.average_place, line.name))
+    record: dict[str, Any] = {
+        "ruleset": ruleset, "players": players, "first_seed": seed, "planned": len(match.plan),
+        "finished": stats.finished, "aborted": stats.aborted, "interrupted": interrupted,
+        "bots": [
+            {"rank": rank, "bot": line.name, "games": line.games, "wins": line.wins, "losses": line.losses,
+             "draws": line.draws, "score": round(line.score, 4), "firsts": line.firsts,
+             "average_place": round(line.average_place, 3), "points": line.points,
+             "ms_per_decision": round(line.ms_per_decision, 2), "strikes": line.strikes, "timeouts": line.timeouts,
+             "forfeits": line.forfeits}
+            for rank, line in enumerate(ranked, 1)
+        ],
+        "elo": None,
+        "sprt": None,
+    }
+    estimate = stats.elo()
+    if estimate is not None:
+        record["elo"] = {
+            "bots": list(stats.names), "elo": _number(estimate.elo), "low": _number(estimate.low),
+            "high": _number(estimate.high), "los": _number(estimate.los, 4),
+            "pairs": list(stats.pairs) if sum(stats.pairs) else None,
+        }
+    if match.sprt is not None:
+        lower, upper = match.sprt.bounds
+        record["sprt"] = {"elo0": match.sprt.elo0, "elo1": match.sprt.elo1, "alpha": match.sprt.alpha,
+                          "beta": match.sprt.beta, "llr": _number(match.sprt.llr(pairs=stats.pairs), 3),
+                          "lower": round(lower, 3), "upper": round(upper, 3), "verdict": match.verdict}
+    return record
+
+
 def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     stats = match.stats
     title = "Partial result" if interrupted else "Result"
@@ -726,7 +782,7 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
     # figures stay whole at 80 columns, and a long bot name wraps instead of squeezing them.
     ranked = sorted(stats.lines.values(), key=lambda line: (-line.score, line.average_place, line.name))
     columns = {
-        "#": lambda rank, line: str(rank), "bot": lambda rank, line: line.name,
+        "#": lambda rank, line: str(rank), "bot": lambda rank, line: Text(printable(line.name)),
         "games": lambda rank, line: str(line.games), "W": lambda rank, line: str(line.wins),
         "L": lambda rank, line: str(line.losses), "D": lambda rank, line: str(line.draws),
         "score": lambda rank, line: f"{100 * line.score:.1f}%", "1st": lambda rank, line: str(line.firsts),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 
 def register(subparsers) -> None:
@@ -16,18 +17,27 @@ def register(subparsers) -> None:
         help="view a replay in the terminal, print one frame, or verify replays",
         description=(
             "Open a replay in the interactive viewer (arrows/n/p step, Home/End or g/G, ':' or j jumps, "
-            "space plays, +/- speed, v switches the view, q quits); --step N prints one frame instead; "
+            "space plays, +/- speed, v switches the view, a lists the moves ahead, q quits); --step N prints one "
+            "frame instead; "
             "--verify re-simulates each file and checks every state hash."
         ),
     )
-    replay.add_argument("files", nargs="+", metavar="FILE", help="a replay (.jsonl, or a cut-off .jsonl.part)")
+    replay.add_argument("files", nargs="+", metavar="FILE",
+                        help="a replay (.jsonl, or a cut-off .jsonl.part), or a game id (also the short one the "
+                        "dashboard shows), looked up in --db and under --replays")
     replay.add_argument("--verify", action="store_true", help="re-simulate each FILE and check every state hash")
     replay.add_argument("--step", type=int, metavar="N", help="print the table after decision N (0 is the deal) and exit")
     views = replay.add_mutually_exclusive_group()
     views.add_argument("--seat", type=int, metavar="N", help="show only what seat N could see")
     views.add_argument("--spectator", action="store_true", help="show only the public view")
+    replay.add_argument("--ahead", action="store_true",
+                        help="also list the decisions after the shown step (omniscient view; a spoiler, so off by default)")
     replay.add_argument("--color", action="store_true", help="colours even when the output is not a terminal")
     replay.add_argument("--width", type=int, default=None, help="output width for --step (default: the terminal's)")
+    replay.add_argument("--db", type=Path, default=Path("arena.db"), metavar="FILE",
+                        help="ladder database to look game ids up in (default arena.db)")
+    replay.add_argument("--replays", type=Path, default=Path("replays"), metavar="DIR",
+                        help="replay folder to look game ids up in (default replays/)")
     replay.set_defaults(func=run_replay)
 
     listing = subparsers.add_parser(
@@ -38,10 +48,22 @@ def register(subparsers) -> None:
     listing.add_argument("--bot", metavar="NAME", help="only games this bot played")
     listing.add_argument("--game", metavar="RULESET", help="only this ruleset")
     listing.add_argument("--limit", type=int, metavar="N", help="at most N replays")
+    listing.add_argument("--json", action="store_true", help="print a JSON list (one object per replay) instead")
     listing.set_defaults(func=run_replays)
 
 
+def _resolve(names: list[str], args: argparse.Namespace) -> list[str]:
+    """Each FILE as given, or the replay a game id names."""
+    from arena.cli.find_replay import find_replay, looks_like_game_id
+
+    return [
+        name if Path(name).exists() or not looks_like_game_id(name) else str(find_replay(name, args.db, args.replays))
+        for name in names
+    ]
+
+
 def run_replay(args: argparse.Namespace) -> int:
+    args.files = _resolve(args.files, args)
     if args.verify:
         if args.step is not None or args.seat is not None or args.spectator:
             raise CommandError("--verify takes only files; --step/--seat/--spectator are for viewing")
@@ -51,10 +73,17 @@ def run_replay(args: argparse.Namespace) -> int:
     from arena.replay import ReplayFormatError, load
     from arena.replay.render import View
 
+    from arena import games
+
     try:
         replay = load(args.files[0])
     except ReplayFormatError as error:
         raise CommandError(str(error)) from None
+    if replay.ruleset not in games.rulesets():
+        raise CommandError(
+            f"{args.files[0]}: unknown ruleset {replay.ruleset!r}: this version of mau-arena cannot replay it "
+            f"(known: {', '.join(games.rulesets())})"
+        )
     view = View.omniscient()
     if args.seat is not None:
         if not 0 <= args.seat < replay.players:
@@ -63,19 +92,19 @@ def run_replay(args: argparse.Namespace) -> int:
     elif args.spectator:
         view = View.spectator()
     if args.step is not None:
-        return _print_step(replay, args.step, view, args.color, args.width)
+        return _print_step(replay, args.step, view, args.color, args.width, args.ahead)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise CommandError("the viewer needs a terminal; to print one frame use --step N")
     from arena.replay.viewer import ReplayViewer
 
-    app = ReplayViewer(replay, view=view)
+    app = ReplayViewer(replay, view=view, ahead=args.ahead)
     if not app.builder.states:
-        raise CommandError(f"{replay.path}: {app.builder.simulation.error}")
+        raise RunFailure(f"{replay.path}: {app.builder.simulation.error}")
     app.run()
     return 0
 
 
-def _print_step(replay, step: int, view, color: bool, width: int | None) -> int:
+def _print_step(replay, step: int, view, color: bool, width: int | None, ahead: bool = False) -> int:
     from rich.console import Console
 
     from arena.replay.render import FrameBuilder
@@ -84,12 +113,12 @@ def _print_step(replay, step: int, view, color: bool, width: int | None) -> int:
         raise CommandError(f"--step {step}: {replay.path.name} has steps 0..{len(replay.decisions)} (0 is the deal)")
     builder = FrameBuilder(replay)
     if not builder.states:
-        raise CommandError(f"{replay.path}: {builder.simulation.error}")
+        raise RunFailure(f"{replay.path}: {builder.simulation.error}")
     if step > builder.last_step:
-        raise CommandError(f"--step {step}: the replay re-simulates only to step {builder.last_step}: "
+        raise RunFailure(f"--step {step}: the replay re-simulates only to step {builder.last_step}: "
                            f"{builder.simulation.error}")
     console = Console(force_terminal=True if color else None, width=width, highlight=False)
-    console.print(builder.frame(step, view))
+    console.print(builder.frame(step, view, ahead=ahead))
     return 0
 
 
@@ -132,8 +161,17 @@ def run_replays(args: argparse.Namespace) -> int:
                                        progress=lambda done, total: bar.update(task, completed=done, total=total))
         except ReplayFormatError as error:
             raise CommandError(str(error)) from None
+    from arena.printable import printable
+
     for problem in problems:
-        print(f"arena replays: skipped {problem}", file=sys.stderr)
+        print(f"arena replays: skipped {printable(problem)}", file=sys.stderr)
+    if args.json:
+        print(json.dumps([
+            {"path": str(s.path), "game_id": s.game_id, "started_at": s.started_at, "ruleset": s.ruleset,
+             "bots": list(s.bots), "status": s.status, "outcome": s.outcome, "decisions": s.decisions}
+            for s in summaries
+        ], indent=2))
+        return 0
     console = Console(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = 200  # a pipe or a file: one row per replay, for grep and friends
@@ -144,13 +182,14 @@ def run_replays(args: argparse.Namespace) -> int:
     table = Table(title=f"replays in {args.directory}", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False)
     # everything may wrap (a narrow terminal folds names and ids rather than cropping the table)
-    for column in ("started (UTC)", "game id", "ruleset", "bots", "result", "decisions", "status"):
+    # the file's name is the game id: `arena replay` takes either
+    for column in ("started (UTC)", "file", "ruleset", "bots", "result", "decisions", "status"):
         table.add_column(column, justify="right" if column == "decisions" else "left", overflow="fold")
     for s in summaries:
         status_style = {"finished": "green", "aborted": "yellow"}.get(s.status, "red")
         status = "complete" if s.status == "finished" else s.status
-        cells = (show_time(s.started_at)[:16], s.game_id, s.ruleset, ", ".join(s.bots), s.outcome,
-                 str(s.decisions))
-        table.add_row(*(Text(c) for c in cells), Text(status, style=status_style))
+        cells = (show_time(s.started_at)[:16], str(s.path), s.ruleset, ", ".join(s.bots), s.outcome, str(s.decisions))
+        table.add_row(*(Text(printable(c)) for c in cells), Text(status, style=status_style))
     console.print(table)
+    console.print("open one with `arena replay FILE` or `arena replay GAME_ID`", style="dim", markup=False)
     return 0

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 
+from rich import box
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
@@ -87,25 +89,35 @@ def list_rulesets(console: Console) -> None:
 
 
 def show_ruleset(info: RulesetInfo, console: Console) -> None:
+    """Title, players, the summary and resolutions rendered as Markdown, and the options, at the console's width."""
     console.print(Text(f"{info.title} ({info.name})", style="bold"))
-    console.print(f"Seed document: {info.seed_document}")
+    console.print(Text(f"Seed document: {info.seed_document}"))
     console.print(f"Players: {players_text(info)} (default {info.default_players or info.min_players})")
     console.print()
-    console.print(info.summary)
+    console.print(Markdown(info.summary))
     console.print()
     if info.options:
-        table = Table(title="Options (--option NAME=VALUE)", title_justify="left")
-        table.add_column("name", style="bold cyan", no_wrap=True)
-        table.add_column("default", no_wrap=True)
-        table.add_column("choices")
-        table.add_column("help")
-        for name, spec in info.options.items():
-            choices = ", ".join(map(str, spec.choices)) if spec.choices else type(spec.default).__name__
-            table.add_row(name, str(spec.default), choices, spec.help)
-        console.print(table)
+        console.print(options_table(info))
     else:
         console.print("Options: none")
     if info.resolutions:
         console.print()
         console.print(Text("Resolutions followed (RULES.md)", style="bold"))
-        console.print(Text(info.resolutions))
+        console.print(Markdown(info.resolutions))
+
+
+def options_table(info: RulesetInfo) -> Table:
+    """One row per option: its name, default and values on the left, what it does on the right.
+
+    Two columns rather than four, so that at 80 columns nothing is cut: a long name or
+    list of values wraps within its cell.
+    """
+    table = Table(title="Options (--option NAME=VALUE)", title_justify="left", box=box.SIMPLE_HEAD,
+                  show_lines=False, padding=(0, 1, 0, 0))
+    table.add_column("option, default, values", overflow="fold", max_width=36)
+    table.add_column("meaning", overflow="fold", ratio=1)
+    for name, spec in info.options.items():
+        left = Text.assemble((name, "bold cyan"), f"\n  default {spec.default}\n  ", (spec.allowed(), "dim"))
+        table.add_row(left, Text(spec.help))
+        table.add_row("", "")
+    return table

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
@@ -29,12 +30,15 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="run a ladder: bots connect, games flow, ratings update (try --demo)",
-        description="Run the arena server with the ladder: connected bots are scheduled in duplicate sets, "
+        description="Run the arena server with the ladder: connected bots are scheduled in games on fresh deals, "
         "results and replays are stored, Bradley-Terry ratings with 95% intervals are shown live.",
     )
     net = parser.add_argument_group("network")
     net.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     net.add_argument("--port", type=int, default=50051, help="port (default 50051; 0 picks a free one)")
+    net.add_argument("--web", metavar="[HOST:]PORT",
+                     help="also serve the web pages and JSON API here (loopback unless a host is named; 0 picks "
+                          "a free port), from this process: live standings and games, replays, bot pages")
     net.add_argument("--tls-cert", type=Path, metavar="PEM", help="PEM certificate chain (with --tls-key)")
     net.add_argument("--tls-key", type=Path, metavar="PEM", help="PEM private key")
     net.add_argument(
@@ -65,9 +69,9 @@ def register(subparsers) -> None:
         metavar="RULESET:KEY=VALUE",
         help="a ruleset option for the ladder's games, repeatable (see `arena rules show RULESET`)",
     )
-    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once (default 8)")
+    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once on the ladder (default 8)")
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
-    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games")
+    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games in total (how many games a bot plays at once is its own --parallel)")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                         help="on stop, let running games finish this long (default 10)")
     time_model = parser.add_argument_group("time model (milliseconds)")
@@ -79,6 +83,9 @@ def register(subparsers) -> None:
     show = parser.add_argument_group("display")
     show.add_argument("--demo", action="store_true", help="also start the sample bots as local processes")
     show.add_argument("--plain", action="store_true", help="periodic text summaries instead of the live view")
+    show.add_argument("--show", action="append", metavar="RULESET",
+                      help="rulesets the live view shows first, as full tables (repeat or comma-separate); "
+                      "the others page through every 10 s")
     show.add_argument("--summary-every", type=float, default=10.0, metavar="SECONDS",
                       help="seconds between text summaries (default 10)")
     parser.set_defaults(func=run)
@@ -144,6 +151,15 @@ def _options(args, players: dict[str, int]) -> dict[str, dict]:
     return typed
 
 
+def _shown(args, players: dict[str, int]) -> list[str]:
+    """--show: rulesets the live view puts first; each must be scheduled."""
+    chosen = [name.strip() for item in args.show or [] for name in item.split(",") if name.strip()]
+    for name in chosen:
+        if name not in players:
+            raise CommandError(f"--show {name}: not among the scheduled rulesets ({', '.join(players)})")
+    return list(dict.fromkeys(chosen))
+
+
 def _check_numbers(args) -> None:
     for flag, value, low in (
         ("--concurrency", args.concurrency, 1), ("--max-connections", args.max_connections, 1),
@@ -182,10 +198,17 @@ def _check_port_free(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise CommandError(
+                raise RunFailure(
                     f"port {port} on {host} is in use (another arena serve?): stop it, or pick another --port "
                     "(--port 0 picks a free one)"
                 ) from None
+
+
+def _reason(error: Exception) -> str:
+    """An OSError's plain reason and file ("Permission denied: '/sys/x'"), without the errno prefix."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename!r}" if error.filename else error.strerror
+    return str(error)
 
 
 def run(args) -> int:
@@ -197,6 +220,7 @@ def run(args) -> int:
     _check_numbers(args)
     players = _rulesets(args)
     options = _options(args, players)
+    _shown(args, players)
     loopback = is_loopback(args.host)
     if not loopback and not args.registered_only:
         raise CommandError(
@@ -214,24 +238,31 @@ def run(args) -> int:
             raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
     if Path(args.replays).exists() and not Path(args.replays).is_dir():
         raise CommandError(f"--replays {args.replays} is a file, not a folder")
+    if Path(args.db).is_dir():
+        raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
+    try:
+        store = LadderStore.open(args.db)
+    except StoreError as error:
+        raise RunFailure(str(error)) from None
+    except (OSError, sqlite3.Error) as error:  # a read-only place, a missing parent that cannot be made...
+        raise RunFailure(f"cannot open the ladder database {args.db}: {_reason(error)}") from None
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
         probe = Path(args.replays) / ".arena-write-test"
         probe.write_text("ok")
         probe.unlink()
     except OSError as error:
-        raise CommandError(f"cannot write replays to {args.replays}: {error}") from None
-    try:
-        store = LadderStore.open(args.db)
-    except StoreError as error:
-        raise CommandError(str(error)) from None
-    if store.recovered:
-        from arena.ladder.recovery import seal_recovered_replays
+        store.close()
+        raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
+    from arena.ladder.recovery import recover_replays
 
-        problems = seal_recovered_replays(store)
+    recovery = recover_replays(store, args.replays)
+    if store.recovered:
         print(f"{len(store.recovered)} games cut off by the last shutdown were marked aborted (not rated)", flush=True)
-        for line in problems:
-            print(f"warning: {line}", flush=True)
+    if recovery.renamed:
+        print(f"{recovery.renamed} finished games' replays left unsealed by the last shutdown were sealed", flush=True)
+    for line in recovery.problems:
+        print(f"warning: {line}", flush=True)
 
     config = ServerConfig(
         host=args.host,
@@ -266,7 +297,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
     console = Console()
     live_view = console.is_terminal and not args.plain
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    view = DashboardView(address=f"{args.host}:{args.port}")
+    view = DashboardView(address=f"{args.host}:{args.port}", show=_shown(args, players))
     settings = LadderSettings(
         players=players,
         options=options,
@@ -279,6 +310,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         drain_s=args.drain,
     )
     ladder = LadderDirector(store, settings, view)
+    web_socket = _web_socket(args)
     bots: list[subprocess.Popen] = []
     live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 
@@ -313,6 +345,10 @@ def _serve(args, store, config, players, options, time_control) -> int:
             print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"
                   + (" (the demo's default; give --option to change it)" if args.demo and ruleset in DEMO_OPTIONS
                      and chosen == DEMO_OPTIONS[ruleset] else ""), flush=True)
+        if web_socket is not None:
+            from arena.web.embed import url
+
+            print(f"web view on {url(web_socket)}", flush=True)
         if args.demo:
             bots.extend(_start_demo_bots(handle.port, Path(args.replays), min(4, args.max_games_per_bot)))
         async with trio.open_nursery() as nursery:
@@ -325,9 +361,9 @@ def _serve(args, store, config, players, options, time_control) -> int:
     try:
         if live is not None:
             live.start()
-        summary = host.run(config, director)
+        summary = host.run(config, director if web_socket is None else _with_web(director, ladder, args, web_socket))
     except OSError as error:
-        raise CommandError(str(error)) from None
+        raise RunFailure(_reason(error)) from None
     finally:
         if live is not None:
             live.update(render_dashboard(view), refresh=True)
@@ -344,15 +380,51 @@ def _serve(args, store, config, players, options, time_control) -> int:
         f"{summary.decisions} decisions in {summary.seconds:.0f} s",
         flush=True,
     )
-    return 0
+    return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
+
+
+def _web_socket(args):
+    """Bind the web view's port before anything starts, so a taken port is a clear error at once."""
+    if not args.web:
+        return None
+    from arena.web.embed import bind, parse_bind
+
+    try:
+        address = parse_bind(args.web)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    try:
+        return bind(*address)
+    except OSError as error:  # a taken port: a runtime failure, as for --port
+        raise RunFailure(str(error)) from None
+
+
+def _with_web(director, ladder, args, sock):
+    """The web pages on the arena's own loop, reading the ladder's live state (no second copy)."""
+    from arena.web import LiveFeed, WebSource, create_app
+    from arena.web.embed import beside
+
+    def make_app(handle):
+        feed = LiveFeed(handle.hub.live, connected=lambda: [s.name for s in handle.sessions()])
+        return create_app(WebSource(args.db, args.replays, live=feed, standings=lambda r: ladder.standings.get(r, []),
+                                    rulesets=lambda: list(ladder.settings.players)))
+
+    return beside(director, make_app, sock)
 
 
 def _demo_log(replays: Path) -> Path:
-    return replays.parent / "demo-bots.log"
+    """The demo bots' output: in the replay folder, which `arena serve` owns (not the working directory)."""
+    return replays / "demo-bots.log"
 
 
 def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subprocess.Popen]:
-    """The sample bots, each its own process; their output goes to a log next to the replays."""
+    """The sample bots, each its own process; their output goes to a log in the replay folder.
+
+    Each runs in a session of its own, as `arena match` starts its bots: Ctrl-C on the
+    terminal reaches `arena serve` only, which lets the running games finish (``--drain``)
+    before it stops the bots.  Sharing the terminal's process group, the bots died with the
+    server's first Ctrl-C and every running game was aborted.
+    """
     log_path = _demo_log(replays)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log_file = open(log_path, "ab")
@@ -361,8 +433,8 @@ def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subpr
         processes.append(
             subprocess.Popen(
                 [sys.executable, str(SAMPLE_BOTS_DIR / f"{script}.py"), "--arena", f"127.0.0.1:{port}",
-                 "--name", name, "--max-games", str(games_at_once)],
-                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file,
+                 "--name", name, "--parallel", str(games_at_once)],
+                stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, start_new_session=True,
                 cwd=str(SAMPLE_BOTS_DIR.parent),
                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
                     filter(None, [str(SAMPLE_BOTS_DIR.parent), os.environ.get("PYTHONPATH", "")]))},

@@ -39,6 +39,8 @@ for _package in _ENGINE_PACKAGES:
     importlib.import_module(_package)
 
 from arena.games import registry as _registry  # noqa: E402
+from arena.games.facts import option_schema, ruleset_facts  # noqa: E402
+from arena.games.worlds import WorldError, sample_world  # noqa: E402
 
 
 def rulesets() -> list[str]:
@@ -82,8 +84,12 @@ __all__ = [
     "Result",
     "RulesetInfo",
     "UnknownRulesetError",
+    "WorldError",
     "from_position",
     "new_game",
+    "option_schema",
     "ruleset_info",
+    "ruleset_facts",
     "rulesets",
+    "sample_world",
 ]

@@ -10,11 +10,32 @@ from arena.games.base import GameState, OptionError, UnknownRulesetError
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One ruleset option: its default, its type and what it means."""
+    """One ruleset option: its default, its type, what it means and which values it takes.
+
+    A number may have a ``minimum`` and a ``maximum`` (either may be None: unbounded);
+    a value outside them is refused with the valid range, as one outside ``choices`` is.
+    """
 
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+
+    def allowed(self) -> str:
+        """The values the option takes, for `arena rules show` and error messages."""
+        if self.choices is not None:
+            return ", ".join(map(str, self.choices))
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum}..{self.maximum}"
+        if self.minimum is not None:
+            return f"{self.minimum} or more"
+        if self.maximum is not None:
+            return f"{self.maximum} or less"
+        if isinstance(self.default, bool):
+            return "true or false"
+        return {"int": "a whole number", "float": "a number", "str": "text"}.get(type(self.default).__name__,
+                                                                               type(self.default).__name__)
 
     def coerce(self, name: str, value: Any) -> Any:
         """Accept the option's own type, or its text form (from a command line)."""
@@ -37,6 +58,8 @@ class OptionSpec:
             raise OptionError(f"option {name}: expected {kind.__name__}, got {value!r}")
         if self.choices is not None and value not in self.choices:
             raise OptionError(f"option {name}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            raise OptionError(f"option {name}: {value!r} is out of range (valid: {self.allowed()})")
         return value
 
 

@@ -1,12 +1,14 @@
 """The local ladder: who plays whom, ratings, and the SQLite store.
 
 * `ratings`   live Elo per game; the Bradley-Terry fit (Elo scale, 95% intervals)
-* `scheduler` duplicate sets among connected bots: fewest games, least-played pairs
+* `scheduler` games (fresh deals) among connected bots: fewest games, least-played pairs,
+              never waiting on a slow bot
+* `simulation` the scheduler on a simulated clock (its tests, scripts/scheduler_fairness.py)
 * `store`     SQLite (WAL): bots, games, seats, rating snapshots; crash recovery
 * `director`  the trio task `arena serve` gives the server: schedules, records, refits
 * `dashboard` rich renderables for the live view and `arena leaderboard`
 * `auth`      the token check the server calls for every Hello
-* `recovery`  seals replays of games a crash cut off
+* `recovery`  after a crash, closes every `.part` replay by its game's status in the store
 * `loadbot`   many raw-protocol bot sessions in one process (tests, benchmarks)
 * `elo`       match statistics (Elo difference with interval, SPRT) for `arena match`
 """

@@ -4,7 +4,9 @@
 server calls for every Hello.  It answers None to admit, or a sentence that
 tells the bot (and its author) why not.  Checking a token costs a salted
 scrypt hash (tens of ms, by design), so a successful check is remembered
-(as a SHA-256 of the token, never the token) for the process's lifetime.
+(as a SHA-256 of the token, never the token) together with the stored hash it
+matched: `arena bots rotate` changes that hash, so the old token stops working
+at the next Hello even on a server that is already running.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ class LadderAuthenticator:
     def __init__(self, store: LadderStore, *, open_registration: bool) -> None:
         self.store = store
         self.open_registration = open_registration
-        self._verified: dict[str, bytes] = {}  # name -> sha256(token) of the last token that verified
+        #: name -> (stored hash, sha256(token)) of the last token that verified against it
+        self._verified: dict[str, tuple[str, bytes]] = {}
 
     def __call__(self, name: str, token: str, peer: str) -> str | None:
         known, stored = self.store.bot_token_hash(name)
@@ -32,11 +35,11 @@ class LadderAuthenticator:
             if not token:
                 return f"bot {name!r} is registered: connect with its token (--token)"
             digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-            if self._verified.get(name) == digest:
+            if self._verified.get(name) == (stored, digest):
                 return None
             if not verify_token(token, stored):
                 return f"wrong token for bot {name!r}"
-            self._verified[name] = digest
+            self._verified[name] = (stored, digest)
             return None
         self._verified.pop(name, None)
         if self.open_registration:

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from typing import Deque, Sequence
 
 from rich import box
-from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from arena.ladder.standings import Standing, format_ci
+from arena.printable import printable
 
 
 def output_console() -> "Console":
@@ -34,21 +34,23 @@ def output_console() -> "Console":
 
 
 def leaderboard_table(
-    ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None, compact: bool = False
+    ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None, compact: bool = False,
+    limit: int | None = None,
 ) -> Table:
     """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes (and the live Elo).
 
-    compact: lighter borders and short headers, so the live view fits 80 columns.
+    compact: lighter borders and short headers, so the live view fits 80 columns; a long
+    bot name wraps rather than being cut.  limit: show the first rows only (and say so).
     """
     table = Table(
         title=f"{ruleset} — Bradley-Terry ratings (95% interval)",
         title_justify="left",
         box=box.SIMPLE_HEAD if compact else box.HEAVY_HEAD,
         show_edge=not compact,
-        padding=(0, 1),
+        padding=(0, 1, 0, 0) if compact else (0, 1),
     )
     table.add_column("#", justify="right")
-    table.add_column("bot", no_wrap=True, min_width=8)
+    table.add_column("bot", overflow="fold", min_width=8)
     table.add_column("rating", justify="right", no_wrap=True)
     table.add_column("±95%" if compact else "−/+ 95%", justify="right", no_wrap=True)
     if live_elo is not None:
@@ -58,15 +60,17 @@ def leaderboard_table(
     table.add_column("wins", justify="right", no_wrap=True)
     table.add_column("t/o" if compact else "timeouts", justify="right", no_wrap=True)
     table.add_column("strikes", justify="right", no_wrap=True)
-    for row in rows:
-        name = Text(row.bot, style="bold" if row.connected else "")
-        cells = [str(row.rank), name, f"{row.rating:.0f}", format_ci(row.ci)]
+    for row in rows[:limit]:
+        name = _safe(row.bot, style="bold" if row.connected else "")
+        cells = [str(row.rank), name, f"{row.rating:.0f}", format_ci(row.ci) if math.isfinite(row.ci) else "±?"]
         if live_elo is not None:
             cells.append(f"{live_elo.get(row.bot, 1500.0):.0f}")
         cells += [str(row.games), f"{100 * row.score:.1f}%", str(row.wins), str(row.timeouts), str(row.strikes)]
         table.add_row(*cells)
     if not rows:
         table.caption = "no finished games yet"
+    elif limit is not None and len(rows) > limit:
+        table.caption = f"and {len(rows) - limit} more (arena leaderboard --game {ruleset})"
     return table
 
 
@@ -75,7 +79,7 @@ class RunningGame:
     game_id: str
     ruleset: str
     players: tuple[str, ...]
-    rotation: str  # e.g. "2/3"
+    rotation: str  # "-" since the ladder plays one game per deal (kept for callers; not shown)
     started: float  # time.monotonic()
 
 
@@ -103,6 +107,8 @@ class DashboardView:
     standings: dict[str, list[Standing]] = field(default_factory=dict)
     live_elo: dict[str, dict[str, float]] = field(default_factory=dict)
     note: str = ""
+    #: rulesets shown first as full tables (`arena serve --show`); the others page through
+    show: list[str] = field(default_factory=list)
 
     def uptime(self, now: float | None = None) -> float:
         return max(0.0, (now if now is not None else time.monotonic()) - self.started)
@@ -119,11 +125,13 @@ def _duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-#: Rulesets shown as full tables on the live view; the rest get one line each, so the
-#: view fits a terminal even when a ladder plays every ruleset.
+#: At most this many rulesets get full tables on the live view, and at most this many
+#: running games and latest results are listed; fewer when the terminal is short.
 FULL_TABLES = 2
 RUNNING_SHOWN = 5
 LATEST_SHOWN = 6
+#: With more rulesets than fit, the full tables page through them, one step this often.
+PAGE_S = 10.0
 
 
 def _short_id(game_id: str) -> str:
@@ -131,56 +139,178 @@ def _short_id(game_id: str) -> str:
     return game_id.rsplit("-", 1)[-1]
 
 
+def _safe(value: object, style: str = "") -> Text:
+    """What a bot sent (names, versions, reasons), escaped and never read as markup."""
+    return Text(printable(value), style=style)
+
+
 def render_dashboard(view: DashboardView, now: float | None = None) -> RenderableType:
-    now = now if now is not None else time.monotonic()
-    header = Text.assemble(
-        ("Mau Arena ladder ", "bold"),
-        f"at {view.address}   up {_duration(view.uptime(now))}   ",
-        f"bots {len(view.connected)}   running {len(view.running)}   ",
-        f"finished {view.finished}   aborted {view.aborted}   ",
-        (f"{view.games_per_minute(now):.1f} games/min", "bold"),
-    )
-    parts: list[RenderableType] = [Panel(header)]
-    if view.note:
-        parts.append(Text(view.note, style="yellow"))
-    if not view.standings:
-        parts.append(Text("waiting for the first finished game…", style="dim"))
-    by_games = sorted(view.standings.items(), key=lambda item: (-sum(r.games for r in item[1]), item[0]))
-    for ruleset, rows in by_games[:FULL_TABLES]:
-        parts.append(leaderboard_table(ruleset, rows, live_elo=view.live_elo.get(ruleset, {}), compact=True))
-    for ruleset, rows in by_games[FULL_TABLES:]:
-        parts.append(Text.assemble((f"{ruleset}: ", "bold"), _one_line(rows)))
-    if view.standings:
-        parts.append(Text("rating: maximum-likelihood fit ±95%; live: Elo updated after every game; "
-                          "bold: connected", style="dim"))
+    """The live view: fits the console it is rendered on (width and height), nothing cut to "…"."""
+    return Dashboard(view, now if now is not None else time.monotonic())
 
-    running = Table(title="games running now", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                    padding=(0, 1))
-    for column in ("game", "ruleset", "set", "seats", "for"):
-        running.add_column(column, no_wrap=True)
-    for game in sorted(view.running.values(), key=lambda g: g.started)[:RUNNING_SHOWN]:
-        running.add_row(
-            _short_id(game.game_id), game.ruleset, game.rotation, ", ".join(game.players), _duration(now - game.started)
-        )
-    if len(view.running) > RUNNING_SHOWN:
-        running.caption = f"and {len(view.running) - RUNNING_SHOWN} more"
-    parts.append(running)
 
-    latest = Table(title="latest results", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                   padding=(0, 1))
+@dataclass
+class Dashboard:
+    """Lays the parts out for the console's size: the header, then as many rating tables as fit
+    (the chosen rulesets first, paging through the rest), then running games and latest results
+    with as many rows as are left."""
+
+    view: DashboardView
+    now: float
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        view, now = self.view, self.now
+        free = options.update(height=None)
+        left = options.height or options.max_height or 10**6
+
+        def lines(part: RenderableType) -> int:
+            return len(console.render_lines(part, free, pad=False))
+
+        head: list[RenderableType] = [Text.assemble(
+            ("Mau Arena ladder ", "bold"), f"{view.address}  up {_duration(view.uptime(now))}  ",
+            f"bots {len(view.connected)}  running {len(view.running)}  finished {view.finished}  "
+            f"aborted {view.aborted}  ", (f"{view.games_per_minute(now):.1f} games/min", "bold"),
+        )]
+        if view.note:
+            head.append(Text(view.note, style="yellow"))
+        if not view.standings:
+            head.append(Text("waiting for the first finished game…", style="dim"))
+        left -= sum(lines(part) for part in head)
+        yield from head
+
+        running_games = sorted(view.running.values(), key=lambda g: g.started)
+        latest_games = list(reversed(view.latest))
+        # The first rating table comes before all else but the notes under the tables (measured at
+        # their longest) and a line each for the running games and the latest results; further
+        # tables and one-line summaries leave room for a row of each.
+        ordered = self.ruleset_order()
+        notes_at_most = (lines(_hidden_note(ordered[1:])) if len(ordered) > 1 else 0) + (
+            lines(_legend(view, ordered)) if view.standings else 0)
+        latest_line = 1 if latest_games else 0
+        floor = notes_at_most + 1 + latest_line
+        reserve = notes_at_most + (lines(_running_table(running_games, now, 1)) if running_games else 1) + (
+            lines(_latest_table(latest_games, 1)) if latest_games else 0)
+        parts: list[RenderableType] = []
+        shown: list[str] = []
+        for ruleset in ordered[:FULL_TABLES]:
+            rows = view.standings[ruleset]
+
+            def build(n: int, ruleset: str = ruleset, rows: Sequence[Standing] = rows) -> Table:
+                return leaderboard_table(ruleset, rows, live_elo=view.live_elo.get(ruleset, {}), compact=True, limit=n)
+
+            if shown:  # a further table is shown whole or becomes a one-line summary below
+                table = build(len(rows))
+                table = table if lines(table) <= left - reserve else None
+            else:
+                table = _fitting_table(build, len(rows), lines, left - floor)
+            if table is None:
+                break
+            parts.append(table)
+            shown.append(ruleset)
+            left -= lines(table)
+        for ruleset in ordered[len(shown):]:
+            line = Text.assemble((f"{ruleset}: ", "bold"), _one_line(view.standings[ruleset]))
+            if lines(line) > left - reserve:
+                break
+            parts.append(line)
+            shown.append(ruleset)
+            left -= lines(line)
+        hidden = [r for r in ordered if r not in shown]
+        notes = [_hidden_note(hidden)] if hidden else []
+        notes += [_legend(view, shown)] if view.standings else []
+        left -= sum(lines(part) for part in notes)
+        yield from parts + notes
+
+        if not running_games:
+            running = Text("games running now: none", style="dim") if left - latest_line >= 1 else None
+        else:
+            running = _fitting_table(lambda n: _running_table(running_games, now, n),
+                                     min(len(running_games), RUNNING_SHOWN), lines, left - latest_line)
+        if running is None and left - latest_line >= 1:
+            running = Text(f"games running now: {len(running_games)} (a taller terminal lists them)", style="bold")
+        if running is not None:
+            left -= lines(running)
+            yield running
+        latest = _fitting_table(lambda n: _latest_table(latest_games, n), min(len(latest_games), LATEST_SHOWN),
+                                lines, left)
+        if latest is None and latest_games:
+            newest = latest_games[0]
+            latest = Text.assemble(("latest: ", "bold"), f"{newest.ruleset} ", _safe(newest.result))
+            latest = latest if lines(latest) <= left else None
+        if latest is not None:
+            yield latest
+
+    def ruleset_order(self) -> list[str]:
+        """The chosen rulesets (``serve --show``) first; the others by games played, paged in turn."""
+        view = self.view
+        chosen = [r for r in view.show if r in view.standings]
+        others = sorted((r for r in view.standings if r not in chosen),
+                        key=lambda r: (-sum(row.games for row in view.standings[r]), r))
+        if others and len(chosen) + len(others) > FULL_TABLES:
+            step = int(view.uptime(self.now) // PAGE_S) % len(others)
+            others = others[step:] + others[:step]
+        return chosen + others
+
+
+def _fitting_table(build, rows: int, lines, room: int) -> RenderableType | None:
+    """``build(n)`` with the most rows (down to one) that fits ``room`` lines, or None.
+
+    Every row takes a line at least, so a table ``excess`` lines too tall drops at least
+    ``excess`` rows: one or two renders instead of one per row.
+    """
+    count = rows
+    while count > 0:
+        table = build(count)
+        excess = lines(table) - room
+        if excess <= 0:
+            return table
+        count -= excess
+    if rows == 0:
+        table = build(0)
+        return table if lines(table) <= room else None
+    return None
+
+
+def _hidden_note(hidden: Sequence[str]) -> Text:
+    return Text(f"also rated: {', '.join(hidden)} (pages every {PAGE_S:g} s; `arena serve --show` picks, "
+                "`arena leaderboard` prints all)", style="dim")
+
+
+def _legend(view: DashboardView, shown: Sequence[str]) -> Text:
+    unsure = any(not math.isfinite(row.ci) for ruleset in shown for row in view.standings[ruleset])
+    return Text(("±?: too few games to bound the rating yet; " if unsure else "")
+                + "live: Elo after each game; bold: connected", style="dim")
+
+
+def _running_table(games: Sequence[RunningGame], now: float, count: int) -> Table:
+    table = Table(title="games running now", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                  padding=(0, 1))
+    for column in ("game", "ruleset", "seats", "for"):  # the ladder plays no rotations: no "set" column
+        table.add_column(column, overflow="fold", no_wrap=column == "for")
+    for game in games[:count]:
+        table.add_row(_short_id(game.game_id), game.ruleset, _safe(", ".join(game.players)),
+                      _duration(now - game.started))
+    if len(games) > count:
+        table.caption = f"and {len(games) - count} more"
+    return table
+
+
+def _latest_table(games: Sequence[FinishedGame], count: int) -> Table:
+    table = Table(title="latest results", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                  padding=(0, 1))
     for column in ("game", "ruleset", "result", "decisions", "s"):
-        latest.add_column(column, no_wrap=column != "result")
-    for game in list(reversed(view.latest))[:LATEST_SHOWN]:
-        latest.add_row(_short_id(game.game_id), game.ruleset, game.result, str(game.decisions), f"{game.seconds:.1f}")
-    parts.append(latest)
-    return Group(*parts)
+        table.add_column(column, overflow="fold", no_wrap=column in ("decisions", "s"))
+    for game in games[:count]:
+        table.add_row(_short_id(game.game_id), game.ruleset, _safe(game.result), str(game.decisions),
+                      f"{game.seconds:.1f}")
+    return table
 
 
 def _one_line(rows: Sequence[Standing], shown: int = 6) -> str:
-    return ", ".join(
-        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else ' ±?'} ({_games(r.games)})"
+    return printable(", ".join(
+        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else '±?'} ({_games(r.games)})"
         for r in rows[:shown]
-    )
+    ))
 
 
 def _games(count: int) -> str:

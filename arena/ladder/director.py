@@ -1,15 +1,17 @@
 """The ladder director: the trio task `arena serve` hands to `arena.server.run`.
 
 It keeps the server busy: whenever a bot connects or a game slot frees, it
-asks the `Scheduler` for tables and plays each as a duplicate set (the
-rotations one after another, one seed).  Every game is written to the store
+asks the `Scheduler` for tables and plays each as one game on a fresh seed
+(no two ladder games share a deal: a bot must not see one deal from two seats).  Every game is written to the store
 as ``running`` before it starts and committed with its result and replay path
-when it ends, so a crash loses nothing that finished.  Ratings are refitted
+when it ends (the runner's ``on_result``: after the replay's result line is
+fsynced, before the replay is sealed and the bots are told), so a crash loses
+nothing a bot was told had finished (`arena.ladder.recovery`).  Ratings are refitted
 in the background (at most every ``refit_s``) and feed the dashboard, the
 GetStandings RPC and the scheduler's uncertainty tie-break.
 
-Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new set or
-rotation starts; running games may finish for ``drain_s`` seconds, then the
+Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new game
+starts; running games may finish for ``drain_s`` seconds, then the
 rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
 """
 
@@ -27,7 +29,7 @@ import trio
 
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
-from arena.ladder.scheduler import Candidate, Scheduler, Table
+from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, utc_now
 from arena.match.timecontrol import TimeControl
@@ -67,6 +69,18 @@ def _ordinal(place: int | None) -> str:
     if place is None:
         return "-"
     return _ORDINALS.get(place, f"{place}th")
+
+
+class _ResultCommit:
+    """One game's ``on_result`` for the runner: commits through the director, remembers what it committed."""
+
+    def __init__(self, director: "LadderDirector") -> None:
+        self.director = director
+        self.status: str | None = None
+
+    async def __call__(self, outcome: Any) -> None:
+        await self.director._commit_result(outcome)
+        self.status = outcome.status
 
 
 class LadderDirector:
@@ -150,22 +164,27 @@ class LadderDirector:
             if limit > 0:
                 sessions = handle.sessions()
                 self.view.connected = [s.name for s in sessions]
+                # No bot may run more than its share of the server's game slots (a bot whose
+                # games hang must not fill them).
+                share = slot_share(self.settings.concurrency, len(sessions), min(self.settings.players.values()))
                 candidates = [
                     Candidate(
                         s.name,
-                        min(s.capacity, self.settings.max_games_per_bot) - max(s.busy, self._reserved.get(s.name, 0)),
+                        min(s.capacity, self.settings.max_games_per_bot, share) - max(s.busy, self._reserved.get(s.name, 0)),
                         frozenset(s.games),
                     )
                     for s in sessions
                 ]
                 versions = {s.name: s.version for s in sessions}
-                for table in self.scheduler.plan(candidates, limit):
+                for table in self.scheduler.plan(candidates, limit, now=time.monotonic()):
                     for bot in table.bots:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1
                     self._running_sets += 1
                     self._all_done = trio.Event()
                     sets.start_soon(self._play_set, handle, table, versions)
-            await self._sleep_until_kicked(1.0)
+            # A bot the fairness caps hold back is released after a while: plan again then.
+            wakeup = self.scheduler.next_wakeup(time.monotonic())
+            await self._sleep_until_kicked(1.0 if wakeup is None else min(1.0, max(0.0, wakeup - time.monotonic())))
 
     async def _sleep_until_kicked(self, timeout: float) -> None:
         assert self._wake is not None
@@ -189,6 +208,11 @@ class LadderDirector:
             self._kick()
             for name, version in changed:
                 await self._db_call(self.store.touch_bot, name, version)
+                if name not in sessions:
+                    # Gone without a game: an open-registration name is not kept (bounded table).
+                    await self._db_call(self.store.forget_unplayed, name)
+            if changed and {s.name: s.version for s in handle.sessions()} != present:
+                continue  # something changed during the writes: its event may have passed already
             await handle.session_event()
 
     async def _stop_after(self, seconds: float) -> None:
@@ -213,9 +237,11 @@ class LadderDirector:
         from arena.server.sessions import SeatUnavailable
 
         assert self.stopping is not None
-        set_id = secrets.token_hex(6)
+        # One game per table on a fresh seed, its own result unit (a set of one).  The ladder
+        # never replays a deal with the seats rotated: a bot that remembers its hands would
+        # hold, in the next rotation, the cards its opponent is holding.
         seed = secrets.randbits(63)
-        rotations = table.rotations()
+        rotations = [table.bots]
         options = dict(self.settings.options.get(table.ruleset, {}))
         try:
             for index, seats in enumerate(rotations):
@@ -225,9 +251,10 @@ class LadderDirector:
                     break
                 connected = {session.name for session in handle.sessions()}
                 if not set(seats) <= connected:
-                    break  # a bot left between rotations: the set ends with what was played
+                    break  # a bot left before its game started
                 self._started_games += 1
                 game_id = new_game_id()
+                set_id = game_id
                 header = {
                     "game_id": game_id,
                     "ruleset": table.ruleset,
@@ -257,13 +284,14 @@ class LadderDirector:
                         )
                     raise
                 self.view.running[game_id] = RunningGame(
-                    game_id, table.ruleset, tuple(seats), f"{index + 1}/{len(rotations)}", time.monotonic()
+                    game_id, table.ruleset, tuple(seats), "-", time.monotonic()
                 )
                 began = time.monotonic()
                 try:
+                    commit = _ResultCommit(self)
                     outcome = await handle.play_game(
                         table.ruleset, options, seed, list(seats), self.settings.time_control,
-                        recorder=writer, game_id=game_id,
+                        recorder=writer, game_id=game_id, on_result=commit,
                     )
                 except SeatUnavailable as error:
                     # A bot left between rotations: the set ends here, nothing was played.
@@ -276,18 +304,20 @@ class LadderDirector:
                     self.view.aborted += 1
                     break
                 except BaseException:
-                    # Cancelled (shutdown): the runner has closed the replay as aborted.
-                    with trio.CancelScope(shield=True):
-                        await self._db_call(
-                            self.store.game_ended, game_id, "aborted", [], reason="server shutting down",
-                            replay_path=str(writer.final_path) if writer.final_path.exists() else None,
-                        )
+                    # Cancelled (shutdown): the runner has committed the abort through on_result, unless
+                    # it could not (then the row is aborted here; the next start closes the replay).
+                    if commit.status is None:
+                        with trio.CancelScope(shield=True):
+                            await self._db_call(
+                                self.store.game_ended, game_id, "aborted", [], reason="server shutting down",
+                                replay_path=str(writer.final_path) if writer.final_path.exists() else None,
+                            )
                     self.view.aborted += 1
                     raise
                 finally:
                     self.view.running.pop(game_id, None)
-                with trio.CancelScope(shield=True):
-                    await self._record(outcome, writer, time.monotonic() - began)
+                self.scheduler.game_finished(time.monotonic() - began)
+                self._record(outcome, time.monotonic() - began)
                 if outcome.status != "finished":
                     break
         finally:
@@ -298,9 +328,12 @@ class LadderDirector:
                 self._all_done.set()
             self._kick()
 
-    async def _record(self, outcome: Any, writer: Any, seconds: float) -> None:
-        final = writer.final_path
-        replay = str(final) if final.exists() else None
+    async def _commit_result(self, outcome: Any) -> None:
+        """The runner's ``on_result``: commit the game's result (the point that makes it final).
+
+        Called after the replay's result line is fsynced and before the replay
+        is renamed and the bots are told; a raise makes the runner abort the game.
+        """
         seats = [
             SeatRecord(
                 seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
@@ -310,8 +343,12 @@ class LadderDirector:
         ]
         await self._db_call(
             self.store.game_ended, outcome.game_id, outcome.status, seats,
-            ended_at=outcome.ended_at or None, replay_path=replay, reason=outcome.reason, decisions=outcome.decisions,
+            ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
+            decisions=outcome.decisions,
         )
+
+    def _record(self, outcome: Any, seconds: float) -> None:
+        """The dashboard's side of a game that ended (its result is already committed)."""
         self.view.decisions += outcome.decisions
         if outcome.status == "finished":
             self.view.finished += 1
@@ -331,6 +368,7 @@ class LadderDirector:
     # ------------------------------------------------------------ ratings
 
     def _load_history(self) -> None:
+        self.store.forget_unplayed()  # names an earlier run saw that never played
         for ruleset in self.settings.players:
             self.scheduler.load_history(ruleset, self.store.pair_counts(ruleset))
             games = self.store.rated_games(ruleset)

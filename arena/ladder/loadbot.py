@@ -1,13 +1,16 @@
 """Many light bot sessions in one process, over raw grpcio: for load tests and ladder tests.
 
-    python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --names a,b,c --max-games 2 --style high
+    python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --names a,b,c --parallel 2 --style high
 
 Each name is its own Play stream (one thread each, one shared channel) that
 answers every turn at once with the first, last or a random legal action.
 It speaks the wire protocol directly, without the SDK, so a benchmark
 measures the arena and not the client library; real bots should use `sdk`.
 At exit it prints one JSON line of totals (turns answered, games ended,
-errors by code) for the benchmark to collect.
+errors by code) for the benchmark to collect.  ``--ended-log FILE`` appends
+one JSON line per GameEnded a session was told (bot, game id, reason,
+placements; placements are 0 when the game was aborted), flushed at once,
+for crash tests that compare what bots were told with what was stored.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ _END = object()
 
 
 class Session(threading.Thread):
-    def __init__(self, channel: grpc.Channel, name: str, args: argparse.Namespace, totals: Counter, lock: threading.Lock) -> None:
+    def __init__(self, channel: grpc.Channel, name: str, args: argparse.Namespace, totals: Counter, lock: threading.Lock,
+                 ended_log=None) -> None:
         super().__init__(daemon=True, name=f"session-{name}")
         self.channel = channel
         self.bot_name = name
@@ -41,6 +45,14 @@ class Session(threading.Thread):
         self.outbox: queue.Queue = queue.Queue()
         self.rng = random.Random(name)
         self.call = None
+        self.ended_log = ended_log
+
+    def _log_ended(self, ended) -> None:
+        line = json.dumps({"bot": self.bot_name, "game_id": ended.game_id, "reason": ended.reason,
+                           "placements": [result.placement for result in ended.results]})
+        with self.lock:
+            self.ended_log.write(line + "\n")
+            self.ended_log.flush()
 
     def run(self) -> None:
         a = self.args
@@ -71,6 +83,8 @@ class Session(threading.Thread):
                     turns += 1
                 elif kind == "game_ended":
                     games += 1
+                    if self.ended_log is not None:
+                        self._log_ended(message.game_ended)
                 elif kind == "error":
                     errors[pb.Error.Code.Name(message.error.code)] += 1
                     if a.verbose:
@@ -106,10 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--names", required=True, help="comma-separated session names")
     parser.add_argument("--token", default="")
     parser.add_argument("--games", type=lambda s: [g for g in s.split(",") if g], help="rulesets (default all)")
-    parser.add_argument("--max-games", type=int, default=1, help="games at once per session")
+    parser.add_argument("--parallel", "--max-games", dest="max_games", type=int, default=1, metavar="N",
+                        help="games at once per session (--max-games: its old name, as in the SDK)")
     parser.add_argument("--style", choices=("first", "random", "high", "low", "slow"), default="random")
     parser.add_argument("--slow-ms", type=int, default=50, help="think time of --style slow")
     parser.add_argument("--duration", type=float, help="seconds to stay connected (default: until SIGTERM)")
+    parser.add_argument("--ended-log", metavar="FILE", help="append a JSON line per GameEnded received")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     names = [n for n in args.names.split(",") if n]
@@ -119,7 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     channel = grpc.insecure_channel(args.arena, options=[("grpc.so_reuseport", 0)])
     totals: Counter = Counter()
     lock = threading.Lock()
-    sessions = [Session(channel, name, args, totals, lock) for name in names]
+    try:
+        ended_log = open(args.ended_log, "a", encoding="utf-8") if args.ended_log else None
+    except OSError as error:
+        parser.error(f"--ended-log {args.ended_log}: {error.strerror}")
+    sessions = [Session(channel, name, args, totals, lock, ended_log) for name in names]
     started = time.monotonic()
     for session in sessions:
         session.start()
@@ -132,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     for session in sessions:
         session.join(timeout=5)
     channel.close()
+    if ended_log is not None:
+        ended_log.close()
     print(json.dumps(dict(totals)), flush=True)
     return 0
 

@@ -6,11 +6,13 @@ The authoritative table is the maximum-likelihood Bradley-Terry fit over
 every rated result on the Elo scale (what Ordo and BayesElo compute), with
 95% intervals from the inverse Fisher information.
 
-Duplicate sets: every rotation of a set shares one deal, so the rotations of
-a set are not independent games.  Their pairwise results are summed per set
-and the set enters the fit as one observation with a fractional score
-(e.g. 1.5 of 2 -> 0.75), which cancels the luck of the deal and keeps the
-intervals honest.  A game that is not part of a set is a set of one.
+The result unit is the set: the ladder plays every game on a fresh deal, as
+a set of one (its set id is its game id), so every game is one observation
+per pair.  Duplicate sets, as `arena match` and earlier ladders played them,
+share one deal across seat rotations, so their games are not independent:
+their pairwise results are summed per set and the set enters the fit as one
+observation with a fractional score (e.g. 1.5 of 2 -> 0.75), which cancels
+the luck of the deal.  A database with such sets keeps rating them that way.
 """
 
 from __future__ import annotations

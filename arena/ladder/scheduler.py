@@ -1,33 +1,50 @@
-"""Who plays whom next: pure, deterministic given its random generator, testable.
+"""Who plays whom next: pure, deterministic given its random generator and clock, testable.
 
-The unit of play is a duplicate set: one seed played once per seat rotation,
-so every bot holds every seat's cards once and the luck of the deal cancels.
-A set's rotations are played one after another, so a set occupies one game
-slot of each of its bots for its whole length.
+The unit of play is one game on a fresh deal: no two games of the ladder share
+a seed, so no bot ever holds cards another seat held in a deal it has seen
+(see "Deals" in README.md for why the ladder gave up duplicate sets).
 
 Choosing a table (`Scheduler.next_table`):
 
 1. For every ruleset, the connected bots that play it are its members.  The
-   *anchor* is the free member with the fewest sets scheduled (ties broken
+   *anchor* is the free member with the fewest games scheduled (ties broken
    at random), across all rulesets, so that nobody starves.
-2. The other seats go to the free members with the fewest head-to-head sets
-   against the seats already chosen, then the fewest sets, then the most
+2. The other seats go to the free members with the fewest head-to-head games
+   against the seats already chosen, then the fewest games, then the most
    uncertain comparison (largest overlap of 95% intervals), so every pair
    meets and no pair is over-played.
 3. Fairness caps, so that bots freed at the same moment do not simply play
-   each other again and fast or high-capacity bots do not race ahead:
-   * a bot may take a seat only while it is at most ``max_lead`` sets ahead
-     of the ruleset's neediest member (unless the table is for that member,
-     so nothing deadlocks), and at most ``max_lead`` sets ahead of its own
-     least-played ruleset (so a table needing many free bots at once, such
-     as a four-player ruleset, is not starved by two-player tables);
-   * a pairing may have at most ``pair_slack`` more sets than the
-     least-played pairing open to the same bot, busy partners included: a
-     free bot waits for a busy partner rather than over-play a pair.
-   When every bot is free some table is always possible, so waiting never
-   turns into a deadlock.
+   each other again and fast or high-capacity bots do not race ahead of
+   bots that are about to be free:
+   * a bot may take a seat only while it is at most ``max_lead`` games ahead
+     of the ruleset's neediest *available* member (unless the table is for
+     that member), and at most ``max_lead`` games ahead of its own
+     least-played ruleset among those with enough available members (so a
+     table needing many free bots at once, such as a four-player ruleset, is
+     not starved by two-player tables);
+   * a pairing may have at most ``pair_slack`` more games than the
+     least-played pairing open to the same bot among available partners:
+     a free bot briefly waits for a busy partner rather than over-play a pair.
 
-Per-bot counts are of sets *scheduled* in this run (finished or running),
+Nobody waits on a slow bot.  The caps are goals, never a reason to idle for
+long, and they only look at bots that are *available*:
+
+* a bot whose every slot has been taken for longer than ``stall`` typical
+  games (it hangs, stalls or plays very slowly) is not available: it does not
+  hold the floor down and nobody waits for it;
+* a free bot that the caps hold back is released after waiting ``patience``
+  typical games: it then takes the best table among the free bots, caps off.
+
+The typical game is the median duration of the last games reported with
+`Scheduler.game_finished`; until one is reported, and whenever ``plan`` is
+called without a clock, the caps apply without time limits.  So an honest bot
+waits at most ``patience`` of a typical game for a seat the caps hold back,
+and a hanging bot stops counting after ``stall`` typical games.  The server's
+game slots are shared out by `slot_share`: no bot may run more games at once
+than its share, so a bot whose games hang cannot fill them.
+(`scripts/scheduler_fairness.py` measures what honest bots keep.)
+
+Per-bot counts are of games *scheduled* in this run (finished or running),
 so one planning round spreads tables instead of repeating one pairing;
 head-to-head counts also include the stored history.  A bot that (re)connects is
 lifted to the floor of the bots already present, so a newcomer does not
@@ -39,7 +56,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections import defaultdict
+import statistics
+from collections import defaultdict, deque
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
@@ -59,13 +77,20 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Table:
+    """One game to start: its ruleset and its seats in order (seat i is bots[i])."""
+
     ruleset: str
     bots: tuple[str, ...]
 
-    def rotations(self) -> list[tuple[str, ...]]:
-        """Every cyclic seat rotation: bot k sits in seat (k - r) mod n in rotation r."""
-        n = len(self.bots)
-        return [self.bots[r:] + self.bots[:r] for r in range(n)]
+
+def slot_share(concurrency: int, bots: int, smallest_table: int) -> int:
+    """How many games one bot may run at once so that no bot can fill the server's slots.
+
+    ``concurrency`` games seat ``concurrency * smallest_table`` bots at most; split evenly
+    among the connected bots (rounded up, at least one), every slot stays usable when
+    every bot takes its share, and a bot whose games hang cannot hold more than its share.
+    """
+    return max(1, math.ceil(concurrency * smallest_table / max(1, bots)))
 
 
 class Scheduler:
@@ -75,29 +100,42 @@ class Scheduler:
         *,
         max_lead: int = 2,
         pair_slack: int = 1,
+        patience: float = 0.5,
+        stall: float = 1.0,
+        window: int = 64,
         rng: random.Random | None = None,
     ) -> None:
         """players: ruleset -> table size for every ruleset this ladder schedules.
 
-        max_lead: how many sets a bot may be ahead of the neediest member of a
-            ruleset, and ahead of its own least-played ruleset.
-        pair_slack: how many more sets a pairing may have than the least-played
-            pairing available to the same bot (busy partners included).
+        max_lead: how many games a bot may be ahead of the neediest available
+            member of a ruleset, and ahead of its own least-played ruleset.
+        pair_slack: how many more games a pairing may have than the least-played
+            pairing available to the same bot.
+        patience: how long (in typical games) the caps may hold a free bot back.
+        stall: after how long (in typical games) a bot with no free slot stops
+            counting as available for the caps.
+        window: how many recent game durations the typical game is the median of.
         """
         self.players = dict(players)
         self.max_lead = max_lead
         self.pair_slack = pair_slack
+        self.patience = patience
+        self.stall = stall
         self.rng = rng or random.Random()
-        self.sets: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
+        self.games: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self.ratings: dict[str, dict[str, tuple[float, float]]] = {r: {} for r in self.players}
         self._offsets: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self._present: dict[str, set[str]] = {r: set() for r in self.players}
+        self._durations: deque[float] = deque(maxlen=window)
+        self._typical: float | None = None  # the median of _durations, once computed
+        self._idle_since: dict[str, float] = {}  # bot -> since when it has had a free slot without a seat
+        self._full_since: dict[str, float] = {}  # bot -> since when every slot of it has been taken
 
     # ---- what the scheduler knows
 
-    def load_history(self, ruleset: str, pair_sets: Mapping[frozenset[str], int]) -> None:
-        """Start from the stored head-to-head history (sets per pair).
+    def load_history(self, ruleset: str, pair_games: Mapping[frozenset[str], int]) -> None:
+        """Start from the stored head-to-head history (results per pair).
 
         Per-bot counts deliberately start at zero in every run: the fairness
         caps compare bots present together, and a bot with a long history must
@@ -105,7 +143,7 @@ class Scheduler:
         """
         if ruleset not in self.players:
             return
-        for pair, count in pair_sets.items():
+        for pair, count in pair_games.items():
             self.pairs[ruleset][frozenset(pair)] += count
 
     def set_ratings(self, ruleset: str, ratings: Mapping[str, tuple[float, float]]) -> None:
@@ -114,85 +152,168 @@ class Scheduler:
             self.ratings[ruleset] = dict(ratings)
 
     def record(self, table: Table) -> None:
-        """Count a set as scheduled."""
+        """Count a game as scheduled."""
         for bot in table.bots:
-            self.sets[table.ruleset][bot] += 1
+            self.games[table.ruleset][bot] += 1
         for a, b in combinations(table.bots, 2):
             self.pairs[table.ruleset][frozenset((a, b))] += 1
 
-    def effective_sets(self, ruleset: str, bot: str) -> int:
-        return self.sets[ruleset][bot] + self._offsets[ruleset][bot]
+    def game_finished(self, seconds: float) -> None:
+        """Report how long a game took: the patience and stall limits scale with the typical game."""
+        if math.isfinite(seconds) and seconds >= 0:
+            self._durations.append(seconds)
+            self._typical = None
+
+    def typical_game(self) -> float | None:
+        """The median duration of the recent games, None before the first one is reported."""
+        if self._typical is None and self._durations:
+            self._typical = statistics.median(self._durations)
+        return self._typical
+
+    def effective_games(self, ruleset: str, bot: str) -> int:
+        return self.games[ruleset][bot] + self._offsets[ruleset][bot]
+
+    # ---- time: who is available, who has waited long enough
+
+    def _observe(self, candidates: Iterable[Candidate], now: float) -> None:
+        names = set()
+        for c in candidates:
+            names.add(c.name)
+            if c.free > 0:
+                self._full_since.pop(c.name, None)
+                self._idle_since.setdefault(c.name, now)
+            else:
+                self._idle_since.pop(c.name, None)
+                self._full_since.setdefault(c.name, now)
+        for gone in [bot for bot in self._idle_since if bot not in names]:
+            del self._idle_since[gone]
+        for gone in [bot for bot in self._full_since if bot not in names]:
+            del self._full_since[gone]
+
+    def _available(self, c: Candidate, now: float | None) -> bool:
+        """Free, or busy for less than ``stall`` typical games: worth keeping the caps for."""
+        typical = self.typical_game()
+        if c.free > 0 or now is None or typical is None:
+            return True
+        return now - self._full_since.get(c.name, now) < self.stall * typical
+
+    def _released(self, c: Candidate, now: float | None) -> bool:
+        """Held back for ``patience`` typical games already: the caps no longer apply to it."""
+        typical = self.typical_game()
+        if now is None or typical is None or c.free <= 0:
+            return False
+        return now - self._idle_since.get(c.name, now) >= self.patience * typical
+
+    def next_wakeup(self, now: float) -> float | None:
+        """The next moment a waiting bot is released or a busy one stalls (plan again then), or None."""
+        typical = self.typical_game()
+        if typical is None:
+            return None
+        moments = [since + self.patience * typical for since in self._idle_since.values()]
+        moments += [since + self.stall * typical for since in self._full_since.values()]
+        later = [moment for moment in moments if moment > now]
+        return min(later) if later else None
 
     # ---- choosing
 
-    def plan(self, candidates: Iterable[Candidate], limit: int) -> list[Table]:
-        """Up to ``limit`` tables for now; records them and uses up the bots' free slots."""
+    def plan(self, candidates: Iterable[Candidate], limit: int, now: float | None = None) -> list[Table]:
+        """Up to ``limit`` tables for now; records them and uses up the bots' free slots.
+
+        now: the current time in seconds (any monotonic clock); without it the
+        caps apply without time limits.
+        """
         pool = {c.name: c for c in candidates}
+        if now is not None:
+            self._observe(pool.values(), now)
         tables: list[Table] = []
         while len(tables) < limit:
-            table = self.next_table(pool.values())
+            table = self.next_table(pool.values(), now)
             if table is None:
                 break
             self.record(table)
             for bot in table.bots:
                 c = pool[bot]
                 pool[bot] = Candidate(c.name, c.free - 1, c.rulesets)
+                if now is not None and c.free - 1 <= 0:
+                    self._idle_since.pop(bot, None)
+                    self._full_since[bot] = now
             tables.append(table)
         return tables
 
-    def next_table(self, candidates: Iterable[Candidate]) -> Table | None:
+    def next_table(self, candidates: Iterable[Candidate], now: float | None = None) -> Table | None:
         """The best table to start now among these connected bots, or None."""
         connected = list(candidates)
         members = {r: [c for c in connected if c.plays(r)] for r in self.players}
         for ruleset, group in members.items():
             self._lift_newcomers(ruleset, group)
+        available = {c.name for c in connected if self._available(c, now)}
+        released = {c.name for c in connected if self._released(c, now)}
         playable = [r for r, group in members.items() if len(group) >= self.players[r]]
-        # Each bot's lowest count over the rulesets it can be scheduled in now.
+        # Each bot's lowest count over the rulesets that enough available bots play.
         lowest: dict[str, int] = {}
         for ruleset in playable:
-            for c in members[ruleset]:
-                count = self.effective_sets(ruleset, c.name)
+            group = [c for c in members[ruleset] if c.name in available]
+            if len(group) < self.players[ruleset]:
+                continue
+            for c in group:
+                count = self.effective_games(ruleset, c.name)
                 lowest[c.name] = min(lowest.get(c.name, count), count)
         options = []
         for ruleset in playable:
-            group = members[ruleset]
-            floor = min(self.effective_sets(ruleset, c.name) for c in group)
+            group = [c for c in members[ruleset] if c.name in available]
             free = [
                 c for c in group
-                if c.free > 0 and self.effective_sets(ruleset, c.name) <= lowest[c.name] + self.max_lead
+                if c.free > 0
+                and (
+                    c.name in released
+                    or self.effective_games(ruleset, c.name) <= lowest.get(c.name, math.inf) + self.max_lead
+                )
             ]
             if len(free) < self.players[ruleset]:
                 continue
-            total = sum(self.sets[ruleset].values())
+            floor = min(self.effective_games(ruleset, c.name) for c in group)
+            total = sum(self.games[ruleset].values())
             for anchor in free:
-                count = self.effective_sets(ruleset, anchor.name)
-                if count <= floor + self.max_lead:
-                    options.append(((count, total, self.rng.random()), ruleset, anchor, free, floor))
+                count = self.effective_games(ruleset, anchor.name)
+                if anchor.name in released or count <= floor + self.max_lead:
+                    options.append(((count, total, self.rng.random()), ruleset, anchor, free, floor, group))
         options.sort(key=lambda option: option[0])
-        for _key, ruleset, anchor, free, floor in options:
-            table = self._fill(ruleset, anchor, free, floor, members[ruleset])
+        for _key, ruleset, anchor, free, floor, group in options:
+            table = self._fill(ruleset, anchor, free, floor, group, released)
             if table is not None:
                 return table
         return None
 
     def _fill(
-        self, ruleset: str, anchor: Candidate, free: list[Candidate], floor: int, group: list[Candidate]
+        self,
+        ruleset: str,
+        anchor: Candidate,
+        free: list[Candidate],
+        floor: int,
+        group: list[Candidate],
+        released: set[str],
     ) -> Table | None:
-        """Seat the others next to the anchor, or None if no fair table exists right now."""
-        anchor_is_neediest = self.effective_sets(ruleset, anchor.name) == floor
+        """Seat the others next to the anchor, or None if no fair table exists right now.
+
+        group: the available members (free or briefly busy); released: bots the caps no longer hold.
+        """
+        anchor_is_neediest = self.effective_games(ruleset, anchor.name) == floor
         chosen = [anchor.name]
         for _seat in range(self.players[ruleset] - 1):
-            # The least-played pairing available among *all* connected members, busy or not:
-            # a free bot may not take a pairing far more played than one that is merely busy.
+            # The least-played pairing among the available members, busy or not: a free
+            # bot may not take a pairing far more played than one that is merely busy.
             least = min(self._head_to_head(ruleset, c.name, chosen) for c in group if c.name not in chosen)
             allowed = least + self.pair_slack * len(chosen)
-            options = [
-                c
-                for c in free
-                if c.name not in chosen
-                and (anchor_is_neediest or self.effective_sets(ruleset, c.name) <= floor + self.max_lead)
-                and self._head_to_head(ruleset, c.name, chosen) <= allowed
-            ]
+            options = []
+            for c in free:
+                if c.name in chosen:
+                    continue
+                lifted = anchor.name in released or c.name in released
+                if not (lifted or anchor_is_neediest or self.effective_games(ruleset, c.name) <= floor + self.max_lead):
+                    continue
+                if not (lifted or self._head_to_head(ruleset, c.name, chosen) <= allowed):
+                    continue
+                options.append(c)
             if not options:
                 return None
             pick = min(options, key=lambda c: self._opponent_key(ruleset, chosen, c.name))
@@ -206,7 +327,7 @@ class Scheduler:
     def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str) -> tuple:
         head_to_head = self._head_to_head(ruleset, bot, chosen)
         overlap = sum(self._overlap(ruleset, bot, other) for other in chosen)
-        return (head_to_head, self.effective_sets(ruleset, bot), -overlap, self.rng.random())
+        return (head_to_head, self.effective_games(ruleset, bot), -overlap, self.rng.random())
 
     def _overlap(self, ruleset: str, a: str, b: str) -> float:
         """How much the two 95% intervals overlap (large when either is unknown)."""
@@ -223,9 +344,9 @@ class Scheduler:
         arrivals = names - present
         staying = names & present
         if arrivals and staying:
-            floor = min(self.effective_sets(ruleset, bot) for bot in staying)
+            floor = min(self.effective_games(ruleset, bot) for bot in staying)
             for bot in arrivals:
-                gap = floor - self.effective_sets(ruleset, bot)
+                gap = floor - self.effective_games(ruleset, bot)
                 if gap > 0:
                     self._offsets[ruleset][bot] += gap
         self._present[ruleset] = names

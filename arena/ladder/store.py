@@ -5,7 +5,9 @@ server writes.  Every finished game is committed on its own (with
 ``synchronous=FULL``), so a ``kill -9`` never loses one; a game is written as
 ``running`` before it starts, and `LadderStore.open` marks whatever is still
 ``running`` from an earlier process as ``aborted`` (aborted games are never
-rated).  The schema carries a version and is upgraded by forward migrations.
+rated).  The commit of `game_ended` is what makes a result final: the match
+runner calls it after the replay's result line is fsynced and tells the bots
+only after it returned (`arena.ladder.recovery` has the rules after a crash).  The schema carries a version and is upgraded by forward migrations.
 """
 
 from __future__ import annotations
@@ -286,17 +288,19 @@ class LadderStore:
         except sqlite3.Error:
             pass
 
-    def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
-        """Run statements in one transaction, committed durably."""
+    def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> int:
+        """Run statements in one transaction, committed durably; returns the last one's row count."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                changed = 0
                 for sql, parameters in statements:
-                    self._db.execute(sql, parameters)
+                    changed = self._db.execute(sql, parameters).rowcount
                 self._db.execute("COMMIT")
             except BaseException:
                 self._rollback()
                 raise
+        return changed
 
     # ---- bots
 
@@ -311,6 +315,28 @@ class LadderStore:
                 )
             ]
         )
+
+    def register_bot(self, name: str, token: str) -> bool:
+        """Register a new name, or one known only from open registration, with a token.
+
+        Returns False, changing nothing, when the name already holds a token:
+        replacing that is `rotate_token`'s job, never a side effect of adding.
+        """
+        return self._write(
+            [
+                (
+                    "INSERT INTO bots (name, token_hash, first_seen) VALUES (?, ?, NULL) "
+                    "ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash WHERE bots.token_hash IS NULL",
+                    (name, hash_token(token)),
+                )
+            ]
+        ) == 1
+
+    def rotate_token(self, name: str, token: str) -> bool:
+        """Replace a registered bot's token; False if the name holds no token."""
+        return self._write(
+            [("UPDATE bots SET token_hash = ? WHERE name = ? AND token_hash IS NOT NULL", (hash_token(token), name))]
+        ) == 1
 
     def remove_bot(self, name: str) -> bool:
         """Forget a bot's registration; its games stay in the history."""
@@ -350,6 +376,35 @@ class LadderStore:
                 )
             ]
         )
+
+    def forget_unplayed(self, name: str | None = None) -> int:
+        """Drop open-registration names that never took a seat (one name, or all); returns how many.
+
+        Open registration accepts any name, so a client that connects under ever new names
+        would otherwise grow the bots table without bound.  A registered name (with a token)
+        and a name with games in the history are kept.
+        """
+        sql = (
+            "DELETE FROM bots WHERE token_hash IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.bot = bots.name)"
+        )
+        parameters: tuple[Any, ...] = ()
+        if name is not None:
+            sql += " AND name = ?"
+            parameters = (name,)
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                removed = self._db.execute(sql, parameters).rowcount
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return removed
+
+    def bot_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM bots").fetchone()[0])
 
     # ---- games
 
@@ -439,13 +494,26 @@ class LadderStore:
             )
         return [(row[0], row[1]) for row in rows]
 
+    def statuses(self, game_ids: Sequence[str]) -> dict[str, str]:
+        """The status of each of these games that has a row (running, finished or aborted)."""
+        found: dict[str, str] = {}
+        ids = list(game_ids)
+        with self._lock:
+            for chunk in range(0, len(ids), 500):
+                part = ids[chunk : chunk + 500]
+                found.update(self._db.execute(
+                    f"SELECT id, status FROM games WHERE id IN ({','.join('?' * len(part))})", part
+                ).fetchall())
+        return found
+
     def set_replay_path(self, game_id: str, path: str | None) -> None:
         self._write([("UPDATE games SET replay_path = ? WHERE id = ?", (path, game_id))])
 
     def games(
-        self, ruleset: str | None = None, status: str | None = None, limit: int | None = None
+        self, ruleset: str | None = None, status: str | None = None, limit: int | None = None,
+        bot: str | None = None, offset: int = 0, game_id: str | None = None,
     ) -> list[GameRecord]:
-        """Games newest first, with their seats."""
+        """Games newest first, with their seats (optionally only ``bot``'s, or the one ``game_id``)."""
         where, parameters = [], []
         if ruleset:
             where.append("ruleset = ?")
@@ -453,12 +521,20 @@ class LadderStore:
         if status:
             where.append("status = ?")
             parameters.append(status)
+        if bot:
+            where.append("id IN (SELECT game_id FROM seats WHERE bot = ?)")
+            parameters.append(bot)
+        if game_id is not None:
+            where.append("id = ?")
+            parameters.append(game_id)
         sql = "SELECT id, ruleset, options, seed, set_id, rotation, started_at, ended_at, replay_path, status, reason, decisions FROM games"
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY started_at DESC, id"
         if limit:
             sql += f" LIMIT {int(limit)}"
+            if offset:
+                sql += f" OFFSET {int(offset)}"
         with self._lock:
             rows = self._db.execute(sql, parameters).fetchall()
             seats: dict[str, list[SeatRecord]] = {}
@@ -490,6 +566,51 @@ class LadderStore:
             )
             for r in rows
         ]
+
+    def game(self, game_id: str) -> GameRecord | None:
+        found = self.games(game_id=game_id, limit=1)
+        return found[0] if found else None
+
+    def count_games(self, ruleset: str, status: str) -> int:
+        with self._lock:
+            return self._db.execute(
+                "SELECT COUNT(*) FROM games WHERE ruleset = ? AND status = ?", (ruleset, status)
+            ).fetchone()[0]
+
+    def bot_totals(self, bot: str) -> dict[str, dict[str, int]]:
+        """One bot's record per ruleset: games (finished and aborted), wins, timeouts, strikes, forfeits."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.ruleset, SUM(g.status = 'finished'), SUM(g.status = 'aborted'), SUM(s.placement = 1), "
+                "SUM(s.timeouts), SUM(s.strikes), SUM(s.forfeited), SUM(s.decisions), SUM(s.think_ms) "
+                "FROM seats s JOIN games g ON g.id = s.game_id WHERE s.bot = ? GROUP BY g.ruleset ORDER BY 1",
+                (bot,),
+            ).fetchall()
+        keys = ("finished", "aborted", "wins", "timeouts", "strikes", "forfeits", "decisions", "think_ms")
+        return {r[0]: {k: int(v or 0) for k, v in zip(keys, r[1:])} for r in rows}
+
+    def finished_placements(self, ruleset: str) -> list[tuple[str, str, dict[str, int]]]:
+        """Finished games of a ruleset in the order they ended: (id, ended_at, bot -> placement)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.id, g.ended_at, s.bot, s.placement FROM games g JOIN seats s ON s.game_id = g.id "
+                "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL "
+                "ORDER BY g.ended_at, g.id, s.seat",
+                (ruleset,),
+            ).fetchall()
+        games: dict[str, tuple[str, str, dict[str, int]]] = {}
+        for game_id, ended_at, bot, placement in rows:
+            games.setdefault(game_id, (game_id, ended_at, {}))[2][bot] = placement
+        return [g for g in games.values() if len(g[2]) >= 2]
+
+    def replay_paths(self, game_id: str) -> dict[str, str | None]:
+        """{id: replay path} of the game ``game_id``, or of the games whose id ends in ``-game_id``."""
+        tail = f"-{game_id}"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, replay_path FROM games WHERE id = ? OR substr(id, -?) = ?", (game_id, len(tail), tail)
+            ).fetchall()
+        return {row[0]: row[1] for row in rows}
 
     def rulesets_played(self) -> list[str]:
         with self._lock:

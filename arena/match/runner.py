@@ -13,6 +13,25 @@ Why it is built this way:
   game early or escape this function: it becomes a default action and a
   strike, and enough strikes forfeit the seat, which then plays defaults
   without being asked and ranks last.
+* A seat's clock keeps running while it is disconnected: the runner waits
+  for a resume only until the decision's deadline (or the end of the
+  seat's ``reconnect_ms`` window, counted from when it went away, if that
+  comes first), so dropping and resuming buys no time that hanging would
+  not.  Hence the bound (`max_seat_wait_ms`): over one game the runner
+  waits on a seat at most
+
+      first_move_ms + n * (move_ms + increment_ms + late_grace_ms) + bank_ms
+
+  where n is the number of decisions the seat was asked; a seat that never
+  answers in time (hangs, or keeps dropping) is asked at most
+  ``max_strikes`` decisions before it forfeits.  A game lasts at most the
+  sum of this over its seats, plus the engine's own time and the courtesy
+  calls (each bounded by ``COURTESY_TIMEOUT_S``; a remote seat's calls return at
+  once).
+* A result is final only once it is durable: the replay's result line is
+  fsynced, then ``on_result(outcome)`` (the store's commit, awaited under
+  a shield), then the replay is sealed (renamed) and only then are the
+  seats told `GameEnd` (see `_conclude`).
 
 The project README ("The match runner") has the time model in one table.
 """
@@ -55,8 +74,27 @@ DEFAULT_MAX_DECISIONS = 50_000
 DEFAULT_LATE_GRACE_MS = 50
 #: Bound on courtesy calls (game_started, game_ended, notify) so a stuck seat cannot stall a game.
 COURTESY_TIMEOUT_S = 2.0
+#: The abort reason of a game whose result the store refused (``on_result`` raised).
+RESULT_NOT_STORED = "the result could not be stored (server error); the game is aborted"
 #: Reconnections allowed within one decision before the seat is struck anyway.
 MAX_RECONNECTS_PER_DECISION = 3
+
+
+def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS) -> int:
+    """The most time the runner spends waiting on one seat over a game in which it was asked ``decisions`` times.
+
+    Every decision ends by its deadline (limit + bank, plus the late grace),
+    disconnected or not, and the bank only shrinks by what overran: the sum
+    is at most ``first_move_ms + n * (move_ms + increment_ms + late_grace_ms) + bank_ms``.
+    """
+    n = max(0, int(decisions))
+    tc = time_control
+    first = tc.first_move_ms if n else 0
+    return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms) + tc.bank_ms
+
+
+#: Recorder methods that fsync or rename: run in a worker thread when they are plain functions.
+_CLOSING = frozenset({"finish", "abort", "write_result", "write_abort", "seal"})
 
 # Request ids are unique across every game in the process, so a seat that
 # serves several games can never mistake one game's request for another's.
@@ -95,6 +133,7 @@ class _SeatBook:
     asked_before: bool = False
     gone: bool = False  # disconnected and did not come back within the window
     events_sent: int = 0  # how many of the game's public events this seat's requests have carried
+    away_since: float | None = None  # when the seat was found disconnected, until it answers again
 
 
 @dataclass
@@ -140,6 +179,7 @@ async def play_game(
     game_id: str | None = None,
     recorder: Any = None,
     on_event: Callable[..., Any] | None = None,
+    on_result: Callable[[GameOutcome], Any] | None = None,
     stop: GameStop | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
@@ -153,7 +193,13 @@ async def play_game(
     ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
     methods both work).  ``on_event(index, seat, action_text, state)`` is
     called with index 0 and seat -1 for the start position, then after every
-    decision (do not mutate ``state``).  ``clock`` must agree with the
+    decision (do not mutate ``state``).  ``on_result(outcome)`` (sync or
+    async) makes the result final, e.g. a store's commit: it is awaited
+    under a shield after the replay's result line is fsynced and before the
+    replay is sealed and the seats are told; if it raises, the game is
+    aborted instead (`RESULT_NOT_STORED`; the error is logged), ``on_result``
+    is called once more with that aborted outcome, and the seats are told
+    it was aborted.  ``clock`` must agree with the
     seats' ``received_at`` stamps (``trio.current_time`` under a MockClock).
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
@@ -168,6 +214,7 @@ async def play_game(
         game_id=game_id or uuid.uuid4().hex[:16],
         recorder=recorder,
         on_event=on_event,
+        on_result=on_result,
         max_decisions=max_decisions,
         late_grace_s=late_grace_ms / 1000,
         clock=clock,
@@ -185,12 +232,16 @@ class _Game:
     game_id: str
     recorder: Any
     on_event: Callable[..., Any] | None
+    on_result: Callable[[GameOutcome], Any] | None
     max_decisions: int
     late_grace_s: float
     clock: Callable[[], float]
     books: list[_SeatBook] = field(default_factory=list)
     decisions: int = 0
     started_at: str = ""
+    _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
+    _result_written: bool = False
+    _replay_path: str | None = None
 
     def __post_init__(self) -> None:
         try:  # every request carries the public events since the seat's previous one
@@ -230,8 +281,7 @@ class _Game:
                 with trio.CancelScope(shield=True):
                     await self._conclude(outcome)
         outcome = self._outcome("aborted", abort_reason) if abort_reason else self._outcome("finished", "")
-        await self._conclude(outcome)
-        return outcome
+        return await self._conclude(outcome)
 
     async def _play(self) -> str | None:
         """The decision loop; returns an abort reason, or None when the engine says the game is over."""
@@ -273,7 +323,7 @@ class _Game:
         limit_ms = control.move_ms + (0 if book.asked_before else control.first_move_ms)
         book.asked_before = True
         budget_s = (limit_ms + book.bank_ms) / 1000
-        spent_s = 0.0  # seat's clock time on this decision; paused while it is disconnected
+        spent_s = 0.0  # the seat's clock on this decision: it runs while the seat is disconnected too
         reconnects = 0
         book.outcome.decisions += 1
         while True:
@@ -292,19 +342,31 @@ class _Game:
             deadline = sent_at + (budget_s - spent_s)
             reply = await self._collect(seat, request, deadline)
             if reply.kind == "disconnected":
-                spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
-                if book.gone or reconnects >= MAX_RECONNECTS_PER_DECISION:
+                # Time away is the seat's own: waiting for it to come back never goes past the
+                # decision's deadline, so dropping and resuming buys nothing a hang would not.
+                now = self.clock()
+                if book.away_since is None:  # a new disconnection (not one still going on)
+                    book.away_since = now
+                    book.outcome.disconnects += 1
+                window_end = book.away_since + control.reconnect_ms / 1000
+                if book.gone or now >= window_end or reconnects >= MAX_RECONNECTS_PER_DECISION:
+                    book.gone = book.gone or now >= window_end
+                    spent_s = min(budget_s, spent_s + max(0.0, now - sent_at))
                     detail = "still disconnected" if book.gone else "disconnected again"
                     return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
-                book.outcome.disconnects += 1
                 reconnects += 1
-                if await self._wait_reconnected(seat):
+                back = await self._wait_reconnected(seat, min(window_end, deadline) - now)
+                spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
+                if back and spent_s < budget_s:
+                    book.away_since = None
                     continue
-                book.gone = True
-                return self._strike(
-                    book, request, spent_s, limit_ms, "disconnected",
-                    f"disconnected and not back within {control.reconnect_ms} ms",
-                )
+                if not back and self.clock() >= window_end:
+                    book.gone = True
+                    detail = f"disconnected and not back within {control.reconnect_ms} ms"
+                else:
+                    detail = f"the clock ran out while disconnected ({limit_ms} ms + {book.bank_ms:.0f} ms bank)"
+                return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
+            book.away_since = None
             book.gone = False
             if reply.kind == "timeout" or (reply.kind != "error" and reply.received_at > deadline):
                 verdict = self._strike(
@@ -403,8 +465,8 @@ class _Game:
                 f"{book.outcome.strikes} strikes: the game is forfeited; default actions are played for you",
             ))
 
-    async def _wait_reconnected(self, seat: Seat) -> bool:
-        window_s = self.time_control.reconnect_ms / 1000
+    async def _wait_reconnected(self, seat: Seat, window_s: float) -> bool:
+        window_s = max(0.0, window_s)
         with trio.move_on_after(window_s + self.late_grace_s):
             try:
                 return bool(await seat.wait_reconnected(window_s))
@@ -457,7 +519,7 @@ class _Game:
             return None
         function = getattr(self.recorder, method)
         try:
-            if method in ("finish", "abort") and not inspect.iscoroutinefunction(function):
+            if method in _CLOSING and not inspect.iscoroutinefunction(function):
                 # closing fsyncs the file: keep that off the thread every game's deadlines run on
                 return await trio.to_thread.run_sync(function, *args)
             return await _maybe_await(function(*args))
@@ -474,19 +536,78 @@ class _Game:
             log.exception("game %s: on_event failed; spectators of this game get no more events", self.game_id)
             self.on_event = None
 
-    async def _conclude(self, outcome: GameOutcome) -> None:
-        recorder = self.recorder
-        if outcome.status == "finished":
-            closed_at = await self._call_recorder("finish", _finish_record(outcome))
-        else:
-            closed_at = await self._call_recorder("abort", outcome.reason)
-        if recorder is not None:  # the file's final name is known only once it is closed
-            path = closed_at if isinstance(closed_at, (str, os.PathLike)) else getattr(recorder, "path", None)
-            outcome.replay_path = str(path) if path is not None else None
+    async def _conclude(self, outcome: GameOutcome) -> GameOutcome:
+        """Make the result durable, then tell: result line fsynced, `on_result` (the commit), seal, GameEnd.
+
+        Nothing is told as finished before the commit returned: a crash at
+        any point leaves either an uncommitted result (aborted at the next
+        start; no seat was told) or a committed one whose ``.part`` replay
+        already holds the result line (renamed at the next start).
+        """
+        with trio.CancelScope(shield=True):  # a shutdown waits for this part: it is a few fsyncs and a commit
+            outcome.replay_path = await self._write_result(outcome)
+            if not await self._commit(outcome) and outcome.status == "finished":
+                # The reason reaches the bots: the error itself (paths, database details) stays in the log.
+                outcome = self._outcome("aborted", RESULT_NOT_STORED)
+                outcome.replay_path = await self._write_result(outcome)  # replaces the uncommitted result line
+                await self._commit(outcome)
+            if self._two_phase and self.recorder is not None:
+                await self._call_recorder("seal")  # if this fails, the committed .part is renamed at the next start
         await self._tell_ended(outcome)
+        return outcome
+
+    async def _write_result(self, outcome: GameOutcome) -> str | None:
+        """Write the result line (fsynced) and return where the replay will be once sealed (None: no replay).
+
+        With an ``on_result``, a recorder with ``write_result``/``write_abort``/
+        ``seal`` is closed in two steps around the commit; otherwise it is
+        closed at once with ``finish``/``abort`` (a result then cannot be
+        replaced afterwards).
+        """
+        recorder = self.recorder
+        if recorder is None:
+            return None
+        if self._result_written and not self._two_phase:
+            return self._replay_path
+        # Without a commit to wait for, one step (one worker-thread hop) is enough.
+        self._two_phase = self.on_result is not None and all(
+            hasattr(recorder, name) for name in ("write_result", "write_abort", "seal"))
+        if outcome.status == "finished":
+            method = "write_result" if self._two_phase else "finish"
+            closed_at = await self._call_recorder(method, _finish_record(outcome))
+        else:
+            method = "write_abort" if self._two_phase else "abort"
+            closed_at = await self._call_recorder(method, outcome.reason)
+        self._result_written = True
+        if self.recorder is None:  # the writer failed: no replay
+            self._replay_path = None
+        elif not self._two_phase and isinstance(closed_at, (str, os.PathLike)):
+            self._replay_path = str(closed_at)
+        else:
+            path = getattr(recorder, "path", None)
+            self._replay_path = str(path) if path is not None else None
+        return self._replay_path
+
+    async def _commit(self, outcome: GameOutcome) -> bool:
+        """Await ``on_result(outcome)`` (shielded by the caller: a shutdown must not cut a commit in half).
+
+        False if it raised: then the result is not final.
+        """
+        if self.on_result is None:
+            return True
+        try:
+            await _maybe_await(self.on_result(outcome))
+        except Exception as error:
+            log.error("game %s: the %s result could not be stored (%s: %s); the seats are told it was aborted",
+                      self.game_id, outcome.status, type(error).__name__, error)
+            return False
+        return True
 
     def _outcome(self, status: str, reason: str) -> GameOutcome:
         seats = [book.outcome for book in self.books]
+        if status != "finished":  # an abort after a refused result must not carry its placements
+            for seat in seats:
+                seat.placement, seat.points = 0, 0
         if status == "finished":
             result = self.state.result()
             for seat, placement in zip(seats, _placements_with_forfeits(result.placements, seats)):

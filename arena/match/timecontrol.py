@@ -12,8 +12,14 @@ from sending a request to the answer's arrival stamp:
   reconnection applies the engine's default action and is a strike;
   ``max_strikes`` strikes (0: never) forfeit the game: the seat is no longer
   asked, plays defaults, and ranks after every seat that did not forfeit;
-* a disconnected seat gets ``reconnect_ms`` to come back; the clock is paused
-  meanwhile and the decision is asked again with the time that was left.
+* a disconnected seat's clock keeps running: it may resume its session
+  within ``reconnect_ms`` of going away, and a decision it is back for in
+  time is asked again with the time that is left; when the decision's time
+  runs out first it is a strike (the bank is spent), and a seat away longer
+  than ``reconnect_ms`` is struck at once on each decision until it is back.
+  So a seat is never waited on for more than
+  ``first_move_ms + n * (move_ms + increment_ms) + bank_ms`` (plus a 50 ms
+  grace per decision) over n decisions (`arena.match.runner.max_seat_wait_ms`).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ class TimeControl:
     increment_ms: int = 100      # added to the bank after every answered decision
     first_move_ms: int = 5000    # extra allowance on a seat's first decision (start-up)
     max_strikes: int = 3         # strikes that forfeit the game
-    reconnect_ms: int = 5000     # how long a disconnected seat may take to come back
+    reconnect_ms: int = 5000     # how long a disconnected seat may stay away (its clock runs meanwhile)
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)

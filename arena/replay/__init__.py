@@ -26,6 +26,7 @@ from arena.replay.writer import (
     ReplayWriterError,
     ThreadedCloseRecorder,
     replay_path,
+    seal_complete,
     seal_partial,
 )
 
@@ -46,6 +47,7 @@ __all__ = [
     "VerifyReport",
     "load",
     "replay_path",
+    "seal_complete",
     "seal_partial",
     "verify",
 ]

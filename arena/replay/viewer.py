@@ -28,10 +28,17 @@ class ReplayViewer(App):
     AUTO_FOCUS = None  # keys go to the viewer, not to the (hidden) jump prompt or the scroll area
     CSS = """
     #table-scroll { width: 1fr; }
-    #log { width: 40%; min-width: 34; max-width: 52; }  /* narrow terminals keep room for the table */
+    #log { width: 40%; min-width: 34; max-width: 52; }
+    /* under NARROW columns (an 80x24 terminal) the log goes under the table, full width */
+    #frame.narrow { layout: vertical; }
+    #frame.narrow #table-scroll { width: 100%; height: 1fr; }
+    #frame.narrow #log { width: 100%; max-width: 100%; height: auto; border-top: solid $secondary; }
+    Screen.narrow Header { display: none; }
     #jump { dock: bottom; display: none; }
     #jump.open { display: block; }
     """
+    #: Below this many columns the log moves under the table.
+    NARROW = 110
     BINDINGS = [
         Binding("right,n", "step(1)", "next"),
         Binding("left,p", "step(-1)", "previous"),
@@ -42,22 +49,24 @@ class ReplayViewer(App):
         Binding("plus,equals_sign", "speed(1)", "faster"),
         Binding("minus", "speed(-1)", "slower"),
         Binding("v", "cycle_view", "view"),
+        Binding("a", "toggle_ahead", "moves ahead"),
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, replay: Replay, step: int = 0, view: View | None = None) -> None:
+    def __init__(self, replay: Replay, step: int = 0, view: View | None = None, ahead: bool = False) -> None:
         super().__init__()
         self.builder = FrameBuilder(replay)
         self.replay = replay
         self.step = max(0, min(step, self.builder.last_step))
         self.view = view or View.omniscient()
+        self.ahead = ahead  # list the moves after this step (omniscient view only): a spoiler, so asked for
         self.playing = False
         self.speed = 2
         self._timer = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="♠")
-        with Horizontal():
+        with Horizontal(id="frame"):
             with VerticalScroll(id="table-scroll", can_focus=False):
                 yield Static(id="table")
             yield Static(id="log")
@@ -70,11 +79,21 @@ class ReplayViewer(App):
     # -------------------------------------------------------------- drawing
 
     def show(self) -> None:
-        rows = max(5, self.size.height - 7)
-        table_width = self.query_one("#table-scroll").size.width or max(40, self.size.width - 52)
-        log_width = self.query_one("#log").size.width or 52
-        self.query_one("#table", Static).update(flatten(self.builder.table(self.step, self.view), table_width - 2))
-        self.query_one("#log", Static).update(flatten(self.builder.log(self.step, self.view, rows), log_width))
+        narrow = 0 < self.size.width < self.NARROW
+        self.query_one("#frame").set_class(narrow, "narrow")
+        self.screen.set_class(narrow, "narrow")
+        rows = 4 if narrow else max(5, self.size.height - 7)
+        if narrow:
+            table_width = log_width = self.size.width - 1
+        else:
+            table_width = self.query_one("#table-scroll").size.width or max(40, self.size.width - 52)
+            log_width = self.query_one("#log").size.width or 52
+        table = flatten(self.builder.table(self.step, self.view, compact=narrow), table_width - 2)
+        self.query_one("#table", Static).update(table)
+        if narrow:  # the log gives up rows before the table scrolls (footer 1, log border and header 2)
+            rows = max(2, min(4, self.size.height - 3 - len(table.plain.splitlines()) - 1))
+        self.query_one("#log", Static).update(
+            flatten(self.builder.log(self.step, self.view, rows, self.ahead, compact=narrow), log_width))
         state = "playing" if self.playing else "paused"
         self.sub_title = (f"{self.replay.path.name} · step {self.step}/{len(self.replay.decisions)} · "
                           f"{self.view} · {state} {SPEEDS[self.speed]}s/step")
@@ -111,6 +130,12 @@ class ReplayViewer(App):
 
     def action_cycle_view(self) -> None:
         self.view = self.view.next(self.replay.players)
+        self.show()
+
+    def action_toggle_ahead(self) -> None:
+        self.ahead = not self.ahead
+        if self.ahead and self.view.kind != "omniscient":
+            self.notify("moves ahead are shown in the omniscient view only (v switches)", severity="information")
         self.show()
 
     def action_toggle_play(self) -> None:

@@ -5,6 +5,15 @@ decision, so a crash loses at most the line being written and the reader
 can still open what was played.  Only after the result line is written and
 fsynced is the file renamed to ``<game_id>.jsonl`` (an atomic rename), so
 a ``.jsonl`` file is never half-written.
+
+Closing is two steps so that a store can commit in between (the ladder's
+order, see `arena.match.runner`): `write_result` / `write_abort` write the
+result line and fsync it, still as ``.part``; `seal` renames.  A result
+line written but not yet sealed can be replaced once (`write_abort` after
+`write_result`: the store refused the result).  `finish` and `abort` do
+both steps at once.  After a crash, `seal_complete` renames a ``.part``
+whose result was committed and `seal_partial` closes any other ``.part``
+as aborted.
 """
 
 from __future__ import annotations
@@ -53,6 +62,7 @@ class ReplayWriter:
         self._handle = handle
         self._count = 0
         self._closed = False
+        self._result_at: int | None = None  # file offset of the result line, once written
 
     @classmethod
     def create(
@@ -111,6 +121,8 @@ class ReplayWriter:
     ) -> None:
         """Record one applied decision and the state hash after it (`GameState.state_hash()`)."""
         self._check_open()
+        if self._result_at is not None:
+            raise ReplayWriterError(f"replay {self.part_path} already has its result line")
         self._count += 1
         record = DecisionRecord(
             i=self._count,
@@ -125,22 +137,45 @@ class ReplayWriter:
 
     def finish(self, result: Any) -> Path:
         """Write the result line, fsync, and atomically rename to ``.jsonl``; returns the final path."""
-        return self._close(result_line(result, self.header.players, FINISHED))
+        self.write_result(result)
+        return self.seal()
 
     def abort(self, reason: str) -> Path:
         """End an unfinished game (server shutdown, runner error): the file is whole, status ``aborted``."""
-        return self._close(result_line({}, self.header.players, ABORTED, reason=reason or "aborted"))
+        self.write_abort(reason)
+        return self.seal()
 
-    def _close(self, line: dict[str, Any]) -> Path:
+    def write_result(self, result: Any) -> Path:
+        """Write the ``finished`` result line and fsync it; the file stays ``.part`` until `seal`."""
+        return self._write_result(result_line(result, self.header.players, FINISHED))
+
+    def write_abort(self, reason: str) -> Path:
+        """Write an ``aborted`` result line and fsync it (replacing an unsealed result line); `seal` next."""
+        return self._write_result(result_line({}, self.header.players, ABORTED, reason=reason or "aborted"))
+
+    def seal(self) -> Path:
+        """Rename the fsynced ``.part`` to ``.jsonl`` and make the rename durable; returns the final path."""
         self._check_open()
-        self._write(line)
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        if self._result_at is None:
+            raise ReplayWriterError(f"replay {self.part_path} has no result line to seal")
         self._handle.close()
         self._closed = True
         os.replace(self.part_path, self.final_path)
         _fsync_directory(self.final_path.parent)
         return self.final_path
+
+    def _write_result(self, line: dict[str, Any]) -> Path:
+        self._check_open()
+        if self._result_at is None:
+            self._handle.flush()
+            self._result_at = self._handle.tell()
+        else:  # the earlier result was never committed: it is replaced, not followed
+            self._handle.flush()
+            self._handle.seek(self._result_at)
+            self._handle.truncate()
+        self._write(line)
+        os.fsync(self._handle.fileno())
+        return self.part_path
 
     def _write(self, line: Mapping[str, Any]) -> None:
         try:
@@ -189,25 +224,36 @@ class ThreadedCloseRecorder:
 
         return await trio.to_thread.run_sync(self.writer.abort, reason)
 
+    async def write_result(self, result: Any) -> Path:
+        import trio
+
+        return await trio.to_thread.run_sync(self.writer.write_result, result)
+
+    async def write_abort(self, reason: str) -> Path:
+        import trio
+
+        return await trio.to_thread.run_sync(self.writer.write_abort, reason)
+
+    async def seal(self) -> Path:
+        import trio
+
+        return await trio.to_thread.run_sync(self.writer.seal)
+
 
 def seal_partial(part_path: "str | os.PathLike[str]", reason: str = "cut off by a restart") -> Path:
-    """Close a replay a crash left as ``.part``: keep every whole line, add an ``aborted`` result, rename.
+    """Close a replay a crash left as ``.part`` as ``aborted``: keep every whole decision line, rename.
 
     For a server that restarts and marks the games it lost as aborted; the
-    sealed file lists and verifies like any other.  Raises
-    `ReplayFormatError` if the file is not a readable replay at all.
+    sealed file lists and verifies like any other.  A result line already in
+    the file is dropped: it was written before the store committed the
+    result, and the commit never happened (no bot was told that result).
+    Raises `ReplayFormatError` if the file is not a readable replay at all.
     """
     from arena.replay.reader import load
 
-    part = Path(part_path)
-    if not part.name.endswith(PART_SUFFIX):
-        raise ReplayFormatError(f"{part} is not an unfinished replay (*{PART_SUFFIX})")
+    part = _part(part_path)
     replay = load(part)
-    if replay.complete:
-        raise ReplayFormatError(f"{part} already has a result line; rename it instead")
-    final = part.with_name(part.name[: -len(PART_SUFFIX)] + SUFFIX)
-    if final.exists():
-        raise FileExistsError(f"{final} already exists")
+    final = _final_of(part)
     lines = [replay.header.to_dict(), *(d.to_dict() for d in replay.decisions),
              result_line({}, replay.header.players, ABORTED, reason=reason)]
     temporary = part.with_name(part.name + ".sealing")
@@ -219,6 +265,37 @@ def seal_partial(part_path: "str | os.PathLike[str]", reason: str = "cut off by 
     os.replace(temporary, final)
     part.unlink()
     _fsync_directory(final.parent)
+    return final
+
+
+def seal_complete(part_path: "str | os.PathLike[str]") -> Path:
+    """Rename a ``.part`` whose result line is in the file and was committed (a crash came before `seal`).
+
+    Raises `ReplayFormatError` if the file has no result line.
+    """
+    from arena.replay.reader import load
+
+    part = _part(part_path)
+    replay = load(part)
+    if not replay.complete:
+        raise ReplayFormatError(f"{part} has no result line: close it with seal_partial")
+    final = _final_of(part)
+    os.replace(part, final)
+    _fsync_directory(final.parent)
+    return final
+
+
+def _part(part_path: "str | os.PathLike[str]") -> Path:
+    part = Path(part_path)
+    if not part.name.endswith(PART_SUFFIX):
+        raise ReplayFormatError(f"{part} is not an unfinished replay (*{PART_SUFFIX})")
+    return part
+
+
+def _final_of(part: Path) -> Path:
+    final = part.with_name(part.name[: -len(PART_SUFFIX)] + SUFFIX)
+    if final.exists():
+        raise FileExistsError(f"{final} already exists")
     return final
 
 

@@ -87,7 +87,7 @@ class TimeControl(_message.Message):
     def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ..., first_move_ms: _Optional[int] = ..., max_strikes: _Optional[int] = ...) -> None: ...
 
 class GameStarted(_message.Message):
-    __slots__ = ("game_id", "ruleset", "options", "seat", "players", "time_control")
+    __slots__ = ("game_id", "ruleset", "options", "seat", "players", "time_control", "facts_json")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -101,13 +101,15 @@ class GameStarted(_message.Message):
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    FACTS_JSON_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     ruleset: str
     options: _containers.ScalarMap[str, str]
     seat: int
     players: _containers.RepeatedScalarFieldContainer[str]
     time_control: TimeControl
-    def __init__(self, game_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ...) -> None: ...
+    facts_json: str
+    def __init__(self, game_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., facts_json: _Optional[str] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("seat", "name", "hand_size", "score", "status")

@@ -97,7 +97,7 @@ def arena_run(tmp_path_factory):
             for mode in MODES
         }
         processes["partner"] = _spawn([str(BOTS / "random_bot.py"), "--arena", address, "--name", "partner",
-                                       "--max-games", str(len(MODES)), "--games-limit", str(len(MODES))],
+                                       "--parallel", str(len(MODES)), "--games-limit", str(len(MODES))],
                                       work, "partner")
         for name in ("good-a", "good-b"):
             processes[name] = _spawn([str(BOTS / "random_bot.py"), "--arena", address, "--name", name,

@@ -512,3 +512,71 @@ def test_team_end_on_individual_totals_flag_E29():
     assert p["individual"] == [298, -97, 350, 105] and p["scores"] == [648, 8, 648, 8]
     state = run(R, start, ["play R2"], teams="on")
     assert state.to_position()["scores"] == [408, 406, 408, 406] and state.is_over is False
+
+
+# -- issue 14: rules exactness ------------------------------------------------------------------
+
+
+def test_blocking_with_the_last_card_ends_the_hand_and_the_blocker_scores_minus_50():
+    start = pos([["PT-r"] + F(0), ["MM"], F(1)], ["R7"], ["Y1", "Y2", "Y3"])
+    state = run(R, start, ["play PT-r", "stop", "block"], max_hands=1)
+    assert state.is_over and state.to_position()["scores"] == [39, -50, 36]
+    state = run(R, start, ["play PT-r", "stop", "block"])  # the match goes on with hand 2
+    p = state.to_position()
+    assert p["hand_number"] == 2 and p["last_hand"]["winner"] == 1 and p["scores"] == [39, -50, 36]
+
+
+@pytest.mark.parametrize(("hit", "target", "after"), [("JTT", 2, 2), ("PT-r", 2, 3)])
+def test_a_skip_after_the_hit_card_sends_the_hit_one_seat_further(hit, target, after):
+    """7.5/E-14: the target is k+1 seats along, k = the Skips anywhere in the play."""
+    stock = ["Y1", "Y2", "Y3", "Y4"]
+    state = run(R, pos([[hit, "SK-r"] + F(0), F(1), F(2), F(3)], ["R7"], stock), [f"play {hit}", "play SK-r", "stop"])
+    assert state.decision == "hit" and state.current == target
+    state.apply("accept")
+    assert len(hands(state)[target]) == 5 and len(hands(state)[1]) == 3
+    assert state.current == after and state.decision == "turn"
+
+
+def test_a_hand_that_goes_round_without_progress_ends_stalled():
+    """Stock empty, one card under the last play: each seat digs it and plays it; a full round of that ends it."""
+    start = pos([["G2", "G4", "G6"], ["B9", "B8", "B6"]], ["R3", "R7"], [], last_play=1)
+    actions = ["draw", "play R3", "stop", "draw", "play R7", "stop"]
+    state = run(R, start, actions, max_hands=1)
+    assert state.is_over and state.to_position()["last_hand"]["reason"] == "stalled"
+    assert state.to_position()["scores"] == [12, 23]
+    state = run(R, start, actions[:3], max_hands=1)  # one stale turn is not yet a round
+    restored = games.from_position(R, state.to_position(), max_hands=1)
+    for text in actions[3:]:
+        restored.apply(text)
+    assert restored.is_over
+
+
+def dig_first_bot(state):
+    """Digs whenever it may, passes whenever it may, else plays the first legal action."""
+    legal = state.legal_actions()
+    for verb in ("draw", "pass"):
+        for action in legal:
+            if action.verb == verb:
+                return action
+    return legal[0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_seats_that_always_dig_and_pass_still_finish_every_hand(players):
+    state = games.new_game(R, players=players, seed=1)
+    decisions = 0
+    while not state.is_over:
+        state.apply(dig_first_bot(state))
+        decisions += 1
+        assert decisions < 5_000, "a hand never ends"
+    assert state.to_position()["last_hand"]["reason"] == "stalled"
+
+
+def test_turn_limit_ends_a_hand_and_is_checked():
+    state = games.new_game(R, players=2, seed=3, turn_limit=5, max_hands=1)
+    while not state.is_over:
+        state.apply(state.default_action())
+    p = state.to_position()
+    assert p["last_hand"]["reason"] == "turn-limit" and p["last_hand"]["winner"] is None and p["turns"] == 5
+    with pytest.raises(OptionError):
+        games.new_game(R, players=2, seed=3, turn_limit=-1)

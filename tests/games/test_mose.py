@@ -409,6 +409,27 @@ def test_contested_mode_charges_false_mose_and_false_play():
     assert after["melds"][0]["cards"] == ["5s", "6s", "7s"]
 
 
+def test_contested_every_false_play_in_a_turn_costs_10_at_either_end_of_a_run_D17():
+    melds = [run_meld(1, 1, "5s 6s 7s")]
+    pos = started(["9d Kc", "Td Jh"], melds=melds)
+    state = load(pos, mode="contested")
+    assert {"layoff 1 lo 9d", "layoff 1 hi 9d", "layoff 1 lo Kc", "layoff 1 hi Kc"} <= set(legal(state))
+    for text in ("layoff 1 lo 9d", "layoff 1 hi 9d", "layoff 1 hi Kc"):
+        state.apply(text)
+    after = state.to_position()
+    assert after["penalties"] == [30, 0] and after["hands"][0] == ["9d", "Kc"] and state.decision == "play"
+    assert after["melds"][0]["cards"] == ["5s", "6s", "7s"]
+    # three False Plays in a turn and no more are offered (so a turn's mistakes are bounded); the count is public
+    assert not any(a.startswith("layoff 1") for a in legal(state))
+    assert state.observation(1)["false_plays"] == 3 and state.observation(0)["false_plays"] == 3
+    assert "call mose" in legal(state)  # a False Play does not use up the turn's False Mose
+    restored = load(after, mode="contested")
+    assert legal(restored) == legal(state)
+    state.apply("discard Kc")
+    state.apply("draw stock")
+    assert "layoff 1 hi Td" in legal(state)  # the next turn starts afresh
+
+
 # -- bad input ------------------------------------------------------------------------------------------------
 
 

@@ -65,7 +65,7 @@ def test_B2_upcard_jack_seat_zero_names_the_suit_and_starter_effects_option():
 
 def test_B3_one_voluntary_draw_per_turn_then_play_or_pass():
     state = run(R, table(["Kh", "9c", "5c"]))
-    assert legal(state) == ["play Kh", "draw"]
+    assert legal(state) == ["play Kh", "draw", "call mau-mau"]  # B-7: a call with 3 cards is false
     state.apply("draw")
     assert hands(state)[0] == ["Kh", "9c", "5c", "8c"]
     assert legal(state) == ["play Kh", "pass"]  # no second draw
@@ -143,21 +143,67 @@ def test_B9_accusing_a_valid_caller_costs_the_accuser_five():
     assert state.current == 1 and state.decision == "turn"
 
 
+def test_B7_a_call_with_three_cards_is_false_costs_five_and_the_turn_goes_on():
+    state = run(R, table(["Kh", "9c", "5c"]), ["call mau-mau"])
+    assert hands(state)[0] == ["Kh", "9c", "5c", "8c", "8d", "2s", "3s", "4s"]
+    assert state.current == 0 and state.decision == "turn" and legal(state) == ["play Kh", "draw"]
+
+
+def test_B8_the_next_player_may_still_accuse_after_its_voluntary_draw():
+    state = run(R, table(["Kh", "9c"]), ["play Kh", "pass", "pass", "pass"])
+    assert state.current == 1 and legal(state)[-1] == "accuse 0"
+    state.apply("draw")  # a voluntary draw does not close the window
+    assert "accuse 0" in legal(state)
+    state.apply("accuse 0")
+    assert hands(state)[0] == ["9c", "8d", "2s", "3s", "4s", "5h"] and len(hands(state)[1]) == 4
+    assert state.current == 1 and state.decision == "turn" and "accuse 0" not in legal(state)  # the turn goes on
+    restored = games.from_position(R, state.to_position())
+    assert legal(restored) == legal(state)
+
+
+def test_B8_facing_the_offenders_seven_the_next_player_may_accuse_before_taking_the_draw():
+    state = run(R, table(["7h", "9c"]), ["play 7h", "pass", "pass", "pass"])
+    assert state.current == 1 and legal(state) == ["accept", "accuse 0"]  # no longer a forced draw
+    state.apply("accuse 0")  # then the 2 cards are taken for seat 1 (nothing else is legal) and its turn ends
+    assert len(hands(state)[0]) == 6 and len(hands(state)[1]) == 5 and state.current == 2
+
+
+def test_B8_the_next_players_discard_or_pass_closes_the_window():
+    state = run(R, table(["Kh", "9c"]), ["play Kh", "pass", "pass", "pass", "play Ks"])
+    assert state.current == 2 and "accuse 0" not in legal(state)
+    state = run(R, table(["Kh", "9c"]), ["play Kh", "pass", "pass", "pass", "draw", "pass"])
+    assert state.current == 2 and "accuse 0" not in legal(state)
+
+
+def test_B9_accusing_when_nobody_can_be_accused_costs_the_accuser_five():
+    # the offender called: the next player's accusation in its turn is false
+    state = run(R, table(["Kh", "9c"]), ["call mau-mau", "play Kh", "pass", "pass", "pass"])
+    assert state.current == 1 and "accuse 0" in legal(state)
+    state.apply("accuse 0")
+    assert hands(state)[0] == ["9c"] and len(hands(state)[1]) == 3 + 5 and state.current == 1
+    # seat 2 caught the offender first: a second accusation finds nobody and costs the accuser
+    stock = ["8c", "8d", "2s", "3s", "4s", "5h", "6h", "7h", "8h", "9h", "Td"]
+    state = run(R, table(["Kh", "9c"], stock=stock), ["play Kh", "pass", "accuse 0"])
+    assert len(hands(state)[0]) == 6 and state.current == 1 and "accuse 0" in legal(state)
+    state.apply("accuse 0")
+    assert len(hands(state)[0]) == 6 and len(hands(state)[1]) == 3 + 5
+
+
 def test_two_to_one_after_a_draw_opens_no_window():
     state = run(R, table(["Kh"], stock=["9h"]), ["draw", "play 9h"])
     assert state.decision == "turn" and state.current == 1
 
 
 def test_B11_jack_not_wild_on_a_seven_but_matches_its_suit():
-    assert legal(run(R, table(["Jh", "Js", "Kc"], discard=["Th", "7s"]))) == ["play Js", "draw"]
-    assert legal(run(R, table(["Jh", "Js", "Kc"], discard=["Th", "8s"]))) == ["play Jh", "play Js", "draw"]
+    assert legal(run(R, table(["Jh", "Js", "Kc"], discard=["Th", "7s"]))) == ["play Js", "draw", "call mau-mau"]
+    assert legal(run(R, table(["Jh", "Js", "Kc"], discard=["Th", "8s"])))[:3] == ["play Jh", "play Js", "draw"]
 
 
 def test_jack_wish_and_B12_it_lasts_through_draws_and_passes():
     pos = table(["Jc", "Kd", "Qd"], ["9h", "3s", "3d"], ["9s", "4h", "5d"], ["2c", "4d", "5s"])
     state = run(R, pos, ["play Jc", "suit s", "draw", "pass"])
     assert state.current == 2 and state.observation(2)["active_suit"] == "s"
-    assert legal(state) == ["play 9s", "draw"]
+    assert legal(state) == ["play 9s", "draw", "call mau-mau"]
 
 
 def test_B14_nine_previous_player_draws_in_the_current_direction():
@@ -208,7 +254,7 @@ def test_bad_positions_and_actions():
         games.from_position(R, position([["Kh"], ["9c"], ["8c"]], ["Th"]))
     with pytest.raises(PositionError, match="pending"):
         games.from_position(R, table(["Kh"], pending={"cards": 3}))
-    state = run(R, table(["Kh", "9c", "8s"]))
+    state = run(R, table(["Kh", "9c", "8s", "4s"]))
     before = state.to_position()
     for bad in ("call mau-mau", "pass", "accept", "play 9c", "suit h"):
         with pytest.raises(IllegalActionError):

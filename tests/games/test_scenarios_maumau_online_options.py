@@ -30,7 +30,7 @@ def test_B3_option_unlimited_draws_per_turn():
 
 def test_B3_option_draws_stop_when_nothing_is_left():
     state = run(R, table(["Kc", "9c"], stock=["8c"]), ["draw"], max_draws_per_turn="unlimited")
-    assert legal(state) == ["pass"]  # the stock is empty and the pile is only its top card
+    assert legal(state) == ["pass", "call mau-mau"]  # the stock is empty and the pile is only its top card
 
 
 def test_B14_option_previous_is_the_last_player_who_discarded():

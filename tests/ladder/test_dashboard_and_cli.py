@@ -64,7 +64,9 @@ def test_leaderboard_command_prints_the_table(tmp_path, capsys):
         assert header in out
     assert out.index("alpha") < out.index("gamma") < out.index("beta")
     assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "nope"]) == 2
-    assert "no finished nope games" in capsys.readouterr().err
+    assert "unknown ruleset 'nope'" in capsys.readouterr().err
+    assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "maumau"]) == 2
+    assert "no finished maumau games" in capsys.readouterr().err
     assert main(["leaderboard", "--db", str(tmp_path / "missing.db")]) == 2
 
 
@@ -116,13 +118,14 @@ def test_serve_on_a_taken_port_or_a_database_in_use_fails_in_one_line_and_touche
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = str(taken.getsockname()[1])
-        assert main(["serve", "--port", port, "--db", str(tmp_path / "d.db"), "--replays", str(tmp_path / "r")]) == 2
+        # a runtime failure (1), not a usage error (2)
+        assert main(["serve", "--port", port, "--db", str(tmp_path / "d.db"), "--replays", str(tmp_path / "r")]) == 1
     err = capsys.readouterr().err
     assert f"port {port} on 127.0.0.1 is in use" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "d.db").exists()
     live = LadderStore.open(tmp_path / "live.db")  # as a running `arena serve` holds it
     live.game_started("g1", "moumou", {}, 7, "s1", 0, ["a", "b"])
-    assert main(["serve", "--port", "0", "--db", str(tmp_path / "live.db"), "--replays", str(tmp_path / "r")]) == 2
+    assert main(["serve", "--port", "0", "--db", str(tmp_path / "live.db"), "--replays", str(tmp_path / "r")]) == 1
     assert "in use by another `arena serve`" in capsys.readouterr().err
     assert {g.id: g.status for g in live.games()}["g1"] == "running"
     live.close()

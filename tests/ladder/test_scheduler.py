@@ -1,52 +1,15 @@
-"""Scheduling fairness over simulated populations (no server, no clock)."""
+"""Scheduling fairness over simulated populations (no server; a simulated clock where it matters)."""
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import Counter
 from itertools import combinations
 
-from arena.ladder.scheduler import Candidate, Scheduler, Table
+import pytest
 
-
-def simulate(bots, players, rounds, seed=1, max_lead=2, late=None):
-    """Event-driven run: each set lasts a random time; the scheduler fills free slots.
-
-    bots: name -> (capacity, rulesets or None).  late: name -> time it connects.
-    Returns the scheduler and the tables started, and checks capacity every step.
-    """
-    rng = random.Random(seed)
-    scheduler = Scheduler(players, max_lead=max_lead, rng=random.Random(seed + 1))
-    busy = Counter()
-    running = []  # (end time, counter, table)
-    started = []
-    now = 0.0
-    counter = 0
-    late = late or {}
-    for _ in range(rounds):
-        connected = [
-            Candidate(name, capacity - busy[name], None if games is None else frozenset(games))
-            for name, (capacity, games) in bots.items()
-            if late.get(name, 0) <= now
-        ]
-        for table in scheduler.plan(connected, limit=1000):
-            assert len(set(table.bots)) == len(table.bots) == players[table.ruleset]
-            for bot in table.bots:
-                busy[bot] += 1
-                assert busy[bot] <= bots[bot][0], "capacity exceeded"
-                ruleset_list = bots[bot][1]
-                assert ruleset_list is None or table.ruleset in ruleset_list
-            counter += 1
-            heapq.heappush(running, (now + rng.uniform(0.5, 3.0), counter, table))
-            started.append((now, table))
-        if not running:
-            now += 1.0
-            continue
-        now, _, table = heapq.heappop(running)
-        for bot in table.bots:
-            busy[bot] -= 1
-    return scheduler, started
+from arena.ladder.simulation import honest_throughput, simulate
+from arena.ladder.scheduler import Candidate, Scheduler
 
 
 def population(n=20, seed=3):
@@ -63,31 +26,69 @@ def members(bots, ruleset):
 
 
 def test_twenty_bots_get_fair_shares_and_every_pair_meets():
+    """Mixed capacities and rulesets on a clock: compared with the rules that waited for every bot
+    (no clock), nobody plays fewer games in the same time, and every pair gets its share of the
+    games of the rarer of its two bots."""
     bots = population()
     players = {"duo": 2, "trio": 3}
-    _scheduler, started = simulate(bots, players, rounds=2000)
+    _scheduler, waiting = simulate(bots, players, until=300, clock=False)
+    _scheduler, started = simulate(bots, players, until=300)
     for ruleset, size in players.items():
-        sets = Counter(bot for _t, table in started if table.ruleset == ruleset for bot in table.bots)
+        before = Counter(bot for _t, table in waiting if table.ruleset == ruleset for bot in table.bots)
+        games = Counter(bot for _t, table in started if table.ruleset == ruleset for bot in table.bots)
         group = members(bots, ruleset)
-        counts = [sets[b] for b in group]
-        assert min(counts) > 0, f"{ruleset}: a bot starved"
-        # Capacity 4 vs capacity 1 must not translate into 4x the games: the spread stays
-        # within a few sets (max_lead 2, plus sets in flight), out of ~150 per bot.
-        assert max(counts) - min(counts) <= 6, (ruleset, counts)
-        assert min(counts) > 100
+        assert min(before[b] for b in group) > 50
+        for bot in group:
+            assert games[bot] >= 0.95 * before[bot], (ruleset, bot, games[bot], before[bot])
         pairs = Counter(frozenset(p) for _t, table in started if table.ruleset == ruleset for p in combinations(table.bots, 2))
-        every_pair = [pairs[frozenset(p)] for p in combinations(group, 2)]
-        assert min(every_pair) >= 1, f"{ruleset}: a pair never met"
-        if size == 2:
-            assert max(every_pair) <= 3 * min(every_pair), (ruleset, min(every_pair), max(every_pair))
+        for a, b in combinations(group, 2):
+            # Balanced: a bot spreads its games over its partners; a pair gets at least a
+            # quarter of an even split of the games of its less-playing bot.
+            share = min(games[a], games[b]) * (size - 1) / (len(group) - 1)
+            assert pairs[frozenset((a, b))] >= share / 4, (ruleset, a, b, pairs[frozenset((a, b))], share)
 
 
-def test_rotations_put_every_bot_in_every_seat_once():
-    table = Table("trio", ("a", "b", "c"))
-    rotations = table.rotations()
-    assert len(rotations) == 3
-    for seat in range(3):
-        assert sorted(r[seat] for r in rotations) == ["a", "b", "c"]
+def honest_rate(extra, clock=True, concurrency=1000):
+    return honest_throughput(extra, clock=clock, concurrency=concurrency).rate
+
+
+def test_a_hanging_or_slow_bot_does_not_throttle_the_honest_ones():
+    """Honest bots (speeds 0.8-1.2) keep over 80% of their games per minute when a bot whose games
+    take 60x as long, one 6x as slow, or both join; the rules that waited for the neediest bot
+    (no clock) fell below half.  The server's --concurrency is ample here except in the last
+    case (scripts/scheduler_fairness.py shows what remains when it is scarce)."""
+    alone = honest_rate({})
+    for extra in ({"hang": (1, None)}, {"slow": (1, None)}, {"hang": (1, None), "slow": (2, None)}):
+        ratio = honest_rate(extra) / alone
+        assert ratio >= 0.8, (sorted(extra), ratio)
+    # A hanging bot that asks for eight games at once, with the server's default eight slots:
+    # it gets its share of the slots, not all of them.
+    ratio = honest_rate({"hang": (8, None)}, concurrency=8) / honest_rate({}, concurrency=8)
+    assert ratio >= 0.8, ratio
+    waiting = honest_rate({"hang": (1, None)}, clock=False) / honest_rate({}, clock=False)
+    assert waiting < 0.5, waiting
+
+
+def test_a_bot_that_stays_busy_stops_holding_the_others_back():
+    scheduler = Scheduler({"duo": 2}, max_lead=2, rng=random.Random(0))
+    scheduler.game_finished(1.0)  # a typical game takes a second
+    bots = [Candidate("slow", 0), Candidate("x", 5), Candidate("y", 5)]
+    assert 1 <= len(scheduler.plan(bots, limit=100, now=0.0)) <= 3  # capped by the busy bot...
+    assert scheduler.plan(bots, limit=100, now=0.1) == []
+    # ...for at most `patience` of a game (x and y waited since 0.0)...
+    assert scheduler.next_wakeup(0.1) == pytest.approx(0.5)
+    assert scheduler.plan(bots, limit=100, now=0.4) == []
+    assert len(scheduler.plan(bots, limit=100, now=0.5)) == 5
+    # ...and not at all once it has been busy for `stall` games: bots that arrive then are
+    # not held back (they have not waited at all).
+    scheduler = Scheduler({"duo": 2}, max_lead=2, rng=random.Random(0))
+    scheduler.game_finished(1.0)
+    assert scheduler.plan([Candidate("slow", 0)], limit=100, now=0.0) == []
+    assert len(scheduler.plan(bots, limit=100, now=0.9)) <= 3
+    scheduler = Scheduler({"duo": 2}, max_lead=2, rng=random.Random(0))
+    scheduler.game_finished(1.0)
+    assert scheduler.plan([Candidate("slow", 0)], limit=100, now=0.0) == []
+    assert len(scheduler.plan(bots, limit=100, now=1.0)) == 5
 
 
 def test_busy_neediest_bot_caps_the_others_lead_without_deadlock():
@@ -140,18 +141,20 @@ def test_bots_freed_together_do_not_lock_into_the_same_pairs():
     running = []
     started = []
     for step in range(400):
-        # Bots connect one by one, as they do in real life.
-        connected = [Candidate(name, cap - busy[name]) for name, cap in list(bots.items())[: 1 + step]]
-        for table in scheduler.plan(connected, limit=8):
-            for bot in table.bots:
-                busy[bot] += 1
-                assert busy[bot] <= bots[bot]
-            running.append((step + 3, table))  # every set lasts exactly 3 steps
-            started.append(table)
+        # The games that end now free their slots first; then the scheduler is woken.
         for end, table in [r for r in running if r[0] == step]:
+            scheduler.game_finished(3.0)
             for bot in table.bots:
                 busy[bot] -= 1
         running = [r for r in running if r[0] != step]
+        # Bots connect one by one, as they do in real life.
+        connected = [Candidate(name, cap - busy[name]) for name, cap in list(bots.items())[: 1 + step]]
+        for table in scheduler.plan(connected, limit=8, now=float(step)):
+            for bot in table.bots:
+                busy[bot] += 1
+                assert busy[bot] <= bots[bot]
+            running.append((step + 3, table))  # every game lasts exactly 3 steps
+            started.append(table)
     for ruleset in ("duo", "trio2", "tricks"):
         pairs = Counter(frozenset(t.bots) for t in started if t.ruleset == ruleset)
         counts = [pairs[frozenset(p)] for p in combinations(bots, 2)]

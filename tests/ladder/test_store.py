@@ -141,3 +141,18 @@ def test_a_second_server_cannot_take_a_database_in_use(tmp_path):
     LadderStore.open(tmp_path / "a.db", recover=False).close()  # readers are never locked out
     server.close()
     LadderStore.open(tmp_path / "a.db").close()  # released on close
+
+
+def test_open_names_that_never_played_are_forgotten_the_others_kept(tmp_path):
+    store = LadderStore.open(tmp_path / "a.db")
+    store.add_bot("registered", "token")
+    for name in ("played", "seated-in-a-running-game", "passer-by", "another"):
+        store.touch_bot(name)
+    finish(store, "g1", "g1", {"played": 1, "registered": 2})
+    store.game_started("g2", "moumou", {}, 7, "g2", 0, ["seated-in-a-running-game", "played"])
+    assert store.forget_unplayed("played") == 0
+    assert store.forget_unplayed("passer-by") == 1
+    assert store.bot_count() == 4
+    assert store.forget_unplayed() == 1  # "another"
+    assert {b["name"] for b in store.list_bots()} == {"registered", "played", "seated-in-a-running-game"}
+    store.close()

@@ -9,6 +9,7 @@ that should know it.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from typing import Any, Mapping
 
@@ -101,3 +102,16 @@ def register() -> str:
     if NAME not in registry.names():
         registry.register(INFO)
     return NAME
+
+
+@contextlib.contextmanager
+def registered():
+    """Registered for the length of a block (tests that read or verify its replays in-process),
+    then removed again, as `tests/server/toy_ruleset.registered` does."""
+    added = NAME not in registry.names()
+    register()
+    try:
+        yield NAME
+    finally:
+        if added:
+            registry._REGISTRY.pop(NAME, None)

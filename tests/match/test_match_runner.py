@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 import arena.games as games
-from arena.match.runner import GameStop, play_game
+from arena.match.runner import RESULT_NOT_STORED, GameStop, play_game
 from arena.match.timecontrol import TimeControl
 from scripted_seats import Answer, Disconnect, Hang, Raise, Recorder, ScriptedSeat, Stale
 
@@ -18,7 +18,7 @@ FAST = TimeControl(move_ms=100, bank_ms=0, increment_ms=0, first_move_ms=0, max_
 
 def play(seats, time_control=FAST, *, start=6, seed=1, players=None, **kwargs):
     """Play one test-nim game on a MockClock; returns (outcome, recorder, virtual seconds taken)."""
-    recorder = Recorder()
+    recorder = kwargs.pop("recorder", None) or Recorder()
     options = {"start": start, **kwargs.pop("options", {})}
 
     async def main():
@@ -160,15 +160,40 @@ def test_forfeited_seats_rank_after_everyone_and_among_themselves_by_the_engine(
 
 # ---------------------------------------------------------------- disconnects
 
-def test_a_seat_that_reconnects_within_the_window_is_asked_again_with_its_clock_paused():
-    seat = ScriptedSeat("flaky", Disconnect(back_after=1.0, delay=0.03), Answer(0.02, text="take 2"))
+def test_a_seat_that_reconnects_in_time_is_asked_again_with_the_time_it_has_left():
+    seat = ScriptedSeat("flaky", Disconnect(back_after=0.04, delay=0.03), Answer(0.02, text="take 2"))
     outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], start=6)
     first, again = seat.requests[0], seat.requests[1]
     assert again.request_id != first.request_id and again.legal == first.legal
-    assert again.move_ms == 70                              # 30 ms were already spent
-    assert recorder.decisions[0][1:5] == ("take 2", 50, False, False)
+    assert again.move_ms == 30                              # 70 ms went by: 30 ms before the drop, 40 ms away
+    assert recorder.decisions[0][1:5] == ("take 2", 90, False, False)
     assert outcome.seats[0].disconnects == 1 and outcome.seats[0].strikes == 0
-    assert elapsed >= 1.0
+
+
+def test_the_clock_runs_while_a_seat_is_away_so_a_long_absence_is_a_strike():
+    tc = TimeControl(move_ms=100, bank_ms=200, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
+    seat = ScriptedSeat("away", Disconnect(back_after=1.0), Answer(0.01, text="take 2"))
+    outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], tc, start=6)
+    me = outcome.seats[0]
+    assert me.strike_reasons == ["disconnected"] and me.disconnects == 1
+    assert recorder.decisions[0][1:5] == ("take 1", 300, False, True)   # the default, the whole budget charged
+    assert seat.requests[1].bank_ms == 0                                  # the bank went on the absence
+    assert elapsed < 1.0                                                  # the runner did not wait for the seat
+
+
+def test_a_seat_that_keeps_dropping_and_resuming_is_struck_and_forfeits_within_the_clock_bound():
+    """The hostile pattern: drop, come back just inside the reconnect window, drop again, never answer."""
+    from arena.match.runner import max_seat_wait_ms
+
+    tc = TimeControl(move_ms=100, bank_ms=300, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
+    flapping = [Disconnect(back_after=0.09) for _ in range(40)]
+    seat = ScriptedSeat("flapper", *flapping)
+    outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], tc, start=12)
+    me = outcome.seats[0]
+    assert me.forfeited and me.strikes == 3 and set(me.strike_reasons) == {"disconnected"}
+    assert me.decisions == 3                                 # never asked again after the forfeit
+    assert elapsed <= max_seat_wait_ms(tc, me.decisions) / 1000
+    assert outcome.status == "finished" and outcome.seats[0].placement == 2
 
 
 def test_a_seat_that_does_not_come_back_gets_defaults_and_strikes_until_it_forfeits():
@@ -179,8 +204,16 @@ def test_a_seat_that_does_not_come_back_gets_defaults_and_strikes_until_it_forfe
     assert me.disconnects == 1
     assert actions(recorder, 0) == ["take 1"] * 4
     assert len(seat.requests) == 3
-    assert elapsed == pytest.approx(2.0 + 0.0, abs=0.01)   # one reconnection window, not one per decision
-    assert outcome.status == "finished" and [s.placement for s in outcome.seats] == [2, 1]
+    assert elapsed == pytest.approx(0.3, abs=0.01)          # each decision's clock, never the reconnect window
+
+
+def test_a_seat_away_longer_than_the_reconnect_window_is_struck_at_once_until_it_is_back():
+    tc = TimeControl(move_ms=1000, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=5, reconnect_ms=500)
+    seat = ScriptedSeat("gone", Disconnect(), Disconnect(), Disconnect())
+    outcome, recorder, elapsed = play([seat, ScriptedSeat("other")], tc, start=8)
+    me = outcome.seats[0]
+    assert me.strike_reasons == ["disconnected"] * 3 and me.disconnects == 1
+    assert elapsed == pytest.approx(0.5, abs=0.01)          # one reconnect window, then strikes without waiting
 
 
 # ---------------------------------------------------------------- records and events
@@ -368,3 +401,88 @@ def test_waits_cut_off_together_all_end_before_any_game_goes_on():
     first_cuts = [i for i, event in enumerate(events) if event.startswith("cut ")][:3]
     assert sorted(events[i] for i in first_cuts) == ["cut a0", "cut b0", "cut c0"]
     assert first_cuts == [first_cuts[0], first_cuts[0] + 1, first_cuts[0] + 2]  # nothing in between
+
+
+# ---------------------------------------------------------------- a result is final only once it is durable
+
+class TwoStepRecorder(Recorder):
+    """A recorder closed around the commit, writing what happens into a shared log."""
+
+    path = "game.jsonl"
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = log
+
+    def write_result(self, result):
+        self.finished = result
+        self.log.append(("result line", "finished"))
+
+    def write_abort(self, reason):
+        self.aborted = reason
+        self.log.append(("result line", "aborted"))
+
+    def seal(self):
+        self.log.append(("sealed",))
+        return self.path
+
+
+class LoggingSeat(ScriptedSeat):
+    def __init__(self, name, log, *steps):
+        super().__init__(name, *steps)
+        self.log = log
+
+    async def game_ended(self, end):
+        await super().game_ended(end)
+        self.log.append(("told", self.name, end.outcome.status))
+
+
+def test_the_result_line_is_written_then_committed_then_sealed_and_only_then_told():
+    log = []
+    seats = [LoggingSeat("a", log), LoggingSeat("b", log)]
+
+    async def on_result(outcome):
+        await trio.sleep(0.5)  # a slow commit: nobody is told before it returns
+        log.append(("committed", outcome.status, outcome.replay_path))
+
+    outcome, recorder, _ = play(seats, recorder=TwoStepRecorder(log), on_result=on_result, start=4)
+    assert outcome.status == "finished"
+    assert log[:3] == [("result line", "finished"), ("committed", "finished", "game.jsonl"), ("sealed",)]
+    assert sorted(log[3:]) == [("told", "a", "finished"), ("told", "b", "finished")]
+
+
+def test_a_result_the_store_refuses_is_told_aborted_and_the_replay_says_so():
+    log, results = [], []
+    seats = [LoggingSeat("a", log), LoggingSeat("b", log)]
+
+    def on_result(outcome):
+        results.append((outcome.status, [s.placement for s in outcome.seats]))
+        if outcome.status == "finished":
+            raise OSError("database is locked")
+
+    outcome, recorder, _ = play(seats, recorder=TwoStepRecorder(log), on_result=on_result, start=4)
+    assert outcome.status == "aborted" and outcome.reason == RESULT_NOT_STORED
+    assert "locked" not in outcome.reason  # the database's own words stay in the server's log
+    assert results[0][0] == "finished" and results[1] == ("aborted", [0, 0])  # the abort is recorded too
+    assert log[:3] == [("result line", "finished"), ("result line", "aborted"), ("sealed",)]
+    assert sorted(log[3:]) == [("told", "a", "aborted"), ("told", "b", "aborted")]
+    assert all(s.ended[0].outcome.seats[0].placement == 0 for s in seats)
+
+
+def test_a_game_cancelled_by_shutdown_is_committed_as_aborted_before_the_cancellation_propagates():
+    log, committed = [], []
+    seats = [LoggingSeat("a", log, Hang()), LoggingSeat("b", log)]
+
+    async def on_result(outcome):
+        await trio.sleep(0.2)  # shielded: the cancellation does not cut it short
+        committed.append(outcome.status)
+
+    async def main():
+        with trio.move_on_after(1) as scope:
+            await play_game("test-nim", {}, 1, seats, TimeControl(move_ms=60_000), recorder=TwoStepRecorder(log),
+                            on_result=on_result, clock=trio.current_time)
+        return scope.cancelled_caught
+
+    assert trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)) is True
+    assert committed == ["aborted"]
+    assert log[:2] == [("result line", "aborted"), ("sealed",)]

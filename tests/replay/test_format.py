@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.replay import ReplayFormatError, ReplayHeader, ReplayWriter, ReplayWriterError, load
+from arena.replay import ReplayFormatError, ReplayHeader, ReplayWriter, ReplayWriterError, load, verify
 from arena.replay.format import FORMAT_NAME, FORMAT_VERSION, PART_SUFFIX
 
 from .conftest import record_random_game
@@ -174,6 +174,58 @@ def test_seal_partial_closes_a_crashed_replay_as_aborted(tmp_path, toy_ruleset):
     assert len(replay.decisions) == 12 and verify(sealed).ok
     with pytest.raises(ReplayFormatError):
         seal_partial(sealed)
+
+
+def _copy_decisions(writer, full, count=None):
+    for record in full.decisions[:count]:
+        writer.decision(record.seat, record.action, record.think_ms, record.timeout, record.strike, record.hash)
+
+
+def test_a_result_line_is_fsynced_as_part_first_and_renamed_only_by_seal(tmp_path, toy_ruleset):
+    full = load(record_random_game(tmp_path / "done", toy_ruleset, seed=13))
+    writer = ReplayWriter.create(tmp_path, {**full.header.to_dict(), "game_id": "two-step"})
+    _copy_decisions(writer, full)
+    assert writer.write_result(full.result) == writer.part_path
+    assert not writer.path.exists() and load(writer.part_path).status == "finished"
+    with pytest.raises(ReplayWriterError):
+        writer.decision(0, "play 7h")  # nothing after the result line
+    assert writer.seal() == writer.path and not writer.part_path.exists()
+    assert load(writer.path).status == "finished" and verify(writer.path).ok
+
+
+def test_an_uncommitted_result_line_is_replaced_by_an_abort_not_followed(tmp_path, toy_ruleset):
+    full = load(record_random_game(tmp_path / "done", toy_ruleset, seed=13))
+    writer = ReplayWriter.create(tmp_path, {**full.header.to_dict(), "game_id": "refused"})
+    _copy_decisions(writer, full)
+    writer.write_result(full.result)
+    writer.write_abort("the result could not be stored")
+    replay = load(writer.seal())
+    assert replay.status == "aborted" and replay.result["reason"] == "the result could not be stored"
+    assert len(replay.decisions) == len(full.decisions) and verify(writer.path).ok
+
+
+def test_after_a_crash_a_committed_part_is_renamed_and_an_uncommitted_result_is_aborted(tmp_path, toy_ruleset):
+    from arena.replay import seal_complete, seal_partial
+
+    full = load(record_random_game(tmp_path / "done", toy_ruleset, seed=13))
+    parts = {}
+    for name in ("committed", "not-committed"):
+        writer = ReplayWriter.create(tmp_path, {**full.header.to_dict(), "game_id": name})
+        _copy_decisions(writer, full)
+        writer.write_result(full.result)
+        writer._handle.close()  # the process died before seal()
+        parts[name] = writer
+    committed = seal_complete(parts["committed"].part_path)
+    assert committed == parts["committed"].path and load(committed).status == "finished" and verify(committed).ok
+    aborted = seal_partial(parts["not-committed"].part_path, "server restarted")
+    replay = load(aborted)
+    assert replay.status == "aborted" and replay.result["reason"] == "server restarted"
+    assert len(replay.decisions) == len(full.decisions) and verify(aborted).ok
+    cut = ReplayWriter.create(tmp_path, {**full.header.to_dict(), "game_id": "cut"})
+    _copy_decisions(cut, full, 3)
+    cut._handle.close()
+    with pytest.raises(ReplayFormatError):
+        seal_complete(cut.part_path)  # no result line: only seal_partial may close it
 
 
 def test_a_cut_at_any_byte_opens_with_the_decisions_before_it(tmp_path, toy_ruleset):

@@ -96,7 +96,8 @@ def test_extra_observation_keys_and_pending_effects_render(tmp_path, toy_ruleset
     step = next(i for i, s in enumerate(builder.states) if s.observation(None).to_dict()["pending"])
     text = plain(builder.frame(step, View.spectator()))
     assert "toy round" in text and f"{step}" in text
-    assert re.search(r"pending\s+draw=\d", text)
+    assert re.search(r"pending\s+next player draws \d", text)
+    assert "=" not in text and "{" not in text  # engine data is told in words, never as raw dicts
 
 
 def test_step_prints_one_frame_without_ansi_in_a_pipe(tmp_path, toy_ruleset, capsys, monkeypatch):
@@ -109,7 +110,7 @@ def test_step_prints_one_frame_without_ansi_in_a_pipe(tmp_path, toy_ruleset, cap
     out = capsys.readouterr().out
     assert "\x1b[" not in out
     assert "step 7/" in out and "view: seat 1" in out
-    assert f"decision 7: seat {record.seat} (bot{record.seat})" in out
+    assert f"7. bot{record.seat}: " in out
     assert main(["replay", str(path), "--step", "7", "--color"]) == 0
     assert "\x1b[" in capsys.readouterr().out
     assert main(["replay", str(path), "--step", "0", "--spectator"]) == 0
@@ -145,7 +146,7 @@ def test_viewer_keys_step_jump_play_and_switch_views(tmp_path, toy_ruleset):
         assert f"step {step}/{total}" in text
         if step:
             record = replay.decisions[step - 1]
-            assert f"decision {step}: seat {record.seat} (bot{record.seat})" in text
+            assert f"{step}. bot{record.seat}: " in text
         return text
 
     async def drive():

@@ -49,3 +49,27 @@ def test_play_game_records_a_replay_that_verifies(tmp_path, toy_ruleset, threade
     assert sum(d.strike for d in replay.decisions) == sum(s.strikes for s in outcome.seats) > 0
     report = verify(writer.path)
     assert report.ok and report.checked == outcome.decisions, report.summary()
+
+
+@pytest.mark.parametrize("threaded", [False, True], ids=["plain", "threaded-close"])
+def test_on_result_finds_the_result_line_on_disk_in_the_part_file_before_the_seal(tmp_path, toy_ruleset, threaded):
+    seats = [LocalSeat(RandomBot(1), name="a"), LocalSeat(RandomBot(2), name="b")]
+    header = ReplayHeader(game_id="durable-1", ruleset=toy_ruleset, players=2, seed=5, seats=list(seats),
+                          options={"hand": 5}, time_control=TimeControl().to_dict())
+    writer = ReplayWriter.create(tmp_path, header)
+    recorder = ThreadedCloseRecorder(writer) if threaded else writer
+    seen = {}
+
+    def on_result(outcome):  # what a store's commit would find
+        seen["part"] = load(writer.part_path).status
+        seen["sealed"] = writer.path.exists()
+        seen["replay_path"] = outcome.replay_path
+
+    async def main():
+        return await play_game(toy_ruleset, {"hand": 5}, 5, seats, TimeControl(), game_id="durable-1",
+                               recorder=recorder, on_result=on_result)
+
+    outcome = trio.run(main)
+    assert seen == {"part": "finished", "sealed": False, "replay_path": str(writer.path)}
+    assert outcome.status == "finished" and load(writer.path).status == "finished"
+    assert not writer.part_path.exists() and verify(writer.path).ok

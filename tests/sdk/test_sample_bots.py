@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sdk import Action, Observation, SeatInfo, Turn
+from sdk import Action, GameInfo, Observation, SeatInfo, Turn
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 
@@ -36,9 +36,35 @@ def make_turn(legal, hand, top="9h", ruleset="moumou", decision="turn", sizes=(N
     return Turn("g", 1, 0, ruleset, Observation(data), tuple(Action.parse(a) for a in legal), 1000, 5000)
 
 
+def start(bot, ruleset, game_id="g", players=2):
+    """The bot's game start as the arena sends it (GameStarted with the ruleset's facts, when known)."""
+    from arena.match.seat import GameStart
+    from arena.match.timecontrol import TimeControl
+    from arena.server import convert
+
+    names = tuple(f"p{i}" for i in range(players))
+    message = convert.game_started_to_pb(GameStart(game_id, ruleset, {}, 0, names, TimeControl()))
+    info = GameInfo.from_pb(message)
+    bot.on_game_start(info)
+    return info
+
+
 def choose(bot, turn):
+    start(bot, turn.ruleset, turn.game_id)
     choice = bot.act(turn)
     return turn.legal[turn.index_of(choice)].text
+
+
+def test_the_bots_learn_points_and_roles_from_the_facts_not_from_a_table_of_their_own():
+    jack = make_turn(["play 9h", "play Jh"], hand=["9h", "Jh"])
+    assert choose(greedy, jack) == "play Jh"  # Moumou's Jack: 20 points
+    # The same turn in a game whose start carried no facts: every card is worth the same to the bot.
+    greedy.on_game_start(GameInfo("h", "moumou", 0, ("p0", "p1")))
+    blind = make_turn(["play 9h", "play Jh"], hand=["9h", "Jh"])
+    blind = Turn("h", 1, 0, "moumou", blind.observation, blind.legal, 1000, 5000)
+    assert greedy.act(blind).text == "play 9h"  # the first of equals
+    greedy.on_game_end(GameInfo("h", "moumou", 0, ("p0", "p1")), None)
+    assert "h" not in greedy.facts
 
 
 def test_tactician_keeps_its_jack_while_another_card_fits():
@@ -116,6 +142,7 @@ def test_bots_play_whole_games_of_every_ruleset_with_legal_answers(bot_name):
         info = games.ruleset_info(ruleset)
         players = info.default_players or info.min_players
         for seed in range(1):
+            start(bot, ruleset, players=players)
             state = games.new_game(ruleset, players, seed)
             for _ in range(5000):
                 if state.is_over:

@@ -333,7 +333,7 @@ def test_sigterm_inside_a_slow_act_stops_the_bot_with_status_0(max_games):
     )
     with FakeArena(script) as arena:
         process = subprocess.Popen(
-            [sys.executable, "-c", code, "--arena", arena.address, "--max-games", str(max_games)],
+            [sys.executable, "-c", code, "--arena", arena.address, "--parallel", str(max_games)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         try:

@@ -93,7 +93,7 @@ def test_flags_override_code_defaults(monkeypatch):
     monkeypatch.delenv("MAU_ARENA_TOKEN", raising=False)
     defaults = ClientOptions(name="coded", arena="10.0.0.1:1", max_games=1)
     options, level = parse_flags(
-        ["--arena", "127.0.0.1:6000", "--games", "moumou, maumau", "--max-games", "4", "--games-limit", "2",
+        ["--arena", "127.0.0.1:6000", "--games", "moumou, maumau", "--parallel", "4", "--games-limit", "2",
          "--log-level", "debug"],
         defaults,
     )
@@ -105,7 +105,16 @@ def test_flags_override_code_defaults(monkeypatch):
     assert parse_flags([], defaults)[0].token == "s3cret"
 
 
-@pytest.mark.parametrize("argv", [["--arena", "nohost"], ["--max-games", "0"], ["--arena", "h:99999"]])
+def test_the_old_max_games_flag_still_sets_games_at_once_with_a_warning(capsys):
+    options, _ = parse_flags(["--max-games", "3"], ClientOptions(name="x"))
+    assert options.max_games == 3
+    assert "--max-games is deprecated, use --parallel 3" in capsys.readouterr().err
+    options, _ = parse_flags(["--parallel", "5"], ClientOptions(name="x"))
+    assert options.max_games == 5 and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("argv", [["--arena", "nohost"], ["--parallel", "0"], ["--max-games", "0"],
+                                  ["--arena", "h:99999"]])
 def test_bad_flags_are_refused_by_argparse(argv, capsys):
     with pytest.raises(SystemExit) as caught:
         parse_flags(argv, ClientOptions(name="x"))

@@ -126,6 +126,12 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
             del message.turn.events[:]
         elif kind == "game_ended":
             hidden = hidden_at_end
+        elif kind == "game_started":
+            # The facts name the whole deck: they must be exactly the engine's pure function of (ruleset,
+            # players, options), the same for every deal, so they carry nothing about this one.
+            facts = json.loads(message.game_started.facts_json)
+            assert facts == games.ruleset_facts(ruleset, players, **options)
+            message.game_started.facts_json = ""
         leaked = strings_in(message) & hidden
         assert not leaked, f"hidden cards {leaked} reached seat {seat} in {message}"
         checked += 1

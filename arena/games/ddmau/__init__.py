@@ -38,7 +38,7 @@ target decides ``accept`` or ``block`` (with an MM).
   either) from the play's last hit card down the pile, LM/DM ignored,
   never reset by paying; any other visible card breaks the run.  E-12 PT
   on the same colour or on any PT.  E-14 the target is k+1 seats along
-  (k = Skips).  E-15/E-25 a PT hit costs the target its next turn, once.
+  (k = every Skip in the play, before or after the hit card).  E-15/E-25 a PT hit costs the target its next turn, once.
   JTT: the target draws and then plays on the card under the JTT.
 * E-17 an OWM gives the same seat a full new turn; E-26 Skips add up;
   E-28 effects in card order (an OWM flips the direction for the cards
@@ -46,7 +46,8 @@ target decides ``accept`` or ``block`` (with an MM).
 * E-18 an SM breaks a hit run; it sets a colour, no extra turn.
 * E-23 a block: the MM goes on the pile with the colour under it, breaks
   the run; the blocker may play or ``pass``; play then goes on from the
-  blocker.  E-24 only an MM avoids the draw.  E-30 never MM as DM.
+  blocker.  A block with the blocker's last card ends the hand (7.7): the
+  blocker went out, the MM is its final play and scores -50.  E-24 only an MM avoids the draw.  E-30 never MM as DM.
 * E-10 the finisher subtracts the final play's points; the others add
   their hand points x 2^s (s = SMs in the final play; option
   ``sm_multiplies = totals``).  A final PT/JTT still hits first.
@@ -71,6 +72,18 @@ hit is aimed by its last hit card.  A block takes the place of the
 hitter's OWM extra turn.  A catch window comes before the hit is resolved.
 If every active seat in a row passes without playing or drawing (nothing
 left to draw), the hand ends with no winner and every seat adds its hand.
+The same happens to a hand that goes round without progress (reason
+``stalled``): a turn is stale if it began with an empty draw pile (so every
+dig had to reshuffle the few cards under the last play) and its seat did
+not end it holding fewer cards than it began with; a full round of stale
+turns in a row (one per active seat, an Other Way Mae's extra turn
+counting as a turn) ends the hand.  Nobody can get ahead then: the same
+few cards only go from the pile to a hand and back (seats that always dig
+and then must play the card they dug never finished a hand before).
+Option ``turn_limit`` (5000 turns a hand; 0 for none) ends any hand that
+reaches it the same way (reason ``turn-limit``), whatever the seats do;
+random play needs about 230 turns a hand (2 players; 1 in 100 hands over
+1,300).
 A going-out chain that needs more than 20,000 search steps to find is not
 offered (it never happens with real hands).  Option ``max_hands`` ends the
 game after that many hands (0: no limit), for quick games.
@@ -88,8 +101,9 @@ from arena.games.registry import OptionSpec, RulesetInfo, register
 
 OPTIONS = {
     "target": OptionSpec(505, "the game ends when a total exceeds this (505); the safety net is the 6 points "
-                         "below and at it, reset to target - 155"),
-    "max_hands": OptionSpec(0, "end the game after this many hands (0: play to the target), for quick games"),
+                         "below and at it, reset to target - 155", minimum=10),
+    "max_hands": OptionSpec(0, "end the game after this many hands (0: play to the target), for quick games",
+                            minimum=0),
     "teams": OptionSpec("off", "off, or on: partnerships with 4 players (P1+P3, P2+P4) or 6 (P1+P4, P2+P5, "
                         "P3+P6) sharing one total (E-29)"),
     "team_end_on_individual": OptionSpec(False, "with teams, the safety net and the end apply to each player's "
@@ -103,6 +117,8 @@ OPTIONS = {
     "sm_multiplies": OptionSpec("hand", "a Shadow Master finish multiplies the others' hand points or their "
                                 "totals (E-10)", ("hand", "totals")),
     "safety_net": OptionSpec(True, "totals of 500..505 after a hand drop to 350 (E-11)"),
+    "turn_limit": OptionSpec(5000, "turns after which a hand ends blocked (0: none); not in the rules, a bound "
+                             "whatever the seats do"),
 }
 
 SUMMARY = (
@@ -130,6 +146,8 @@ def _options(players: int | None, options: Mapping[str, Any]) -> tuple[dict[str,
         raise OptionError("tournament play is for single players; turn teams off")
     if options["target"] < 10 or options["max_hands"] < 0:
         raise OptionError("target must be at least 10 and max_hands at least 0")
+    if options["turn_limit"] < 0:
+        raise OptionError(f"option turn_limit: {options['turn_limit']} is negative; 0 means no limit")
     return dict(options), counts
 
 

@@ -13,8 +13,9 @@ the pile), ``last_play`` (cards of the last finished play; 1 if the pile is
 not empty), ``drawn``, ``optional``, ``called``, ``hit`` (``{target,
 count, kind, by}``), ``next_seat``, ``window`` (``{offender, queue}``),
 ``final`` (the going-out play while its hit is pending), ``dealer``,
-``hand_number``, ``active``, ``eliminated``, ``idle``, ``seed``,
-``chance``.
+``hand_number``, ``active``, ``eliminated``, ``idle``, ``stall``,
+``turn_open`` (``[seat, cards at its start, draw pile empty then]``),
+``turns`` (turns started this hand), ``seed``, ``chance``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def to_position(state) -> dict[str, Any]:
         "active": list(state.active),
         "eliminated": [list(e) for e in state.eliminated],
         "idle": state.idle,
+        "stall": state.stall,
+        "turn_open": None if state.turn_open is None else list(state.turn_open),
+        "turns": state.turns,
         "reason": state.reason,
         "last_hand": copy(state.last_hand),
         "seed": state.seed,
@@ -156,6 +160,11 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.dealer = _int(position, "dealer", 0, 0, players - 1)
     state.hand_number = _int(position, "hand_number", 1, 1)
     state.idle = _int(position, "idle", 0, 0)
+    state.stall = _int(position, "stall", 0, 0)
+    state.turns = _int(position, "turns", 0, 0)
+    state.turn_open = _turn_open(position.get("turn_open"), players, hands)
+    if "turn_open" not in position and phase == "turn":  # a fresh turn (its digs so far came from the stock)
+        state.turn_open = [current, max(0, len(hands[current]) - state.drawn), not stock]
     state.reason = str(position.get("reason", ""))
     eliminated = position.get("eliminated", [])
     if not isinstance(eliminated, (list, tuple)) or not all(
@@ -176,6 +185,22 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
         _check_phase(state, phase)
     state._legal = None
     return state
+
+
+def _turn_open(value: Any, players: int, hands: list) -> list | None:
+    """The turn under way for the stall rule: [seat, cards it began with, draw pile empty then]."""
+    if value is None:
+        return None
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 3
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value[:2])
+        or not 0 <= value[0] < players
+        or value[1] < 0
+        or not isinstance(value[2], bool)
+    ):
+        raise PositionError(f"'turn_open' must be [seat, hand size, stock empty true/false], not {value!r}")
+    return list(value)
 
 
 def _hit(value: Any, players: int, phase: str) -> dict | None:

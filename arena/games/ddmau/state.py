@@ -155,6 +155,9 @@ class DDMauState(GameState):
         self.idle = 0
         if self.log is not None:
             events.dealt(self)
+        self.stall = 0
+        self.turn_open: list | None = None
+        self.turns = 0
         self._start_turn(self._step(self.dealer, 1, 1))
 
     def _can_draw(self) -> bool:
@@ -194,12 +197,38 @@ class DDMauState(GameState):
         return seat
 
     def _start_turn(self, seat: int, optional: bool = False) -> None:
+        if self._stalled():
+            return
+        self.turn_open = [seat, len(self.hands[seat]), not self.stock]
+        self.turns += 1
         self.cur = seat
         self.phase = "turn"
         self.drawn = 0
         self.optional = optional
         self.chain = 0
         self.called = False
+
+    def _stalled(self) -> bool:
+        """Not in RULES.md: end a hand that goes round without progress (True if it was scored).
+
+        A turn is stale if it began with an empty draw pile (every dig had to reshuffle the pile
+        under the last play) and its seat did not end it holding fewer cards than it began with.
+        When a full round of turns in a row (one per active seat) is stale, nobody can get ahead:
+        cards only go round between the hands and the pile, and the hand ends blocked.  Option
+        ``turn_limit`` bounds a hand's turns whatever the seats do.
+        """
+        opened = self.turn_open
+        if opened is not None:
+            seat, size, empty = opened
+            self.stall = self.stall + 1 if empty and len(self.hands[seat]) >= size else 0
+            if self.stall >= sum(self.active):
+                self._score_hand(None, "stalled")
+                return True
+        limit = self.options["turn_limit"]
+        if limit and self.turns >= limit:
+            self._score_hand(None, "turn-limit")
+            return True
+        return False
 
     # -- contract -----------------------------------------------------------------------
 
@@ -326,6 +355,7 @@ class DDMauState(GameState):
             setattr(new, name, None if value is None else {k: (list(v) if isinstance(v, list) else v)
                                                             for k, v in value.items()})
         new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
+        new.turn_open = None if self.turn_open is None else list(self.turn_open)
         new._legal = None
         new.log = None
         return new
@@ -469,6 +499,7 @@ class DDMauState(GameState):
         owm = False
         hit_index = None
         hit_kind = None
+        hit_direction = d
         target = None
         sms = 0
         for i in range(base, len(self.discard)):
@@ -479,12 +510,13 @@ class DDMauState(GameState):
             elif kind == "SK":
                 pos = self._step(pos, 1, d)
             elif kind in HIT_KINDS:
-                hit_index, hit_kind = i, kind
-                target = self._step(pos, 1, d)
-                if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
-                    target = self._step(seat, 1, d)
+                hit_index, hit_kind, hit_direction = i, kind, d
             elif kind == "SM":
                 sms += 1
+        if hit_index is not None:  # 7.5: k+1 seats along, k = every Skip of the play, before or after it
+            target = self._step(pos, 1, hit_direction)
+            if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
+                target = self._step(seat, 1, hit_direction)
         self.direction = d
         self.last_play = self.chain
         play = self.discard[base:]
@@ -551,8 +583,11 @@ class DDMauState(GameState):
         self.last_play = 1
         self.hit = None
         self.idle = 0
-        if self.next_seat is None:
+        if self.next_seat is None:  # the hitter went out first: their finish stands
             self._score_hand(self.final["seat"])
+        elif not self.hands[seat]:  # 7.7: blocking with the last card empties the hand; the MM scores -50
+            self.final = {"seat": seat, "cards": ["MM"], "sm": 0}
+            self._score_hand(seat)
         else:
             self._start_turn(seat, optional=True)
 
@@ -590,7 +625,7 @@ class DDMauState(GameState):
             groups.setdefault(team, []).append(seat)
         return list(groups.values())
 
-    def _score_hand(self, winner: int | None) -> None:
+    def _score_hand(self, winner: int | None, reason: str = "blocked") -> None:
         """7.7: the finisher subtracts the final play, the others add their hands (x 2^s, E-10)."""
         hand_points = [sum(points(c) for c in hand) for hand in self.hands]
         factor = 1
@@ -629,7 +664,7 @@ class DDMauState(GameState):
             for s in unit:
                 self.scores[s] = total
         self.last_hand = {"hand": self.hand_number, "winner": winner, "points": delta,
-                          "reason": "out" if winner is not None else "blocked"}
+                          "reason": "out" if winner is not None else reason}
         scored = self.log is not None
         self.final = None
         self.hit = None

@@ -64,10 +64,13 @@ out), and the round ends with no winner at its discard; option
 
 **Modes (D-16, D-17).**  ``strict`` (default): invalid plays are never
 offered, so False Mose and False Play cannot happen.  ``contested``: the
-turn's seat is also offered, until its first mistake in that turn,
-``call mose`` with cards in hand (False Mose, +50) and lay-offs that do not
-fit (False Play, +10: every hand card onto a set, or at the ``hi`` end of a
-run); the mistake changes nothing else and the turn goes on.
+turn's seat is also offered ``call mose`` with cards in hand (False Mose,
++50; once a turn) and lay-offs that do not fit (False Play, +10 each: every
+hand card onto a set, or at either end, ``lo`` or ``hi``, of a run).  Every
+False Play of a turn costs its 10; after three False Plays in a turn no
+more are offered (not in the rules: a bound, so a game cannot loop on
+mistakes; it is a public count, ``false_plays`` in the observation, because
+the legal list may depend only on what the seat knows).  A mistake changes nothing else and the turn goes on.
 
 **Turn limit (not in the rules).**  Players who only ever take the pile
 never run the stock out, so a round also ends with no winner, scored like
@@ -90,7 +93,7 @@ from arena.games.registry import OptionSpec, RulesetInfo, register
 
 OPTIONS = {
     "rounds": OptionSpec(13, "rounds to play (wilds 2, 3, ... in order); 13 is the full match", tuple(range(1, 14))),
-    "decks": OptionSpec(0, "decks: 0 = one deck up to 7 players and two above, or 1, 2 (D-1)"),
+    "decks": OptionSpec(0, "decks: 0 = one deck up to 7 players and two above, or 1, 2 (D-1)", (0, 1, 2)),
     "owner_may_swap": OptionSpec(False, "the meld's owner may swap its wilds too (D-6)"),
     "second_exhaustion_end": OptionSpec(
         "finish_turn",
@@ -127,7 +130,8 @@ RESOLUTIONS = (
     "leaves only draw stock. D-11 melding out needs no discard. D-12 sequential windows, so no races. D-13 "
     "second exhaustion: the drawer finishes the turn (second_exhaustion_end). D-14 Mose directly after "
     "another seat's pickup returns the pickup. D-16/D-17 strict by default; contested mode offers False "
-    "Mose (+50) and False Play (+10). D-18 wild 20 overrides. D-19 ties share places. D-20 any number of "
+    "Mose (+50, once a turn) and False Play (+10 each: any hand card that does not fit a set, or either end of "
+    "a run; at most three a turn, so a turn's mistakes are bounded). D-18 wild 20 overrides. D-19 ties share places. D-20 any number of "
     "melds per turn. D-21 every play is a logged action. Offers: 3-card melds plus maximal natural melds, "
     "lay-offs one card at a time, a wild only where its natural is not held (see arena/games/mose)."
 )

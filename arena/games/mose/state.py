@@ -40,6 +40,10 @@ ONE_DECK_MAX_PLAYERS = 7
 PHASES = ("draw", "play", "react", "place", "over")
 FALSE_MOSE_PENALTY = 50
 FALSE_PLAY_PENALTY = 10
+#: Contested mode: False Plays offered in one turn (each costs 10).  Not in the rules: a bound, so that a bot
+#: cannot loop on mistakes, and one that depends only on a public count (which cards were tried went back
+#: into a hidden hand, so the legal list must not depend on them).
+MAX_FALSE_PLAYS = 3
 
 DRAW_STOCK = Action("draw", ("stock",))
 TAKE_PILE = Action("take", ("pile",))
@@ -93,7 +97,8 @@ class MoseState(GameState):
         self.scores = [0] * players
         self.history: list[dict[str, Any]] = []
         self.next_meld = 1
-        self.mistake = False
+        self.mistake = False  # a False Mose this turn (one a turn)
+        self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
         self._legal: list[Action] | None = None
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
@@ -135,6 +140,7 @@ class MoseState(GameState):
         self.penalties = [0] * n
         self.next_meld = 1
         self.mistake = False
+        self.false_plays = 0
         self.turns = 1
         if self.log is not None:
             events.dealt(self)
@@ -194,9 +200,10 @@ class MoseState(GameState):
         hand = self.hands[seat]
         discards = [Action("discard", (c,)) for c in sorted(set(hand), key=card_key)]
         actions = [*plays, *discards]
-        if self.options["mode"] == "contested" and not self.mistake:
+        if self.options["mode"] == "contested":
             actions.extend(self._false_plays(seat))
-            actions.append(CALL_MOSE)
+            if not self.mistake:
+                actions.append(CALL_MOSE)
         return actions
 
     def default_action(self) -> Action:
@@ -225,6 +232,7 @@ class MoseState(GameState):
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
         twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
         twin.log = None
+        twin.false_plays = self.false_plays
         return twin
 
     # -- public events -------------------------------------------------------------------
@@ -343,18 +351,22 @@ class MoseState(GameState):
         return actions
 
     def _false_plays(self, seat: int) -> list[Action]:
-        """Contested mode: lay-offs that do not fit (a False Play, +10, D-17)."""
+        """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), at either end of a run;
+        offered while the turn has made fewer than MAX_FALSE_PLAYS."""
+        if self.false_plays >= MAX_FALSE_PLAYS:
+            return []
         hand = self.hands[seat]
         actions = []
         for meld in self.melds:
-            end = "hi" if meld.kind == "run" else None
-            valid = {str(t) for e, t in layoff_offers(meld, hand, self.wild, self.decks) if e == end}
-            for card in sorted(set(hand), key=card_key):
-                if card not in valid:
-                    try:
-                        lay_off(meld, end, Token(card), self.wild, self.decks)
-                    except MeldError:
-                        actions.append(_layoff_action(meld, end, Token(card)))
+            offers = layoff_offers(meld, hand, self.wild, self.decks)
+            for end in ("lo", "hi") if meld.kind == "run" else (None,):
+                valid = {str(t) for e, t in offers if e == end}
+                for card in sorted(set(hand), key=card_key):
+                    if card not in valid:
+                        try:
+                            lay_off(meld, end, Token(card), self.wild, self.decks)
+                        except MeldError:
+                            actions.append(_layoff_action(meld, end, Token(card)))
         return actions
 
     # -- applying ----------------------------------------------------------------------
@@ -379,7 +391,7 @@ class MoseState(GameState):
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
         elif verb in ("meld", "layoff"):
             if verb == "layoff" and not self._fits(action):
-                self._false_play(seat)
+                self._false_play(seat, str(action))
                 return
             back = self.phase if self.phase != "place" else self.pending["back"]
             placing = self.phase == "place"
@@ -502,6 +514,7 @@ class MoseState(GameState):
         self.turn = self.decider = seat
         self.phase = "draw"
         self.mistake = False
+        self.false_plays = 0
         self.turns += 1
         limit = self.options["turn_limit"]
         if not self._draws():
@@ -515,9 +528,9 @@ class MoseState(GameState):
         self.mistake = True
         self._note_event(seat)
 
-    def _false_play(self, seat: int) -> None:
+    def _false_play(self, seat: int, text: str) -> None:
         self.penalties[seat] += FALSE_PLAY_PENALTY
-        self.mistake = True
+        self.false_plays += 1
         self._note_event(seat)
 
     # -- reaction windows ----------------------------------------------------------------
@@ -636,6 +649,10 @@ class MoseState(GameState):
                 "round_started": self.round_started,
                 "exhaustions": self.exhaustions,
                 "penalties": list(self.penalties),
+                # Contested mode: the turn's seat has made its one False Mose (no more `call mose` this turn),
+                # and how many False Plays it has made this turn (none is offered after MAX_FALSE_PLAYS).
+                "mistake": self.mistake,
+                "false_plays": self.false_plays,
                 "last_pickup": None
                 if pickup is None
                 else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"]),
@@ -679,6 +696,7 @@ class MoseState(GameState):
             else dict(self.last_pickup, cards=list(self.last_pickup["cards"])),
             "penalties": list(self.penalties),
             "mistake": self.mistake,
+            "false_plays": self.false_plays,
             "turns": self.turns,
             "history": [dict(h, points=list(h["points"])) for h in self.history],
             "next_meld": self.next_meld,
@@ -760,6 +778,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.exhaustions = _int(position, "exhaustions", 0, 0, 2)
     state.next_meld = _int(position, "next_meld", 1, 1)
     state.mistake = bool(position.get("mistake", False))
+    state.false_plays = _int(position, "false_plays", 0, 0, MAX_FALSE_PLAYS)
     state.turns = _int(position, "turns", 1)
     melds = position.get("melds", [])
     if not isinstance(melds, list):

@@ -67,6 +67,7 @@ def play(state: "SheddingState", real: str, claim: str) -> None:
     if call is not None and call.timing == "before_discard" and len(hand) == 2 and not state.drawn:
         state.offender = seat
     hand.remove(real)
+    state.accusable = None  # a discard, face down too, closes the B-8 accusation window
     state.forced = None  # the drawn card that had to be played now lies face down
     state.blind_play = {
         "seat": seat, "card": real, "claim": claim,

@@ -58,6 +58,15 @@ def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> froz
 
 
 def turn_actions(state: "SheddingState") -> list:
+    """The turn's choices; while an accusation may still be made in this turn (S1, B-8), ``accuse N``
+    after them (`SheddingState.accusable`)."""
+    out = _turn_choices(state)
+    if state.accusable is not None:
+        out.append(A.accuse(state.accusable[0]))
+    return out
+
+
+def _turn_choices(state: "SheddingState") -> list:
     hand = state.hands[state.current]  # only asked while the game runs: the raw seat, not the property
     rules = state.rules
     call = rules.call
@@ -102,6 +111,8 @@ def turn_actions(state: "SheddingState") -> list:
         if not rules.must_play_after_draw or not cards:
             out.append(A.PASS)
     if offer_call and (cards or call_at == 2):  # C-9 flag: the call is offered with a finishing play
+        out.append(_call_word(call, hand, call_at))
+    elif call_at == 2 and len(hand) == call.false_call_at and not state.called:  # B-7: a false call
         out.append(_call_word(call, hand, call_at))
     return out
 

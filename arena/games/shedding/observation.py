@@ -26,7 +26,7 @@ KEYS = (
     "called", "window", "hand_number", "dealer", "last_hand",
     # the turn under way and the public counters (30 keys in all: CPython builds a longer tuple display
     # as a list turned into a tuple, +10% per observation; the decision limit is the game's option)
-    "this_play", "opening", "next_seat", "offender", "false_call", "drawn_card", "idle", "decisions",
+    "this_play", "opening", "next_seat", "offender", "false_call", "must_play_drawn", "idle", "decisions",
 )
 
 #: Shared by every observation with nothing pending, as the state's scores list is (the engine replaces that
@@ -47,8 +47,8 @@ def observation_type(rules: "Ruleset") -> type[RecordObservation]:
     if len(getters) == 1:
         (values,) = getters
     else:
-        def values(state: "SheddingState") -> tuple:
-            return tuple(value for get in getters for value in get(state))
+        def values(state: "SheddingState", seat: int | None) -> tuple:
+            return tuple(value for get in getters for value in get(state, seat))
     kind = RecordObservation.record_type(KEYS + extra)
     object.__setattr__(rules, "_extra_values", values)
     object.__setattr__(rules, "_observation_type", kind)
@@ -93,8 +93,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
         state.offender,
         state.called == 2,
-        # the drawn card the seat must play now: its holder sees it, the others that there is one
-        None if state.forced is None else state.forced if seat == state.current else blind.HIDDEN,
+        state.forced is not None,  # the seat must play the card it drew (which one: `forced`, its own view)
         state.idle,
         state.decisions,
     )
@@ -102,7 +101,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     if rules._extra_view:
         if rules.blind:  # face-down cards as ??
             values = values[:7] + (blind.shown_discard(state),) + values[8:]
-        values += rules._extra_values(state)
+        values += rules._extra_values(state, seat)
     observation._data = values
     return observation
 
@@ -136,15 +135,21 @@ def _pending(state: "SheddingState") -> dict:
 #: The keys only some rulesets have: (does the ruleset have them, the keys, their values in a state).
 _EXTRAS = (
     # face-down cards as ?? and the top's claim, never the real card; a doubter's lost turn
-    (lambda r: r.blind, ("claim", "blind_skip"), lambda s: (blind.claim_view(s), s.blind_skip)),
+    (lambda r: r.blind, ("claim", "blind_skip"), lambda s, _: (blind.claim_view(s), s.blind_skip)),
     # a seat out of cards that can still be brought back (Prší 7♥), and the turns left before it has won
-    (lambda r: r.return_window, ("returning", "return_wait"), lambda s: (s.returning, s.return_wait)),
+    (lambda r: r.return_window, ("returning", "return_wait"), lambda s, _: (s.returning, s.return_wait)),
     # seats out of this hand (in order) and lost hands (Faraón)
-    (lambda r: r.ladder, ("finished", "losses"), lambda s: (list(s.finished), list(s.losses))),
+    (lambda r: r.ladder, ("finished", "losses"), lambda s, _: (list(s.finished), list(s.losses))),
     # who a "previous seat" card makes draw (B-14 alternative)
-    (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s: (s.last_discarder,)),
+    (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s, _: (s.last_discarder,)),
     # a failed follow obligation passed on after a window (C-8 alternative)
-    (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s: (s.carry_follow,)),
+    (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s, _: (s.carry_follow,)),
     # cards drawn so far paying a debt that a drawn card can still answer
-    (lambda r: r.has_rescue, ("paying",), lambda s: (s.paying,)),
+    (lambda r: r.has_rescue, ("paying",), lambda s, _: (s.paying,)),
+    # the drawn card that is the seat's only play (C-4 after_draw_play, a cover drawn for, a rescue): its
+    # holder's view only (`must_play_drawn` tells the others there is one)
+    (lambda r: r._forced_view, ("forced",), lambda s, seat: (s.forced if seat == s.current else None,)),
+    # B-8: who can still be accused in this turn; public: everyone heard whether the offender called
+    (lambda r: r._accusable_view, ("accusable",),
+     lambda s, _: (None if s.accusable is None else {"offender": s.accusable[0], "guilty": s.accusable[1]},)),
 )

@@ -69,12 +69,36 @@ def to_position(state) -> dict[str, Any]:
         position["carry_follow"] = state.carry_follow
     if state.rules.call is not None and state.rules.call.finish_word:  # a finish waiting for its word
         position["going_out"] = state.going_out
+    if state.rules.call is not None and state.rules.call.accuse_in_next_turn:  # B-8: [offender, guilty]
+        position["accusable"] = None if state.accusable is None else list(state.accusable)
     if state.rules.has_rescue:  # cards drawn so far paying a debt that can be rescued
         position["paying"] = state.paying
     if state.rules.ladder:
         position["losses"] = list(state.losses)
         position["finished"] = list(state.finished)
     return position
+
+
+def _accusable(position: Mapping[str, Any], rules: Ruleset, phase: str, current, players: int):
+    """B-8: the accusation window open in the next player's turn, as [offender, guilty]."""
+    value = position.get("accusable")
+    if value is None:
+        return None
+    if rules.call is None or not rules.call.accuse_in_next_turn:
+        raise PositionError(f"{rules.name} has no accusation in the next turn: 'accusable' does not apply")
+    if (
+        phase != "turn"
+        or not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not isinstance(value[0], int)
+        or isinstance(value[0], bool)
+        or not 0 <= value[0] < players
+        or value[0] == current
+        or not isinstance(value[1], bool)
+    ):
+        raise PositionError(f"'accusable' must be [offender seat (not the current one), guilty true/false] "
+                            f"in the turn phase, not {value!r}")
+    return (value[0], value[1])
 
 
 _int = checks.integer
@@ -248,6 +272,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.last_discarder = last_discarder
     state.carry_follow = bool(position.get("carry_follow", False))
     state.going_out = going_out
+    state.accusable = _accusable(position, rules, phase, current, players)
     state.paying = paying
     state.return_wait = _int(position, "return_wait", 0, 0, players)
     state._refresh_gone()

@@ -96,6 +96,13 @@ class CallRule:
     #: follows that play; without the word, seats may ``accuse`` before the next player acts and a
     #: caught finisher draws `penalty` and plays on; uncaught, the finish stands.
     finish_word: str = ""
+    #: S1 (B-8, B-9): the next seat to take a turn after a catch window keeps ``accuse N`` among its
+    #: turn's choices until it discards or passes (its voluntary draw does not close the window); an
+    #: accusation there after a valid call, or after someone else caught the offender, is false.
+    accuse_in_next_turn: bool = False
+    #: With ``before_discard``: the call is also offered with this many cards in hand (a false call,
+    #: B-7), besides the 2 it is made at; 0 for none.
+    false_call_at: int = 0
     #: Cards drawn by a caught offender, a false caller, a false accuser.
     penalty: int = 1
     false_call_penalty: int = 0
@@ -216,8 +223,10 @@ class Ruleset:
     _extra_view: bool = _derived()
     #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
     has_rescue: bool = _derived()
+    _forced_view: bool = _derived()
+    _accusable_view: bool = _derived()
     _observation_type: type | None = _derived()
-    _extra_values: Any = _derived()  # state -> the values of the ruleset's own observation keys (observation.py)
+    _extra_values: Any = _derived()  # (state, seat) -> the values of the ruleset's own observation keys (observation.py)
     _decision_cap: int = _derived()
     _playable: dict = _derived()
     _playable_plain: dict = _derived()
@@ -241,6 +250,15 @@ class Ruleset:
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible_from", -self.visible_discard)
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
+        # A drawn card can be the only one the seat may play (C-4 after_draw_play, a cover drawn for, a
+        # rescue): its observation names it (`forced`), as only that seat knows which card it drew.
+        forced_view = self.after_draw_play == "drawn" or any(
+            r.cover_ranks or r.rescue_first_k for r in (*self.rank_rules.values(), *self.card_rules.values())
+        )
+        object.__setattr__(self, "_forced_view", forced_view)
+        # B-8 (Online Mau-Mau): who can still be accused in the next player's turn is public and decides its
+        # legal actions, so its observation says so (`accusable`).
+        object.__setattr__(self, "_accusable_view", self.call is not None and self.call.accuse_in_next_turn)
         object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
         # Compared after every decision: the limit, or a count no game reaches when there is none.
         object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
@@ -256,7 +274,7 @@ class Ruleset:
         # Whether the observation has keys beyond the common ones (observation.observation_type).
         object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder
                            or self.previous_seat == "discarder" or self.follow_fail == "pass"
-                           or self.has_rescue)
+                           or self.has_rescue or self._forced_view or self._accusable_view)
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}

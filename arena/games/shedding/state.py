@@ -54,7 +54,7 @@ class SheddingState(GameState):
         "last_discarder", "returning", "return_wait", "blind_play", "blind_skip", "carry_follow",
         # the decision under way
         "current", "phase", "drawn", "called", "placed", "forced", "combo", "offender", "next_seat",
-        "advance", "window", "going_out", "paying",
+        "advance", "window", "going_out", "paying", "accusable",
         # the legal list of the decision under way, until an action is applied
         "_legal",
         # the public events: `log` while recording (None: not asked, nothing recorded); `fresh`: built by
@@ -124,6 +124,7 @@ class SheddingState(GameState):
         self.pending_draw = 0
         self.pending_skip = 0
         self.window: dict | None = None
+        self.accusable: tuple[int, bool] | None = None
         self.next_seat: int | None = None
         self.advance = 1
         self.idle = 0
@@ -269,7 +270,7 @@ class SheddingState(GameState):
         hand = self.hands[seat]
         if len(hand) < rules._quiet_hand or self.gone_count or self.returning is not None or self.blind_skip:
             return False
-        if self.offender is not None:
+        if self.offender is not None or self.accusable is not None:
             return False
         if rules.combos and (  # another card of the rank (two packs: maybe its twin) would start a combo
             not rules._same_rank[card].isdisjoint(hand) or (rules.copies > 1 and hand.count(card) > 1)
@@ -427,6 +428,7 @@ class SheddingState(GameState):
         self.discard.append(card)
         if from_hand:
             self.placed += 1
+            self.accusable = None  # B-8: the next player's discard closes the accusation window
         self.idle = 0
         self.active_suit = None
         self.suit_kind = None
@@ -683,6 +685,7 @@ class SheddingState(GameState):
                     self._go_out(window["offender"])
                 else:
                     self._resume(window["next"])
+                    self._keep_accusable(window["offender"], not window["called"])
             return
         if phase == "call":
             self._open_window(self.current, self.next_seat)
@@ -768,8 +771,13 @@ class SheddingState(GameState):
         self.current = queue[0]
 
     def _accuse(self) -> None:
-        window = self.window
         call = self.rules.call
+        if self.phase == "turn":  # B-8/B-9: the next player accuses during its turn; the turn goes on
+            offender, guilty = self.accusable
+            self.accusable = None
+            self._draw(offender if guilty else self.current, call.penalty if guilty else call.false_accuse_penalty)
+            return
+        window = self.window
         if window["called"]:  # nobody to accuse: the accuser pays (S1)
             self._draw(self.current, call.false_accuse_penalty)
         else:
@@ -784,6 +792,13 @@ class SheddingState(GameState):
                 self._go_out(self.current)  # nothing left to draw (C-12): the finish stands
             return
         self._resume(window["next"])
+        self._keep_accusable(window["offender"], False)  # caught, or nobody to catch: a new accusation is false
+
+    def _keep_accusable(self, offender: int, guilty: bool) -> None:
+        """S1 (B-8): the window stays open into the next player's turn, until it discards or passes."""
+        call = self.rules.call
+        if call.accuse_in_next_turn and self.phase == "turn" and not self.is_over and self.current != offender:
+            self.accusable = (offender, guilty)
 
     def _go_out(self, seat: int) -> None:
         """The finishing play resolves with its word counted as said (CallRule.finish_word)."""
@@ -837,6 +852,7 @@ class SheddingState(GameState):
         self.forced = None
         self.combo = []
         self.offender = None
+        self.accusable = None
         self.current = seat
         self.next_seat = None
 
@@ -979,6 +995,7 @@ class SheddingState(GameState):
             events.game_over(self)
         self.forced = None
         self.window = None
+        self.accusable = None
         self.going_out = False
         self.blind_play = None
 

@@ -28,7 +28,8 @@ OPTIONS = {
     "blind": OptionSpec(False, "Blind: cards are played face down as a claimed card ('blind REAL CLAIM'); the "
                         "next player believes or challenges it, and the loser draws 1 (C-13)"),
     "decision_limit": OptionSpec(20000, "decisions after which the game ends, its last hand scored as it stands "
-                                 "like a blocked hand (not a seed rule: a safeguard so every game ends; 0 = none)"),
+                                 "like a blocked hand (not a seed rule: a safeguard so every game ends; 0 = none)",
+                                 minimum=0),
 }
 
 #: Ranks whose effects add up per card in a Quick combo (C-11: "The exception is sevens").

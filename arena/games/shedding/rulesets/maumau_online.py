@@ -19,15 +19,33 @@ Resolutions (B-n are RULES.md's; all defaults):
 * Calls (4.6): ``call mau-mau`` is offered on your turn while you hold
   exactly 2 cards.  It is valid if you have not drawn and hold a legal
   card; then you must discard (B-6, B-20).  Otherwise it is a false call:
-  5 cards, and the turn goes on (B-7).  Offering it with more cards would
-  only let a seat hurt itself, so the >2-card false call is not offered.
-* Accusation window: whenever a discard takes a hand from 2 to 1 on a turn
-  without a draw, every other seat, in turn order from the offender, is
-  asked ``accuse N`` / ``pass`` before the next turn starts (this is the
-  window of B-8, resolved before anyone acts).  If the offender had not
-  called, the accused draws 5; if they had, the accuser draws 5 (false
-  accusation).  The first accusation closes the window (B-9).  A 2→1
-  discard after a draw opens no window: the call was impossible.
+  5 cards, and the turn goes on (B-7).  B-7 with more than 2 cards: the
+  call is also offered on a plain turn (no 7 to answer) with 3 cards, and
+  is false there (5 cards).  It is not offered with 4 or more cards, nor
+  with 3 while a 7 is pending (the seat's only choices are then a 7 or the
+  draw, so an unanswerable 7 stays a forced draw): pressing it there can
+  only cost the seat 5 cards, the 3-card slip (pressing one discard early)
+  is the mistake the rule is about, and offering it at every size lets
+  random play pile up penalty cards without end (all of 100 random
+  4-player games then ran into the 20,000-decision limit).
+* Accusations (B-8, B-9), in a protocol where one seat decides at a time.
+  Whenever a discard takes a hand from 2 to 1 on a turn without a draw, an
+  accusation window opens: every other seat, in turn order from the
+  offender, is asked once ``accuse N`` / ``pass`` before the next turn
+  starts; the first accusation ends this round.  The window then stays
+  open into the turn of the next player who actually takes a turn: that
+  seat keeps ``accuse N`` among its turn's choices (also after its
+  voluntary draw, and beside ``accept`` when a 7 is pending) until it
+  discards, passes or takes a 7's draw (which counts as a pass), or
+  accuses.  The other seats are not asked again: they had their chance
+  right after the discard, and nothing they could learn since bears on
+  the call.  An accusation succeeds if the offender did not call and was
+  not caught yet: the offender draws 5.  Otherwise "there is no one to be
+  accused": the accuser draws 5 (after a valid call, or after someone
+  else caught the offender first, B-9).  The accuser's turn goes on.
+  Outside these windows ``accuse`` is not offered (nobody could be
+  accused, so it could only cost the seat 5 cards); a 2→1 discard after a
+  draw opens no window: the call was impossible.
 * B-17 the hand ends as soon as a hand is empty; the last card's effects
   are ignored (option ``finishing_effects = apply``: a final 9 or Ace
   acts, and a final 7's pending draw, with any stacked on it, is taken at
@@ -98,7 +116,7 @@ def build(options: dict) -> Ruleset:
         finishing_effects=options["finishing_effects"],
         call=CallRule(
             timing="before_discard", word="mau-mau", special_word="mau-mau",
-            penalty=5, false_call_penalty=5, false_accuse_penalty=5,
+            penalty=5, false_call_penalty=5, false_accuse_penalty=5, accuse_in_next_turn=True, false_call_at=3,
         ),
         rank_rules={
             "7": CardRule(pending_draw=2, stack_with=frozenset({"7"})),

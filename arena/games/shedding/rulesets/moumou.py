@@ -58,7 +58,8 @@ SEED = "seeds/000_bfa0049707fe2508.txt"
 MIN_PLAYERS = MAX_PLAYERS = 2
 
 OPTIONS = {
-    "limit": OptionSpec(101, "match point limit: a player whose total exceeds it loses the match (A-22)"),
+    "limit": OptionSpec(101, "match point limit: a player whose total exceeds it loses the match (A-22)",
+                        minimum=1),
     "dealer": OptionSpec("loser", "who deals the next hand: the loser of the last one, or alternate (A-23)",
                          ("loser", "alternate")),
     "six_overrides_demand": OptionSpec(False, "a 6 stays playable on anything even under a Jack demand (A-7)"),

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 from arena.games.base import OptionError
 from arena.games.registry import OptionSpec
 
-HANDS = OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series")
+HANDS = OptionSpec(1, "hands in one game: 1 plays a single hand, more play a scored series", minimum=1)
 
 
 def match_of(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -50,7 +50,7 @@ OPTIONS = {
                       "player", ("plain", "reverse", "cover")),
     "ten": OptionSpec("plain", "the 10 (Banner): plain or reverses the direction", ("plain", "reverse")),
     "starter_effects": OptionSpec(True, "the upcard's effect acts on the first player (C-3)"),
-    "limit": OptionSpec(200, "the match ends once a total reaches this many points; lowest total wins"),
+    "limit": OptionSpec(200, "the match ends once a total reaches this many points; lowest total wins", minimum=1),
 }
 
 SUMMARY = (

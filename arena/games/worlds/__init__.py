@@ -1,0 +1,214 @@
+"""World sampling: a full game state consistent with one seat's observation.
+
+What OpenSpiel calls resampling from an information state.  A seat sees its
+own hand and the public table; the cards it cannot see (the other hands, the
+stock, the buried part of the discard pile, face-down cards...) could be
+any arrangement of the cards it has not seen.  `sample_world` deals those
+unseen cards uniformly at random over the hidden places, every known count
+respected (hand sizes, stock size, pile size), builds the position with the
+engine's own `from_position`, and returns the state.  A search bot
+(determinized MCTS, PIMC) samples many worlds and plays each out.
+
+    >>> import random
+    >>> from arena import games
+    >>> state = games.new_game("maumau", players=3, seed=7)
+    >>> obs = state.observation(state.current)
+    >>> world = games.sample_world("maumau", obs, random.Random(1))
+    >>> world.observation(obs["seat"]) == obs         # the seat cannot tell them apart
+    True
+
+The sample is checked: the world must give the seat exactly its
+observation, else it is dealt again (rejection sampling; a reaction window
+that asks a seat tells that it holds a play, and rejection gives the
+uniform deal among those consistent with that).  The world's future chance
+(its shuffles) comes from `rng` too, never from the real game's seed.
+
+Each game family provides the two steps in its own module (`shedding.py`,
+`mose.py`, `ddmau.py`): `unseen(view, info)`, the hidden places with their
+sizes and the multiset of cards the seat has not seen, and
+`position(view, info, dealt, rng)`, the position with those places filled.
+
+The observation may be the engine's (`GameState.observation`), its
+`to_dict()`, or the SDK's (`sdk.Observation`, as a bot receives it): the
+SDK's seat views are folded back into the engine's player count.
+
+`history` is reserved for a list of public events (a card publicly taken
+from the pile, a card turned up): later versions pin the cards they name to
+their places.  Today it must be None or empty.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
+
+from arena.games import registry
+from arena.games.base import GameError, GameState, Observation
+from arena.games.worlds import ddmau as _ddmau_worlds
+from arena.games.worlds import mose as _mose_worlds
+from arena.games.worlds import shedding as _shedding_worlds
+from arena.games.worlds.places import Place, Unseen
+
+#: How many deals `sample_world` tries before it gives up (only reaction windows and forced steps reject).
+ATTEMPTS = 200
+
+
+class WorldError(GameError):
+    """No world fits the observation: it is not one this ruleset can produce, or it is inconsistent."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """What a family's sampler needs to know besides the observation: the ruleset, options and seat."""
+
+    ruleset: str
+    options: Mapping[str, Any]
+    seat: int | None
+    players: int
+
+
+def _family(ruleset: str):
+    if ruleset == _mose_worlds.RULESET:
+        return _mose_worlds
+    if ruleset == _ddmau_worlds.RULESET:
+        return _ddmau_worlds
+    if ruleset in _shedding_worlds.RULESETS:
+        return _shedding_worlds
+    raise WorldError(f"{ruleset} has no world sampler (only the shedding rulesets, mose and ddmau do)")
+
+
+def unseen(ruleset: str, observation: "Observation | Mapping[str, Any]", **options: Any) -> Unseen:
+    """The hidden places (name, size) of this view and the cards the seat has not seen."""
+    view, table = _prepare(ruleset, observation, options)
+    return _unseen(view, table)
+
+
+def sample_world(
+    ruleset: str,
+    observation: "Observation | Mapping[str, Any]",
+    rng: random.Random,
+    history: Sequence[Any] | None = None,
+    *,
+    attempts: int = ATTEMPTS,
+    **options: Any,
+) -> GameState:
+    """A full state that gives `observation`'s seat exactly that observation, hidden cards dealt at random.
+
+    `options` are the game's options (as `new_game` takes them).  Raises `WorldError` when no deal fits.
+    For many worlds of one observation, `WorldSampler` reads the observation once.
+    """
+    return WorldSampler(ruleset, observation, history, **options).sample(rng, attempts)
+
+
+class WorldSampler:
+    """The worlds of one observation: the observation is read and the unseen cards counted once.
+
+        sampler = WorldSampler("moumou", observation, **options)
+        worlds = [sampler.sample(rng) for _ in range(100)]
+    """
+
+    def __init__(
+        self,
+        ruleset: str,
+        observation: "Observation | Mapping[str, Any]",
+        history: Sequence[Any] | None = None,
+        **options: Any,
+    ) -> None:
+        if history:
+            raise WorldError("history is not supported yet: pass None (the observation alone is used)")
+        self.view, self.table = _prepare(ruleset, observation, options)
+        self.family = _family(ruleset)
+        self.unseen = _unseen(self.view, self.table)
+        self._restore = registry.get(ruleset).from_position
+
+    def sample(self, rng: random.Random, attempts: int = ATTEMPTS) -> GameState:
+        if not isinstance(rng, random.Random):
+            raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
+        view, table = self.view, self.table
+        refused = ""
+        for _ in range(max(1, attempts)):
+            dealt = deal(self.unseen, rng)
+            with _reading(table.ruleset):
+                position = self.family.position(view, table, dealt, rng)
+            try:
+                world = self._restore(position=position, options=dict(table.options))
+            except GameError as error:
+                refused = f" (the engine refused: {error})"
+                continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
+            if world.observation(table.seat).to_dict() == view:
+                return world
+        raise WorldError(
+            f"no world of {table.ruleset} fits this observation of seat {table.seat} in {attempts} deals{refused}"
+        )
+
+
+@contextmanager
+def _reading(ruleset: str) -> Iterator[None]:
+    """Turns a missing or malformed observation key into a one-line `WorldError`."""
+    try:
+        yield
+    except GameError:
+        raise
+    except KeyError as error:
+        raise WorldError(f"not an observation of {ruleset}: no key {error}") from None
+    except (TypeError, IndexError, AttributeError, ValueError) as error:
+        raise WorldError(f"not an observation of {ruleset}: {error}") from None
+
+
+def deal(hidden: Unseen, rng: random.Random) -> dict[Place, list[str]]:
+    """The unseen cards shuffled and cut into the hidden places, in order."""
+    cards = list(hidden.cards)
+    rng.shuffle(cards)
+    dealt: dict[Place, list[str]] = {}
+    start = 0
+    for place in hidden.places:
+        dealt[place] = cards[start : start + place.size]
+        start += place.size
+    return dealt
+
+
+def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tuple[dict[str, Any], Table]:
+    info = registry.get(ruleset)
+    if isinstance(observation, Observation) or hasattr(observation, "to_dict"):  # the engine's or the SDK's
+        view = observation.to_dict()
+    elif isinstance(observation, Mapping):
+        view = Observation(observation).to_dict()
+    else:
+        raise WorldError(f"an observation is a mapping, not {type(observation).__name__}")
+    if not isinstance(view, dict):
+        raise WorldError(f"an observation is a mapping, not {type(view).__name__}")
+    if "seats" in view and not isinstance(view.get("seat_count"), int):
+        # The SDK's form (sdk.Observation): the seat views replace the engine's seat count.
+        view["seat_count"] = len(view.pop("seats"))
+        view.pop("statuses", None)
+    if not isinstance(view.get("seat_count"), int) and isinstance(view.get("players"), int):
+        view["seat_count"] = view["players"]  # the engines' name for it before 0.2
+    if view.get("ruleset") != ruleset:
+        raise WorldError(f"this is an observation of {view.get('ruleset')!r}, not of {ruleset!r}")
+    players = view.get("seat_count")
+    info.check_players(players)
+    seat = view.get("seat")
+    if seat is not None and (not isinstance(seat, int) or not 0 <= seat < players):
+        raise WorldError(f"the observation's seat {seat!r} is not a seat of {players}")
+    return view, Table(ruleset, info.resolve_options(options), seat, players)
+
+
+def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
+    family = _family(table.ruleset)
+    deck = Counter(family.deck(table.ruleset, table.players, table.options))
+    with _reading(table.ruleset):
+        places, seen = family.places(view, table)
+    missing = Counter(seen) - deck
+    if missing:
+        raise WorldError(f"the observation shows cards this deck does not hold: {', '.join(sorted(missing))}")
+    cards = sorted((deck - Counter(seen)).elements())
+    size = sum(p.size for p in places)
+    if size != len(cards):
+        raise WorldError(f"the hidden places hold {size} cards but {len(cards)} cards are unseen")
+    return Unseen(tuple(places), tuple(cards))
+
+
+__all__ = ["ATTEMPTS", "Place", "Table", "Unseen", "WorldError", "WorldSampler", "deal", "sample_world", "unseen"]

@@ -1,0 +1,148 @@
+"""World sampling for the shedding rulesets (Moumou, Mau-Mau and the national variants).
+
+Hidden places: the other seats' hands, the stock, the pile below the shown
+top (`visible_discard` cards) and, with the Blind variation, each face-down
+card (``??``) in the shown part.  The rest of the position comes from the
+observation; turn details it does not show take the value of a fresh
+decision (see the package docstring of `arena.games.worlds` and
+`arena/games/README.md` for the list).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Mapping
+
+from arena.games.facts.shedding import RULESETS, deck, rules
+from arena.games.shedding.blind import HIDDEN
+from arena.games.worlds.places import FACE_DOWN, HAND, PILE, STOCK, Place
+
+__all__ = ["RULESETS", "deck", "places", "position"]
+
+
+def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
+    """(hidden places in dealing order, the cards the seat sees)."""
+    shown = view["discard"]
+    seen = [c for c in shown if c != HIDDEN]
+    out = []
+    for seat, size in enumerate(view["hand_sizes"]):
+        if seat == table.seat:
+            seen.extend(view["hand"])
+        elif size:
+            out.append(Place(HAND, seat, size))
+    buried = view["discard_size"] - len(shown)
+    if buried:
+        out.append(Place(PILE, None, buried))
+    out.extend(Place(FACE_DOWN, buried + i, 1) for i, card in enumerate(shown) if card == HIDDEN)
+    if view["stock_size"]:
+        out.append(Place(STOCK, None, view["stock_size"]))
+    return out, seen
+
+
+def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], rng: random.Random) -> dict:
+    ruleset = rules(table.ruleset, table.players, table.options)
+    players = table.players
+    hands = [list(view["hand"]) if s == table.seat else [] for s in range(players)]
+    pile: list[str] = []
+    stock: list[str] = []
+    faces: dict[int, str] = {}
+    for place, cards in dealt.items():
+        if place.kind == HAND:
+            hands[place.key] = list(cards)
+        elif place.kind == PILE:
+            pile = list(cards)
+        elif place.kind == STOCK:
+            stock = list(cards)
+        else:
+            faces[place.key] = cards[0]
+    shown = list(view["discard"])
+    claims = []
+    top = view["discard_size"] - 1
+    for i, card in enumerate(shown):
+        index = len(pile) + i
+        if card == HIDDEN:
+            claim = view.get("claim")
+            if index == top and claim:
+                said = claim["rank"] + claim["suit"]
+            else:  # not shown: any identity of the deck (only the top's claim is in the observation)
+                said = rng.choice(ruleset.deck)
+            claims.append([index, said])
+            shown[i] = faces[index]
+    phase = view["decision"]
+    over = phase == "over"
+    current = view["current"]
+    direction = view["direction"]
+    pending = view.get("pending") or {}
+    position: dict[str, Any] = {
+        "hands": hands,
+        "discard": pile + shown,
+        "stock": stock,
+        "current": current,
+        "direction": direction,
+        "scores": list(view["scores"]),
+        "phase": phase,
+        "active_suit": view.get("active_suit"),
+        "suit_kind": view.get("suit_kind"),
+        "pending": {"draw": pending.get("draw", 0), "skip": pending.get("skip", 0)},
+        "drawn": bool(view.get("drawn")),
+        "called": 1 if view.get("called") else 0,
+        "hand_number": view.get("hand_number", 1),
+        "dealer": view.get("dealer", 0),
+        "last_hand": view.get("last_hand"),
+        "seed": rng.getrandbits(62),
+        "counter": 0,
+    }
+    if ruleset.blind:
+        position["claims"] = claims
+        if phase == "challenge":  # the play being judged: the seat before the challenger made it
+            said = claims[-1][1]
+            position["blind_play"] = {
+                "seat": _previous(current, direction, players, view),
+                "card": position["discard"][-1],
+                "claim": said,
+                "active_suit": view.get("active_suit"),
+                "suit_kind": view.get("suit_kind"),
+            }
+    window = view.get("window")
+    finish_word = ruleset.call is not None and bool(ruleset.call.finish_word)
+    if phase == "accuse" and window:
+        offender = window["offender"]
+        queue = [(offender + direction * i) % players for i in range(1, players)]
+        queue = queue[queue.index(current):] if current in queue else [current]
+        position["window"] = {"offender": offender, "queue": queue, "next": (offender + direction) % players,
+                              "called": bool(window.get("called"))}
+        position["going_out"] = finish_word and not hands[offender]
+    if phase == "call":
+        position["going_out"] = finish_word and not hands[current]
+    if phase == "combo":
+        position["combo"] = [position["discard"][-1]]
+    accusable = view.get("accusable")  # B-8: the accusation window open into this turn (public)
+    if accusable:
+        position["accusable"] = [accusable["offender"], accusable["guilty"]]
+    forced = view.get("forced")  # shown to the seat that drew it only
+    if forced is not None:
+        position["forced"] = forced
+    if phase == "rescue":
+        if forced is None:  # another seat's drawn answer: any card of its hand that answers the debt
+            answers = ruleset.rule(position["discard"][-1]).stack_with
+            candidates = [c for c in hands[current] if c[0] in answers or c in answers] or hands[current]
+            position["forced"] = rng.choice(candidates)
+        position["paying"] = 1
+    if "returning" in view:
+        position["returning"] = view["returning"]
+    if ruleset.ladder:
+        position["losses"] = list(view["losses"])
+        position["finished"] = list(view["finished"])
+    if over:
+        position["current"] = None
+    return position
+
+
+def _previous(seat: int, direction: int, players: int, view: Mapping[str, Any]) -> int:
+    """The seat before `seat` in turn order, passing over seats out of the hand."""
+    out = set(view.get("finished") or ())
+    for i in range(1, players):
+        candidate = (seat - direction * i) % players
+        if candidate not in out:
+            return candidate
+    return seat

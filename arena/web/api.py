@@ -1,0 +1,134 @@
+"""The JSON API behind every page, version 1 (``/api/v1/...``); documented in ``docs/web-api.md``.
+
+Every answer is JSON; every error a reader can cause is a 4xx with
+``{"error": "what is wrong"}``, never a traceback.  Live game events are
+also offered as a server-sent event stream (``?follow=1``), which is how
+the pages watch a game as it is played.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Callable
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from arena.web.source import BadRequest, NotFound, NotYet, WebSource
+
+log = logging.getLogger(__name__)
+VERSION = 1
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _int(request: Request, name: str, default: int) -> int:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number, not {text!r}") from None
+
+
+def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
+    """Turn the source's errors into clear 4xx answers (and anything else into a 500 without internals)."""
+
+    def endpoint(request: Request) -> Response:
+        try:
+            result = fn(request)
+        except BadRequest as problem:
+            return error(400, str(problem))
+        except NotFound as problem:
+            return error(404, str(problem))
+        except NotYet as problem:
+            return error(409, str(problem))
+        except Exception:
+            log.exception("web: %s failed", request.url.path)
+            return error(500, "internal error; the server log has the details")
+        return result if isinstance(result, Response) else JSONResponse(result)
+
+    return endpoint
+
+
+def routes(source: WebSource) -> list[Route]:
+    def index(request: Request) -> Any:
+        return {"version": VERSION, "endpoints": [
+            "/api/v1/rulesets", "/api/v1/standings/{ruleset}", "/api/v1/live",
+            "/api/v1/games?bot=&ruleset=&status=&limit=&offset=", "/api/v1/games/{game_id}",
+            "/api/v1/games/{game_id}/events[?follow=1]", "/api/v1/games/{game_id}/replay?view=",
+            "/api/v1/bots/{name}", "/api/v1/bots/{name}/ratings?ruleset=",
+        ]}
+
+    def rulesets(request: Request) -> Any:
+        return {"rulesets": source.rulesets()}
+
+    def standings(request: Request) -> Any:
+        ruleset = request.path_params["ruleset"]
+        return {"ruleset": ruleset, "standings": source.standings(ruleset)}
+
+    def live(request: Request) -> Any:
+        return {"games": source.running()}
+
+    def games(request: Request) -> Any:
+        q = request.query_params
+        return {"games": source.games(bot=q.get("bot", ""), ruleset=q.get("ruleset", ""),
+                                      status=q.get("status", ""), limit=_int(request, "limit", 50),
+                                      offset=_int(request, "offset", 0))}
+
+    def game(request: Request) -> Any:
+        return source.game(request.path_params["game_id"])
+
+    def replay(request: Request) -> Any:
+        return source.replay(request.path_params["game_id"], request.query_params.get("view", "spectator"))
+
+    def bot(request: Request) -> Any:
+        return source.bot(request.path_params["name"])
+
+    def ratings(request: Request) -> Any:
+        ruleset = request.query_params.get("ruleset", "")
+        if not ruleset:
+            raise BadRequest("ruleset is required (?ruleset=NAME)")
+        return {"bot": request.path_params["name"], "ruleset": ruleset,
+                "points": source.rating_history(request.path_params["name"], ruleset)}
+
+    async def events(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        follow = request.query_params.get("follow", "") in ("1", "true", "yes")
+        if source.live is None or source.live.game(game_id) is None:
+            known = "finished or unknown" if source.live is not None else "not served live by `arena web`"
+            return error(404, f"no live game {game_id!r} here ({known}); a finished game's frames are at "
+                              f"/api/v1/games/{game_id}/replay")
+        stream = source.live.events(game_id, follow)
+        if not follow:
+            return JSONResponse({"game_id": game_id, "events": [event async for event in stream]})
+
+        async def sse():
+            async for event in stream:
+                yield f"data: {json.dumps(event, separators=(',', ':'))}\n\n"
+            yield "event: end\ndata: {}\n\n"
+
+        return StreamingResponse(sse(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    async def missing(request: Request) -> Response:
+        return error(404, f"no such endpoint {request.url.path!r}; see /api/v1")
+
+    return [
+        Route("/api/v1", _answers(index)),
+        Route("/api/v1/rulesets", _answers(rulesets)),
+        Route("/api/v1/standings/{ruleset}", _answers(standings)),
+        Route("/api/v1/live", _answers(live)),
+        Route("/api/v1/games", _answers(games)),
+        Route("/api/v1/games/{game_id}", _answers(game)),
+        Route("/api/v1/games/{game_id}/events", events),
+        Route("/api/v1/games/{game_id}/replay", _answers(replay)),
+        Route("/api/v1/bots/{name}", _answers(bot)),
+        Route("/api/v1/bots/{name}/ratings", _answers(ratings)),
+        Route("/api/{rest:path}", missing),
+    ]

@@ -1,0 +1,343 @@
+"""Where the web pages' data comes from, and what each kind of reader may see.
+
+`WebSource` answers every question a page asks, from the ladder database
+and the replay folder, plus, when it runs beside a live arena, from that
+arena's own state (`LiveFeed` over the server's live-game registry, the
+director's latest standings).  It is the one place that decides what may
+be shown:
+
+* a running game only in its public form: the spectator observation and
+  each decision as the server's ``Spectate`` call sends it;
+* a replay's seat and omniscient views only once the game has ended; the
+  frames come from `arena.replay.render.FrameBuilder`, the terminal
+  viewer's projection, so a seat sees exactly what it saw at the table;
+* nothing from the database that a spectator could not know while the
+  game runs (the seed is never served).
+
+Errors a reader can cause (an unknown game, a bad view) are `NotFound` and
+`BadRequest`, which the API turns into a 4xx with the message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from arena.ladder.store import GameRecord, LadderStore
+
+#: Games whose re-simulated frames are kept in memory (a Mose game is ~800 states).
+FRAME_CACHE = 8
+MAX_LIMIT = 500
+VIEWS_AFTER_END = ("omniscient", "spectator")
+
+
+class NotFound(LookupError):
+    """No such game, bot or ruleset."""
+
+
+class BadRequest(ValueError):
+    """A parameter the reader got wrong."""
+
+
+class NotYet(PermissionError):
+    """Asked for what may be shown only once the game has ended."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    bot: str
+    rating: float
+    ci: float
+    games: int
+    wins: int
+    timeouts: int
+    strikes: int
+    connected: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        finite = math.isfinite(self.ci)
+        return {
+            "rank": self.rank, "bot": self.bot, "rating": round(self.rating, 1),
+            "ci_low": round(self.rating - self.ci, 1) if finite else None,
+            "ci_high": round(self.rating + self.ci, 1) if finite else None,
+            "games": self.games, "wins": self.wins, "timeouts": self.timeouts, "strikes": self.strikes,
+            "connected": self.connected,
+        }
+
+
+class LiveFeed:
+    """The running arena's live games (``arena.server.live.LiveGames``), read on the arena's loop."""
+
+    def __init__(self, live: Any, connected: Callable[[], Iterable[str]] = lambda: ()) -> None:
+        self.live = live
+        self.connected = connected
+
+    def running(self, ruleset: str = "") -> list[dict[str, Any]]:
+        return [summary_dict(s) for s in self.live.summaries(live_only=True, ruleset=ruleset, limit=MAX_LIMIT)]
+
+    def game(self, game_id: str) -> Any:
+        return self.live.get(game_id)
+
+    async def events(self, game_id: str, follow: bool):
+        """Every public event of a live game so far, then (``follow``) each new one until it ends."""
+        game = self.live.get(game_id)
+        if game is None:
+            raise NotFound(f"no live game {game_id!r} on this arena")
+        queue: Optional[asyncio.Queue] = None
+        if follow and not game.over:
+            queue = asyncio.Queue()
+            game.watchers.add(queue)
+        try:
+            for event in game.backlog():
+                yield spectator_event_dict(event)
+            while queue is not None:
+                event = await queue.get()
+                if event is None:
+                    return
+                yield spectator_event_dict(event)
+        finally:
+            if queue is not None:
+                game.watchers.discard(queue)
+
+
+class WebSource:
+    """Every question the pages and the API ask, answered read-only."""
+
+    def __init__(self, db: "str | Path", replays: "str | Path | None" = None, live: LiveFeed | None = None,
+                 standings: Callable[[str], Sequence[Any]] | None = None,
+                 rulesets: Callable[[], Sequence[str]] | None = None) -> None:
+        self.db_path = str(db)
+        self.replays = Path(replays) if replays is not None else None
+        self.live = live
+        self._standings = standings
+        self._rulesets = rulesets
+        self._store: LadderStore | None = None
+        self._store_lock = threading.Lock()
+        self._frames: "OrderedDict[str, Any]" = OrderedDict()
+        self._frames_lock = threading.Lock()
+        self._fits: dict[str, tuple[int, list[Standing]]] = {}
+
+    # ------------------------------------------------------------ the database
+
+    @property
+    def store(self) -> LadderStore:
+        with self._store_lock:
+            if self._store is None:
+                if self.db_path != ":memory:" and not Path(self.db_path).exists():
+                    raise NotFound(f"no ladder database at {self.db_path}")
+                self._store = LadderStore.open(self.db_path, recover=False)  # a reader: never recovers
+            return self._store
+
+    def close(self) -> None:
+        with self._store_lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # ------------------------------------------------------------ rulesets and standings
+
+    def rulesets(self) -> list[dict[str, Any]]:
+        from arena import games
+
+        names = list(self._rulesets()) if self._rulesets else self.store.rulesets_played()
+        rows = []
+        for name in names:
+            try:
+                title = games.ruleset_info(name).title
+            except Exception:  # a database from a newer version may name a ruleset this one lacks
+                title = name
+            rows.append({"name": name, "title": title})
+        return rows
+
+    def standings(self, ruleset: str) -> list[dict[str, Any]]:
+        self._known_ruleset(ruleset)
+        if self._standings is not None:
+            connected = set(self.live.connected()) if self.live else set()
+            return [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes,
+                             r.bot in connected).to_dict() for r in self._standings(ruleset)]
+        return [s.to_dict() for s in self._fit(ruleset)]
+
+    def _fit(self, ruleset: str) -> list[Standing]:
+        """The Bradley-Terry fit from the database, refitted only when a game has finished since."""
+        from arena.ladder.standings import compute_standings
+
+        finished = self.store.count_games(ruleset, "finished")
+        cached = self._fits.get(ruleset)
+        if cached is not None and cached[0] == finished:
+            return cached[1]
+        rows = [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes, False)
+                for r in compute_standings(self.store, ruleset)]
+        self._fits[ruleset] = (finished, rows)
+        return rows
+
+    def _known_ruleset(self, ruleset: str) -> None:
+        from arena import games
+
+        if ruleset not in games.rulesets():
+            raise NotFound(f"unknown ruleset {ruleset!r}; this arena knows {', '.join(games.rulesets())}")
+
+    # ------------------------------------------------------------ games
+
+    def games(self, bot: str = "", ruleset: str = "", status: str = "", limit: int = 50,
+              offset: int = 0) -> list[dict[str, Any]]:
+        if status and status not in ("running", "finished", "aborted"):
+            raise BadRequest(f"status must be running, finished or aborted, not {status!r}")
+        if ruleset:
+            self._known_ruleset(ruleset)
+        if not 1 <= limit <= MAX_LIMIT:
+            raise BadRequest(f"limit must be 1..{MAX_LIMIT}")
+        if offset < 0:
+            raise BadRequest("offset must be 0 or more")
+        rows = self.store.games(ruleset=ruleset or None, status=status or None, bot=bot or None, limit=limit,
+                                offset=offset)
+        return [game_dict(g) for g in rows]
+
+    def running(self) -> list[dict[str, Any]]:
+        if self.live is not None:
+            return self.live.running()
+        return self.games(status="running", limit=MAX_LIMIT)
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        record = self._record(game_id)
+        found = game_dict(record)
+        found["live"] = bool(self.live and self.live.game(game_id) and not self.live.game(game_id).over)
+        return found
+
+    def _record(self, game_id: str) -> GameRecord:
+        record = self.store.game(game_id)
+        if record is None:
+            raise NotFound(f"no game {game_id!r} in this ladder")
+        return record
+
+    # ------------------------------------------------------------ replays
+
+    def replay(self, game_id: str, view: str = "spectator") -> dict[str, Any]:
+        """Every frame of a finished game from one view (``spectator``, ``omniscient`` or ``seat:N``)."""
+        from arena.replay.render import View
+
+        record = self._record(game_id)
+        if record.status == "running":
+            raise NotYet(f"game {game_id} is still running: only its live public view can be watched "
+                         f"(/api/v1/games/{game_id}/events)")
+        builder = self._builder(record)
+        players = builder.replay.players
+        if view in VIEWS_AFTER_END:
+            chosen = View.omniscient() if view == "omniscient" else View.spectator()
+        elif view.startswith("seat:") and view[5:].isdigit() and int(view[5:]) < players:
+            chosen = View.of_seat(int(view[5:]))
+        else:
+            raise BadRequest(f"view must be spectator, omniscient or seat:0..seat:{players - 1}, not {view!r}")
+        from arena.web.frames import frames
+
+        return frames(builder, chosen, record)
+
+    def _builder(self, record: GameRecord) -> Any:
+        from arena.replay import ReplayFormatError, load
+        from arena.replay.render import FrameBuilder
+
+        with self._frames_lock:
+            if record.id in self._frames:
+                self._frames.move_to_end(record.id)
+                return self._frames[record.id]
+        path = self._replay_path(record)
+        try:
+            builder = FrameBuilder(load(path))
+        except (ReplayFormatError, OSError) as error:
+            raise NotFound(f"the replay of {record.id} cannot be read: {error}") from None
+        if not builder.states:
+            raise NotFound(f"the replay of {record.id} does not re-simulate: {builder.simulation.error}")
+        with self._frames_lock:
+            self._frames[record.id] = builder
+            while len(self._frames) > FRAME_CACHE:
+                self._frames.popitem(last=False)
+        return builder
+
+    def _replay_path(self, record: GameRecord) -> Path:
+        if record.replay_path:
+            path = Path(record.replay_path)
+            if not path.is_absolute() and self.replays is not None and not path.exists():
+                path = self.replays.parent / path
+            if path.exists():
+                return path
+        if self.replays is not None:
+            for found in self.replays.glob(f"*/{record.id}.jsonl*"):
+                return found
+        raise NotFound(f"no replay file for game {record.id}")
+
+    # ------------------------------------------------------------ bots
+
+    def bot(self, name: str) -> dict[str, Any]:
+        known = {b["name"]: b for b in self.store.list_bots()}
+        per_ruleset = self.store.bot_totals(name)
+        if name not in known and not per_ruleset:
+            raise NotFound(f"no bot {name!r} in this ladder")
+        info = known.get(name, {})
+        connected = bool(self.live and name in set(self.live.connected()))
+        return {
+            "name": name, "registered": bool(info.get("registered")), "version": info.get("version") or "",
+            "first_seen": info.get("first_seen"), "last_seen": info.get("last_seen"), "connected": connected,
+            "rulesets": per_ruleset,
+        }
+
+    def rating_history(self, name: str, ruleset: str) -> list[dict[str, Any]]:
+        """The bot's live Elo after each of its finished games in ``ruleset``, oldest first."""
+        from arena.ladder.ratings import LiveElo
+
+        self._known_ruleset(ruleset)
+        elo = LiveElo()
+        points = []
+        for game_id, ended_at, placements in self.store.finished_placements(ruleset):
+            elo.update(ruleset, placements)
+            if name in placements:
+                points.append({"game_id": game_id, "at": ended_at, "rating": round(elo.rating(ruleset, name), 1)})
+        return points
+
+
+# ---------------------------------------------------------------- records as JSON
+
+
+def game_dict(record: GameRecord) -> dict[str, Any]:
+    """A game's public summary (never the seed: it would let anyone deal the hidden cards)."""
+    return {
+        "game_id": record.id, "ruleset": record.ruleset, "options": record.options, "status": record.status,
+        "reason": record.reason, "started_at": record.started_at, "ended_at": record.ended_at,
+        "decisions": record.decisions,
+        "seats": [{"seat": s.seat, "bot": s.bot, "placement": s.placement, "points": s.points,
+                   "strikes": s.strikes, "timeouts": s.timeouts, "forfeited": s.forfeited} for s in record.seats],
+    }
+
+
+def summary_dict(summary: Any) -> dict[str, Any]:
+    return {"game_id": summary.game_id, "ruleset": summary.ruleset, "players": list(summary.players),
+            "status": summary.status, "started_at": summary.started_at, "decisions": summary.decisions}
+
+
+def spectator_event_dict(event: Any) -> dict[str, Any]:
+    """One ``SpectatorEvent`` as JSON, exactly what the ``Spectate`` call sends, details parsed."""
+    from google.protobuf.json_format import MessageToDict
+
+    data = MessageToDict(event, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    view = data.get("view")
+    if view is not None:
+        if view.get("details_json"):
+            view["details"] = json.loads(view.pop("details_json"))
+        data["facts"] = live_facts(event.view)
+    return data
+
+
+def live_facts(view: Any) -> list[list[str]]:
+    """The table's facts of a public view in the game's own terms, as the terminal viewers tell them."""
+    from arena.replay.facts import describe
+    from sdk.observation import Observation
+
+    observation = Observation.from_pb(view).to_dict()
+    names = [seat.name for seat in view.seats]
+    public = {k: v for k, v in observation.items() if k not in ("seats", "statuses", "players")}
+    return [[label, text.plain] for label, text in describe(public, names)]

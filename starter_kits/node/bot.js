@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// A Mau Arena bot in JavaScript, built from proto/mauarena/v1/arena.proto and nothing else.
+//
+//   node bot.js --arena 127.0.0.1:50051 --name mybot [--token T] [--games r1,r2] [--parallel N] [--games-limit N]
+//
+// It opens one Play stream, says Hello, and answers every TurnRequest with one of its legal actions (the
+// index and the same action's text).  `choose` is the part to make your own: it gets the turn's observation
+// (details_json already parsed) and the legal actions, and returns an index into them.
+"use strict";
+
+const path = require("path");
+const grpc = require("@grpc/grpc-js");
+const protoLoader = require("@grpc/proto-loader");
+
+// The SDK major version this bot speaks; the arena admits any 0.x (protocol mauarena.v1).
+const SDK_VERSION = "0.2.0";
+const PROTO = process.env.MAU_ARENA_PROTO || path.join(__dirname, "..", "..", "proto", "mauarena", "v1", "arena.proto");
+
+// Exit statuses, as the Python SDK's: 2 the arena refused the hello, 3 unreachable, 4 connection lost.
+const EXIT = {refused: 2, unreachable: 3, lost: 4};
+const ENDS_SESSION = new Set(["BAD_HELLO", "AUTH_FAILED", "UNSUPPORTED_VERSION", "SHUTTING_DOWN", "CAPACITY",
+  "DUPLICATE_SESSION", "MALFORMED", "MESSAGE_TOO_LARGE"]);
+
+function parseFlags(argv) {
+  const flags = {arena: "", name: "node-bot", token: process.env.MAU_ARENA_TOKEN || "", games: [], parallel: 1,
+    gamesLimit: 0, botVersion: "starter-kit"};
+  for (let i = 0; i < argv.length; i++) {
+    const [key, inline] = argv[i].split("=", 2);
+    const value = () => (inline !== undefined ? inline : argv[++i]);
+    switch (key) {
+      case "--arena": flags.arena = value(); break;
+      case "--name": flags.name = value(); break;
+      case "--token": flags.token = value(); break;
+      case "--games": flags.games = value().split(",").filter(Boolean); break;
+      case "--parallel": case "--max-games": flags.parallel = Number(value()); break;  // games at once
+      case "--games-limit": flags.gamesLimit = Number(value()); break;
+      case "--bot-version": flags.botVersion = value(); break;
+      default:  // a flag this bot does not use (another kit's): skip it and its value
+        if (inline === undefined && i + 1 < argv.length && !argv[i + 1].startsWith("--")) i++;
+    }
+  }
+  if (!/^[^:]+:\d+$/.test(flags.arena)) usage(`--arena HOST:PORT is required, not ${JSON.stringify(flags.arena)}`);
+  if (!(flags.parallel >= 1)) usage("--parallel must be a positive count");
+  return flags;
+}
+
+function usage(message) {
+  console.error(`bot.js: ${message}\nusage: node bot.js --arena HOST:PORT --name NAME [--token T] [--games r1,r2] ` +
+    "[--parallel N] [--games-limit N]");
+  process.exit(EXIT.refused);
+}
+
+// ---------------------------------------------------------------- the strategy: make it yours
+
+// Shed as many cards as possible, make a call (with 2 cards or fewer: Online Mau-Mau also offers a false
+// one with 3) or an accusation when offered, otherwise play, and draw or pass only when nothing else is legal.  `legal` is the list of action texts ("play 7h", "draw",
+// "suit h", "meld 7h 8h 9h"); the first word is the verb, the rest its arguments.
+function choose(observation, legal) {
+  let best = 0, bestScore = -Infinity;
+  legal.forEach((text, index) => {
+    const [verb, ...args] = text.split(" ");
+    const score = {call: 100, accuse: 90, catch: 90, block: 80, meld: 50, layoff: 40, play: 10, discard: 5,
+      suit: 1, color: 1, declare: 1}[verb] ?? 0;
+    const total = verb === "call" && (observation.hand || []).length > 2 ? -1 : score + args.length;
+    if (total > bestScore) { best = index; bestScore = total; }
+  });
+  return best;
+}
+
+// ---------------------------------------------------------------- the protocol
+
+function main() {
+  const flags = parseFlags(process.argv.slice(2));
+  const definition = protoLoader.loadSync(PROTO, {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true});
+  const {Arena} = grpc.loadPackageDefinition(definition).mauarena.v1;
+  const client = new Arena(flags.arena, grpc.credentials.createInsecure());
+  const deadline = new Date(Date.now() + 10_000);
+  client.waitForReady(deadline, error => {
+    if (error) {
+      console.error(`bot.js: cannot reach an arena at ${flags.arena}: ${error.message}`);
+      process.exit(EXIT.unreachable);
+    }
+    play(client, flags);
+  });
+}
+
+function play(client, flags) {
+  const stream = client.Play();
+  let finished = 0, welcomed = false, refused = false;
+  stream.write({hello: {name: flags.name, token: flags.token, sdk_version: SDK_VERSION, games: flags.games,
+    max_games: flags.parallel, bot_version: flags.botVersion}});
+  stream.on("data", message => {
+    switch (message.kind) {
+      case "welcome":
+        welcomed = true;
+        console.log(`welcomed as ${flags.name}; the arena schedules ${message.welcome.rulesets.join(", ")}`);
+        break;
+      case "game_started":
+        console.log(`game ${message.game_started.game_id}: ${message.game_started.ruleset}, seat ${message.game_started.seat}`);
+        break;
+      case "turn": {
+        const turn = message.turn;
+        const observation = {...turn.observation,
+          details: turn.observation.details_json ? JSON.parse(turn.observation.details_json) : {}};
+        let index = 0;
+        try {
+          index = choose(observation, turn.legal);
+        } catch (error) {
+          console.error(`choose failed (${error.message}); answering the first legal action`);
+        }
+        stream.write({answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index,
+          action_text: turn.legal[index]}});
+        break;
+      }
+      case "game_ended": {
+        finished += 1;
+        const me = message.game_ended.results.find(r => r.name === flags.name);
+        console.log(`game ${message.game_ended.game_id} ended: place ${me ? me.placement : "?"} (${finished} played)`);
+        if (flags.gamesLimit && finished >= flags.gamesLimit) { stream.end(); process.exit(0); }
+        break;
+      }
+      case "error": {
+        const {code, message: text} = message.error;
+        console.error(`arena says ${code}: ${text}`);
+        if (ENDS_SESSION.has(code) && !welcomed) refused = true;
+        break;
+      }
+    }
+  });
+  stream.on("error", error => {
+    if (error.code === grpc.status.CANCELLED) return;
+    console.error(`bot.js: the stream ended: ${error.details || error.message}`);
+    process.exit(refused ? EXIT.refused : welcomed ? EXIT.lost : EXIT.unreachable);
+  });
+  stream.on("end", () => process.exit(refused ? EXIT.refused : 0));
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { stream.end(); process.exit(0); });
+}
+
+if (require.main === module) main();
+module.exports = {choose, parseFlags};

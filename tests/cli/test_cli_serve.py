@@ -1,0 +1,88 @@
+"""`arena serve` as a user runs it: Ctrl-C on the demo drains (no aborted game), exits 130;
+an unwritable database is one line with a runtime status."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .conftest import ROOT, run_arena
+
+
+def counts(db) -> dict[str, int]:
+    try:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    except sqlite3.OperationalError:
+        return {}
+    try:
+        return dict(connection.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
+    except sqlite3.OperationalError:  # not created yet
+        return {}
+    finally:
+        connection.close()
+
+
+def wait_for(condition, timeout: float, what: str):
+    """A bounded poll of an outside process's state (the database another process writes)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.mark.slow  # real sample bots playing real games: some 6-10 s
+def test_ctrl_c_on_the_demo_lets_running_games_finish_and_exits_130(tmp_path):
+    db, replays = tmp_path / "demo.db", tmp_path / "replays"
+    # A session of its own: the server leads a process group, as a shell's foreground job does,
+    # and the SIGINT below goes to that whole group, as the terminal's Ctrl-C would.
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "moumou", "--plain",
+         "--summary-every", "1000", "--drain", "60", "--db", str(db), "--replays", str(replays)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path), start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        wait_for(lambda: counts(db).get("finished", 0) >= 1 and counts(db).get("running", 0) >= 1, 60,
+                 "a finished game and one running")
+        os.killpg(server.pid, signal.SIGINT)
+        out, _ = server.communicate(timeout=90)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(10)
+    assert server.returncode == 130, out
+    final = counts(db)
+    assert final.get("aborted", 0) == 0 and final.get("running", 0) == 0, (final, out)
+    # The bots lived through the drain: had Ctrl-C reached them too, their running games would
+    # have ended by forfeit (every seat timing out) and the server would report them gone.
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        assert connection.execute("SELECT COALESCE(SUM(forfeited), 0) FROM seats").fetchone()[0] == 0
+    assert "exited with status" not in out, out
+    assert "stopped (Ctrl-C" in out and " 0 aborted" in out, out
+    assert (replays / "demo-bots.log").is_file()  # the bots' output, in the folder serve owns
+    assert not (tmp_path / "demo-bots.log").exists()  # not left in the working directory
+
+
+def test_serve_on_an_unwritable_database_fails_in_one_line_with_a_runtime_status(tmp_path):
+    (tmp_path / "plain-file").write_text("a file, so nothing can be created under it (even by root)")
+    ran = run_arena("serve", "--port", "0", "--db", tmp_path / "plain-file" / "arena.db", "--replays",
+                    tmp_path / "replays")
+    assert ran.status == 1, ran
+    assert ran.err.startswith("arena: error: cannot open the ladder database") and ran.err.count("\n") == 1
+    assert "Traceback" not in ran.err + ran.out
+    assert not (tmp_path / "replays").exists()  # nothing made before the failure
+
+
+def test_serve_show_must_name_a_scheduled_ruleset(tmp_path):
+    ran = run_arena("serve", "--port", "0", "--game", "moumou", "--show", "pesten", cwd=tmp_path)
+    assert ran.status == 2 and "--show pesten: not among the scheduled rulesets (moumou)" in ran.err
+    assert not (tmp_path / "arena.db").exists()

@@ -1,0 +1,102 @@
+"""The ladder's deals: no bot ever sees one deal from two seats, and each game is one result.
+
+Runs the real `LadderDirector` against a stand-in for the server handle (no
+sockets): the stand-in records every game's seed and seats and returns a
+result at once, so a few hundred games take a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import trio
+
+from arena.ladder.director import LadderDirector, LadderSettings
+from arena.ladder.ratings import aggregate, fit_bradley_terry
+from arena.ladder.store import LadderStore
+from arena.match.outcome import GameOutcome, SeatOutcome
+from arena.server.sessions import SessionInfo
+
+RULESETS = {"duo": 2, "trio": 3}
+
+
+class FakeHandle:
+    """Connected bots that play whatever they are seated in; the ladder stops at --max-games."""
+
+    port = 0
+    address = "127.0.0.1:0"
+
+    def __init__(self, names: list[str], capacity: int = 2) -> None:
+        self.busy = defaultdict(int)
+        self.names = names
+        self.capacity = capacity
+        self.played: list[tuple[int, tuple[str, ...], str]] = []  # (seed, seats, ruleset)
+        self.rng = random.Random(7)
+        self.standings_provider = None
+
+    def sessions(self) -> list[SessionInfo]:
+        return [
+            SessionInfo(name, f"s-{name}", "1", "0.1.0", tuple(RULESETS), self.capacity, self.busy[name], "", "")
+            for name in self.names
+        ]
+
+    async def session_event(self) -> None:
+        await trio.sleep_forever()
+
+    async def play_game(self, ruleset, options, seed, seats, time_control, recorder=None, game_id="", on_result=None):
+        for bot in seats:
+            self.busy[bot] += 1
+        try:
+            await trio.sleep(0)
+            self.played.append((seed, tuple(seats), ruleset))
+            order = list(seats)
+            self.rng.shuffle(order)
+            if recorder is not None:
+                await trio.to_thread.run_sync(recorder.abort, "stand-in game")  # the file is not the point here
+            outcome = GameOutcome(
+                game_id, ruleset, dict(options), seed, "finished",
+                [SeatOutcome(seat=i, name=bot, placement=order.index(bot) + 1) for i, bot in enumerate(seats)],
+            )
+            if on_result is not None:  # the ladder commits the result here, as the real runner calls it
+                await on_result(outcome)
+            return outcome
+        finally:
+            for bot in seats:
+                self.busy[bot] -= 1
+
+
+def run_ladder(tmp_path, names, games):
+    store = LadderStore.open(tmp_path / "ladder.db")
+    handle = FakeHandle(names)
+    settings = LadderSettings(
+        players=dict(RULESETS), replays=tmp_path / "replays", max_games=games, handle_signals=False,
+        refit_s=60.0, concurrency=6,
+    )
+    trio.run(LadderDirector(store, settings), handle)
+    return store, handle
+
+
+def test_no_bot_sees_a_deal_twice_and_each_game_is_one_result(tmp_path):
+    store, handle = run_ladder(tmp_path, [f"bot{i}" for i in range(6)], games=300)
+    try:
+        assert len(handle.played) == 300
+        seats_by_seed: dict[int, list[tuple[str, ...]]] = defaultdict(list)
+        for seed, seats, _ruleset in handle.played:
+            seats_by_seed[seed].append(seats)
+        # Every seed was dealt once: no bot holds a seat of a deal it has seen from another seat.
+        assert all(len(tables) == 1 for tables in seats_by_seed.values())
+        for ruleset in RULESETS:
+            rated = store.rated_games(ruleset)
+            # Each stored game is its own result unit, and the fit counts one observation per
+            # pair per game, from the database's sums as from the games themselves.
+            assert len({game.set_id for game in rated}) == len(rated) > 0
+            table = store.pair_table(ruleset)
+            comparisons = sum(len(g.placements) * (len(g.placements) - 1) // 2 for g in rated)
+            assert table.n.sum() / 2 == comparisons
+            assert (aggregate(rated).n == table.n).all()
+            assert fit_bradley_terry(table)
+        stored = {(g.seed, tuple(s.bot for s in g.seats)) for g in store.games(status="finished")}
+        assert stored == {(seed, seats) for seed, seats, _ruleset in handle.played}
+    finally:
+        store.close()

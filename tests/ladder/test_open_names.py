@@ -1,0 +1,52 @@
+"""Open registration keeps no trace of names that never played: the bots table stays bounded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+
+import toy_ruleset  # noqa: E402  (tests/server's toy ruleset and raw client)
+from server_helpers import RawBot, blocking, hello, serve  # noqa: E402
+
+from arena.ladder.director import LadderDirector, LadderSettings  # noqa: E402
+from arena.ladder.store import LadderStore, SeatRecord  # noqa: E402
+
+
+def test_a_name_churning_client_leaves_the_bots_table_bounded(tmp_path):
+    """Sixty distinct names connect to a real ladder server and leave; none of them is kept,
+    while a registered name and a name with a game in the history stay."""
+    store = LadderStore.open(tmp_path / "ladder.db")
+    store.add_bot("registered", "s3cret")
+    store.touch_bot("veteran")
+    store.game_started("g1", toy_ruleset.NAME, {}, 1, "g1", 0, ["veteran", "other"])
+    store.game_ended("g1", "finished", [SeatRecord(0, "veteran", 1), SeatRecord(1, "other", 2)])
+    store.touch_bot("stale-from-an-earlier-run")  # never played: dropped when the ladder starts
+    sizes = []
+
+    with toy_ruleset.registered() as ruleset:
+        settings = LadderSettings(players={ruleset: 2}, replays=tmp_path / "replays", handle_signals=False)
+        ladder = LadderDirector(store, settings)
+
+        async def director(handle):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ladder, handle)
+                for i in range(60):
+                    bot = RawBot(handle.port, hello(f"churn{i}", games=[ruleset]))
+                    await blocking(bot.recv_kind, "welcome")
+                    await blocking(bot.close)
+                    with trio.fail_after(10):  # the departure is noted and the name pruned
+                        while store.bot_count() > 2 or handle.sessions():
+                            await trio.sleep(0.01)
+                    sizes.append(store.bot_count())
+                ladder.stop("test done")
+
+        serve(director, max_games_per_bot=8)
+    try:
+        assert sizes == [2] * 60
+        assert {b["name"] for b in store.list_bots()} == {"registered", "veteran"}
+    finally:
+        store.close()

@@ -1,0 +1,66 @@
+"""The JavaScript starter kit plays every ruleset against a real server with no strike.
+
+`npm ci` installs the kit's locked packages from the npm registry; the bot
+is a real Node.js process that knows only the .proto.  Skipped (with the
+reason) where Node.js or npm is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena import games
+from arena.match.timecontrol import TimeControl
+from server_helpers import AutoBot, blocking, serve
+
+KIT = Path(__file__).resolve().parents[2] / "starter_kits" / "node"
+TIME = TimeControl(move_ms=3000, bank_ms=5000, increment_ms=0, first_move_ms=5000, max_strikes=3)
+OPTIONS = {"ddmau": {"max_hands": 1}}
+
+
+@pytest.fixture(scope="module")
+def kit():
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("the JavaScript starter kit needs Node.js 18+ and npm (apt-get install nodejs npm)")
+    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=KIT, capture_output=True,
+                               text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    return node
+
+
+def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(kit):
+    rulesets = games.rulesets()
+
+    async def director(handle):
+        bot = subprocess.Popen([kit, str(KIT / "bot.js"), "--arena", f"127.0.0.1:{handle.port}", "--name", "node",
+                                "--games-limit", str(len(rulesets))],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            others = [AutoBot(handle.port, f"auto{i}", games=len(rulesets), seed=i) for i in range(7)]
+            with trio.fail_after(20):
+                await handle.wait_for_sessions(["node", *(o.name for o in others)], timeout_s=20)
+            outcomes = []
+            for n, ruleset in enumerate(rulesets):
+                players = games.ruleset_info(ruleset).min_players
+                seats = ["node", *(o.name for o in others[: players - 1])]
+                outcomes.append(await handle.play_game(ruleset, OPTIONS.get(ruleset, {}), 1000 + n, seats, TIME))
+            output, _ = await blocking(lambda: bot.communicate(timeout=30))
+            return outcomes, bot.returncode, output
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+
+    outcomes, code, output = serve(director)
+    assert code == 0, output
+    for outcome in outcomes:
+        node = next(s for s in outcome.seats if s.name == "node")
+        assert outcome.status == "finished", (outcome.ruleset, outcome.reason)
+        assert node.strikes == 0 and node.timeouts == 0 and not node.forfeited, (outcome.ruleset, output)
+    assert output.count("ended: place") == len(games.rulesets())

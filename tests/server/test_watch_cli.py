@@ -1,0 +1,104 @@
+"""`arena watch`: a live game followed from another process through Spectate, public view only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import trio
+
+from arena.match.timecontrol import TimeControl
+from arena.replay.spectator import WatchedGame
+from server_helpers import AutoBot, blocking, serve
+
+FAST = TimeControl(move_ms=2000, bank_ms=2000, increment_ms=0, first_move_ms=0, max_strikes=3)
+NAMES = ["greedy", "tactician"]
+
+
+class GatedBot(AutoBot):
+    """An AutoBot that holds its first answer until the test opens the gate: the game stays running."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.gate = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def _play(self) -> None:
+        self.gate.wait(30)
+        super()._play()
+
+
+def watch(port: int, *argv: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "arena", "watch", "--arena", f"127.0.0.1:{port}", *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def until_watched(handle, game_id: str) -> None:
+    """Wait (bounded) until a spectator stream is subscribed to the game."""
+    with trio.fail_after(20):
+        while not (handle.hub.live.get(game_id) and handle.hub.live.get(game_id).watchers):
+            await trio.sleep(0.01)
+
+
+def test_watch_follows_a_live_game_by_bot_name_and_names_the_winner():
+    async def director(handle):
+        gated = GatedBot(handle.port, NAMES[0], seed=1)
+        other = AutoBot(handle.port, NAMES[1], seed=2)
+        await handle.wait_for_sessions(NAMES, timeout_s=10)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.play_game, "maumau", {}, 5, NAMES, FAST, None, "game-1")
+            with trio.fail_after(10):
+                while not handle.games(live_only=True):
+                    await trio.sleep(0.01)
+            process = watch(handle.port)  # no id: the newest running game
+            await until_watched(handle, "game-1")
+            gated.gate.set()
+        out, err = await blocking(lambda: process.communicate(timeout=30))
+        for bot in (gated, other):
+            await blocking(bot.wait)
+        return process.returncode, out, err, other.log
+
+    code, out, err, log = serve(director)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("1. greedy: ") or lines[0].startswith("1. tactician: ")
+    assert all(line.split(": ")[0].split(". ")[1] in NAMES for line in lines[:-1])
+    ended = [m.game_ended for m in log if m.WhichOneof("kind") == "game_ended"][0]
+    winner = next(r for r in ended.results if r.placement == 1)
+    assert lines[-1].startswith(f"game over: {winner.name} wins with {winner.points} points")
+    decisions = [m for m in log if m.WhichOneof("kind") == "turn"]
+    assert len(lines) - 1 >= len(decisions)  # every decision of the game, not only the other seat's
+
+
+def test_watch_says_clearly_what_is_wrong():
+    async def director(handle):
+        missing = watch(handle.port, "no-such-game")
+        idle = watch(handle.port)
+        return [await blocking(lambda p=p: (p.communicate(timeout=30), p.returncode)) for p in (missing, idle)]
+
+    (missing, idle) = serve(director)
+    (_, err), code = missing
+    assert code == 2 and "no game 'no-such-game'" in err and "Traceback" not in err
+    (_, err), code = idle
+    assert code == 2 and "no game is running" in err
+    unreachable = subprocess.run([sys.executable, "-m", "arena", "watch", "--arena", "127.0.0.1:1", "--timeout", "1"],
+                                 capture_output=True, text=True, timeout=30)
+    assert unreachable.returncode == 1 and "cannot reach an arena at 127.0.0.1:1" in unreachable.stderr
+
+
+def test_the_watched_frame_shows_only_the_public_view():
+    game = WatchedGame("g1")
+    spectator = {"ruleset": "maumau", "seat": None, "current": 1, "decision": "turn", "hand": [],
+                 "discard": ["7h"], "stock_size": 20, "direction": 1, "hand_sizes": [5, 4], "scores": [0, 0],
+                 "active_suit": None, "pending": {"draw": 2}, "seats": ()}
+    game.add(0, -1, "", spectator, NAMES)
+    game.add(1, 0, "play 7h", spectator, NAMES)
+    from rich.console import Console
+
+    console = Console(width=80, color_system=None)
+    with console.capture() as capture:
+        console.print(game.frame("127.0.0.1:1"))
+    text = capture.get()
+    assert "public view" in text and "next: tactician (turn)" in text
+    assert "1  greedy  play 7♥" in text or "1 greedy play 7♥" in " ".join(text.split())
+    assert "▮▮▮▮▮ 5" in text and "next player draws 2" in text

@@ -1,0 +1,153 @@
+"""The JSON API: every endpoint, bad ids and bad parameters answered with a clear 4xx, nothing hidden served."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web view needs starlette (pip install -e '.[test]')")
+pytest.importorskip("httpx2", reason="Starlette's test client needs httpx2 (pip install -e '.[test]')")
+from starlette.testclient import TestClient  # noqa: E402
+
+from arena.games import new_game  # noqa: E402
+from arena.ladder.store import LadderStore, SeatRecord  # noqa: E402
+from arena.replay import ReplayWriter  # noqa: E402
+from arena.web import WebSource, create_app  # noqa: E402
+
+BOTS = ["greedy", "tactician", "<script>alert(1)</script>"]
+SEED = 424242
+
+
+def play(store: LadderStore, replays, game_id: str, ruleset: str, bots: list[str], seed: int) -> None:
+    """One random game, recorded as the ladder records it (row, replay, result)."""
+    state = new_game(ruleset, len(bots), seed)
+    store.game_started(game_id, ruleset, dict(state.options), seed, "set-" + game_id, 0, bots)
+    writer = ReplayWriter.create(replays, {"game_id": game_id, "ruleset": ruleset, "players": len(bots),
+                                           "seed": seed, "options": dict(state.options),
+                                           "seats": [{"name": b, "version": "1"} for b in bots]})
+    chooser = random.Random(seed)
+    decisions = 0
+    while not state.is_over:
+        seat = state.current
+        action = chooser.choice(state.legal_actions())
+        state.apply(action)
+        decisions += 1
+        writer.decision(seat, str(action), 1, False, False, state.state_hash())
+    result = state.result()
+    path = writer.finish(result)
+    store.game_ended(game_id, "finished",
+                     [SeatRecord(seat=i, bot=b, placement=result.placements[i], points=int(result.points[i]))
+                      for i, b in enumerate(bots)], replay_path=str(path), decisions=decisions)
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ladder")
+    store = LadderStore.open(root / "arena.db")
+    for n in range(6):
+        play(store, root / "replays", f"g{n}", "maumau", [BOTS[n % 3], BOTS[(n + 1) % 3]], SEED + n)
+    store.game_started("running-1", "maumau", {}, SEED + 99, "s", 0, BOTS[:2])
+    store.close()
+    source = WebSource(root / "arena.db", root / "replays")
+    with TestClient(create_app(source)) as client:
+        yield client
+    source.close()
+
+
+def test_index_rulesets_standings_and_games(ladder):
+    assert "/api/v1/rulesets" in ladder.get("/api/v1").json()["endpoints"]
+    assert ladder.get("/api/v1/rulesets").json()["rulesets"] == [{"name": "maumau", "title": "Mau-Mau"}]
+    rows = ladder.get("/api/v1/standings/maumau").json()["standings"]
+    assert {r["bot"] for r in rows} == set(BOTS) and sum(r["games"] for r in rows) == 12
+    assert all(r["ci_low"] <= r["rating"] <= r["ci_high"] for r in rows)
+    games = ladder.get("/api/v1/games?status=finished").json()["games"]
+    assert len(games) == 6 and all(g["status"] == "finished" for g in games)
+    assert all("seed" not in g for g in games)  # the seed deals every hidden card: never served
+    mine = ladder.get("/api/v1/games", params={"bot": BOTS[2], "limit": 2, "offset": 1}).json()["games"]
+    assert len(mine) == 2 and all(BOTS[2] in [s["bot"] for s in g["seats"]] for g in mine)
+    assert [g["game_id"] for g in ladder.get("/api/v1/live").json()["games"]] == ["running-1"]
+
+
+def test_a_finished_replay_from_every_view(ladder):
+    spectator = ladder.get("/api/v1/games/g1/replay").json()
+    assert spectator["view"] == "spectator" and len(spectator["frames"]) >= 2
+    assert all(s["cards"] is None for f in spectator["frames"] for s in f["seats"])
+    seat = ladder.get("/api/v1/games/g1/replay?view=seat:0").json()
+    for frame in seat["frames"]:
+        assert frame["seats"][0]["cards"] is not None and frame["seats"][1]["cards"] is None
+    everything = ladder.get("/api/v1/games/g1/replay?view=omniscient").json()
+    assert all(s["cards"] is not None for s in everything["frames"][0]["seats"])
+    last = everything["frames"][-1]
+    assert last["status"].splitlines()[-1].startswith("game over: ")
+    assert "{" not in "".join(text for _, text in last["facts"])  # the game's own terms, never raw dicts
+
+
+def test_bot_page_and_rating_history(ladder):
+    bot = ladder.get("/api/v1/bots/greedy").json()
+    assert bot["rulesets"]["maumau"]["finished"] == 4 and not bot["connected"]
+    points = ladder.get("/api/v1/bots/greedy/ratings", params={"ruleset": "maumau"}).json()["points"]
+    assert len(points) == 4 and all(isinstance(p["rating"], float) for p in points)
+
+
+@pytest.mark.parametrize("path, status, message", [
+    ("/api/v1/standings/nosuch", 404, "unknown ruleset 'nosuch'"),
+    ("/api/v1/games?limit=x", 400, "limit must be a whole number"),
+    ("/api/v1/games?limit=0", 400, "limit must be 1.."),
+    ("/api/v1/games?offset=-1", 400, "offset must be 0 or more"),
+    ("/api/v1/games?status=lost", 400, "status must be running, finished or aborted"),
+    ("/api/v1/games?ruleset=klondike", 404, "unknown ruleset"),
+    ("/api/v1/games/nope", 404, "no game 'nope'"),
+    ("/api/v1/games/nope/replay", 404, "no game 'nope'"),
+    ("/api/v1/games/g1/replay?view=seat:7", 400, "view must be spectator, omniscient or seat:0..seat:1"),
+    ("/api/v1/games/g1/replay?view=god", 400, "view must be"),
+    ("/api/v1/games/running-1/replay?view=seat:0", 409, "still running"),
+    ("/api/v1/games/running-1/replay", 409, "still running"),
+    ("/api/v1/games/g1/events", 404, "no live game"),
+    ("/api/v1/bots/nobody", 404, "no bot 'nobody'"),
+    ("/api/v1/bots/greedy/ratings", 400, "ruleset is required"),
+    ("/api/v1/bots/greedy/ratings?ruleset=nosuch", 404, "unknown ruleset"),
+    ("/api/v2/standings", 404, "no such endpoint"),
+])
+def test_bad_ids_and_parameters_get_a_clear_4xx(ladder, path, status, message):
+    response = ladder.get(path)
+    assert response.status_code == status
+    assert message in response.json()["error"] and "Traceback" not in response.text
+
+
+def test_pages_are_served_without_anything_from_outside(ladder):
+    page = ladder.get("/")
+    assert page.status_code == 200 and "<script src=\"/static/app.js\">" in page.text
+    for asset in ("/static/app.js", "/static/style.css"):
+        text = ladder.get(asset).text
+        assert "http://" not in text and "https://" not in text  # no CDN, no external font
+
+
+def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    missing = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "none.db")],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "no ladder database at" in missing.stderr and "Traceback" not in missing.stderr
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        busy = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", str(port),
+                               "--db", str(tmp_path / "a.db"), "--replays", str(tmp_path / "r"), "--plain"],
+                              capture_output=True, text=True, timeout=60)
+        bad = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "a.db"), "--listen", "x:y"],
+                             capture_output=True, text=True, timeout=60)
+    finally:
+        taken.close()
+    assert busy.returncode == 1 and f"the web view cannot listen on 127.0.0.1:{port}" in busy.stderr  # runtime, not usage
+    assert "Traceback" not in busy.stderr
+    assert bad.returncode == 2 and "expected PORT or HOST:PORT" in bad.stderr
+    bounded = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--duration", "1",
+                              "--db", str(tmp_path / "b.db"), "--replays", str(tmp_path / "r"), "--plain"],
+                             capture_output=True, text=True, timeout=60)
+    assert bounded.returncode == 0, bounded.stderr  # the web server stops with the ladder, cleanly
+    assert "web view on http://127.0.0.1:" in bounded.stdout
