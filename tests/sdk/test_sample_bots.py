@@ -40,7 +40,7 @@ def start(bot, ruleset, game_id="g", players=2):
     """The bot's game start as the arena sends it (GameStarted with the ruleset's facts, when known)."""
     from arena.match.seat import GameStart
     from arena.match.timecontrol import TimeControl
-    from arena.server import convert
+    from arena import messages as convert
 
     names = tuple(f"p{i}" for i in range(players))
     message = convert.game_started_to_pb(GameStart(game_id, ruleset, {}, 0, names, TimeControl()))

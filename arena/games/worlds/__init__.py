@@ -180,10 +180,13 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
         raise WorldError(f"an observation is a mapping, not {type(observation).__name__}")
     if not isinstance(view, dict):
         raise WorldError(f"an observation is a mapping, not {type(view).__name__}")
-    if "seats" in view and not isinstance(view.get("seat_count"), int):
-        # The SDK's form (sdk.Observation): the seat views replace the engine's seat count.
-        view["seat_count"] = len(view.pop("seats"))
+    if "seats" in view:
+        # The SDK's form (sdk.Observation): the seat views, statuses and names are the SDK's own keys.
+        seats = view.pop("seats")
+        if not isinstance(view.get("seat_count"), int):
+            view["seat_count"] = len(seats)
         view.pop("statuses", None)
+        view.pop("names", None)
     if not isinstance(view.get("seat_count"), int) and isinstance(view.get("players"), int):
         view["seat_count"] = view["players"]  # the engines' name for it before 0.2
     if view.get("ruleset") != ruleset:
