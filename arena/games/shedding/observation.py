@@ -88,7 +88,8 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.hand_number,
         state.dealer,
         state.last_hand,
-        state.combo[:] if state.combo else _NO_CARDS,
+        # the play's cards still on the pile (a recycle during the play took the others back)
+        (state.combo[-len(discard):] if state.combo else _NO_CARDS),
         state.opening,
         _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
         state.offender,
