@@ -153,7 +153,7 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
             answers = ruleset.rule(position["discard"][-1]).stack_with
             candidates = [c for c in hands[current] if c[0] in answers or c in answers] or hands[current]
             position["forced"] = rng.choice(candidates)
-        position["paying"] = 1
+        position["paying"] = view.get("paying", 1)
     if "returning" in view:
         position["returning"] = view["returning"]
     if ruleset.ladder:
