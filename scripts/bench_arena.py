@@ -56,7 +56,7 @@ def bot_processes(games: int) -> int:
 
 def reference_messages() -> tuple[pb.ArenaMessage, pb.BotMessage]:
     from arena import games as engines
-    from arena.server.convert import turn_request_to_pb
+    from arena.messages import turn_request_to_pb
 
     state = engines.new_game(RULESET, 2, 12345)
     legal = state.legal_actions()

@@ -43,7 +43,7 @@ OPTIONS = [("grpc.so_reuseport", 0)]
 def reference_turn() -> pb.ArenaMessage:
     """A TurnRequest as large as a real one (the first moumou decision)."""
     from arena import games
-    from arena.server.convert import turn_request_to_pb
+    from arena.messages import turn_request_to_pb
 
     ruleset = "moumou" if "moumou" in games.rulesets() else games.rulesets()[0]
     state = games.new_game(ruleset, 2, 12345)

@@ -25,6 +25,7 @@ from sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_in
 from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
 from sdk.facts import Facts
 from sdk.flags import parse_flags
+from sdk.history import Event, History
 from sdk.observation import Observation, SeatInfo
 from sdk.turn import GameInfo, GameResult, SeatResult, TimeControl, Turn
 
@@ -94,6 +95,8 @@ def run(
 
 
 __all__ = [
+    "Event",
+    "History",
     "Action",
     "ActionParseError",
     "ArenaError",

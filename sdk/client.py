@@ -53,6 +53,7 @@ import grpc
 from sdk.bot import Bot
 from sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
 from sdk.timerfd import TimerFd
+from sdk.history import History
 from sdk.turn import GameInfo, GameResult, Turn
 from sdk.wire import pb, rpc
 
@@ -154,6 +155,7 @@ class _Game:
         self.errors = 0
         self.notices = 0
         self.last_answer: tuple[int, Any] | None = None
+        self.history = History()  # the game's public events, from every request so far
         self.busy = False   # a thread is running one of this game's calls
         self.slow = False   # a call of this game was taken over: its next calls go to a worker thread
         self.queued = 0     # its calls waiting in the client's work queue
@@ -759,7 +761,7 @@ class Client:
         """Ask the bot; fall back to the first legal action on error.  Returns the answer message."""
         index = 0
         try:
-            turn = Turn.from_pb(message)
+            turn = Turn.from_pb(message, game.history)
             choice = self.bot.act(turn)
         except Exception:  # any exception, ValueError too: the author needs the traceback
             game.errors += 1

@@ -8,9 +8,10 @@ The SDK rebuilds a single object that answers both ways, ``obs.hand`` and
 
 Conversions, so that bots see Python values rather than wire quirks:
 ``seat`` and ``current`` are ``None`` instead of -1 (spectator, game over);
-lists become tuples (the object is read-only).  From ``seats`` the
-engine-style lists ``players``, ``hand_sizes``, ``scores`` and ``statuses``
-are derived when the details do not already carry them.
+lists become tuples (the object is read-only).  From ``seats`` come
+``seat_count`` (how many seats), ``names`` (the bots' names by seat) and the
+engine-style lists ``hand_sizes``, ``scores`` and ``statuses`` when the
+details do not already carry them.
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ def _frozen(value: Any) -> Any:
 _JSON_CONTAINERS = (list, dict)
 
 
-def _frozen_json(value: Any) -> Any:
+def frozen_json(value: Any) -> Any:
     """`_frozen` for freshly decoded JSON (exact lists and dicts only); scalars pass untouched."""
     if type(value) is list:
-        return tuple([_frozen_json(v) if type(v) in _JSON_CONTAINERS else v for v in value])
-    return _FrozenDict({k: _frozen_json(v) if type(v) in _JSON_CONTAINERS else v for k, v in value.items()})
+        return tuple([frozen_json(v) if type(v) in _JSON_CONTAINERS else v for v in value])
+    return _FrozenDict({k: frozen_json(v) if type(v) in _JSON_CONTAINERS else v for k, v in value.items()})
 
 
 def _thawed(value: Any) -> Any:
@@ -103,7 +104,7 @@ class Observation(Mapping):
         """Build from a ``pb.Observation`` (see the module docstring for the conversions)."""
         text = message.details_json
         data: dict[str, Any] = {
-            k: _frozen_json(v) if type(v) in _JSON_CONTAINERS else v for k, v in json.loads(text).items()
+            k: frozen_json(v) if type(v) in _JSON_CONTAINERS else v for k, v in json.loads(text).items()
         } if text else {}
         seats = tuple(
             SeatInfo(seat=s.seat, name=s.name, hand_size=s.hand_size, score=s.score, status=s.status)
@@ -120,7 +121,8 @@ class Observation(Mapping):
             direction=message.direction,
             seats=seats,
         )
-        data.setdefault("players", tuple(s.name for s in seats))
+        data.setdefault("seat_count", len(seats))
+        data.setdefault("names", tuple(s.name for s in seats))
         data.setdefault("hand_sizes", tuple(s.hand_size for s in seats))
         data.setdefault("scores", tuple(s.score for s in seats))
         data.setdefault("statuses", tuple(s.status for s in seats))

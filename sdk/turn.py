@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sdk.actions import Action
+from sdk.history import Event, History
 from sdk.facts import Facts
 from sdk.observation import Observation
 
@@ -84,10 +85,14 @@ class Turn:
     Read-only, like the other SDK objects.  Built from a wire message, ``observation`` is decoded on
     first use (the JSON details, the seat views): a bot that decides from ``legal`` alone, like the
     random sample bot, never pays for it.
+
+    ``events`` are the public events since this seat's previous turn of the game (its own actions'
+    outcomes included: the count it drew); ``history`` is every public event of the game up to
+    this turn, oldest first (see `sdk.history`).
     """
 
     __slots__ = ("game_id", "request_id", "seat", "ruleset", "_observation", "_message", "legal",
-                 "time_left_ms", "bank_ms")
+                 "time_left_ms", "bank_ms", "_history", "_history_end", "_new_events")
 
     game_id: str
     request_id: int
@@ -99,7 +104,8 @@ class Turn:
 
     def __init__(self, game_id: str, request_id: int, seat: "int | None", ruleset: str,
                  observation: "Observation | None", legal: "tuple[Action, ...]", time_left_ms: int,
-                 bank_ms: int, *, _message: Any = None) -> None:
+                 bank_ms: int, *, _message: Any = None, events: "tuple[Event, ...] | None" = None,
+                 history: "History | None" = None) -> None:
         setter = object.__setattr__
         setter(self, "game_id", game_id)
         setter(self, "request_id", request_id)
@@ -110,15 +116,39 @@ class Turn:
         setter(self, "legal", tuple(legal))
         setter(self, "time_left_ms", time_left_ms)
         setter(self, "bank_ms", bank_ms)
+        if history is None:  # a turn on its own: its history is its own events
+            history = History()
+            history.add(events or ())
+        setter(self, "_history", history)
+        setter(self, "_history_end", len(history))
+        setter(self, "_new_events", len(events) if events is not None else len(history))
 
     @classmethod
-    def from_pb(cls, message: Any) -> "Turn":
+    def from_pb(cls, message: Any, history: "History | None" = None) -> "Turn":
+        """Build from a ``pb.TurnRequest``; ``history`` is the game's `History` so far, to which this
+        request's events are added (the client keeps one per game)."""
         wire_observation = message.observation
         seat = wire_observation.seat
         time_left = message.time
-        return cls(message.game_id, message.request_id, None if seat < 0 else seat, wire_observation.ruleset,
+        if history is None:
+            history = History()
+        history.add(message.events)
+        turn = cls(message.game_id, message.request_id, None if seat < 0 else seat, wire_observation.ruleset,
                    None, tuple(map(_wire_action, message.legal)), time_left.move_ms, time_left.bank_ms,
-                   _message=wire_observation)
+                   _message=wire_observation, history=history)
+        object.__setattr__(turn, "_new_events", len(message.events))
+        return turn
+
+    @property
+    def events(self) -> "tuple[Event, ...]":
+        """The public events since this seat's previous turn of the game, oldest first."""
+        history = self.history
+        return history[len(history) - self._new_events:]
+
+    @property
+    def history(self) -> "tuple[Event, ...]":
+        """Every public event of the game up to this turn, oldest first (the deal is the first)."""
+        return self._history.events(self._history_end)
 
     @property
     def observation(self) -> Observation:
@@ -146,7 +176,7 @@ class Turn:
 
     def _key(self) -> tuple:
         return (self.game_id, self.request_id, self.seat, self.ruleset, self.observation, self.legal,
-                self.time_left_ms, self.bank_ms)
+                self.time_left_ms, self.bank_ms, self.events)
 
     def __repr__(self) -> str:
         return (f"Turn(game_id={self.game_id!r}, request_id={self.request_id!r}, seat={self.seat!r}, "

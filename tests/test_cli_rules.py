@@ -53,7 +53,7 @@ class Discard(GameState):
     def observation(self, seat):
         hands = self.position["hands"]
         return Observation({
-            "ruleset": self.ruleset, "seat": seat, "players": self.players, "current": self.current,
+            "ruleset": self.ruleset, "seat": seat, "seat_count": self.players, "current": self.current,
             "decision": "turn", "hand": None if seat is None else list(hands[seat]),
             "hand_sizes": [len(h) for h in hands], "discard": list(self.position["discard"]),
             "stock_size": 0, "direction": 1, "scores": [0] * self.players,

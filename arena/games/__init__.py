@@ -27,6 +27,7 @@ from arena.games.base import (
     Observation,
     OptionError,
     PositionError,
+    PublicEvent,
     Result,
     UnknownRulesetError,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "OptionError",
     "OptionSpec",
     "PositionError",
+    "PublicEvent",
     "Result",
     "RulesetInfo",
     "UnknownRulesetError",

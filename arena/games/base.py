@@ -235,6 +235,38 @@ class RecordObservation(Observation):
 _RECORD_TYPES: dict[tuple[str, ...], type] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """One thing that happened in public: what every player at a real table sees.
+
+    ``seat`` is who it concerns (the actor, or the seat that draws); None for the table itself
+    (a deal, a reshuffle, a hand's scoring).  ``kind`` names it (``play``, ``draw``, ``call``,
+    ``reshuffle``, ``deal``...; each engine family lists its kinds in arena/games/README.md),
+    ``text`` is a short readable form (``play 7h``, ``draw 2``, ``blind ?? as 7h``) and
+    ``details`` the same facts as JSON-safe data (``{"card": "7h"}``, ``{"count": 2}``).  The
+    same event is public to every seat: a draw is a count, a face-down card is its claim.
+    """
+
+    seat: int | None
+    kind: str
+    text: str
+    details: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "kind": self.kind, "text": self.text, "details": json.loads(json.dumps(self.details))}
+
+
+def note_draw(log: list[PublicEvent], seat: int) -> None:
+    """One card went into ``seat``'s hand: counted into that seat's draw just before, or a new ``draw``."""
+    if log:
+        last = log[-1]
+        if last.kind == "draw" and last.seat == seat:
+            count = last.details["count"] + 1
+            log[-1] = PublicEvent(seat, "draw", f"draw {count}", {**last.details, "count": count})
+            return
+    log.append(PublicEvent(seat, "draw", "draw 1", {"count": 1}))
+
+
 @dataclass(frozen=True)
 class Result:
     """The outcome of a finished game.
@@ -311,6 +343,26 @@ class GameState(ABC):
 
     @abstractmethod
     def clone(self) -> "GameState": ...
+
+    # -- public events (the table's history) ---------------------------------------
+    #
+    # An engine that records events keeps them in a list it appends to as actions apply: nothing is
+    # recorded (and nothing costs) until `record_events()` is called, usually once at the start.  The
+    # first event describes the state as it stands then (the deal of a fresh game).  Clones and
+    # restored positions do not record.
+
+    def record_events(self) -> list[PublicEvent]:
+        """Start recording the public events (idempotent) and return the live list they go to."""
+        raise NotImplementedError(f"{type(self).__name__} does not record public events")
+
+    @property
+    def events(self) -> "list[PublicEvent] | None":
+        """The public events recorded since `record_events()`, oldest first; None when not recording."""
+        return None
+
+    def public_text(self, action: "Action | str") -> str:
+        """The text of an action as the other seats see it (a face-down card hidden behind its claim)."""
+        return str(Action.parse(action))
 
     def apply(self, action: "Action | str") -> None:
         """Apply an action or its text; bad input raises and changes nothing."""

@@ -2,7 +2,7 @@
 
 Used by tests, benchmarks and ``arena match --local``.  The bot sees exactly
 the objects it would see over the wire: each request goes engine observation
-→ `arena.server.convert` (the protobuf messages the server sends) → the SDK's
+→ `arena.messages` (the protobuf messages the server sends) → the SDK's
 ``from_pb`` constructors.  ``act`` runs in a worker thread so that a slow or
 stuck bot is still cut off by the runner's deadline; calls for one seat never
 overlap (a per-seat limiter), so a bot abandoned at a deadline finishes its
@@ -19,7 +19,8 @@ import trio
 from arena.games import Action as EngineAction
 from arena.games import ActionParseError
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, MalformedAnswer, SeatAnswer
-from arena.server import convert
+from arena import messages as convert
+from sdk.history import History
 from sdk.turn import GameInfo, GameResult, Turn
 
 
@@ -42,6 +43,7 @@ class LocalSeat:
         self._limiter = trio.CapacityLimiter(1)
         self._players: tuple[str, ...] = ()
         self._info: GameInfo | None = None
+        self._history = History()  # the game's public events, as the SDK client keeps them
 
     async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
         if not self.threaded:  # trusted, fast bots: no thread hop, but no cut-off either
@@ -51,6 +53,7 @@ class LocalSeat:
 
     async def game_started(self, start: GameStart) -> None:
         self._players = tuple(start.players)
+        self._history = History()
         self._info = GameInfo.from_pb(convert.game_started_to_pb(start))
         hook = getattr(self.bot, "on_game_start", None)
         if hook is not None:
@@ -59,8 +62,8 @@ class LocalSeat:
     async def decide(self, request: DecisionRequest) -> SeatAnswer:
         turn = Turn.from_pb(convert.turn_request_to_pb(
             request.game_id, request.request_id, request.observation, request.legal,
-            request.move_ms, request.bank_ms, self._players,
-        ))
+            request.move_ms, request.bank_ms, self._players, request.events,
+        ), self._history)
         clock = self._clock
 
         def think() -> tuple[Any, float]:

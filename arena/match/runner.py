@@ -132,6 +132,7 @@ class _SeatBook:
     bank_ms: float
     asked_before: bool = False
     gone: bool = False  # disconnected and did not come back within the window
+    events_sent: int = 0  # how many of the game's public events this seat's requests have carried
     away_since: float | None = None  # when the seat was found disconnected, until it answers again
 
 
@@ -243,6 +244,10 @@ class _Game:
     _replay_path: str | None = None
 
     def __post_init__(self) -> None:
+        try:  # every request carries the public events since the seat's previous one
+            self.state.record_events()
+        except NotImplementedError:
+            pass  # an engine without public events: requests carry none
         self.books = [
             _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_control.bank_ms))
             for i, seat in enumerate(self.seats)
@@ -296,7 +301,7 @@ class _Game:
                 state.apply(verdict.action)
                 self.decisions += 1
                 await self._record(seat_index, verdict)
-                await self._emit_event(self.decisions, seat_index, str(verdict.action))
+                await self._emit_event(self.decisions, seat_index, state.public_text(verdict.action))
         except Exception as error:  # an engine bug: end this game, keep the server
             log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
             return f"engine error after {self.decisions} decisions: {type(error).__name__}: {error}"
@@ -310,6 +315,11 @@ class _Game:
         control = self.time_control
         legal = tuple(state.legal_actions())
         observation = state.observation(seat_index)
+        log = state.events
+        events: tuple = ()
+        if log is not None:
+            events = tuple(log[book.events_sent:])
+            book.events_sent = len(log)
         limit_ms = control.move_ms + (0 if book.asked_before else control.first_move_ms)
         book.asked_before = True
         budget_s = (limit_ms + book.bank_ms) / 1000
@@ -326,6 +336,7 @@ class _Game:
                 legal=legal,
                 move_ms=max(0, math.floor(limit_ms - spent_s * 1000)),
                 bank_ms=max(0, math.floor(book.bank_ms - overrun_ms)),
+                events=events,
             )
             sent_at = self.clock()
             deadline = sent_at + (budget_s - spent_s)

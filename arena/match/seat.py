@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
-from arena.games import Action, Observation
+from arena.games import Action, Observation, PublicEvent
 
 
 class SeatDisconnected(Exception):
@@ -46,6 +46,8 @@ class DecisionRequest:
     legal: Sequence[Action]
     move_ms: int
     bank_ms: int
+    #: The public events since this seat's previous request of the game (from the start for its first).
+    events: Sequence[PublicEvent] = ()
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ Facts = list[Fact]
 
 #: Keys every engine fills; drawn in the seats or the pile, never among the facts.
 COMMON_KEYS = frozenset({
-    "ruleset", "seat", "players", "current", "decision", "hand", "hand_sizes", "discard",
+    "ruleset", "seat", "seat_count", "players", "current", "decision", "hand", "hand_sizes", "discard",
     "stock_size", "direction", "scores",
 })
 
@@ -272,9 +272,14 @@ def _per_seat(values: Sequence[Any], names: Sequence[str]) -> Text:
     return Text(", ".join(f"{seat_name(names, seat)} {v}" for seat, v in enumerate(values)))
 
 
+#: Bookkeeping counters of the observation (a bot's business, not the table's): the log shows their effect.
+COUNTER_KEYS = frozenset({"decisions", "idle", "turns", "turn_limit"})
+
+
 def _generic(data: Any, key: str, names: Sequence[str]) -> Text | None:
-    """A key no family knows: plain words, seats by name, cards as cards, never ``{...}``."""
-    if data is None or data == [] or data == {}:
+    """A key no family knows: plain words, seats by name, cards as cards, never ``{...}``; nothing for an
+    empty value, a flag that is off or a bookkeeping counter (a frame must fit 80x24)."""
+    if data is None or data is False or data == [] or data == {} or key in COUNTER_KEYS:
         return None
     if isinstance(data, Mapping):
         return Text("; ").join(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from arena.games import GameError, GameState, new_game
+from arena.games import GameError, GameState, PublicEvent, new_game
 from arena.replay.format import (
     ABORTED,
     DECISION,
@@ -87,6 +87,9 @@ class Simulation:
 
     states: list[GameState]
     error: str | None = None  # why the action after the last state did not apply
+    #: The public events of each step (0: the deal; i: what decision i made happen), as every seat
+    #: saw them; None if the engine records none.
+    events: "list[tuple[PublicEvent, ...]] | None" = None
 
     @classmethod
     def run(cls, replay: Replay) -> "Simulation":
@@ -94,17 +97,25 @@ class Simulation:
             state = replay.new_state()
         except GameError as error:
             return cls([], f"cannot start {replay.ruleset}: {error}")
+        try:
+            log: list[PublicEvent] | None = state.record_events()
+        except NotImplementedError:
+            log = None
         states = [state.clone()]
+        events = None if log is None else [tuple(log)]
         for record in replay.decisions:
             if state.current != record.seat:
                 return cls(states, f"decision {record.i}: recorded for seat {record.seat}, "
-                                   f"but seat {state.current} is to decide")
+                                   f"but seat {state.current} is to decide", events)
+            before = 0 if log is None else len(log)
             try:
                 state.apply(record.action)
             except GameError as error:
-                return cls(states, f"decision {record.i} ({record.action!r}) does not apply: {error}")
+                return cls(states, f"decision {record.i} ({record.action!r}) does not apply: {error}", events)
             states.append(state.clone())
-        return cls(states)
+            if events is not None:
+                events.append(tuple(log[before:]))
+        return cls(states, None, events)
 
 
 def load(path: "str | os.PathLike[str]") -> Replay:

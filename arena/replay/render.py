@@ -20,7 +20,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from arena.games import GameError, GameState
+from arena.games import GameError, GameState, PublicEvent
 from arena.games.cards import is_card_code
 from arena.replay.cards import card, hand, hidden_hand, ordinal, safe, seat_name, value, wild_token
 from arena.replay.facts import describe
@@ -149,6 +149,18 @@ def action_text(words: Sequence[str], names: Sequence[str] = ()) -> Text:
     return out
 
 
+def public_text(events: Sequence[PublicEvent], actor: int, names: Sequence[str] = ()) -> Text:
+    """One decision's public events in a line: the actor's own plainly, another seat's as ``sN: ...``."""
+    out = Text()
+    for n, event in enumerate(events):
+        if n:
+            out.append(" · ", style="dim")
+        if event.seat is not None and event.seat != actor:
+            out.append(f"s{event.seat}: ", style="dim")
+        out.append_text(action_text(event.text.split(), names))
+    return out
+
+
 ActionShower = Callable[[DecisionRecord], Text]
 
 
@@ -198,10 +210,16 @@ class FrameBuilder:
         ]
 
     def shown_action(self, record: DecisionRecord, view: View) -> Text:
-        """An action as ``view`` may read it: another seat's cards that did not become public are ``??``."""
+        """An action as ``view`` may read it: the engine's public events of that decision (what the
+        table saw happen: the play, the count drawn, a Blind claim...), the seat's own action as it
+        was for its own view and the omniscient one.  Engines without public events: another seat's
+        cards that did not become public are ``??``."""
         words = record.action.split()
         if view.kind == "omniscient" or (view.kind == "seat" and view.seat == record.seat):
             return action_text(words, self.names)
+        events = self.simulation.events
+        if events is not None and record.i < len(events):
+            return public_text(events[record.i], record.seat, self.names)
         if record.i >= len(self.revealed_after):  # past where re-simulation stopped: show nothing secret
             return action_text([MASKED if is_card_code(w) else w for w in words], self.names)
         public, held = self.revealed_after[record.i], self.held_before[record.i - 1]

@@ -23,7 +23,7 @@ from arena.replay.cards import ordinal, safe, seat_name
 from arena.replay.render import SeatRow, action_text, seat_table, table_facts
 
 #: Keys of the SDK's observation that the seat rows already show.
-_SEAT_KEYS = ("seats", "statuses", "players")
+_SEAT_KEYS = ("seats", "statuses", "players", "names", "seat_count")
 
 
 @dataclass

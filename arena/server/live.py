@@ -1,7 +1,8 @@
 """Games in progress and recently finished, for ListGames and Spectate.
 
 A spectator sees only the public view (`state.observation(None)`) after each
-decision; events are kept per game so a late spectator gets the game from
+decision, with the public events that decision made happen (the engine's
+`PublicEvent`s, the same a seat's TurnRequest carries); events are kept per game so a late spectator gets the game from
 its start.  Events are produced by game tasks (trio) and consumed by gRPC
 handlers (asyncio) on the same thread, through plain asyncio queues.
 """
@@ -13,7 +14,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-from arena.server.convert import game_ended_to_pb, observation_to_pb
+from arena.messages import game_ended_to_pb, observation_to_pb, public_events_fields
 from arena.server.sessions import utc_now
 from sdk.wire import pb
 
@@ -34,9 +35,11 @@ class LiveGame:
     ended_at: str = ""
     placements: tuple[int, ...] = ()
     decisions: int = 0
-    #: pb.SpectatorEvent, or (index, seat, action, Observation) not converted yet: most games are
-    #: never watched, so the public view is converted to protobuf only when someone asks for it.
+    #: pb.SpectatorEvent, or (index, seat, action, Observation, public events) not converted yet: most
+    #: games are never watched, so the public view is converted to protobuf only when someone asks for it.
     events: list[Any] = field(default_factory=list)
+    #: How many of the engine's public events (`GameState.events`) have been published.
+    public_events_seen: int = 0
     watchers: set[asyncio.Queue] = field(default_factory=set)
 
     def summary(self) -> pb.GameSummary:
@@ -55,9 +58,10 @@ class LiveGame:
         """The event at ``position`` as a message (converted once, on first use)."""
         event = self.events[position]
         if not isinstance(event, pb.SpectatorEvent):
-            index, seat, action, observation = event
+            index, seat, action, observation, public = event
             event = pb.SpectatorEvent(game_id=self.game_id, index=index, seat=seat, action=action,
-                                      view=observation_to_pb(observation, self.players))
+                                      view=observation_to_pb(observation, self.players),
+                                      events=public_events_fields(public))
             self.events[position] = event
         return event
 
@@ -105,7 +109,13 @@ class LiveGames:
     def record(self, game: LiveGame, index: int, seat: Optional[int], action_text: str, state: Any) -> None:
         """The runner's ``on_event``: publish the public view after one decision."""
         game.decisions = max(game.decisions, int(index))
-        game.publish((int(index), -1 if seat is None else int(seat), action_text or "", state.observation(None)))
+        log = getattr(state, "events", None)  # engines without public events, and test doubles
+        public: tuple = ()
+        if log is not None:
+            public = tuple(log[game.public_events_seen:])
+            game.public_events_seen = len(log)
+        game.publish((int(index), -1 if seat is None else int(seat), action_text or "", state.observation(None),
+                      public))
 
     def finish(self, game: LiveGame, outcome: Any = None, status: str = "") -> None:
         if game.over:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import trio
 
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer, SeatDisconnected
-from arena.server.convert import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_message
+from arena.messages import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_message
 from sdk.wire import pb
 
 if TYPE_CHECKING:
@@ -181,6 +181,7 @@ class RemoteSeat:
         wire_id = self.session.next_wire_id()
         message = turn_message(
             self.game_id, wire_id, request.observation, request.legal, request.move_ms, request.bank_ms, self._names,
+            request.events,
         )
         self._open = _OpenRequest(request.request_id, wire_id, message)
         self._answer = None

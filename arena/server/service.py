@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Optional
 import grpc
 from google.protobuf.message import DecodeError
 
+from arena.messages import error_to_pb
 from arena.server.authgate import AuthGate
-from arena.server.convert import error_to_pb
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
 from sdk.wire import pb, rpc

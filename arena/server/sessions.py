@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import trio
 
 from arena import __version__ as ARENA_VERSION
+from arena.messages import error_to_pb
 from arena.server.config import ConfigError, ServerConfig
-from arena.server.convert import error_to_pb
 from arena.server.hello import HelloRefused, HelloTerms
 from sdk.wire import pb
 

@@ -161,19 +161,33 @@ class TimeLeft(_message.Message):
     bank_ms: int
     def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
+class PublicEvent(_message.Message):
+    __slots__ = ("seat", "kind", "text", "details_json")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_JSON_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: str
+    text: str
+    details_json: str
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., text: _Optional[str] = ..., details_json: _Optional[str] = ...) -> None: ...
+
 class TurnRequest(_message.Message):
-    __slots__ = ("game_id", "request_id", "observation", "legal", "time")
+    __slots__ = ("game_id", "request_id", "observation", "legal", "time", "events")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     request_id: int
     observation: Observation
     legal: _containers.RepeatedScalarFieldContainer[str]
     time: TimeLeft
-    def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[str]] = ..., time: _Optional[_Union[TimeLeft, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[PublicEvent]
+    def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[str]] = ..., time: _Optional[_Union[TimeLeft, _Mapping]] = ..., events: _Optional[_Iterable[_Union[PublicEvent, _Mapping]]] = ...) -> None: ...
 
 class SeatResult(_message.Message):
     __slots__ = ("seat", "name", "placement", "points", "strikes", "timeouts", "forfeited", "think_ms")
@@ -324,17 +338,19 @@ class SpectateRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ...) -> None: ...
 
 class SpectatorEvent(_message.Message):
-    __slots__ = ("game_id", "index", "seat", "action", "view", "ended")
+    __slots__ = ("game_id", "index", "seat", "action", "view", "ended", "events")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     ENDED_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     index: int
     seat: int
     action: str
     view: Observation
     ended: GameEnded
-    def __init__(self, game_id: _Optional[str] = ..., index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., view: _Optional[_Union[Observation, _Mapping]] = ..., ended: _Optional[_Union[GameEnded, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[PublicEvent]
+    def __init__(self, game_id: _Optional[str] = ..., index: _Optional[int] = ..., seat: _Optional[int] = ..., action: _Optional[str] = ..., view: _Optional[_Union[Observation, _Mapping]] = ..., ended: _Optional[_Union[GameEnded, _Mapping]] = ..., events: _Optional[_Iterable[_Union[PublicEvent, _Mapping]]] = ...) -> None: ...

@@ -14,6 +14,11 @@ property the engine contract promises (DESIGN.md, "Invariants"):
 * the same seed and actions give the same states (state hashes);
 * ``from_position(to_position())`` round trips, chance included;
 * no observation shows another seat's hidden cards or the seed;
+* the public events (`record_events`) name no card that is face down: every card
+  an action's events name was face up before or after it, or is the card it
+  played (or a challenge turned up); re-dealing the cards hidden from the actor
+  (the other hands and the stock, sizes kept) changes no card the events name,
+  and every event is JSON-safe;
 * the result's placements agree with its points.
 
 The checks that copy the state (round trips, illegal probes, every legal
@@ -69,7 +74,7 @@ CHECK_SPACING = 1.4
 
 #: Keys every observation carries (arena/games/base.py, Observation).
 OBSERVATION_KEYS = {
-    "ruleset", "seat", "players", "current", "decision", "hand",
+    "ruleset", "seat", "seat_count", "current", "decision", "hand",
     "hand_sizes", "discard", "stock_size", "direction", "scores",
 }
 
@@ -187,7 +192,7 @@ def check_observations(state: GameState, position: Mapping[str, Any], seed: int,
         assert observation.to_dict() == json.loads(text)
         missing = OBSERVATION_KEYS - set(data)
         assert not missing, f"observation({seat}) lacks {sorted(missing)}"
-        assert data["seat"] == seat and data["players"] == state.players
+        assert data["seat"] == seat and data["seat_count"] == state.players
         assert data["current"] == state.current and data["decision"] == state.decision
         assert str(seed) not in text, f"observation({seat}) contains the seed"
         own = Counter(hands[seat]) if seat is not None else Counter()
@@ -197,12 +202,13 @@ def check_observations(state: GameState, position: Mapping[str, Any], seed: int,
             assert Counter(data["hand"]) == own, f"observation({seat}) hand {data['hand']} != {hands[seat]}"
         assert list(data["hand_sizes"]) == [len(hand) for hand in hands]
         rest = {key: value for key, value in data.items() if key != "hand"}
-        shown = card_tokens(rest, deck)
         allowed = public + own
-        leaked = shown - allowed
-        assert not leaked, (
-            f"observation({seat}) names cards that are face down (other hands, stock): {dict(leaked)} in {rest}"
-        )
+        for key, value in rest.items():  # key by key: a card may show in two places (the pile and this play)
+            leaked = card_tokens(value, deck) - allowed
+            assert not leaked, (
+                f"observation({seat})[{key!r}] names cards that are face down (other hands, stock): "
+                f"{dict(leaked)} in {value}"
+            )
 
 
 def illegal_probes(state: GameState, legal: list[Action], seen: list[Action], deck: Counter, rng: random.Random):
@@ -273,6 +279,87 @@ def check_result(state: GameState) -> None:
         state.apply(Action("pass"))
 
 
+#: Verbs that put the cards they name face up on the table (a Blind play does not: its card is face down).
+FACE_UP_VERBS = frozenset({"play", "meld", "layoff", "discard", "swap"})
+
+
+def recording(state: GameState) -> GameState | None:
+    """A clone of the state that records public events (None if the engine records none)."""
+    copy = state.clone()
+    try:
+        copy.record_events()
+    except NotImplementedError:
+        return None
+    return copy
+
+
+def new_events(state: GameState, action: Action) -> list:
+    """The public events that applying ``action`` to a recording clone of ``state`` produces."""
+    copy = recording(state)
+    before = len(copy.events)
+    copy.apply(action)
+    return copy.events[before:]
+
+
+def redealt(state: GameState, position: Mapping[str, Any], rng: random.Random) -> GameState | None:
+    """The same state with every card the acting seat cannot see (other hands, the stock) dealt anew,
+    each holding keeping its size; None if the engine refuses the result (a holding it checks)."""
+    actor = state.current
+    hands = hands_of(position)
+    pool = [c for seat, hand in enumerate(hands) if seat != actor for c in hand] + list(position["stock"])
+    rng.shuffle(pool)
+    changed = json.loads(json.dumps(position))
+    for seat, hand in enumerate(hands):
+        if seat != actor:
+            changed["hands"][seat] = [pool.pop() for _ in hand]
+    changed["stock"] = [pool.pop() for _ in position["stock"]]
+    try:
+        return games.from_position(state.ruleset, changed, **state.options)
+    except GameError:
+        return None
+
+
+def check_events(state: GameState, position: Mapping[str, Any], action: Action, deck: Counter,
+                 rng: random.Random) -> None:
+    """The events of one action name only cards that are, or just became, face up; and they do not
+    change when the cards the actor cannot see are dealt differently."""
+    if recording(state) is None:
+        return
+    events = new_events(state, action)
+    for event in events:
+        json.dumps(event.to_dict(), allow_nan=False)
+        assert event.seat is None or event.seat in range(state.players), f"event seat {event.seat!r}: {event}"
+    after = state.clone()
+    after.apply(action)
+    allowed = public_holdings(position) + public_holdings(after.to_position())
+    if action.verb in FACE_UP_VERBS:
+        allowed.update(action.cards)  # they were in the hand and are face up now (maybe scored away at once)
+    for event in events:
+        if event.kind == "declare":  # DD MAU: a Master Mau declared as a power (SM, LM...) names no card
+            continue
+        shown = event_cards(event, deck)  # each event on its own: it may name the card it played again
+        if event.kind == "challenge":  # the card a challenge turned up
+            shown[event.details["card"]] -= 1
+        leaked = +shown - allowed
+        assert not leaked, f"{action} gives an event naming face-down cards {dict(leaked)}: {event}"
+    other = redealt(state, position, rng)
+    if other is None or action not in other.legal_actions():
+        return
+    again = new_events(other, action)
+    # The events themselves may differ (a forced step depends on what the next seat holds), the cards
+    # they name may not: none of them was hidden from the actor.
+    assert sum(map(lambda e: event_cards(e, deck), again), Counter()) == sum(
+        map(lambda e: event_cards(e, deck), events), Counter()
+    ), (
+        f"{action}: the events name other cards when the hidden cards are dealt differently: {events} / {again}"
+    )
+
+
+def event_cards(event: Any, deck: Counter) -> Counter:
+    """The cards an event names, in its text or its details (both name a played card once each)."""
+    return card_tokens(event.text, deck) | card_tokens(event.details, deck)
+
+
 # -- one random game ------------------------------------------------------------------
 
 
@@ -305,7 +392,8 @@ def play_and_check(ruleset: str, players: int, seed: int, options: dict, chooser
         step = len(actions)
         assert step < MAX_DECISIONS, f"no end after {MAX_DECISIONS} decisions"
         legal = check_turn(state)
-        if step >= next_check:
+        checked = step >= next_check
+        if checked:
             checks += 1
             next_check = step + 1 if step < ALWAYS_CHECKED else int(step * rng.uniform(1.1, 2 * CHECK_SPACING - 1.1)) + 1
             position = state.to_position()
@@ -321,6 +409,8 @@ def play_and_check(ruleset: str, players: int, seed: int, options: dict, chooser
             if restored is None or rng.random() < 1 / checks:
                 restored = (step, copy)
         action = pick(legal, state, policy, rng)
+        if checked:
+            check_events(state, position, action, deck, rng)
         if len(seen) < 400:
             seen.extend(legal[:20])
         state.apply(action)
@@ -466,7 +556,7 @@ class Toy(GameState):
     def observation(self, seat):
         p = self.p
         return Observation({
-            "ruleset": self.ruleset, "seat": seat, "players": self.players, "current": self.current,
+            "ruleset": self.ruleset, "seat": seat, "seat_count": self.players, "current": self.current,
             "decision": "turn", "hand": None if seat is None else list(p["hands"][seat]),
             "hand_sizes": [len(h) for h in p["hands"]], "discard": p["discard"][-1:],
             "stock_size": len(p["stock"]), "direction": 1, "scores": [0] * self.players,

@@ -83,7 +83,7 @@ class NimState(GameState):
         return Observation({
             "ruleset": NAME,
             "seat": seat,
-            "players": self.players,
+            "seat_count": self.players,
             "current": self.current,
             "decision": self.decision,
             "hand": None if seat is None else list(self.hands[seat]),

@@ -246,7 +246,8 @@ def test_seats_see_only_their_own_observation_and_hear_start_and_end():
             seen = json.dumps(request.observation.to_dict())
             assert request.observation["hand"] == hands[index]
             assert not any(card in seen for card in hands[1 - index])
-            assert set(request.__dict__) == {"game_id", "request_id", "seat", "observation", "legal", "move_ms", "bank_ms"}
+            assert set(request.__dict__) == {"game_id", "request_id", "seat", "observation", "legal", "move_ms", "bank_ms",
+                                             "events"}
         assert seat.started[0].seat == index and seat.started[0].players == ("a", "b")
         assert seat.ended[0].outcome is outcome and seat.ended[0].seat == index
 

@@ -224,3 +224,26 @@ def test_a_replay_of_a_ruleset_this_install_lacks_is_a_clear_error(tmp_path, cap
     assert "unknown ruleset 'klondike'" in capsys.readouterr().err
     assert main(["replay", "--verify", str(path)]) == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_the_log_shows_other_seats_decisions_as_public_events_and_a_blind_card_face_down(tmp_path):
+    """A seat's view and the spectator's show each decision as the engine's public events (the same
+    the bots and Spectate get): a Blind play as its claim, a draw as a count; the actor's own view
+    and the omniscient one show the real action."""
+    blind = FrameBuilder(load(record_random_game(tmp_path, "maumau", players=3, seed=8, options={"blind": True},
+                                                 max_decisions=400, game_id="blind")))
+    plain_game = FrameBuilder(load(record_random_game(tmp_path, "maumau", players=3, seed=8, max_decisions=400)))
+    lies = [r for r in blind.replay.decisions if r.action.startswith("blind ") and len(set(r.action.split()[1:])) == 2]
+    draws = [r for r in plain_game.replay.decisions if r.action == "draw"]
+    assert lies and draws
+    for builder, records in ((blind, lies[:5]), (plain_game, draws[:5])):
+        for record in records:
+            for view in (View.spectator(), View.of_seat((record.seat + 1) % 3)):
+                text = builder.shown_action(record, view).plain
+                if record.action.startswith("blind"):
+                    real, claim = record.action.split()[1:]
+                    assert text.startswith("blind ?? as ") and label(real) not in text, text
+                else:
+                    assert re.match(r"draw \d+", text), text
+            own = builder.shown_action(record, View.of_seat(record.seat)).plain
+            assert own.split()[0] == record.action.split()[0] and "??" not in own

@@ -40,7 +40,7 @@ def start(bot, ruleset, game_id="g", players=2):
     """The bot's game start as the arena sends it (GameStarted with the ruleset's facts, when known)."""
     from arena.match.seat import GameStart
     from arena.match.timecontrol import TimeControl
-    from arena.server import convert
+    from arena import messages as convert
 
     names = tuple(f"p{i}" for i in range(players))
     message = convert.game_started_to_pb(GameStart(game_id, ruleset, {}, 0, names, TimeControl()))
@@ -131,7 +131,7 @@ def _rulesets():
 @pytest.mark.parametrize("bot_name", ["tactician", "greedy_bot"])
 def test_bots_play_whole_games_of_every_ruleset_with_legal_answers(bot_name):
     from arena import games
-    from arena.server import convert
+    from arena import messages as convert
 
     names = _rulesets()
     if not names:

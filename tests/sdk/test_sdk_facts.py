@@ -9,7 +9,7 @@ import pytest
 from arena import games
 from arena.match.seat import GameStart
 from arena.match.timecontrol import TimeControl
-from arena.server import convert
+from arena import messages as convert
 from sdk import Facts, GameInfo
 from sdk.wire import pb
 

@@ -55,7 +55,7 @@ def test_turn_from_a_turn_request():
     assert obs.active_suit == "h" and obs["active_suit"] == "h" and obs.get("nothing", 3) == 3
     assert obs.pending["amount"] == 2 and isinstance(obs.pending["amount"], int)  # Struct doubles -> int
     assert obs.seen == (1, 2.5)
-    assert obs.players == ("me", "other") and obs.hand_sizes == (3, 4)
+    assert obs.names == ("me", "other") and obs.seat_count == 2 and obs.hand_sizes == (3, 4)
     assert obs.seats[1].name == "other" and obs.seats[1].hand_size == 4
     assert obs.current == 0 and obs.decision == "turn" and obs.stock_size == 20
     assert obs.to_dict()["pending"] == {"kind": "draw", "amount": 2}

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from arena import games
-from arena.server import convert
+from arena import messages as convert
 from sdk import Turn
 
 

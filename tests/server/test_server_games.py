@@ -12,7 +12,7 @@ from google.protobuf.json_format import MessageToDict
 
 from arena import games
 from arena.match.timecontrol import TimeControl
-from arena.server.convert import observation_to_pb
+from arena.messages import observation_to_pb, public_event_to_pb
 from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
 from sdk.wire import pb, rpc
 
@@ -78,8 +78,18 @@ def seed_encodings(seed: int) -> list[bytes]:
 
 def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options: dict, recorder: ListRecorder,
                                   players: int) -> int:
-    """Re-simulate the game; at each TurnRequest the others' hands (minus what this seat may see) must not appear."""
+    """Re-simulate the game; at each TurnRequest the others' hands (minus what this seat may see) must not appear.
+
+    A request's public events name cards played earlier, which may be back in a hand by now (a recycled
+    pile): they must be exactly the engine's public events since the seat's previous request (which the
+    property tests check for hidden cards, tests/games/test_properties.py), and the rest of the message
+    must name no card hidden at its moment."""
     state = games.new_game(ruleset, players, SEED, **options)
+    try:
+        log = state.record_events()
+    except NotImplementedError:  # an engine without public events: its requests carry none
+        log = []
+    sent = 0
 
     def hidden_now() -> set[str]:
         visible = words_in(state.observation(seat).to_dict())  # a second deck's twin of a card is not a leak
@@ -94,7 +104,8 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
     for decision_seat, action in recorder.decisions:
         if decision_seat == seat:
             hidden_at_turns.append(hidden_now())
-            expected_turns.append((state.observation(seat), [str(a) for a in state.legal_actions()]))
+            expected_turns.append((state.observation(seat), [str(a) for a in state.legal_actions()], log[sent:]))
+            sent = len(log)
         state.apply(action)
     hidden_at_end = hidden_now()
     checked = 0
@@ -107,10 +118,12 @@ def assert_nothing_hidden_reached(bot: RawBot, seat: int, ruleset: str, options:
         kind = message.WhichOneof("kind")
         if kind == "turn":
             hidden = next(turns)
-            observation, legal = next(expected)  # exactly the engine's view for this seat, nothing added
+            observation, legal, events = next(expected)  # exactly the engine's view for this seat, nothing added
             names = [view.name for view in message.turn.observation.seats]
             assert message.turn.observation == observation_to_pb(observation, names)
             assert list(message.turn.legal) == legal
+            assert list(message.turn.events) == [public_event_to_pb(event) for event in events]
+            del message.turn.events[:]
         elif kind == "game_ended":
             hidden = hidden_at_end
         elif kind == "game_started":
@@ -328,7 +341,7 @@ def test_old_finished_games_keep_only_their_final_event():
 
     class State:
         def observation(self, seat):
-            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+            return {"ruleset": "toy", "seat": None, "seat_count": 2, "hand": None}
 
     live = LiveGames(finished_kept=3, replayable_kept=1)
     for number in range(5):
@@ -351,7 +364,7 @@ def test_finished_games_are_forgotten_in_the_order_they_finished_and_running_one
 
     class State:
         def observation(self, seat):
-            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+            return {"ruleset": "toy", "seat": None, "seat_count": 2, "hand": None}
 
     live = LiveGames(finished_kept=4, replayable_kept=2)
     running = {}
@@ -381,7 +394,7 @@ def test_a_very_long_game_keeps_its_start_and_latest_events_only(monkeypatch):
 
     class State:
         def observation(self, seat):
-            return {"ruleset": "toy", "seat": None, "players": 2, "hand": None}
+            return {"ruleset": "toy", "seat": None, "seat_count": 2, "hand": None}
 
     monkeypatch.setattr(live_module, "MAX_EVENTS_KEPT", 10)
     games = live_module.LiveGames()
@@ -391,3 +404,45 @@ def test_a_very_long_game_keeps_its_start_and_latest_events_only(monkeypatch):
     indexes = [event.index for event in game.backlog()]
     assert indexes[0] == 0 and indexes[-1] == 24 and len(indexes) <= 10
     assert indexes == sorted(indexes)
+
+
+def test_a_spectator_sees_the_public_events_and_never_a_face_down_card():
+    """The attack: watch a Blind game over Spectate (a raw gRPC client on a real server) and look for
+    the real card of a face-down play.  The action text was the seat's own (``blind Kd 7h``) until
+    0.2; now it is the public form (``blind ?? 7h``), and each event carries the engine's public
+    events of that decision, exactly."""
+    names = ("alice", "bob", "carol")
+    recorder = ListRecorder()
+
+    async def director(handle):
+        bots = [AutoBot(handle.port, name, seed=i) for i, name in enumerate(names)]
+        await handle.wait_for_sessions(list(names), timeout_s=10)
+        await handle.play_game("maumau", {"blind": True}, SEED, list(names), FAST, recorder, "blind-1",
+                               max_decisions=300)
+        channel = grpc.insecure_channel(f"127.0.0.1:{handle.port}")
+        watched = await blocking(lambda: list(rpc.ArenaStub(channel).Spectate(
+            pb.SpectateRequest(game_id="blind-1"), timeout=20)))
+        channel.close()
+        for bot in bots:
+            await blocking(bot.wait)
+        return watched
+
+    watched = serve(director)
+    state = games.new_game("maumau", 3, SEED, blind=True)
+    log = state.record_events()
+    assert list(watched[0].events) == [public_event_to_pb(e) for e in log]
+    blind_plays = 0
+    for event, (seat, action) in zip(watched[1:], recorder.decisions):
+        before = len(log)
+        state.apply(action)
+        assert event.seat == seat and list(event.events) == [public_event_to_pb(e) for e in log[before:]]
+        verb, *args = action.split()
+        if verb == "blind":
+            blind_plays += 1
+            real, claim = args
+            assert event.action == f"blind ?? {claim}"
+            if real != claim:
+                assert real not in strings_in(event), f"the face-down {real} reached a spectator: {event}"
+        else:
+            assert event.action == action
+    assert blind_plays > 0

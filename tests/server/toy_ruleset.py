@@ -59,7 +59,7 @@ class ToyState(GameState):
 
     def observation(self, seat: int | None) -> Observation:
         return Observation({
-            "ruleset": NAME, "seat": seat, "players": self.players, "current": self.current,
+            "ruleset": NAME, "seat": seat, "seat_count": self.players, "current": self.current,
             "decision": self.decision, "hand": None if seat is None else sorted(self.hands[seat]),
             "hand_sizes": [len(h) for h in self.hands], "discard": self.discard[-3:], "stock_size": 0,
             "direction": 1, "scores": [0] * self.players, "round": 1,

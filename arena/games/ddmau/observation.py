@@ -49,7 +49,7 @@ def build(state: "DDMauState", seat: int | None) -> dict[str, Any]:
     return {
         "ruleset": state.ruleset,
         "seat": seat,
-        "players": state.players,
+        "seat_count": state.players,
         "current": None if over else state.cur,
         "decision": "over" if over else state.phase,
         "hand": None if seat is None else state.hands[seat][:],

@@ -137,6 +137,8 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
 
     state = object.__new__(DDMauState)
     state._setup(players, options, counts)
+    state.log = None  # a restored state records nothing until asked, from a `start` event
+    state.fresh = False
     state.seed = _int(position, "seed", 0, 0)
     state.chance = _int(position, "chance", 0, 0)
     state.hands = hands

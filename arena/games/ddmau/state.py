@@ -28,7 +28,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from arena.games.base import Action, GameError, GameState, Observation, Result
+from arena.games.base import Action, GameError, GameState, Observation, PublicEvent, Result, note_draw
+from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
 from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, TRANSPARENT, Ident, deck, ident, points
@@ -84,8 +85,11 @@ def hit_run(discard: list[str], marks: list, top: int | None = None) -> int:
 class DDMauState(GameState):
     VERBS = VERBS
 
-    def __init__(self, players: int, seed: int, options: dict[str, Any], counts: dict[str, int]) -> None:
+    def __init__(self, players: int, seed: int, options: dict[str, Any], counts: dict[str, int],
+                 log: "list[PublicEvent] | None" = None) -> None:
         self._setup(players, options, counts)
+        self.log = log  # a list only for `record_events`, which deals the same game again to record it
+        self.fresh = True  # built by the constructor, not restored from a position
         self.seed = seed
         self.chance = 0
         self.scores = [0] * players
@@ -149,6 +153,8 @@ class DDMauState(GameState):
         self.final: dict | None = None
         self.next_seat: int | None = None
         self.idle = 0
+        if self.log is not None:
+            events.dealt(self)
         self.stall = 0
         self.turn_open: list | None = None
         self.turns = 0
@@ -166,8 +172,12 @@ class DDMauState(GameState):
             self.stock = self._shuffle(self.discard[:cut])  # E-8: the last play stays
             del self.discard[:cut]
             del self.marks[:cut]
+            if self.log is not None:
+                events.reshuffled(self, cut)
         card = self.stock.pop()
         self.hands[seat].append(card)
+        if self.log is not None:
+            note_draw(self.log, seat)
         return card
 
     def _draw(self, seat: int, count: int) -> None:
@@ -254,6 +264,9 @@ class DDMauState(GameState):
     def _apply_legal(self, action: Action) -> None:
         self._legal = None
         verb = action.verb
+        self.fresh = False
+        if self.log is not None:
+            events.action(self, action)
         if verb == "play":
             self._play(action.args[0])
         elif verb == "stop":
@@ -280,6 +293,8 @@ class DDMauState(GameState):
         if not self.over and self.phase == "chain":
             legal = self._compute_legal()
             if legal == [STOP]:  # nothing more can be added: the play ends by itself
+                if self.log is not None:
+                    events.play_ended(self)
                 self._resolve_play()
             else:
                 self._legal = legal
@@ -342,7 +357,22 @@ class DDMauState(GameState):
         new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
         new.turn_open = None if self.turn_open is None else list(self.turn_open)
         new._legal = None
+        new.log = None
         return new
+
+    # -- public events --------------------------------------------------------------------
+
+    def record_events(self) -> list[PublicEvent]:
+        if self.log is None:
+            if self.fresh:  # the same deal again, recorded (the seed decides it)
+                self.log = DDMauState(self.players, self.seed, self.options, self.counts, log=[]).log
+            else:
+                self.log = [events.start(self)]
+        return self.log
+
+    @property
+    def events(self) -> list[PublicEvent] | None:
+        return self.log
 
     # -- legal actions --------------------------------------------------------------------
 
@@ -635,6 +665,7 @@ class DDMauState(GameState):
                 self.scores[s] = total
         self.last_hand = {"hand": self.hand_number, "winner": winner, "points": delta,
                           "reason": "out" if winner is not None else reason}
+        scored = self.log is not None
         self.final = None
         self.hit = None
         self.window = None
@@ -655,7 +686,11 @@ class DDMauState(GameState):
             self.over = True
             self.cur = None
             self.phase = "over"
+            if scored:
+                events.hand_scored(self)
             return
+        if scored:
+            events.hand_scored(self)
         self._pass_deck_master(winner, final_cards)
         self.hand_number += 1
         self._deal()

@@ -13,7 +13,8 @@ from collections import Counter
 from typing import Any, Mapping
 
 from arena.games import chance
-from arena.games.base import Action, GameError, GameState, Observation, PositionError, Result
+from arena.games.base import Action, GameError, GameState, Observation, PositionError, PublicEvent, Result
+from arena.games.mose import events
 from arena.games.cards import RANKS, SUITS, deck, is_card_code
 from arena.games.mose.melds import (
     Meld,
@@ -100,6 +101,7 @@ class MoseState(GameState):
         self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
         self._legal: list[Action] | None = None
+        self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
 
     @classmethod
     def new(cls, players: int, seed: int, options: Mapping[str, Any]) -> "MoseState":
@@ -140,6 +142,8 @@ class MoseState(GameState):
         self.mistake = False
         self.false_plays = 0
         self.turns = 1
+        if self.log is not None:
+            events.dealt(self)
 
     # -- the contract ------------------------------------------------------------------
 
@@ -227,8 +231,23 @@ class MoseState(GameState):
         twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
         twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
+        twin.log = None
         twin.false_plays = self.false_plays
         return twin
+
+    # -- public events -------------------------------------------------------------------
+
+    false_play_penalty = FALSE_PLAY_PENALTY
+    false_mose_penalty = FALSE_MOSE_PENALTY
+
+    def record_events(self) -> list[PublicEvent]:
+        if self.log is None:
+            self.log = events.start(self)
+        return self.log
+
+    @property
+    def events(self) -> list[PublicEvent] | None:
+        return self.log
 
     # -- offers ------------------------------------------------------------------------
 
@@ -356,6 +375,8 @@ class MoseState(GameState):
         self._legal = None
         seat = self.current
         verb = action.verb
+        if self.log is not None:
+            events.action(self, seat, action, verb != "layoff" or self._fits(action))
         if verb == "draw":
             self._draw_stock(seat)
         elif verb == "take":
@@ -381,7 +402,7 @@ class MoseState(GameState):
             self._finish_play(seat, back)
 
     def _fits(self, action: Action) -> bool:
-        meld = self._meld_by_id(int(action.args[0]))
+        meld = self.meld_by_id(int(action.args[0]))
         end = action.args[1] if meld.kind == "run" else None
         try:
             lay_off(meld, end, parse_token(action.args[-1], self.wild), self.wild, self.decks)
@@ -389,7 +410,7 @@ class MoseState(GameState):
             return False
         return True
 
-    def _meld_by_id(self, meld_id: int) -> Meld:
+    def meld_by_id(self, meld_id: int) -> Meld:
         for meld in self.melds:
             if meld.id == meld_id:
                 return meld
@@ -414,7 +435,7 @@ class MoseState(GameState):
         self._note_event(seat)
 
     def _layoff(self, seat: int, args: tuple[str, ...], placing: bool) -> None:
-        meld = self._meld_by_id(int(args[0]))
+        meld = self.meld_by_id(int(args[0]))
         end = args[1] if meld.kind == "run" else None
         token = parse_token(args[-1], self.wild)
         grown = lay_off(meld, end, token, self.wild, self.decks)
@@ -423,7 +444,7 @@ class MoseState(GameState):
         self._note_event(seat)
 
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
-        meld = self._meld_by_id(meld_id)
+        meld = self.meld_by_id(meld_id)
         swapped, freed = swap_in(meld, natural, self.wild, self.decks)
         self.hands[seat].remove(natural)
         self.melds = [swapped if m.id == meld_id else m for m in self.melds]
@@ -568,6 +589,8 @@ class MoseState(GameState):
             else:
                 self.discard = list(pickup["cards"]) + self.discard
             reason += f" directly after seat {pickup['seat']}'s pickup, which was returned"
+            if self.log is not None:
+                events.pickup_returned(self, pickup)
         self._end_round(seat, reason)
 
     def _end_round(self, winner: int | None, reason: str) -> None:
@@ -583,7 +606,11 @@ class MoseState(GameState):
         self.last_pickup = None
         if self.round >= self.rounds:
             self.phase = "over"
+            if self.log is not None:
+                events.round_scored(self)
             return
+        if self.log is not None:
+            events.round_scored(self)
         self.round += 1
         self.dealer = (self.dealer + 1) % self.players
         self._deal()
@@ -598,7 +625,7 @@ class MoseState(GameState):
             {
                 "ruleset": self.ruleset,
                 "seat": seat,
-                "players": self.players,
+                "seat_count": self.players,
                 "current": self.current,
                 "decision": self.decision,
                 "hand": None if seat is None else list(self.hands[seat]),
@@ -628,7 +655,15 @@ class MoseState(GameState):
                 "false_plays": self.false_plays,
                 "last_pickup": None
                 if pickup is None
-                else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"])},
+                else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"]),
+                      "by": pickup["by"]},  # the one seat that has played since (D-14), if any
+                # An open reaction window: the seats still to be asked (each is skipped unless it can
+                # play), and whether the seat deciding has already played in it.
+                "window": None if self.window is None
+                else {"queue": list(self.window["queue"]), "acted": self.window["acted"]},
+                "turns": self.turns,  # turns of this round so far, against `turn_limit`
+                "turn_limit": self.options["turn_limit"],
+                "mistake": self.mistake,  # contested mode: a False Mose or False Play this turn already
                 # The last finished round (winner, points, reason); totals are in ``scores``.
                 "last_round": None if not self.history else dict(self.history[-1], points=list(self.history[-1]["points"])),
             }

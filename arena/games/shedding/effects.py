@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games import chance
+from arena.games.shedding import events
 
 if TYPE_CHECKING:
     from arena.games.shedding.state import SheddingState
@@ -34,6 +35,8 @@ def recycle(state: "SheddingState") -> bool:
     del state.discard[:-keep]
     state.stock = chance.permuted(under, state.seed, state.counter) + state.stock
     state.counter += 1
+    if state.log is not None:
+        events.reshuffled(state, len(under))
     return True
 
 
@@ -43,6 +46,8 @@ def draw_one(state: "SheddingState", seat: int) -> str | None:
         return None
     card = state.stock.pop()
     state.hands[seat].append(card)
+    if state.log is not None:
+        events.drew(state, seat)
     return card
 
 

@@ -21,31 +21,36 @@ if TYPE_CHECKING:
 
 #: Every ruleset's keys, in the order of the tuple `observe` builds.
 KEYS = (
-    "ruleset", "seat", "players", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
+    "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
     "stock_size", "direction", "scores", "active_suit", "suit_kind", "pending", "obligation", "drawn",
     "called", "window", "hand_number", "dealer", "last_hand",
+    # the turn under way and the public counters (30 keys in all: CPython builds a longer tuple display
+    # as a list turned into a tuple, +10% per observation; the decision limit is the game's option)
+    "this_play", "opening", "next_seat", "offender", "false_call", "must_play_drawn", "idle", "decisions",
 )
 
 #: Shared by every observation with nothing pending, as the state's scores list is (the engine replaces that
 #: list when a hand is scored): observations are read-only snapshots (`Observation`), so a part that the
 #: engine never changes in place need not be copied at every decision.
 _NOTHING_PENDING: dict = {}
+_NO_CARDS: list = []  # the same for an empty play
 
 
 def observation_type(rules: "Ruleset") -> type[RecordObservation]:
     """The record type of this ruleset's observations: `KEYS` plus the keys only some rulesets have."""
     extra: tuple[str, ...] = ()
-    if rules.blind:  # face-down cards as ?? and the top's claim, never the real card
-        extra += ("claim",)
-    if rules.return_window:  # a seat out of cards that can still be brought back (Prší 7♥)
-        extra += ("returning",)
-    if rules.ladder:  # seats out of this hand (in order) and lost hands (Faraón)
-        extra += ("finished", "losses")
-    if rules._forced_view:  # the drawn card that is the seat's only play (its own view only)
-        extra += ("forced",)
-    if rules._accusable_view:  # B-8: who can still be accused in this turn
-        extra += ("accusable",)
+    getters = []
+    for condition, keys, values in _EXTRAS:
+        if condition(rules):
+            extra += keys
+            getters.append(values)
+    if len(getters) == 1:
+        (values,) = getters
+    else:
+        def values(state: "SheddingState", seat: int | None) -> tuple:
+            return tuple(value for get in getters for value in get(state, seat))
     kind = RecordObservation.record_type(KEYS + extra)
+    object.__setattr__(rules, "_extra_values", values)
     object.__setattr__(rules, "_observation_type", kind)
     return kind
 
@@ -75,19 +80,48 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.active_suit,
         state.suit_kind,
         _pending(state) if state.pending_draw or state.pending_skip else _NOTHING_PENDING,
-        phase if phase == "cover" or phase == "follow" else None,
+        phase if phase == "cover" or phase == "follow" else "finish-word" if state.going_out else None,
         state.drawn,
         state.called == 1,
-        None if window is None else {"offender": window["offender"], "called": window["called"]},
+        None if window is None else {"offender": window["offender"], "called": window["called"],
+                                     "queue": window["queue"][:], "next": window["next"]},
         state.hand_number,
         state.dealer,
         state.last_hand,
+        # the play's cards still on the pile (a recycle during the play took the others back)
+        (state.combo[-len(discard):] if state.combo else _NO_CARDS),
+        state.opening,
+        _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
+        state.offender,
+        state.called == 2,
+        state.forced is not None,  # the seat must play the card it drew (which one: `forced`, its own view)
+        state.idle,
+        state.decisions,
     )
-    if rules._extra_view:
-        values = _extra(state, values)
     observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
+    if rules._extra_view:
+        if rules.blind:  # face-down cards as ??
+            values = values[:7] + (blind.shown_discard(state),) + values[8:]
+        values += rules._extra_values(state, seat)
     observation._data = values
     return observation
+
+
+#: Decisions after which the next seat is already settled (the turn's play is over).
+_NEXT_KNOWN = frozenset({"call", "accuse", "suit", "target", "finish-bonus"})
+
+
+def _next_seat(state: "SheddingState", phase: str) -> int | None:
+    """Who takes the next turn once this decision is made (may be the same seat again)."""
+    if phase == "call":
+        return state.next_seat
+    if phase == "accuse":
+        return state.window["next"]
+    if phase == "finish-bonus":
+        return None  # the hand ends
+    if state.advance == 0:  # the chooser plays on (a starter's suit named by the next seat, a 2-seat reversal)
+        return state.current
+    return state._step(state.current, state.advance + state.blind_skip)
 
 
 def _pending(state: "SheddingState") -> dict:
@@ -99,21 +133,24 @@ def _pending(state: "SheddingState") -> dict:
     return pending
 
 
-def _extra(state: "SheddingState", values: tuple) -> tuple:
-    """The values of the keys only some rulesets have (see `observation_type`)."""
-    rules = state.rules
-    extra: tuple = ()
-    if rules.blind:
-        values = values[:7] + (blind.shown_discard(state),) + values[8:]
-        extra += (blind.claim_view(state),)
-    if rules.return_window:
-        extra += (state.returning,)
-    if rules.ladder:
-        extra += (list(state.finished), list(state.losses))
-    if rules._forced_view:
-        extra += (state.forced if values[1] == state.current else None,)
-    if rules._accusable_view:
-        # public: everyone heard whether the offender called; {"offender", "guilty"} or None
-        accusable = state.accusable
-        extra += (None if accusable is None else {"offender": accusable[0], "guilty": accusable[1]},)
-    return values + extra
+#: The keys only some rulesets have: (does the ruleset have them, the keys, their values in a state).
+_EXTRAS = (
+    # face-down cards as ?? and the top's claim, never the real card; a doubter's lost turn
+    (lambda r: r.blind, ("claim", "blind_skip"), lambda s, _: (blind.claim_view(s), s.blind_skip)),
+    # a seat out of cards that can still be brought back (Prší 7♥), and the turns left before it has won
+    (lambda r: r.return_window, ("returning", "return_wait"), lambda s, _: (s.returning, s.return_wait)),
+    # seats out of this hand (in order) and lost hands (Faraón)
+    (lambda r: r.ladder, ("finished", "losses"), lambda s, _: (list(s.finished), list(s.losses))),
+    # who a "previous seat" card makes draw (B-14 alternative)
+    (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s, _: (s.last_discarder,)),
+    # a failed follow obligation passed on after a window (C-8 alternative)
+    (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s, _: (s.carry_follow,)),
+    # cards drawn so far paying a debt that a drawn card can still answer
+    (lambda r: r.has_rescue, ("paying",), lambda s, _: (s.paying,)),
+    # the drawn card that is the seat's only play (C-4 after_draw_play, a cover drawn for, a rescue): its
+    # holder's view only (`must_play_drawn` tells the others there is one)
+    (lambda r: r._forced_view, ("forced",), lambda s, seat: (s.forced if seat == s.current else None,)),
+    # B-8: who can still be accused in this turn; public: everyone heard whether the offender called
+    (lambda r: r._accusable_view, ("accusable",),
+     lambda s, _: (None if s.accusable is None else {"offender": s.accusable[0], "guilty": s.accusable[1]},)),
+)

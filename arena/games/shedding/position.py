@@ -71,7 +71,7 @@ def to_position(state) -> dict[str, Any]:
         position["going_out"] = state.going_out
     if state.rules.call is not None and state.rules.call.accuse_in_next_turn:  # B-8: [offender, guilty]
         position["accusable"] = None if state.accusable is None else list(state.accusable)
-    if _has_rescue(state.rules):  # cards drawn so far paying a debt that can be rescued
+    if state.rules.has_rescue:  # cards drawn so far paying a debt that can be rescued
         position["paying"] = state.paying
     if state.rules.ladder:
         position["losses"] = list(state.losses)
@@ -99,10 +99,6 @@ def _accusable(position: Mapping[str, Any], rules: Ruleset, phase: str, current,
         raise PositionError(f"'accusable' must be [offender seat (not the current one), guilty true/false] "
                             f"in the turn phase, not {value!r}")
     return (value[0], value[1])
-
-
-def _has_rescue(rules: Ruleset) -> bool:
-    return any(rule.rescue_first_k for rule in rules.rules_by_card.values())
 
 
 _int = checks.integer
@@ -195,7 +191,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     if phase == "call" and (rules.call is None or len(hands[current]) != (0 if going_out else 1)):
         raise PositionError("a call position needs a ruleset with calls and a one-card hand (empty when going out)")
     paying = _int(position, "paying", 0, 0)
-    if paying and not _has_rescue(rules):
+    if paying and not rules.has_rescue:
         raise PositionError(f"{rules.name} has no rescue while paying a debt: 'paying' does not apply")
     if phase == "rescue" and (not paying or forced is None):
         raise PositionError("a rescue position needs 'paying' (cards drawn so far) and 'forced' (the drawn answer)")
@@ -284,6 +280,8 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
         raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
     state._legal = None
+    state.log = None  # a restored state records nothing until asked (`record_events`), from a `start` event
+    state.fresh = False
     if not over:
         state._settle()
         state._legal = None

@@ -10,7 +10,7 @@ object can be shared by every state that uses the same options.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from arena.games import cards as _cards
 
@@ -221,9 +221,12 @@ class Ruleset:
     _visible_from: int = _derived()
     _ladder: bool = _derived()
     _extra_view: bool = _derived()
+    #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
+    has_rescue: bool = _derived()
     _forced_view: bool = _derived()
     _accusable_view: bool = _derived()
     _observation_type: type | None = _derived()
+    _extra_values: Any = _derived()  # (state, seat) -> the values of the ruleset's own observation keys (observation.py)
     _decision_cap: int = _derived()
     _playable: dict = _derived()
     _playable_plain: dict = _derived()
@@ -256,8 +259,6 @@ class Ruleset:
         # B-8 (Online Mau-Mau): who can still be accused in the next player's turn is public and decides its
         # legal actions, so its observation says so (`accusable`).
         object.__setattr__(self, "_accusable_view", self.call is not None and self.call.accuse_in_next_turn)
-        object.__setattr__(self, "_extra_view",
-                           self.blind or self.return_window or self._ladder or forced_view or self._accusable_view)
         object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
         # Compared after every decision: the limit, or a count no game reaches when there is none.
         object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
@@ -269,6 +270,11 @@ class Ruleset:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "rules_by_card", rules)
         object.__setattr__(self, "rule", rules.__getitem__)
+        object.__setattr__(self, "has_rescue", any(rule.rescue_first_k for rule in rules.values()))
+        # Whether the observation has keys beyond the common ones (observation.observation_type).
+        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder
+                           or self.previous_seat == "discarder" or self.follow_fail == "pass"
+                           or self.has_rescue or self._forced_view or self._accusable_view)
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}

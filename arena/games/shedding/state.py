@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.base import Action, GameError, GameState, Result
+from arena.games.base import Action, GameError, GameState, PublicEvent, Result
 from arena.games.shedding import actions as A
-from arena.games.shedding import blind, effects
+from arena.games.shedding import blind, effects, events
 from arena.games.shedding.legal import legal_actions, legal_on_top, phase_actions, playable_cards, turn_actions
 from arena.games.shedding.observation import observe
 from arena.games.shedding.rules import Ruleset
@@ -57,11 +57,15 @@ class SheddingState(GameState):
         "advance", "window", "going_out", "paying", "accusable",
         # the legal list of the decision under way, until an action is applied
         "_legal",
+        # the public events: `log` while recording (None: not asked, nothing recorded); `fresh`: built by
+        # the constructor (not restored), so `record_events` can replay the deal with a log
+        "log", "fresh",
     )
 
     # -- construction -------------------------------------------------------------
 
-    def __init__(self, rules: Ruleset, options: dict[str, Any], players: int, seed: int) -> None:
+    def __init__(self, rules: Ruleset, options: dict[str, Any], players: int, seed: int,
+                 log: "list[PublicEvent] | None" = None) -> None:
         self.rules = rules
         self.ruleset = rules.name
         self.options = options
@@ -83,6 +87,8 @@ class SheddingState(GameState):
         self.reason = ""
         self.last_hand: dict | None = None
         self._legal: list | None = None
+        self.log = log  # a list only for `record_events`, which deals the same game again to record it
+        self.fresh = True
         self._deal()
         self._settle()
 
@@ -146,10 +152,14 @@ class SheddingState(GameState):
         self._reset_turn()
         self.current: int | None = self.dealer
         self.opening = True
+        if self.log is not None:
+            events.dealt(self, self.log)
         if rules.opening == "hand_card":
             card = self.hands[self.dealer].pop()
         else:
             card = stock.pop()
+        if self.log is not None:
+            events.opened(self, card, rules.opening == "hand_card")
         self._place(card, from_hand=False)
 
     # -- contract -----------------------------------------------------------------
@@ -187,6 +197,8 @@ class SheddingState(GameState):
             return
         self._legal = None
         verb = action.verb
+        if self.log is not None:
+            events.action(self, action)
         if verb == "play":
             card = action.args[0]
             phase = self.phase
@@ -324,6 +336,25 @@ class SheddingState(GameState):
     #: The contract's ``observation(seat)``, bound directly: one call fewer at every decision.
     observation = observe
 
+    def record_events(self) -> list[PublicEvent]:
+        log = self.log
+        if log is None:
+            if self.fresh and self.decisions == 0:  # the same deal again, recorded (the seed decides it)
+                log = self.log = SheddingState(self.rules, self.options, self.players, self.seed, log=[]).log
+            else:
+                log = self.log = [events.start(self)]
+        return log
+
+    @property
+    def events(self) -> list[PublicEvent] | None:
+        return self.log
+
+    def public_text(self, action: "Action | str") -> str:
+        parsed = Action.parse(action)
+        if parsed.verb == "blind" and len(parsed.args) == 2:
+            return f"blind ?? {parsed.args[1]}"
+        return str(parsed)
+
     def result(self) -> Result:
         if not self.is_over:
             raise GameError("the game is still running; there is no result yet")
@@ -351,6 +382,7 @@ class SheddingState(GameState):
         new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
         new.last_hand = None if self.last_hand is None else dict(self.last_hand)
         new._legal = None
+        new.log = None
         return new
 
     # -- helpers ------------------------------------------------------------------
@@ -836,6 +868,8 @@ class SheddingState(GameState):
                 legal = legal_actions(self)
                 if len(legal) != 1 or legal[0] != A.ACCEPT:
                     return
+                if self.log is not None:
+                    events.forced_accept(self)
                 self._accept()
             else:
                 return
@@ -893,6 +927,8 @@ class SheddingState(GameState):
         self.scores = scores
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "losers": list(losers)}
         self.reason = reason
+        if self.log is not None:
+            events.hand_scored(self)
         if len(alive) <= 1 or reason == "decision-limit":
             self._end_game()
             return
@@ -932,6 +968,8 @@ class SheddingState(GameState):
         self.scores = scores
         self.last_hand = {"hand": self.hand_number, "winner": winner, "reason": reason, "points": points}
         self.reason = reason
+        if self.log is not None:
+            events.hand_scored(self)
         if rules.match == "limit":
             done = max(self.scores) > rules.limit
         elif rules.match == "series":
@@ -953,6 +991,8 @@ class SheddingState(GameState):
         self.is_over = True
         self.current = None
         self.phase = "over"
+        if self.log is not None:
+            events.game_over(self)
         self.forced = None
         self.window = None
         self.accusable = None

@@ -180,13 +180,18 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
         raise WorldError(f"an observation is a mapping, not {type(observation).__name__}")
     if not isinstance(view, dict):
         raise WorldError(f"an observation is a mapping, not {type(view).__name__}")
-    if "seats" in view and not isinstance(view.get("players"), int):
-        # The SDK's form (sdk.Observation): the seat views replace the engine's player count.
-        view["players"] = len(view.pop("seats"))
+    if "seats" in view:
+        # The SDK's form (sdk.Observation): the seat views, statuses and names are the SDK's own keys.
+        seats = view.pop("seats")
+        if not isinstance(view.get("seat_count"), int):
+            view["seat_count"] = len(seats)
         view.pop("statuses", None)
+        view.pop("names", None)
+    if not isinstance(view.get("seat_count"), int) and isinstance(view.get("players"), int):
+        view["seat_count"] = view["players"]  # the engines' name for it before 0.2
     if view.get("ruleset") != ruleset:
         raise WorldError(f"this is an observation of {view.get('ruleset')!r}, not of {ruleset!r}")
-    players = view.get("players")
+    players = view.get("seat_count")
     info.check_players(players)
     seat = view.get("seat")
     if seat is not None and (not isinstance(seat, int) or not 0 <= seat < players):

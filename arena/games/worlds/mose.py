@@ -74,6 +74,10 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
             "queue": [s for s in ((current + i) % players for i in range(1, players)) if s != turn],
             "acted": False,
         }
+    if view.get("window") is not None:  # the observation has the window since 0.2
+        position["window"] = {"queue": list(view["window"]["queue"]), "acted": bool(view["window"]["acted"])}
+    if "turns" in view:
+        position["turns"] = view["turns"]
     if phase == "place":
         position["pending"] = {"card": view["table"][0], "back": "react" if reacting else "play"}
     pickup = view.get("last_pickup")
@@ -81,7 +85,8 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         held = hands[pickup["seat"]]
         count = min(pickup["count"], len(held))
         position["last_pickup"] = {
-            "seat": pickup["seat"], "source": pickup["source"], "cards": rng.sample(held, count), "by": None,
+            "seat": pickup["seat"], "source": pickup["source"], "cards": rng.sample(held, count),
+            "by": pickup.get("by"),
         }
     if phase == "over":
         position["current"] = None

@@ -80,7 +80,12 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         "suit_kind": view.get("suit_kind"),
         "pending": {"draw": pending.get("draw", 0), "skip": pending.get("skip", 0)},
         "drawn": bool(view.get("drawn")),
-        "called": 1 if view.get("called") else 0,
+        "called": 1 if view.get("called") else 2 if view.get("false_call") else 0,
+        # the turn under way and the public counters (the observation has them all since 0.2)
+        "opening": bool(view.get("opening", False)),
+        "offender": view.get("offender"),
+        "idle": view.get("idle", 0),
+        "decisions": view.get("decisions", 0),
         "hand_number": view.get("hand_number", 1),
         "dealer": view.get("dealer", 0),
         "last_hand": view.get("last_hand"),
@@ -104,25 +109,46 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         offender = window["offender"]
         queue = [(offender + direction * i) % players for i in range(1, players)]
         queue = queue[queue.index(current):] if current in queue else [current]
-        position["window"] = {"offender": offender, "queue": queue, "next": (offender + direction) % players,
+        position["window"] = {"offender": offender, "queue": list(window.get("queue", queue)),
+                              "next": window.get("next", (offender + direction) % players),
                               "called": bool(window.get("called"))}
         position["going_out"] = finish_word and not hands[offender]
     if phase == "call":
         position["going_out"] = finish_word and not hands[current]
+        if view.get("next_seat") is not None:
+            position["next_seat"] = view["next_seat"]
     if phase == "combo":
         position["combo"] = [position["discard"][-1]]
+    if view.get("this_play"):
+        position["combo"] = list(view["this_play"])
+    next_seat = view.get("next_seat")
+    if phase in ("suit", "target") and next_seat is not None and current is not None:
+        # how many seats on the turn moves once the decision is made (0: the same seat again)
+        out = set(view.get("finished") or ())
+        if view.get("returning") is not None:
+            out.add(view["returning"])
+        steps, seat = 0, current
+        while seat != next_seat and steps <= players:  # seats out of the hand take no turn
+            seat = (seat + direction) % players
+            steps += seat not in out
+        position["advance"] = min(2, max(0, steps - view.get("blind_skip", 0)))
+    for key in ("blind_skip", "return_wait", "last_discarder", "carry_follow", "paying"):
+        if key in view:
+            position[key] = view[key]
     accusable = view.get("accusable")  # B-8: the accusation window open into this turn (public)
     if accusable:
         position["accusable"] = [accusable["offender"], accusable["guilty"]]
     forced = view.get("forced")  # shown to the seat that drew it only
     if forced is not None:
         position["forced"] = forced
+    elif view.get("must_play_drawn") and phase != "rescue" and hands[current]:
+        position["forced"] = hands[current][-1]  # another seat's drawn card: one of its hand
     if phase == "rescue":
         if forced is None:  # another seat's drawn answer: any card of its hand that answers the debt
             answers = ruleset.rule(position["discard"][-1]).stack_with
             candidates = [c for c in hands[current] if c[0] in answers or c in answers] or hands[current]
             position["forced"] = rng.choice(candidates)
-        position["paying"] = 1
+        position["paying"] = view.get("paying", 1)
     if "returning" in view:
         position["returning"] = view["returning"]
     if ruleset.ladder:

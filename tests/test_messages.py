@@ -1,4 +1,4 @@
-"""The decision path's conversion (`arena.server.convert`): one constructor call, same message."""
+"""The decision path's conversion (`arena.messages`): one constructor call, same message."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arena import games
-from arena.server import convert
+from arena import messages as convert
 from sdk.wire import pb
 
 
@@ -53,7 +53,7 @@ def _reference_turn(observation, legal, names) -> bytes:
     """The conversion as the protocol describes it, written plainly from the ``data`` mapping."""
     data = dict(observation.data)
     sizes, scores, statuses = data.get("hand_sizes") or [], data.get("scores") or [], data.get("statuses") or []
-    count = data["players"] if isinstance(data.get("players"), int) else len(data["players"])
+    count = data["seat_count"]
     seats = [pb.SeatView(seat=i, name=names[i], hand_size=sizes[i] if i < len(sizes) else 0,
                                      score=scores[i] or 0 if i < len(scores) else 0,
                                      status=statuses[i] if i < len(statuses) else "active")
@@ -94,7 +94,7 @@ def test_turn_bytes_match_a_plain_conversion_of_the_data_for_seats_and_spectator
 def test_a_record_observation_is_converted_without_building_its_data_dict():
     from arena.games.base import RecordObservation
 
-    class Record(RecordObservation.record_type(("ruleset", "seat", "players", "hand", "extra"))):
+    class Record(RecordObservation.record_type(("ruleset", "seat", "seat_count", "hand", "extra"))):
         __slots__ = ()
 
         @property
