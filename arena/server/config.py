@@ -73,6 +73,8 @@ class ServerConfig:
     #: Those refusals (made without a check) are answered after this delay, at most this many at once.
     auth_refusal_delay_s: float = 5.0
     auth_refusals_held: int = 256
+    #: A session away when its last game ended stays resumable this long, to be told the results.
+    resume_keep_s: float = 60.0
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
     finished_games_kept: int = 500         # finished games ListGames still shows
     spectate_finished_kept: int = 50       # finished games Spectate still replays in full

@@ -133,7 +133,7 @@ class RemoteSeat:
             trio.lowlevel.reschedule(task)
 
     async def game_ended(self, end: GameEnd) -> None:
-        self.session.send(pb.ArenaMessage(game_ended=game_ended_to_pb(end.outcome, self.game_id)))
+        self.session.send_result(pb.ArenaMessage(game_ended=game_ended_to_pb(end.outcome, self.game_id)))
         self.release()
 
     async def wait_reconnected(self, timeout_s: float) -> bool:

@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+import time
 import threading
 from collections import deque
 from dataclasses import dataclass
@@ -108,6 +109,10 @@ class Outbox:
         return self._items.popleft()
 
 
+#: Results kept for one away session at most (a bot plays at most `max_games` at once).
+MAX_UNDELIVERED = 64
+
+
 class Connection:
     """One Play stream's outgoing side: a queue the gRPC handler drains in order."""
 
@@ -176,6 +181,10 @@ class BotSession:
         self.seats: set["RemoteSeat"] = set()
         self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat
         self._last_wire_id = 0
+        #: GameEnded messages of games that ended while the bot was away, delivered when it resumes
+        #: (a bot must learn every result it played for); kept until `keep_until` (monotonic time).
+        self.undelivered: list[pb.ArenaMessage] = []
+        self.keep_until = 0.0
 
     @property
     def connected(self) -> bool:
@@ -205,6 +214,12 @@ class BotSession:
         if connection is None:
             return False
         return connection.send(message)
+
+    def send_result(self, message: pb.ArenaMessage) -> None:
+        """A GameEnded: sent now, or kept for a resume within the reconnect window if the bot is away."""
+        if not self.send(message) and len(self.undelivered) < MAX_UNDELIVERED:
+            self.undelivered.append(message)
+            self.keep_until = time.monotonic() + self.hub.config.resume_keep_s
 
     def info(self) -> SessionInfo:
         return SessionInfo(
@@ -355,6 +370,7 @@ class Hub:
         """
         if self.shutting_down:
             raise HelloRefused("SHUTTING_DOWN", "the arena is shutting down")
+        self._sweep_kept()
         if terms.resume_session and terms.resume_secret:
             old = self.by_id.get(terms.resume_session)
             if old is not None and old.name == terms.name:
@@ -399,6 +415,9 @@ class Hub:
         session.capacity = max(session.capacity, terms.capacity)
         self.by_name[session.name] = session
         self._welcome(session)
+        undelivered, session.undelivered = session.undelivered, []
+        for message in undelivered:  # results of games that ended while it was away
+            session.send(message)
         for seat in list(session.seats):
             self.to_trio(seat.on_reconnect)
         log.info("%s resumed its session from %s", session.name, connection.peer)
@@ -421,7 +440,7 @@ class Hub:
         session.connection = None
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
-        if not session.seats:
+        if not session.seats and not self._keeps(session):
             self.by_id.pop(session.id, None)
         for seat in list(session.seats):
             self.to_trio(seat.on_disconnect)
@@ -447,9 +466,21 @@ class Hub:
             session.busy = max(0, session.busy - 1)
         for wire_id in [w for w, s in session.requests.items() if s is seat]:
             del session.requests[wire_id]
-        if not session.connected and not session.seats:
+        if not session.connected and not session.seats and not self._keeps(session):
             self.by_id.pop(session.id, None)
         self._fire_changed()
+
+    def _keeps(self, session: BotSession) -> bool:
+        """Whether an away session with no game stays resumable: it holds results not yet delivered.
+
+        Such sessions are forgotten once their window has passed (swept at each admission), so a bot
+        that never comes back costs a few messages for `resume_keep_s` at most.
+        """
+        return bool(session.undelivered) and time.monotonic() < session.keep_until
+
+    def _sweep_kept(self) -> None:
+        for session in [s for s in self.by_id.values() if not s.connected and not s.seats and not self._keeps(s)]:
+            self.by_id.pop(session.id, None)
 
     def sessions(self) -> list[SessionInfo]:
         return [s.info() for s in sorted(self.by_name.values(), key=lambda s: s.name) if s.connected]

@@ -69,3 +69,37 @@ def test_a_bot_that_keeps_dropping_and_resuming_is_struck_forfeits_and_the_game_
     # the documented bound: the flapper's share plus the other bot's (it answers at once, a few ms each)
     bound_s = (max_seat_wait_ms(CONTROL, flapper.decisions) + max_seat_wait_ms(CONTROL, other.decisions)) / 1000
     assert elapsed <= bound_s, (elapsed, bound_s)
+
+
+def test_a_bot_away_when_its_game_ends_is_told_the_result_when_it_resumes(toy):
+    """The game ends while the bot is away (it forfeits on its clock); resuming, it still learns the result."""
+    from server_helpers import serve
+
+    quick = TimeControl(move_ms=200, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=1, reconnect_ms=3000)
+
+    async def director(handle):
+        bot = RawBot(handle.port, hello("leaver"))
+        welcome = (await blocking(bot.recv_kind, "welcome")).welcome
+        other = AutoBot(handle.port, "other")
+        await handle.wait_for_sessions(["leaver", "other"], timeout_s=10)
+        async with trio.open_nursery() as nursery:
+            outcome: list = []
+
+            async def play():
+                outcome.append(await handle.play_game(toy, {"hand": 3}, SEED, ["leaver", "other"], quick,
+                                                      game_id="g-away"))
+
+            nursery.start_soon(play)
+            await blocking(bot.recv_kind, "game_started")
+            bot.close()  # away before its first decision, and it stays away until the game is over
+        back = RawBot(handle.port, resume_hello("leaver", welcome))
+        messages = [await blocking(back.recv_kind, "welcome"), await blocking(back.recv_kind, "game_ended", 5)]
+        back.close()
+        await blocking(other.wait)
+        return outcome[0], messages
+
+    outcome, (welcomed, ended) = serve(director)
+    assert outcome.status == "finished" and outcome.seats[0].forfeited
+    assert welcomed.welcome.session_id  # the session was resumed, not a new one refused
+    assert ended.game_ended.game_id == "g-away"
+    assert [r.name for r in ended.game_ended.results if r.placement == 1] == ["other"]
