@@ -32,7 +32,7 @@ class SqliteBackend(Backend):
             Path(self.name).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.name, timeout=30, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _set_wal(self._db)
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as error:
@@ -94,3 +94,23 @@ class SqliteBackend(Backend):
         if self._lock_file is not None:
             self._lock_file.close()  # closing the file releases the lock
             self._lock_file = None
+
+
+def _set_wal(db: sqlite3.Connection, attempts: int = 50) -> None:
+    """Switch to WAL, retrying while another process holds the lock.
+
+    Changing the journal mode of a database that another connection is
+    creating at the same moment can fail with "database is locked" at once,
+    without SQLite's busy timeout: several processes opening a new database
+    together (a server and its readers) must not fail on that.
+    """
+    import time
+
+    for attempt in range(attempts):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))  # back off: the other process finishes its set-up in milliseconds
