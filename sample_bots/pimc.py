@@ -116,15 +116,24 @@ class Searcher:
         start_scores = list(start_scores) if start_scores else None
         totals = [0.0] * len(legal)
         texts = [str(a) for a in legal]
+        counted = 0
         for _ in range(self.budget.worlds):
             world = sampler.sample(rng)
             rollout_seed = rng.getrandbits(32)
-            for k, text in enumerate(texts):
-                trial = world.clone()
-                trial.apply(text)
-                self.rollout(trial, random.Random(rollout_seed))
-                totals[k] += evaluate(trial, seat, start_scores, self.points, self.lower_is_better)
-        return [t / max(1, self.budget.worlds) for t in totals]
+            try:
+                values = [self.trial(world, text, seat, start_scores, random.Random(rollout_seed)) for text in texts]
+            except Exception:  # an engine error in a sampled world (a world-sampling gap): drop the world
+                continue
+            counted += 1
+            totals = [t + v for t, v in zip(totals, values)]
+        return [t / max(1, counted) for t in totals]
+
+    def trial(self, world, text: str, seat: int, start_scores, rng: random.Random) -> float:
+        """The value for `seat` of playing `text` in `world` and rolling out."""
+        trial = world.clone()
+        trial.apply(text)
+        self.rollout(trial, rng)
+        return evaluate(trial, seat, start_scores, self.points, self.lower_is_better)
 
     def rollout(self, state, rng: random.Random) -> None:
         """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""
