@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arena import games
-from arena.server import convert
+from arena import messages as convert
 from sdk import Turn
 
 from tests.sdk.test_sample_bots import load, start
