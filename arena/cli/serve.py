@@ -19,7 +19,8 @@ from arena.cli.db import add_db_argument, open_db
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
-DEMO_BOTS = (("random_bot", "random"), ("greedy_bot", "greedy"), ("tactician", "tactician"), ("random_bot", "random-2"))
+DEMO_BOTS = (("random_bot", "random"), ("greedy_bot", "greedy"), ("tactician", "tactician"), ("random_bot", "random-2"),
+             ("searcher", "searcher"))
 SAMPLE_BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 
 

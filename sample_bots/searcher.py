@@ -1,0 +1,86 @@
+"""The searcher: determinized Monte-Carlo search (PIMC) with the tactician as its rollout policy.
+
+At each decision with more than one legal action it samples worlds consistent with what it sees,
+tries every legal action in each, lets every seat play on as the tactician would (to the end of
+the hand, or `--depth` decisions), and keeps the action with the best mean outcome.  The budget
+is a count (`--worlds`, `--depth`), not wall time, so the bot is equally strong on every
+machine; `--worlds 0` plays the tactician.  See `pimc.py` for the search itself.
+
+Needs the arena package (`pip install -e .` from the repository) besides the SDK.
+"""
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, wherever it is run from
+
+from pimc import Budget, Searcher  # noqa: E402
+from tactician import Tactician  # noqa: E402
+
+from sdk import Bot, Facts, run  # noqa: E402
+
+#: Worlds per decision and rollout cap: about 100 ms a decision on the reference machine
+#: (scripts/searcher_timing.py).  Shorter hands (Mau-Mau) afford more worlds; Mose and DD MAU
+#: rollouts are cut short (their engines are 10-20 times slower) and scored by the cards held.
+DEFAULT_BUDGETS = {"moumou": Budget(worlds=24, depth=60), "maumau": Budget(worlds=36, depth=60),
+                   "maumau-online": Budget(worlds=20, depth=60), "mose": Budget(worlds=10, depth=12),
+                   "ddmau": Budget(worlds=16, depth=16)}
+SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
+
+
+def default_budget(ruleset):
+    return DEFAULT_BUDGETS.get(ruleset, SHEDDING_BUDGET)
+
+
+class SearchBot(Bot):
+    name = "searcher"
+
+    def __init__(self, worlds=None, depth=None, seed=None):
+        self.worlds = worlds
+        self.depth = depth
+        self.seed = seed
+        self.policy = Tactician()  # plays the forced and budget-0 decisions
+        self.games = {}  # game id -> (Searcher, rng)
+
+    def budget(self, ruleset):
+        base = default_budget(ruleset)
+        return Budget(worlds=base.worlds if self.worlds is None else self.worlds,
+                      depth=base.depth if self.depth is None else self.depth)
+
+    def on_game_start(self, game):
+        self.policy.on_game_start(game)
+        facts = game.facts or Facts({})
+        points = {card: info.get("points", 0) for card, info in (facts.data.get("cards") or {}).items()}
+        rollout = Tactician()  # one per game: games may overlap, with other facts
+        rollout.facts["rollout"] = facts  # the rollouts' turns carry the game id "rollout"
+        searcher = Searcher(game.ruleset, game.options, rollout.act, self.budget(game.ruleset), points)
+        seed = self.seed if self.seed is not None else random.randrange(2**32)
+        self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"))
+
+    def on_game_end(self, game, result):
+        self.policy.on_game_end(game, result)
+        self.games.pop(game.game_id, None)
+
+    def act(self, turn):
+        entry = self.games.get(turn.game_id)
+        if entry is None or len(turn.legal) == 1 or entry[0].budget.worlds <= 0:
+            return self.policy.act(turn)
+        searcher, rng = entry
+        return searcher.choose(turn.observation, turn.legal, rng)
+
+
+def parse_budget(argv):
+    """The budget flags (`--worlds`, `--depth`, `--search-seed`); the SDK's flags pass through."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--worlds", type=int, default=None, help="worlds sampled per decision")
+    parser.add_argument("--depth", type=int, default=None, help="rollout cap in decisions")
+    parser.add_argument("--search-seed", type=int, default=None, help="seed of the search's randomness")
+    return parser.parse_known_args(argv)
+
+
+if __name__ == "__main__":
+    budget, rest = parse_budget(sys.argv[1:])
+    sys.argv[1:] = rest
+    run(SearchBot(budget.worlds, budget.depth, budget.search_seed), name="searcher")

@@ -1,0 +1,80 @@
+"""Time the sample searcher bot's decisions against the tactician's, per ruleset, in the same run.
+
+    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N]
+
+Plays games with the searcher in seat 0 and tacticians elsewhere (engine only, no server) and
+prints the mean and 90th percentile time per searched decision (more than one legal action),
+and the ratio to the tactician's time on the same decisions.
+"""
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "sample_bots"))
+sys.path.insert(0, str(ROOT))
+
+from searcher import SearchBot  # noqa: E402
+from tactician import Tactician  # noqa: E402
+
+from arena import games  # noqa: E402
+from arena.match.seat import GameStart  # noqa: E402
+from arena.match.timecontrol import TimeControl  # noqa: E402
+from arena import messages as convert  # noqa: E402
+from sdk import GameInfo, Turn  # noqa: E402
+
+PLAYERS = {"moumou": 2, "maumau": 2, "maumau-online": 4, "mose": 4, "ddmau": 4}
+OPTIONS = {"ddmau": {"max_hands": 1}}
+
+
+def start(bot, ruleset, players, options):
+    names = tuple(f"p{i}" for i in range(players))
+    message = convert.game_started_to_pb(GameStart("g", ruleset, options, 0, names, TimeControl()))
+    bot.on_game_start(GameInfo.from_pb(message))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rulesets", default=",".join(PLAYERS))
+    parser.add_argument("--decisions", type=int, default=30, help="searched decisions per ruleset")
+    parser.add_argument("--worlds", type=int, default=None)
+    parser.add_argument("--depth", type=int, default=None)
+    args = parser.parse_args()
+    for ruleset in args.rulesets.split(","):
+        players = PLAYERS.get(ruleset, 2)
+        options = OPTIONS.get(ruleset, {})
+        bot, reference, other = SearchBot(args.worlds, args.depth, seed=1), Tactician(), Tactician()
+        times, ref_times, seed = [], [], 0
+        while len(times) < args.decisions and seed < 50:
+            state = games.new_game(ruleset, players, seed, **options)
+            for b in (bot, reference, other):
+                start(b, ruleset, players, options)
+            seed += 1
+            while not state.is_over and len(times) < args.decisions:
+                legal = state.legal_actions()
+                seat = state.current
+                message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 1000, 1000,
+                                                     [f"p{i}" for i in range(players)])
+                turn = Turn.from_pb(message)
+                if seat == 0 and len(legal) > 1:
+                    t0 = time.perf_counter()
+                    choice = bot.act(turn)
+                    times.append(time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    reference.act(turn)
+                    ref_times.append(time.perf_counter() - t0)
+                else:
+                    choice = other.act(turn)
+                state.apply(legal[turn.index_of(choice)])
+        mean, ref = statistics.mean(times), statistics.mean(ref_times)
+        p90 = sorted(times)[int(0.9 * (len(times) - 1))]
+        print(f"{ruleset:14} {len(times):4} decisions  searcher mean {1000 * mean:7.1f} ms  p90 {1000 * p90:7.1f} ms"
+              f"  tactician {1000 * ref:6.3f} ms  ratio {mean / ref:8.0f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""The sample searcher (PIMC over sampled worlds): legal play in every ruleset, a deterministic
+choice for a fixed seed and budget, and search that finds what its rollout policy misses."""
+
+from __future__ import annotations
+
+import importlib
+import random
+
+import pytest
+
+from arena import games
+from arena import messages as convert
+from sdk import Turn
+
+from tests.sdk.test_sample_bots import load, start
+
+searcher_module = load("searcher")
+pimc = importlib.import_module("pimc")  # the searcher's own helper module (load() put sample_bots/ on the path)
+
+#: Options that keep a whole game short enough for the default suite.
+SHORT = {"mose": {"rounds": 1}, "ddmau": {"max_hands": 1}, "moumou": {"limit": 30}, "tschau-sepp": {"limit": 60}}
+
+
+def turn_for(state, seat, game_id="g"):
+    names = [f"p{i}" for i in range(state.players)]
+    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), 1000, 1000, names)
+    return Turn.from_pb(message)
+
+
+def start_with_options(bot, ruleset, players, options):
+    from arena.match.seat import GameStart
+    from arena.match.timecontrol import TimeControl
+    from sdk import GameInfo
+
+    names = tuple(f"p{i}" for i in range(players))
+    info = GameInfo.from_pb(convert.game_started_to_pb(GameStart("g", ruleset, options, 0, names, TimeControl())))
+    bot.on_game_start(info)
+    return info
+
+
+@pytest.mark.parametrize("ruleset", games.rulesets())
+def test_the_searcher_plays_a_whole_game_of_every_ruleset_legally_with_a_tiny_budget(ruleset):
+    info = games.ruleset_info(ruleset)
+    players = info.default_players or info.min_players
+    options = {k: v for k, v in SHORT.get(ruleset, {}).items() if k in info.options}
+    bot = searcher_module.SearchBot(worlds=1, depth=3, seed=7)
+    start_with_options(bot, ruleset, players, options)
+    rng = random.Random(3)
+    state = games.new_game(ruleset, players, 11, **options)
+    searched = 0
+    for _ in range(20000):
+        if state.is_over:
+            break
+        legal = state.legal_actions()
+        if state.current == 0:
+            turn = turn_for(state, 0)
+            searched += len(legal) > 1
+            state.apply(legal[turn.index_of(bot.act(turn))])  # index_of raises on an illegal answer
+        else:
+            state.apply(rng.choice(legal))
+    assert state.is_over, f"{ruleset} did not finish"
+    assert searched > 0
+
+
+def test_with_a_fixed_seed_and_budget_the_choice_is_deterministic():
+    state = games.new_game("maumau-online", 4, 21)
+    while len(state.legal_actions()) < 3 or state.current != 0:
+        state.apply(state.legal_actions()[-1])
+    turn = turn_for(state, 0)
+    runs = []
+    for _ in range(2):
+        bot = searcher_module.SearchBot(worlds=6, depth=20, seed=99)
+        start_with_options(bot, "maumau-online", 4, {})
+        runs.append([bot.act(turn).text for _ in range(3)])  # the bot's rng moves on between calls
+    assert runs[0] == runs[1]
+    searcher = pimc.Searcher("maumau-online", {}, lambda t: t.legal[0], pimc.Budget(worlds=6, depth=20))
+    first = searcher.values(turn.observation, turn.legal, random.Random(5))
+    assert searcher.values(turn.observation, turn.legal, random.Random(5)) == first
+    assert len(set(first)) > 1  # the values tell the actions apart
+
+
+def test_budget_zero_plays_the_tactician():
+    state = games.new_game("maumau", 2, 4)
+    bot = searcher_module.SearchBot(worlds=0, seed=1)
+    tactician = load("tactician").Tactician()
+    for b in (bot, tactician):
+        start(b, "maumau")
+    for _ in range(40):
+        if state.is_over:
+            break
+        turn = turn_for(state, state.current)
+        assert bot.act(turn).text == tactician.act(turn).text
+        state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])
+
+
+def test_the_search_goes_out_when_it_can_even_if_its_rollout_policy_would_not():
+    # Moumou with voluntary draws: a last card 9h on a 9c top. A policy that always draws never goes out; the search,
+    # trying every action, sees that playing on wins the hand sooner than drawing.
+    position = games.new_game("moumou", 2, 1, voluntary_draw=True).to_position()
+    deck = [c for place in (*position["hands"], position["discard"], position["stock"]) for c in place]
+    hands, discard = [["9h"], ["Ks", "Kd", "Qd", "8s", "7c"]], ["9c"]
+    stock = [c for c in deck if c not in {*hands[0], *hands[1], *discard}]
+    position.update(hands=hands, discard=discard, stock=stock, current=0, phase="turn",
+                    combo=[], opening=False, pending={"draw": 0, "skip": 0}, active_suit=None, suit_kind=None)
+    state = games.from_position("moumou", position, voluntary_draw=True)
+    assert {str(a) for a in state.legal_actions()} >= {"play 9h", "draw"}
+    never_plays = lambda t: next((a for a in t.legal if not a.cards), t.legal[0])  # noqa: E731
+    searcher = pimc.Searcher("moumou", {"voluntary_draw": True}, never_plays, pimc.Budget(worlds=4, depth=30))
+    legal = state.legal_actions()
+    values = dict(zip(map(str, legal), searcher.values(state.observation(0), legal, random.Random(1))))
+    assert values["play 9h"] > values["draw"]
+    assert str(searcher.choose(state.observation(0), legal, random.Random(1))) == "play 9h"
