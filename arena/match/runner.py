@@ -93,6 +93,16 @@ def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: i
     return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms) + tc.bank_ms
 
 
+def per_seat_time_controls(time_control: TimeControl | Sequence[TimeControl], seats: int) -> list[TimeControl]:
+    """One time control per seat: a single one is shared, a sequence must have one per seat."""
+    if isinstance(time_control, TimeControl):
+        return [time_control] * seats
+    controls = list(time_control)
+    if len(controls) != seats or not all(isinstance(c, TimeControl) for c in controls):
+        raise ValueError(f"time_control: one TimeControl, or one per seat ({seats}); got {time_control!r}")
+    return controls
+
+
 #: Recorder methods that fsync or rename: run in a worker thread when they are plain functions.
 _CLOSING = frozenset({"finish", "abort", "write_result", "write_abort", "seal"})
 
@@ -174,7 +184,7 @@ async def play_game(
     options: Mapping[str, Any] | None,
     seed: int,
     seats: Sequence[Seat],
-    time_control: TimeControl,
+    time_control: TimeControl | Sequence[TimeControl],
     *,
     game_id: str | None = None,
     recorder: Any = None,
@@ -187,7 +197,10 @@ async def play_game(
 ) -> GameOutcome:
     """Play one game and return its outcome; never raises because of a seat.
 
-    Bad ``ruleset``/``options``/``seed`` raise `arena.games.GameError` before
+    ``time_control`` is one `TimeControl` for every seat, or a sequence of
+    one per seat (e.g. `arena match --tc`): each seat's clock, bank, strikes
+    and reconnection window follow its own.  Bad ``ruleset``/``options``/``seed``
+    (or a sequence of the wrong length) raise before
     any seat is contacted.  ``recorder`` gets ``decision(seat, action_text,
     think_ms, timeout, strike, state_hash)`` after every applied decision and
     ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
@@ -204,13 +217,14 @@ async def play_game(
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
     """
+    controls = per_seat_time_controls(time_control, len(seats))
     state = games.new_game(ruleset, len(seats), seed, **dict(options or {}))
     game = _Game(
         ruleset=ruleset,
         seed=seed,
         state=state,
         seats=list(seats),
-        time_control=time_control,
+        time_controls=controls,
         game_id=game_id or uuid.uuid4().hex[:16],
         recorder=recorder,
         on_event=on_event,
@@ -228,7 +242,7 @@ class _Game:
     seed: int
     state: GameState
     seats: list[Seat]
-    time_control: TimeControl
+    time_controls: list[TimeControl]  # one per seat
     game_id: str
     recorder: Any
     on_event: Callable[..., Any] | None
@@ -249,7 +263,7 @@ class _Game:
         except NotImplementedError:
             pass  # an engine without public events: requests carry none
         self.books = [
-            _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_control.bank_ms))
+            _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_controls[i].bank_ms))
             for i, seat in enumerate(self.seats)
         ]
 
@@ -312,7 +326,7 @@ class _Game:
     async def _decide(self, seat_index: int) -> _Verdict:
         """Ask one seat for one decision under the time model and judge the reply."""
         state, seat, book = self.state, self.seats[seat_index], self.books[seat_index]
-        control = self.time_control
+        control = self.time_controls[seat_index]
         legal = tuple(state.legal_actions())
         observation = state.observation(seat_index)
         log = state.events
@@ -445,7 +459,7 @@ class _Game:
         think_ms = self._charge(book, spent_s, limit_ms)
         book.outcome.strikes += 1
         book.outcome.strike_reasons.append(reason)
-        max_strikes = self.time_control.max_strikes
+        max_strikes = self.time_controls[request.seat].max_strikes
         if max_strikes > 0 and book.outcome.strikes >= max_strikes:
             book.outcome.forfeited = True
         log.info("game %s: seat %d (%s) strike %d for %s: %s; default %s", self.game_id, request.seat,
@@ -456,7 +470,7 @@ class _Game:
         book = self.books[request.seat]
         await self._send_notice(seat, SeatNotice(
             self.game_id, request.request_id, verdict.strike or "error",
-            f"{verdict.detail}; strike {book.outcome.strikes} of {self.time_control.max_strikes}, "
+            f"{verdict.detail}; strike {book.outcome.strikes} of {self.time_controls[request.seat].max_strikes}, "
             f"'{verdict.action}' applied",
         ))
         if book.outcome.forfeited:
@@ -497,7 +511,7 @@ class _Game:
         async with trio.open_nursery() as nursery:
             for index, seat in enumerate(self.seats):
                 start = GameStart(self.game_id, self.ruleset, dict(self.state.options), index, players,
-                                  self.time_control)
+                                  self.time_controls[index])
                 nursery.start_soon(self._courtesy, seat.game_started, start)
 
     async def _tell_ended(self, outcome: GameOutcome) -> None:

@@ -51,6 +51,18 @@ def test_answer_within_the_limit_is_applied_and_a_late_one_gets_the_default_and_
     assert elapsed == pytest.approx(0.09 + 0.15)
 
 
+def test_each_seat_can_have_its_own_time_control():
+    slow = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=5, reconnect_ms=2000)
+    short = ScriptedSeat("short", Answer(0.2), Answer(0.2))
+    roomy = ScriptedSeat("roomy", Answer(0.2), Answer(0.2))
+    outcome, recorder, _ = play([short, roomy], [FAST, slow], start=8)
+    assert [outcome.seats[0].timeouts, outcome.seats[1].timeouts] == [2, 0]  # same think time, own limit
+    assert [d[2] for d in recorder.decisions[:4]] == [100, 200, 100, 200]
+    assert short.started[0].time_control == FAST and roomy.started[0].time_control == slow  # each hears its own
+    with pytest.raises(ValueError, match="one per seat"):
+        play([ScriptedSeat("a"), ScriptedSeat("b")], [FAST])
+
+
 def test_lateness_is_judged_by_the_answers_arrival_stamp_not_by_when_the_runner_wakes():
     stamped_in_time = ScriptedSeat("a", Answer(0.095, text="take 2", deliver_after=0.03))
     stamped_late = ScriptedSeat("b", Answer(0.105, text="take 2"))
