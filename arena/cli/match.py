@@ -23,9 +23,9 @@ import secrets
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from arena.cli import CommandError, RunFailure
 
@@ -33,7 +33,7 @@ try:  # Python 3.11+; trio brings the backport on 3.10
     from builtins import BaseExceptionGroup
 except ImportError:  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
-from arena.cli.match_bots import BotSpec, load_local_bot, parse_bot, unique_names
+from arena.cli.match_bots import BotSpec, load_local_bot, name_bots, parse_bot, time_controls, unique_names
 from arena.cli.match_processes import BotProcess, stop_all
 from arena.cli.match_result import describe_game, print_result, progress, result_record
 from arena.ladder.elo import SPRT
@@ -67,7 +67,12 @@ def register(subparsers) -> None:
         "game afresh.",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT",
-                        help="a bot: a .py file (run with this Python) or a command line in quotes")
+                        help="a bot: a .py file (run with this Python) or a command line in quotes, optionally "
+                        "named: NAME=BOT, e.g. new=v2/bot.py \"old=python v1/bot.py --style x\" (default name: "
+                        "the file's name, with -2, -3... when it repeats)")
+    parser.add_argument("--name", action="append", default=[], metavar="NAME",
+                        help="name the bots in order (repeatable: the first --name names the first BOT...); "
+                        "names are 1-32 letters, digits, '_', '.' or '-' and unique")
     parser.add_argument("--game", required=True, metavar="RULESET", help="the ruleset (see `arena rules`)")
     parser.add_argument("--games", type=_positive, default=100, metavar="N",
                         help="games to play, rounded up to whole duplicate sets (default 100)")
@@ -85,6 +90,16 @@ def register(subparsers) -> None:
     parser.add_argument("--increment-ms", metavar="MS", type=_non_negative, default=defaults.increment_ms, help=f"bank increment per decision (default {defaults.increment_ms})")
     parser.add_argument("--first-move-ms", metavar="MS", type=_non_negative, default=defaults.first_move_ms, help=f"first-move allowance (default {defaults.first_move_ms})")
     parser.add_argument("--max-strikes", metavar="N", type=_positive, default=defaults.max_strikes, help=f"strikes that forfeit a game (default {defaults.max_strikes})")
+    parser.add_argument("--tc", action="append", default=[], metavar="[NAME:]KEY=VALUE,...",
+                        help="one bot's time control, changed from the one above (repeatable), e.g. "
+                        "--tc new:move_ms=200,bank_ms=1000; KEY: move_ms, bank_ms, increment_ms, first_move_ms, "
+                        "max_strikes, reconnect_ms (the _ms may be left out); without NAME: every bot")
+    parser.add_argument("--recover", action="store_true",
+                        help="restart a bot whose process dies and go on (the game it was playing is lost by it: "
+                        "it is struck until it forfeits); without it the match stops at the first crash")
+    parser.add_argument("--log-dir", type=Path, metavar="DIR",
+                        help="keep every bot's output (stdout and stderr) in DIR/NAME.log (default: a temporary "
+                        "folder, deleted after the match unless a bot failed)")
     parser.add_argument("--replays", type=Path, metavar="DIR", help="write a replay of every game under DIR")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print a line per finished game (as cutechess-cli does)")
@@ -146,17 +161,18 @@ def choose_players(ruleset_info: Any, bots: int, requested: int | None) -> int:
     return min(bots, high)
 
 
-def check_replay_folder(folder: Path) -> None:
-    """A replay folder that cannot be written is an error before any bot starts, not a traceback mid-match."""
+def check_replay_folder(folder: Path, option: str = "--replays") -> None:
+    """A replay (or log) folder that cannot be written is an error before any bot starts, not a traceback mid-match."""
+    what = "logs" if option == "--log-dir" else "replays"
     if folder.exists() and not folder.is_dir():
-        raise CommandError(f"--replays {folder} is a file, not a folder")
+        raise CommandError(f"{option} {folder} is a file, not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / ".arena-write-test"
         probe.write_text("ok")
         probe.unlink()
     except OSError as error:
-        raise RunFailure(f"cannot write replays to {folder}: {error.strerror or error}") from None
+        raise RunFailure(f"cannot write {what} to {folder}: {error.strerror or error}") from None
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -164,7 +180,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     info = games.ruleset_info(args.game)
     options = info.resolve_options(parse_options(args.option))
-    specs = unique_names([parse_bot(text) for text in args.bots])
+    specs = name_bots([parse_bot(text) for text in args.bots], args.name)
     if len(specs) < 2:
         raise CommandError("a match needs at least two bots")
     players = choose_players(info, len(specs), args.players)
@@ -180,13 +196,21 @@ def run_command(args: argparse.Namespace) -> int:
         move_ms=args.move_ms, bank_ms=args.bank_ms, increment_ms=args.increment_ms,
         first_move_ms=args.first_move_ms, max_strikes=args.max_strikes,
     )
+    controls = time_controls(specs, time_control, args.tc)
     if args.replays is not None:
-        check_replay_folder(args.replays)
+        check_replay_folder(args.replays, "--replays")
+    if args.log_dir is not None:
+        if args.local:
+            raise CommandError("--log-dir keeps the output of bot processes; --local starts none")
+        check_replay_folder(args.log_dir, "--log-dir")
+    if args.recover and args.local:
+        raise CommandError("--recover restarts bot processes; --local starts none")
     base_seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names = [s.name for s in specs]
     plan = plan_games(names, players, args.games, base_seed)
     match = MatchRun(plan, MatchStats(names), sprt)
-    setup = MatchSetup(args.game, options, time_control, args.concurrency, args.replays, args.connect_timeout)
+    setup = MatchSetup(args.game, options, time_control, args.concurrency, args.replays, args.connect_timeout,
+                       controls, args.recover, args.log_dir)
 
     from rich.console import Console
 
@@ -205,6 +229,12 @@ def run_command(args: argparse.Namespace) -> int:
         f"{time_control.max_strikes} strikes",
         soft_wrap=True, markup=False,  # header lines stay whole in logs and pipes, whatever the paths' length
     )
+    for name, control in controls.items():
+        if control != time_control:
+            changed = ", ".join(f"{key} {value}" for key, value in control.to_dict().items()
+                                if value != getattr(time_control, key))
+            out.print(f"Time control of {printable(name)}: {changed}", soft_wrap=True, markup=False)
+    setup.say = lambda text: out.print(text, soft_wrap=True, markup=False)
     interrupted = False
     failure: CommandError | None = None
     with progress(len(plan), match, out if args.verbose else None):
@@ -243,6 +273,15 @@ class MatchSetup:
     concurrency: int
     replays: Path | None
     connect_timeout_s: float
+    controls: dict[str, TimeControl] = field(default_factory=dict)  # each bot's, by name
+    recover: bool = False
+    log_dir: Path | None = None
+    say: Callable[[str], None] = print  # a line for the user (the console `run_command` prints on)
+
+    def seat_controls(self, planned: PlannedGame) -> TimeControl | list[TimeControl]:
+        """What the runner gets: the shared control, or one per seat when a bot has its own."""
+        seated = [self.controls.get(name, self.time_control) for name in planned.seats]
+        return self.time_control if all(c == self.time_control for c in seated) else seated
 
 
 def _recorder(setup: MatchSetup, game_id: str, planned: PlannedGame, versions: dict[str, str]) -> Any:
@@ -260,53 +299,88 @@ def _recorder(setup: MatchSetup, game_id: str, planned: PlannedGame, versions: d
         "time_control": setup.time_control.to_dict(),
         "match": {"deal": planned.set_index, "rotation": planned.rotation},
     }
+    controls = setup.seat_controls(planned)
+    if not isinstance(controls, TimeControl):  # a bot with a time control of its own: every seat's, in order
+        header["seat_time_controls"] = [c.to_dict() for c in controls]
     return ReplayWriter.create(setup.replays, header)
 
 
 def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> None:
-    """Start the arena, launch the bots when it listens, play the plan, stop the bots."""
+    """Start the arena, launch the bots when it listens, play the plan, stop the bots.
+
+    A bot process that exits mid-match ends the match (`RunFailure` naming it
+    and its log) or, with ``setup.recover``, is restarted under the same name:
+    the games it was seated in go on without it (its seat is struck until it
+    forfeits, so it loses them) and later games wait for it to reconnect.
+    """
     import trio
 
     from arena.server import SeatUnavailable, ServerConfig, new_game_id
     from arena.server import run as serve
 
-    processes: list[BotProcess] = []
-    log_dir = Path(tempfile.mkdtemp(prefix="arena-match-"))
+    processes: dict[str, BotProcess] = {}
+    log_dir = setup.log_dir or Path(tempfile.mkdtemp(prefix="arena-match-"))
+    kept = [setup.log_dir is not None]  # a temporary log folder is kept when a bot failed
     names = [s.name for s in specs]
 
     async def director(handle: Any) -> None:
         address = f"127.0.0.1:{handle.port}"
         for spec in specs:
-            processes.append(BotProcess(spec, address, setup.concurrency, log_dir))
+            processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir)
         failure: list[CommandError] = []
 
-        async def watch(process: BotProcess, scope: trio.CancelScope) -> None:
-            status = await trio.to_thread.run_sync(process.process.wait, abandon_on_cancel=True)
-            failure.append(RunFailure(process.describe_failure(f"exited with status {status}")))
-            scope.cancel()
+        async def watch(spec: BotSpec, scope: trio.CancelScope) -> None:
+            while True:
+                process = processes[spec.name]
+                status = await trio.to_thread.run_sync(process.process.wait, abandon_on_cancel=True)
+                kept[0] = True
+                if not setup.recover:
+                    failure.append(RunFailure(process.describe_failure(f"exited with status {status}")))
+                    scope.cancel()
+                    return
+                match.stats.lines[spec.name].crashes += 1
+                setup.say(f"Bot {printable(spec.name)} exited with status {status}; restarting it (--recover); "
+                          f"its log is {process.log_path}")
+                await _wait_gone(handle, spec.name, setup.connect_timeout_s)  # the name is free again
+                processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir,
+                                                  restart_note=f"restarted after exit status {status}")
+                if not await _connects(handle, processes[spec.name], setup.connect_timeout_s):
+                    failure.append(RunFailure(processes[spec.name].describe_failure(
+                        f"was restarted (--recover) but did not connect again within {setup.connect_timeout_s:g} s")))
+                    scope.cancel()
+                    return
 
         async with trio.open_nursery() as nursery:
-            for process in processes:
-                nursery.start_soon(watch, process, nursery.cancel_scope)
+            for spec in specs:
+                nursery.start_soon(watch, spec, nursery.cancel_scope)
             try:
                 await handle.wait_for_sessions(names, setup.connect_timeout_s)
             except TimeoutError:
+                kept[0] = True
                 connected = {s.name for s in handle.sessions()}
-                missing = [p for p in processes if p.name not in connected]
+                missing = [p for p in processes.values() if p.name not in connected]
                 raise RunFailure("\n".join(
                     p.describe_failure(f"did not connect within {setup.connect_timeout_s:g} s") for p in missing
                 )) from None
             versions = {s.name: s.version for s in handle.sessions()}
 
             async def play_one(planned: PlannedGame) -> GameOutcome:
-                game_id = new_game_id()
-                try:
-                    return await handle.play_game(
-                        setup.ruleset, setup.options, planned.seed, list(planned.seats), setup.time_control,
-                        recorder=_recorder(setup, game_id, planned, versions), game_id=game_id,
-                    )
-                except SeatUnavailable as error:
-                    raise RunFailure(f"game {game_id} could not start: {error}") from None
+                for attempt in range(4):
+                    game_id = new_game_id()
+                    try:
+                        return await handle.play_game(
+                            setup.ruleset, setup.options, planned.seed, list(planned.seats),
+                            setup.seat_controls(planned),
+                            recorder=_recorder(setup, game_id, planned, versions), game_id=game_id,
+                        )
+                    except SeatUnavailable as error:
+                        if not setup.recover or attempt == 3:
+                            raise RunFailure(f"game {game_id} could not start: {error}") from None
+                    try:  # a restarted bot: wait until it is back
+                        await handle.wait_for_sessions(list(planned.seats), setup.connect_timeout_s)
+                    except TimeoutError as error:
+                        raise RunFailure(f"a game could not start: {error}") from None
+                raise AssertionError("unreachable")  # pragma: no cover
 
             await play_all(match, play_one, setup.concurrency)
             nursery.cancel_scope.cancel()
@@ -319,8 +393,44 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
     except BaseExceptionGroup as group:
         raise _first_command_error(group) from None
     finally:
-        stop_all(processes)
-        shutil.rmtree(log_dir, ignore_errors=True)
+        stop_all(list(processes.values()))
+        if not kept[0]:
+            shutil.rmtree(log_dir, ignore_errors=True)
+        elif setup.log_dir is None:
+            setup.say(f"Bot logs kept in {log_dir}")
+
+
+async def _wait_gone(handle: Any, name: str, timeout_s: float) -> None:
+    """Until the arena has noticed that bot ``name`` is gone (bounded): a new process may then take the name."""
+    import trio
+
+    with trio.move_on_after(timeout_s):
+        while any(session.name == name for session in handle.sessions()):
+            await handle.session_event()
+
+
+async def _connects(handle: Any, process: BotProcess, timeout_s: float) -> bool:
+    """Whether a (re)started bot connects before it exits or ``timeout_s`` passes."""
+    import trio
+
+    connected = False
+    async with trio.open_nursery() as nursery:
+        async def session() -> None:
+            nonlocal connected
+            try:
+                await handle.wait_for_sessions([process.name], timeout_s)
+                connected = True
+            except TimeoutError:
+                pass
+            nursery.cancel_scope.cancel()
+
+        async def exited() -> None:
+            await trio.to_thread.run_sync(process.process.wait, abandon_on_cancel=True)
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(session)
+        nursery.start_soon(exited)
+    return connected
 
 
 def _first_command_error(group: BaseException) -> BaseException:
@@ -346,7 +456,7 @@ def _run_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
         game_id = new_game_id()
         seats = [LocalSeat(factories[name](), name=name) for name in planned.seats]
         return await play_game(
-            setup.ruleset, setup.options, planned.seed, seats, setup.time_control,
+            setup.ruleset, setup.options, planned.seed, seats, setup.seat_controls(planned),
             game_id=game_id, recorder=_recorder(setup, game_id, planned, {}),
         )
 

@@ -15,13 +15,20 @@ STOP_GRACE_S = 3.0
 
 
 class BotProcess:
-    """A launched bot: its process and a log file that holds its stdout and stderr."""
+    """A launched bot: its process and ``LOG_DIR/NAME.log``, which holds its stdout and stderr.
 
-    def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path):
+    ``restart_note`` starts a restarted bot: its output is appended to the
+    same log after that line, so the log tells the whole story.
+    """
+
+    def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path, restart_note: str | None = None):
         self.spec = spec
         self.log_path = log_dir / f"{spec.name}.log"
         argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--parallel", str(concurrency)]
-        with open(self.log_path, "wb") as log:
+        with open(self.log_path, "ab" if restart_note else "wb") as log:
+            if restart_note:
+                log.write(f"\n--- arena match: {restart_note} ---\n".encode())
+                log.flush()
             # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -42,7 +49,7 @@ class BotProcess:
     def describe_failure(self, what: str) -> str:
         tail = self.tail()
         shown = "\n    ".join(tail.splitlines()) if tail else "(no output)"
-        return f"bot {self.name} ({self.spec.source}) {what}; its last output:\n    {shown}"
+        return f"bot {self.name} ({self.spec.source}) {what}; its log is {self.log_path}; its last output:\n    {shown}"
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -28,6 +28,7 @@ class BotLine:
     forfeits: int = 0
     think_ms: int = 0
     decisions: int = 0
+    crashes: int = 0   # times its process died and was restarted (arena match --recover)
 
     @property
     def ms_per_decision(self) -> float:
