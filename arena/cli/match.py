@@ -310,13 +310,18 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
 
     A bot process that exits mid-match ends the match (`RunFailure` naming it
     and its log) or, with ``setup.recover``, is restarted under the same name:
-    the games it was seated in go on without it (its seat is struck until it
-    forfeits, so it loses them) and later games wait for it to reconnect.
+    it resigns the games it was seated in (they go on, and it forfeits them,
+    as cutechess scores a crash as a loss) and later games wait for it to
+    reconnect.
     """
     import trio
 
+    from arena.match.runner import Resignations
     from arena.server import SeatUnavailable, ServerConfig, new_game_id
     from arena.server import run as serve
+
+    resignations = Resignations()
+    playing: dict[str, tuple[str, ...]] = {}  # game id -> its seats, while it is played
 
     processes: dict[str, BotProcess] = {}
     log_dir = setup.log_dir or Path(tempfile.mkdtemp(prefix="arena-match-"))
@@ -339,6 +344,9 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
                     scope.cancel()
                     return
                 match.stats.lines[spec.name].crashes += 1
+                for game_id, seats in list(playing.items()):
+                    if spec.name in seats:
+                        resignations.resign(game_id, spec.name)
                 setup.say(f"Bot {printable(spec.name)} exited with status {status}; restarting it (--recover); "
                           f"its log is {process.log_path}")
                 await _wait_gone(handle, spec.name, setup.connect_timeout_s)  # the name is free again
@@ -367,15 +375,19 @@ def _run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) ->
             async def play_one(planned: PlannedGame) -> GameOutcome:
                 for attempt in range(4):
                     game_id = new_game_id()
+                    playing[game_id] = planned.seats
                     try:
                         return await handle.play_game(
                             setup.ruleset, setup.options, planned.seed, list(planned.seats),
-                            setup.seat_controls(planned),
-                            recorder=_recorder(setup, game_id, planned, versions), game_id=game_id,
+                            setup.seat_controls(planned), recorder=_recorder(setup, game_id, planned, versions),
+                            game_id=game_id, resignations=resignations,
                         )
                     except SeatUnavailable as error:
                         if not setup.recover or attempt == 3:
                             raise RunFailure(f"game {game_id} could not start: {error}") from None
+                    finally:
+                        del playing[game_id]
+                        resignations.forget(game_id)
                     try:  # a restarted bot: wait until it is back
                         await handle.wait_for_sessions(list(planned.seats), setup.connect_timeout_s)
                     except TimeoutError as error:

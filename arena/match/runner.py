@@ -134,6 +134,30 @@ class GameStop:
             scope.cancel()
 
 
+class Resignations:
+    """Seats that lose their game at once: e.g. a bot whose process died (``arena match --recover``).
+
+    Pass one to `play_game(resignations=...)` (games may share one) and call
+    `resign(game_id, name)`: from its next decision on, that seat of that
+    game is forfeited (it plays defaults and ranks after every other seat),
+    and it is forfeited at the end even if it is not asked again.  Keyed by
+    game, so the same bot's other games, e.g. after a restart, are untouched.
+    """
+
+    def __init__(self) -> None:
+        self._seats: set[tuple[str, str]] = set()
+
+    def resign(self, game_id: str, name: str) -> None:
+        self._seats.add((game_id, name))
+
+    def resigned(self, game_id: str, name: str) -> bool:
+        return (game_id, name) in self._seats
+
+    def forget(self, game_id: str) -> None:
+        """Drop a finished game's entries."""
+        self._seats = {key for key in self._seats if key[0] != game_id}
+
+
 @dataclass
 class _SeatBook:
     """The runner's running tally for one seat."""
@@ -191,6 +215,7 @@ async def play_game(
     on_event: Callable[..., Any] | None = None,
     on_result: Callable[[GameOutcome], Any] | None = None,
     stop: GameStop | None = None,
+    resignations: Resignations | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
     clock: Callable[[], float] = time.monotonic,
@@ -230,6 +255,7 @@ async def play_game(
         on_event=on_event,
         on_result=on_result,
         max_decisions=max_decisions,
+        resignations=resignations,
         late_grace_s=late_grace_ms / 1000,
         clock=clock,
     )
@@ -248,6 +274,7 @@ class _Game:
     on_event: Callable[..., Any] | None
     on_result: Callable[[GameOutcome], Any] | None
     max_decisions: int
+    resignations: Resignations | None
     late_grace_s: float
     clock: Callable[[], float]
     books: list[_SeatBook] = field(default_factory=list)
@@ -308,6 +335,7 @@ class _Game:
                 if seat_index is None or not 0 <= seat_index < len(self.seats):
                     return f"engine error: current seat is {seat_index!r} while the game is not over"
                 book = self.books[seat_index]
+                self._take_resignations()
                 if book.outcome.forfeited:
                     verdict = _Verdict(state.default_action())
                 else:
@@ -617,7 +645,17 @@ class _Game:
             return False
         return True
 
+    def _take_resignations(self) -> None:
+        if self.resignations is None:
+            return
+        for book in self.books:
+            if not book.outcome.forfeited and self.resignations.resigned(self.game_id, book.outcome.name):
+                book.outcome.forfeited = True
+                book.outcome.strike_reasons.append("resigned")
+                log.info("game %s: %s resigned; it forfeits the game", self.game_id, book.outcome.name)
+
     def _outcome(self, status: str, reason: str) -> GameOutcome:
+        self._take_resignations()
         seats = [book.outcome for book in self.books]
         if status != "finished":  # an abort after a refused result must not carry its placements
             for seat in seats:

@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 import arena.games as games
-from arena.match.runner import RESULT_NOT_STORED, GameStop, play_game
+from arena.match.runner import RESULT_NOT_STORED, GameStop, Resignations, play_game
 from arena.match.timecontrol import TimeControl
 from scripted_seats import Answer, Disconnect, Hang, Raise, Recorder, ScriptedSeat, Stale
 
@@ -61,6 +61,17 @@ def test_each_seat_can_have_its_own_time_control():
     assert short.started[0].time_control == FAST and roomy.started[0].time_control == slow  # each hears its own
     with pytest.raises(ValueError, match="one per seat"):
         play([ScriptedSeat("a"), ScriptedSeat("b")], [FAST])
+
+
+def test_a_resigned_seat_forfeits_that_game_only():
+    resignations = Resignations()
+    resignations.resign("g1", "a")        # this game (play() uses game id g1)
+    resignations.resign("other-game", "b")  # another game: no effect here
+    a, b = ScriptedSeat("a"), ScriptedSeat("b")
+    outcome, _, _ = play([a, b], start=6, resignations=resignations)
+    assert a.requests == [] and len(b.requests) > 0  # never asked: it plays defaults
+    assert [(s.forfeited, s.placement) for s in outcome.seats] == [(True, 2), (False, 1)]
+    assert outcome.seats[0].strike_reasons == ["resigned"]
 
 
 def test_lateness_is_judged_by_the_answers_arrival_stamp_not_by_when_the_runner_wakes():
