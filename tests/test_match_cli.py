@@ -245,6 +245,14 @@ def test_bad_arguments_are_clear_errors(capsys):
     afile = Path(__file__)  # a file where a folder is wanted: refused before any bot starts
     assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--replays", str(afile)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--log-dir", str(afile)]) == 2
+    assert "--log-dir" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--local", "--recover"]) == 2
+    assert "--local starts none" in capsys.readouterr().err
+    assert main(["match", f"a={RANDOM_BOT}", f"a={GREEDY_BOT}", "--game", "moumou"]) == 2
+    assert "the name 'a' is given to two bots" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--tc", "nobody:move=5"]) == 2
+    assert "no bot is named 'nobody'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:  # the engines refuse negative seeds: say so before any game
         main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--seed", "-1"])
     assert exited.value.code == 2 and "must be 0 or more" in capsys.readouterr().err

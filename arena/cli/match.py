@@ -3,6 +3,7 @@
     arena match new.py old.py --game moumou --games 400 --concurrency 4
     arena match new.py old.py --game moumou --games 20000 --sprt 0 10
     arena match a.py a.py b.py b.py --game maumau-online      # four seats, two bots twice each
+    arena match new=v2/bot.py "old=python v1/bot.py" --game moumou --tc old:move_ms=200 --recover --log-dir logs
 
 It starts an arena on a free loopback port, launches every bot as its own
 process (``BOT`` is a ``.py`` file, run with this interpreter, or a command)
@@ -10,7 +11,10 @@ with ``--arena 127.0.0.1:PORT --name NAME --parallel C``, and plays
 **duplicate deals**: every seed once per seat rotation, so the luck of the
 deal cancels out.  With two bots each seed is a pair of games with the seats
 swapped, and the statistics count pairs (pentanomial).  ``--local`` plays
-the ``.py`` bots in-process instead (no server, no processes).
+the ``.py`` bots in-process instead (no server, no processes).  Bots are
+named ``NAME=BOT`` or ``--name``, ``--tc`` gives one its own time control,
+``--recover`` restarts a crashed bot (it loses the games it was in) and
+``--log-dir`` keeps every bot's output.
 
 Ctrl-C stops the bots and prints the partial result (exit status 130).
 """
@@ -64,7 +68,8 @@ def register(subparsers) -> None:
         "with --sprt, an early-stopping test. Duplicate deals replay one seed with the seats rotated, so a "
         "bot that remembers its hands knows, in the next rotation, the cards its opponent holds: harmless "
         "here, where you run every bot, but not where strangers meet, so `arena serve` deals every ladder "
-        "game afresh.",
+        "game afresh. Example: arena match new=v2/bot.py \"old=python v1/bot.py --style x\" --game moumou "
+        "--tc old:move_ms=200,bank_ms=1000 --recover --log-dir logs",
     )
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="a bot: a .py file (run with this Python) or a command line in quotes, optionally "
@@ -95,8 +100,8 @@ def register(subparsers) -> None:
                         "--tc new:move_ms=200,bank_ms=1000; KEY: move_ms, bank_ms, increment_ms, first_move_ms, "
                         "max_strikes, reconnect_ms (the _ms may be left out); without NAME: every bot")
     parser.add_argument("--recover", action="store_true",
-                        help="restart a bot whose process dies and go on (the game it was playing is lost by it: "
-                        "it is struck until it forfeits); without it the match stops at the first crash")
+                        help="restart a bot whose process dies and go on: it resigns the games it was in (each "
+                        "counts as its loss, a forfeit); without it the match stops at the first crash")
     parser.add_argument("--log-dir", type=Path, metavar="DIR",
                         help="keep every bot's output (stdout and stderr) in DIR/NAME.log (default: a temporary "
                         "folder, deleted after the match unless a bot failed)")
