@@ -38,6 +38,7 @@ The project README ("The match runner") has the time model in one table.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import logging
@@ -47,7 +48,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import trio
 
@@ -146,9 +147,29 @@ class Resignations:
 
     def __init__(self) -> None:
         self._seats: set[tuple[str, str]] = set()
+        self._waits: dict[tuple[str, str], set[trio.CancelScope]] = {}
 
     def resign(self, game_id: str, name: str) -> None:
+        """Call from trio code: a decision that seat is being asked for ends at once."""
         self._seats.add((game_id, name))
+        for scope in self._waits.get((game_id, name), ()):
+            scope.cancel()
+
+    @contextlib.contextmanager
+    def watch(self, game_id: str, name: str) -> Iterator[trio.CancelScope]:
+        """A cancel scope around asking that seat, cancelled when it resigns (at once if it already has)."""
+        key = (game_id, name)
+        with trio.CancelScope() as scope:
+            if key in self._seats:
+                scope.cancel()
+            self._waits.setdefault(key, set()).add(scope)
+            try:
+                yield scope
+            finally:
+                waits = self._waits.get(key, set())
+                waits.discard(scope)
+                if not waits:
+                    self._waits.pop(key, None)
 
     def resigned(self, game_id: str, name: str) -> bool:
         return (game_id, name) in self._seats
@@ -352,6 +373,15 @@ class _Game:
     # ------------------------------------------------------------------ one decision
 
     async def _decide(self, seat_index: int) -> _Verdict:
+        """Ask one seat for one decision; a resignation meanwhile ends the wait at once (default, no strike)."""
+        if self.resignations is None:
+            return await self._ask(seat_index)
+        with self.resignations.watch(self.game_id, self.books[seat_index].outcome.name):
+            return await self._ask(seat_index)
+        self._take_resignations()
+        return _Verdict(self.state.default_action())
+
+    async def _ask(self, seat_index: int) -> _Verdict:
         """Ask one seat for one decision under the time model and judge the reply."""
         state, seat, book = self.state, self.seats[seat_index], self.books[seat_index]
         control = self.time_controls[seat_index]

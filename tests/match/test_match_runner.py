@@ -74,6 +74,26 @@ def test_a_resigned_seat_forfeits_that_game_only():
     assert outcome.seats[0].strike_reasons == ["resigned"]
 
 
+def test_a_resignation_ends_the_wait_for_that_seat_at_once():
+    resignations = Resignations()
+    stuck, other = ScriptedSeat("stuck", Hang()), ScriptedSeat("other")
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            async def resign_soon():
+                await trio.sleep(0.03)  # virtual time: well inside the 100 ms limit
+                resignations.resign("g1", "stuck")
+            nursery.start_soon(resign_soon)
+            outcome = await play_game("test-nim", {"start": 6}, 1, [stuck, other], FAST, game_id="g1",
+                                      resignations=resignations, clock=trio.current_time)
+            return outcome, trio.current_time()
+
+    outcome, elapsed = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert elapsed == pytest.approx(0.03)  # not the 150 ms a timeout would have taken
+    assert (outcome.seats[0].forfeited, outcome.seats[0].strikes, outcome.seats[0].placement) == (True, 0, 2)
+    assert len(stuck.requests) == 1
+
+
 def test_lateness_is_judged_by_the_answers_arrival_stamp_not_by_when_the_runner_wakes():
     stamped_in_time = ScriptedSeat("a", Answer(0.095, text="take 2", deliver_after=0.03))
     stamped_late = ScriptedSeat("b", Answer(0.105, text="take 2"))
