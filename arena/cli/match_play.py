@@ -92,6 +92,11 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
             processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir)
         failure: list[CommandError] = []
 
+        def resign_all(name: str) -> None:
+            for game_id, seats in list(playing.items()):
+                if name in seats:
+                    resignations.resign(game_id, name)
+
         async def watch(spec: BotSpec, scope: trio.CancelScope) -> None:
             while True:
                 process = processes[spec.name]
@@ -102,12 +107,11 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
                     scope.cancel()
                     return
                 match.stats.lines[spec.name].crashes += 1
-                for game_id, seats in list(playing.items()):
-                    if spec.name in seats:
-                        resignations.resign(game_id, spec.name)
+                resign_all(spec.name)
                 setup.say(f"Bot {printable(spec.name)} exited with status {status}; restarting it (--recover); "
                           f"its log is {process.log_path}")
                 await _wait_gone(handle, spec.name, setup.connect_timeout_s)  # the name is free again
+                resign_all(spec.name)  # games that started meanwhile got the dead session too
                 processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir,
                                                   restart_note=f"restarted after exit status {status}")
                 if not await _connects(handle, processes[spec.name], setup.connect_timeout_s):
