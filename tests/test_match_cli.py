@@ -245,6 +245,14 @@ def test_bad_arguments_are_clear_errors(capsys):
     afile = Path(__file__)  # a file where a folder is wanted: refused before any bot starts
     assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--replays", str(afile)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--log-dir", str(afile)]) == 2
+    assert "--log-dir" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--local", "--recover"]) == 2
+    assert "--local starts none" in capsys.readouterr().err
+    assert main(["match", f"a={RANDOM_BOT}", f"a={GREEDY_BOT}", "--game", "moumou"]) == 2
+    assert "the name 'a' is given to two bots" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--tc", "nobody:move=5"]) == 2
+    assert "no bot is named 'nobody'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:  # the engines refuse negative seeds: say so before any game
         main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--seed", "-1"])
     assert exited.value.code == 2 and "must be 0 or more" in capsys.readouterr().err
@@ -262,3 +270,101 @@ def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):
     assert "H1 accepted: tactician is stronger by at least 150 Elo" in out
     played = int(re.search(r"Result: (\d+) games", out).group(1))
     assert 10 <= played < 400
+
+
+# ---------------------------------------------------------------- names, time controls, --recover, --log-dir
+
+SCRIPTED_BOT = str(ROOT / "tests" / "bots" / "scripted_bot.py")
+
+
+def test_bots_are_named_with_name_equals_or_name_options():
+    from arena.cli.match_bots import name_bots
+
+    specs = name_bots([parse_bot(f"new={RANDOM_BOT}"), parse_bot(f"old={sys.executable} {GREEDY_BOT} --style x")])
+    assert [(s.name, s.named) for s in specs] == [("new", True), ("old", True)]
+    assert specs[1].argv[1:] == [GREEDY_BOT, "--style", "x"]  # the name is not part of the command
+    specs = name_bots([parse_bot(RANDOM_BOT), parse_bot(RANDOM_BOT)], ["v1", "v2"])
+    assert [s.name for s in specs] == ["v1", "v2"]
+    # automatic names step around chosen ones; an '=' inside a command is not a name
+    specs = name_bots([parse_bot(f"random_bot-2={GREEDY_BOT}"), parse_bot(RANDOM_BOT), parse_bot(RANDOM_BOT)])
+    assert [s.name for s in specs] == ["random_bot-2", "random_bot", "random_bot-3"]
+    assert parse_bot(f"{sys.executable} {GREEDY_BOT} --depth=3").name == "greedy_bot"
+
+
+@pytest.mark.parametrize("bots, names, message", [
+    ([f"bad name!={RANDOM_BOT}"], [], "not a file or a program"),  # a space: not a name, so a command
+    ([f"-x={RANDOM_BOT}"], [], "bad bot name '-x'"),
+    ([f"{'n' * 33}={RANDOM_BOT}"], [], "use 1-32 letters"),
+    ([f"a={RANDOM_BOT}", f"a={GREEDY_BOT}"], [], "the name 'a' is given to two bots"),
+    ([RANDOM_BOT, GREEDY_BOT], ["same", "same"], "the name 'same' is given to two bots"),
+    ([f"a={RANDOM_BOT}", GREEDY_BOT], ["b"], "named twice: a= and --name b"),
+    ([RANDOM_BOT, GREEDY_BOT], ["a", "b", "c"], "3 --name values for 2 bots"),
+    ([RANDOM_BOT, GREEDY_BOT], ["has space"], "bad bot name 'has space'"),
+])
+def test_bad_or_repeated_names_are_clear_errors(bots, names, message):
+    from arena.cli.match_bots import name_bots
+
+    with pytest.raises(CommandError, match=re.escape(message)):
+        name_bots([parse_bot(text) for text in bots], names)
+
+
+def test_a_time_control_per_bot_changes_only_that_bot():
+    from arena.cli.match_bots import name_bots, time_controls
+    from arena.match.timecontrol import TimeControl
+
+    specs = name_bots([parse_bot(f"new={RANDOM_BOT}"), parse_bot(f"old={GREEDY_BOT}")])
+    base = TimeControl()
+    controls = time_controls(specs, base, ["new:move_ms=200,bank=1000", "strikes=5"])
+    assert controls["new"] == TimeControl(move_ms=200, bank_ms=1000, max_strikes=5)
+    assert controls["old"] == TimeControl(max_strikes=5)
+    for bad, message in [("nobody:move_ms=1", "no bot is named 'nobody' (bots: new, old)"),
+                         ("new:speed=3", "KEY one of move_ms"), ("new:move_ms=fast", "whole number"),
+                         ("new:move_ms=0", "move_ms must be at least 1"), ("new:bank_ms", "[NAME:]KEY=VALUE")]:
+        with pytest.raises(CommandError, match=re.escape(message)):
+            time_controls(specs, base, [bad])
+
+
+def test_each_bot_plays_under_its_own_time_control_and_its_name(tmp_path):
+    import json
+
+    slow = f"{sys.executable} {SCRIPTED_BOT} --sleep-ms 120"  # both think 120 ms on their first 3 decisions
+    result = _arena(f"short={slow}", f"roomy={slow}", "--game", "moumou", "--games", "2", "--seed", "3",
+                    "--tc", "short:move_ms=40,bank_ms=0,first_move_ms=0", "--json", "--replays", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    bots = {row["bot"]: row for row in json.loads(result.stdout)["bots"]}
+    assert set(bots) == {"short", "roomy"}
+    assert bots["roomy"]["timeouts"] == 0 and bots["roomy"]["forfeits"] == 0
+    assert bots["short"]["timeouts"] == 6 and bots["short"]["forfeits"] == 2  # 3 strikes in each game
+    assert "Time control of short: move_ms 40, bank_ms 0, first_move_ms 0" in result.stderr
+    header = json.loads(next(tmp_path.rglob("*.jsonl")).read_text().splitlines()[0])
+    by_seat = {seat["name"]: header["seat_time_controls"][seat["seat"]]["move_ms"] for seat in header["seats"]}
+    assert by_seat == {"short": 40, "roomy": 1000}  # the replay says who played under which clock
+
+
+def test_recover_restarts_a_crashed_bot_scores_its_game_as_lost_and_finishes_the_match(tmp_path):
+    marker, logs = tmp_path / "crashed-once", tmp_path / "logs"
+    crashy = f"crashy={sys.executable} {SCRIPTED_BOT} --crash-after 12 --crash-marker {marker}"
+    result = _arena(crashy, RANDOM_BOT, "--game", "moumou", "--games", "4", "--seed", "3", "--recover",
+                    "--log-dir", str(logs))  # the default 5 s reconnect window is not waited out: it resigned
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert marker.exists() and "Result: 4 games" in out  # it crashed, and every game was still played
+    assert f"Bot crashy exited with status 5; restarting it (--recover); its log is {logs / 'crashy.log'}" in out
+    header = next(line for line in out.splitlines() if line.split()[:2] == ["#", "bot"]).split()
+    row = dict(zip(header, next(line for line in out.splitlines()
+                                  if line.split()[:1] in (["1"], ["2"]) and line.split()[1] == "crashy").split()))
+    assert (row["games"], row["crashes"]) == ("4", "1")
+    assert row["forfeits"] == "1" and int(row["L"]) >= 1  # the game it crashed in: struck out, lost
+    log = (logs / "crashy.log").read_text()
+    assert "crashing on purpose at decision 12" in log and "restarted after exit status 5" in log
+    assert (logs / "random_bot.log").exists()
+
+
+def test_without_recover_a_crash_ends_the_match_naming_the_bot_and_its_kept_log(tmp_path):
+    crashy = f"crashy={sys.executable} {SCRIPTED_BOT} --crash-after 30 --crash-marker {tmp_path / 'marker'}"
+    result = _arena(crashy, RANDOM_BOT, "--game", "moumou", "--games", "4", "--seed", "3")
+    assert result.returncode == 1
+    found = re.search(r"bot crashy \(.*\) exited with status 5; its log is (\S+); its last output:", result.stderr)
+    assert found, result.stderr
+    assert "crashing on purpose" in Path(found.group(1)).read_text()  # the temporary log folder was kept
+    assert "Partial result" in result.stdout and "Traceback" not in result.stderr

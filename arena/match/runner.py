@@ -38,6 +38,7 @@ The project README ("The match runner") has the time model in one table.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import logging
@@ -47,7 +48,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import trio
 
@@ -93,6 +94,16 @@ def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: i
     return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms) + tc.bank_ms
 
 
+def per_seat_time_controls(time_control: TimeControl | Sequence[TimeControl], seats: int) -> list[TimeControl]:
+    """One time control per seat: a single one is shared, a sequence must have one per seat."""
+    if isinstance(time_control, TimeControl):
+        return [time_control] * seats
+    controls = list(time_control)
+    if len(controls) != seats or not all(isinstance(c, TimeControl) for c in controls):
+        raise ValueError(f"time_control: one TimeControl, or one per seat ({seats}); got {time_control!r}")
+    return controls
+
+
 #: Recorder methods that fsync or rename: run in a worker thread when they are plain functions.
 _CLOSING = frozenset({"finish", "abort", "write_result", "write_abort", "seal"})
 
@@ -122,6 +133,50 @@ class GameStop:
             self.reason = reason
         for scope in list(self._scopes):
             scope.cancel()
+
+
+class Resignations:
+    """Seats that lose their game at once: e.g. a bot whose process died (``arena match --recover``).
+
+    Pass one to `play_game(resignations=...)` (games may share one) and call
+    `resign(game_id, name)`: from its next decision on, that seat of that
+    game is forfeited (it plays defaults and ranks after every other seat),
+    and it is forfeited at the end even if it is not asked again.  Keyed by
+    game, so the same bot's other games, e.g. after a restart, are untouched.
+    """
+
+    def __init__(self) -> None:
+        self._seats: set[tuple[str, str]] = set()
+        self._waits: dict[tuple[str, str], set[trio.CancelScope]] = {}
+
+    def resign(self, game_id: str, name: str) -> None:
+        """Call from trio code: a decision that seat is being asked for ends at once."""
+        self._seats.add((game_id, name))
+        for scope in self._waits.get((game_id, name), ()):
+            scope.cancel()
+
+    @contextlib.contextmanager
+    def watch(self, game_id: str, name: str) -> Iterator[trio.CancelScope]:
+        """A cancel scope around asking that seat, cancelled when it resigns (at once if it already has)."""
+        key = (game_id, name)
+        with trio.CancelScope() as scope:
+            if key in self._seats:
+                scope.cancel()
+            self._waits.setdefault(key, set()).add(scope)
+            try:
+                yield scope
+            finally:
+                waits = self._waits.get(key, set())
+                waits.discard(scope)
+                if not waits:
+                    self._waits.pop(key, None)
+
+    def resigned(self, game_id: str, name: str) -> bool:
+        return (game_id, name) in self._seats
+
+    def forget(self, game_id: str) -> None:
+        """Drop a finished game's entries."""
+        self._seats = {key for key in self._seats if key[0] != game_id}
 
 
 @dataclass
@@ -174,20 +229,24 @@ async def play_game(
     options: Mapping[str, Any] | None,
     seed: int,
     seats: Sequence[Seat],
-    time_control: TimeControl,
+    time_control: TimeControl | Sequence[TimeControl],
     *,
     game_id: str | None = None,
     recorder: Any = None,
     on_event: Callable[..., Any] | None = None,
     on_result: Callable[[GameOutcome], Any] | None = None,
     stop: GameStop | None = None,
+    resignations: Resignations | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
     clock: Callable[[], float] = time.monotonic,
 ) -> GameOutcome:
     """Play one game and return its outcome; never raises because of a seat.
 
-    Bad ``ruleset``/``options``/``seed`` raise `arena.games.GameError` before
+    ``time_control`` is one `TimeControl` for every seat, or a sequence of
+    one per seat (e.g. `arena match --tc`): each seat's clock, bank, strikes
+    and reconnection window follow its own.  Bad ``ruleset``/``options``/``seed``
+    (or a sequence of the wrong length) raise before
     any seat is contacted.  ``recorder`` gets ``decision(seat, action_text,
     think_ms, timeout, strike, state_hash)`` after every applied decision and
     ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
@@ -204,18 +263,20 @@ async def play_game(
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
     """
+    controls = per_seat_time_controls(time_control, len(seats))
     state = games.new_game(ruleset, len(seats), seed, **dict(options or {}))
     game = _Game(
         ruleset=ruleset,
         seed=seed,
         state=state,
         seats=list(seats),
-        time_control=time_control,
+        time_controls=controls,
         game_id=game_id or uuid.uuid4().hex[:16],
         recorder=recorder,
         on_event=on_event,
         on_result=on_result,
         max_decisions=max_decisions,
+        resignations=resignations,
         late_grace_s=late_grace_ms / 1000,
         clock=clock,
     )
@@ -228,12 +289,13 @@ class _Game:
     seed: int
     state: GameState
     seats: list[Seat]
-    time_control: TimeControl
+    time_controls: list[TimeControl]  # one per seat
     game_id: str
     recorder: Any
     on_event: Callable[..., Any] | None
     on_result: Callable[[GameOutcome], Any] | None
     max_decisions: int
+    resignations: Resignations | None
     late_grace_s: float
     clock: Callable[[], float]
     books: list[_SeatBook] = field(default_factory=list)
@@ -249,7 +311,7 @@ class _Game:
         except NotImplementedError:
             pass  # an engine without public events: requests carry none
         self.books = [
-            _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_control.bank_ms))
+            _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_controls[i].bank_ms))
             for i, seat in enumerate(self.seats)
         ]
 
@@ -294,6 +356,7 @@ class _Game:
                 if seat_index is None or not 0 <= seat_index < len(self.seats):
                     return f"engine error: current seat is {seat_index!r} while the game is not over"
                 book = self.books[seat_index]
+                self._take_resignations()
                 if book.outcome.forfeited:
                     verdict = _Verdict(state.default_action())
                 else:
@@ -310,9 +373,18 @@ class _Game:
     # ------------------------------------------------------------------ one decision
 
     async def _decide(self, seat_index: int) -> _Verdict:
+        """Ask one seat for one decision; a resignation meanwhile ends the wait at once (default, no strike)."""
+        if self.resignations is None:
+            return await self._ask(seat_index)
+        with self.resignations.watch(self.game_id, self.books[seat_index].outcome.name):
+            return await self._ask(seat_index)
+        self._take_resignations()
+        return _Verdict(self.state.default_action())
+
+    async def _ask(self, seat_index: int) -> _Verdict:
         """Ask one seat for one decision under the time model and judge the reply."""
         state, seat, book = self.state, self.seats[seat_index], self.books[seat_index]
-        control = self.time_control
+        control = self.time_controls[seat_index]
         legal = tuple(state.legal_actions())
         observation = state.observation(seat_index)
         log = state.events
@@ -445,7 +517,7 @@ class _Game:
         think_ms = self._charge(book, spent_s, limit_ms)
         book.outcome.strikes += 1
         book.outcome.strike_reasons.append(reason)
-        max_strikes = self.time_control.max_strikes
+        max_strikes = self.time_controls[request.seat].max_strikes
         if max_strikes > 0 and book.outcome.strikes >= max_strikes:
             book.outcome.forfeited = True
         log.info("game %s: seat %d (%s) strike %d for %s: %s; default %s", self.game_id, request.seat,
@@ -456,7 +528,7 @@ class _Game:
         book = self.books[request.seat]
         await self._send_notice(seat, SeatNotice(
             self.game_id, request.request_id, verdict.strike or "error",
-            f"{verdict.detail}; strike {book.outcome.strikes} of {self.time_control.max_strikes}, "
+            f"{verdict.detail}; strike {book.outcome.strikes} of {self.time_controls[request.seat].max_strikes}, "
             f"'{verdict.action}' applied",
         ))
         if book.outcome.forfeited:
@@ -497,7 +569,7 @@ class _Game:
         async with trio.open_nursery() as nursery:
             for index, seat in enumerate(self.seats):
                 start = GameStart(self.game_id, self.ruleset, dict(self.state.options), index, players,
-                                  self.time_control)
+                                  self.time_controls[index])
                 nursery.start_soon(self._courtesy, seat.game_started, start)
 
     async def _tell_ended(self, outcome: GameOutcome) -> None:
@@ -603,7 +675,17 @@ class _Game:
             return False
         return True
 
+    def _take_resignations(self) -> None:
+        if self.resignations is None:
+            return
+        for book in self.books:
+            if not book.outcome.forfeited and self.resignations.resigned(self.game_id, book.outcome.name):
+                book.outcome.forfeited = True
+                book.outcome.strike_reasons.append("resigned")
+                log.info("game %s: %s resigned; it forfeits the game", self.game_id, book.outcome.name)
+
     def _outcome(self, status: str, reason: str) -> GameOutcome:
+        self._take_resignations()
         seats = [book.outcome for book in self.books]
         if status != "finished":  # an abort after a refused result must not carry its placements
             for seat in seats:

@@ -9,7 +9,7 @@ import trio
 import trio.testing
 
 import arena.games as games
-from arena.match.runner import RESULT_NOT_STORED, GameStop, play_game
+from arena.match.runner import RESULT_NOT_STORED, GameStop, Resignations, play_game
 from arena.match.timecontrol import TimeControl
 from scripted_seats import Answer, Disconnect, Hang, Raise, Recorder, ScriptedSeat, Stale
 
@@ -49,6 +49,49 @@ def test_answer_within_the_limit_is_applied_and_a_late_one_gets_the_default_and_
     assert outcome.status == "finished" and outcome.seats[1].strikes == 0
     # the runner stopped waiting at the deadline plus its grace, not when the bot finally answered
     assert elapsed == pytest.approx(0.09 + 0.15)
+
+
+def test_each_seat_can_have_its_own_time_control():
+    slow = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=5, reconnect_ms=2000)
+    short = ScriptedSeat("short", Answer(0.2), Answer(0.2))
+    roomy = ScriptedSeat("roomy", Answer(0.2), Answer(0.2))
+    outcome, recorder, _ = play([short, roomy], [FAST, slow], start=8)
+    assert [outcome.seats[0].timeouts, outcome.seats[1].timeouts] == [2, 0]  # same think time, own limit
+    assert [d[2] for d in recorder.decisions[:4]] == [100, 200, 100, 200]
+    assert short.started[0].time_control == FAST and roomy.started[0].time_control == slow  # each hears its own
+    with pytest.raises(ValueError, match="one per seat"):
+        play([ScriptedSeat("a"), ScriptedSeat("b")], [FAST])
+
+
+def test_a_resigned_seat_forfeits_that_game_only():
+    resignations = Resignations()
+    resignations.resign("g1", "a")        # this game (play() uses game id g1)
+    resignations.resign("other-game", "b")  # another game: no effect here
+    a, b = ScriptedSeat("a"), ScriptedSeat("b")
+    outcome, _, _ = play([a, b], start=6, resignations=resignations)
+    assert a.requests == [] and len(b.requests) > 0  # never asked: it plays defaults
+    assert [(s.forfeited, s.placement) for s in outcome.seats] == [(True, 2), (False, 1)]
+    assert outcome.seats[0].strike_reasons == ["resigned"]
+
+
+def test_a_resignation_ends_the_wait_for_that_seat_at_once():
+    resignations = Resignations()
+    stuck, other = ScriptedSeat("stuck", Hang()), ScriptedSeat("other")
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            async def resign_soon():
+                await trio.sleep(0.03)  # virtual time: well inside the 100 ms limit
+                resignations.resign("g1", "stuck")
+            nursery.start_soon(resign_soon)
+            outcome = await play_game("test-nim", {"start": 6}, 1, [stuck, other], FAST, game_id="g1",
+                                      resignations=resignations, clock=trio.current_time)
+            return outcome, trio.current_time()
+
+    outcome, elapsed = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert elapsed == pytest.approx(0.03)  # not the 150 ms a timeout would have taken
+    assert (outcome.seats[0].forfeited, outcome.seats[0].strikes, outcome.seats[0].placement) == (True, 0, 2)
+    assert len(stuck.requests) == 1
 
 
 def test_lateness_is_judged_by_the_answers_arrival_stamp_not_by_when_the_runner_wakes():

@@ -1,0 +1,84 @@
+"""The bot processes of `arena match`: launching them with their logs, and stopping them in order."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Sequence
+
+from arena.cli.match_bots import BotSpec
+
+#: How long a stopped bot gets to exit after SIGTERM before it is killed.
+STOP_GRACE_S = 3.0
+
+
+class BotProcess:
+    """A launched bot: its process and ``LOG_DIR/NAME.log``, which holds its stdout and stderr.
+
+    ``restart_note`` starts a restarted bot: its output is appended to the
+    same log after that line, so the log tells the whole story.
+    """
+
+    def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path, restart_note: str | None = None):
+        self.spec = spec
+        self.log_path = log_dir / f"{spec.name}.log"
+        argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--parallel", str(concurrency)]
+        with open(self.log_path, "ab" if restart_note else "wb") as log:
+            if restart_note:
+                log.write(f"\n--- arena match: {restart_note} ---\n".encode())
+                log.flush()
+            # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env=_bot_environment(),
+            )
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def tail(self, lines: int = 15) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.rstrip().splitlines()[-lines:])
+
+    def describe_failure(self, what: str) -> str:
+        tail = self.tail()
+        shown = "\n    ".join(tail.splitlines()) if tail else "(no output)"
+        return f"bot {self.name} ({self.spec.source}) {what}; its log is {self.log_path}; its last output:\n    {shown}"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self.process.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                return
+            try:
+                self.process.wait(STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def _bot_environment() -> dict[str, str]:
+    """The bots' environment: ours, plus this checkout on PYTHONPATH so ``import sdk`` finds the same SDK."""
+    env = dict(os.environ)
+    root = Path(__file__).resolve().parents[2]
+    if (root / "sdk" / "__init__.py").is_file():
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def stop_all(processes: Sequence[BotProcess]) -> None:
+    for process in processes:  # signal all first, so they wind down together
+        if process.process.poll() is None:
+            try:
+                process.process.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    for process in processes:
+        process.stop()
