@@ -192,6 +192,7 @@ def test_a_browser_sees_the_leaderboard_update_a_live_game_and_a_replay_from_a_s
         page.locator("#list a[href^='#/game/']").first.click()
         page.wait_for_selector("#next", timeout=15_000)
         assert "replay" in page.locator("h1").inner_text()
+        page.wait_for_function("document.querySelector('#main').dataset.step === '0'", timeout=30_000)  # frames in
         page.click("#next")
         page.click("#next")
         page.wait_for_function("document.querySelector('#main').dataset.step === '2'")

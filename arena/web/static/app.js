@@ -239,7 +239,11 @@ async function replayViewer(game) {
     $main.dataset.step = String(step);
     $main.dataset.view = view;
   };
-  const go = target => { step = Math.max(0, Math.min(target, data.frames.length - 1)); show(); };
+  const go = target => {
+    if (!data) return;  // the frames are still loading: controls wait for them
+    step = Math.max(0, Math.min(target, data.frames.length - 1));
+    show();
+  };
   const load = async () => {
     data = await api(`/api/v1/games/${encodeURIComponent(game.game_id)}/replay?view=${encodeURIComponent(view)}`);
     go(step);
@@ -252,11 +256,12 @@ async function replayViewer(game) {
   document.getElementById("jump").onchange = e => go(Number(e.target.value) || 0);
   document.getElementById("play").onclick = () => {
     if (timer) return pause();
+    if (!data) return;
     if (step >= data.frames.length - 1) go(0);
     document.getElementById("play").textContent = "⏸ pause";
     timer = setInterval(() => { if (step >= data.frames.length - 1) pause(); else go(step + 1); }, 400);
   };
-  document.getElementById("view").onchange = async e => { view = e.target.value; await load(); };
+  document.getElementById("view").onchange = async e => { view = e.target.value; data = null; await load(); };
   const keys = e => {
     if (e.target.tagName === "INPUT") return;
     if (e.key === "ArrowRight") go(step + 1);
