@@ -41,8 +41,9 @@ PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Generous: a conforming bot never comes near it; three strikes still end a hopeless game quickly.
 GENEROUS = TimeControl(move_ms=2000, bank_ms=5000, increment_ms=0, first_move_ms=5000, max_strikes=3,
                        reconnect_ms=15_000)
-#: The stale game: every answer is late, none forfeits the seat (0: never), so every late answer is dropped as stale.
-HURRIED = TimeControl(move_ms=1, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=0, reconnect_ms=15_000)
+#: The stale game: no time at all, so every answer is late (the bot still gets each request), and
+#: no strike forfeits the seat (0: never), so the bot is asked to the end and every answer is dropped as stale.
+HURRIED = TimeControl(move_ms=0, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=0, reconnect_ms=15_000)
 #: Engine-only discovery of a ruleset's decision kinds: stop after this many games without a new kind...
 DISCOVERY_QUIET_GAMES = 8
 #: ...or after this many games in all.
@@ -355,7 +356,8 @@ class ComplianceRun:
             return
         me = hurried.me
         after = await self.play(ruleset, self.options.time_control)
-        told = f"hurried game: {me.timeouts} timeout(s), {me.stale} stale answer(s) counted"
+        told = (f"hurried game: {me.timeouts} timeout(s), the late answers dropped as stale "
+                f"({me.stale} of them while a later request was open)")
         if after.clean:
             self.add("stale answers", PASS, expected, f"{told}; the next game finished without a strike")
         else:
