@@ -50,6 +50,11 @@ class _Launched:
     def exit_status(self) -> int | None:
         return self.process.process.poll()
 
+    async def exited(self) -> int:
+        import trio
+
+        return await trio.to_thread.run_sync(self.process.process.wait, abandon_on_cancel=True)
+
     def last_output(self) -> str:
         tail = self.process.tail(1)
         return tail[-200:]

@@ -33,7 +33,7 @@ import trio
 import arena.games as games
 from arena.match.local import LocalSeat
 from arena.match.outcome import GameOutcome, SeatOutcome
-from arena.match.runner import play_game
+from arena.match.runner import GameStop, play_game
 from arena.match.timecontrol import TimeControl
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
@@ -189,6 +189,10 @@ class BotUnderTest:
 
     def last_output(self) -> str: ...
 
+    async def exited(self) -> int:
+        """Return the exit status once the bot's process has ended."""
+        ...
+
 
 class ComplianceRun:
     """Runs the checks as a director of an arena `Handle` (inside `arena.server.run`)."""
@@ -250,9 +254,18 @@ class ComplianceRun:
         seats[seat_index] = bot_seat
         log = MoveLog(seat_index, cut_after, (lambda: self.handle.cut_stream(self.bot.name)) if cut_after else None)
         runner_options = {} if late_grace_ms is None else {"late_grace_ms": late_grace_ms}
+        stop = GameStop()
+
+        async def end_if_the_bot_exits() -> None:  # no point waiting out its clock and reconnect window
+            status = await self.bot.exited()
+            stop.abort(f"the bot exited with status {status}")
+
         try:
-            outcome = await play_game(ruleset, {}, seed, seats, time_control, game_id=game_id, recorder=log,
-                                      **runner_options)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(end_if_the_bot_exits)
+                outcome = await play_game(ruleset, {}, seed, seats, time_control, game_id=game_id, recorder=log,
+                                          stop=stop, **runner_options)
+                nursery.cancel_scope.cancel()
         finally:
             bot_seat.release()
         played = Played(ruleset, outcome, seat_index, kinds_asked(ruleset, profile.players, seed, log.moves, seat_index))
@@ -375,7 +388,7 @@ class ComplianceRun:
             self.add("disconnect and resume", FAIL, expected, f"the game could not start: {game.error}")
         elif after is None:
             self.add("disconnect and resume", FAIL, expected,
-                     f"not back within {self.options.resume_timeout_s:g} s after the cut: {self._gone()}")
+                     f"not back after the cut (waited up to {self.options.resume_timeout_s:g} s): {self._gone()}")
         elif after.session_id != before.session_id:
             self.add("disconnect and resume", FAIL, expected,
                      f"it came back as a new session instead of resuming; the game: {describe(game)}")
