@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import trio
 
@@ -180,7 +180,7 @@ class Played:
                 and not me.strikes and not me.forfeited)
 
 
-class BotUnderTest:
+class BotUnderTest(Protocol):
     """What the checks need to know about the bot's process (the CLI gives a launched `BotProcess`)."""
 
     name: str
