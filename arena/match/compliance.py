@@ -44,6 +44,10 @@ GENEROUS = TimeControl(move_ms=2000, bank_ms=5000, increment_ms=0, first_move_ms
 #: The stale game: no time at all, so every answer is late (the bot still gets each request), and
 #: no strike forfeits the seat (0: never), so the bot is asked to the end and every answer is dropped as stale.
 HURRIED = TimeControl(move_ms=0, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=0, reconnect_ms=15_000)
+#: A checked game is cut off (aborted, not blamed on the bot) after this many times the engine's mean length...
+STALL_FACTOR = 20
+#: ...and never before this many decisions.
+STALL_MIN_DECISIONS = 2000
 #: Engine-only discovery of a ruleset's decision kinds: stop after this many games without a new kind...
 DISCOVERY_QUIET_GAMES = 8
 #: ...or after this many games in all.
@@ -81,6 +85,11 @@ class RulesetProfile:
     players: int
     kinds: tuple[str, ...]
     mean_decisions: float
+
+    @property
+    def stall_limit(self) -> int:
+        """Decisions after which a checked game is cut off as stalled (the bot is not to blame)."""
+        return max(STALL_MIN_DECISIONS, int(STALL_FACTOR * self.mean_decisions))
 
 
 _profiles: dict[str, RulesetProfile] = {}
@@ -174,6 +183,12 @@ class Played:
         return self.outcome.seats[self.seat] if self.outcome else None
 
     @property
+    def stalled(self) -> bool:
+        """Cut off by the decision limit: the table went round without an end (not the bot's fault alone)."""
+        return (self.outcome is not None and self.outcome.status == "aborted"
+                and self.outcome.reason.startswith("no result after"))
+
+    @property
     def clean(self) -> bool:
         me = self.me
         return (self.outcome is not None and self.outcome.status == "finished" and me is not None
@@ -264,7 +279,7 @@ class ComplianceRun:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(end_if_the_bot_exits)
                 outcome = await play_game(ruleset, {}, seed, seats, time_control, game_id=game_id, recorder=log,
-                                          stop=stop, **runner_options)
+                                          stop=stop, max_decisions=profile.stall_limit, **runner_options)
                 nursery.cancel_scope.cancel()
         finally:
             bot_seat.release()
@@ -323,14 +338,16 @@ class ComplianceRun:
             game = await self.play(ruleset, self.options.time_control)
             played.append(game)
             asked |= game.kinds
-            if not game.clean:
+            if not game.clean and not game.stalled:
                 break  # a failure is reported below; more games would only repeat it, slowly
-        bad = next((g for g in played if not g.clean), None)
+        bad = next((g for g in played if not g.clean and not g.stalled), None)
         if bad is not None:
             self.add(name, FAIL, expected, f"game {len(played)}: {describe(bad)}")
             return
         missing = [k for k in profile.kinds if k not in asked]
-        happened = f"asked {', '.join(k for k in profile.kinds if k in asked)} in {len(played)} game(s), all finished"
+        stalled = sum(g.stalled for g in played)
+        happened = f"asked {', '.join(k for k in profile.kinds if k in asked)} in {len(played)} game(s), " + (
+            f"{stalled} cut off without a result after {profile.stall_limit} decisions" if stalled else "all finished")
         if missing:
             happened += f"; not exercised: {', '.join(missing)} (not reached within {self.options.max_games} games)"
         self.add(name, PASS, expected, happened)
