@@ -53,7 +53,9 @@ class _Launched:
     async def exited(self) -> int:
         import trio
 
-        return await trio.to_thread.run_sync(self.process.process.wait, abandon_on_cancel=True)
+        # Its own limiter: a wait abandoned on cancel keeps its thread, and must not hold one of trio's default 40.
+        return await trio.to_thread.run_sync(self.process.process.wait, abandon_on_cancel=True,
+                                             limiter=trio.CapacityLimiter(1))
 
     def last_output(self) -> str:
         tail = self.process.tail(1)

@@ -151,10 +151,10 @@ class MoveLog:
                 self.acted = True
                 self.action()
 
-    def finish(self, record: Any) -> None:
+    async def finish(self, record: Any) -> None:  # async: nothing to write, so no worker-thread hop
         pass
 
-    def abort(self, reason: str) -> None:
+    async def abort(self, reason: str) -> None:
         pass
 
 
@@ -219,6 +219,7 @@ class ComplianceRun:
         self.checks: list[Check] = []
         self.games: list[Played] = []
         self._game_number = 0
+        self._stop: GameStop | None = None  # the running game's
 
     # ---------------------------------------------------------------- plumbing
 
@@ -269,19 +270,15 @@ class ComplianceRun:
         seats[seat_index] = bot_seat
         log = MoveLog(seat_index, cut_after, (lambda: self.handle.cut_stream(self.bot.name)) if cut_after else None)
         runner_options = {} if late_grace_ms is None else {"late_grace_ms": late_grace_ms}
-        stop = GameStop()
-
-        async def end_if_the_bot_exits() -> None:  # no point waiting out its clock and reconnect window
-            status = await self.bot.exited()
-            stop.abort(f"the bot exited with status {status}")
-
+        # If the bot's process exits, the game ends at once: no point waiting out its clock and reconnect window.
+        stop = self._stop = GameStop()
+        if self.bot.exit_status() is not None:
+            stop.abort(f"the bot exited with status {self.bot.exit_status()}")
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(end_if_the_bot_exits)
-                outcome = await play_game(ruleset, {}, seed, seats, time_control, game_id=game_id, recorder=log,
-                                          stop=stop, max_decisions=profile.stall_limit, **runner_options)
-                nursery.cancel_scope.cancel()
+            outcome = await play_game(ruleset, {}, seed, seats, time_control, game_id=game_id, recorder=log,
+                                      stop=stop, max_decisions=profile.stall_limit, **runner_options)
         finally:
+            self._stop = None
             bot_seat.release()
         played = Played(ruleset, outcome, seat_index, kinds_asked(ruleset, profile.players, seed, log.moves, seat_index))
         self.games.append(played)
@@ -293,6 +290,18 @@ class ComplianceRun:
     # ---------------------------------------------------------------- the checks
 
     async def run(self) -> list[Check]:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._watch_exit)
+            checks = await self._run_checks()
+            nursery.cancel_scope.cancel()
+        return checks
+
+    async def _watch_exit(self) -> None:
+        status = await self.bot.exited()
+        if self._stop is not None:
+            self._stop.abort(f"the bot exited with status {status}")
+
+    async def _run_checks(self) -> list[Check]:
         info = await self.connected(self.options.connect_timeout_s)
         if info is None:
             self.add("hello", FAIL, f"a Hello the arena welcomes within {self.options.connect_timeout_s:g} s",
