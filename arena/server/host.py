@@ -84,6 +84,18 @@ class Handle:
         have = ", ".join(sorted(s.name for s in self.sessions())) or "none"
         raise TimeoutError(f"waited {timeout_s:g} s for bots {names_or_count!r}; connected: {have}")
 
+    def cut_stream(self, name: str) -> bool:
+        """Cut bot ``name``'s stream now, as a failed network would; False if it is not connected.
+
+        The session stays, waiting for the bot to resume it (as after any disconnect); the bot
+        sees its call end with a non-OK status.  For conformance checks (`arena check-bot`) and tests.
+        """
+        session = self.hub.by_name.get(name)
+        if session is None or session.connection is None:
+            return False
+        session.connection.abort()
+        return True
+
     # ---- seats and games
 
     def seat(self, name: str, ruleset: str, game_id: str) -> RemoteSeat:

@@ -84,56 +84,80 @@ function main() {
   });
 }
 
+// After a lost stream the bot resumes its session: Hello.resume_session and resume_secret from its Welcome, so the
+// arena gives it back its seats (and re-sends an open TurnRequest).  Backoff doubles from 0.2 s up to 5 s.
+const MAX_RECONNECTS = 8;
+
 function play(client, flags) {
-  const stream = client.Play();
-  let finished = 0, welcomed = false, refused = false;
-  stream.write({hello: {name: flags.name, token: flags.token, sdk_version: SDK_VERSION, games: flags.games,
-    max_games: flags.parallel, bot_version: flags.botVersion}});
-  stream.on("data", message => {
-    switch (message.kind) {
-      case "welcome":
-        welcomed = true;
-        console.log(`welcomed as ${flags.name}; the arena schedules ${message.welcome.rulesets.join(", ")}`);
-        break;
-      case "game_started":
-        console.log(`game ${message.game_started.game_id}: ${message.game_started.ruleset}, seat ${message.game_started.seat}`);
-        break;
-      case "turn": {
-        const turn = message.turn;
-        const observation = {...turn.observation,
-          details: turn.observation.details_json ? JSON.parse(turn.observation.details_json) : {}};
-        let index = 0;
-        try {
-          index = choose(observation, turn.legal);
-        } catch (error) {
-          console.error(`choose failed (${error.message}); answering the first legal action`);
+  const session = {id: "", secret: "", finished: 0, failures: 0};
+  const connect = () => {
+    const stream = client.Play();
+    let welcomed = false, refused = false, lost = false;
+    stream.write({hello: {name: flags.name, token: flags.token, sdk_version: SDK_VERSION, games: flags.games,
+      max_games: flags.parallel, bot_version: flags.botVersion, resume_session: session.id,
+      resume_secret: session.secret}});
+    stream.on("data", message => {
+      switch (message.kind) {
+        case "welcome": {
+          const resumed = session.id !== "" && message.welcome.session_id === session.id;
+          welcomed = true;
+          session.failures = 0;
+          session.id = message.welcome.session_id;
+          session.secret = message.welcome.resume_secret;
+          console.log(resumed ? `resumed the session as ${flags.name}` :
+            `welcomed as ${flags.name}; the arena schedules ${message.welcome.rulesets.join(", ")}`);
+          break;
         }
-        stream.write({answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index,
-          action_text: turn.legal[index]}});
-        break;
+        case "game_started":
+          console.log(`game ${message.game_started.game_id}: ${message.game_started.ruleset}, seat ${message.game_started.seat}`);
+          break;
+        case "turn": {
+          const turn = message.turn;
+          const observation = {...turn.observation,
+            details: turn.observation.details_json ? JSON.parse(turn.observation.details_json) : {}};
+          let index = 0;
+          try {
+            index = choose(observation, turn.legal);
+          } catch (error) {
+            console.error(`choose failed (${error.message}); answering the first legal action`);
+          }
+          stream.write({answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index,
+            action_text: turn.legal[index]}});
+          break;
+        }
+        case "game_ended": {
+          session.finished += 1;
+          const me = message.game_ended.results.find(r => r.name === flags.name);
+          console.log(`game ${message.game_ended.game_id} ended: place ${me ? me.placement : "?"} (${session.finished} played)`);
+          if (flags.gamesLimit && session.finished >= flags.gamesLimit) { stream.end(); process.exit(0); }
+          break;
+        }
+        case "error": {
+          const {code, message: text} = message.error;
+          console.error(`arena says ${code}: ${text}`);
+          if (ENDS_SESSION.has(code) && !welcomed) refused = true;
+          break;
+        }
       }
-      case "game_ended": {
-        finished += 1;
-        const me = message.game_ended.results.find(r => r.name === flags.name);
-        console.log(`game ${message.game_ended.game_id} ended: place ${me ? me.placement : "?"} (${finished} played)`);
-        if (flags.gamesLimit && finished >= flags.gamesLimit) { stream.end(); process.exit(0); }
-        break;
-      }
-      case "error": {
-        const {code, message: text} = message.error;
-        console.error(`arena says ${code}: ${text}`);
-        if (ENDS_SESSION.has(code) && !welcomed) refused = true;
-        break;
-      }
-    }
-  });
-  stream.on("error", error => {
-    if (error.code === grpc.status.CANCELLED) return;
-    console.error(`bot.js: the stream ended: ${error.details || error.message}`);
-    process.exit(refused ? EXIT.refused : welcomed ? EXIT.lost : EXIT.unreachable);
-  });
-  stream.on("end", () => process.exit(refused ? EXIT.refused : 0));
-  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { stream.end(); process.exit(0); });
+    });
+    stream.on("error", () => {});  // every end, good or bad, also comes as a "status": handled there
+    stream.on("status", status => {
+      if (lost) return;
+      lost = true;
+      if (status.code === grpc.status.OK) process.exit(refused ? EXIT.refused : 0);  // the arena closed it
+      console.error(`bot.js: the stream ended: ${status.details || status.code}`);
+      if (refused || !session.id) process.exit(refused ? EXIT.refused : EXIT.unreachable);
+      session.failures += 1;
+      if (session.failures > MAX_RECONNECTS) process.exit(EXIT.lost);
+      const delay = Math.min(5000, 200 * 2 ** (session.failures - 1));
+      console.error(`reconnecting in ${(delay / 1000).toFixed(1)} s (attempt ${session.failures} of ${MAX_RECONNECTS})`);
+      setTimeout(connect, delay);
+    });
+    current = stream;
+  };
+  let current = null;
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { if (current) current.end(); process.exit(0); });
+  connect();
 }
 
 if (require.main === module) main();

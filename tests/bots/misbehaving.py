@@ -142,6 +142,7 @@ def main() -> int:
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--arena", required=True, metavar="HOST:PORT")
     parser.add_argument("--name", required=True)
+    parser.add_argument("--parallel", type=int, default=1, help="accepted as `arena match` passes it; plays one game")
     args = parser.parse_args()
     return play(args.mode, args.arena, args.name)
 

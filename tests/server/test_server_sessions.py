@@ -240,3 +240,33 @@ def test_a_slow_authenticator_does_not_stall_running_games(toy):
 
     outcome, took = serve(director, authenticator=authenticator)
     assert outcome.status == "finished" and took < 5
+
+
+def test_cut_stream_ends_the_bots_call_with_an_error_status_and_the_bot_can_come_back():
+    """`Handle.cut_stream` (used by `arena check-bot`) acts as a failed network: the bot sees its call end."""
+    import grpc
+    import trio
+
+    async def director(handle):
+        bot = RawBot(handle.port, hello("cut"))
+        welcome = (await blocking(bot.recv_kind, "welcome")).welcome
+        bystander = RawBot(handle.port, hello("bystander"))
+        await blocking(bystander.recv_kind, "welcome")
+        assert handle.cut_stream("nobody") is False
+        assert handle.cut_stream("cut") is True
+        rest = await blocking(bot.ended)
+        with trio.fail_after(10):
+            while "cut" in [s.name for s in handle.sessions()]:
+                await handle.session_event()
+        left = sorted(s.name for s in handle.sessions())
+        cut_again = handle.cut_stream("cut")  # not connected now
+        back = RawBot(handle.port, hello("cut", resume_session=welcome.session_id, resume_secret=welcome.resume_secret))
+        await blocking(back.recv_kind, "welcome")  # the name is free again: the bot comes back
+        names = sorted(s.name for s in handle.sessions())
+        for each in (bot, bystander, back):
+            each.close()
+        return rest, bot.status, left, cut_again, names
+
+    rest, status, left, cut_again, names = serve(director)
+    assert rest == [] and status == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert left == ["bystander"] and cut_again is False and names == ["bystander", "cut"]

@@ -1,0 +1,179 @@
+"""`arena check-bot`: real arena on 127.0.0.1 port 0, the bot under test as a real process.
+
+A conforming bot (the Python sample bots, the JavaScript starter kit) passes every check;
+deliberately broken bots (tests/bots/misbehaving.py, an SDK bot that never reconnects)
+fail the check that names what they do wrong, and only checks that follow from it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import arena.games as games
+from arena.match.compliance import kinds_asked, ruleset_profile
+from tests.cli.conftest import ROOT, run_arena
+
+MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving.py"
+KIT = ROOT / "starter_kits" / "node"
+CHECKS = ("hello", "version", "answers in time", "index and text", "stale answers", "disconnect and resume",
+          "game end")
+
+
+def statuses(out: str) -> dict[str, str]:
+    """``{check name: PASS/FAIL/SKIP}`` from the report lines."""
+    found = {}
+    for line in out.splitlines():
+        match = re.match(r"^(PASS|FAIL|SKIP)  ([^:]+): expected ", line)
+        if match:
+            found[match.group(2)] = match.group(1)
+    return found
+
+
+def misbehaving(mode: str) -> str:
+    return f"{sys.executable} {MISBEHAVING} {mode}"
+
+
+# ---------------------------------------------------------------------- what the engine asks
+
+
+def test_the_engine_profile_lists_the_decision_kinds_random_play_reaches():
+    assert set(ruleset_profile("prsi").kinds) == {"turn", "suit"}
+    assert {"turn", "cover", "suit"} <= set(ruleset_profile("moumou").kinds)
+
+
+def test_replaying_a_game_tells_which_kinds_each_seat_was_asked():
+    state = games.new_game("maumau", 2, 7)
+    rng = random.Random(7)
+    moves, truth = [], [set(), set()]
+    while not state.is_over:
+        truth[state.current].add(state.decision)
+        action = rng.choice(state.legal_actions())
+        moves.append((state.current, str(action)))
+        state.apply(action)
+    assert [kinds_asked("maumau", 2, 7, moves, seat) for seat in (0, 1)] == truth
+    assert len(truth[0] | truth[1]) > 1  # the game asked more than one kind
+
+
+# ---------------------------------------------------------------------- conforming bots
+
+
+def test_the_random_sample_bot_passes_every_check():
+    ran = run_arena("check-bot", ROOT / "sample_bots" / "random_bot.py", "--game", "prsi", "--game", "moumou")
+    assert ran.status == 0, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found == {**{name: "PASS" for name in CHECKS}, "decisions prsi": "PASS", "decisions moumou": "PASS"}, ran.out
+    assert "asked turn, suit in" in ran.out
+    assert re.search(r"hurried game: [1-9]\d* timeout\(s\)", ran.out), ran.out  # it really was hurried
+    assert "0 of" not in ran.out.splitlines()[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bot", ["random_bot.py", "greedy_bot.py", "tactician.py"])
+def test_every_sample_bot_passes_every_check_in_every_ruleset_it_claims(bot):
+    ran = run_arena("check-bot", ROOT / "sample_bots" / bot, timeout=900)
+    assert ran.status == 0, ran.out + ran.err
+    found = statuses(ran.out)
+    assert set(found.values()) == {"PASS"}, ran.out
+    assert {f"decisions {r}" for r in games.rulesets()} <= set(found), ran.out
+
+
+@pytest.fixture(scope="module")
+def node_kit():
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("the JavaScript starter kit needs Node.js 18+ and npm (apt-get install nodejs npm)")
+    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=KIT, capture_output=True,
+                               text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    return f"{node} {KIT / 'bot.js'}"
+
+
+def test_the_node_starter_kit_passes_every_check(node_kit):
+    ran = run_arena("check-bot", node_kit, "--game", "prsi", "--game", "evil-seven")
+    assert ran.status == 0, ran.out + ran.err
+    assert set(statuses(ran.out).values()) == {"PASS"}, ran.out
+    assert "resumed session" in ran.out
+
+
+@pytest.mark.slow
+def test_the_node_starter_kit_passes_every_check_in_every_ruleset(node_kit):
+    ran = run_arena("check-bot", node_kit, timeout=900)
+    assert ran.status == 0, ran.out + ran.err
+    assert set(statuses(ran.out).values()) == {"PASS"}, ran.out
+
+
+# ---------------------------------------------------------------------- broken bots
+
+
+def test_a_bot_answering_outside_the_legal_list_fails_index_and_text():
+    ran = run_arena("check-bot", misbehaving("illegal"), "--game", "prsi")
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["hello"] == found["version"] == found["answers in time"] == "PASS", ran.out
+    assert found["index and text"] == found["decisions prsi"] == "FAIL", ran.out
+    assert "struck (illegal)" in ran.out
+
+
+def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only():
+    bot = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'} --max-reconnects 0"
+    ran = run_arena("check-bot", bot, "--game", "prsi")
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["disconnect and resume"] == "FAIL", ran.out
+    assert found["game end"] == "FAIL", ran.out  # it is gone: no later game
+    assert all(found[name] == "PASS" for name in ("hello", "version", "decisions prsi", "answers in time",
+                                                   "index and text", "stale answers")), ran.out
+
+
+def test_a_bot_that_plays_one_game_and_leaves_fails_game_end():
+    """misbehaving.py in its well-behaved 'stale' mode: one clean game (with stale repeats), then it exits."""
+    ran = run_arena("check-bot", misbehaving("stale"), "--game", "prsi")
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["decisions prsi"] == found["index and text"] == found["answers in time"] == "PASS", ran.out
+    assert found["game end"] == "FAIL" and "exited with status 0" in ran.out, ran.out
+
+
+@pytest.mark.slow
+def test_a_silent_bot_fails_answers_in_time():
+    ran = run_arena("check-bot", misbehaving("silent"), "--game", "prsi", "--move-ms", "300", timeout=120)
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["answers in time"] == found["decisions prsi"] == "FAIL", ran.out
+    assert found["index and text"] == "PASS", ran.out
+
+
+def test_a_bot_that_crashes_mid_game_fails_its_decisions_at_once():
+    ran = run_arena("check-bot", misbehaving("crash"), "--game", "prsi", timeout=120)
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["decisions prsi"] == "FAIL" and "aborted (the bot exited with status 3)" in ran.out, ran.out
+    assert found["game end"] == "FAIL", ran.out
+
+
+def test_a_bot_that_never_connects_fails_hello_and_skips_the_rest():
+    ran = run_arena("check-bot", f"{sys.executable} -c 'import sys; sys.exit(5)'")
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["hello"] == "FAIL" and "exited with status 5" in ran.out, ran.out
+    assert {found[name] for name in found if name != "hello"} == {"SKIP"}, ran.out
+
+
+# ---------------------------------------------------------------------- usage errors
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nowhere.py"], "does not exist"),
+    ([str(ROOT / "sample_bots" / "random_bot.py"), "--game", "chess"], "unknown ruleset 'chess'"),
+    ([str(ROOT / "sample_bots" / "random_bot.py"), "--games", "0"], "--games must be at least 1"),
+])
+def test_bad_command_lines_get_one_line_and_status_2(args, message):
+    ran = run_arena("check-bot", *args)
+    assert ran.status == 2 and message in ran.err and "Traceback" not in ran.err, ran.err
+    assert len(ran.err.strip().splitlines()) == 1
