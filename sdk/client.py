@@ -741,6 +741,8 @@ class Client:
         self._dispatch(game, self._answer, game, message)
 
     async def _on_game_ended(self, message: Any) -> None:
+        if message.game_id not in self.games:
+            return  # a result sent again after a resume, for a game this bot has already closed
         game = self._game(message.game_id)
         del self.games[message.game_id]
         self.games_done += 1

@@ -109,8 +109,8 @@ class Outbox:
         return self._items.popleft()
 
 
-#: Results kept for one away session at most (a bot plays at most `max_games` at once).
-MAX_UNDELIVERED = 64
+#: Recent results kept per session to send again on a resume (a bot plays at most `max_games` at once).
+MAX_KEPT_RESULTS = 64
 
 
 class Connection:
@@ -181,10 +181,10 @@ class BotSession:
         self.seats: set["RemoteSeat"] = set()
         self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat
         self._last_wire_id = 0
-        #: GameEnded messages of games that ended while the bot was away, delivered when it resumes
-        #: (a bot must learn every result it played for); kept until `keep_until` (monotonic time).
-        self.undelivered: list[pb.ArenaMessage] = []
-        self.keep_until = 0.0
+        #: The GameEnded messages of its last games, (kept until, message), sent again when the bot
+        #: resumes: a result may have gone into a stream that was dying (written, never read) or found
+        #: the bot away, and a bot must learn every result it played for.  It ignores those it knows.
+        self.recent_results: deque = deque(maxlen=MAX_KEPT_RESULTS)
 
     @property
     def connected(self) -> bool:
@@ -216,10 +216,16 @@ class BotSession:
         return connection.send(message)
 
     def send_result(self, message: pb.ArenaMessage) -> None:
-        """A GameEnded: sent now, or kept for a resume within the reconnect window if the bot is away."""
-        if not self.send(message) and len(self.undelivered) < MAX_UNDELIVERED:
-            self.undelivered.append(message)
-            self.keep_until = time.monotonic() + self.hub.config.resume_keep_s
+        """A GameEnded: sent now if the bot is connected, and kept for `resume_keep_s` to be sent again
+        on a resume."""
+        self.recent_results.append((time.monotonic() + self.hub.config.resume_keep_s, message))
+        self.send(message)
+
+    def kept_results(self) -> list[pb.ArenaMessage]:
+        now = time.monotonic()
+        while self.recent_results and self.recent_results[0][0] <= now:
+            self.recent_results.popleft()
+        return [message for _, message in self.recent_results]
 
     def info(self) -> SessionInfo:
         return SessionInfo(
@@ -394,6 +400,10 @@ class Hub:
                 f"a bot named {terms.name!r} is already connected (since {existing.connected_at}); one connection per name",
             )
         if len(self.by_id) >= self.config.max_connections:
+            # sessions kept only to repeat their results on a resume give way to a bot that wants to play
+            for kept in [s for s in self.by_id.values() if not s.connected and not s.seats]:
+                self.by_id.pop(kept.id, None)
+        if len(self.by_id) >= self.config.max_connections:
             raise HelloRefused(
                 "CAPACITY",
                 f"the arena is full ({self.config.max_connections} sessions); try again later",
@@ -415,8 +425,7 @@ class Hub:
         session.capacity = max(session.capacity, terms.capacity)
         self.by_name[session.name] = session
         self._welcome(session)
-        undelivered, session.undelivered = session.undelivered, []
-        for message in undelivered:  # results of games that ended while it was away
+        for message in session.kept_results():  # its recent results again: any may have been lost
             session.send(message)
         for seat in list(session.seats):
             self.to_trio(seat.on_reconnect)
@@ -476,7 +485,7 @@ class Hub:
         Such sessions are forgotten once their window has passed (swept at each admission), so a bot
         that never comes back costs a few messages for `resume_keep_s` at most.
         """
-        return bool(session.undelivered) and time.monotonic() < session.keep_until
+        return bool(session.kept_results())
 
     def _sweep_kept(self) -> None:
         for session in [s for s in self.by_id.values() if not s.connected and not s.seats and not self._keeps(s)]:
