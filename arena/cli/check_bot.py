@@ -64,7 +64,9 @@ class _Launched:
 
 def run_command(args: argparse.Namespace) -> int:
     import arena.games as games
-    from arena.cli.match import CONNECT_TIMEOUT_S, BotProcess, parse_bot, stop_all
+    from arena.cli.match import CONNECT_TIMEOUT_S
+    from arena.cli.match_bots import parse_bot
+    from arena.cli.match_processes import BotProcess, stop_all
     from arena.server import ServerConfig
     from arena.server import run as serve
 
