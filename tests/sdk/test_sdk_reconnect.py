@@ -29,6 +29,7 @@ class CuttableProxy:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.cut_after = cut_after_bytes
+        self.armed = False  # bytes count only once armed: the cut must fall inside the game, not the hello
         self.downstream_bytes = 0
         self.cuts = 0
         self.live: list[socket.socket] = []
@@ -51,7 +52,7 @@ class CuttableProxy:
         try:
             while data := source.recv(65536):
                 sink.sendall(data)
-                if downstream:
+                if downstream and self.armed:
                     with self.lock:
                         self.downstream_bytes += len(data)
                         due = self.cuts == 0 and self.downstream_bytes >= self.cut_after
@@ -91,6 +92,9 @@ def test_a_dropped_connection_is_resumed_and_the_game_finishes(tmp_path):
                 )
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)
             time_control = TimeControl(move_ms=5000, bank_ms=5000, first_move_ms=5000, reconnect_ms=10_000)
+            # Armed only now: counting from the start, the cut could fall in the first connection's hello
+            # (the SDK then simply connected again as a new session and was never seated in this game).
+            proxy.armed = True
             outcome = await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control)
             with trio.move_on_after(30):  # bounded; a bot still running shows as None with its log below
                 await bots["wanderer"].wait()
