@@ -44,3 +44,22 @@ def postgres_db(postgres):
     yield postgres.url.rsplit("/", 1)[0] + "/" + name
     with psycopg.connect(postgres.url, autocommit=True, connect_timeout=10) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def node_kit():
+    """The JavaScript starter kit, its locked packages installed with `npm ci`: (node, kit folder).
+
+    Skips where Node.js or npm is missing (the README says how to get them)."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("the JavaScript starter kit needs Node.js 18+ and npm (apt-get install nodejs npm)")
+    kit = Path(__file__).resolve().parents[1] / "starter_kits" / "node"
+    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=kit, capture_output=True,
+                               text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    return node, kit

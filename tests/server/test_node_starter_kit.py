@@ -7,11 +7,9 @@ reason) where Node.js or npm is missing.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import trio
 
 from arena import games
@@ -23,18 +21,8 @@ TIME = TimeControl(move_ms=3000, bank_ms=5000, increment_ms=0, first_move_ms=500
 OPTIONS = {"ddmau": {"max_hands": 1}}
 
 
-@pytest.fixture(scope="module")
-def kit():
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("the JavaScript starter kit needs Node.js 18+ and npm (apt-get install nodejs npm)")
-    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=KIT, capture_output=True,
-                               text=True, timeout=300)
-    assert installed.returncode == 0, installed.stderr
-    return node
-
-
-def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(kit):
+def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(node_kit):
+    kit, _ = node_kit
     rulesets = games.rulesets()
 
     async def director(handle):
