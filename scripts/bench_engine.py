@@ -103,15 +103,22 @@ def bench_ruleset(ruleset: str, players: int, seconds: float, seed: int) -> Run:
     return Run(ruleset, players, played, decisions, time.process_time() - started)
 
 
-def bench_openspiel(players: int, seconds: float, seed: int) -> Run | None:
+def _crazy_eights(players: int):
+    """OpenSpiel's crazy_eights with the settings every comparison uses, or None without OpenSpiel."""
     try:
         import pyspiel
     except ImportError:
         return None
-    game = pyspiel.load_game(
+    return pyspiel.load_game(
         "crazy_eights",
         {"players": players, "use_special_cards": True, "reshuffle": True, "max_turns": 10000},
     )
+
+
+def bench_openspiel(players: int, seconds: float, seed: int) -> Run | None:
+    game = _crazy_eights(players)
+    if game is None:
+        return None
     rng = random.Random(seed)
     played = decisions = 0
     started = time.process_time()
@@ -218,14 +225,9 @@ def bench_search(ruleset: str, states: list, seconds: float, seed: int) -> Searc
 
 
 def bench_openspiel_clones(players: int, seconds: float, seed: int) -> SearchRun | None:
-    try:
-        import pyspiel
-    except ImportError:
+    game = _crazy_eights(players)
+    if game is None:
         return None
-    game = pyspiel.load_game(
-        "crazy_eights",
-        {"players": players, "use_special_cards": True, "reshuffle": True, "max_turns": 10000},
-    )
     rng = random.Random(seed)
     states = []
     while len(states) < SEARCH_STATES:

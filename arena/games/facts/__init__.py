@@ -49,8 +49,15 @@ _CACHE: dict[tuple, dict[str, Any]] = {}
 _TYPES = {bool: "bool", int: "int", float: "float", str: "str"}
 
 
+def family_of(ruleset: str) -> str | None:
+    """The engine family a ruleset belongs to (``shedding``, ``mose``, ``ddmau``); None for one registered
+    from outside the three engines (tests).  Per-family code elsewhere (world sampling) dispatches on it."""
+    family = _family(ruleset)
+    return None if family is None else family.FAMILY
+
+
 def _family(ruleset: str):
-    """The family module of a ruleset; None for one registered from outside the three engines (tests)."""
+    """The family's facts module of a ruleset, or None."""
     if ruleset == _mose.RULESET:
         return _mose
     if ruleset == _ddmau.RULESET:

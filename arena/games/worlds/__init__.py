@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
 from arena.games import registry
+from arena.games.facts import family_of
 from arena.games.base import GameError, GameState, Observation
 from arena.games.worlds import ddmau as _ddmau_worlds
 from arena.games.worlds import mose as _mose_worlds
@@ -70,14 +71,15 @@ class Table:
     players: int
 
 
+#: The world sampler of each engine family (`arena.games.facts.family_of` says which a ruleset is in).
+_SAMPLERS = {"shedding": _shedding_worlds, "mose": _mose_worlds, "ddmau": _ddmau_worlds}
+
+
 def _family(ruleset: str):
-    if ruleset == _mose_worlds.RULESET:
-        return _mose_worlds
-    if ruleset == _ddmau_worlds.RULESET:
-        return _ddmau_worlds
-    if ruleset in _shedding_worlds.RULESETS:
-        return _shedding_worlds
-    raise WorldError(f"{ruleset} has no world sampler (only the shedding rulesets, mose and ddmau do)")
+    sampler = _SAMPLERS.get(family_of(ruleset) or "")
+    if sampler is None:
+        raise WorldError(f"{ruleset} has no world sampler (only the shedding rulesets, mose and ddmau do)")
+    return sampler
 
 
 def unseen(ruleset: str, observation: "Observation | Mapping[str, Any]", **options: Any) -> Unseen:
