@@ -434,6 +434,9 @@ class ComplianceRun:
         if not_started:
             self.add("game end", FAIL, expected,
                      f"{len(finished)} game(s) played, then one could not start: {not_started[0].error}")
+        elif self.bot.exit_status() is not None:  # checked first: the session may not have noticed yet
+            self.add("game end", FAIL, expected,
+                     f"{len(finished)} game(s) played, then the bot exited with status {self.bot.exit_status()}")
         elif not still_there:
             self.add("game end", FAIL, expected, f"{len(finished)} game(s) played, then {self._gone()}")
         else:
