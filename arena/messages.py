@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from arena import games
 from arena.games import Observation, PublicEvent
 from arena.games.base import GameError, RecordObservation
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 #: Observation keys with a typed field in ``pb.Observation``, in the order `_observation_parts`
 #: gives their values; every other key goes to ``details_json``.

@@ -5,7 +5,7 @@ suit choice) and the ruleset's facts the arena sends at the start of each
 game (card points and roles), so it also plays rulesets it has never heard of.
 """
 
-from sdk import Bot, Facts, run
+from mau_arena_sdk import Bot, Facts, run
 
 _FALLBACK = {"accept": 3, "draw": 2, "stop": 1, "pass": 0}
 _NO_FACTS = Facts({})  # an arena that sends none: every card is worth the same

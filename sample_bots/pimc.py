@@ -32,7 +32,7 @@ class Budget:
 
 @dataclass(frozen=True)
 class PolicyTurn:
-    """The slice of `sdk.Turn` a rollout policy reads, built from an engine state."""
+    """The slice of `mau_arena_sdk.Turn` a rollout policy reads, built from an engine state."""
 
     game_id: str
     ruleset: str

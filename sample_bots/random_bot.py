@@ -2,7 +2,7 @@
 
 import random
 
-from sdk import Bot, run
+from mau_arena_sdk import Bot, run
 
 
 class RandomBot(Bot):

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 from pimc import Budget, Searcher  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
-from sdk import Bot, Facts, run  # noqa: E402
+from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 
 #: Worlds per decision and rollout cap: about 100 ms a decision on the reference machine
 #: (scripts/searcher_timing.py).  Shorter hands (Mau-Mau) afford more worlds; Mose and DD MAU

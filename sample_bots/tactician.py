@@ -15,7 +15,7 @@ wild, draw, skip, cover, no-finish...), so unknown rulesets and verbs still
 get sensible play.
 """
 
-from sdk import Bot, Facts, run
+from mau_arena_sdk import Bot, Facts, run
 
 _LOW = {"accept": 3, "draw": 2, "stop": 1, "pass": 0}
 _NO_FACTS = Facts({})  # an arena that sends none: no card is special

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-from sdk.wire import pb, rpc  # noqa: E402
+from mau_arena_sdk.wire import pb, rpc  # noqa: E402
 
 RULESET = "moumou"
 CLIENT_OPTIONS = [("grpc.so_reuseport", 0)]
@@ -464,7 +464,7 @@ def overshoot(games: int, seconds: float, warmup: float, deadline_ms: int) -> tu
 
 def late_bot(arena: str, name: str, max_games: int, delay_s: float) -> None:
     """An SDK bot that always answers after ``delay_s`` (past the deadline)."""
-    from sdk import Bot, run
+    from mau_arena_sdk import Bot, run
 
     class Late(Bot):
         def act(self, turn):

@@ -65,7 +65,7 @@ def flood(port: int, clients: int, seconds: float, results: "multiprocessing.Que
     """Clients sending wrong-token Hellos for ``seconds``; puts a Counter of the answers."""
     import grpc
 
-    from sdk.wire import pb, rpc
+    from mau_arena_sdk.wire import pb, rpc
 
     counts: collections.Counter = collections.Counter()
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
 
-from sdk.wire import pb, rpc  # noqa: E402
+from mau_arena_sdk.wire import pb, rpc  # noqa: E402
 
 OPTIONS = [("grpc.so_reuseport", 0)]
 

@@ -25,7 +25,7 @@ from arena import games  # noqa: E402
 from arena.match.seat import GameStart  # noqa: E402
 from arena.match.timecontrol import TimeControl  # noqa: E402
 from arena import messages as convert  # noqa: E402
-from sdk import GameInfo, Turn  # noqa: E402
+from mau_arena_sdk import GameInfo, Turn  # noqa: E402
 
 PLAYERS = {"moumou": 2, "maumau": 2, "maumau-online": 4, "mose": 4, "ddmau": 4}
 OPTIONS = {"ddmau": {"max_hands": 1}}

@@ -10,7 +10,7 @@ import pytest
 
 from arena import games
 from arena import messages as convert
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 
 def _positions(ruleset: str, players: int, decisions: int = 60):

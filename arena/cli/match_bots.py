@@ -167,7 +167,7 @@ def _parse_tc_settings(text: str, settings: str) -> dict[str, int]:
 
 def load_local_bot(spec: BotSpec) -> Callable[[], Any]:
     """For ``--local``: the Bot subclass a ``.py`` file defines, as a factory (one instance per game)."""
-    from sdk import Bot
+    from mau_arena_sdk import Bot
 
     if spec.path is None:
         raise CommandError(f"--local needs .py bot files; {spec.source!r} is a command")
@@ -185,5 +185,5 @@ def load_local_bot(spec: BotSpec) -> Callable[[], Any]:
         if isinstance(value, type) and issubclass(value, Bot) and value is not Bot and value.__module__ == module.__name__
     ]
     if not classes:
-        raise CommandError(f"{spec.source} defines no subclass of sdk.Bot")
+        raise CommandError(f"{spec.source} defines no subclass of mau_arena_sdk.Bot")
     return classes[-1]

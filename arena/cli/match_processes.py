@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 from pathlib import Path
@@ -32,7 +31,6 @@ class BotProcess:
             # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                env=_bot_environment(),
             )
 
     @property
@@ -62,15 +60,6 @@ class BotProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-
-
-def _bot_environment() -> dict[str, str]:
-    """The bots' environment: ours, plus this checkout on PYTHONPATH so ``import sdk`` finds the same SDK."""
-    env = dict(os.environ)
-    root = Path(__file__).resolve().parents[2]
-    if (root / "sdk" / "__init__.py").is_file():
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
-    return env
 
 
 def stop_all(processes: Sequence[BotProcess]) -> None:

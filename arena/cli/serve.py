@@ -8,7 +8,6 @@ seconds without any setup.
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 import time
@@ -16,12 +15,12 @@ from pathlib import Path
 
 from arena.cli import CommandError, RunFailure
 from arena.cli.db import add_db_argument, open_db
+from arena.samples import sample_bot, samples_dir
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
 DEMO_BOTS = (("random_bot", "random"), ("greedy_bot", "greedy"), ("tactician", "tactician"), ("random_bot", "random-2"),
              ("searcher", "searcher"))
-SAMPLE_BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 def register(subparsers) -> None:
@@ -234,9 +233,9 @@ def run(args) -> int:
         raise CommandError("--demo's sample bots connect on loopback without TLS: leave out --tls-cert/--tls-key")
     _check_port_free(args.host, args.port)
     if args.demo:
-        missing = sorted({script for script, _ in DEMO_BOTS if not (SAMPLE_BOTS_DIR / f"{script}.py").is_file()})
+        missing = sorted({script for script, _ in DEMO_BOTS if not sample_bot(script).is_file()})
         if missing:
-            raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {SAMPLE_BOTS_DIR}")
+            raise CommandError(f"--demo needs the sample bots, missing: {', '.join(missing)} in {samples_dir()}")
     if Path(args.replays).exists() and not Path(args.replays).is_dir():
         raise CommandError(f"--replays {args.replays} is a file, not a folder")
     if not is_postgres_url(args.db) and Path(args.db).is_dir():
@@ -429,12 +428,9 @@ def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subpr
     for script, name in DEMO_BOTS:
         processes.append(
             subprocess.Popen(
-                [sys.executable, str(SAMPLE_BOTS_DIR / f"{script}.py"), "--arena", f"127.0.0.1:{port}",
+                [sys.executable, str(sample_bot(script)), "--arena", f"127.0.0.1:{port}",
                  "--name", name, "--parallel", str(games_at_once)],
                 stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, start_new_session=True,
-                cwd=str(SAMPLE_BOTS_DIR.parent),
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                    filter(None, [str(SAMPLE_BOTS_DIR.parent), os.environ.get("PYTHONPATH", "")]))},
             )
         )
     log_file.close()

@@ -36,9 +36,9 @@ def run_watch(args: argparse.Namespace) -> int:
     from rich.live import Live
 
     from arena.replay.spectator import WatchedGame
-    from sdk.observation import Observation
-    from sdk.wire import arena_pb2 as pb
-    from sdk.wire import arena_pb2_grpc as rpc
+    from mau_arena_sdk.observation import Observation
+    from mau_arena_sdk.wire import arena_pb2 as pb
+    from mau_arena_sdk.wire import arena_pb2_grpc as rpc
 
     if args.timeout <= 0:
         raise CommandError("--timeout must be positive")

@@ -5,7 +5,7 @@
 Each name is its own Play stream (one thread each, one shared channel) that
 answers every turn at once with the first, last or a random legal action.
 It speaks the wire protocol directly, without the SDK, so a benchmark
-measures the arena and not the client library; real bots should use `sdk`.
+measures the arena and not the client library; real bots should use `mau_arena_sdk`.
 At exit it prints one JSON line of totals (turns answered, games ended,
 errors by code) for the benchmark to collect.  ``--ended-log FILE`` appends
 one JSON line per GameEnded a session was told (bot, game id, reason,
@@ -28,7 +28,7 @@ from collections import Counter
 import grpc
 
 from arena import __version__
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 _END = object()
 

@@ -20,8 +20,8 @@ from arena.games import Action as EngineAction
 from arena.games import ActionParseError
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, MalformedAnswer, SeatAnswer
 from arena import messages as convert
-from sdk.history import History
-from sdk.turn import GameInfo, GameResult, Turn
+from mau_arena_sdk.history import History
+from mau_arena_sdk.turn import GameInfo, GameResult, Turn
 
 
 class LocalSeat:

@@ -47,7 +47,7 @@ from typing import Any, Callable, Optional
 
 import outcome
 
-from sdk.timerfd import TimerFd
+from mau_arena_sdk.timerfd import TimerFd
 
 log = logging.getLogger("arena.server")
 

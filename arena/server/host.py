@@ -28,7 +28,7 @@ from arena.server.live import LiveGame, LiveGames
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
-from sdk.wire import rpc
+from mau_arena_sdk.wire import rpc
 
 log = logging.getLogger("arena.server")
 

@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence
 
 from arena.messages import game_ended_to_pb, observation_to_pb, public_events_fields
 from arena.server.sessions import utc_now
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 #: A spectator this far behind is dropped rather than let its queue grow without bound.
 MAX_SPECTATOR_BACKLOG = 10_000

@@ -21,7 +21,7 @@ import trio
 
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer, SeatDisconnected
 from arena.messages import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_message
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 if TYPE_CHECKING:
     from arena.server.sessions import BotSession, Hub

@@ -22,7 +22,7 @@ from arena.messages import error_to_pb
 from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 if TYPE_CHECKING:
     from arena.server.host import Handle

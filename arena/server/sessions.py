@@ -31,7 +31,7 @@ from arena import __version__ as ARENA_VERSION
 from arena.messages import error_to_pb
 from arena.server.config import ConfigError, ServerConfig
 from arena.server.hello import HelloRefused, HelloTerms
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 if TYPE_CHECKING:
     from arena.server.seat import RemoteSeat

@@ -335,7 +335,7 @@ def spectator_event_dict(event: Any) -> dict[str, Any]:
 def live_facts(view: Any) -> list[list[str]]:
     """The table's facts of a public view in the game's own terms, as the terminal viewers tell them."""
     from arena.replay.facts import describe
-    from sdk.observation import Observation
+    from mau_arena_sdk.observation import Observation
 
     observation = Observation.from_pb(view).to_dict()
     names = [seat.name for seat in view.seats]

@@ -1,7 +1,7 @@
 """Hostile participants for the fair-play battery (`scripts/battery.py`, tests/e2e/test_battery.py).
 
 Every client here speaks the wire protocol directly (grpc.aio and the
-generated `sdk.wire` messages), so it can do what the SDK never would:
+generated `mau_arena_sdk.wire` messages), so it can do what the SDK never would:
 resume other bots' sessions, stall, hang, send bytes that are not a
 message, open streams that never say Hello.  Modules, one concept each:
 

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 from .players import Player
 from .stream import BotStream, Channels, error_name, hello, reply_kind

@@ -22,7 +22,7 @@ import grpc
 
 from arena.ladder.store import GameRecord, LadderStore
 from arena.replay.reader import load
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 from .players import EndedGame
 from .stream import CHANNEL_OPTIONS

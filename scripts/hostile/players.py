@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional
 
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 from .stream import BotStream, answer, error_name, hello, reply_kind
 

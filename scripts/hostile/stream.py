@@ -15,7 +15,7 @@ from typing import Optional, Union
 import grpc
 
 from arena import __version__ as ARENA_VERSION
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 PLAY = "/mauarena.v1.Arena/Play"
 CHANNEL_OPTIONS = [("grpc.so_reuseport", 0)]

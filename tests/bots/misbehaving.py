@@ -23,14 +23,11 @@ import os
 import queue
 import sys
 import threading
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import grpc
 
-import grpc  # noqa: E402
-
-from sdk.client import SDK_VERSION  # noqa: E402
-from sdk.wire import pb  # noqa: E402
+from mau_arena_sdk.client import SDK_VERSION
+from mau_arena_sdk.wire import pb
 
 MODES = ("slow", "crash", "garbage", "illegal", "stale", "oversized", "silent", "reconnect", "empty")
 

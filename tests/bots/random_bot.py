@@ -5,11 +5,8 @@
 
 import random
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout without installing
-
-from sdk import Bot, run  # noqa: E402
+from mau_arena_sdk import Bot, run
 
 
 class RandomBot(Bot):

@@ -24,7 +24,7 @@ from arena.replay.reader import load
 from arena.replay.verify import verify
 from arena.replay.writer import ReplayWriter
 from arena.server import ServerConfig, run
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "match"))
 import nim_ruleset  # noqa: E402  (the runner tests' tiny ruleset: short, scriptable games)

@@ -106,7 +106,7 @@ def get_standings(port: int):
     """The server's GetStandings RPC (fed from the ladder's last fit)."""
     import grpc
 
-    from sdk.wire import pb, rpc
+    from mau_arena_sdk.wire import pb, rpc
 
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         reply = rpc.ArenaStub(channel).GetStandings(pb.StandingsRequest(ruleset=RULESET), timeout=10)

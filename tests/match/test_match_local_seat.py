@@ -12,8 +12,8 @@ from arena.match.local import LocalSeat
 from arena.match.runner import play_game
 from arena.match.timecontrol import TimeControl
 from scripted_seats import Recorder
-from sdk.actions import Action as SdkAction
-from sdk.turn import Turn
+from mau_arena_sdk.actions import Action as SdkAction
+from mau_arena_sdk.turn import Turn
 
 ROOMY = TimeControl(move_ms=5000, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3)
 

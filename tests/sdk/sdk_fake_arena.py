@@ -14,7 +14,7 @@ from concurrent import futures
 
 import grpc
 
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 
 #: Send this to drop the stream as a network failure would (status UNAVAILABLE).

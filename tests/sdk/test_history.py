@@ -1,5 +1,5 @@
 """What a bot may know: every turn carries the public events since the seat's previous one, and the
-SDK keeps the game's whole public history (`sdk.history`), in a local match as over the wire."""
+SDK keeps the game's whole public history (`mau_arena_sdk.history`), in a local match as over the wire."""
 
 from __future__ import annotations
 

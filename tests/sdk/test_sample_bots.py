@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sdk import Action, GameInfo, Observation, SeatInfo, Turn
+from mau_arena_sdk import Action, GameInfo, Observation, SeatInfo, Turn
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 

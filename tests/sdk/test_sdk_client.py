@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sdk import SDK_VERSION, Bot, Client, ClientOptions, run
-from sdk.errors import ArenaRefused, ArenaUnreachable
+from mau_arena_sdk import SDK_VERSION, Bot, Client, ClientOptions, run
+from mau_arena_sdk.errors import ArenaRefused, ArenaUnreachable
 from sdk_fake_arena import ABORT, FakeArena, error, game_ended, game_started, turn, welcome
 
 
@@ -190,9 +190,9 @@ def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer
 @pytest.mark.parametrize("threads", ["stand-by", "workers"])
 def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypatch):
     if threads == "workers":  # no timerfd (not Linux): every game on its own worker thread
-        import sdk.client
+        import mau_arena_sdk.client
 
-        monkeypatch.setattr(sdk.client.TimerFd, "create", classmethod(lambda cls, **kw: None))
+        monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "create", classmethod(lambda cls, **kw: None))
     release = threading.Event()
     order = []
 
@@ -240,7 +240,7 @@ def test_a_bot_file_against_no_arena_exits_non_zero_with_one_clear_line(free_por
 
 
 def test_an_engine_style_action_object_is_accepted_by_its_text():
-    from sdk import Turn
+    from mau_arena_sdk import Turn
     from sdk_fake_arena import turn as turn_message
 
     class Foreign:
@@ -254,7 +254,7 @@ def test_an_engine_style_action_object_is_accepted_by_its_text():
 
 
 def test_game_worker_runs_calls_in_order_and_finishes_them_on_shutdown():
-    from sdk.client import _Worker
+    from mau_arena_sdk.client import _Worker
 
     worker, seen, gate = _Worker("game-test"), [], threading.Event()
     worker.submit(gate.wait, 10)
@@ -324,7 +324,7 @@ def test_sigterm_inside_a_slow_act_stops_the_bot_with_status_0(max_games):
     code = (
         "import sys, time\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
-        "from sdk import Bot, run\n"
+        "from mau_arena_sdk import Bot, run\n"
         "class Slow(Bot):\n"
         "    def act(self, turn):\n"
         "        if turn.game_id == 'g1':\n"
@@ -409,23 +409,15 @@ def test_act_runs_as_plain_code_and_with_one_game_where_its_turn_is_read(max_gam
     assert seen == [max_games == 1]
 
 
-def test_the_sdk_is_versioned_with_the_arena_it_ships_with():
-    """One distribution carries both: a bot's Hello names the release it came from."""
-    import arena
-    import sdk
-
-    assert SDK_VERSION == sdk.__version__ == arena.__version__
-
-
 def test_the_stand_by_tick_stops_after_idle_ticks_and_starts_again_with_the_next_call(monkeypatch):
     """The stand-by timer ticks only while bot code keeps coming: after IDLE_TICKS ticks without a
     call running it is stopped (no wake-ups for an idle bot), and the next call starts it again."""
-    import sdk.client
+    import mau_arena_sdk.client
 
-    if sdk.client.TimerFd.create() is None:
+    if mau_arena_sdk.client.TimerFd.create() is None:
         pytest.skip("no timerfd on this platform: every game gets a worker thread, nothing ticks")
     starts, stopped = [], threading.Event()
-    real_set, real_disarm = sdk.client.TimerFd.set, sdk.client.TimerFd.disarm
+    real_set, real_disarm = mau_arena_sdk.client.TimerFd.set, mau_arena_sdk.client.TimerFd.disarm
 
     def start(timer, first, period=0.0, **kw):
         if period:  # the tick, not the one-shot wake-up of the session's clean-up
@@ -436,8 +428,8 @@ def test_the_stand_by_tick_stops_after_idle_ticks_and_starts_again_with_the_next
         real_disarm(timer)
         stopped.set()
 
-    monkeypatch.setattr(sdk.client.TimerFd, "set", start)
-    monkeypatch.setattr(sdk.client.TimerFd, "disarm", stop)
+    monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "set", start)
+    monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "disarm", stop)
     monkeypatch.setattr(Client, "IDLE_TICKS", 3)
 
     def script(hello, inbox, send, stream, context):

@@ -10,8 +10,8 @@ from arena import games
 from arena.match.seat import GameStart
 from arena.match.timecontrol import TimeControl
 from arena import messages as convert
-from sdk import Facts, GameInfo
-from sdk.wire import pb
+from mau_arena_sdk import Facts, GameInfo
+from mau_arena_sdk.wire import pb
 
 
 def started(ruleset: str, players: int = 2, **options) -> GameInfo:

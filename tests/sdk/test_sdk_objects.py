@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sdk import Action, ActionParseError, ClientOptions, GameInfo, GameResult, Observation, Turn
-from sdk.flags import parse_flags
-from sdk.wire import pb
+from mau_arena_sdk import Action, ActionParseError, ClientOptions, GameInfo, GameResult, Observation, Turn
+from mau_arena_sdk.flags import parse_flags
+from mau_arena_sdk.wire import pb
 from sdk_fake_arena import game_ended, game_started, turn
 
 
@@ -14,7 +14,7 @@ def test_every_engine_card_code_is_a_card_to_the_sdk():
     """DD MAU plays once had no cards in the SDK: bots that prefer plays by their cards drew for ever."""
     from arena import games
     from arena.games.cards import is_card_code as engine_says
-    from sdk.actions import is_card_code as sdk_says
+    from mau_arena_sdk.actions import is_card_code as sdk_says
 
     assert Action.parse("play PT-r R12 JTT").cards == ("PT-r", "R12", "JTT")
     assert Action.parse("declare PT").cards == () and Action.parse("color r").cards == ()
@@ -130,7 +130,7 @@ def test_legal_texts_the_sdk_cannot_parse_strictly_are_kept_not_dropped():
 
 def test_turn_decodes_its_observation_on_first_use_only(monkeypatch):
     """A bot deciding from ``legal`` alone (the random bot) never pays for the JSON details."""
-    import sdk.turn as turn_module
+    import mau_arena_sdk.turn as turn_module
 
     decoded = []
     real = turn_module.Observation.from_pb

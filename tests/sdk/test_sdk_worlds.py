@@ -1,4 +1,4 @@
-"""A bot samples worlds from the observation it receives over the wire (sdk.Observation)."""
+"""A bot samples worlds from the observation it receives over the wire (mau_arena_sdk.Observation)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from arena import games
 from arena import messages as convert
-from sdk import Turn
+from mau_arena_sdk import Turn
 
 
 @pytest.mark.parametrize("name,players,options", [("moumou", 2, {}), ("tschau-sepp", 3, {"blind": True}),

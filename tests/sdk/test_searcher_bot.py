@@ -10,7 +10,7 @@ import pytest
 
 from arena import games
 from arena import messages as convert
-from sdk import Turn
+from mau_arena_sdk import Turn
 
 from tests.sdk.test_sample_bots import load, start
 
@@ -30,7 +30,7 @@ def turn_for(state, seat, game_id="g"):
 def start_with_options(bot, ruleset, players, options):
     from arena.match.seat import GameStart
     from arena.match.timecontrol import TimeControl
-    from sdk import GameInfo
+    from mau_arena_sdk import GameInfo
 
     names = tuple(f"p{i}" for i in range(players))
     info = GameInfo.from_pb(convert.game_started_to_pb(GameStart("g", ruleset, options, 0, names, TimeControl())))

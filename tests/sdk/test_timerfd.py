@@ -1,4 +1,4 @@
-"""sdk.timerfd: the ctypes timerfd both the SDK's stand-by thread and the server's loop wait on."""
+"""mau_arena_sdk.timerfd: the ctypes timerfd both the SDK's stand-by thread and the server's loop wait on."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from sdk.timerfd import TimerFd
+from mau_arena_sdk.timerfd import TimerFd
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="timerfd is Linux only")
 

@@ -16,7 +16,7 @@ import grpc
 import trio
 
 from arena.server import ServerConfig, run
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 PLAY = "/mauarena.v1.Arena/Play"
 _END = object()

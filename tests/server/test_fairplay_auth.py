@@ -21,7 +21,7 @@ from arena.ladder.auth import LadderAuthenticator
 from arena.ladder.store import LadderStore
 from arena.match.timecontrol import TimeControl
 from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 Code = pb.Error.Code
 FLOOD = 60

@@ -15,7 +15,7 @@ import trio
 
 from arena.match.timecontrol import TimeControl
 from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 FAST = TimeControl(move_ms=2000, bank_ms=2000, increment_ms=0, first_move_ms=2000, max_strikes=3, reconnect_ms=3000)
 

@@ -26,7 +26,7 @@ import trio
 
 from arena.match.timecontrol import TimeControl
 from server_helpers import PLAY, AutoBot, RawBot, answer_for, blocking, hello, serve
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 Code = pb.Error.Code
 SILENT = 500

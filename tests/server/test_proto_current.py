@@ -1,4 +1,4 @@
-"""The generated protocol code in sdk/wire must match proto/ (run scripts/gen_proto.py after editing it)."""
+"""The generated protocol code in sdk/mau_arena_sdk/wire must match proto/ (run scripts/gen_proto.py after editing it)."""
 
 import subprocess
 import sys

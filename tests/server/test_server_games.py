@@ -14,7 +14,7 @@ from arena import games
 from arena.match.timecontrol import TimeControl
 from arena.messages import observation_to_pb, public_event_to_pb
 from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 SEED = 7_777_777_777_123
 FAST = TimeControl(move_ms=2000, bank_ms=2000, increment_ms=0, first_move_ms=2000, max_strikes=3, reconnect_ms=3000)

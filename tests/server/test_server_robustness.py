@@ -13,7 +13,7 @@ import pytest
 import trio
 
 from server_helpers import RawBot, blocking, hello, serve
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,7 +88,7 @@ def test_garbage_on_the_socket_and_undecodable_messages_do_not_hurt_the_server()
 
 LISTENER = (
     "import queue, sys, grpc\n"
-    "from sdk.wire import pb, rpc\n"
+    "from mau_arena_sdk.wire import pb, rpc\n"
     "outbox = queue.Queue()\n"
     "outbox.put(pb.BotMessage(hello=pb.Hello(name='stayer', sdk_version='0.1.0')))\n"
     "channel = grpc.insecure_channel(sys.argv[1])\n"

@@ -6,7 +6,7 @@ import pytest
 
 from arena.server import ConfigError, ServerConfig, SeatUnavailable
 from server_helpers import RawBot, blocking, hello, serve
-from sdk.wire import pb
+from mau_arena_sdk.wire import pb
 
 Code = pb.Error.Code
 

@@ -11,7 +11,7 @@ import pytest
 
 from arena.server import ConfigError, ServerConfig
 from server_helpers import blocking, hello, serve
-from sdk.wire import pb, rpc
+from mau_arena_sdk.wire import pb, rpc
 
 
 @pytest.fixture

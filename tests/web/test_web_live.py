@@ -33,7 +33,7 @@ CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")
 BOT = textwrap.dedent("""
     import random, sys, time
     sys.path.insert(0, {root!r})
-    from sdk import Bot, run
+    from mau_arena_sdk import Bot, run
 
     think = float(sys.argv.pop(sys.argv.index("--think") + 1)); sys.argv.remove("--think")
 

@@ -29,7 +29,7 @@ sizes and the multiset of cards the seat has not seen, and
 `position(view, info, dealt, rng)`, the position with those places filled.
 
 The observation may be the engine's (`GameState.observation`), its
-`to_dict()`, or the SDK's (`sdk.Observation`, as a bot receives it): the
+`to_dict()`, or the SDK's (`mau_arena_sdk.Observation`, as a bot receives it): the
 SDK's seat views are folded back into the engine's player count.
 
 `history` is reserved for a list of public events (a card publicly taken
@@ -183,7 +183,7 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
     if not isinstance(view, dict):
         raise WorldError(f"an observation is a mapping, not {type(view).__name__}")
     if "seats" in view:
-        # The SDK's form (sdk.Observation): the seat views, statuses and names are the SDK's own keys.
+        # The SDK's form (mau_arena_sdk.Observation): the seat views, statuses and names are the SDK's own keys.
         seats = view.pop("seats")
         if not isinstance(view.get("seat_count"), int):
             view["seat_count"] = len(seats)

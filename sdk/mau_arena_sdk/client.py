@@ -50,14 +50,14 @@ from typing import Any, Callable, Optional
 
 import grpc
 
-from sdk.bot import Bot
-from sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
-from sdk.timerfd import TimerFd
-from sdk.history import History
-from sdk.turn import GameInfo, GameResult, Turn
-from sdk.wire import pb, rpc
+from mau_arena_sdk.bot import Bot
+from mau_arena_sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
+from mau_arena_sdk.timerfd import TimerFd
+from mau_arena_sdk.history import History
+from mau_arena_sdk.turn import GameInfo, GameResult, Turn
+from mau_arena_sdk.wire import pb, rpc
 
-SDK_VERSION = "0.2.0"  # released with the arena (arena.__version__); the server checks its major
+SDK_VERSION = "0.2.0"  # the distribution's version (sdk/pyproject.toml); the server checks its major
 
 #: Hello errors that no retry can fix, with what to tell the user.
 _REFUSALS = {
@@ -129,7 +129,7 @@ class _Worker:
             try:
                 fn(*args)
             except Exception:  # the calls handed over catch their own errors; this is a last resort
-                logging.getLogger("sdk").exception("%s failed", getattr(fn, "__qualname__", fn))
+                logging.getLogger("mau_arena_sdk").exception("%s failed", getattr(fn, "__qualname__", fn))
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """Stop after the calls already handed over (dropped first with ``cancel_futures``)."""
@@ -246,7 +246,7 @@ class Client:
     def __init__(self, bot: Bot, options: ClientOptions, log: logging.Logger | None = None):
         self.bot = bot
         self.options = options
-        self.log = log or logging.getLogger("sdk")
+        self.log = log or logging.getLogger("mau_arena_sdk")
         self.session_id = ""
         self.resume_secret = ""   # Welcome.resume_secret: proves a resume is ours; never logged
         self.games: dict[str, _Game] = {}

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Sequence
 
-from sdk.client import ClientOptions
+from mau_arena_sdk.client import ClientOptions
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
-    from sdk.actions import Action
-    from sdk.turn import GameInfo, GameResult, Turn
+    from mau_arena_sdk.actions import Action
+    from mau_arena_sdk.turn import GameInfo, GameResult, Turn
 
 Choice = Union["Action", str, int]
 

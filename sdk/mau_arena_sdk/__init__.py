@@ -1,6 +1,6 @@
 """The Mau Arena bot SDK: write a `Bot` with a synchronous ``act(turn)``, then call `run()`.
 
-    from sdk import Bot, run
+    from mau_arena_sdk import Bot, run
 
     class Greedy(Bot):
         def act(self, turn):
@@ -19,15 +19,15 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from sdk.actions import Action, ActionParseError, is_card_code
-from sdk.bot import Bot
-from sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_interrupt
-from sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
-from sdk.facts import Facts
-from sdk.flags import parse_flags
-from sdk.history import Event, History
-from sdk.observation import Observation, SeatInfo
-from sdk.turn import GameInfo, GameResult, SeatResult, TimeControl, Turn
+from mau_arena_sdk.actions import Action, ActionParseError, is_card_code
+from mau_arena_sdk.bot import Bot
+from mau_arena_sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_interrupt
+from mau_arena_sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
+from mau_arena_sdk.facts import Facts
+from mau_arena_sdk.flags import parse_flags
+from mau_arena_sdk.history import Event, History
+from mau_arena_sdk.observation import Observation, SeatInfo
+from mau_arena_sdk.turn import GameInfo, GameResult, SeatResult, TimeControl, Turn
 
 __version__ = SDK_VERSION
 

@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from sdk.observation import frozen_json
+from mau_arena_sdk.observation import frozen_json
 
 
 @dataclass(frozen=True, slots=True)

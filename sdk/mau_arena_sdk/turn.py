@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sdk.actions import Action
-from sdk.history import Event, History
-from sdk.facts import Facts
-from sdk.observation import Observation
+from mau_arena_sdk.actions import Action
+from mau_arena_sdk.history import Event, History
+from mau_arena_sdk.facts import Facts
+from mau_arena_sdk.observation import Observation
 
 
 #: Parsed action texts: a game's legal lists repeat the same few hundred texts, and an
