@@ -13,7 +13,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "leaderboard",
         help="print the ratings table (Bradley-Terry fit, 95%% intervals)",
-        description="Rank, bot, rating, -/+ 95% interval, games, score %, wins, timeouts and strikes, "
+        description="Rank, bot, rating, -/+ 95% interval, games, score %, wins, timeouts, strikes and errors "
+        "(decisions where the bot's own code failed and its SDK played the first legal action), "
         "from the finished games in a ladder database.  Safe to run while `arena serve` writes to it.",
     )
     parser.add_argument("--game", metavar="RULESET", help="one ruleset (default: every ruleset with games)")
@@ -29,6 +30,7 @@ def standing_record(row) -> dict:
         "rank": row.rank, "bot": row.bot, "rating": round(row.rating, 1),
         "ci": round(row.ci, 1) if math.isfinite(row.ci) else None, "games": row.games,
         "score": round(row.score, 4), "wins": row.wins, "timeouts": row.timeouts, "strikes": row.strikes,
+        "errors": row.errors,
     }
 
 

@@ -168,6 +168,12 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
         raise first_command_error(group) from None
     finally:
         stop_all(list(processes.values()))
+        for name, process in processes.items():
+            errors = match.stats.lines[name].errors if name in match.stats.lines else 0
+            if errors:
+                kept[0] = True
+                setup.say(f"Bot {printable(name)}: {errors} error(s) in its own code (its SDK answered the first "
+                          f"legal action each time); its log is {process.log_path}")
         if not kept[0]:
             shutil.rmtree(log_dir, ignore_errors=True)
         elif setup.log_dir is None:

@@ -81,7 +81,7 @@ def result_record(match: MatchRun, ruleset: str, players: int, seed: int, interr
              "draws": line.draws, "score": round(line.score, 4), "firsts": line.firsts,
              "average_place": round(line.average_place, 3), "points": line.points,
              "ms_per_decision": round(line.ms_per_decision, 2), "strikes": line.strikes, "timeouts": line.timeouts,
-             "forfeits": line.forfeits, "crashes": line.crashes}
+             "forfeits": line.forfeits, "crashes": line.crashes, "errors": line.errors}
             for rank, line in enumerate(ranked, 1)
         ],
         "elo": None,
@@ -121,15 +121,19 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
         "place": lambda rank, line: f"{line.average_place:.2f}", "points": lambda rank, line: str(line.points),
         "ms": lambda rank, line: f"{line.ms_per_decision:.1f}", "strikes": lambda rank, line: str(line.strikes),
         "t/o": lambda rank, line: str(line.timeouts), "forfeits": lambda rank, line: str(line.forfeits),
-        "crashes": lambda rank, line: str(line.crashes),
+        "crashes": lambda rank, line: str(line.crashes), "errors": lambda rank, line: str(line.errors),
     }
     if not any(line.forfeits for line in ranked):
         del columns["forfeits"]
+    if not any(line.errors for line in ranked):
+        del columns["errors"]
     if not any(line.crashes for line in ranked):
         del columns["crashes"]
     table = Table(title=f"{title}: {stats.finished} games{extra}", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
                   caption="W/L/D: pairwise results; place: mean placement; "
-                  "ms: think time per decision; t/o: timeouts", caption_justify="left")
+                  "ms: think time per decision; t/o: timeouts"
+                  + ("; errors: the bot's own code failed and its SDK played the first legal action"
+                     if "errors" in columns else ""), caption_justify="left")
     for column in columns:
         if column == "bot":
             table.add_column(column, justify="left", overflow="fold", min_width=8)

@@ -37,11 +37,13 @@ def leaderboard_table(
     ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None, compact: bool = False,
     limit: int | None = None,
 ) -> Table:
-    """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes (and the live Elo).
+    """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes, errors (and the live Elo).
 
     compact: lighter borders and short headers, so the live view fits 80 columns; a long
-    bot name wraps rather than being cut.  limit: show the first rows only (and say so).
+    bot name wraps rather than being cut, and the errors column appears only when a bot has
+    some.  limit: show the first rows only (and say so).
     """
+    show_errors = not compact or any(row.errors for row in rows[:limit])
     table = Table(
         title=f"{ruleset} — Bradley-Terry ratings (95% interval)",
         title_justify="left",
@@ -60,12 +62,16 @@ def leaderboard_table(
     table.add_column("wins", justify="right", no_wrap=True)
     table.add_column("t/o" if compact else "timeouts", justify="right", no_wrap=True)
     table.add_column("strikes", justify="right", no_wrap=True)
+    if show_errors:
+        table.add_column("err" if compact else "errors", justify="right", no_wrap=True)
     for row in rows[:limit]:
         name = _safe(row.bot, style="bold" if row.connected else "")
         cells = [str(row.rank), name, f"{row.rating:.0f}", format_ci(row.ci) if math.isfinite(row.ci) else "±?"]
         if live_elo is not None:
             cells.append(f"{live_elo.get(row.bot, 1500.0):.0f}")
         cells += [str(row.games), f"{100 * row.score:.1f}%", str(row.wins), str(row.timeouts), str(row.strikes)]
+        if show_errors:
+            cells.append(str(row.errors))
         table.add_row(*cells)
     if not rows:
         table.caption = "no finished games yet"

@@ -338,6 +338,7 @@ class LadderDirector:
             SeatRecord(
                 seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
                 timeouts=s.timeouts, think_ms=s.think_ms, decisions=s.decisions, forfeited=s.forfeited,
+                errors=s.errors,
             )
             for s in outcome.seats
         ]
@@ -422,6 +423,7 @@ class LadderDirector:
                 {
                     "name": r.bot, "rating": r.rating, "ci_low": r.rating - half, "ci_high": r.rating + half,
                     "games": r.games, "wins": r.wins, "timeouts": r.timeouts, "strikes": r.strikes,
+                    "errors": r.errors,
                 }
             )
         return rows

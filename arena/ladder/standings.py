@@ -22,6 +22,7 @@ class Standing:
     timeouts: int
     strikes: int
     connected: bool = False
+    errors: int = 0  # decisions where the bot's own code failed (its SDK answered a fallback)
 
 
 def compute_standings(store: LadderStore, ruleset: str, connected: Iterable[str] = ()) -> list[Standing]:
@@ -50,6 +51,7 @@ def standings_from(
                 timeouts=t.timeouts if t else 0,
                 strikes=t.strikes if t else 0,
                 connected=r.bot in online,
+                errors=t.errors if t else 0,
             )
         )
     return rows

@@ -143,7 +143,8 @@ class MoveLog:
         self.action = action
         self.acted = False
 
-    def decision(self, seat: int, action_text: str, think_ms: int, timeout: bool, strike: bool, state_hash: str) -> None:
+    def decision(self, seat: int, action_text: str, think_ms: int, timeout: bool, strike: bool, state_hash: str,
+                 bot_error: str = "") -> None:
         self.moves.append((seat, action_text))
         if seat == self.bot_seat:
             self.bot_decisions += 1

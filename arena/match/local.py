@@ -11,26 +11,31 @@ old call before it is given the next one, and that wait counts as thinking.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Callable, Sequence
 
 import trio
 
-from arena.games import Action as EngineAction
-from arena.games import ActionParseError
-from arena.match.seat import DecisionRequest, GameEnd, GameStart, MalformedAnswer, SeatAnswer
+from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer
 from arena import messages as convert
+from mau_arena_sdk.decide import Decision, decide, error_text
 from mau_arena_sdk.history import History
 from mau_arena_sdk.turn import GameInfo, GameResult, Turn
+
+log = logging.getLogger(__name__)
 
 
 class LocalSeat:
     """A `arena.match.seat.Seat` around a bot object with ``act(turn)``.
 
     ``act`` may return an Action (the SDK's or the engine's), its text, or
-    its index in ``turn.legal``.  Unlike the SDK's network loop, nothing is
-    forgiven: an exception or an illegal choice reaches the runner and is a
-    strike, so local test games show bot bugs instead of hiding them.
+    its index in ``turn.legal``.  It is asked through the SDK's own
+    `mau_arena_sdk.decide.decide`, as the network client asks it: an
+    exception or an illegal choice answers the first legal action and is
+    counted as the seat's error (``Answer.bot_error``), so a bot gets the same
+    result with ``arena match --local`` as over the network.  An exception in
+    ``on_game_start`` is reported with the next answer, as the client does.
     """
 
     def __init__(self, bot: Any, name: str | None = None, version: str | None = None,
@@ -44,6 +49,7 @@ class LocalSeat:
         self._players: tuple[str, ...] = ()
         self._info: GameInfo | None = None
         self._history = History()  # the game's public events, as the SDK client keeps them
+        self._pending_error = ""  # on_game_start's failure, reported with the next answer
 
     async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
         if not self.threaded:  # trusted, fast bots: no thread hop, but no cut-off either
@@ -55,9 +61,10 @@ class LocalSeat:
         self._players = tuple(start.players)
         self._history = History()
         self._info = GameInfo.from_pb(convert.game_started_to_pb(start))
+        self._pending_error = ""
         hook = getattr(self.bot, "on_game_start", None)
         if hook is not None:
-            await self._in_thread(hook, self._info)
+            self._pending_error = await self._in_thread(_guarded, "on_game_start", hook, self._info)
 
     async def decide(self, request: DecisionRequest) -> SeatAnswer:
         turn = Turn.from_pb(convert.turn_request_to_pb(
@@ -66,13 +73,14 @@ class LocalSeat:
         ), self._history)
         clock = self._clock
 
-        def think() -> tuple[Any, float]:
-            choice = self.bot.act(turn)
-            return choice, clock()
+        def think() -> tuple[Decision, float]:
+            decision = decide(self.bot, turn)
+            return decision, clock()
 
-        choice, received_at = await self._in_thread(think)
-        index, text = answer_for(choice, request.legal)
-        return SeatAnswer(request.request_id, index, text, received_at)
+        decision, received_at = await self._in_thread(think)
+        bot_error, self._pending_error = decision.error or self._pending_error, ""
+        text = str(request.legal[decision.index]) if request.legal else ""
+        return SeatAnswer(request.request_id, decision.index, text, received_at, bot_error)
 
     async def next_answer(self, request: DecisionRequest) -> SeatAnswer:
         """An in-process bot answers each request exactly once: nothing more will come."""
@@ -85,30 +93,18 @@ class LocalSeat:
             return
         result = GameResult.from_pb(convert.game_ended_to_pb(end.outcome, end.game_id), seat=end.seat)
         info = self._info or GameInfo(end.game_id, end.outcome.ruleset, end.seat, self._players)
-        await self._in_thread(hook, info, result)
+        await self._in_thread(_guarded, "on_game_end", hook, info, result)
 
     async def wait_reconnected(self, timeout_s: float) -> bool:
         """An in-process seat never disconnects."""
         return True
 
 
-def answer_for(choice: Any, legal: Sequence[EngineAction]) -> tuple[int, str]:
-    """Turn what ``act`` returned into the (index, text) pair a wire answer carries.
-
-    A choice that is not legal gets index -1 (the runner calls it illegal);
-    something that is not a choice at all raises MalformedAnswer.
-    """
-    if isinstance(choice, bool) or choice is None:
-        raise MalformedAnswer(f"act() returned {choice!r}; return an Action, its text or its index")
-    if isinstance(choice, int):
-        text = str(legal[choice]) if 0 <= choice < len(legal) else ""
-        return choice, text
-    if isinstance(choice, str) or hasattr(choice, "verb"):
-        text = str(choice)
-        try:
-            action = EngineAction.parse(text)
-        except ActionParseError as error:
-            raise MalformedAnswer(f"act() returned {text!r}: {error}") from None
-        index = next((i for i, candidate in enumerate(legal) if candidate == action), -1)
-        return index, text
-    raise MalformedAnswer(f"act() returned {type(choice).__name__} {choice!r}; return an Action, its text or its index")
+def _guarded(what: str, hook: Callable[..., Any], *args: Any) -> str:
+    """Run a bot's hook; its failure as the text the SDK reports (empty when it ran cleanly)."""
+    try:
+        hook(*args)
+    except Exception as exception:
+        log.exception("%s() raised", what)
+        return error_text(f"{what}() raised {type(exception).__name__}: {exception}")
+    return ""

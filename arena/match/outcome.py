@@ -21,6 +21,7 @@ class SeatOutcome:
     stale: int = 0               # answers naming an old request id (dropped, not struck)
     disconnects: int = 0
     strike_reasons: list[str] = field(default_factory=list)  # "timeout", "illegal", "malformed", ...
+    errors: int = 0              # decisions where the bot's own code failed and its client answered a fallback
 
 
 @dataclass

@@ -200,6 +200,7 @@ class _Verdict:
     timeout: bool = False
     strike: str | None = None  # the reason code, or None
     detail: str = ""
+    bot_error: str = ""  # the bot's own report that its code failed on this decision (no strike)
 
 
 @dataclass
@@ -248,7 +249,7 @@ async def play_game(
     and reconnection window follow its own.  Bad ``ruleset``/``options``/``seed``
     (or a sequence of the wrong length) raise before
     any seat is contacted.  ``recorder`` gets ``decision(seat, action_text,
-    think_ms, timeout, strike, state_hash)`` after every applied decision and
+    think_ms, timeout, strike, state_hash, bot_error)`` after every applied decision and
     ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
     methods both work).  ``on_event(index, seat, action_text, state)`` is
     called with index 0 and seat -1 for the start position, then after every
@@ -461,7 +462,10 @@ class _Game:
                 return verdict
             think_ms = self._charge(book, spent_s, limit_ms)
             book.bank_ms += control.increment_ms
-            return _Verdict(action, think_ms)
+            bot_error = reply.answer.bot_error
+            if bot_error:
+                book.outcome.errors += 1
+            return _Verdict(action, think_ms, bot_error=bot_error)
 
     async def _collect(self, seat: Seat, request: DecisionRequest, deadline: float) -> _Reply:
         """Wait for the answer to ``request`` until a little after ``deadline``; drop stale answers."""
@@ -582,7 +586,7 @@ class _Game:
             return  # the state hash costs a JSON dump and a digest: only for replays
         await self._call_recorder(
             "decision", seat_index, str(verdict.action), verdict.think_ms, verdict.timeout,
-            verdict.strike is not None, self.state.state_hash(),
+            verdict.strike is not None, self.state.state_hash(), verdict.bot_error,
         )
 
     async def _call_recorder(self, method: str, *args: Any) -> Any:

@@ -56,6 +56,7 @@ class SeatAnswer:
     action_index: int
     action_text: str
     received_at: float = field(default=0.0)  # time.monotonic() when read off the wire
+    bot_error: str = ""  # non-empty: the bot's code failed and its client answered a fallback (Answer.bot_error)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ class BotLine:
     think_ms: int = 0
     decisions: int = 0
     crashes: int = 0   # times its process died and was restarted (arena match --recover)
+    errors: int = 0    # decisions where its own code failed and its SDK answered a fallback (Answer.bot_error)
 
     @property
     def ms_per_decision(self) -> float:
@@ -79,6 +80,7 @@ class MatchStats:
             line.strikes += seat.strikes
             line.timeouts += seat.timeouts
             line.forfeits += seat.forfeited
+            line.errors += seat.errors
             line.think_ms += seat.think_ms
             line.decisions += seat.decisions
         for a, b in itertools.combinations(seats, 2):

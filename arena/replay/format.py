@@ -201,9 +201,10 @@ class DecisionRecord:
     timeout: bool = False
     strike: bool = False
     hash: str | None = None
+    bot_error: str = ""  # the bot's report that its code failed here (its client answered a fallback)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "type": DECISION,
             "i": self.i,
             "seat": self.seat,
@@ -213,6 +214,9 @@ class DecisionRecord:
             "strike": self.strike,
             "hash": self.hash,
         }
+        if self.bot_error:  # only when there is one: replays of clean games keep their bytes
+            record["bot_error"] = self.bot_error
+        return record
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], line: int) -> "DecisionRecord":
@@ -225,6 +229,7 @@ class DecisionRecord:
                 timeout=bool(data.get("timeout", False)),
                 strike=bool(data.get("strike", False)),
                 hash=None if data.get("hash") is None else str(data["hash"]),
+                bot_error=str(data.get("bot_error") or ""),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ReplayFormatError(f"line {line}: bad decision record ({error!r})") from None
@@ -260,6 +265,7 @@ def result_line(result: Any, players: int, status: str = FINISHED, reason: str =
         "strikes": column("strikes", "strikes", 0),
         "timeouts": column("timeouts", "timeouts", 0),
         "forfeits": column("forfeits", "forfeited", False),
+        "errors": column("errors", "errors", 0),
         "reason": str(reason or data.get("reason") or ""),
         "ended_at": str(data.get("ended_at") or utc_now()),
     }

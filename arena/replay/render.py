@@ -22,6 +22,7 @@ from rich.text import Text
 
 from arena.games import GameError, GameState, PublicEvent
 from arena.games.cards import is_card_code
+from arena.printable import printable
 from arena.replay.cards import card, hand, hidden_hand, ordinal, safe, seat_name, value, wild_token
 from arena.replay.facts import describe
 from arena.replay.format import DecisionRecord
@@ -181,7 +182,8 @@ def decision_log(decisions: Sequence[DecisionRecord], step: int, view: View, sho
     table.add_column("action", overflow="fold")
     table.add_column("ms", justify="right", style="dim", no_wrap=True)
     for record in decisions[start:last][:rows]:
-        flags = " ".join(f for f, on in (("TIMEOUT", record.timeout), ("STRIKE", record.strike)) if on)
+        flags = " ".join(f for f, on in (("TIMEOUT", record.timeout), ("STRIKE", record.strike),
+                                          ("ERROR", bool(record.bot_error))) if on)
         style = "reverse" if record.i == step else ("dim" if record.i > step else "")
         shown = show(record)
         if flags:
@@ -255,6 +257,12 @@ class FrameBuilder:
                 text.append(" · TIMEOUT", style="bold red")
             if record.strike:
                 text.append(" · STRIKE", style="bold red")
+            if record.bot_error:
+                # The bot's own text may name its cards: only its own seat's view and the omniscient
+                # one show it, escaped (never raw); other views only see that there was an error.
+                own = view.kind == "omniscient" or (view.kind == "seat" and view.seat == record.seat)
+                detail = f" in the bot's code: {printable(record.bot_error)}" if own else ""
+                text.append(f" · ERROR{detail}", style="bold red")
         text.append("\n")
         if state.is_over:
             text.append_text(self.result_line(state))
@@ -301,10 +309,12 @@ class FrameBuilder:
         scores = observation.get("scores") or []
         strikes = [0] * self.replay.players
         timeouts = [0] * self.replay.players
+        errors = [0] * self.replay.players
         for record in self.replay.decisions[:step]:
             if 0 <= record.seat < self.replay.players:
                 strikes[record.seat] += record.strike
                 timeouts[record.seat] += record.timeout
+                errors[record.seat] += bool(record.bot_error)
         placements = state.result().placements if state.is_over else None
         rows = []
         for seat in range(self.replay.players):
@@ -314,7 +324,8 @@ class FrameBuilder:
                 cards = observation.get("hand")
             else:
                 cards = None
-            marks = " · ".join(m for m in (_count(strikes[seat], "strike"), _count(timeouts[seat], "timeout")) if m)
+            marks = " · ".join(m for m in (_count(strikes[seat], "strike"), _count(timeouts[seat], "timeout"),
+                                           _count(errors[seat], "error")) if m)
             rows.append(SeatRow(
                 seat, self.names[seat] if seat < len(self.names) else f"seat {seat}", cards,
                 sizes[seat] if seat < len(sizes) else None,

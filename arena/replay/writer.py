@@ -118,6 +118,7 @@ class ReplayWriter:
         timeout: bool = False,
         strike: bool = False,
         state_hash: str | None = None,
+        bot_error: str = "",
     ) -> None:
         """Record one applied decision and the state hash after it (`GameState.state_hash()`)."""
         self._check_open()
@@ -132,6 +133,7 @@ class ReplayWriter:
             timeout=bool(timeout),
             strike=bool(strike),
             hash=state_hash,
+            bot_error=str(bot_error or ""),
         )
         self._write(record.to_dict())
 

@@ -34,7 +34,7 @@ log = logging.getLogger("arena.server")
 
 Director = Callable[["Handle"], Awaitable[Any]]
 #: ``standings_provider(ruleset)`` returns rows (dicts or objects) with name, rating,
-#: ci_low, ci_high, games, wins, timeouts, strikes.
+#: ci_low, ci_high, games, wins, timeouts, strikes, errors.
 StandingsProvider = Callable[[str], Iterable[Any]]
 
 

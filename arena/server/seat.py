@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 _REMEMBERED_REQUESTS = 64
 #: Stale answers kept for the runner to count; beyond this they are only counted here.
 _MAX_PENDING_STALE = 32
+#: The longest Answer.bot_error kept (the protocol allows 200 characters; more is cut, never refused).
+MAX_BOT_ERROR = 200
 
 #: The runner's notice codes (`arena.match.seat.SeatNotice.code`) as protocol ``Error.Code`` names.
 NOTICE_CODES = {
@@ -232,6 +234,7 @@ class RemoteSeat:
             action_index=answer.action_index,
             action_text=answer.action_text,
             received_at=received_at,
+            bot_error=answer.bot_error[:MAX_BOT_ERROR],
         )
         if (open_request is not None and wire_id == open_request.wire_id and runner_id > 0
                 and self._answer is None):

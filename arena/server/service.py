@@ -198,6 +198,7 @@ class ArenaService(rpc.ArenaServicer):
                 timeouts=int(_field(row, "timeouts", 0)),
                 strikes=int(_field(row, "strikes", 0)),
                 connected=name in connected,
+                errors=int(_field(row, "errors", 0)),
             )
         return reply
 

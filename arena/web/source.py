@@ -60,6 +60,7 @@ class Standing:
     timeouts: int
     strikes: int
     connected: bool
+    errors: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         finite = math.isfinite(self.ci)
@@ -68,7 +69,7 @@ class Standing:
             "ci_low": round(self.rating - self.ci, 1) if finite else None,
             "ci_high": round(self.rating + self.ci, 1) if finite else None,
             "games": self.games, "wins": self.wins, "timeouts": self.timeouts, "strikes": self.strikes,
-            "connected": self.connected,
+            "errors": self.errors, "connected": self.connected,
         }
 
 
@@ -161,7 +162,7 @@ class WebSource:
         if self._standings is not None:
             connected = set(self.live.connected()) if self.live else set()
             return [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes,
-                             r.bot in connected).to_dict() for r in self._standings(ruleset)]
+                             r.bot in connected, r.errors).to_dict() for r in self._standings(ruleset)]
         return [s.to_dict() for s in self._fit(ruleset)]
 
     def _fit(self, ruleset: str) -> list[Standing]:
@@ -172,7 +173,7 @@ class WebSource:
         cached = self._fits.get(ruleset)
         if cached is not None and cached[0] == finished:
             return cached[1]
-        rows = [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes, False)
+        rows = [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes, False, r.errors)
                 for r in compute_standings(self.store, ruleset)]
         self._fits[ruleset] = (finished, rows)
         return rows
@@ -310,7 +311,8 @@ def game_dict(record: GameRecord) -> dict[str, Any]:
         "reason": record.reason, "started_at": record.started_at, "ended_at": record.ended_at,
         "decisions": record.decisions,
         "seats": [{"seat": s.seat, "bot": s.bot, "placement": s.placement, "points": s.points,
-                   "strikes": s.strikes, "timeouts": s.timeouts, "forfeited": s.forfeited} for s in record.seats],
+                   "strikes": s.strikes, "timeouts": s.timeouts, "forfeited": s.forfeited, "errors": s.errors}
+                  for s in record.seats],
     }
 
 

@@ -51,6 +51,7 @@ from typing import Any, Callable, Optional
 import grpc
 
 from mau_arena_sdk.bot import Bot
+from mau_arena_sdk.decide import Decision, decide, error_text
 from mau_arena_sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
 from mau_arena_sdk.timerfd import TimerFd
 from mau_arena_sdk.history import History
@@ -153,6 +154,7 @@ class _Game:
         self.game_id = game_id
         self.info = info
         self.errors = 0
+        self.pending_error = ""  # a hook's failure, sent with the next answer (Answer.bot_error)
         self.notices = 0
         self.last_answer: tuple[int, Any] | None = None
         self.history = History()  # the game's public events, from every request so far
@@ -760,26 +762,24 @@ class Client:
 
     # ------------------------------------------------------------------ bot code (on the owner or a worker)
     def _answer(self, game: _Game, message: Any) -> Any:
-        """Ask the bot; fall back to the first legal action on error.  Returns the answer message."""
-        index = 0
+        """Ask the bot (`decide`: the first legal action when its code fails).  Returns the answer message."""
+        fallback = message.legal[0] if message.legal else ""
         try:
             turn = Turn.from_pb(message, game.history)
-            choice = self.bot.act(turn)
-        except Exception:  # any exception, ValueError too: the author needs the traceback
-            game.errors += 1
-            self.log.exception("game %s request %d: act() raised; answering the first legal action %r",
-                               message.game_id, message.request_id, message.legal[0] if message.legal else "")
+        except Exception as exception:  # a message this SDK cannot read: still answer, and say why
+            decision = Decision(0, error_text(f"the SDK could not read the turn: {exception!r}"), exception)
         else:
-            try:
-                index = turn.index_of(choice)
-            except ValueError as error:  # an illegal or malformed choice: say exactly what was wrong
-                game.errors += 1
-                self.log.error("game %s request %d: %s; answering %r instead", message.game_id, message.request_id,
-                               error, message.legal[0] if message.legal else "")
+            decision = decide(self.bot, turn)
+        if decision.error:
+            game.errors += 1
+            self.log.error("game %s request %d: %s; answering %r instead", message.game_id, message.request_id,
+                           decision.error, fallback, exc_info=decision.exception)
+        index = decision.index
+        bot_error, game.pending_error = decision.error or game.pending_error, ""
         text = message.legal[index] if message.legal else ""  # the arena's own text, byte for byte
         answer = pb.BotMessage(
             answer=pb.Answer(game_id=message.game_id, request_id=message.request_id, action_index=index,
-                             action_text=text)
+                             action_text=text, bot_error=bot_error)
         )
         game.last_answer = (message.request_id, answer)
         return answer
@@ -800,8 +800,10 @@ class Client:
     def _guarded(self, game: _Game, what: str, call: Callable[[], None]) -> None:
         try:
             call()
-        except Exception:
+        except Exception as exception:
             game.errors += 1
+            # Reported with the game's next answer (on_game_end's cannot be: the game is over).
+            game.pending_error = error_text(f"{what}() raised {type(exception).__name__}: {exception}")
             self.log.exception("game %s: %s() raised", game.game_id, what)
 
     def _close_games(self) -> None:

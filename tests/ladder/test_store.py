@@ -221,7 +221,7 @@ def test_a_game_end_is_one_transaction(db):
     store.game_ended("g1", "finished", [SeatRecord(0, "a", placement=1), SeatRecord(1, "b", placement=2)])
     assert store.statuses(["g1", "nope"]) == {"g1": "finished"}
     assert store.bot_totals("a") == {"moumou": {"finished": 1, "aborted": 0, "wins": 1, "timeouts": 0, "strikes": 0,
-                                                "forfeits": 0, "decisions": 0, "think_ms": 0}}
+                                                "forfeits": 0, "decisions": 0, "think_ms": 0, "errors": 0}}
     store.close()
 
 
@@ -283,12 +283,13 @@ def test_a_sqlite_database_written_with_the_released_schema_keeps_working(tmp_pa
     connection.executescript(SCHEMA_V1_AS_RELEASED)
     connection.close()
     store = LadderStore.open(path)
-    assert store.schema_version() == SCHEMA_VERSION == 1
+    assert store.schema_version() == SCHEMA_VERSION == 2  # migrated forward: the errors column added
     assert store.recovered == [("g1", "/r/g1.jsonl.part")]
     assert [g.id for g in store.games(status="finished")] == ["g0"]
     assert store.game("g0").seed == 2**63 - 1
     assert store.rated_games("moumou")[0].placements == {"old": 1, "other": 2}
     assert store.totals("moumou")["other"].strikes == 1
+    assert store.totals("moumou")["other"].errors == 0  # rows written before the column count none
     assert store.latest_ratings("moumou") == [("old", 1512.25, 80.5, 1, "2026-01-01T00:01:00")]
     finish(store, "g2", "s2", {"old": 2, "new": 1})
     assert {b["name"] for b in store.list_bots()} == {"old"}

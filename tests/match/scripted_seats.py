@@ -125,8 +125,8 @@ class Recorder:
         self.finished: dict | None = None
         self.aborted: str | None = None
 
-    def decision(self, seat, action, think_ms, timeout, strike, state_hash):
-        self.decisions.append((seat, action, think_ms, timeout, strike, state_hash))
+    def decision(self, seat, action, think_ms, timeout, strike, state_hash, bot_error=""):
+        self.decisions.append((seat, action, think_ms, timeout, strike, state_hash, bot_error))
 
     def finish(self, result):
         self.finished = result

@@ -92,7 +92,8 @@ def test_a_slow_local_bot_is_cut_off_at_its_deadline_and_the_game_finishes():
     assert all(d[1] == "take 1" for d in recorder.decisions if d[0] == 0)
 
 
-def test_a_local_bot_that_raises_or_answers_illegally_gets_strikes_not_a_crash():
+def test_a_local_bot_whose_code_fails_plays_the_first_legal_action_and_each_failure_is_an_error():
+    """The SDK's rule (mau_arena_sdk.decide), as over the network: no strike, no crash, but counted."""
     class Buggy:
         def __init__(self):
             self.calls = 0
@@ -107,10 +108,28 @@ def test_a_local_bot_that_raises_or_answers_illegally_gets_strikes_not_a_crash()
                 return 7
             return None
 
-    outcome, recorder = run_game([Buggy(), Greedy()], start=9)
-    assert outcome.seats[0].strike_reasons == ["error", "illegal", "illegal"]
-    assert outcome.seats[0].forfeited and outcome.seats[1].strikes == 0
-    assert outcome.status == "finished"
+    outcome, recorder = run_game([Buggy(), Greedy()], start=15)
+    me = outcome.seats[0]
+    assert me.strikes == 0 and not me.forfeited and outcome.status == "finished"
+    assert me.errors == me.decisions > 3 and outcome.seats[1].errors == 0
+    errors = [d[6] for d in recorder.decisions if d[0] == 0]
+    assert errors[:4] == [
+        "act() raised ZeroDivisionError: bot bug",
+        "act() returned 'take 3', which is not legal here; legal: take 1, take 2",
+        "act() returned index 7, but there are 2 legal actions",
+        "act() returned NoneType None; return an Action, its text or its index",
+    ]
+
+
+def test_a_failing_on_game_start_is_reported_with_the_first_answer():
+    class Careless(Greedy):
+        def on_game_start(self, game):
+            raise KeyError("ruleset")
+
+    outcome, recorder = run_game([Careless("index"), Greedy()], start=9)
+    errors = [d[6] for d in recorder.decisions if d[0] == 0]
+    assert errors[0] == "on_game_start() raised KeyError: 'ruleset'" and not any(errors[1:])
+    assert outcome.seats[0].errors == 1 and outcome.seats[0].strikes == 0
 
 
 class RandomSdkBot:
@@ -142,7 +161,7 @@ def test_every_ruleset_plays_through_the_runner_and_its_record_re_simulates(rule
     assert outcome.status == "finished" or "max_decisions" in outcome.reason, outcome.reason
     assert all(s.strikes == 0 for s in outcome.seats)
     replayed = games.new_game(ruleset, players, 5)
-    for seat, action, _, _, _, state_hash in recorder.decisions:
+    for seat, action, _, _, _, state_hash, _ in recorder.decisions:
         assert replayed.current == seat
         replayed.apply(action)
         assert replayed.state_hash() == state_hash

@@ -268,7 +268,7 @@ def test_the_recorder_gets_every_decision_with_hashes_that_re_simulate():
     outcome, recorder, _ = play(seats, start=11, seed=4,
                                 on_event=lambda i, seat, text, state: events.append((i, seat, text, state.state_hash())))
     replayed = games.new_game("test-nim", 2, 4, start=11)
-    for seat, action, think_ms, timeout, strike, state_hash in recorder.decisions:
+    for seat, action, think_ms, timeout, strike, state_hash, _ in recorder.decisions:
         assert replayed.current == seat
         replayed.apply(action)
         assert replayed.state_hash() == state_hash

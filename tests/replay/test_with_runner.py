@@ -22,7 +22,7 @@ class RandomBot:
     def act(self, turn):
         self.turns += 1
         if self.blunder_every and self.turns % self.blunder_every == 0:
-            return "fly away"  # an illegal answer: a strike, and the default action is applied
+            return "fly away"  # an illegal answer: the SDK's rule plays legal[0] and reports a bot error
         return self.random.choice(list(turn.legal))
 
 
@@ -46,7 +46,10 @@ def test_play_game_records_a_replay_that_verifies(tmp_path, toy_ruleset, threade
     assert len(replay.decisions) == outcome.decisions
     assert replay.result["placements"] == [s.placement for s in outcome.seats]
     assert replay.result["strikes"] == [s.strikes for s in outcome.seats]
-    assert sum(d.strike for d in replay.decisions) == sum(s.strikes for s in outcome.seats) > 0
+    assert replay.result["errors"] == [s.errors for s in outcome.seats] == [0, outcome.seats[1].errors]
+    flagged = [d for d in replay.decisions if d.bot_error]
+    assert len(flagged) == outcome.seats[1].errors > 0 and {d.seat for d in flagged} == {1}
+    assert "'fly away'" in flagged[0].bot_error and "not legal" in flagged[0].bot_error
     report = verify(writer.path)
     assert report.ok and report.checked == outcome.decisions, report.summary()
 

@@ -27,7 +27,7 @@ class ListRecorder:
         self.decisions = []
         self.finished = None
 
-    def decision(self, seat, action_text, think_ms, timeout, strike, state_hash):
+    def decision(self, seat, action_text, think_ms, timeout, strike, state_hash, bot_error=""):
         self.decisions.append((seat, action_text))
 
     def finish(self, record):

@@ -37,7 +37,8 @@ def play(store: LadderStore, replays, game_id: str, ruleset: str, bots: list[str
     result = state.result()
     path = writer.finish(result)
     store.game_ended(game_id, "finished",
-                     [SeatRecord(seat=i, bot=b, placement=result.placements[i], points=int(result.points[i]))
+                     [SeatRecord(seat=i, bot=b, placement=result.placements[i], points=int(result.points[i]),
+                                 errors=2 if b == "greedy" else 0)
                       for i, b in enumerate(bots)], replay_path=str(path), decisions=decisions)
 
 
@@ -86,6 +87,9 @@ def test_a_finished_replay_from_every_view(ladder):
 def test_bot_page_and_rating_history(ladder):
     bot = ladder.get("/api/v1/bots/greedy").json()
     assert bot["rulesets"]["maumau"]["finished"] == 4 and not bot["connected"]
+    assert bot["rulesets"]["maumau"]["errors"] == 8  # 2 per game: errors in the bot's own code
+    standings = {row["bot"]: row for row in ladder.get("/api/v1/standings/maumau").json()["standings"]}
+    assert standings["greedy"]["errors"] == 8 and all(row["errors"] == 0 for b, row in standings.items() if b != "greedy")
     points = ladder.get("/api/v1/bots/greedy/ratings", params={"ruleset": "maumau"}).json()["points"]
     assert len(points) == 4 and all(isinstance(p["rating"], float) for p in points)
 

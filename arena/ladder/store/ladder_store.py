@@ -244,10 +244,11 @@ class LadderStore:
             statements.append(
                 (
                     "INSERT INTO seats (game_id, seat, bot, placement, points, strikes, timeouts, think_ms, "
-                    "decisions, forfeited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "decisions, forfeited, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (game_id, seat) DO UPDATE SET bot = excluded.bot, placement = excluded.placement, "
                     "points = excluded.points, strikes = excluded.strikes, timeouts = excluded.timeouts, "
-                    "think_ms = excluded.think_ms, decisions = excluded.decisions, forfeited = excluded.forfeited",
+                    "think_ms = excluded.think_ms, decisions = excluded.decisions, forfeited = excluded.forfeited, "
+                    "errors = excluded.errors",
                     (
                         game_id,
                         s.seat,
@@ -259,6 +260,7 @@ class LadderStore:
                         s.think_ms,
                         s.decisions,
                         int(s.forfeited),
+                        s.errors,
                     ),
                 )
             )
@@ -320,11 +322,11 @@ class LadderStore:
             for chunk in range(0, len(ids), 500):
                 part = ids[chunk : chunk + 500]
                 for s in self.backend.rows(
-                    "SELECT game_id, seat, bot, placement, points, strikes, timeouts, think_ms, decisions, forfeited "
-                    f"FROM seats WHERE game_id IN ({','.join('?' * len(part))}) ORDER BY game_id, seat",
+                    "SELECT game_id, seat, bot, placement, points, strikes, timeouts, think_ms, decisions, forfeited, "
+                    f"errors FROM seats WHERE game_id IN ({','.join('?' * len(part))}) ORDER BY game_id, seat",
                     part,
                 ):
-                    seats.setdefault(s[0], []).append(SeatRecord(*s[1:9], forfeited=bool(s[9])))
+                    seats.setdefault(s[0], []).append(SeatRecord(*s[1:9], forfeited=bool(s[9]), errors=s[10]))
         return [
             GameRecord(
                 id=r[0],
@@ -352,15 +354,16 @@ class LadderStore:
         return int(self._rows("SELECT COUNT(*) FROM games WHERE ruleset = ? AND status = ?", (ruleset, status))[0][0])
 
     def bot_totals(self, bot: str) -> dict[str, dict[str, int]]:
-        """One bot's record per ruleset: games (finished and aborted), wins, timeouts, strikes, forfeits."""
+        """One bot's record per ruleset: games (finished and aborted), wins, timeouts, strikes, forfeits, errors."""
         finished, aborted = count_if("g.status = 'finished'"), count_if("g.status = 'aborted'")
         rows = self._rows(
             f"SELECT g.ruleset, {finished}, {aborted}, "
             f"{count_if('s.placement = 1')}, SUM(s.timeouts), SUM(s.strikes), SUM(s.forfeited), SUM(s.decisions), "
-            "SUM(s.think_ms) FROM seats s JOIN games g ON g.id = s.game_id WHERE s.bot = ? GROUP BY g.ruleset ORDER BY 1",
+            "SUM(s.think_ms), SUM(s.errors) FROM seats s JOIN games g ON g.id = s.game_id WHERE s.bot = ? "
+            "GROUP BY g.ruleset ORDER BY 1",
             (bot,),
         )
-        keys = ("finished", "aborted", "wins", "timeouts", "strikes", "forfeits", "decisions", "think_ms")
+        keys = ("finished", "aborted", "wins", "timeouts", "strikes", "forfeits", "decisions", "think_ms", "errors")
         return {r[0]: {k: int(v or 0) for k, v in zip(keys, r[1:])} for r in rows}
 
     def finished_placements(self, ruleset: str) -> list[tuple[str, str, dict[str, int]]]:
@@ -437,10 +440,10 @@ class LadderStore:
         return PairTable.from_totals(pair_rows, per_bot)
 
     def totals(self, ruleset: str) -> dict[str, BotTotals]:
-        """Games, wins (first place), timeouts, strikes and forfeits per bot in finished games."""
+        """Games, wins (first place), timeouts, strikes, forfeits and errors per bot in finished games."""
         rows = self._rows(
             f"SELECT s.bot, COUNT(*), {count_if('s.placement = 1')}, SUM(s.timeouts), SUM(s.strikes), "
-            "SUM(s.forfeited) FROM games g JOIN seats s ON s.game_id = g.id "
+            "SUM(s.forfeited), SUM(s.errors) FROM games g JOIN seats s ON s.game_id = g.id "
             "WHERE g.ruleset = ? AND g.status = 'finished' GROUP BY s.bot",
             (ruleset,),
         )

@@ -77,6 +77,11 @@ MIGRATIONS: Sequence[str] = (
     );
     CREATE INDEX snapshots_by_ruleset ON rating_snapshots (ruleset, at);
     """,
+    # 2: per seat, the decisions where the bot's own code failed and its SDK answered a fallback
+    # (Answer.bot_error): shown on the leaderboard and the bot's page beside timeouts and strikes.
+    """
+    ALTER TABLE seats ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

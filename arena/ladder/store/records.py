@@ -22,6 +22,7 @@ class SeatRecord:
     think_ms: int = 0
     decisions: int = 0
     forfeited: bool = False
+    errors: int = 0
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class BotTotals:
     timeouts: int = 0
     strikes: int = 0
     forfeits: int = 0
+    errors: int = 0
 
 
 class StoreError(Exception):

@@ -66,11 +66,11 @@ function standingsTable(rows) {
   const high = Math.max(...bounded.map(r => r.ci_high), ...rows.map(r => r.rating)) + 10;
   return `<table class="standings"><thead><tr><th class="num">#</th><th>bot</th><th class="num">rating</th>
     <th class="hide-narrow">95% interval</th><th class="num">games</th><th class="num">wins</th>
-    <th class="num hide-narrow">timeouts</th><th class="num hide-narrow">strikes</th><th>online</th></tr></thead><tbody>` +
+    <th class="num hide-narrow">timeouts</th><th class="num hide-narrow">strikes</th><th class="num hide-narrow" title="decisions where the bot's own code failed">errors</th><th>online</th></tr></thead><tbody>` +
     rows.map(r => `<tr><td class="num">${r.rank}</td><td><a href="#/bot/${encodeURIComponent(r.bot)}">${esc(r.bot)}</a></td>
       <td class="num">${r.rating.toFixed(0)}</td><td class="hide-narrow">${ciBar(r, low, high)}</td>
       <td class="num">${r.games}</td><td class="num">${r.wins}</td><td class="num hide-narrow">${r.timeouts}</td>
-      <td class="num hide-narrow">${r.strikes}</td><td><span class="dot${r.connected ? " on" : ""}"></span></td></tr>`).join("") +
+      <td class="num hide-narrow">${r.strikes}</td><td class="num hide-narrow">${r.errors}</td><td><span class="dot${r.connected ? " on" : ""}"></span></td></tr>`).join("") +
     "</tbody></table>";
 }
 
@@ -289,10 +289,10 @@ async function botPage(name) {
   $main.innerHTML = `<h1>${esc(bot.name)} <span class="dot${bot.connected ? " on" : ""}" title="${bot.connected ? "connected" : "offline"}"></span></h1>
     <p class="dim">${bot.registered ? "registered" : "open registration"} · version ${esc(bot.version || "—")} · first seen ${esc(bot.first_seen || "—")} · last seen ${esc(bot.last_seen || "—")}</p>
     <div class="panel"><table><thead><tr><th>ruleset</th><th class="num">finished</th><th class="num">aborted</th><th class="num">wins</th>
-      <th class="num">timeouts</th><th class="num">strikes</th><th class="num">forfeits</th><th class="num">avg ms</th></tr></thead><tbody>${
+      <th class="num">timeouts</th><th class="num">strikes</th><th class="num">forfeits</th><th class="num" title="decisions where the bot's own code failed and its SDK played the first legal action">errors</th><th class="num">avg ms</th></tr></thead><tbody>${
       rulesets.map(r => { const t = bot.rulesets[r]; return `<tr><td>${esc(r)}</td><td class="num">${t.finished}</td><td class="num">${t.aborted}</td>
         <td class="num">${t.wins}</td><td class="num">${t.timeouts}</td><td class="num">${t.strikes}</td><td class="num">${t.forfeits}</td>
-        <td class="num">${t.decisions ? (t.think_ms / t.decisions).toFixed(1) : "—"}</td></tr>`; }).join("")}</tbody></table></div>
+        <td class="num">${t.errors}</td><td class="num">${t.decisions ? (t.think_ms / t.decisions).toFixed(1) : "—"}</td></tr>`; }).join("")}</tbody></table></div>
     <div id="plots"></div><h2>Games</h2><div class="panel" id="games"></div>`;
   const plots = await Promise.all(rulesets.map(r => api(`/api/v1/bots/${encodeURIComponent(name)}/ratings?ruleset=${encodeURIComponent(r)}`)));
   document.getElementById("plots").innerHTML = plots.map(p => `<h2>Rating in ${esc(p.ruleset)} (live Elo after each game)</h2><div class="panel">${plot(p.points)}</div>`).join("");

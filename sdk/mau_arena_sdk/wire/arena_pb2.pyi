@@ -37,16 +37,18 @@ class Hello(_message.Message):
     def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ..., resume_secret: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("game_id", "request_id", "action_index", "action_text")
+    __slots__ = ("game_id", "request_id", "action_index", "action_text", "bot_error")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_INDEX_FIELD_NUMBER: _ClassVar[int]
     ACTION_TEXT_FIELD_NUMBER: _ClassVar[int]
+    BOT_ERROR_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     request_id: int
     action_index: int
     action_text: str
-    def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_index: _Optional[int] = ..., action_text: _Optional[str] = ...) -> None: ...
+    bot_error: str
+    def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_index: _Optional[int] = ..., action_text: _Optional[str] = ..., bot_error: _Optional[str] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
     __slots__ = ("welcome", "game_started", "turn", "game_ended", "error")
@@ -266,7 +268,7 @@ class StandingsRequest(_message.Message):
     def __init__(self, ruleset: _Optional[str] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("name", "rating", "ci_low", "ci_high", "games", "wins", "timeouts", "strikes", "connected")
+    __slots__ = ("name", "rating", "ci_low", "ci_high", "games", "wins", "timeouts", "strikes", "connected", "errors")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RATING_FIELD_NUMBER: _ClassVar[int]
     CI_LOW_FIELD_NUMBER: _ClassVar[int]
@@ -276,6 +278,7 @@ class Standing(_message.Message):
     TIMEOUTS_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
     name: str
     rating: float
     ci_low: float
@@ -285,7 +288,8 @@ class Standing(_message.Message):
     timeouts: int
     strikes: int
     connected: bool
-    def __init__(self, name: _Optional[str] = ..., rating: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., timeouts: _Optional[int] = ..., strikes: _Optional[int] = ..., connected: _Optional[bool] = ...) -> None: ...
+    errors: int
+    def __init__(self, name: _Optional[str] = ..., rating: _Optional[float] = ..., ci_low: _Optional[float] = ..., ci_high: _Optional[float] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., timeouts: _Optional[int] = ..., strikes: _Optional[int] = ..., connected: _Optional[bool] = ..., errors: _Optional[int] = ...) -> None: ...
 
 class StandingsReply(_message.Message):
     __slots__ = ("ruleset", "standings")
