@@ -273,6 +273,7 @@ class LadderDirector:
                 await self._db_call(
                     self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
                     replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
+                    versions=[versions.get(bot, "") for bot in seats],
                 )
                 try:
                     writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)

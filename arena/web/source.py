@@ -284,7 +284,7 @@ class WebSource:
         return {
             "name": name, "registered": bool(info.get("registered")), "version": info.get("version") or "",
             "first_seen": info.get("first_seen"), "last_seen": info.get("last_seen"), "connected": connected,
-            "rulesets": per_ruleset,
+            "rulesets": per_ruleset, "versions": self.store.bot_versions(name),
         }
 
     def rating_history(self, name: str, ruleset: str) -> list[dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""The ladder counts errors in a bot's own code per seat, stores them, and shows them everywhere.
+"""The ladder counts errors in a bot's own code per seat, stores them (with the version the bot declared),
+and shows them everywhere.
 
 A real `arena serve` with a bot whose `act` always raises (tests/bots/raising_bot.py) and a
 well-behaved one; afterwards the database, `arena leaderboard --json`, GetStandings and the web
@@ -22,7 +23,8 @@ def test_the_ladder_stores_and_shows_each_bots_errors(tmp_path, cleanup):
     cleanup.append(server)
     bots = [
         subprocess.Popen([sys.executable, str(ROOT / "tests" / "bots" / script), "--arena", f"127.0.0.1:{server.port}",
-                          "--name", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                          "--name", name, "--bot-version", f"{name}-1.2"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
         for script, name in (("raising_bot.py", "raiser"), ("random_bot.py", "steady"))
     ]
     cleanup.extend(bots)
@@ -38,6 +40,9 @@ def test_the_ladder_stores_and_shows_each_bots_errors(tmp_path, cleanup):
     assert all(s.errors == s.decisions > 0 and s.strikes == 0 for s in per_bot["raiser"])
     assert all(s.errors == 0 for s in per_bot["steady"])
     total = sum(s.errors for s in per_bot["raiser"])
+    # Each seat keeps the version its bot declared for that game (the bot page's version history).
+    [raiser_version] = store.bot_versions("raiser")
+    assert raiser_version["version"] == "raiser-1.2" and raiser_version["games"] == len(per_bot["raiser"])
     assert store.totals(RULESET)["raiser"].errors == total
     store.close()
     assert {s.name: s.errors for s in standings}["steady"] == 0 and {s.name: s.errors for s in standings}["raiser"] > 0

@@ -22,7 +22,8 @@ SEED = 424242
 def play(store: LadderStore, replays, game_id: str, ruleset: str, bots: list[str], seed: int) -> None:
     """One random game, recorded as the ladder records it (row, replay, result)."""
     state = new_game(ruleset, len(bots), seed)
-    store.game_started(game_id, ruleset, dict(state.options), seed, "set-" + game_id, 0, bots)
+    store.game_started(game_id, ruleset, dict(state.options), seed, "set-" + game_id, 0, bots,
+                       versions=[VERSIONS.get((b, game_id), "1") for b in bots])
     writer = ReplayWriter.create(replays, {"game_id": game_id, "ruleset": ruleset, "players": len(bots),
                                            "seed": seed, "options": dict(state.options),
                                            "seats": [{"name": b, "version": "1"} for b in bots]})
@@ -40,6 +41,10 @@ def play(store: LadderStore, replays, game_id: str, ruleset: str, bots: list[str
                      [SeatRecord(seat=i, bot=b, placement=result.placements[i], points=int(result.points[i]),
                                  errors=2 if b == "greedy" else 0)
                       for i, b in enumerate(bots)], replay_path=str(path), decisions=decisions)
+
+
+#: greedy's games g0, g2, g3 were played as version "1", g5 (its last) as "2-beta".
+VERSIONS = {("greedy", "g5"): "2-beta"}
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +94,11 @@ def test_bot_page_and_rating_history(ladder):
     assert bot["rulesets"]["maumau"]["finished"] == 4 and not bot["connected"]
     assert bot["rulesets"]["maumau"]["errors"] == 8  # 2 per game: errors in the bot's own code
     standings = {row["bot"]: row for row in ladder.get("/api/v1/standings/maumau").json()["standings"]}
+    versions = bot["versions"]
+    versions = [v for v in versions if v["games"]]  # not the running game (declared no version)
+    assert [v["version"] for v in versions] == ["1", "2-beta"] and [v["games"] for v in versions] == [3, 1]
+    assert versions[0]["first_seen"] <= versions[0]["last_seen"] <= versions[1]["first_seen"]
+    assert all(0 <= v["score"] <= 1 and v["wins"] <= v["games"] for v in versions)
     assert standings["greedy"]["errors"] == 8 and all(row["errors"] == 0 for b, row in standings.items() if b != "greedy")
     points = ladder.get("/api/v1/bots/greedy/ratings", params={"ruleset": "maumau"}).json()["points"]
     assert len(points) == 4 and all(isinstance(p["rating"], float) for p in points)

@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")
 BOT = textwrap.dedent("""
     import random, sys, time
-    sys.path.insert(0, {root!r})
     from mau_arena_sdk import Bot, run
 
     think = float(sys.argv.pop(sys.argv.index("--think") + 1)); sys.argv.remove("--think")
@@ -77,7 +76,7 @@ class Lines:
 def ladder(tmp_path_factory):
     root = tmp_path_factory.mktemp("web-ladder")
     bot_file = root / "thinker.py"
-    bot_file.write_text(BOT.format(root=str(ROOT)))
+    bot_file.write_text(BOT)
     server = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--game", "maumau", "--plain",
          "--summary-every", "3600", "--db", str(root / "arena.db"), "--replays", str(root / "replays"),
@@ -91,7 +90,7 @@ def ladder(tmp_path_factory):
         # alpha and beta think 40 ms a move; sloth 300 ms, so its games stay live long enough to be opened
         for name, think in (("alpha", 0.04), ("beta", 0.04), ("sloth", 0.3)):
             bots.append(subprocess.Popen([sys.executable, str(bot_file), "--arena", f"127.0.0.1:{port}", "--name", name,
-                                          "--think", str(think)],
+                                          "--think", str(think), "--bot-version", "thinker-7"],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         yield {"web": web, "db": root / "arena.db", "root": root}
     finally:
@@ -205,5 +204,11 @@ def test_a_browser_sees_the_leaderboard_update_a_live_game_and_a_replay_from_a_s
         page.click("#last")
         assert "game over" in page.locator("#status").inner_text()
         page.screenshot(path=str(tmp_path / "replay.png"))
+
+        # a bot's page: its record per ruleset (with errors) and per declared version
+        page.goto(f"{web}#/bot/alpha")
+        page.wait_for_selector("#versions table", timeout=15_000)
+        assert "errors" in page.locator("#main table").first.inner_text().lower()
+        assert "thinker-7" in page.locator("#versions").inner_text()
         browser.close()
     assert not errors, errors

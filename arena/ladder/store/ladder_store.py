@@ -204,8 +204,12 @@ class LadderStore:
         bots: Sequence[str],
         started_at: str | None = None,
         replay_path: str | None = None,
+        versions: Sequence[str] | None = None,
     ) -> None:
-        """Record a game as running (replay_path: its unfinished replay, sealed after a crash)."""
+        """Record a game as running (replay_path: its unfinished replay, sealed after a crash).
+
+        versions: what each seat's bot declared (Hello.bot_version), in seat order.
+        """
         statements: list[tuple[str, Sequence[Any]]] = [
             (
                 "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
@@ -214,8 +218,10 @@ class LadderStore:
                  started_at or utc_now(), replay_path),
             )
         ]
+        versions = list(versions or ())
         statements += [
-            ("INSERT INTO seats (game_id, seat, bot) VALUES (?, ?, ?)", (game_id, seat, bot))
+            ("INSERT INTO seats (game_id, seat, bot, version) VALUES (?, ?, ?, ?)",
+             (game_id, seat, bot, versions[seat] if seat < len(versions) else ""))
             for seat, bot in enumerate(bots)
         ]
         self._write(statements)
@@ -365,6 +371,26 @@ class LadderStore:
         )
         keys = ("finished", "aborted", "wins", "timeouts", "strikes", "forfeits", "decisions", "think_ms", "errors")
         return {r[0]: {k: int(v or 0) for k, v in zip(keys, r[1:])} for r in rows}
+
+    def bot_versions(self, bot: str) -> list[dict[str, Any]]:
+        """The bot's record per declared version, oldest version first: when it was seen, its games
+        (finished), first places, and its mean placement score (1 for first, 0 for last, ties shared)."""
+        finished = "g.status = 'finished'"
+        rows = self._rows(
+            "SELECT s.version, MIN(g.started_at), MAX(g.started_at), "
+            f"{count_if(finished)}, {count_if(finished + ' AND s.placement = 1')}, "
+            f"SUM(CASE WHEN {finished} AND n.seats > 1 THEN (n.seats - s.placement) * 1.0 / (n.seats - 1) END) "
+            "FROM seats s JOIN games g ON g.id = s.game_id "
+            "JOIN (SELECT game_id, COUNT(*) AS seats FROM seats GROUP BY game_id) n ON n.game_id = s.game_id "
+            "WHERE s.bot = ? GROUP BY s.version ORDER BY 2",
+            (bot,),
+        )
+        return [
+            {"version": version, "first_seen": first, "last_seen": last, "games": int(games or 0),
+             "wins": int(wins or 0),  # PostgreSQL sums to a Decimal: a float for JSON
+             "score": round(float(score) / games, 4) if games and score is not None else None}
+            for version, first, last, games, wins, score in rows
+        ]
 
     def finished_placements(self, ruleset: str) -> list[tuple[str, str, dict[str, int]]]:
         """Finished games of a ruleset in the order they ended: (id, ended_at, bot -> placement)."""

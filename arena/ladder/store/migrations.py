@@ -78,9 +78,11 @@ MIGRATIONS: Sequence[str] = (
     CREATE INDEX snapshots_by_ruleset ON rating_snapshots (ruleset, at);
     """,
     # 2: per seat, the decisions where the bot's own code failed and its SDK answered a fallback
-    # (Answer.bot_error): shown on the leaderboard and the bot's page beside timeouts and strikes.
+    # (Answer.bot_error), shown beside timeouts and strikes; and the version the bot declared for
+    # that game (Hello.bot_version), so a bot's page can show its record per version.
     """
     ALTER TABLE seats ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE seats ADD COLUMN version TEXT NOT NULL DEFAULT '';
     """,
 )
 

@@ -283,6 +283,15 @@ function plot(points) {
     <polyline points="${xy.join(" ")}"/></svg>`;
 }
 
+function versionsTable(versions) {
+  if (!versions.length) return '<p class="dim">no games yet</p>';
+  return `<table><thead><tr><th>version</th><th>first seen</th><th>last seen</th><th class="num">games</th>
+    <th class="num">wins</th><th class="num" title="mean placement score: 1 first, 0 last">score</th></tr></thead><tbody>${
+    versions.map(v => `<tr><td>${esc(v.version || "—")}</td><td>${esc(v.first_seen || "—")}</td><td>${esc(v.last_seen || "—")}</td>
+      <td class="num">${v.games}</td><td class="num">${v.wins}</td>
+      <td class="num">${v.score === null ? "—" : (100 * v.score).toFixed(1) + "%"}</td></tr>`).join("")}</tbody></table>`;
+}
+
 async function botPage(name) {
   const bot = await api(`/api/v1/bots/${encodeURIComponent(name)}`);
   const rulesets = Object.keys(bot.rulesets);
@@ -293,6 +302,7 @@ async function botPage(name) {
       rulesets.map(r => { const t = bot.rulesets[r]; return `<tr><td>${esc(r)}</td><td class="num">${t.finished}</td><td class="num">${t.aborted}</td>
         <td class="num">${t.wins}</td><td class="num">${t.timeouts}</td><td class="num">${t.strikes}</td><td class="num">${t.forfeits}</td>
         <td class="num">${t.errors}</td><td class="num">${t.decisions ? (t.think_ms / t.decisions).toFixed(1) : "—"}</td></tr>`; }).join("")}</tbody></table></div>
+    <h2>Versions</h2><div class="panel" id="versions">${versionsTable(bot.versions)}</div>
     <div id="plots"></div><h2>Games</h2><div class="panel" id="games"></div>`;
   const plots = await Promise.all(rulesets.map(r => api(`/api/v1/bots/${encodeURIComponent(name)}/ratings?ruleset=${encodeURIComponent(r)}`)));
   document.getElementById("plots").innerHTML = plots.map(p => `<h2>Rating in ${esc(p.ruleset)} (live Elo after each game)</h2><div class="panel">${plot(p.points)}</div>`).join("");
