@@ -19,7 +19,8 @@ def register(subparsers) -> None:
             "Open a replay in the interactive viewer (arrows/n/p step, Home/End or g/G, ':' or j jumps, "
             "space plays, +/- speed, v switches the view, a lists the moves ahead, q quits); --step N prints one "
             "frame instead; "
-            "--verify re-simulates each file and checks every state hash."
+            "--verify re-simulates each file and checks every state hash; "
+            "--bot CMD --seat S --from N rebuilds the state at decision N and lets a bot play seat S from there."
         ),
     )
     replay.add_argument("files", nargs="+", metavar="FILE",
@@ -28,7 +29,8 @@ def register(subparsers) -> None:
     replay.add_argument("--verify", action="store_true", help="re-simulate each FILE and check every state hash")
     replay.add_argument("--step", type=int, metavar="N", help="print the table after decision N (0 is the deal) and exit")
     views = replay.add_mutually_exclusive_group()
-    views.add_argument("--seat", type=int, metavar="N", help="show only what seat N could see")
+    views.add_argument("--seat", type=int, metavar="N",
+                       help="show only what seat N could see (with --bot: the seat the bot takes over)")
     views.add_argument("--spectator", action="store_true", help="show only the public view")
     replay.add_argument("--ahead", action="store_true",
                         help="also list the decisions after the shown step (omniscient view; a spoiler, so off by default)")
@@ -39,6 +41,19 @@ def register(subparsers) -> None:
                         "postgresql:// URL")
     replay.add_argument("--replays", type=Path, default=Path("replays"), metavar="DIR",
                         help="replay folder to look game ids up in (default replays/)")
+    takeover = replay.add_argument_group(
+        "playing on from a logged position",
+        "the other seats repeat their logged actions while they stay legal, then --others plays them "
+        "(or the first legal action); prints each decision, where the game departs from the log, and the result",
+    )
+    takeover.add_argument("--bot", metavar="CMD",
+                          help="a bot (a .py file or a command, as for `arena match`) to play --seat from --from on")
+    takeover.add_argument("--from", dest="start", type=int, default=None, metavar="N",
+                          help="with --bot: replay the first N decisions exactly, then play (default 0: the deal)")
+    takeover.add_argument("--others", metavar="CMD",
+                          help="with --bot: the bot for the other seats once their logged actions no longer apply "
+                          "(one process per seat)")
+    takeover.add_argument("--log-dir", type=Path, metavar="DIR", help="with --bot: keep the bots' output in DIR/NAME.log")
     replay.set_defaults(func=run_replay)
 
     listing = subparsers.add_parser(
@@ -65,6 +80,13 @@ def _resolve(names: list[str], args: argparse.Namespace) -> list[str]:
 
 def run_replay(args: argparse.Namespace) -> int:
     args.files = _resolve(args.files, args)
+    if args.bot is None and (args.start is not None or args.others or args.log_dir):
+        raise CommandError("--from, --others and --log-dir go with --bot CMD (the bot that plays on)")
+    if args.bot is not None and (args.verify or args.step is not None or args.spectator or args.ahead):
+        raise CommandError("--bot plays on from a logged position: it does not combine with --verify, --step, "
+                           "--spectator or --ahead")
+    if args.bot is not None and args.seat is None:
+        raise CommandError("--bot needs --seat S: the seat the bot takes over")
     if args.verify:
         if args.step is not None or args.seat is not None or args.spectator:
             raise CommandError("--verify takes only files; --step/--seat/--spectator are for viewing")
@@ -85,6 +107,8 @@ def run_replay(args: argparse.Namespace) -> int:
             f"{args.files[0]}: unknown ruleset {replay.ruleset!r}: this version of mau-arena cannot replay it "
             f"(known: {', '.join(games.rulesets())})"
         )
+    if args.bot is not None:
+        return _take_over(replay, args)
     view = View.omniscient()
     if args.seat is not None:
         if not 0 <= args.seat < replay.players:
@@ -103,6 +127,17 @@ def run_replay(args: argparse.Namespace) -> int:
         raise RunFailure(f"{replay.path}: {app.builder.simulation.error}")
     app.run()
     return 0
+
+
+def _take_over(replay, args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from arena.cli.replay_takeover import run_takeover
+
+    if replay.simulate().error and len(replay.simulate().states) <= (args.start or 0):
+        raise RunFailure(f"{replay.path}: {replay.simulate().error}")
+    return run_takeover(replay, args.seat, args.start or 0, args.bot, args.others,
+                        Console(highlight=False, soft_wrap=True), args.log_dir)
 
 
 def _print_step(replay, step: int, view, color: bool, width: int | None, ahead: bool = False) -> int:

@@ -241,6 +241,7 @@ async def play_game(
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
     clock: Callable[[], float] = time.monotonic,
+    prelude: Sequence[Action | str] = (),
 ) -> GameOutcome:
     """Play one game and return its outcome; never raises because of a seat.
 
@@ -263,6 +264,13 @@ async def play_game(
     seats' ``received_at`` stamps (``trio.current_time`` under a MockClock).
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
+
+    ``prelude``: decisions already made (a logged game's first N, for
+    `arena replay --bot`), applied before any seat is asked; each must be
+    legal in turn (ValueError otherwise).  They count toward the game's
+    decisions and their public events reach every seat with its first
+    request, so a bot sees the whole history; the recorder and ``on_event``
+    see only what is played after them.
     """
     controls = per_seat_time_controls(time_control, len(seats))
     state = games.new_game(ruleset, len(seats), seed, **dict(options or {}))
@@ -281,6 +289,12 @@ async def play_game(
         late_grace_s=late_grace_ms / 1000,
         clock=clock,
     )
+    for number, logged in enumerate(prelude, 1):
+        action = logged if isinstance(logged, Action) else Action.parse(str(logged))
+        if state.is_over or action not in state.legal_actions():
+            raise ValueError(f"prelude decision {number}: {logged} is not legal there")
+        state.apply(action)
+        game.decisions += 1
     return await game.run(stop)
 
 
