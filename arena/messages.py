@@ -14,7 +14,8 @@ import operator
 from typing import Any, Callable, Mapping, Sequence
 
 from arena import games
-from arena.games import Observation, PublicEvent
+from arena.games import Action, Observation, PublicEvent
+from arena.games.cards import is_card_code
 from arena.games.base import GameError, RecordObservation
 from mau_arena_sdk.wire import pb
 
@@ -215,6 +216,7 @@ def game_ended_to_pb(outcome: Any, game_id: str = "") -> pb.GameEnded:
     message = pb.GameEnded(
         game_id=game_id or outcome.game_id,
         reason=outcome.reason or outcome.status,
+        status=_GAME_STATUS.get(outcome.status, pb.GameEnded.STATUS_UNSPECIFIED),
     )
     for seat in outcome.seats:
         message.results.add(
@@ -250,6 +252,27 @@ def public_events_fields(events: Sequence[PublicEvent]) -> list[dict[str, Any]]:
     return [_event_fields(event) for event in events]
 
 
+_GAME_STATUS = {"finished": pb.GameEnded.FINISHED, "aborted": pb.GameEnded.ABORTED}
+
+#: LegalAction fields by action text: a game's actions repeat from turn to turn, so each is built once.
+_LEGAL_ACTIONS: dict[str, dict[str, Any]] = {}
+_MAX_CACHED_ACTIONS = 50_000
+
+
+def legal_action_fields(action: Any) -> dict[str, Any]:
+    """One action in the protocol's structured form (``LegalAction``): verb, arguments, the cards it moves."""
+    text = str(action)
+    fields = _LEGAL_ACTIONS.get(text)
+    if fields is None:
+        parsed = action if hasattr(action, "verb") else Action.parse(text)
+        cards = [token.split(":", 1)[0] for token in parsed.args if is_card_code(token.split(":", 1)[0])]
+        fields = {"verb": parsed.verb, "args": list(parsed.args), "cards": cards, "text": text}
+        if len(_LEGAL_ACTIONS) >= _MAX_CACHED_ACTIONS:
+            _LEGAL_ACTIONS.clear()
+        _LEGAL_ACTIONS[text] = fields
+    return fields
+
+
 def _turn_fields(game_id: str, wire_id: int, observation: Any, legal: Sequence[Any], move_ms: int, bank_ms: int,
                  names: Sequence[str], events: Sequence[PublicEvent]) -> dict[str, Any]:
     fields = {
@@ -257,6 +280,7 @@ def _turn_fields(game_id: str, wire_id: int, observation: Any, legal: Sequence[A
         "request_id": wire_id,
         "observation": _observation_fields(observation, names),
         "legal": [str(a) for a in legal],
+        "legal_actions": [legal_action_fields(a) for a in legal],
         "time": {"move_ms": max(0, int(move_ms)), "bank_ms": max(0, int(bank_ms))},
     }
     if events:

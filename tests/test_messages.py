@@ -8,6 +8,8 @@ import random
 
 import pytest
 
+from arena.games.cards import is_card_code
+
 from arena import games
 from arena import messages as convert
 from mau_arena_sdk.wire import pb
@@ -65,8 +67,11 @@ def _reference_turn(observation, legal, names) -> bytes:
         hand=[str(c) for c in data.get("hand") or []], discard=[str(c) for c in data.get("discard") or []],
         stock_size=data.get("stock_size") or 0, direction=data.get("direction") or 1, seats=seats,
         details_json=json.dumps(rest, separators=(",", ":"), ensure_ascii=False) if rest else "")
+    structured = [pb.LegalAction(verb=a.verb, args=list(a.args), text=str(a),
+                                 cards=[t.split(":")[0] for t in a.args if is_card_code(t.split(":")[0])])
+                  for a in legal]
     turn = pb.TurnRequest(game_id="g-1", request_id=7, observation=view, legal=[str(a) for a in legal],
-                          time=pb.TimeLeft(move_ms=900, bank_ms=4000))
+                          time=pb.TimeLeft(move_ms=900, bank_ms=4000), legal_actions=structured)
     return pb.ArenaMessage(turn=turn).SerializeToString()
 
 

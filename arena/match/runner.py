@@ -739,7 +739,7 @@ def _judge(answer: Any, legal: Sequence[Action]) -> tuple[tuple[str, str] | None
     if not 0 <= index < len(legal):
         return ("illegal", f"index {index} is out of range: there are {len(legal)} legal actions"), None
     expected = legal[index]
-    if text == str(expected):  # the usual answer: the arena's own text, byte for byte
+    if text == str(expected) or text == "":  # the usual answer: the arena's own text; or the index alone
         return None, expected
     try:
         action = Action.parse(text)

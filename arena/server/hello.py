@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from arena import __version__ as ARENA_VERSION
+from mau_arena_sdk.wire import pb
 
 #: Bot names: a letter or digit, then letters, digits, ``_ . -``; at most 32 characters.
 #: Anchored with ``\A``/``\Z`` (never ``$``, which also matches before a final newline), so
@@ -29,6 +30,8 @@ SDK_MAJOR = int(ARENA_VERSION.split(".")[0])
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?(?:[-+.][0-9A-Za-z.\-+]*)?")
 #: A session id as `BotSession` makes them (lower-case hex); empty in a first Hello.
 _SESSION_ID = re.compile(r"[0-9a-f]{0,64}")
+#: The protocol versions this arena speaks (Hello.protocol; 0 is the SDK-version rule).
+PROTOCOLS = (1,)
 MAX_BOT_VERSION = 64
 MAX_TOKEN = 256
 MAX_SDK_VERSION = 32
@@ -78,13 +81,26 @@ def check_hello(hello, known_rulesets: Sequence[str], max_games_per_bot: int,
         raise _bad(f"bad bot name {name[:40]!r}: use 1-32 letters, digits, '_', '.' or '-', "
                    "starting with a letter or digit (nothing else, not even a newline)")
     sdk_version = hello.sdk_version
-    match = _VERSION.fullmatch(sdk_version) if len(sdk_version) <= MAX_SDK_VERSION else None
-    if not match:
+    protocol = hello.protocol
+    if protocol:  # the client says which protocol it speaks: that alone decides
+        if protocol not in PROTOCOLS:
+            raise HelloRefused(
+                "UNSUPPORTED_VERSION",
+                f"protocol {protocol} is not spoken here: this arena speaks protocol "
+                f"{', '.join(f'{v} ({pb.Protocol.Name(v)})' for v in PROTOCOLS)} of mauarena.v1",
+            )
+        if len(sdk_version) > MAX_SDK_VERSION or not sdk_version.isprintable():
+            raise _bad(f"sdk_version must be at most {MAX_SDK_VERSION} printable characters (it is informative)")
+        match = None
+    else:  # PROTOCOL_UNSPECIFIED: the Python SDK 0.x, from before the field, judged by its version
+        match = _VERSION.fullmatch(sdk_version) if len(sdk_version) <= MAX_SDK_VERSION else None
+    if not protocol and not match:
         raise HelloRefused(
             "UNSUPPORTED_VERSION",
-            f"sdk_version {sdk_version[:40]!r} is not a version like {ARENA_VERSION}; this arena speaks SDK {SDK_MAJOR}.x",
+            f"sdk_version {sdk_version[:40]!r} is not a version like {ARENA_VERSION}; this arena speaks SDK {SDK_MAJOR}.x "
+            "(a client in another language: set Hello.protocol = PROTOCOL_V1 instead)",
         )
-    if int(match.group(1)) != SDK_MAJOR:
+    if match and int(match.group(1)) != SDK_MAJOR:
         raise HelloRefused(
             "UNSUPPORTED_VERSION",
             f"SDK {sdk_version} is not supported: this arena speaks SDK {SDK_MAJOR}.x (protocol mauarena.v1)",

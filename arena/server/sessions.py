@@ -440,6 +440,7 @@ class Hub:
             max_message_bytes=self.config.max_message_bytes,
             rulesets=list(session.games),
             resume_secret=session.resume_secret,
+            protocol=pb.PROTOCOL_V1,
         )))
 
     def detach(self, session: BotSession, connection: Connection) -> None:

@@ -609,6 +609,7 @@ class Client:
             name=self.options.name,
             token=self.options.token,
             sdk_version=SDK_VERSION,
+            protocol=pb.PROTOCOL_V1,
             games=self.options.games,
             max_games=self.options.max_games,
             bot_version=self.options.bot_version,

@@ -228,6 +228,10 @@ class SeatResult:
     think_ms: int = 0
 
 
+#: GameEnded.Status numbers (FINISHED = 1, ABORTED = 2) as words.
+_STATUS = {1: "finished", 2: "aborted"}
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """How a game ended, for every seat; ``mine`` is this bot's own line (None if unknown)."""
@@ -237,6 +241,7 @@ class GameResult:
     seats: tuple[SeatResult, ...]
     mine: SeatResult | None = None
     errors: int = 0  # how many times this bot's act() raised or returned an illegal action in the game
+    status: str = ""  # "finished" (the placements count) or "aborted" (not rated); "" from an older arena
 
     @classmethod
     def from_pb(cls, message: Any, seat: int | None = None, errors: int = 0) -> "GameResult":
@@ -245,7 +250,8 @@ class GameResult:
             for r in message.results
         )
         mine = next((r for r in seats if r.seat == seat), None)
-        return cls(game_id=message.game_id, reason=message.reason, seats=seats, mine=mine, errors=errors)
+        return cls(game_id=message.game_id, reason=message.reason, seats=seats, mine=mine, errors=errors,
+                   status=_STATUS.get(message.status, ""))
 
     @property
     def placement(self) -> int | None:

@@ -3,17 +3,17 @@
 //
 //   node bot.js --arena 127.0.0.1:50051 --name mybot [--token T] [--games r1,r2] [--parallel N] [--games-limit N]
 //
-// It opens one Play stream, says Hello, and answers every TurnRequest with one of its legal actions (the
-// index and the same action's text).  `choose` is the part to make your own: it gets the turn's observation
-// (details_json already parsed) and the legal actions, and returns an index into them.
+// It opens one Play stream, says Hello (protocol PROTOCOL_V1), and answers every TurnRequest with the index of
+// one of its legal actions.  `choose` is the part to make your own: it gets the turn's observation
+// (details_json already parsed) and the structured legal actions ({verb, args, cards, text}), and returns an
+// index into them.
 "use strict";
 
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
-// The SDK major version this bot speaks; the arena admits any 0.x (protocol mauarena.v1).
-const SDK_VERSION = "0.2.0";
+const KIT_VERSION = "node-kit 0.3.0";  // informative: Hello.protocol is what the arena checks
 const PROTO = process.env.MAU_ARENA_PROTO || path.join(__dirname, "..", "..", "proto", "mauarena", "v1", "arena.proto");
 
 // Exit statuses, as the Python SDK's: 2 the arena refused the hello, 3 unreachable, 4 connection lost.
@@ -56,9 +56,9 @@ function usage(message) {
 // one with 3) or an accusation when offered, otherwise play, and draw or pass only when nothing else is legal.  `legal` is the list of action texts ("play 7h", "draw",
 // "suit h", "meld 7h 8h 9h"); the first word is the verb, the rest its arguments.
 function choose(observation, legal) {
+  // legal: the turn's structured actions ({verb, args, cards, text}), no text to parse
   let best = 0, bestScore = -Infinity;
-  legal.forEach((text, index) => {
-    const [verb, ...args] = text.split(" ");
+  legal.forEach(({verb, args}, index) => {
     const score = {call: 100, accuse: 90, catch: 90, block: 80, meld: 50, layoff: 40, play: 10, discard: 5,
       suit: 1, color: 1, declare: 1}[verb] ?? 0;
     const total = verb === "call" && (observation.hand || []).length > 2 ? -1 : score + args.length;
@@ -93,7 +93,8 @@ function play(client, flags) {
   const connect = () => {
     const stream = client.Play();
     let welcomed = false, refused = false, lost = false;
-    stream.write({hello: {name: flags.name, token: flags.token, sdk_version: SDK_VERSION, games: flags.games,
+    stream.write({hello: {name: flags.name, token: flags.token, protocol: "PROTOCOL_V1", sdk_version: KIT_VERSION,
+      games: flags.games,
       max_games: flags.parallel, bot_version: flags.botVersion, resume_session: session.id,
       resume_secret: session.secret}});
     stream.on("data", message => {
@@ -117,12 +118,12 @@ function play(client, flags) {
             details: turn.observation.details_json ? JSON.parse(turn.observation.details_json) : {}};
           let index = 0;
           try {
-            index = choose(observation, turn.legal);
+            index = choose(observation, turn.legal_actions);
           } catch (error) {
             console.error(`choose failed (${error.message}); answering the first legal action`);
           }
-          stream.write({answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index,
-            action_text: turn.legal[index]}});
+          // The index decides; action_text is optional (checked when given).
+          stream.write({answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index}});
           break;
         }
         case "game_ended": {

@@ -134,6 +134,15 @@ def test_first_move_allowance_applies_to_each_seats_first_decision_only():
 
 # ---------------------------------------------------------------- bad answers
 
+def test_an_index_without_text_is_a_valid_answer():
+    """The protocol's Answer rule: the index decides; the text is optional and checked only when given."""
+    bot = ScriptedSeat("bot", Answer(index=1, text=""))
+    good = ScriptedSeat("good", Answer(text="take 2"))
+    outcome, recorder, _ = play([bot, good], start=6)
+    assert recorder.decisions[0][1] == "take 2" and recorder.decisions[0][4] is False
+    assert outcome.seats[0].strikes == 0 and not bot.notices
+
+
 @pytest.mark.parametrize("step, reason", [
     (Answer(index=5, text="take 2"), "illegal"),           # index out of range
     (Answer(index=-1, text="take 1"), "illegal"),
@@ -141,7 +150,6 @@ def test_first_move_allowance_applies_to_each_seats_first_decision_only():
     (Answer(index=1, text="take 1"), "illegal"),
     (Answer(index=0, text="take 3"), "illegal"),
     (Answer(index=1, text="!!"), "malformed"),             # unreadable text
-    (Answer(index=1, text=""), "malformed"),
     ("malformed", "malformed"),                           # the seat could not read the message
     ("not-an-answer", "malformed"),
     (Raise(RuntimeError("bot bug")), "error"),            # the seat itself raised

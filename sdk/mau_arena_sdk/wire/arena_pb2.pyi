@@ -8,6 +8,13 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Protocol(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PROTOCOL_UNSPECIFIED: _ClassVar[Protocol]
+    PROTOCOL_V1: _ClassVar[Protocol]
+PROTOCOL_UNSPECIFIED: Protocol
+PROTOCOL_V1: Protocol
+
 class BotMessage(_message.Message):
     __slots__ = ("hello", "answer")
     HELLO_FIELD_NUMBER: _ClassVar[int]
@@ -17,7 +24,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("name", "token", "sdk_version", "games", "max_games", "bot_version", "resume_session", "resume_secret")
+    __slots__ = ("name", "token", "sdk_version", "games", "max_games", "bot_version", "resume_session", "resume_secret", "protocol")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     SDK_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +33,7 @@ class Hello(_message.Message):
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     RESUME_SESSION_FIELD_NUMBER: _ClassVar[int]
     RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     sdk_version: str
@@ -34,7 +42,8 @@ class Hello(_message.Message):
     bot_version: str
     resume_session: str
     resume_secret: str
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ..., resume_secret: _Optional[str] = ...) -> None: ...
+    protocol: Protocol
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ..., resume_secret: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("game_id", "request_id", "action_index", "action_text", "bot_error")
@@ -65,18 +74,20 @@ class ArenaMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn: _Optional[_Union[TurnRequest, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets", "resume_secret")
+    __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets", "resume_secret", "protocol")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     RULESETS_FIELD_NUMBER: _ClassVar[int]
     RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     server_version: str
     max_message_bytes: int
     rulesets: _containers.RepeatedScalarFieldContainer[str]
     resume_secret: str
-    def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ..., resume_secret: _Optional[str] = ...) -> None: ...
+    protocol: Protocol
+    def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ..., resume_secret: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms", "increment_ms", "first_move_ms", "max_strikes")
@@ -175,21 +186,35 @@ class PublicEvent(_message.Message):
     details_json: str
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., text: _Optional[str] = ..., details_json: _Optional[str] = ...) -> None: ...
 
+class LegalAction(_message.Message):
+    __slots__ = ("verb", "args", "cards", "text")
+    VERB_FIELD_NUMBER: _ClassVar[int]
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    verb: str
+    args: _containers.RepeatedScalarFieldContainer[str]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    text: str
+    def __init__(self, verb: _Optional[str] = ..., args: _Optional[_Iterable[str]] = ..., cards: _Optional[_Iterable[str]] = ..., text: _Optional[str] = ...) -> None: ...
+
 class TurnRequest(_message.Message):
-    __slots__ = ("game_id", "request_id", "observation", "legal", "time", "events")
+    __slots__ = ("game_id", "request_id", "observation", "legal", "time", "events", "legal_actions")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     request_id: int
     observation: Observation
     legal: _containers.RepeatedScalarFieldContainer[str]
     time: TimeLeft
     events: _containers.RepeatedCompositeFieldContainer[PublicEvent]
-    def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[str]] = ..., time: _Optional[_Union[TimeLeft, _Mapping]] = ..., events: _Optional[_Iterable[_Union[PublicEvent, _Mapping]]] = ...) -> None: ...
+    legal_actions: _containers.RepeatedCompositeFieldContainer[LegalAction]
+    def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Iterable[str]] = ..., time: _Optional[_Union[TimeLeft, _Mapping]] = ..., events: _Optional[_Iterable[_Union[PublicEvent, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[_Union[LegalAction, _Mapping]]] = ...) -> None: ...
 
 class SeatResult(_message.Message):
     __slots__ = ("seat", "name", "placement", "points", "strikes", "timeouts", "forfeited", "think_ms")
@@ -212,14 +237,24 @@ class SeatResult(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., placement: _Optional[int] = ..., points: _Optional[int] = ..., strikes: _Optional[int] = ..., timeouts: _Optional[int] = ..., forfeited: _Optional[bool] = ..., think_ms: _Optional[int] = ...) -> None: ...
 
 class GameEnded(_message.Message):
-    __slots__ = ("game_id", "results", "reason")
+    __slots__ = ("game_id", "results", "reason", "status")
+    class Status(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        STATUS_UNSPECIFIED: _ClassVar[GameEnded.Status]
+        FINISHED: _ClassVar[GameEnded.Status]
+        ABORTED: _ClassVar[GameEnded.Status]
+    STATUS_UNSPECIFIED: GameEnded.Status
+    FINISHED: GameEnded.Status
+    ABORTED: GameEnded.Status
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     results: _containers.RepeatedCompositeFieldContainer[SeatResult]
     reason: str
-    def __init__(self, game_id: _Optional[str] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., reason: _Optional[str] = ...) -> None: ...
+    status: GameEnded.Status
+    def __init__(self, game_id: _Optional[str] = ..., results: _Optional[_Iterable[_Union[SeatResult, _Mapping]]] = ..., reason: _Optional[str] = ..., status: _Optional[_Union[GameEnded.Status, str]] = ...) -> None: ...
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "game_id", "request_id")
