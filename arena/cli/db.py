@@ -24,7 +24,7 @@ def missing(db: str) -> bool:
     return not is_postgres_url(db) and not Path(db).exists()
 
 
-def open_db(db: str, *, recover: bool = False, must_exist: str | None = None):
+def open_db(db: str, *, recover: bool = False, must_exist: str | None = None, shared: bool = False):
     """Open the store, or raise with one line: CommandError (exit 2) for a file that is not there,
     RunFailure (exit 1) for a database that cannot be used (unreachable, newer schema, unreadable...).
 
@@ -35,7 +35,7 @@ def open_db(db: str, *, recover: bool = False, must_exist: str | None = None):
     if must_exist is not None and missing(db):
         raise CommandError(f"no ladder database at {db} ({must_exist})")
     try:
-        return LadderStore.open(db, recover=recover)
+        return LadderStore.open(db, recover=recover, shared=shared)
     except StoreError as error:
         raise RunFailure(str(error)) from None
     except (OSError, *driver_errors()) as error:  # a read-only place, a missing parent that cannot be made...

@@ -8,6 +8,7 @@ seconds without any setup.
 from __future__ import annotations
 
 import logging
+import socket
 import subprocess
 import sys
 import time
@@ -48,6 +49,17 @@ def register(subparsers) -> None:
     )
     net.add_argument("--max-connections", type=int, metavar="N", default=256, help="bot connections at once (default 256)")
     net.add_argument("--max-games-per-bot", type=int, metavar="N", default=64, help="games at once per bot (default 64)")
+    cluster = parser.add_argument_group(
+        "several hosts (with --db postgresql://...: any number of `arena serve` share one ladder)")
+    cluster.add_argument("--host-name", metavar="NAME",
+                         help="this host's name in the ladder (default HOSTNAME:PORT); a restart under the same "
+                              "name aborts the games it left running")
+    cluster.add_argument("--advertise", metavar="HOST:PORT",
+                         help="the address bots should use to reach this host, sent to every bot in Welcome "
+                              "(default the listening address)")
+    cluster.add_argument("--host-lease", type=float, default=10.0, metavar="SECONDS",
+                         help="a host silent this long whose database session is gone is dead: its running games "
+                              "are aborted by the others (default 10)")
     ladder = parser.add_argument_group("ladder")
     add_db_argument(ladder)
     ladder.add_argument("--replays", default="replays", metavar="DIR", help="replay folder (default replays/)")
@@ -173,6 +185,14 @@ def _check_numbers(args) -> None:
         raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
     if args.duration is not None and args.duration <= 0:
         raise CommandError(f"--duration must be positive, not {args.duration}")
+    if args.host_lease <= 0:
+        raise CommandError(f"--host-lease must be positive, not {args.host_lease}")
+    if args.advertise is not None:
+        host, colon, port = args.advertise.rpartition(":")
+        if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise CommandError(f"--advertise takes HOST:PORT, not {args.advertise!r}")
+    if args.host_name is not None and not (0 < len(args.host_name) <= 64 and args.host_name.isprintable()):
+        raise CommandError("--host-name must be 1-64 printable characters")
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -240,7 +260,11 @@ def run(args) -> int:
         raise CommandError(f"--replays {args.replays} is a file, not a folder")
     if not is_postgres_url(args.db) and Path(args.db).is_dir():
         raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
-    store = open_db(args.db, recover=True)
+    shared = is_postgres_url(args.db)
+    if not shared and (args.host_name or args.advertise):
+        raise CommandError("--host-name and --advertise are for several hosts on one PostgreSQL database: "
+                           "give --db postgresql://...")
+    store = open_db(args.db, recover=True, shared=shared)
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)
         probe = Path(args.replays) / ".arena-write-test"
@@ -249,15 +273,10 @@ def run(args) -> int:
     except OSError as error:
         store.close()
         raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
-    from arena.ladder.recovery import recover_replays
+    if not shared:  # a host of a shared ladder recovers its own games once it has joined (see _serve)
+        from arena.ladder.recovery import recover_replays
 
-    recovery = recover_replays(store, args.replays)
-    if store.recovered:
-        print(f"{len(store.recovered)} games cut off by the last shutdown were marked aborted (not rated)", flush=True)
-    if recovery.renamed:
-        print(f"{recovery.renamed} finished games' replays left unsealed by the last shutdown were sealed", flush=True)
-    for line in recovery.problems:
-        print(f"warning: {line}", flush=True)
+        _report_recovery(store.recovered, recover_replays(store, args.replays))
 
     config = ServerConfig(
         host=args.host,
@@ -281,6 +300,15 @@ def run(args) -> int:
     return _serve(args, store, config, players, options, time_control)
 
 
+def _report_recovery(recovered, recovery) -> None:
+    if recovered:
+        print(f"{len(recovered)} games cut off by the last shutdown were marked aborted (not rated)", flush=True)
+    if recovery.renamed:
+        print(f"{recovery.renamed} finished games' replays left unsealed by the last shutdown were sealed", flush=True)
+    for line in recovery.problems:
+        print(f"warning: {line}", flush=True)
+
+
 def _serve(args, store, config, players, options, time_control) -> int:
     import trio
     from rich.console import Console
@@ -288,6 +316,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
 
     from arena.ladder.dashboard import DashboardView, leaderboard_table, output_console, plain_summary, render_dashboard
     from arena.ladder.director import LadderDirector, LadderSettings
+    from arena.ladder.store import StoreError, is_postgres_url
     from arena.server import host
 
     console = Console()
@@ -305,7 +334,20 @@ def _serve(args, store, config, players, options, time_control) -> int:
         duration_s=args.duration,
         drain_s=args.drain,
     )
+    if is_postgres_url(args.db):
+        from arena.ladder.membership import ClusterSettings
+
+        settings.cluster = ClusterSettings(url=args.db, host_name=args.host_name, advertise=args.advertise,
+                                           lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3))
     ladder = LadderDirector(store, settings, view)
+
+    def joined(recovered, recovery) -> None:
+        _report_recovery(recovered, recovery)
+        others = [address for address in ladder.membership.hosts[1:]]
+        print(f"joined the ladder as host {ladder.membership.name} ({ladder.membership.hosts[0]}); other live hosts: "
+              f"{', '.join(others) or 'none'}", flush=True)
+
+    ladder.on_joined = joined
     web_socket = _web_socket(args)
     bots: list[subprocess.Popen] = []
     live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
@@ -335,12 +377,15 @@ def _serve(args, store, config, players, options, time_control) -> int:
                         print(message, flush=True)
 
     async def director(handle) -> object:
-        print(f"arena listening on {handle.address} (db {store.path}, replays {args.replays}/, "
+        host = f", host {args.host_name or f'{socket.gethostname()}:{handle.port}'}" if settings.cluster else ""
+        print(f"arena listening on {handle.address} (db {store.path}{host}, replays {args.replays}/, "
               f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
         for ruleset, chosen in options.items():
             print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"
                   + (" (the demo's default; give --option to change it)" if args.demo and ruleset in DEMO_OPTIONS
                      and chosen == DEMO_OPTIONS[ruleset] else ""), flush=True)
+        if settings.cluster is not None:
+            await ladder.join(handle)  # before any nursery: a host name in use is one plain error
         if web_socket is not None:
             from arena.web.embed import url
 
@@ -360,6 +405,8 @@ def _serve(args, store, config, players, options, time_control) -> int:
         summary = host.run(config, director if web_socket is None else _with_web(director, ladder, args, web_socket))
     except OSError as error:
         raise RunFailure(_reason(error)) from None
+    except StoreError as error:  # a shared ladder's host name in use, its database gone at start
+        raise RunFailure(str(error)) from None
     finally:
         if live is not None:
             live.update(render_dashboard(view), refresh=True)

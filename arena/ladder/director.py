@@ -54,6 +54,8 @@ class LadderSettings:
     refit_s: float = 1.0
     snapshot_s: float = 60.0
     handle_signals: bool = True
+    #: Several hosts on one PostgreSQL database (arena.ladder.membership); None: this process alone.
+    cluster: Any = None
 
 
 @dataclass
@@ -101,6 +103,9 @@ class LadderDirector:
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
         self._sets_scope: trio.CancelScope | None = None
+        self.membership = None
+        #: Called once joined with (games this host had left running, now aborted; the recovery done).
+        self.on_joined: Callable[[list, Any], None] | None = None
 
     # ------------------------------------------------------------ the director
 
@@ -112,8 +117,33 @@ class LadderDirector:
         self.view.address = getattr(handle, "address", f"127.0.0.1:{handle.port}")
         self.view.started = started
         handle.standings_provider = self.standings_rows
+        if self.settings.cluster is not None and self.membership is None:
+            await self.join(handle)
+        try:
+            return await self._direct(handle, started)
+        finally:
+            if self.membership is not None:
+                await self.membership.leave()
+
+    async def join(self, handle: Any) -> None:
+        """Become one host of a shared ladder; close the replays of the games this host had left running."""
+        from arena.ladder.membership import Membership
+        from arena.ladder.recovery import recover_replays
+
+        self.membership = Membership(self.settings.cluster, self.settings.concurrency)
+        recovered = await self.membership.join(handle.port, handle.address)
+        self.store.recovered = recovered
+        recovery = await trio.to_thread.run_sync(recover_replays, self.store, self.settings.replays)
+        handle.set_hosts(self.membership.hosts)
+        if self.on_joined is not None:
+            self.on_joined(recovered, recovery)
+
+    async def _direct(self, handle: Any, started: float) -> LadderSummary:
         await self._db_call(self._load_history)
         async with trio.open_nursery() as background:
+            if self.membership is not None:
+                background.start_soon(self.membership.run, handle, self._kick)
+                background.start_soon(self.membership.listen, self._kick)
             if self.settings.handle_signals:
                 background.start_soon(self._watch_signals)
             if self.settings.duration_s is not None:
@@ -166,8 +196,9 @@ class LadderDirector:
                 self.view.connected = [s.name for s in sessions]
                 # No bot may run more than its share of the server's game slots (a bot whose
                 # games hang must not fill them).
-                share = slot_share(self.settings.concurrency, len(sessions), min(self.settings.players.values()))
-                candidates = [
+                smallest = min(self.settings.players.values())
+                share = slot_share(self.settings.concurrency, len(sessions), smallest)
+                candidates: list[Candidate] | None = [
                     Candidate(
                         s.name,
                         min(s.capacity, self.settings.max_games_per_bot, share) - max(s.busy, self._reserved.get(s.name, 0)),
@@ -175,6 +206,15 @@ class LadderDirector:
                     )
                     for s in sessions
                 ]
+                if self.membership is not None:  # the whole ladder's busy counts, shares and fairness counts
+                    limits = {s.name: min(s.capacity, self.settings.max_games_per_bot) for s in sessions}
+                    candidates = await self.membership.adjust(self.scheduler, sessions, limits, self._reserved, smallest)
+                    if self.membership.problem:
+                        self.view.note = self.membership.problem
+                    elif self.view.note.startswith("database unreachable"):
+                        self.view.note = ""
+                if not candidates:
+                    candidates = []
                 versions = {s.name: s.version for s in sessions}
                 for table in self.scheduler.plan(candidates, limit, now=time.monotonic()):
                     for bot in table.bots:
@@ -243,6 +283,7 @@ class LadderDirector:
         seed = secrets.randbits(63)
         rotations = [table.bots]
         options = dict(self.settings.options.get(table.ruleset, {}))
+        claimed: list[str] = []  # games whose seats this host claimed in the shared database
         try:
             for index, seats in enumerate(rotations):
                 if self.stopping.is_set():
@@ -252,8 +293,12 @@ class LadderDirector:
                 connected = {session.name for session in handle.sessions()}
                 if not set(seats) <= connected:
                     break  # a bot left before its game started
-                self._started_games += 1
                 game_id = new_game_id()
+                if self.membership is not None and not await self.membership.claim(game_id, table.ruleset, seats):
+                    break  # another host seated one of these bots meanwhile: plan again
+                if self.membership is not None:
+                    claimed.append(game_id)
+                self._started_games += 1
                 set_id = game_id
                 header = {
                     "game_id": game_id,
@@ -322,6 +367,8 @@ class LadderDirector:
                 if outcome.status != "finished":
                     break
         finally:
+            for game_id in claimed:  # after the result's commit: the seats are free on every host
+                await self.membership.release(game_id)
             for bot in table.bots:
                 self._reserved[bot] -= 1
             self._running_sets -= 1

@@ -124,6 +124,7 @@ class Scheduler:
         self.rng = rng or random.Random()
         self.games: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
+        self._history: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self.ratings: dict[str, dict[str, tuple[float, float]]] = {r: {} for r in self.players}
         self._offsets: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self._present: dict[str, set[str]] = {r: set() for r in self.players}
@@ -145,6 +146,24 @@ class Scheduler:
             return
         for pair, count in pair_games.items():
             self.pairs[ruleset][frozenset(pair)] += count
+            self._history[ruleset][frozenset(pair)] += count
+
+    def sync_counts(
+        self, ruleset: str, games: Mapping[str, int], pairs: Mapping[frozenset[str], int]
+    ) -> None:
+        """Take the counts of games and pairings scheduled on every host of a shared ladder since it started.
+
+        Several hosts each plan over the bots connected to them; with these counts from the
+        database the fairness caps compare each bot's games on all hosts, not one host's share.
+        Head-to-head counts stay on top of the stored history.
+        """
+        if ruleset not in self.players:
+            return
+        self.games[ruleset] = defaultdict(int, games)
+        merged: dict[frozenset[str], int] = defaultdict(int, self._history[ruleset])
+        for pair, count in pairs.items():
+            merged[frozenset(pair)] += count
+        self.pairs[ruleset] = merged
 
     def set_ratings(self, ruleset: str, ratings: Mapping[str, tuple[float, float]]) -> None:
         """Current (rating, 95% half-width) per bot, for the uncertainty tie-break."""

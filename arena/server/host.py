@@ -96,6 +96,10 @@ class Handle:
         session.connection.abort()
         return True
 
+    def set_hosts(self, addresses: Sequence[str]) -> None:
+        """The live hosts of a shared ladder (this one first), sent in every Welcome from now on."""
+        self.hub.cluster_hosts = list(addresses)
+
     # ---- seats and games
 
     def seat(self, name: str, ruleset: str, game_id: str) -> RemoteSeat:

@@ -291,6 +291,8 @@ class Hub:
         self.direct: Optional[tuple[int, Callable[[], Any]]] = None
         self.ready = asyncio.Event()                 # set once trio runs: hellos wait for it
         self.shutting_down = False
+        #: The live hosts of a shared ladder (their advertised addresses, this one first) for Welcome.hosts.
+        self.cluster_hosts: list[str] = []
         self._changed = trio.Event()                 # replaced on every change (trio side)
         self.live = None                             # arena.server.live.LiveGames, set by the host
 
@@ -441,6 +443,7 @@ class Hub:
             rulesets=list(session.games),
             resume_secret=session.resume_secret,
             protocol=pb.PROTOCOL_V1,
+            hosts=self.cluster_hosts,
         )))
 
     def detach(self, session: BotSession, connection: Connection) -> None:

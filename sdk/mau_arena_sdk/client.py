@@ -58,6 +58,16 @@ from mau_arena_sdk.history import History
 from mau_arena_sdk.turn import GameInfo, GameResult, Turn
 from mau_arena_sdk.wire import pb, rpc
 
+#: Client keepalive: a connection that died without a word (a host killed, a cable pulled, a proxy that
+#: stops forwarding) is noticed within ~15 s instead of when the operating system gives up on it.  Within
+#: what the arena allows (a ping every 5 s at most, pings without calls permitted).
+KEEPALIVE = [
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
 SDK_VERSION = "0.2.0"  # the distribution's version (sdk/pyproject.toml); the server checks its major
 
 #: Hello errors that no retry can fix, with what to tell the user.
@@ -150,9 +160,10 @@ class _Worker:
 class _Game:
     """Per-game bookkeeping: its info, its error count, its last answer, and who runs its calls."""
 
-    def __init__(self, game_id: str, info: GameInfo | None, worker: bool = False):
+    def __init__(self, game_id: str, info: GameInfo | None, worker: bool = False, link: "_Link | None" = None):
         self.game_id = game_id
         self.info = info
+        self.link = link    # the host this game is played on: its answers go there
         self.errors = 0
         self.pending_error = ""  # a hook's failure, sent with the next answer (Answer.bot_error)
         self.notices = 0
@@ -163,6 +174,26 @@ class _Game:
         self.queued = 0     # its calls waiting in the client's work queue
         self.pending: deque = deque()  # calls that came in meanwhile, run in order by that thread
         self.worker: _Worker | None = _Worker(f"game-{game_id[:12]}") if worker else None
+
+
+class _Link:
+    """One host's session: its address, the session's id and resume secret, the current stream.
+
+    A bot given one address has one link; when the arena is one host of a shared ladder its
+    Welcome lists the other live hosts and the client opens a link to each (at most
+    `Client.MAX_HOSTS`), so the bot can be seated by any of them.
+    """
+
+    def __init__(self, address: str, entry: bool = False) -> None:
+        self.address = address
+        self.entry = entry
+        self.advertised = ""      # what the host calls itself (Welcome.hosts[0])
+        self.session_id = ""
+        self.resume_secret = ""   # Welcome.resume_secret: proves a resume is ours; never logged
+        self.outgoing: "_Outgoing | None" = None
+        self.call: Any = None
+        self.last_failure = ""
+        self.welcomed = False     # welcomed at least once
 
 
 class _SessionEnd(Exception):
@@ -249,14 +280,12 @@ class Client:
         self.bot = bot
         self.options = options
         self.log = log or logging.getLogger("mau_arena_sdk")
-        self.session_id = ""
-        self.resume_secret = ""   # Welcome.resume_secret: proves a resume is ours; never logged
         self.games: dict[str, _Game] = {}
         self.games_done = 0
-        self._outgoing: _Outgoing | None = None
-        self._call: Any = None
+        self._entry = _Link(options.arena, entry=True)
+        self._links: dict[str, _Link] = {options.arena: self._entry}   # address -> link
+        self._link_tasks: dict[str, Any] = {}
         self._stopping = threading.Event()
-        self._last_failure = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
         # The relay between threads (all under _lock):
@@ -273,6 +302,14 @@ class Client:
         self._timer: TimerFd | None = None
         self._task: Any = None
         self._threads: list[threading.Thread] = []   # stand-by threads started (joined at the end)
+
+    #: At most this many hosts of a shared ladder get a session (the one given included).
+    MAX_HOSTS = 16
+
+    @property
+    def session_id(self) -> str:
+        """The session id on the host the bot was given (``--arena``)."""
+        return self._entry.session_id
 
     # ------------------------------------------------------------------ public
     def serve(self) -> int:
@@ -375,7 +412,7 @@ class Client:
                 while game.pending:  # nothing is queued while we own the loop, but keep the order if so
                     game.queued += 1
                     self._work.appendleft(game.pending.pop())
-            outgoing = self._outgoing
+            outgoing = game.link.outgoing if game.link is not None else None
             if message is not None and outgoing is not None:
                 if owner:
                     outgoing.put_owned(message)
@@ -394,7 +431,7 @@ class Client:
             message = fn(*args)
             if message is not None:
                 with self._lock:
-                    outgoing = self._outgoing
+                    outgoing = game.link.outgoing if game.link is not None else None
                 if outgoing is not None:
                     outgoing.put_threadsafe(message)
 
@@ -445,7 +482,7 @@ class Client:
         if self.options.max_games == 1 and _hide_running_loop is not None:
             message = self._call_in_loop(fn, args)
             if message is not None:
-                self._send(message)
+                self._send(game, message)
             return
         with self._lock:
             if game.busy:  # a taken-over thread still runs this game's last call
@@ -459,7 +496,7 @@ class Client:
                 game.queued += 1
                 self._work.append((game, fn, args))
         if game.worker is not None:
-            game.worker.submit(self._on_worker, fn, args)
+            game.worker.submit(self._on_worker, game, fn, args)
             return
         self._loop.stop()  # the owner runs it as soon as this loop iteration is over
 
@@ -475,9 +512,9 @@ class Client:
         finally:
             _hide_running_loop(loop)
 
-    def _on_worker(self, fn: Callable[..., Any], args: tuple) -> None:
+    def _on_worker(self, game: _Game, fn: Callable[..., Any], args: tuple) -> None:
         message = fn(*args)
-        outgoing = self._outgoing
+        outgoing = game.link.outgoing if game.link is not None else None
         if message is not None and outgoing is not None:
             outgoing.put_threadsafe(message)
 
@@ -540,44 +577,91 @@ class Client:
     def _stop_on_loop(self) -> None:
         if self._stopped is not None:
             self._stopped.set()
-        outgoing, call = self._outgoing, self._call
-        if outgoing is not None:
-            outgoing.close()
-        if call is not None:
-            call.cancel()
+        for link in list(self._links.values()):
+            outgoing, call = link.outgoing, link.call
+            if outgoing is not None:
+                outgoing.close()
+            if call is not None:
+                call.cancel()
 
     async def _serve(self) -> int:
+        """Every link's session loop; ends when all have ended (a fatal error ends them all)."""
         self._stopped = asyncio.Event()
         if self._stopping.is_set():
             return 0
+        self._start_link(self._entry)
+        try:
+            while self._link_tasks:
+                done, _ = await asyncio.wait(set(self._link_tasks.values()), return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    address = next(a for a, t in self._link_tasks.items() if t is task)
+                    del self._link_tasks[address]
+                    error = task.exception()
+                    if error is None:
+                        continue
+                    others = [self._links[a] for a in self._link_tasks]
+                    if others and any(link.welcomed for link in others) and not self._stopping.is_set():
+                        # One host of a shared ladder is gone for good: the others carry on.
+                        self.log.warning("giving up on %s (%s); playing on with %s", address, error,
+                                         ", ".join(link.address for link in others))
+                        self._links.pop(address, None)
+                        continue
+                    raise error
+            return 0
+        finally:
+            for task in self._link_tasks.values():
+                task.cancel()
+            if self._link_tasks:
+                await asyncio.gather(*self._link_tasks.values(), return_exceptions=True)
+
+    def _start_link(self, link: _Link) -> None:
+        self._links[link.address] = link
+        self._link_tasks[link.address] = asyncio.ensure_future(self._run_link(link))
+
+    def _learn_hosts(self, link: _Link, hosts: Any) -> None:
+        """A Welcome listed the ladder's live hosts (the one it came from first): open a session to the others."""
+        if not hosts:
+            return
+        link.advertised = hosts[0]
+        known = {l.address for l in self._links.values()} | {l.advertised for l in self._links.values()}
+        for address in hosts[1:]:
+            if address in known or self._stopping.is_set():
+                continue
+            if len(self._links) >= self.MAX_HOSTS:
+                self.log.warning("the ladder has more than %d hosts: not connecting to %s", self.MAX_HOSTS, address)
+                break
+            self.log.info("the ladder's host %s also lists %s: connecting there too", link.address, address)
+            known.add(address)
+            self._start_link(_Link(address))
+
+    async def _run_link(self, link: _Link) -> int:
+        """One host: connect, play, reconnect with backoff until stopped, closed or lost for good."""
         channel = grpc.aio.insecure_channel(
-            self.options.arena,
+            link.address,
             options=[
                 ("grpc.max_receive_message_length", 64 * 1024 * 1024),
                 # grpc's own reconnection backoff must not outlast ours (its default starts at 1 s).
                 ("grpc.initial_reconnect_backoff_ms", int(self.options.backoff_base_s * 1000) or 1),
                 ("grpc.min_reconnect_backoff_ms", int(self.options.backoff_base_s * 1000) or 1),
                 ("grpc.max_reconnect_backoff_ms", int(self.options.backoff_cap_s * 1000) or 1),
-            ],
+            ] + KEEPALIVE,
         )
         stub = rpc.ArenaStub(channel)
         failures = 0
-        welcomed_once = False
         give_up_at = time.monotonic() + self.options.connect_timeout_s
         try:
             while True:
-                how = await self._session(stub)
+                how = await self._session(link, stub)
                 if how in ("stopped", "closed"):
                     return 0
                 if how == "welcomed-then-lost":
-                    welcomed_once = True
                     failures = 0  # the last session worked: start the backoff afresh
-                if not welcomed_once:
+                if not link.welcomed:
                     # Still trying to reach the arena for the first time: retry until the connect timeout.
                     if time.monotonic() >= give_up_at:
                         raise ArenaUnreachable(
-                            f"cannot reach the arena at {self.options.arena} "
-                            f"(tried for {self.options.connect_timeout_s:g} s: {self._last_failure}); "
+                            f"cannot reach the arena at {link.address} "
+                            f"(tried for {self.options.connect_timeout_s:g} s: {link.last_failure}); "
                             "is it running? check --arena HOST:PORT"
                         )
                     delay = min(backoff_delay(failures + 1, self.options.backoff_base_s, 1.0),
@@ -587,13 +671,13 @@ class Client:
                     failures += 1
                     if failures > self.options.max_reconnects:
                         raise ConnectionLost(
-                            f"lost the connection to {self.options.arena} and {self.options.max_reconnects} "
-                            f"reconnection attempts failed ({self._last_failure})"
+                            f"lost the connection to {link.address} and {self.options.max_reconnects} "
+                            f"reconnection attempts failed ({link.last_failure})"
                         )
                     delay = backoff_delay(failures, self.options.backoff_base_s, self.options.backoff_cap_s)
                     self.log.warning(
                         "connection to %s lost; reconnecting in %.1f s (attempt %d of %d)",
-                        self.options.arena, delay, failures, self.options.max_reconnects,
+                        link.address, delay, failures, self.options.max_reconnects,
                     )
                 try:
                     await asyncio.wait_for(self._stopped.wait(), delay)
@@ -604,7 +688,7 @@ class Client:
             await channel.close()
 
     # ------------------------------------------------------------------ session
-    def _hello(self) -> Any:
+    def _hello(self, link: _Link) -> Any:
         hello = pb.Hello(
             name=self.options.name,
             token=self.options.token,
@@ -613,21 +697,21 @@ class Client:
             games=self.options.games,
             max_games=self.options.max_games,
             bot_version=self.options.bot_version,
-            resume_session=self.session_id,
-            resume_secret=self.resume_secret,
+            resume_session=link.session_id,
+            resume_secret=link.resume_secret,
         )
         return pb.BotMessage(hello=hello)
 
-    async def _session(self, stub: Any) -> str:
+    async def _session(self, link: _Link, stub: Any) -> str:
         """One stream: hello, then messages until it ends.  Returns how it ended."""
         if self._stopping.is_set():
             return "stopped"
-        resuming = bool(self.session_id)
+        resuming = bool(link.session_id)
         outgoing = _Outgoing(asyncio.get_running_loop())
-        outgoing.put_owned(self._hello())
+        outgoing.put_owned(self._hello(link))
         with self._lock:
-            self._outgoing = outgoing
-        self._call = call = stub.Play()
+            link.outgoing = outgoing
+        link.call = call = stub.Play()
         writer = asyncio.ensure_future(outgoing.drain_to(call))
         welcomed = False
         try:
@@ -638,14 +722,14 @@ class Client:
                     break
                 kind = message.WhichOneof("kind")
                 if kind == "turn":
-                    self._on_turn(message.turn)
+                    self._on_turn(link, message.turn)
                 elif kind == "welcome":
                     welcomed = True
-                    self._on_welcome(message.welcome, resuming)
+                    self._on_welcome(link, message.welcome, resuming)
                 elif kind == "error":
-                    self._on_error(message.error, welcomed, resuming)
+                    self._on_error(link, message.error, welcomed, resuming)
                 elif kind == "game_started":
-                    self._on_game_started(message.game_started)
+                    self._on_game_started(link, message.game_started)
                 elif kind == "game_ended":
                     await self._on_game_ended(message.game_ended)
             how = "stopped" if self._stopping.is_set() else "closed"
@@ -661,13 +745,13 @@ class Client:
                 raise
             code = error.code() if hasattr(error, "code") else None
             details = error.details() if hasattr(error, "details") else ""
-            self._last_failure = f"{code.name if code else 'error'}: {details}"
-            self.log.debug("stream ended: %s", self._last_failure)
+            link.last_failure = f"{code.name if code else 'error'}: {details}"
+            self.log.debug("stream to %s ended: %s", link.address, link.last_failure)
             return "welcomed-then-lost" if welcomed else "lost"
         finally:
             with self._lock:
-                self._outgoing = None
-            self._call = None
+                link.outgoing = None
+            link.call = None
             outgoing.close()
             call.cancel()
             # Let grpc complete the call's last operations (the writer's write fails at once on a
@@ -679,27 +763,30 @@ class Client:
                 except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # the stream is over either way
                     pass
 
-    def _send(self, message: Any) -> None:
-        """Queue a message for the arena, from the loop; dropped while disconnected."""
-        outgoing = self._outgoing
+    def _send(self, game: _Game, message: Any) -> None:
+        """Queue a message for the host of ``game``, from the loop; dropped while disconnected."""
+        outgoing = game.link.outgoing if game.link is not None else None
         if outgoing is not None:
             outgoing.put_owned(message)
 
     # ------------------------------------------------------------------ handlers (on the loop)
-    def _on_welcome(self, welcome: Any, resuming: bool) -> None:
-        resumed = resuming and welcome.session_id == self.session_id
+    def _on_welcome(self, link: _Link, welcome: Any, resuming: bool) -> None:
+        resumed = resuming and welcome.session_id == link.session_id
         if resuming and not resumed:
-            self.log.warning("the arena started a new session; games of the old one are lost to us")
-            self._close_games()
-        self.session_id = welcome.session_id
-        self.resume_secret = welcome.resume_secret
+            self.log.warning("the arena at %s started a new session; games of the old one are lost to us",
+                             link.address)
+            self._close_games(link)
+        link.session_id = welcome.session_id
+        link.resume_secret = welcome.resume_secret
+        link.welcomed = True
         self.log.info(
             "%s %s as %r (server %s)",
             "resumed the session at" if resumed else "connected to",
-            self.options.arena, self.options.name, welcome.server_version,
+            link.address, self.options.name, welcome.server_version,
         )
+        self._learn_hosts(link, list(welcome.hosts))
 
-    def _on_error(self, error: Any, welcomed: bool, resuming: bool) -> None:
+    def _on_error(self, link: _Link, error: Any, welcomed: bool, resuming: bool) -> None:
         code_name = pb.Error.Code.Name(error.code)
         detail = f" ({error.message})" if error.message else ""
         if error.code == pb.Error.SHUTTING_DOWN:
@@ -718,28 +805,30 @@ class Client:
         where = f"game {error.game_id} request {error.request_id}: " if error.game_id else ""
         self.log.warning("%s%s%s [%s]", where, _NOTICES.get(error.code, "error from the arena"), detail, code_name)
 
-    def _game(self, game_id: str, info: GameInfo | None = None) -> _Game:
+    def _game(self, game_id: str, info: GameInfo | None = None, link: _Link | None = None) -> _Game:
         game = self.games.get(game_id)
         if game is None:
             worker = self.options.max_games > 1 and self._timer is None
-            game = self.games[game_id] = _Game(game_id, info, worker=worker)
+            game = self.games[game_id] = _Game(game_id, info, worker=worker, link=link)
+        elif link is not None:
+            game.link = link
         return game
 
-    def _on_game_started(self, message: Any) -> None:
+    def _on_game_started(self, link: _Link, message: Any) -> None:
         info = GameInfo.from_pb(message)
         known = self.games.get(info.game_id)
         if known is not None and known.info is not None:
             return  # re-sent after a resume: the bot already knows this game
-        game = self._game(info.game_id, info)
+        game = self._game(info.game_id, info, link)
         game.info = info
         self.log.info("game %s started: %s, seat %d of %s", info.game_id, info.ruleset, info.seat, ", ".join(info.players))
         self._dispatch(game, self._guarded, game, "on_game_start", lambda: self.bot.on_game_start(info))
 
-    def _on_turn(self, message: Any) -> None:
-        game = self.games.get(message.game_id) or self._game(message.game_id)
+    def _on_turn(self, link: _Link, message: Any) -> None:
+        game = self._game(message.game_id, link=link)
         last = game.last_answer
         if last is not None and last[0] == message.request_id:
-            self._send(last[1])  # re-sent after a resume: we already know our answer
+            self._send(game, last[1])  # re-sent after a resume: we already know our answer
             return
         self._dispatch(game, self._answer, game, message)
 
@@ -807,12 +896,15 @@ class Client:
             game.pending_error = error_text(f"{what}() raised {type(exception).__name__}: {exception}")
             self.log.exception("game %s: %s() raised", game.game_id, what)
 
-    def _close_games(self) -> None:
-        for game in self.games.values():
+    def _close_games(self, link: _Link | None = None) -> None:
+        """Forget the games (of one host's session, or all)."""
+        for game_id, game in list(self.games.items()):
+            if link is not None and game.link is not link:
+                continue
             if game.worker is not None:
                 game.worker.shutdown(wait=False, cancel_futures=True)
             game.pending.clear()
-        self.games.clear()
+            del self.games[game_id]
 
 
 _thread_loops = threading.local()

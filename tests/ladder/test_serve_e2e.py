@@ -40,9 +40,8 @@ class Server:
         self.db = tmp / "ladder.db" if db is None else db
         self.replays = tmp / "replays"
         self.process = subprocess.Popen(
-            SERVE + ["--port", "0", "--db", str(self.db), "--replays", str(self.replays), "--game", RULESET,
-                     "--plain", "--summary-every", "1000", "--concurrency", "4", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
+            self.command(tmp, self.db, *extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            cwd=str(ROOT),
         )
         self.output: list[str] = []
         deadline = time.monotonic() + 30
@@ -53,6 +52,12 @@ class Server:
                 break
         assert "listening on" in line, f"server did not start: {self.rest()}"
         self.port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
+
+    @staticmethod
+    def command(tmp: Path, db: "str | Path", *extra: str) -> list[str]:
+        """`arena serve` on the test ruleset, a free port, replays in ``tmp/replays``."""
+        return SERVE + ["--port", "0", "--db", str(db), "--replays", str(tmp / "replays"), "--game", RULESET,
+                        "--plain", "--summary-every", "1000", "--concurrency", "4", *extra]
 
     def read_line(self, timeout: float) -> str:
         with selectors.DefaultSelector() as selector:

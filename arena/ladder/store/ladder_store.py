@@ -60,16 +60,21 @@ class LadderStore:
     # ---- opening and migrations
 
     @classmethod
-    def open(cls, db: str | os.PathLike, *, recover: bool = True) -> "LadderStore":
+    def open(cls, db: str | os.PathLike, *, recover: bool = True, shared: bool = False) -> "LadderStore":
         """Open (creating or upgrading) a database: a SQLite file path or a ``postgresql://`` URL.
 
         recover: this is the server: claim the database (a second `arena serve`
         is refused) and mark games left ``running`` by an earlier process as
         aborted.  Never for a reader such as `arena leaderboard`.
+
+        shared: this is one of several hosts on a PostgreSQL database: no claim of the
+        whole database and no recovery here; the host registry claims the host's name and
+        aborts only that host's games (`arena.ladder.store.hosts`).
         """
         backend = open_backend(db)
         store = cls(backend)
         try:
+            recover = recover and not shared
             if recover:
                 backend.claim_server()
             try:

@@ -84,6 +84,38 @@ MIGRATIONS: Sequence[str] = (
     ALTER TABLE seats ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE seats ADD COLUMN version TEXT NOT NULL DEFAULT '';
     """,
+    # 3: several `arena serve` hosts on one PostgreSQL database (arena/ladder/README.md, "Several hosts").
+    # Created in SQLite too (one schema for both), where nothing writes them.  Times are the
+    # database's own clock in epoch seconds, so hosts on machines with skewed clocks agree.
+    """
+    CREATE TABLE hosts (
+        name TEXT PRIMARY KEY,
+        address TEXT NOT NULL,        -- HOST:PORT bots should use (--advertise)
+        lock_key INTEGER NOT NULL UNIQUE,  -- its advisory lock, held by the live process
+        concurrency INTEGER NOT NULL DEFAULT 0,
+        started_at DOUBLE PRECISION NOT NULL,
+        lease_until DOUBLE PRECISION NOT NULL,
+        state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'stopped', 'dead'))
+    );
+    CREATE TABLE bot_slots (
+        bot TEXT PRIMARY KEY          -- the row a seat claim locks: one claimer per bot at a time
+    );
+    CREATE TABLE seat_claims (
+        game_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        bot TEXT NOT NULL,
+        ruleset TEXT NOT NULL,
+        host TEXT NOT NULL,
+        cap INTEGER NOT NULL,         -- the most games at once the claim allowed the bot
+        busy INTEGER NOT NULL,        -- the bot's open claims over all hosts with this one
+        claimed_at DOUBLE PRECISION NOT NULL,
+        released_at DOUBLE PRECISION,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX open_claims_by_bot ON seat_claims (bot) WHERE released_at IS NULL;
+    CREATE INDEX open_claims_by_host ON seat_claims (host) WHERE released_at IS NULL;
+    CREATE INDEX claims_by_time ON seat_claims (claimed_at);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

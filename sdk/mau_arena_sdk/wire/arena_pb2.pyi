@@ -74,20 +74,22 @@ class ArenaMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn: _Optional[_Union[TurnRequest, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets", "resume_secret", "protocol")
+    __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets", "resume_secret", "hosts", "protocol")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
     RULESETS_FIELD_NUMBER: _ClassVar[int]
     RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     server_version: str
     max_message_bytes: int
     rulesets: _containers.RepeatedScalarFieldContainer[str]
     resume_secret: str
+    hosts: _containers.RepeatedScalarFieldContainer[str]
     protocol: Protocol
-    def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ..., resume_secret: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
+    def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ..., resume_secret: _Optional[str] = ..., hosts: _Optional[_Iterable[str]] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms", "increment_ms", "first_move_ms", "max_strikes")

@@ -1,0 +1,184 @@
+"""One host's part in a ladder that several `arena serve` processes share through PostgreSQL.
+
+The director (`arena.ladder.director`) plans games over the bots connected to *this*
+host, as a single server does; this module adds what makes that sound with several hosts
+(the design and why: "Several hosts" in arena/ladder/README.md):
+
+* at start, `Membership.join` registers the host (`arena.ladder.store.hosts`) and aborts
+  only the games this host left running;
+* in the background, `Membership.run` renews the host's lease, publishes the live hosts'
+  addresses for `Welcome.hosts` (so a bot given one address finds them all), and closes
+  the games of hosts found dead; while the database is away it says so and the host
+  starts nothing new (every game needs its seats claimed first);
+* before planning, `Membership.adjust` turns each connected bot's free slots into the
+  cluster's: its open claims on every host count, its share is of every live host's
+  slots, and the scheduler's fairness counts become those of every host;
+* every game's seats are claimed in the database before it starts (`claim`) and
+  released when it has ended (`release`, retried until the database takes it).
+
+Every database call runs on a worker thread, one at a time on this host's registry
+connection (apart from the store's, so a slow commit never delays a heartbeat).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import trio
+
+from arena.ladder.scheduler import Candidate, Scheduler, slot_share
+from arena.ladder.store.claims import ClusterLoad, SeatClaims
+from arena.ladder.store.hosts import HostRegistry, default_host_name
+
+log = logging.getLogger("arena.ladder")
+
+
+@dataclass
+class ClusterSettings:
+    url: str                       # the shared PostgreSQL database
+    host_name: str | None = None   # default HOSTNAME:PORT
+    advertise: str | None = None   # default the address the server listens on
+    lease_s: float = 10.0          # a host whose lease is this old and whose lock is free is dead
+    heartbeat_s: float = 2.0
+
+
+class Membership:
+    def __init__(self, settings: ClusterSettings, concurrency: int) -> None:
+        self.settings = settings
+        self.concurrency = concurrency
+        self.registry: HostRegistry | None = None
+        self.claims: SeatClaims | None = None
+        self.since = 0.0
+        self.hosts: list[str] = []            # live hosts' addresses, this one first
+        self.problem = ""                     # what is wrong with the database, "" when all is well
+        self._db = trio.CapacityLimiter(1)
+        self._unreleased: set[str] = set()
+        self._caps: dict[str, int] = {}
+
+    async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self._db)
+
+    # ---- start and stop
+
+    async def join(self, port: int, address: str) -> list[tuple[str, str | None]]:
+        """Become a live host of the ladder; returns the games this host had left running (now aborted)."""
+        name = self.settings.host_name or default_host_name(port)
+        advertised = self.settings.advertise or address
+        self.registry = await trio.to_thread.run_sync(
+            lambda: HostRegistry(self.settings.url, name, advertised, self.concurrency, self.settings.lease_s)
+        )
+        self.claims = SeatClaims(self.registry)
+        recovered = await self._call(self.registry.join)
+        self.since = await self._call(self.claims.now)
+        live = await self._call(self.registry.live_hosts)
+        self.hosts = [address for _name, address, _slots in live] or [advertised]
+        return recovered
+
+    async def leave(self) -> None:
+        if self.registry is not None:
+            with trio.CancelScope(shield=True):
+                for game_id in sorted(self._unreleased):
+                    await self._release_quietly(game_id)
+                await self._call(self.registry.leave)
+
+    @property
+    def name(self) -> str:
+        return self.registry.name if self.registry is not None else ""
+
+    # ---- in the background
+
+    async def run(self, handle: Any, kick: Callable[[], None]) -> None:
+        """Heartbeats, the live hosts for Welcome, dead hosts' games closed, releases retried."""
+        assert self.registry is not None
+        while True:
+            try:
+                await self._call(self.registry.heartbeat)
+                live = await self._call(self.registry.live_hosts)
+                self.hosts = [address for _name, address, _slots in live] or self.hosts
+                handle.set_hosts(self.hosts)
+                if await self._call(self.registry.sweep_dead):
+                    kick()  # their bots are free again
+                for game_id in sorted(self._unreleased):
+                    await self._release_quietly(game_id)
+                if self.problem:
+                    log.warning("the database is back: scheduling again")
+                    self.problem = ""
+                    kick()
+            except Exception as error:  # the database is away: nothing new starts (claims fail too)
+                text = " ".join(str(error).split())[:200] or type(error).__name__
+                if not self.problem:
+                    log.warning("the database is unreachable (%s): no new games until it is back", text)
+                self.problem = f"database unreachable: {text}; no new games until it is back"
+            await trio.sleep(self.settings.heartbeat_s)
+
+    async def listen(self, kick: Callable[[], None]) -> None:
+        """Plan again as soon as another host frees seats (its NOTIFY), not at the next one-second round."""
+        assert self.registry is not None
+        token = trio.lowlevel.current_trio_token()
+        stopped = threading.Event()
+
+        def wake() -> None:
+            try:
+                token.run_sync_soon(kick)
+            except trio.RunFinishedError:
+                stopped.set()
+
+        try:
+            await trio.to_thread.run_sync(self.registry.listen, wake, stopped, abandon_on_cancel=True)
+        finally:
+            stopped.set()
+
+    # ---- planning
+
+    async def adjust(self, scheduler: Scheduler, sessions: Sequence[Any], limits: dict[str, int],
+                     reserved: dict[str, int], smallest_table: int) -> list[Candidate] | None:
+        """The candidates as the whole ladder sees them, or None when the database cannot say (plan nothing).
+
+        limits: each bot's cap on this host (min of its max_games and --max-games-per-bot).
+        """
+        assert self.claims is not None
+        names = [s.name for s in sessions]
+        try:
+            await self._call(self.claims.ensure_bots, names)
+            load: ClusterLoad = await self._call(self.claims.load, self.since, names)
+        except Exception as error:
+            self.problem = f"database unreachable: {' '.join(str(error).split())[:200]}; no new games until it is back"
+            return None
+        for ruleset in scheduler.players:
+            scheduler.sync_counts(ruleset, load.games.get(ruleset, {}), load.pairs.get(ruleset, {}))
+        share = slot_share(max(load.slots, self.concurrency), len(sessions), smallest_table)
+        candidates = []
+        for s in sessions:
+            cap = min(limits[s.name], share)
+            self._caps[s.name] = cap
+            busy = max(s.busy, reserved.get(s.name, 0), load.busy.get(s.name, 0))
+            candidates.append(Candidate(s.name, cap - busy, frozenset(s.games)))
+        return candidates
+
+    # ---- one game
+
+    async def claim(self, game_id: str, ruleset: str, bots: Sequence[str]) -> bool:
+        assert self.claims is not None
+        caps = {bot: self._caps.get(bot, 1) for bot in bots}
+        try:
+            return bool(await self._call(self.claims.claim, game_id, ruleset, list(bots), caps))
+        except Exception as error:
+            log.warning("cannot claim seats for %s: %s", game_id, " ".join(str(error).split())[:200])
+            return False
+
+    async def release(self, game_id: str) -> None:
+        self._unreleased.add(game_id)
+        with trio.CancelScope(shield=True):
+            await self._release_quietly(game_id)
+
+    async def _release_quietly(self, game_id: str) -> None:
+        assert self.claims is not None
+        try:
+            await self._call(self.claims.release, game_id)
+        except Exception as error:  # retried by `run` until the database takes it
+            log.warning("cannot release the seats of %s yet: %s", game_id, " ".join(str(error).split())[:200])
+            return
+        self._unreleased.discard(game_id)

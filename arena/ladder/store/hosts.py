@@ -1,0 +1,262 @@
+"""The host registry: which `arena serve` processes share a PostgreSQL ladder, and which of them are alive.
+
+Every ``arena serve --db postgresql://...`` is a *host* with a name (``--host-name``,
+default ``HOSTNAME:PORT``) and the address bots should use (``--advertise``).  A host
+is one row of ``hosts`` plus a session advisory lock on that row's ``lock_key``:
+
+* **alive** while its process holds the lock (PostgreSQL drops it with the session:
+  a ``kill -9``, a lost connection) and renews ``lease_until`` every few seconds
+  (`HostRegistry.heartbeat`);
+* **dead** when both are gone: the lease has expired *and* nobody holds the lock.
+  Either alone is not enough: a PostgreSQL restart frees every lock at once while the
+  hosts are fine (they re-take their locks within a heartbeat), and a host whose
+  heartbeats are late (a long pause) still holds its lock.  Any live host may then
+  close the dead host's games (`HostRegistry.sweep_dead`): its running games are
+  aborted (never rated) and its seat claims released, so its bots play elsewhere.
+
+Two processes cannot be the same host: the second one's lock attempt fails and it is
+refused in one line.  At start a host aborts only the games *it* left running
+(`HostRegistry.join`); a single `arena serve` on SQLite keeps aborting every running
+game, as it always owned the whole database.
+
+Times are the database's clock (``clock_timestamp()``, epoch seconds), never the hosts',
+so machines with skewed clocks agree on who is late.  No election, no consensus of our
+own: the locks and row locks of PostgreSQL decide.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
+
+from arena.ladder.store.postgres import LOCK_CLASS, redact
+from arena.ladder.store.records import StoreError, utc_now
+
+log = logging.getLogger("arena.ladder")
+
+#: The advisory lock class of host locks (``MAH``); the key is ``hosts.lock_key``.
+HOST_LOCK_CLASS = 0x4D4148
+#: Under LOCK_CLASS: serialises handing out lock keys to new host names.
+REGISTRY_LOCK = 3
+
+NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+#: The NOTIFY channel a host signals when it frees seats (payload: its name), so the others plan again at once.
+SEATS_FREED = "mau_arena_seats"
+
+
+@dataclass(frozen=True)
+class DeadHost:
+    name: str
+    aborted: int   # its running games, now aborted
+    released: int  # its seat claims, now released
+
+
+class HostRegistry:
+    """This process's membership of a PostgreSQL ladder: its own connection, which holds its host lock.
+
+    Thread-safe (one lock around the connection); the ladder calls it from worker threads.
+    """
+
+    def __init__(self, url: str, name: str, address: str, concurrency: int, lease_s: float = 10.0,
+                 connect_timeout: int = 10) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreError("several hosts need psycopg 3: pip install 'mau-arena[postgres]'") from None
+        self._psycopg = psycopg
+        self.url = url
+        self.name = name
+        self.address = address
+        self.concurrency = concurrency
+        self.lease_s = lease_s
+        self._connect_timeout = connect_timeout
+        self._lock = threading.RLock()
+        self._db: Any = None
+        self._key: int | None = None
+        self._connect()
+
+    # ---- the connection
+
+    def _connect(self) -> None:
+        psycopg = self._psycopg
+        try:
+            self._db = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
+                                       application_name=f"mau-arena host {self.name}"[:63])
+            self._db.execute("SET synchronous_commit = on")
+        except psycopg.Error as error:
+            raise StoreError(f"cannot connect to {redact(self.url)}: {' '.join(str(error).split())}") from None
+
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """The registry's connection, reconnected (and the host lock re-taken) if it was lost."""
+        with self._lock:
+            if self._db is None or self._db.closed or self._db.broken:
+                self._connect()
+                if self._key is not None:
+                    self._take_lock(self._key)
+            yield self._db
+
+    def _take_lock(self, key: int) -> None:
+        taken = self._db.execute("SELECT pg_try_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key)).fetchone()[0]
+        if not taken:
+            holder = self._db.execute(
+                "SELECT a.application_name, COALESCE(host(a.client_addr), 'local socket'), a.pid "
+                "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+                "AND l.granted AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = %s",
+                (HOST_LOCK_CLASS, key),
+            ).fetchone()
+            who = f" ({holder[0]} from {holder[1]})" if holder else ""
+            raise StoreError(
+                f"host name {self.name!r} is in use by a live `arena serve` on {redact(self.url)}{who}: "
+                "give this one another --host-name"
+            )
+
+    # ---- joining and leaving
+
+    def join(self) -> list[tuple[str, str | None]]:
+        """Become a live host; abort the games an earlier process of this host left running.
+
+        Returns those games' (id, replay path), for `arena.ladder.recovery`.  Raises StoreError
+        when another live process already is this host.  Running games no host ever claimed
+        (left by an `arena serve` from before hosts existed) are aborted too.
+        """
+        with self.connection() as db:
+            with db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, REGISTRY_LOCK))
+                row = db.execute("SELECT lock_key FROM hosts WHERE name = %s", (self.name,)).fetchone()
+                if row is None:
+                    key = db.execute("SELECT COALESCE(MAX(lock_key), 0) + 1 FROM hosts").fetchone()[0]
+                    db.execute(
+                        f"INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state) "
+                        f"VALUES (%s, %s, %s, %s, {NOW}, {NOW}, 'stopped')",
+                        (self.name, self.address, key, self.concurrency),
+                    )
+                else:
+                    key = row[0]
+            self._take_lock(key)
+            self._key = key
+            with db.transaction():
+                db.execute(
+                    f"UPDATE hosts SET address = %s, concurrency = %s, started_at = {NOW}, "
+                    f"lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
+                    (self.address, self.concurrency, self.lease_s, self.name),
+                )
+                rows = db.execute(
+                    "SELECT g.id, g.replay_path FROM games g WHERE g.status = 'running' AND ("
+                    " EXISTS (SELECT 1 FROM seat_claims c WHERE c.game_id = g.id AND c.host = %s)"
+                    " OR NOT EXISTS (SELECT 1 FROM seat_claims c WHERE c.game_id = g.id))",
+                    (self.name,),
+                ).fetchall()
+                _abort(db, [r[0] for r in rows], "server restarted")
+                db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
+                           (self.name,))
+        log.info("joined the ladder as host %s (%s)", self.name, self.address)
+        return [(r[0], r[1]) for r in rows]
+
+    def leave(self) -> None:
+        """A clean stop: release what this host still claims, mark it stopped, drop the lock."""
+        try:
+            with self.connection() as db:
+                with db.transaction():
+                    db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
+                               (self.name,))
+                    db.execute("UPDATE hosts SET state = 'stopped', lease_until = " + NOW + " WHERE name = %s",
+                               (self.name,))
+        except (self._psycopg.Error, StoreError) as error:
+            log.warning("could not mark host %s stopped: %s", self.name, error)
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()  # ends the session, and with it the host lock
+
+    # ---- while serving
+
+    def heartbeat(self) -> None:
+        """Renew this host's lease (and its lock, after a lost connection)."""
+        with self.connection() as db:
+            db.execute(f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
+                       (self.lease_s, self.name))
+
+    def live_hosts(self) -> list[tuple[str, str, int]]:
+        """(name, address, concurrency) of every host with a current lease, this one first."""
+        with self.connection() as db:
+            rows = db.execute(
+                f"SELECT name, address, concurrency FROM hosts WHERE state = 'live' AND lease_until >= {NOW} "
+                "ORDER BY name"
+            ).fetchall()
+        rows = [tuple(r) for r in rows]
+        return sorted(rows, key=lambda r: r[0] != self.name)
+
+    def sweep_dead(self) -> list[DeadHost]:
+        """Close the games of every dead host (lease expired and lock free): aborted, claims released."""
+        found: list[DeadHost] = []
+        with self.connection() as db:
+            with db.transaction():
+                dead = db.execute(
+                    f"SELECT h.name FROM hosts h WHERE h.state = 'live' AND h.lease_until < {NOW} AND h.name <> %s "
+                    "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+                    "  AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = h.lock_key) "
+                    "FOR UPDATE SKIP LOCKED",
+                    (self.name, HOST_LOCK_CLASS),
+                ).fetchall()
+                for (name,) in dead:
+                    games = db.execute(
+                        "SELECT g.id FROM games g WHERE g.status = 'running' "
+                        "AND EXISTS (SELECT 1 FROM seat_claims c WHERE c.game_id = g.id AND c.host = %s)",
+                        (name,),
+                    ).fetchall()
+                    _abort(db, [g[0] for g in games], f"host {name} died (not rated)")
+                    released = db.execute(
+                        f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL", (name,)
+                    ).rowcount
+                    db.execute("UPDATE hosts SET state = 'dead' WHERE name = %s", (name,))
+                    found.append(DeadHost(name, len(games), released))
+                if found:
+                    db.execute("SELECT pg_notify(%s, %s)", (SEATS_FREED, self.name))
+        for host in found:
+            log.warning("host %s is gone (lease expired, lock free): %d running games aborted, %d seats released",
+                        host.name, host.aborted, host.released)
+        return found
+
+
+    def listen(self, wake: Callable[[], None], stopped: threading.Event) -> None:
+        """Block until ``stopped``: call ``wake()`` whenever another host frees seats (LISTEN/NOTIFY).
+
+        Its own connection (a LISTEN must not share the one that runs transactions); after a lost
+        connection it connects again.  A missed notice costs at most the scheduler's one-second
+        re-plan, so this is only what makes the others quick.
+        """
+        psycopg = self._psycopg
+        while not stopped.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
+                                     application_name=f"mau-arena host {self.name} (listen)"[:63]) as db:
+                    db.execute(f"LISTEN {SEATS_FREED}")
+                    while not stopped.is_set():
+                        for notice in db.notifies(timeout=1.0):
+                            if notice.payload != self.name:
+                                wake()
+            except psycopg.Error:
+                stopped.wait(1.0)
+
+
+def _abort(db: Any, game_ids: Sequence[str], reason: str) -> None:
+    if game_ids:
+        db.execute(
+            "UPDATE games SET status = 'aborted', reason = %s, ended_at = %s WHERE status = 'running' AND id = ANY(%s)",
+            (reason, utc_now(), list(game_ids)),
+        )
+
+
+def default_host_name(port: int) -> str:
+    import socket
+
+    return f"{socket.gethostname()}:{port}"
+
+
+__all__ = ["DeadHost", "HostRegistry", "default_host_name", "HOST_LOCK_CLASS"]
