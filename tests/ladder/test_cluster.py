@@ -185,7 +185,6 @@ def test_two_hosts_share_a_ladder_and_survive_kill_9_of_one(tmp_path, postgres_d
     run_cluster(tmp_path, postgres_db, host_count=2)
 
 
-@pytest.mark.slow
 def test_three_hosts_share_a_ladder_and_survive_kill_9_of_one(tmp_path, postgres_db):
     run_cluster(tmp_path, postgres_db, host_count=3)
 

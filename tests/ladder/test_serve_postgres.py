@@ -3,7 +3,7 @@
 The same ladder as tests/ladder/test_serve_e2e.py (the test-only ruleset, load
 bots as processes), with its database on PostgreSQL: games are played and
 committed, `arena leaderboard` and `arena bots list` read them back through
-the URL, a second server on the same database is refused, and a database
+the URL, a second server under the same host name is refused, and a database
 that cannot be reached is one line on stderr with exit status 1 (a runtime failure).
 """
 
@@ -33,9 +33,12 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
     bots = None
     try:
         assert f"db {postgres_db}" in server.rest()
-        second = arena("serve", "--port", "0", "--db", postgres_db, "--replays", str(tmp_path / "other"), "--plain")
-        assert second.returncode == 1 and "in use by another `arena serve` (mau-arena pid" in second.stderr
-        assert "Traceback" not in second.stderr
+        # A second host on the same database is welcome (tests/ladder/test_cluster.py); the same host name is not.
+        name = server.rest().split(", host ")[1].split(",")[0]
+        second = arena("serve", "--port", "0", "--db", postgres_db, "--replays", str(tmp_path / "other"), "--plain",
+                       "--host-name", name)
+        assert second.returncode == 1 and f"host name {name!r} is in use by a live `arena serve`" in second.stderr
+        assert "(mau-arena host" in second.stderr and "Traceback" not in second.stderr
         bots = start_bots(server.port, "north,south,east", "--max-games", "2")
         assert server.wait(timeout=60) == 0, server.rest()
         assert "stopped (--max-games 6 reached)" in server.rest(), server.rest()
