@@ -1,0 +1,106 @@
+"""The host registry and seat claims on a real PostgreSQL, without servers: the rules at their source.
+
+* claims racing from two hosts on many threads never put a bot over its cap, and a game's
+  seats are claimed all or none;
+* a host is dead only when its lease has expired *and* its lock is free: a live host with a
+  late heartbeat keeps its games; once its session is gone, another host aborts its running
+  games (unrated) and frees its bots;
+* a host restarting under its name aborts only its own running games, never another live host's.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from arena.ladder.store import LadderStore, StoreError
+from arena.ladder.store.claims import SeatClaims
+from arena.ladder.store.hosts import HostRegistry
+
+pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+
+
+def host(url: str, name: str, lease_s: float = 10.0) -> tuple[HostRegistry, SeatClaims]:
+    registry = HostRegistry(url, name, f"{name}.example:1", concurrency=4, lease_s=lease_s)
+    registry.join()
+    return registry, SeatClaims(registry)
+
+
+def test_racing_claims_from_two_hosts_never_exceed_a_bots_cap(postgres_db):
+    LadderStore.open(postgres_db, shared=True).close()  # the schema
+    (a, claims_a), (b, claims_b) = host(postgres_db, "A"), host(postgres_db, "B")
+    bots = ["x", "y", "z"]
+    caps = {bot: 2 for bot in bots}
+    won: list[tuple[str, tuple[str, ...]]] = []
+    lock = threading.Lock()
+
+    def claimer(claims: SeatClaims, prefix: str) -> None:
+        for i in range(40):
+            seats = (bots[i % 3], bots[(i + 1) % 3])
+            game = f"{prefix}{i}"
+            if claims.claim(game, "moumou", seats, caps):  # threads of one host take turns on its connection
+                with lock:
+                    won.append((game, seats))
+
+    threads = [threading.Thread(target=claimer, args=(c, f"{name}{t}-"))
+               for name, c in (("A", claims_a), ("B", claims_b)) for t in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Nothing was released: every bot holds at most its cap, and every claimed game holds both its seats.
+    held: dict[str, int] = {}
+    for _game, seats in won:
+        for bot in seats:
+            held[bot] = held.get(bot, 0) + 1
+    assert held and all(count <= 2 for count in held.values()), held
+    with a.connection() as db:
+        rows = db.execute("SELECT game_id, COUNT(*), MAX(busy), MAX(cap) FROM seat_claims GROUP BY game_id").fetchall()
+        per_bot = dict(db.execute("SELECT bot, COUNT(*) FROM seat_claims WHERE released_at IS NULL GROUP BY bot"))
+    assert {r[0] for r in rows} == {game for game, _ in won} and all(r[1] == 2 and r[2] <= r[3] == 2 for r in rows)
+    assert per_bot == held
+    # Released seats are free again, on the other host too.
+    for game, _seats in won:
+        (claims_a if game.startswith("A") else claims_b).release(game)
+    assert claims_b.claim("after", "moumou", ("x", "y"), caps)
+    a.close(), b.close()
+
+
+def test_a_host_is_dead_only_without_lease_and_lock_and_then_its_games_are_aborted(postgres_db):
+    store = LadderStore.open(postgres_db, shared=True)
+    survivor, _ = host(postgres_db, "live", lease_s=60)
+    doomed, doomed_claims = host(postgres_db, "doomed", lease_s=0.001)
+    assert doomed_claims.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
+    # Lease long expired, but the process still holds its lock (a late heartbeat): alive.
+    assert survivor.sweep_dead() == []
+    assert store.game("g1").status == "running"
+    doomed.close()  # the process is gone: PostgreSQL drops its session lock
+    dead = survivor.sweep_dead()
+    assert [(d.name, d.aborted, d.released) for d in dead] == [("doomed", 1, 2)]
+    game = store.game("g1")
+    assert game.status == "aborted" and game.reason == "host doomed died (not rated)"
+    assert not store.rated_games("moumou")
+    assert [address for _n, address, _c in survivor.live_hosts()] == ["live.example:1"]
+    survivor.close()
+    store.close()
+
+
+def test_a_restarting_host_aborts_only_its_own_games_and_a_live_name_is_refused(postgres_db):
+    store = LadderStore.open(postgres_db, shared=True)
+    other, other_claims = host(postgres_db, "other")
+    mine, mine_claims = host(postgres_db, "mine")
+    assert other_claims.claim("theirs", "moumou", ("a", "b"), {"a": 1, "b": 1})
+    assert mine_claims.claim("ours", "moumou", ("c", "d"), {"c": 1, "d": 1})
+    store.game_started("theirs", "moumou", {}, 1, "theirs", 0, ["a", "b"])
+    store.game_started("ours", "moumou", {}, 2, "ours", 0, ["c", "d"])
+    with pytest.raises(StoreError, match="host name 'mine' is in use by a live `arena serve`"):
+        HostRegistry(postgres_db, "mine", "x:1", 4).join()
+    mine.close()  # killed
+    again = HostRegistry(postgres_db, "mine", "mine.example:2", 4)
+    assert again.join() == [("ours", None)]
+    assert store.game("ours").status == "aborted" and store.game("theirs").status == "running"
+    assert SeatClaims(again).claim("next", "moumou", ("c", "d"), {"c": 1, "d": 1})  # its seats were released
+    again.close(), other.close()
+    store.close()
