@@ -9,11 +9,8 @@ import os
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a checkout without installing
-
-from mau_arena_sdk import Bot, run  # noqa: E402
+from mau_arena_sdk import Bot, run
 
 
 class ThinkingBot(Bot):
