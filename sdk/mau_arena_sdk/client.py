@@ -60,10 +60,14 @@ from mau_arena_sdk.wire import pb, rpc
 
 #: Client keepalive: a connection that died without a word (a host killed, a cable pulled, a proxy that
 #: stops forwarding) is noticed within ~15 s instead of when the operating system gives up on it.  Within
-#: what the arena allows (a ping every 5 s at most, pings without calls permitted).
+#: what the arena allows (a ping every 5 s at most, pings without calls permitted).  grpc has one ping in
+#: flight at a time, and its flow-control (BDP) pings wait 60 s for their answer by default: while one
+#: is unanswered the keepalive ping is never sent, so a connection gone silent right after some traffic
+#: was noticed only after a minute.  Every ping now waits 5 s at most.
 KEEPALIVE = [
     ("grpc.keepalive_time_ms", 10_000),
     ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.http2.ping_timeout_ms", 5_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
 ]
