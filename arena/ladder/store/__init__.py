@@ -12,7 +12,10 @@ same store; the modules split along the concepts:
   shared queries follow;
 * ``sqlite.py``, ``postgres.py``: the two backends;
 * ``migrations.py``: the schema, its forward steps and the version check;
-* ``tokens.py``: bot tokens, stored hashed.
+* ``tokens.py``: bot tokens, stored hashed;
+* ``hosts.py``, ``claims.py``: several `arena serve` hosts on one PostgreSQL database (the
+  host registry and its liveness; seat claims that keep every bot within its games at
+  once over all hosts).  See arena/ladder/README.md, "Several hosts".
 """
 
 from arena.ladder.store.ladder_store import LadderStore, open_backend

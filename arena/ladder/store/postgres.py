@@ -11,8 +11,9 @@ Locks are advisory locks under one key class, so they cost no table and vanish
 with the session that holds them (a ``kill -9`` of the process, a lost
 connection): the schema lock for the length of a migration transaction, and
 the server claim (one `arena serve` per database, as SQLite's lock file) for
-the whole session.  Several hosts sharing one database (issue 15's later
-items) would replace the server claim by claiming games row by row.
+the whole session.  `arena serve` itself does not take the server claim on
+PostgreSQL: any number of hosts share the database, each claiming its own
+name (``hosts.py``) and its games' seats (``claims.py``).
 """
 
 from __future__ import annotations
