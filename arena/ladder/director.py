@@ -114,11 +114,13 @@ class LadderDirector:
         self.stopping = trio.Event()
         self._wake = trio.Event()
         self._all_done = trio.Event()
-        self.view.address = getattr(handle, "address", f"127.0.0.1:{handle.port}")
-        self.view.started = started
-        handle.standings_provider = self.standings_rows
         if self.settings.cluster is not None and self.membership is None:
             await self.join(handle)
+        self.view.address = getattr(handle, "address", f"127.0.0.1:{handle.port}")
+        if self.membership is not None:  # which host of a shared ladder this is, in the live view and summaries
+            self.view.address += f" (host {self.membership.name})"
+        self.view.started = started
+        handle.standings_provider = self.standings_rows
         try:
             return await self._direct(handle, started)
         finally:
