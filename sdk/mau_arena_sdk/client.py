@@ -692,7 +692,9 @@ class Client:
             await channel.close()
 
     # ------------------------------------------------------------------ session
-    def _hello(self, link: _Link) -> Any:
+    def _hello(self, link: _Link | None = None) -> Any:
+        """The Hello for a host's session (default: the host the bot was given)."""
+        link = link or self._entry
         hello = pb.Hello(
             name=self.options.name,
             token=self.options.token,
