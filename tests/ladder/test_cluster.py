@@ -201,3 +201,20 @@ def test_a_host_name_is_taken_while_its_process_lives(tmp_path, postgres_db):
         assert "Traceback" not in again.stderr
     finally:
         first.kill()
+
+
+def test_host_flags_need_a_shared_database_and_well_formed_values(tmp_path, capsys):
+    """On SQLite a ladder is one process, as before: the host flags are refused in one line (usage, exit 2)."""
+    from arena.cli import main
+
+    base = ["serve", "--port", "0", "--db", str(tmp_path / "one.db"), "--replays", str(tmp_path / "r"), "--plain"]
+    for extra, message in (
+        (["--host-name", "a"], "--host-name and --advertise are for several hosts on one PostgreSQL database"),
+        (["--advertise", "b.example:1"], "--host-name and --advertise are for several hosts on one PostgreSQL"),
+        (["--advertise", "no-port"], "--advertise takes HOST:PORT, not 'no-port'"),
+        (["--host-lease", "0"], "--host-lease must be positive"),
+    ):
+        assert main(base + extra) == 2, extra
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "one.db").exists()  # refused before the database was touched
