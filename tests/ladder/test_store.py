@@ -11,6 +11,7 @@ import sqlite3
 
 import pytest
 
+from arena.ladder.store import fit_totals
 from arena.ladder.store import SCHEMA_VERSION, LadderStore, SeatRecord, StoreError, hash_token, verify_token
 
 
@@ -163,13 +164,24 @@ def test_database_aggregation_matches_the_python_one(db):
             store.game_started(game_id, "moumou", {}, set_number, f"s{set_number}", rotation, seats)
             status = "aborted" if rng.random() < 0.1 else "finished"
             placements = [rng.randint(1, size) for _ in seats]  # ties included
-            store.game_ended(game_id, status, [SeatRecord(i, b, placement=p, points=0) for i, (b, p) in enumerate(zip(seats, placements))])
-    from_sql = store.pair_table("moumou")
+            records = [SeatRecord(i, b, placement=p, points=0) for i, (b, p) in enumerate(zip(seats, placements))]
+            store.game_ended(game_id, status, records)
+            if status == "finished":
+                last_finished = (game_id, records)
     in_python = aggregate(store.rated_games("moumou"))
-    assert from_sql.bots == in_python.bots
-    for field in ("n", "s", "games", "comparisons", "points"):
-        assert np.allclose(getattr(from_sql, field), getattr(in_python, field)), field
-    assert [r.rating for r in fit_bradley_terry(from_sql)] == pytest.approx(
+    # the running totals, the same sums recomputed by the database, and the totals rebuilt from the games
+    from_totals, recomputed = store.pair_table("moumou"), store.pair_table_recomputed("moumou")
+    with store._lock, store.backend.transaction():
+        fit_totals.rebuild(store.backend)
+    rebuilt = store.pair_table("moumou")
+    for from_sql in (from_totals, recomputed, rebuilt):
+        assert from_sql.bots == in_python.bots
+        for field in ("n", "s", "games", "comparisons", "points"):
+            assert np.allclose(getattr(from_sql, field), getattr(in_python, field)), field
+    # committing a finished game's result again (after an outage, by recovery) adds nothing
+    store.game_ended(*last_finished[:1], "finished", last_finished[1])
+    assert np.allclose(store.pair_table("moumou").n, rebuilt.n) and np.allclose(store.pair_table("moumou").s, rebuilt.s)
+    assert [r.rating for r in fit_bradley_terry(from_totals)] == pytest.approx(
         [r.rating for r in fit_bradley_terry(store.rated_games("moumou"))]
     )
 
@@ -291,6 +303,9 @@ def test_a_sqlite_database_written_with_the_released_schema_keeps_working(tmp_pa
     assert store.totals("moumou")["other"].strikes == 1
     assert store.totals("moumou")["other"].errors == 0  # rows written before the column count none
     assert store.latest_ratings("moumou") == [("old", 1512.25, 80.5, 1, "2026-01-01T00:01:00")]
+    # the fit's running totals were filled from the old games by the schema step that made them
+    old_games, recomputed = store.pair_table("moumou"), store.pair_table_recomputed("moumou")
+    assert old_games.bots == recomputed.bots and (old_games.n == recomputed.n).all() and (old_games.s == recomputed.s).all()
     finish(store, "g2", "s2", {"old": 2, "new": 1})
     assert {b["name"] for b in store.list_bots()} == {"old"}
     assert len(store.rated_games("moumou")) == 2

@@ -19,6 +19,7 @@ import threading
 from typing import Any, Iterable, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, Rating
+from arena.ladder.store import fit_totals
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.migrations import migrate, read_version
 from arena.ladder.store.records import BotTotals, GameRecord, SeatRecord, StoreError, utc_now
@@ -275,7 +276,14 @@ class LadderStore:
                     ),
                 )
             )
-        self._write(statements)
+        with self._lock, self.backend.transaction():
+            before = self.backend.rows("SELECT ruleset, set_id, status FROM games WHERE id = ?", (game_id,))
+            for sql, parameters in statements:
+                self.backend.run(sql, parameters)
+            # The fit's totals take a game once, when it first becomes finished (a result committed
+            # again, after an outage or by recovery, adds nothing).
+            if status == "finished" and before and before[0][2] != "finished":
+                fit_totals.add_game(self.backend, before[0][0], before[0][1], seats)
 
     def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
         """Mark every game still ``running`` as aborted; returns their (id, replay path)."""
@@ -439,11 +447,18 @@ class LadderStore:
         return [g for g in games.values() if len(g.placements) >= 2]
 
     def pair_table(self, ruleset: str) -> PairTable:
-        """The rating fit's input, summed by the database: one observation per (set, pair).
+        """The rating fit's input: one observation per (set, pair), from the running totals
+        (`fit_totals`) that each finished game updates, so a fit costs a few rows per pair of bots.
 
-        Equivalent to `aggregate(self.rated_games(ruleset))` but the work (and
-        the memory) stays in the database, which matters with many games.
+        Equivalent to `aggregate(self.rated_games(ruleset))` and to `pair_table_recomputed`.
         """
+        with self._lock:
+            pair_rows, per_bot = fit_totals.read(self.backend, ruleset)
+        return PairTable.from_totals(pair_rows, per_bot)
+
+    def pair_table_recomputed(self, ruleset: str) -> PairTable:
+        """The same input summed from every finished game by the database: what `pair_table` did
+        before the running totals (kept as the reference for tests and scripts/bench_ratings.py)."""
         finished = (
             "SELECT s.game_id, g.set_id, s.bot, s.placement FROM seats s JOIN games g ON g.id = s.game_id "
             "WHERE g.ruleset = ? AND g.status = 'finished' AND s.placement IS NOT NULL"
@@ -471,13 +486,10 @@ class LadderStore:
         return PairTable.from_totals(pair_rows, per_bot)
 
     def totals(self, ruleset: str) -> dict[str, BotTotals]:
-        """Games, wins (first place), timeouts, strikes, forfeits and errors per bot in finished games."""
-        rows = self._rows(
-            f"SELECT s.bot, COUNT(*), {count_if('s.placement = 1')}, SUM(s.timeouts), SUM(s.strikes), "
-            "SUM(s.forfeited), SUM(s.errors) FROM games g JOIN seats s ON s.game_id = g.id "
-            "WHERE g.ruleset = ? AND g.status = 'finished' GROUP BY s.bot",
-            (ruleset,),
-        )
+        """Games, wins (first place), timeouts, strikes, forfeits and errors per bot in finished games
+        (from the running totals, `fit_totals`)."""
+        with self._lock:
+            rows = fit_totals.bot_records(self.backend, ruleset)
         return {r[0]: BotTotals(r[0], int(r[1]), *(int(v or 0) for v in r[2:])) for r in rows}
 
     def pair_counts(self, ruleset: str) -> dict[frozenset[str], int]:
