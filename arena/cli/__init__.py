@@ -16,7 +16,7 @@ import sys
 
 from arena import __version__
 
-_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "watch", "web", "leaderboard", "bots", "check_bot")
+_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "watch", "web", "leaderboard", "bots", "check_bot", "health")
 
 
 class CommandError(Exception):

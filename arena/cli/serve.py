@@ -60,6 +60,12 @@ def register(subparsers) -> None:
     cluster.add_argument("--host-lease", type=float, default=10.0, metavar="SECONDS",
                          help="a host silent this long whose database session is gone is dead: its running games "
                               "are aborted by the others (default 10)")
+    operations = parser.add_argument_group("operations")
+    operations.add_argument("--log-format", choices=("text", "json"), default="text",
+                            help="log lines as text (default) or one JSON object each, with the host's name "
+                                 "(for a log collector); `arena health HOST:PORT` checks a running arena")
+    operations.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="warning",
+                            help="the least severe log records shown (default warning)")
     ladder = parser.add_argument_group("ladder")
     add_db_argument(ladder)
     ladder.add_argument("--replays", default="replays", metavar="DIR", help="replay folder (default replays/)")
@@ -321,7 +327,12 @@ def _serve(args, store, config, players, options, time_control) -> int:
 
     console = Console()
     live_view = console.is_terminal and not args.plain
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    import socket
+
+    from arena.cli.logformat import configure
+
+    configure(args.log_format, args.host_name or socket.gethostname(),
+              getattr(logging, args.log_level.upper()))
     view = DashboardView(address=f"{args.host}:{args.port}", show=_shown(args, players))
     settings = LadderSettings(
         players=players,

@@ -155,6 +155,7 @@ class LadderDirector:
             async with trio.open_nursery() as sets:
                 self._sets_scope = sets.cancel_scope
                 await self._schedule(handle, sets)
+                handle.set_serving(False)  # draining: new bots belong elsewhere
                 if self._running_sets:
                     self.view.note = f"stopping ({self.stop_reason}): letting {self._running_sets} running games finish"
                     with trio.move_on_after(self.settings.drain_s):
@@ -215,6 +216,8 @@ class LadderDirector:
                         self.view.note = self.membership.problem
                     elif self.view.note.startswith("database unreachable"):
                         self.view.note = ""
+                    # a host that cannot take new games tells load balancers (grpc.health.v1)
+                    handle.set_serving(not self.membership.problem)
                 if not candidates:
                     candidates = []
                 versions = {s.name: s.version for s in sessions}

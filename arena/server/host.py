@@ -27,6 +27,7 @@ from arena.server import guestloop
 from arena.server.live import LiveGame, LiveGames
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
+from arena.server.health import Health
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
 from mau_arena_sdk.wire import rpc
 
@@ -51,6 +52,12 @@ class Handle:
         self.port = port
         self.config = hub.config
         self.standings_provider: Optional[StandingsProvider] = None
+        self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
+
+    def set_serving(self, serving: bool) -> None:
+        """What the health service says (SERVING / NOT_SERVING); call from the director (trio)."""
+        if self.health is not None:
+            self.health.set_soon(serving)
 
     @property
     def address(self) -> str:
@@ -215,6 +222,8 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     handle = Handle(hub, port)
     service = ArenaService(hub, handle)
     rpc.add_ArenaServicer_to_server(service, server)
+    handle.health = Health(server)
+    await handle.health.set(True)
     await server.start()
     log.info("arena listening on %s:%d%s", config.host, port, " (TLS)" if config.uses_tls else "")
 
@@ -249,6 +258,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
                 hub.close_all()
                 hub.to_trio(_cancel_main, hub)
     finally:
+        await handle.health.shutting_down()
         hub.close_all()
         await server.stop(config.shutdown_grace_s)
         service.gate.close()

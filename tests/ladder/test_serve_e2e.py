@@ -46,7 +46,7 @@ class Server:
         self.output: list[str] = []
         deadline = time.monotonic() + 30
         line = ""
-        while "listening on" not in line and time.monotonic() < deadline:
+        while ("listening on" not in line or line.startswith("{")) and time.monotonic() < deadline:  # not a JSON log
             line = self.read_line(timeout=deadline - time.monotonic())
             if not line and self.process.poll() is not None:
                 break
