@@ -178,6 +178,7 @@ def test_database_aggregation_matches_the_python_one(db):
         assert from_sql.bots == in_python.bots
         for field in ("n", "s", "games", "comparisons", "points"):
             assert np.allclose(getattr(from_sql, field), getattr(in_python, field)), field
+    assert store.totals("moumou") == store.totals_recomputed("moumou")
     # committing a finished game's result again (after an outage, by recovery) adds nothing
     store.game_ended(*last_finished[:1], "finished", last_finished[1])
     assert np.allclose(store.pair_table("moumou").n, rebuilt.n) and np.allclose(store.pair_table("moumou").s, rebuilt.s)

@@ -492,6 +492,16 @@ class LadderStore:
             rows = fit_totals.bot_records(self.backend, ruleset)
         return {r[0]: BotTotals(r[0], int(r[1]), *(int(v or 0) for v in r[2:])) for r in rows}
 
+    def totals_recomputed(self, ruleset: str) -> dict[str, BotTotals]:
+        """`totals` summed from every finished game by the database (the reference, as `pair_table_recomputed`)."""
+        rows = self._rows(
+            f"SELECT s.bot, COUNT(*), {count_if('s.placement = 1')}, SUM(s.timeouts), SUM(s.strikes), "
+            "SUM(s.forfeited), SUM(s.errors) FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.ruleset = ? AND g.status = 'finished' GROUP BY s.bot",
+            (ruleset,),
+        )
+        return {r[0]: BotTotals(r[0], int(r[1]), *(int(v or 0) for v in r[2:])) for r in rows}
+
     def pair_counts(self, ruleset: str) -> dict[frozenset[str], int]:
         """How many sets each pair of bots has shared a table in (finished games)."""
         rows = self._rows(
