@@ -31,7 +31,7 @@ from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
-from arena.ladder.store import LadderStore, SeatRecord, utc_now
+from arena.ladder.store import LadderStore, SeatRecord, driver_errors, utc_now
 from arena.match.timecontrol import TimeControl
 
 log = logging.getLogger("arena.ladder")
@@ -52,6 +52,8 @@ class LadderSettings:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # ruleset -> options
     max_lead: int = 2
     refit_s: float = 1.0
+    #: How long a finished game's result is retried while the database is away before the game is aborted.
+    result_retry_s: float = 300.0
     snapshot_s: float = 60.0
     handle_signals: bool = True
     #: Several hosts on one PostgreSQL database (arena.ladder.membership); None: this process alone.
@@ -96,6 +98,7 @@ class LadderDirector:
         self.stopping: trio.Event | None = None  # created inside trio
         self.stop_reason = ""
         self._reserved: dict[str, int] = {}
+        self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
         self._running_sets = 0
         self._started_games = 0
         self._db = trio.CapacityLimiter(1)
@@ -395,11 +398,36 @@ class LadderDirector:
             )
             for s in outcome.seats
         ]
-        await self._db_call(
-            self.store.game_ended, outcome.game_id, outcome.status, seats,
-            ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
-            decisions=outcome.decisions,
-        )
+        # The replay's result line is already fsynced, so a database that is away (restarting,
+        # failing over) costs the bots a wait, not the result: retry until it is back, for up to
+        # `result_retry_s`; only then does the runner abort the game (RESULT_NOT_STORED).
+        deadline = time.monotonic() + self.settings.result_retry_s
+        pause = 0.25
+        while True:
+            try:
+                await self._db_call(
+                    self.store.game_ended, outcome.game_id, outcome.status, seats,
+                    ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
+                    decisions=outcome.decisions,
+                )
+            except driver_errors() as error:
+                if time.monotonic() + pause > deadline:
+                    raise
+                self._waiting_results.add(outcome.game_id)
+                text = " ".join(str(error).split())[:160] or type(error).__name__
+                if len(self._waiting_results) == 1 and pause == 0.25:
+                    log.warning("cannot commit game %s (%s): retrying until the database is back", outcome.game_id, text)
+                self.view.note = (f"database unreachable: {len(self._waiting_results)} finished result(s) waiting "
+                                  "to be committed; no new games until it is back")
+                await trio.sleep(pause)
+                pause = min(5.0, pause * 2)
+                continue
+            if outcome.game_id in self._waiting_results:
+                self._waiting_results.discard(outcome.game_id)
+                log.warning("game %s committed after the database came back", outcome.game_id)
+                if not self._waiting_results and self.view.note.startswith("database unreachable"):
+                    self.view.note = ""
+            return
 
     def _record(self, outcome: Any, seconds: float) -> None:
         """The dashboard's side of a game that ended (its result is already committed)."""

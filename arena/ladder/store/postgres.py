@@ -72,23 +72,49 @@ class PostgresBackend(Backend):
             options["connect_timeout"] = connect_timeout
         if "application_name" not in url:
             options["application_name"] = f"mau-arena pid {os.getpid()}"
+        self._url, self._options = url, options
+        self._in_transaction = False
         try:
-            self._db = psycopg.connect(url, **options)
-            self._db.execute("SET synchronous_commit = on")
+            self._db = self._open()
         except psycopg.Error as error:
             raise StoreError(f"cannot connect to {self.name}: {one_line(error)}") from None
         self._claimed = False
 
+    def _open(self) -> Any:
+        import psycopg
+
+        db = psycopg.connect(self._url, **self._options)
+        db.execute("SET synchronous_commit = on")
+        return db
+
+    def _connection(self) -> Any:
+        """The connection, opened again if the server dropped it (a restart, a failover).
+
+        Only between transactions: a statement that fails with the connection raises as before
+        (the caller retries, e.g. the director's result commit), and the next call reconnects.
+        """
+        if self._db.closed and not self._in_transaction:
+            self._db = self._open()
+            if self._claimed:  # a session lock died with the old session: take it again
+                self._claimed = bool(self._db.execute(
+                    self.sql("SELECT pg_try_advisory_lock(?, ?)"), (LOCK_CLASS, SERVER_LOCK)).fetchone()[0])
+        return self._db
+
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
-        return self._db.execute(self.sql(sql), parameters).fetchall()
+        return self._connection().execute(self.sql(sql), parameters).fetchall()
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
-        return self._db.execute(self.sql(sql), parameters).rowcount
+        return self._connection().execute(self.sql(sql), parameters).rowcount
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._db.transaction():
-            yield
+        db = self._connection()
+        self._in_transaction = True
+        try:
+            with db.transaction():
+                yield
+        finally:
+            self._in_transaction = False
 
     def lock_schema(self) -> None:
         self.rows("SELECT pg_advisory_xact_lock(?, ?)", (LOCK_CLASS, SCHEMA_LOCK))
