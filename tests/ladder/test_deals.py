@@ -34,6 +34,10 @@ class FakeHandle:
         self.played: list[tuple[int, tuple[str, ...], str]] = []  # (seed, seats, ruleset)
         self.rng = random.Random(7)
         self.standings_provider = None
+        self.serving: list[bool] = []
+
+    def set_serving(self, serving: bool) -> None:
+        self.serving.append(serving)
 
     def sessions(self) -> list[SessionInfo]:
         return [
@@ -96,6 +100,7 @@ def test_no_bot_sees_a_deal_twice_and_each_game_is_one_result(tmp_path):
             assert table.n.sum() / 2 == comparisons
             assert (aggregate(rated).n == table.n).all()
             assert fit_bradley_terry(table)
+        assert handle.serving[-1] is False  # at the end the host drained and said so to load balancers
         stored = {(g.seed, tuple(s.bot for s in g.seats)) for g in store.games(status="finished")}
         assert stored == {(seed, seats) for seed, seats, _ruleset in handle.played}
     finally:
