@@ -17,9 +17,7 @@ if os.environ.get("CI"):
 import pytest  # noqa: E402
 
 
-@pytest.fixture(scope="session")
-def postgres():
-    """A real PostgreSQL started for this test session (see tests/postgres_server.py); skips where none is installed."""
+def _own_postgres():
     from tests.postgres_server import find_binaries, remove, start_server
 
     bindir, why = find_binaries()
@@ -30,6 +28,18 @@ def postgres():
         yield server
     finally:
         remove(server)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL started for this test session (see tests/postgres_server.py); skips where none is installed."""
+    yield from _own_postgres()
+
+
+@pytest.fixture
+def private_postgres():
+    """A PostgreSQL of one test's own, which it may stop and start (`pg_ctl`) without touching the others'."""
+    yield from _own_postgres()
 
 
 @pytest.fixture

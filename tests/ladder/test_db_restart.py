@@ -1,7 +1,7 @@
 """A PostgreSQL restart under a running ladder: nothing finished is lost, nothing new starts meanwhile.
 
-A private PostgreSQL (tests/postgres_server.py: its own initdb on a free port, not the session's
-shared one, since this test stops it), a real `arena serve` on it and real bot processes. The
+A private PostgreSQL (the `private_postgres` fixture: its own initdb on a free port, not the
+session's shared one, since this test stops it), a real `arena serve` on it and real bot processes. The
 database is stopped with `pg_ctl stop -m fast` while games run and started again: the games that
 ended meanwhile wait for their commit (their result lines are already in their fsynced replays)
 and are committed when it is back, the host schedules nothing while it is away, and afterwards
@@ -18,20 +18,6 @@ import pytest
 from test_serve_e2e import Server, cleanup, poll, start_bots, stop_bots  # noqa: F401 (cleanup: a fixture)
 
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
-
-
-@pytest.fixture
-def private_postgres():
-    from tests.postgres_server import find_binaries, remove, start_server
-
-    bindir, why = find_binaries()
-    if bindir is None:
-        pytest.skip(why)
-    server = start_server()
-    try:
-        yield server
-    finally:
-        remove(server)
 
 
 def _statuses(url: str) -> dict[str, str]:
