@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
+import queue
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -44,6 +45,11 @@ class Server:
             cwd=str(ROOT),
         )
         self.output: list[str] = []
+        # A thread reads the output line by line into a queue: a selector on the buffered pipe would
+        # miss lines already read into Python's buffer (they looked like a silent server).
+        self._lines: "queue.Queue[str | None]" = queue.Queue()
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
         deadline = time.monotonic() + 30
         line = ""
         while ("listening on" not in line or line.startswith("{")) and time.monotonic() < deadline:  # not a JSON log
@@ -59,21 +65,39 @@ class Server:
         return SERVE + ["--port", "0", "--db", str(db), "--replays", str(tmp / "replays"), "--game", RULESET,
                         "--plain", "--summary-every", "1000", "--concurrency", "4", *extra]
 
+    def _pump(self) -> None:
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
     def read_line(self, timeout: float) -> str:
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            if not selector.select(timeout):
-                return ""
-        line = self.process.stdout.readline()
+        """The next line of output, or "" if none came within ``timeout`` (or the output has ended)."""
+        try:
+            line = self._lines.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return ""
+        if line is None:
+            self._lines.put(None)  # the end stays the end for later calls
+            return ""
         self.output.append(line)
         return line
 
     def rest(self) -> str:
+        while True:  # what has arrived so far, without waiting
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                break
+            if line is None:
+                self._lines.put(None)
+                break
+            self.output.append(line)
         return "".join(self.output)
 
     def wait(self, timeout: float = 30) -> int:
-        out, _ = self.process.communicate(timeout=timeout)
-        self.output.append(out)
+        self.process.wait(timeout=timeout)
+        self._reader.join(timeout)
+        self.rest()
         return self.process.returncode
 
     def kill(self) -> None:
