@@ -12,7 +12,8 @@ import sqlite3
 import pytest
 
 from arena.ladder.store import fit_totals
-from arena.ladder.store import SCHEMA_VERSION, LadderStore, SeatRecord, StoreError, hash_token, verify_token
+from arena.ladder.store import (SCHEMA_VERSION, GameClosed, LadderStore, SeatRecord, StoreError, hash_token,
+                                verify_token)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -235,6 +236,29 @@ def test_a_game_end_is_one_transaction(db):
     assert store.statuses(["g1", "nope"]) == {"g1": "finished"}
     assert store.bot_totals("a") == {"moumou": {"finished": 1, "aborted": 0, "wins": 1, "timeouts": 0, "strikes": 0,
                                                 "forfeits": 0, "decisions": 0, "think_ms": 0, "errors": 0}}
+    store.close()
+
+
+def test_an_ended_game_is_never_written_again(db):
+    """The fence of a host taken for dead: a result meets a row another host aborted and changes nothing."""
+    store = LadderStore.open(db)
+    result = [SeatRecord(0, "a", placement=1, points=3), SeatRecord(1, "b", placement=2, points=0)]
+    store.game_started("swept", "moumou", {}, 7, "swept", 0, ["a", "b"])
+    raw(db, "UPDATE games SET status = 'aborted', reason = 'host A died (not rated)' WHERE id = 'swept'")
+    with pytest.raises(GameClosed, match="already closed as aborted \\(host A died"):
+        store.game_ended("swept", "finished", result, replay_path="/r/swept.jsonl", decisions=9)
+    store.game_ended("swept", "aborted", [], reason="server shutting down")  # a second abort: the first stands
+    game = store.game("swept")
+    assert (game.status, game.reason, game.replay_path, game.decisions) == ("aborted", "host A died (not rated)", None, 0)
+    assert [s.placement for s in game.seats] == [None, None] and not store.rated_games("moumou")
+    # A result committed again (its first reply lost with the connection) changes nothing, and counts once.
+    store.game_started("twice", "moumou", {}, 8, "twice", 0, ["a", "b"])
+    store.game_ended("twice", "finished", result, decisions=5)
+    store.game_ended("twice", "finished", [SeatRecord(0, "a", placement=2), SeatRecord(1, "b", placement=1)])
+    store.game_ended("twice", "aborted", [], reason="late abort")
+    game = store.game("twice")
+    assert (game.status, game.decisions, [s.placement for s in game.seats]) == ("finished", 5, [1, 2])
+    assert store.totals("moumou")["a"].games == 1 and store.totals("moumou")["a"].wins == 1
     store.close()
 
 

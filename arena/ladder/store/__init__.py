@@ -21,7 +21,7 @@ same store; the modules split along the concepts:
 from arena.ladder.store.ladder_store import LadderStore, open_backend
 from arena.ladder.store.migrations import SCHEMA_VERSION
 from arena.ladder.store.postgres import is_postgres_url
-from arena.ladder.store.records import BotTotals, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
 from arena.ladder.store.tokens import hash_token, verify_token
 
 open_store = LadderStore.open
@@ -41,6 +41,7 @@ def driver_errors() -> tuple[type[BaseException], ...]:
 __all__ = [
     "SCHEMA_VERSION",
     "BotTotals",
+    "GameClosed",
     "GameRecord",
     "LadderStore",
     "SeatRecord",

@@ -22,7 +22,7 @@ from arena.ladder.ratings import PairTable, RatedGame, Rating
 from arena.ladder.store import fit_totals
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.migrations import migrate, read_version
-from arena.ladder.store.records import BotTotals, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
 from arena.ladder.store.tokens import hash_token
 
 
@@ -243,15 +243,26 @@ class LadderStore:
         reason: str = "",
         decisions: int = 0,
     ) -> None:
-        """Commit one game's result: its own transaction, durable when this returns."""
+        """Commit one game's result: its own transaction, durable when this returns.
+
+        Only a ``running`` row takes a result, and an ended one is never written again (a game
+        ends once): the fence that keeps a host which was taken for dead (and whose games another
+        host aborted) from overwriting those rows (arena/ladder/README.md, "Fencing").  So:
+
+        * the row is already ``finished`` (this commit reached the database before, and its reply
+          was lost with the connection): nothing changes;
+        * the row is ``aborted`` and this is an abort: nothing changes (the first reason stays);
+        * the row is ``aborted`` and this is a finished result: `GameClosed` is raised, nothing
+          changes, and the runner tells the seats the game was aborted.
+        """
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
-        statements: list[tuple[str, Sequence[Any]]] = [
-            (
-                "UPDATE games SET status = ?, ended_at = ?, replay_path = ?, reason = ?, decisions = ? WHERE id = ?",
-                (status, ended_at or utc_now(), replay_path, reason, decisions, game_id),
-            )
-        ]
+        update = (
+            "UPDATE games SET status = ?, ended_at = ?, replay_path = ?, reason = ?, decisions = ? "
+            "WHERE id = ? AND status = 'running'",
+            (status, ended_at or utc_now(), replay_path, reason, decisions, game_id),
+        )
+        statements: list[tuple[str, Sequence[Any]]] = []
         for s in seats:
             statements.append(
                 (
@@ -277,13 +288,19 @@ class LadderStore:
                 )
             )
         with self._lock, self.backend.transaction():
-            before = self.backend.rows("SELECT ruleset, set_id, status FROM games WHERE id = ?", (game_id,))
+            # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
+            # game's host at the same moment either comes first (and this changes nothing) or waits.
+            if not self.backend.run(*update):
+                row = self.backend.rows("SELECT status, reason FROM games WHERE id = ?", (game_id,))
+                if row and row[0][0] == "aborted" and status == "finished":
+                    raise GameClosed(game_id, row[0][0], row[0][1])
+                return  # ended already (the same result again, or a second abort): it stands
             for sql, parameters in statements:
                 self.backend.run(sql, parameters)
-            # The fit's totals take a game once, when it first becomes finished (a result committed
-            # again, after an outage or by recovery, adds nothing).
-            if status == "finished" and before and before[0][2] != "finished":
-                fit_totals.add_game(self.backend, before[0][0], before[0][1], seats)
+            # The fit's totals take a game once, when it becomes finished (a running row, just now).
+            if status == "finished":
+                ruleset, set_id = self.backend.rows("SELECT ruleset, set_id FROM games WHERE id = ?", (game_id,))[0]
+                fit_totals.add_game(self.backend, ruleset, set_id, seats)
 
     def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
         """Mark every game still ``running`` as aborted; returns their (id, replay path)."""

@@ -57,3 +57,16 @@ class BotTotals:
 
 class StoreError(Exception):
     """The database cannot be used (unreachable, newer schema, not a ladder database...): one line for the operator."""
+
+
+class GameClosed(StoreError):
+    """A result for a game that is no longer running: another host closed it (aborted) meanwhile.
+
+    Raised by `LadderStore.game_ended` for a finished result that met an aborted row (its host was
+    taken for dead while it lived on, see arena/ladder/README.md, "Fencing"): the row stays as the
+    other host left it, and the runner tells the seats the game was aborted.
+    """
+
+    def __init__(self, game_id: str, status: str, reason: str) -> None:
+        super().__init__(f"game {game_id} was already closed as {status} ({reason}); its result is not stored")
+        self.game_id, self.status, self.reason = game_id, status, reason
