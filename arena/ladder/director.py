@@ -31,7 +31,8 @@ from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
-from arena.ladder.store import LadderStore, SeatRecord, driver_errors, utc_now
+from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
+from arena.match.runner import GameStop
 from arena.match.timecontrol import TimeControl
 
 log = logging.getLogger("arena.ladder")
@@ -67,6 +68,15 @@ class LadderSummary:
     decisions: int
     seconds: float
     stopped_because: str
+
+
+def _db_errors() -> tuple[type[BaseException], ...]:
+    """What a store call raises when the database is away (the drivers' errors) or refuses (StoreError)."""
+    return (*driver_errors(), StoreError)
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:200] or type(error).__name__
 
 
 def _ordinal(place: int | None) -> str:
@@ -106,6 +116,8 @@ class LadderDirector:
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
         self._sets_scope: trio.CancelScope | None = None
+        self._stops: dict[str, Any] = {}  # game id -> its GameStop, to abort the games playing here
+        self._refit_failing = False
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
         self.on_joined: Callable[[list, Any], None] | None = None
@@ -147,7 +159,7 @@ class LadderDirector:
         await self._db_call(self._load_history)
         async with trio.open_nursery() as background:
             if self.membership is not None:
-                background.start_soon(self.membership.run, handle, self._kick)
+                background.start_soon(self.membership.run, handle, self._kick, self.abort_games)
                 background.start_soon(self.membership.listen, self._kick)
             if self.settings.handle_signals:
                 background.start_soon(self._watch_signals)
@@ -167,7 +179,10 @@ class LadderDirector:
                         self.view.note = f"stopping: aborting {self._running_sets} games still running"
                 sets.cancel_scope.cancel()
             with trio.CancelScope(shield=True):
-                await self._refit(force=True, snapshot=True)
+                try:
+                    await self._refit(force=True, snapshot=True)
+                except _db_errors() as error:  # the database is away: the standings are refitted at the next start
+                    log.warning("the final ratings could not be saved: %s", _one_line(error))
             background.cancel_scope.cancel()
         return LadderSummary(
             finished=self.view.finished,
@@ -188,6 +203,11 @@ class LadderDirector:
         self.stop(reason)
         if self._sets_scope is not None:
             self._sets_scope.cancel()
+
+    def abort_games(self, reason: str) -> None:
+        """Abort every game playing here (their results would not be stored: see `Membership.run`)."""
+        for stop in list(self._stops.values()):
+            stop.abort(reason)
 
     # ------------------------------------------------------------ scheduling
 
@@ -255,10 +275,14 @@ class LadderDirector:
             present = sessions
             self._kick()
             for name, version in changed:
-                await self._db_call(self.store.touch_bot, name, version)
-                if name not in sessions:
-                    # Gone without a game: an open-registration name is not kept (bounded table).
-                    await self._db_call(self.store.forget_unplayed, name)
+                try:
+                    await self._db_call(self.store.touch_bot, name, version)
+                    if name not in sessions:
+                        # Gone without a game: an open-registration name is not kept (bounded table).
+                        await self._db_call(self.store.forget_unplayed, name)
+                except _db_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
+                    log.warning("cannot note that bot %s %s: %s", name,
+                                "left" if name not in sessions else "connected", _one_line(error))
             if changed and {s.name: s.version for s in handle.sessions()} != present:
                 continue  # something changed during the writes: its event may have passed already
             await handle.session_event()
@@ -323,38 +347,39 @@ class LadderDirector:
                 # The row first, then the file: a kill -9 in between leaves a running row that the
                 # next start aborts, never a .part file that no row points at.
                 final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
-                await self._db_call(
-                    self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
-                    replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
-                    versions=[versions.get(bot, "") for bot in seats],
-                )
+                try:
+                    await self._db_call(
+                        self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
+                        replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
+                        versions=[versions.get(bot, "") for bot in seats],
+                    )
+                except _db_errors() as error:  # the database went away since the claim: this game never starts
+                    log.warning("cannot record the start of game %s: %s", game_id, _one_line(error))
+                    break
                 try:
                     writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
                 except BaseException as error:
                     with trio.CancelScope(shield=True):
-                        await self._db_call(
-                            self.store.game_ended, game_id, "aborted", [],
-                            reason=f"cannot write the replay: {error}", replay_path=None,
-                        )
+                        await self._end_quietly(game_id, f"cannot write the replay: {error}", None)
                     raise
                 self.view.running[game_id] = RunningGame(
                     game_id, table.ruleset, tuple(seats), "-", time.monotonic()
                 )
                 began = time.monotonic()
+                extra = {}
+                if self.membership is not None:  # a host of a shared ladder may have to abort its games
+                    self._stops[game_id] = extra["stop"] = GameStop()
                 try:
                     commit = _ResultCommit(self)
                     outcome = await handle.play_game(
                         table.ruleset, options, seed, list(seats), self.settings.time_control,
-                        recorder=writer, game_id=game_id, on_result=commit,
+                        recorder=writer, game_id=game_id, on_result=commit, **extra,
                     )
                 except SeatUnavailable as error:
                     # A bot left between rotations: the set ends here, nothing was played.
                     with trio.CancelScope(shield=True):
                         await trio.to_thread.run_sync(writer.abort, f"seat unavailable: {error}")
-                        await self._db_call(
-                            self.store.game_ended, game_id, "aborted", [], reason=f"seat unavailable: {error}",
-                            replay_path=str(writer.final_path),
-                        )
+                        await self._end_quietly(game_id, f"seat unavailable: {error}", str(writer.final_path))
                     self.view.aborted += 1
                     break
                 except BaseException:
@@ -362,14 +387,15 @@ class LadderDirector:
                     # it could not (then the row is aborted here; the next start closes the replay).
                     if commit.status is None:
                         with trio.CancelScope(shield=True):
-                            await self._db_call(
-                                self.store.game_ended, game_id, "aborted", [], reason="server shutting down",
-                                replay_path=str(writer.final_path) if writer.final_path.exists() else None,
+                            await self._end_quietly(
+                                game_id, "server shutting down",
+                                str(writer.final_path) if writer.final_path.exists() else None,
                             )
                     self.view.aborted += 1
                     raise
                 finally:
                     self.view.running.pop(game_id, None)
+                    self._stops.pop(game_id, None)
                 self.scheduler.game_finished(time.monotonic() - began)
                 self._record(outcome, time.monotonic() - began)
                 if outcome.status != "finished":
@@ -383,6 +409,17 @@ class LadderDirector:
             if self._running_sets == 0 and self._all_done is not None:
                 self._all_done.set()
             self._kick()
+
+    async def _end_quietly(self, game_id: str, reason: str, replay_path: str | None) -> None:
+        """Record a game as aborted; if the database is away, say so and leave the row to the next start.
+
+        A running row left behind is aborted when this host starts again (`arena.ladder.recovery`),
+        or by another host once this one is gone; raising here would take the whole server down.
+        """
+        try:
+            await self._db_call(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path)
+        except _db_errors() as error:
+            log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
 
     async def _commit_result(self, outcome: Any) -> None:
         """The runner's ``on_result``: commit the game's result (the point that makes it final).
@@ -470,15 +507,28 @@ class LadderDirector:
             if snapshot:
                 last_snapshot = time.monotonic()
             began = time.monotonic()
-            await self._refit(snapshot=snapshot)
+            try:
+                await self._refit(snapshot=snapshot)
+            except _db_errors() as error:  # the database is away: fit again once it is back
+                if not self._refit_failing:
+                    log.warning("cannot refit the ratings (%s): trying again every round", _one_line(error))
+                self._refit_failing = True
+                continue
+            if self._refit_failing:
+                log.warning("the ratings are refitted again")
+                self._refit_failing = False
             pause = max(self.settings.refit_s, 10 * (time.monotonic() - began))
 
     async def _refit(self, force: bool = False, snapshot: bool = False) -> None:
         rulesets = set(self.settings.players) if force else set(self._dirty)
         self._dirty.clear()
         for ruleset in sorted(rulesets):
-            rated = await self._db_call(self.store.pair_table, ruleset)
-            totals = await self._db_call(self.store.totals, ruleset)
+            try:
+                rated = await self._db_call(self.store.pair_table, ruleset)
+                totals = await self._db_call(self.store.totals, ruleset)
+            except BaseException:
+                self._dirty.add(ruleset)  # fitted again next round
+                raise
             rows = await trio.to_thread.run_sync(standings_from, rated, totals, list(self.view.connected))
             if not rows:
                 continue

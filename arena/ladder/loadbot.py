@@ -49,6 +49,7 @@ class Session(threading.Thread):
 
     def _log_ended(self, ended) -> None:
         line = json.dumps({"bot": self.bot_name, "game_id": ended.game_id, "reason": ended.reason,
+                           "status": pb.GameEnded.Status.Name(ended.status).lower(),
                            "placements": [result.placement for result in ended.results]})
         with self.lock:
             self.ended_log.write(line + "\n")

@@ -9,7 +9,9 @@ host, as a single server does; this module adds what makes that sound with sever
 * in the background, `Membership.run` renews the host's lease, publishes the live hosts'
   addresses for `Welcome.hosts` (so a bot given one address finds them all), and closes
   the games of hosts found dead; while the database is away it says so and the host
-  starts nothing new (every game needs its seats claimed first);
+  starts nothing new (every game needs its seats claimed first); when its heartbeat finds
+  that another host swept this one meanwhile (fenced), it has the director abort every
+  game still playing here;
 * before planning, `Membership.adjust` turns each connected bot's free slots into the
   cluster's: its open claims on every host count, its share is of every live host's
   slots, and the scheduler's fairness counts become those of every host;
@@ -90,12 +92,22 @@ class Membership:
 
     # ---- in the background
 
-    async def run(self, handle: Any, kick: Callable[[], None]) -> None:
-        """Heartbeats, the live hosts for Welcome, dead hosts' games closed, releases retried."""
+    async def run(self, handle: Any, kick: Callable[[], None], fenced: Callable[[str], None] | None = None) -> None:
+        """Heartbeats, the live hosts for Welcome, dead hosts' games closed, releases retried.
+
+        fenced(reason): another host took this one for dead and aborted its games (its
+        connection was lost for longer than a lease while the others' was not): abort every
+        game still playing here; the host is live again from this heartbeat on.
+        """
         assert self.registry is not None
         while True:
             try:
-                await self._call(self.registry.heartbeat)
+                if await self._call(self.registry.heartbeat) == "dead":
+                    reason = (f"host {self.name} was taken for dead by another host while it was cut off from "
+                              "the database; its games were aborted there (not rated)")
+                    log.warning("%s: aborting the games still playing here, then scheduling again", reason)
+                    if fenced is not None:
+                        fenced(reason)
                 live = await self._call(self.registry.live_hosts)
                 self.hosts = [address for _name, address, _slots in live] or self.hosts
                 handle.set_hosts(self.hosts)

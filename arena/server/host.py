@@ -104,8 +104,9 @@ class Handle:
         return True
 
     def set_hosts(self, addresses: Sequence[str]) -> None:
-        """The live hosts of a shared ladder (this one first), sent in every Welcome from now on."""
-        self.hub.cluster_hosts = list(addresses)
+        """The live hosts of a shared ladder (this one first), sent in every Welcome from now on;
+        when they changed, the connected bots are told at once (a Hosts message)."""
+        self.hub.set_cluster_hosts(addresses)
 
     # ---- seats and games
 

@@ -23,7 +23,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import trio
 
@@ -434,6 +434,19 @@ class Hub:
         log.info("%s resumed its session from %s", session.name, connection.peer)
         self.changed()
         return session
+
+    def set_cluster_hosts(self, addresses: Sequence[str]) -> None:
+        """The live hosts of a shared ladder: for every Welcome from now on, and, when the list
+        changed, a Hosts message to every connected session (call on the server's thread)."""
+        addresses = list(addresses)
+        if addresses == self.cluster_hosts:
+            return
+        self.cluster_hosts = addresses
+        if not addresses:
+            return
+        message = pb.ArenaMessage(hosts=pb.Hosts(hosts=addresses))
+        for session in list(self.by_name.values()):
+            session.send(message)
 
     def _welcome(self, session: BotSession) -> None:
         session.send(pb.ArenaMessage(welcome=pb.Welcome(

@@ -185,7 +185,9 @@ class _Link:
 
     A bot given one address has one link; when the arena is one host of a shared ladder its
     Welcome lists the other live hosts and the client opens a link to each (at most
-    `Client.MAX_HOSTS`), so the bot can be seated by any of them.
+    `Client.MAX_HOSTS`), so the bot can be seated by any of them.  A Hosts message later
+    says the list changed: a link is opened to each new host, and a link to a host no longer
+    listed is ended once it has no game left (never the one the bot was given).
     """
 
     def __init__(self, address: str, entry: bool = False) -> None:
@@ -198,6 +200,8 @@ class _Link:
         self.call: Any = None
         self.last_failure = ""
         self.welcomed = False     # welcomed at least once
+        self.unlisted = False     # the ladder's host list no longer names it: ended once its games are
+        self.dropped = False      # ended on purpose (unlisted): no reconnection
 
 
 class _SessionEnd(Exception):
@@ -591,14 +595,24 @@ class Client:
     async def _serve(self) -> int:
         """Every link's session loop; ends when all have ended (a fatal error ends them all)."""
         self._stopped = asyncio.Event()
+        self._links_changed = asyncio.Event()
         if self._stopping.is_set():
             return 0
         self._start_link(self._entry)
         try:
             while self._link_tasks:
-                done, _ = await asyncio.wait(set(self._link_tasks.values()), return_when=asyncio.FIRST_COMPLETED)
+                # Also woken when a link is added, so a new host's task is watched from its start.
+                self._links_changed.clear()
+                changed = asyncio.ensure_future(self._links_changed.wait())
+                try:
+                    done, _ = await asyncio.wait({*self._link_tasks.values(), changed},
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    changed.cancel()
                 for task in done:
-                    address = next(a for a, t in self._link_tasks.items() if t is task)
+                    address = next((a for a, t in self._link_tasks.items() if t is task), None)
+                    if address is None:  # the wake-up, or a dropped link's task replaced by a new one
+                        continue
                     del self._link_tasks[address]
                     error = task.exception()
                     if error is None:
@@ -621,6 +635,41 @@ class Client:
     def _start_link(self, link: _Link) -> None:
         self._links[link.address] = link
         self._link_tasks[link.address] = asyncio.ensure_future(self._run_link(link))
+        changed = getattr(self, "_links_changed", None)
+        if changed is not None:
+            changed.set()
+
+    def _on_hosts(self, link: _Link, hosts: list[str]) -> None:
+        """The ladder's live hosts changed (a Hosts message): connect to new ones, let go of gone ones."""
+        if not hosts:
+            return
+        listed = set(hosts)
+        for other in list(self._links.values()):
+            if other is link or other.entry:
+                continue
+            was = other.unlisted
+            other.unlisted = other.address not in listed and other.advertised not in listed
+            if other.unlisted and not was:
+                self._drop_if_idle(other)
+        self._learn_hosts(link, hosts)
+
+    def _drop_if_idle(self, link: _Link) -> None:
+        """End the session to a host no longer listed, once none of our games runs there.
+
+        A host we are not connected to (it died: its games will never end) is let go at once.
+        """
+        if not link.unlisted or link.dropped:
+            return
+        if link.outgoing is not None and any(game.link is link for game in self.games.values()):
+            return  # still connected with games there: when the last one ends
+        self.log.info("the ladder no longer lists %s: ending the session there", link.address)
+        self._close_games(link)
+        link.dropped = True
+        self._links.pop(link.address, None)
+        if link.outgoing is not None:
+            link.outgoing.close()
+        if link.call is not None:
+            link.call.cancel()
 
     def _learn_hosts(self, link: _Link, hosts: Any) -> None:
         """A Welcome listed the ladder's live hosts (the one it came from first): open a session to the others."""
@@ -710,7 +759,7 @@ class Client:
 
     async def _session(self, link: _Link, stub: Any) -> str:
         """One stream: hello, then messages until it ends.  Returns how it ended."""
-        if self._stopping.is_set():
+        if self._stopping.is_set() or link.dropped:
             return "stopped"
         resuming = bool(link.session_id)
         outgoing = _Outgoing(asyncio.get_running_loop())
@@ -738,14 +787,16 @@ class Client:
                     self._on_game_started(link, message.game_started)
                 elif kind == "game_ended":
                     await self._on_game_ended(message.game_ended)
-            how = "stopped" if self._stopping.is_set() else "closed"
+                elif kind == "hosts":
+                    self._on_hosts(link, list(message.hosts.hosts))
+            how = "stopped" if self._stopping.is_set() or link.dropped else "closed"
             if how == "closed":
                 self.log.info("the arena closed the session")
             return how
         except _SessionEnd as end:
             return end.how
         except (grpc.RpcError, asyncio.CancelledError) as error:
-            if self._stopping.is_set():
+            if self._stopping.is_set() or link.dropped:
                 return "stopped"
             if isinstance(error, asyncio.CancelledError):
                 raise
@@ -844,6 +895,8 @@ class Client:
         game = self._game(message.game_id)
         del self.games[message.game_id]
         self.games_done += 1
+        if game.link is not None and game.link.unlisted:
+            self._drop_if_idle(game.link)
         limit = self.options.games_limit
         last = limit is not None and self.games_done >= limit
         done = asyncio.get_running_loop().create_future() if last else None

@@ -133,6 +133,8 @@ function play(client, flags) {
           if (flags.gamesLimit && session.finished >= flags.gamesLimit) { stream.end(); process.exit(0); }
           break;
         }
+        case "hosts":  // a shared ladder's hosts changed: this kit plays on the one host it was given
+          break;
         case "error": {
           const {code, message: text} = message.error;
           console.error(`arena says ${code}: ${text}`);

@@ -5,12 +5,16 @@
 * a host is dead only when its lease has expired *and* its lock is free: a live host with a
   late heartbeat keeps its games; once its session is gone, another host aborts its running
   games (unrated) and frees its bots;
-* a host restarting under its name aborts only its own running games, never another live host's.
+* a host restarting under its name aborts only its own running games, never another live host's;
+* a host sweeps nobody before it has been in steady contact for its grace, and a host that was
+  swept while it lived (fenced) learns it at its next heartbeat, claims nothing while its lease
+  is lapsed, and its results never overwrite the rows the sweep aborted.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -21,8 +25,8 @@ from arena.ladder.store.hosts import HostRegistry
 pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
 
-def host(url: str, name: str, lease_s: float = 10.0) -> tuple[HostRegistry, SeatClaims]:
-    registry = HostRegistry(url, name, f"{name}.example:1", concurrency=4, lease_s=lease_s)
+def host(url: str, name: str, lease_s: float = 10.0, grace_s: float = 0.0) -> tuple[HostRegistry, SeatClaims]:
+    registry = HostRegistry(url, name, f"{name}.example:1", concurrency=4, lease_s=lease_s, grace_s=grace_s)
     registry.join()
     return registry, SeatClaims(registry)
 
@@ -70,13 +74,15 @@ def test_racing_claims_from_two_hosts_never_exceed_a_bots_cap(postgres_db):
 def test_a_host_is_dead_only_without_lease_and_lock_and_then_its_games_are_aborted(postgres_db):
     store = LadderStore.open(postgres_db, shared=True)
     survivor, _ = host(postgres_db, "live", lease_s=60)
-    doomed, doomed_claims = host(postgres_db, "doomed", lease_s=0.001)
+    doomed, doomed_claims = host(postgres_db, "doomed")
     assert doomed_claims.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
     store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
+    lapse(doomed)
     # Lease long expired, but the process still holds its lock (a late heartbeat): alive.
     assert survivor.sweep_dead() == []
     assert store.game("g1").status == "running"
     doomed.close()  # the process is gone: PostgreSQL drops its session lock
+    wait_gone(survivor, "doomed")
     dead = survivor.sweep_dead()
     assert [(d.name, d.aborted, d.released) for d in dead] == [("doomed", 1, 2)]
     game = store.game("g1")
@@ -85,6 +91,71 @@ def test_a_host_is_dead_only_without_lease_and_lock_and_then_its_games_are_abort
     assert [address for _n, address, _c in survivor.live_hosts()] == ["live.example:1"]
     survivor.close()
     store.close()
+
+
+def wait_gone(observer: HostRegistry, name: str) -> None:
+    """Until the server has ended host ``name``'s session (a closed connection's backend exits a moment later)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with observer.connection() as db:
+            if not db.execute("SELECT 1 FROM pg_stat_activity WHERE application_name = %s",
+                              (f"mau-arena host {name}",)).fetchone():
+                return
+    raise AssertionError(f"the session of host {name} did not end")
+
+
+def lapse(registry: HostRegistry) -> None:
+    """As if the host's heartbeats had stopped an hour ago."""
+    with registry.connection() as db:
+        db.execute("UPDATE hosts SET lease_until = lease_until - 3600 WHERE name = %s", (registry.name,))
+
+
+def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(postgres_db):
+    from arena.ladder.store import GameClosed, SeatRecord
+
+    store = LadderStore.open(postgres_db, shared=True)
+    survivor, _ = host(postgres_db, "live")
+    cut_off, cut_claims = host(postgres_db, "cut")
+    assert cut_claims.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
+    # Its connection is lost (its lock goes with it) for longer than its lease: the survivor sweeps it.
+    lapse(cut_off)
+    with survivor.connection() as db:
+        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'mau-arena host cut'")
+    wait_gone(survivor, "cut")
+    assert [(d.name, d.aborted, d.released) for d in survivor.sweep_dead()] == [("cut", 1, 2)]
+    # Back, before its heartbeat: no claim while its lease is lapsed, and its result changes nothing.
+    import psycopg
+
+    with pytest.raises(psycopg.OperationalError):  # the lost connection, noticed; the next call reconnects
+        cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    assert not cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    with pytest.raises(GameClosed):
+        store.game_ended("g1", "finished", [SeatRecord(0, "x", placement=1), SeatRecord(1, "y", placement=2)])
+    game = store.game("g1")
+    assert (game.status, game.reason) == ("aborted", "host cut died (not rated)") and not store.rated_games("moumou")
+    # Its heartbeat says it was swept, and makes it live again: it claims as before.
+    assert cut_off.heartbeat() == "dead"
+    assert cut_off.heartbeat() == "live"
+    assert cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    survivor.close(), cut_off.close()
+    store.close()
+
+
+def test_a_host_sweeps_nobody_before_a_grace_of_steady_contact(postgres_db):
+    """After a database outage every lease has lapsed: a host that has just (re)connected waits its grace."""
+    LadderStore.open(postgres_db, shared=True).close()
+    sweeper, _ = host(postgres_db, "sweeper", grace_s=3600)
+    gone, _ = host(postgres_db, "gone")
+    lapse(gone)
+    gone.close()
+    wait_gone(sweeper, "gone")
+    assert not sweeper.steady() and sweeper.sweep_dead() == []
+    with sweeper.connection() as db:
+        assert db.execute("SELECT state FROM hosts WHERE name = 'gone'").fetchone() == ("live",)
+    sweeper.grace_s = 0.0  # (a grace gone by)
+    assert [d.name for d in sweeper.sweep_dead()] == ["gone"]
+    sweeper.close()
 
 
 def test_a_restarting_host_aborts_only_its_own_games_and_a_live_name_is_refused(postgres_db):

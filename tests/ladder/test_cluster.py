@@ -64,10 +64,10 @@ def welcome_hosts(port: int) -> list[str]:
     return list(first.welcome.hosts)
 
 
-def start_bot(name: str, port: int, log: Path) -> subprocess.Popen:
+def start_bot(name: str, port: int, log: Path, reconnects: int = 2) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, str(BOT), "--arena", f"127.0.0.1:{port}", "--name", name, "--parallel", str(PARALLEL),
-         "--max-reconnects", "2"],
+         "--max-reconnects", str(reconnects)],
         stdout=open(log, "wb"), stderr=subprocess.STDOUT, cwd=str(ROOT), env={**os.environ, "THINK_MS": "25"},
     )
 
@@ -218,3 +218,45 @@ def test_host_flags_need_a_shared_database_and_well_formed_values(tmp_path, caps
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
     assert not (tmp_path / "one.db").exists()  # refused before the database was touched
+
+
+def test_a_bot_reaches_a_host_that_joins_after_it_connected_without_reconnecting(tmp_path, postgres_db):
+    """Host A with bots that know only A; host B starts: the bots get sessions on B (a Hosts message) and play
+    there, their session on A untouched.  B is killed: once its lease is over A lists it no more, and the bots
+    let it go (they would otherwise keep trying to reach it) and play on with A."""
+    a = start_host(tmp_path, "A", postgres_db)
+    servers, bots = [a], {}
+    try:
+        for name in ("early0", "early1"):
+            bots[name] = start_bot(name, a.port, tmp_path / f"{name}.log", reconnects=1000)
+        played_on = lambda host: {b for (b,) in rows(  # noqa: E731
+            postgres_db, "SELECT DISTINCT c.bot FROM seat_claims c JOIN games g ON g.id = c.game_id "
+                         "WHERE g.status = 'finished' AND c.host = %s", host)}
+        poll(lambda: played_on("A") == set(bots), 60, "games on A")
+        assert welcome_hosts(a.port) == [f"127.0.0.1:{a.port}"]  # the bots were told of A alone
+        b = start_host(tmp_path, "B", postgres_db)
+        servers.append(b)
+        poll(lambda: played_on("B") == set(bots), 60, "the bots to play on B")
+        assert all(process.poll() is None for process in bots.values())
+        for name in bots:
+            log = (tmp_path / f"{name}.log").read_text()
+            assert log.count(f"connected to 127.0.0.1:{a.port}") == 1, log  # one session on A, never resumed
+            assert "reconnecting" not in log and "resumed" not in log, log
+            assert f"connected to 127.0.0.1:{b.port}" in log, log
+        os.kill(b.process.pid, signal.SIGKILL)
+        b.process.wait(10)
+        (killed_at,) = rows(postgres_db, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)")[0]
+        poll(lambda: all(f"the ladder no longer lists 127.0.0.1:{b.port}" in (tmp_path / f"{name}.log").read_text()
+                         for name in bots), 30, "the bots to let the killed host go")
+        poll(lambda: {bot for (bot,) in rows(
+            postgres_db, "SELECT DISTINCT c.bot FROM seat_claims c JOIN games g ON g.id = c.game_id "
+                         "WHERE g.status = 'finished' AND c.host = 'A' AND c.claimed_at > %s", killed_at)} == set(bots),
+             60, "the bots to play on with A")
+        assert all(process.poll() is None for process in bots.values())
+    finally:
+        for server in servers:
+            server.kill()
+        for process in bots.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)

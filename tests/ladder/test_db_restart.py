@@ -6,12 +6,18 @@ database is stopped with `pg_ctl stop -m fast` while games run and started again
 ended meanwhile wait for their commit (their result lines are already in their fsynced replays)
 and are committed when it is back, the host schedules nothing while it is away, and afterwards
 every replay that says finished is a finished, rated game in the database.
+
+With two hosts and an outage longer than their lease, the same holds and nothing is inconsistent:
+no host takes another for dead because of leases that lapsed while the database was away (each
+waits a lease of steady contact before judging others), no ended game row is ever written again
+(a trigger in the database records any such write), and no game is both aborted and placed.
 """
 
 from __future__ import annotations
 
 import json
 import signal
+import time
 
 import pytest
 
@@ -44,8 +50,11 @@ def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_po
 
     private_postgres.stop("fast")
     # A game that ends now has its result line fsynced in its replay (still .part) and waits for its commit.
-    poll(lambda: any(_ended_but_unsealed(part) for part in server.replays.rglob("*.jsonl.part")), 60,
-         "a game to end while the database is away")
+    try:
+        poll(lambda: any(_ended_but_unsealed(part) for part in server.replays.rglob("*.jsonl.part")), 60,
+             "a game to end while the database is away")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{server.rest()[-4000:]}") from None
     private_postgres.start()
     before = sum(s == "finished" for s in _statuses(url).values())
     poll(lambda: sum(s == "finished" for s in _statuses(url).values()) >= before + 3, 90, "games after the restart")
@@ -66,3 +75,95 @@ def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_po
     # and what the bots were told: every game they heard had finished is finished in the database
     heard = [json.loads(line) for line in told.read_text().splitlines()]
     assert heard and all(statuses.get(h["game_id"]) == "finished" for h in heard if h.get("status", "finished") == "finished")
+
+
+#: Records every change to a game row that had already ended (status, reason, result): there must be none.
+AUDIT = """
+CREATE TABLE rewrites (game_id TEXT, old_status TEXT, new_status TEXT, old_reason TEXT, new_reason TEXT);
+CREATE FUNCTION note_rewrite() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.status <> 'running' AND (NEW.status, NEW.reason, NEW.decisions, NEW.ended_at)
+      IS DISTINCT FROM (OLD.status, OLD.reason, OLD.decisions, OLD.ended_at) THEN
+    INSERT INTO rewrites VALUES (OLD.id, OLD.status, NEW.status, OLD.reason, NEW.reason);
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER games_rewrites BEFORE UPDATE ON games FOR EACH ROW EXECUTE FUNCTION note_rewrite();
+"""
+
+
+def _rows(url: str, sql: str, *parameters) -> list[tuple]:
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=5) as db:
+            return db.execute(sql, parameters).fetchall()
+    except psycopg.Error:
+        return []
+
+
+def _finished_on(url: str, host: str) -> int:
+    return len(_rows(url, "SELECT DISTINCT g.id FROM games g JOIN seat_claims c ON c.game_id = g.id "
+                          "WHERE g.status = 'finished' AND c.host = %s", host))
+
+
+def test_two_hosts_ride_out_an_outage_longer_than_their_lease(tmp_path, cleanup, private_postgres):
+    url = private_postgres.url
+    lease = 2.0
+    hosts, bots, told = {}, {}, {}
+    for name in "AB":
+        (tmp_path / name).mkdir()
+        hosts[name] = Server(tmp_path / name, "--host-name", name, "--host-lease", str(lease), "--concurrency", "2",
+                             "--move-ms", "3000", db=url)
+        cleanup.append(hosts[name])
+    with psycopg.connect(url, autocommit=True) as db:  # the schema exists now (each host migrated at start)
+        db.execute(AUDIT)
+    for name in "AB":
+        told[name] = tmp_path / f"told-{name}.jsonl"
+        names = ",".join(f"{name.lower()}{i}" for i in range(4))
+        bots[name] = start_bots(hosts[name].port, names, "--style", "slow", "--slow-ms", "20",
+                                "--ended-log", str(told[name]))
+        cleanup.append(bots[name])
+    poll(lambda: all(_finished_on(url, name) >= 2 for name in "AB"), 60, "games on both hosts before the outage")
+
+    private_postgres.stop("fast")
+    stopped = time.monotonic()
+    # The outage itself must outlast the lease (three of them), and a game must end meanwhile.
+    poll(lambda: time.monotonic() - stopped > 3 * lease and any(
+        _ended_but_unsealed(part) for name in "AB" for part in hosts[name].replays.rglob("*.jsonl.part")),
+         60, "a game to end while the database is away, and three leases to pass")
+    private_postgres.start()
+    before = {name: _finished_on(url, name) for name in "AB"}
+    try:
+        poll(lambda: all(_finished_on(url, name) >= before[name] + 3 for name in "AB"), 90,
+             "games on both hosts after the restart")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{before} -> {[_finished_on(url, name) for name in 'AB']}\n"
+                             + "\n".join(f"--- {n}:\n{hosts[n].rest()[-3000:]}" for n in "AB")) from None
+
+    for name in "AB":
+        hosts[name].process.send_signal(signal.SIGTERM)
+    for name in "AB":
+        assert hosts[name].wait(90) == 0, hosts[name].rest()
+        assert "Traceback" not in hosts[name].rest(), hosts[name].rest()
+    for name in "AB":
+        stop_bots(bots[name])
+
+    statuses = dict(_rows(url, "SELECT id, status FROM games"))
+    assert statuses and "running" not in statuses.values()
+    # Nobody was taken for dead, no ended row was written again, no aborted game holds placements.
+    assert not _rows(url, "SELECT id, reason FROM games WHERE reason LIKE 'host % died%'")
+    assert not _rows(url, "SELECT * FROM rewrites")
+    assert not _rows(url, "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id "
+                          "WHERE g.status = 'aborted' AND s.placement IS NOT NULL")
+    # Every game a bot was told finished is finished, and every one it was told aborted is aborted.
+    for name in "AB":
+        heard = [json.loads(line) for line in told[name].read_text().splitlines()]
+        assert heard and all(statuses.get(h["game_id"]) == h["status"] for h in heard), (
+            [(h["game_id"], h["status"], statuses.get(h["game_id"])) for h in heard
+             if statuses.get(h["game_id"]) != h["status"]], hosts[name].rest())
+    # and every replay that says finished
+    for name in "AB":
+        for replay in hosts[name].replays.rglob("*.jsonl"):
+            lines = replay.read_text().splitlines()
+            last = json.loads(lines[-1])
+            if last.get("type") == "result" and last.get("status") == "finished":
+                assert statuses.get(json.loads(lines[0])["game_id"]) == "finished", replay

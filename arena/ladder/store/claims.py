@@ -1,7 +1,8 @@
 """Seat claims: how hosts sharing one PostgreSQL ladder keep every bot within its games at once.
 
 A host seats a table only after claiming every seat in the database, in one short
-transaction (`SeatClaims.claim`):
+transaction (`SeatClaims.claim`), and only while its own lease is current (a host whose
+lease lapsed may be swept at any moment: it claims nothing until it has renewed):
 
 1. lock the bots' rows of ``bot_slots`` with ``FOR UPDATE SKIP LOCKED``, in name order:
    if another host is claiming one of these bots at this very moment, the row is skipped
@@ -69,6 +70,14 @@ class SeatClaims:
         claimed = False
         with self.registry.connection() as db:
             with db.transaction():
+                # Only under a current lease: a host whose lease lapsed may be swept at any moment (its
+                # claims released), so it claims nothing until it has renewed.  The share lock keeps a
+                # sweep of this host (FOR UPDATE SKIP LOCKED) from interleaving with the claim.
+                if db.execute(
+                    f"SELECT 1 FROM hosts WHERE name = %s AND state = 'live' AND lease_until >= {NOW} FOR SHARE",
+                    (self.registry.name,),
+                ).fetchone() is None:
+                    raise psycopg.Rollback()
                 locked = db.execute(
                     "SELECT bot FROM bot_slots WHERE bot = ANY(%s) ORDER BY bot FOR UPDATE SKIP LOCKED", (list(bots),)
                 ).fetchall()

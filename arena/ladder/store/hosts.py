@@ -13,6 +13,14 @@ is one row of ``hosts`` plus a session advisory lock on that row's ``lock_key``:
   heartbeats are late (a long pause) still holds its lock.  Any live host may then
   close the dead host's games (`HostRegistry.sweep_dead`): its running games are
   aborted (never rated) and its seat claims released, so its bots play elsewhere.
+* **not judged after an outage**: a host sweeps only after ``grace_s`` (a lease) of steady
+  contact of its own, on a database up for as long, so a lease that lapsed because the
+  database was away is never taken for a death;
+* **fenced** when it was swept all the same (its own connection was lost for longer than a
+  lease while the others' was not): its next heartbeat says so (`HostRegistry.heartbeat`
+  returns ``"dead"``), the rows of its games are already aborted and never written again
+  (`LadderStore.game_ended` takes a result only on a running row), it claims nothing
+  while its lease is lapsed (`SeatClaims.claim`), and it aborts what it still plays.
 
 Two processes cannot be the same host: the second one's lock attempt fails and it is
 refused in one line.  At start a host aborts only the games *it* left running
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
@@ -61,7 +70,7 @@ class HostRegistry:
     """
 
     def __init__(self, url: str, name: str, address: str, concurrency: int, lease_s: float = 10.0,
-                 connect_timeout: int = 10) -> None:
+                 connect_timeout: int = 10, grace_s: float | None = None) -> None:
         try:
             import psycopg
         except ImportError:
@@ -72,10 +81,16 @@ class HostRegistry:
         self.address = address
         self.concurrency = concurrency
         self.lease_s = lease_s
+        #: How long this host must have been in steady contact, and the database up, before it sweeps
+        #: others (default a lease: every live host renews within one).
+        self.grace_s = lease_s if grace_s is None else grace_s
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
         self._db: Any = None
         self._key: int | None = None
+        #: When this host's heartbeats began to succeed without a break (monotonic), None after a failure
+        #: or a new connection: a host sweeps others only after a whole lease of its own steady contact.
+        self._steady_since: float | None = None
         self._connect()
 
     # ---- the connection
@@ -86,6 +101,7 @@ class HostRegistry:
             self._db = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
                                        application_name=f"mau-arena host {self.name}"[:63])
             self._db.execute("SET synchronous_commit = on")
+            self._steady_since = None
         except psycopg.Error as error:
             raise StoreError(f"cannot connect to {redact(self.url)}: {' '.join(str(error).split())}") from None
 
@@ -153,6 +169,7 @@ class HostRegistry:
                 _abort(db, [r[0] for r in rows], "server restarted")
                 db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
                            (self.name,))
+        self._steady_since = time.monotonic()
         log.info("joined the ladder as host %s (%s)", self.name, self.address)
         return [(r[0], r[1]) for r in rows]
 
@@ -176,11 +193,30 @@ class HostRegistry:
 
     # ---- while serving
 
-    def heartbeat(self) -> None:
-        """Renew this host's lease (and its lock, after a lost connection)."""
-        with self.connection() as db:
-            db.execute(f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
-                       (self.lease_s, self.name))
+    def heartbeat(self) -> str | None:
+        """Renew this host's lease (and its lock, after a lost connection); returns the state it renewed.
+
+        ``"dead"`` means another host took this one for dead meanwhile and closed its games (its
+        lease lapsed and its lock was free: a connection lost for longer than a lease while the
+        database stayed up): the caller must abort what it still plays (those rows are already
+        aborted, the seats released).  The host is live again from this heartbeat on.
+        """
+        try:
+            with self.connection() as db:
+                with db.transaction():
+                    row = db.execute("SELECT state FROM hosts WHERE name = %s FOR UPDATE", (self.name,)).fetchone()
+                    db.execute(f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
+                               (self.lease_s, self.name))
+        except BaseException:
+            self._steady_since = None
+            raise
+        if self._steady_since is None:
+            self._steady_since = time.monotonic()
+        return row[0] if row else None
+
+    def steady(self) -> bool:
+        """True once this host has renewed its lease without a break for ``grace_s`` (see `sweep_dead`)."""
+        return self._steady_since is not None and time.monotonic() - self._steady_since >= self.grace_s
 
     def live_hosts(self) -> list[tuple[str, str, int]]:
         """(name, address, concurrency) of every host with a current lease, this one first."""
@@ -193,16 +229,25 @@ class HostRegistry:
         return sorted(rows, key=lambda r: r[0] != self.name)
 
     def sweep_dead(self) -> list[DeadHost]:
-        """Close the games of every dead host (lease expired and lock free): aborted, claims released."""
+        """Close the games of every dead host (lease expired and lock free): aborted, claims released.
+
+        Only a host in steady contact sweeps, and only a database that has been up, for ``grace_s``: a
+        lease that lapsed while the database was away (restarting, or unreachable for the sweeper
+        too) says nothing of the host, so after any outage every host first gets that long to
+        renew its own (arena/ladder/README.md, "Fencing").
+        """
         found: list[DeadHost] = []
         with self.connection() as db:
+            if not self.steady():  # (checked on the connection: a reconnection just now starts the grace)
+                return found
             with db.transaction():
                 dead = db.execute(
                     f"SELECT h.name FROM hosts h WHERE h.state = 'live' AND h.lease_until < {NOW} AND h.name <> %s "
+                    f"AND CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS DOUBLE PRECISION) < {NOW} - %s "
                     "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
                     "  AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = h.lock_key) "
                     "FOR UPDATE SKIP LOCKED",
-                    (self.name, HOST_LOCK_CLASS),
+                    (self.name, self.grace_s, HOST_LOCK_CLASS),
                 ).fetchall()
                 for (name,) in dead:
                     games = db.execute(

@@ -60,18 +60,20 @@ class Answer(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action_index: _Optional[int] = ..., action_text: _Optional[str] = ..., bot_error: _Optional[str] = ...) -> None: ...
 
 class ArenaMessage(_message.Message):
-    __slots__ = ("welcome", "game_started", "turn", "game_ended", "error")
+    __slots__ = ("welcome", "game_started", "turn", "game_ended", "error", "hosts")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     GAME_STARTED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     GAME_ENDED_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     game_started: GameStarted
     turn: TurnRequest
     game_ended: GameEnded
     error: Error
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn: _Optional[_Union[TurnRequest, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
+    hosts: Hosts
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., turn: _Optional[_Union[TurnRequest, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ..., hosts: _Optional[_Union[Hosts, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "server_version", "max_message_bytes", "rulesets", "resume_secret", "hosts", "protocol")
@@ -90,6 +92,12 @@ class Welcome(_message.Message):
     hosts: _containers.RepeatedScalarFieldContainer[str]
     protocol: Protocol
     def __init__(self, session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., rulesets: _Optional[_Iterable[str]] = ..., resume_secret: _Optional[str] = ..., hosts: _Optional[_Iterable[str]] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
+
+class Hosts(_message.Message):
+    __slots__ = ("hosts",)
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
+    hosts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, hosts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms", "increment_ms", "first_move_ms", "max_strikes")
