@@ -450,6 +450,8 @@ class LadderDirector:
             except driver_errors() as error:
                 if time.monotonic() + pause > deadline:
                     raise
+                if outcome.status != "finished" and self.stopping is not None and self.stopping.is_set():
+                    raise  # an abort while stopping: the row stays running, and the next start aborts it
                 self._waiting_results.add(outcome.game_id)
                 text = " ".join(str(error).split())[:160] or type(error).__name__
                 if len(self._waiting_results) == 1 and pause == 0.25:

@@ -7,7 +7,8 @@ host, as a single server does; this module adds what makes that sound with sever
 * at start, `Membership.join` registers the host (`arena.ladder.store.hosts`) and aborts
   only the games this host left running;
 * in the background, `Membership.run` renews the host's lease, publishes the live hosts'
-  addresses for `Welcome.hosts` (so a bot given one address finds them all), and closes
+  addresses for `Welcome.hosts` and, when they change, to the connected bots (a `Hosts`
+  message: so a bot given one address finds them all, also those that join later), and closes
   the games of hosts found dead; while the database is away it says so and the host
   starts nothing new (every game needs its seats claimed first); when its heartbeat finds
   that another host swept this one meanwhile (fenced), it has the director abort every

@@ -167,3 +167,80 @@ def test_two_hosts_ride_out_an_outage_longer_than_their_lease(tmp_path, cleanup,
             last = json.loads(lines[-1])
             if last.get("type") == "result" and last.get("status") == "finished":
                 assert statuses.get(json.loads(lines[0])["game_id"]) == "finished", replay
+
+
+@pytest.mark.slow(reason="freezes a host past its lease under real bots (about 20 s); the fence itself is "
+                         "checked at its source in test_claims.py")
+def test_a_host_cut_off_for_longer_than_its_lease_is_fenced(tmp_path, cleanup, postgres_db):
+    """One host alone loses the database while the other keeps it: it is taken for dead, and stays consistent.
+
+    Host A is frozen (SIGSTOP) and its database sessions are ended, as a network cut would: B finds
+    its lease lapsed and its lock free and aborts its games.  A is let go on (SIGCONT): the results
+    of the games it was playing change nothing in the database, its bots are told those games were
+    aborted, it says it was fenced, and it plays on as a live host.
+    """
+    import os
+
+    url = postgres_db
+    lease = 2.0
+    hosts, bots, told = {}, {}, {}
+    for name in "AB":
+        (tmp_path / name).mkdir()
+        hosts[name] = Server(tmp_path / name, "--host-name", name, "--host-lease", str(lease), "--concurrency", "2",
+                             "--move-ms", "3000", db=url)
+        cleanup.append(hosts[name])
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(AUDIT)
+    for name in "AB":
+        told[name] = tmp_path / f"told-{name}.jsonl"
+        names = ",".join(f"{name.lower()}{i}" for i in range(4))
+        bots[name] = start_bots(hosts[name].port, names, "--style", "slow", "--slow-ms", "20",
+                                "--ended-log", str(told[name]))
+        cleanup.append(bots[name])
+    poll(lambda: all(_finished_on(url, name) >= 2 for name in "AB"), 60, "games on both hosts")
+    poll(lambda: _rows(url, "SELECT 1 FROM seat_claims c JOIN games g ON g.id = c.game_id "
+                            "WHERE c.host = 'A' AND g.status = 'running'"), 30, "games running on A")
+
+    a = hosts["A"].process
+    os.kill(a.pid, signal.SIGSTOP)
+    try:
+        _rows(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                   "AND (application_name LIKE 'mau-arena host A%%' OR application_name = %s)", f"mau-arena pid {a.pid}")
+        swept = poll(lambda: _rows(url, "SELECT id FROM games WHERE reason = 'host A died (not rated)'"), 30,
+                     "B to take A for dead")
+    finally:
+        os.kill(a.pid, signal.SIGCONT)
+    line = ""
+    deadline = time.monotonic() + 30
+    while "was taken for dead" not in line and time.monotonic() < deadline:
+        line = hosts["A"].read_line(timeout=deadline - time.monotonic())
+    assert "host A was taken for dead by another host" in line, hosts["A"].rest()
+    after = _finished_on(url, "A")
+    poll(lambda: _finished_on(url, "A") >= after + 2, 60, "A to play on as a live host")
+
+    for name in "AB":
+        hosts[name].process.send_signal(signal.SIGTERM)
+    for name in "AB":
+        assert hosts[name].wait(90) == 0, hosts[name].rest()
+        assert "Traceback" not in hosts[name].rest(), hosts[name].rest()
+        stop_bots(bots[name])
+
+    statuses = dict(_rows(url, "SELECT id, status FROM games"))
+    assert "running" not in statuses.values()
+    assert all(statuses[game] == "aborted" for (game,) in swept)
+    assert not _rows(url, "SELECT * FROM rewrites")
+    assert not _rows(url, "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id "
+                          "WHERE g.status = 'aborted' AND s.placement IS NOT NULL")
+    for name in "AB":
+        heard = [json.loads(line) for line in told[name].read_text().splitlines()]
+        assert heard and all(statuses.get(h["game_id"]) == h["status"] for h in heard), (
+            [(h["game_id"], h["status"], statuses.get(h["game_id"])) for h in heard
+             if statuses.get(h["game_id"]) != h["status"]], hosts[name].rest())
+    heard_a = {h["game_id"]: h["status"] for h in map(json.loads, told["A"].read_text().splitlines())}
+    assert any(heard_a.get(game) == "aborted" for (game,) in swept)  # A's bots heard of the swept games, as aborted
+    for name in "AB":
+        for replay in hosts[name].replays.rglob("*.jsonl"):
+            lines = replay.read_text().splitlines()
+            last = json.loads(lines[-1])
+            if last.get("type") == "result" and last.get("status") == "finished":
+                assert statuses.get(json.loads(lines[0])["game_id"]) == "finished", replay
