@@ -293,6 +293,7 @@ class Client:
         self._entry = _Link(options.arena, entry=True)
         self._links: dict[str, _Link] = {options.arena: self._entry}   # address -> link
         self._link_tasks: dict[str, Any] = {}
+        self._links_changed: asyncio.Event | None = None  # set when a link is added (wakes `_serve`)
         self._stopping = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
@@ -635,9 +636,8 @@ class Client:
     def _start_link(self, link: _Link) -> None:
         self._links[link.address] = link
         self._link_tasks[link.address] = asyncio.ensure_future(self._run_link(link))
-        changed = getattr(self, "_links_changed", None)
-        if changed is not None:
-            changed.set()
+        if self._links_changed is not None:
+            self._links_changed.set()
 
     def _on_hosts(self, link: _Link, hosts: list[str]) -> None:
         """The ladder's live hosts changed (a Hosts message): connect to new ones, let go of gone ones."""
@@ -706,6 +706,9 @@ class Client:
             while True:
                 how = await self._session(link, stub)
                 if how in ("stopped", "closed"):
+                    return 0
+                if link.unlisted:  # lost, and no longer one of the ladder's hosts: let it go
+                    self._drop_if_idle(link)
                     return 0
                 if how == "welcomed-then-lost":
                     failures = 0  # the last session worked: start the backoff afresh

@@ -31,6 +31,17 @@ def _ended_but_unsealed(part) -> bool:
     return bool(lines) and '"type":"result"' in lines[-1].replace(" ", "")
 
 
+def _mid_game(replays) -> bool:
+    """A game is under way (a decision in its replay, no result yet; with bots taking 250 ms a decision it
+    has about a second to go): stopping the database now leaves it to end while the database is away.
+    Stopping between two games would leave none to (and a game of 20 ms decisions lasts 150 ms)."""
+    for part in replays.rglob("*.jsonl.part"):
+        lines = part.read_text().splitlines()
+        if len(lines) >= 2 and '"type":"result"' not in lines[-1].replace(" ", ""):
+            return True
+    return False
+
+
 def _statuses(url: str) -> dict[str, str]:
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=5) as db:
@@ -44,9 +55,10 @@ def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_po
     server = Server(tmp_path, "--concurrency", "2", "--move-ms", "3000", db=url)
     cleanup.append(server)
     told = tmp_path / "told.jsonl"
-    bots = start_bots(server.port, "a,b,c,d", "--style", "slow", "--slow-ms", "20", "--ended-log", str(told))
+    bots = start_bots(server.port, "a,b,c,d", "--style", "slow", "--slow-ms", "250", "--ended-log", str(told))
     cleanup.append(bots)
     poll(lambda: sum(s == "finished" for s in _statuses(url).values()) >= 2, 60, "games before the outage")
+    poll(lambda: _mid_game(server.replays), 30, "a game under way")
 
     private_postgres.stop("fast")
     # A game that ends now has its result line fsynced in its replay (still .part) and waits for its commit.
@@ -119,10 +131,11 @@ def test_two_hosts_ride_out_an_outage_longer_than_their_lease(tmp_path, cleanup,
     for name in "AB":
         told[name] = tmp_path / f"told-{name}.jsonl"
         names = ",".join(f"{name.lower()}{i}" for i in range(4))
-        bots[name] = start_bots(hosts[name].port, names, "--style", "slow", "--slow-ms", "20",
+        bots[name] = start_bots(hosts[name].port, names, "--style", "slow", "--slow-ms", "250",
                                 "--ended-log", str(told[name]))
         cleanup.append(bots[name])
     poll(lambda: all(_finished_on(url, name) >= 2 for name in "AB"), 60, "games on both hosts before the outage")
+    poll(lambda: all(_mid_game(hosts[name].replays) for name in "AB"), 30, "games under way on both hosts")
 
     private_postgres.stop("fast")
     stopped = time.monotonic()
@@ -194,7 +207,7 @@ def test_a_host_cut_off_for_longer_than_its_lease_is_fenced(tmp_path, cleanup, p
     for name in "AB":
         told[name] = tmp_path / f"told-{name}.jsonl"
         names = ",".join(f"{name.lower()}{i}" for i in range(4))
-        bots[name] = start_bots(hosts[name].port, names, "--style", "slow", "--slow-ms", "20",
+        bots[name] = start_bots(hosts[name].port, names, "--style", "slow", "--slow-ms", "250",
                                 "--ended-log", str(told[name]))
         cleanup.append(bots[name])
     poll(lambda: all(_finished_on(url, name) >= 2 for name in "AB"), 60, "games on both hosts")
