@@ -263,80 +263,158 @@ def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]
 
 
 # -- offers ---------------------------------------------------------------------------
+#
+# The offers are listed at every decision, and a reaction window asks every other seat whether it has
+# any, so they work on bit masks: the positions a hand holds in a suit are one integer (bit p for
+# position p; an Ace sets bits 1 and 14), and the 3-card windows it can fill are looked up by that mask.
+
+#: Each card's place in the order hands are kept in (rank, then suit): a faster sort key than `card_key`.
+CARD_ORDER = {rank + suit: i for i, (rank, suit) in enumerate((r, s) for r in RANKS for s in SUITS)}
+_order = CARD_ORDER.__getitem__
+
+#: The position bits of each rank (an Ace is both the low 1 and the high 14).
+_RANK_BITS = {rank: sum(1 << p for p in positions_of(rank)) for rank in RANKS}
+
+#: The 3-card run windows of each suit: (cards low to high) for the lows 1..12.
+_WINDOWS = {suit: [tuple(rank_at(p) + suit for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
 
 
 def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str]:
     """The player's wilds in the fixed order they are used as stand-ins (``first`` leading)."""
-    wilds = sorted((c for c in hand if c[0] == wild), key=card_key)
+    wilds = sorted((c for c in hand if c[0] == wild), key=_order)
     if first is not None and first in wilds:
         wilds.remove(first)
         wilds.insert(0, first)
     return wilds
 
 
+#: Each card as bits of a whole hand's mask: 16 bits per suit (in the order of SUITS), bit p of a suit's
+#: lane for position p (an Ace sets 1 and 14).  A hand's mask is the OR of its cards'.
+_CARD_BITS = {rank + suit: _RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
+#: The lows 1..12 of the 3-card windows, in every suit's lane.
+_LOWS = sum(0x1FFE << 16 * k for k in range(len(SUITS)))
+_LANE = 0xFFFF
+
+
+def _masks(hand: Iterable[str], wild: str) -> tuple[int, int, int]:
+    """(the hand's mask, the mask of its non-wild cards, how many wilds it holds).
+
+    In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
+    the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
+    """
+    full = plain = wilds = 0
+    for card in hand:
+        bits = _CARD_BITS[card]
+        full |= bits
+        if card[0] == wild:
+            wilds += 1
+        else:
+            plain |= bits
+    return full, plain, wilds
+
+
+@lru_cache(maxsize=65536)
+def _fillable_windows(mask: int, wilds: int) -> tuple[int, ...]:
+    """The lows of a suit's 3-card windows that its non-wild naturals (``mask``) and ``wilds`` wilds fill
+    (any number from 3 up fills all)."""
+    return tuple(low for low in range(1, 13) if (mask & 7 << low).bit_count() + wilds >= 3)
+
+
 def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str | None = None) -> list[tuple[Token, ...]]:
     """Every 3-card meld (with the stand-in rule) plus the maximal all-natural sets and runs."""
-    return list(_meld_offers(tuple(sorted(hand, key=card_key)), wild, decks, first_wild))
+    return list(_meld_offers(tuple(sorted(hand, key=_order)), wild, decks, first_wild))
 
 
-#: The 3-card run windows of each suit: (cards low to high) for positions 1..14.
-_WINDOWS = {suit: [tuple(rank_at(p) + suit for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
+@lru_cache(maxsize=8192)
+def has_meld(hand: tuple[str, ...], wild: str, decks: int) -> bool:
+    """Whether `new_meld_offers` offers anything, without listing the offers (a reaction window asks
+    this of every seat, and a seat's hand often waits unchanged through many windows).  The hand holds
+    at most ``decks`` copies of a card, as every state's hands do."""
+    _, plain, wilds = _masks(hand, wild)
+    if wilds >= 3:
+        return True  # three wilds make a set of any rank but theirs
+    a, b, c = plain, plain >> 1, plain >> 2  # a window at low p holds bits p, p+1, p+2
+    if wilds == 0:
+        windows = a & b & c
+    elif wilds == 1:
+        windows = (a & b) | (a & c) | (b & c)
+    else:
+        windows = a | b | c
+    if windows & _LOWS:
+        return True
+    counts: dict[str, int] = {}
+    for card in hand:
+        counts[card[0]] = counts.get(card[0], 0) + 1
+    return any(n >= 3 or (rank != wild and n + wilds >= 3) for rank, n in counts.items())
+
+
+#: Tokens of plain cards, made once (a Token is an immutable value).
+_PLAIN = {card: Token(card) for card in _CARD_BITS}
+
+
+@lru_cache(maxsize=4096)
+def _stand_in(card: str, stands: str) -> Token:
+    return Token(card, stands)
 
 
 @lru_cache(maxsize=8192)
 def _meld_offers(hand: tuple[str, ...], wild: str, decks: int, first_wild: str | None) -> tuple[tuple[Token, ...], ...]:
-    held = Counter(hand)
+    held = set(hand)
     wilds = _wilds(hand, wild, first_wild)
     offers: dict[tuple[Token, ...], None] = {}
-    for suit in SUITS:
-        for window in _WINDOWS[suit]:
-            naturals = [c for c in window if c in held]
-            if 3 - len(naturals) > len(wilds):
-                continue
-            free = list(wilds)
-            for c in naturals:
-                if c in free:
-                    free.remove(c)
-            if 3 - len(naturals) > len(free):
-                continue
-            tokens, k = [], 0
+    full, plain, _ = _masks(hand, wild)
+    fill = min(len(wilds), 3)
+    for k, suit in enumerate(SUITS):
+        own_wild = wild + suit
+        windows = _WINDOWS[suit]
+        for low in _fillable_windows(plain >> 16 * k & _LANE, fill):
+            window = windows[low - 1]
+            free = wilds
+            if own_wild in held and own_wild in window:  # the suit's own wild is the natural here
+                free = list(wilds)
+                free.remove(own_wild)
+            tokens, n = [], 0
             for c in window:
                 if c in held:
-                    tokens.append(Token(c))
+                    tokens.append(_PLAIN[c])
                 else:
-                    tokens.append(Token(free[k], c))
-                    k += 1
+                    tokens.append(_stand_in(free[n], c))
+                    n += 1
             offers[tuple(tokens)] = None
-        held_positions = [p for p in range(1, 15) if rank_at(p) + suit in held]
-        if len(held_positions) >= 4:
+        mask = full >> 16 * k & _LANE
+        if mask.bit_count() >= 4:
+            held_positions = [p for p in range(1, 15) if mask >> p & 1]
             for segment in _segments(held_positions):
                 if len(segment) >= 4:
                     for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
-                        offers[tuple(Token(rank_at(p) + suit) for p in part)] = None
+                        offers[tuple(_PLAIN[rank_at(p) + suit] for p in part)] = None
     by_rank: dict[str, list[str]] = {}
     for c in hand:
         by_rank.setdefault(c[0], []).append(c)
     ranks = RANKS if len(wilds) >= 3 else by_rank
     for rank in ranks:
-        naturals = sorted(by_rank.get(rank, ()), key=card_key)
+        naturals = by_rank.get(rank, ())  # sorted, as the hand is
+        if len(naturals) + len(wilds) < 3:
+            continue  # too few for any set of this rank
         usable = _one_per_slot(naturals, decks)
         if len(usable) >= 3:
             for combo in sorted(set(combinations(usable, 3))):
-                offers[tuple(Token(c) for c in combo)] = None
+                offers[tuple(_PLAIN[c] for c in combo)] = None
             if len(usable) > 3:
-                offers[tuple(Token(c) for c in usable)] = None
+                offers[tuple(_PLAIN[c] for c in usable)] = None
         elif rank != wild and 3 - len(usable) <= len(wilds):
-            stand_ins = sorted(wilds[: 3 - len(usable)], key=card_key)
-            offers[tuple([Token(c) for c in usable] + [Token(w, rank) for w in stand_ins])] = None
+            stand_ins = sorted(wilds[: 3 - len(usable)], key=_order)
+            offers[tuple([_PLAIN[c] for c in usable] + [_stand_in(w, rank) for w in stand_ins])] = None
     return tuple(offers)
 
 
-def _one_per_slot(naturals: list[str], decks: int) -> list[str]:
-    """Naturals of one rank, at most ``decks`` of each suit (sorted)."""
-    out, seen = [], Counter()
+def _one_per_slot(naturals: Sequence[str], decks: int) -> list[str]:
+    """Naturals of one rank, at most ``decks`` of each suit, in their order."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
     for c in naturals:
-        if seen[c[1]] < decks:
-            seen[c[1]] += 1
+        if seen.get(c[1], 0) < decks:
+            seen[c[1]] = seen.get(c[1], 0) + 1
             out.append(c)
     return out
 
@@ -352,18 +430,15 @@ def _segments(positions: list[int]) -> list[list[int]]:
 
 
 def layoff_offers(meld: Meld, hand: Sequence[str], wild: str, decks: int, only_wild: str | None = None) -> list[tuple[str | None, Token]]:
-    """One-card lay-offs onto ``meld``: (end, token); ``only_wild`` forces that wild to be the card."""
-    return list(_layoff_offers(meld, tuple(hand), wild, decks, only_wild))
+    """One-card lay-offs onto ``meld``: (end, token); ``only_wild`` forces that wild to be the card.
 
-
-@lru_cache(maxsize=8192)
-def _layoff_offers(meld: Meld, hand: tuple[str, ...], wild: str, decks: int, only_wild: str | None) -> tuple:
+    A natural that fits is offered rather than a wild; the wild offered is the first in stand-in order.
+    """
     offers: list[tuple[str | None, Token]] = []
-    wilds = _wilds(hand, wild) if only_wild is None else [only_wild]
     if meld.kind == "run":
         if len(meld.tokens) >= 13:
-            return ()
-        for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1)):
+            return offers
+        for end, p in (("lo", meld.low - 1), ("hi", meld.low + len(meld.tokens))):
             if not 1 <= p <= 14:
                 continue
             natural = rank_at(p) + meld.suit
@@ -371,20 +446,31 @@ def _layoff_offers(meld: Meld, hand: tuple[str, ...], wild: str, decks: int, onl
                 offers.append((end, Token(natural) if only_wild == natural else Token(only_wild, natural)))
             elif natural in hand:
                 offers.append((end, Token(natural)))
-            elif wilds:
-                offers.append((end, Token(wilds[0], natural)))
-        return tuple(offers)
-    naturals = meld.naturals()
-    per_suit = Counter(t.card[1] for t in naturals)
-    n, w = len(naturals), len(meld.stand_ins())
-    natural_offers = []
+            else:
+                first = _first_wild(hand, wild)
+                if first is not None:
+                    offers.append((end, Token(first, natural)))
+        return offers
+    rank = meld.rank
+    per_suit: dict[str, int] = {}
+    n = 0
+    for token in meld.tokens:
+        if token.stands is None:
+            per_suit[token.card[1]] = per_suit.get(token.card[1], 0) + 1
+            n += 1
+    w = len(meld.tokens) - n
     if set_size_ok(n + 1, w, decks):
-        candidates = [only_wild] if only_wild is not None else sorted(set(hand), key=card_key)
+        candidates = [only_wild] if only_wild is not None else sorted({c for c in hand if c[0] == rank}, key=_order)
         for c in candidates:
-            if c[0] == meld.rank and per_suit[c[1]] < decks and (c[0] != wild or meld.rank == wild):
-                natural_offers.append((None, Token(c)))
-    offers.extend(natural_offers)
-    if meld.rank != wild and wilds and set_size_ok(n, w + 1, decks) and (only_wild is not None or not natural_offers):
-        if not (only_wild is not None and natural_offers):
-            offers.append((None, Token(wilds[0], meld.rank)))
-    return tuple(offers)
+            if c[0] == rank and per_suit.get(c[1], 0) < decks and (c[0] != wild or rank == wild):
+                offers.append((None, Token(c)))
+    if rank != wild and not offers and set_size_ok(n, w + 1, decks):
+        first = only_wild if only_wild is not None else _first_wild(hand, wild)
+        if first is not None:
+            offers.append((None, Token(first, rank)))
+    return offers
+
+
+def _first_wild(hand: Sequence[str], wild: str) -> str | None:
+    """The wild a lay-off uses: the first in stand-in order, or None without one."""
+    return min((c for c in hand if c[0] == wild), key=_order, default=None)

@@ -10,19 +10,31 @@ once, D-8), ``over``.  See the package docstring for the window model.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
+from functools import lru_cache
+from typing import Any, Mapping, NamedTuple
 
 from arena.games import chance
-from arena.games.base import Action, GameError, GameState, Observation, PositionError, PublicEvent, Result
+from arena.games.base import (
+    Action,
+    GameError,
+    GameState,
+    Observation,
+    PositionError,
+    PublicEvent,
+    RecordObservation,
+    Result,
+)
 from arena.games.mose import events
 from arena.games.cards import RANKS, SUITS, deck, is_card_code
 from arena.games.mose.melds import (
+    CARD_ORDER,
     Meld,
     MeldError,
     Token,
     build_meld,
     card_key,
     card_points,
+    has_meld,
     lay_off,
     layoff_offers,
     meld_from_dict,
@@ -49,6 +61,96 @@ DRAW_STOCK = Action("draw", ("stock",))
 TAKE_PILE = Action("take", ("pile",))
 PASS = Action("pass")
 CALL_MOSE = Action("call", ("mose",))
+#: The keys of an observation, in the order `MoseState.observation` builds its tuple.
+OBSERVATION_KEYS = (
+    "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
+    "stock_size", "direction", "scores", "round", "rounds", "wild_rank", "dealer", "turn",
+    "melds",  # id, owner, kind and tokens (``2h:6s`` is the wild 2h as 6s)
+    "table", "round_started", "exhaustions", "penalties",
+    # Contested mode: the turn's seat has made its one False Mose (no more `call mose` this turn), and how
+    # many False Plays it has made this turn (none is offered after MAX_FALSE_PLAYS).
+    "mistake", "false_plays",
+    "last_pickup",  # seat, source, count, and the one seat that has played since (D-14), if any
+    # An open reaction window: the seats still to be asked (each is skipped unless it can play), and
+    # whether the seat deciding has already played in it.
+    "window",
+    "turns", "turn_limit",  # turns of this round so far, against `turn_limit`
+    "last_round",  # the last finished round (winner, points, reason); totals are in ``scores``
+)
+_Observation = RecordObservation.record_type(OBSERVATION_KEYS)
+
+#: One discard action per card (actions are immutable values, so every legal list shares them).
+DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
+_order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
+
+
+@lru_cache(maxsize=8192)
+def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
+    """The ``meld`` actions of `new_meld_offers` for a hand (kept: a seat's hand often waits unchanged)."""
+    return tuple(Action("meld", tuple(map(str, tokens))) for tokens in new_meld_offers(hand, wild, decks))
+
+
+class MeldFit(NamedTuple):
+    """What one meld on the table can take: the naturals a lay-off may add, whether a wild may be laid
+    off, and the naturals that may be swapped in for one of its wilds."""
+
+    meld: Meld
+    naturals: frozenset[str]
+    takes_wild: bool
+    swaps: frozenset[str]
+
+
+class TableNeeds(NamedTuple):
+    """What the melds on the table can take, each (``melds``) and all together; ``swaps`` maps a natural
+    to the owners of the melds it may be swapped into."""
+
+    melds: tuple[MeldFit, ...]
+    naturals: frozenset[str]
+    takes_wild: bool
+    swaps: dict[str, set[int]]
+
+
+def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | None = None) -> TableNeeds:
+    """The lay-offs and swaps the table allows, by card: a hand that holds none of the cards (and no wild
+    where one fits) has none, whatever else it holds; otherwise `layoff_offers` and `swap_in` say which.
+
+    ``before``: the needs of the table before its last change (same round), whose unchanged melds (the
+    same objects: a Meld is immutable) keep their fits.
+    """
+    fits = []
+    known = {} if before is None else {id(fit.meld): fit for fit in before.melds}
+    for meld in melds:
+        fit = known.get(id(meld))
+        if fit is not None and fit.meld is meld:
+            fits.append(fit)
+            continue
+        if meld.kind == "run":
+            ends = []
+            if len(meld.tokens) < 13:
+                ends = [rank_at(p) + meld.suit for p in (meld.low - 1, meld.high + 1) if 1 <= p <= 14]
+            swaps = frozenset(t.stands for t in meld.tokens if t.stands is not None)
+            fits.append(MeldFit(meld, frozenset(ends), bool(ends), swaps))
+            continue
+        per_suit = Counter(t.card[1] for t in meld.tokens if t.stands is None)
+        n = sum(per_suit.values())
+        w = len(meld.tokens) - n
+        open_naturals = frozenset(meld.rank + s for s in SUITS if per_suit[s] < decks)
+        fits.append(MeldFit(
+            meld,
+            open_naturals if set_size_ok(n + 1, w, decks) else frozenset(),
+            meld.rank != wild and set_size_ok(n, w + 1, decks),
+            open_naturals if w else frozenset(),
+        ))
+    swaps: dict[str, set[int]] = {}
+    for fit in fits:
+        for card in fit.swaps:
+            swaps.setdefault(card, set()).add(fit.meld.owner)
+    return TableNeeds(
+        tuple(fits),
+        frozenset().union(*(fit.naturals for fit in fits)),
+        any(fit.takes_wild for fit in fits),
+        swaps,
+    )
 
 
 def decks_for(players: int, option: int) -> int:
@@ -86,7 +188,9 @@ class MoseState(GameState):
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.stock: list[str] = []
         self.discard: list[str] = []
-        self.melds: list[Meld] = []
+        self.melds: list[Meld] = []  # replaced at every change, never changed in place (see `_table`)
+        self._table_of: tuple[list[Meld], TableNeeds] | None = None  # (melds, what they can take)
+        self._view_of: tuple[list[Meld], list[dict[str, Any]]] | None = None  # (melds, their observed form)
         self.table: list[str] = []
         self.pending: dict[str, Any] | None = None
         self.window: dict[str, Any] | None = None
@@ -128,7 +232,7 @@ class MoseState(GameState):
         for i in range(HAND_SIZE * n):
             self.hands[(self.dealer + 1 + i) % n].append(cards[i])
         for hand in self.hands:
-            hand.sort(key=card_key)
+            hand.sort(key=_order)
         self.discard = [cards[HAND_SIZE * n]]
         self.stock = cards[HAND_SIZE * n + 1 :]
         self.melds, self.table, self.pending, self.window = [], [], None, None
@@ -173,6 +277,11 @@ class MoseState(GameState):
         offered meld with the same tokens, which is what gets applied.
         """
         parsed = Action.parse(action)
+        if self.phase != "over":
+            legal = self._legal if self._legal is not None else self.legal_actions()
+            if parsed in legal:  # the common case (a pick from the legal list): no second search
+                self._apply_legal(parsed)
+                return
         if parsed.verb == "meld" and not self.is_over:
             tokens = Counter(parsed.args)
             for legal in self.legal_actions():
@@ -198,7 +307,7 @@ class MoseState(GameState):
         if self.phase == "react":
             return [PASS, *plays]
         hand = self.hands[seat]
-        discards = [Action("discard", (c,)) for c in sorted(set(hand), key=card_key)]
+        discards = [DISCARDS[c] for c in dict.fromkeys(hand)]  # the hand is sorted
         actions = [*plays, *discards]
         if self.options["mode"] == "contested":
             actions.extend(self._false_plays(seat))
@@ -226,7 +335,7 @@ class MoseState(GameState):
         twin.options = dict(self.options)
         twin.hands = [list(h) for h in self.hands]
         twin.stock, twin.discard, twin.table = list(self.stock), list(self.discard), list(self.table)
-        twin.melds = list(self.melds)  # Meld is immutable
+        # the melds list is replaced at every change, never changed in place, and a Meld is immutable
         twin.pending = None if self.pending is None else dict(self.pending)
         twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
@@ -263,79 +372,60 @@ class MoseState(GameState):
         """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window)."""
         hand = self.hands[seat]
         wild, decks = self.wild, self.decks
-        actions = [Action("meld", tuple(str(t) for t in tokens)) for tokens in new_meld_offers(hand, wild, decks)]
-        for meld in self.melds:
-            for end, token in layoff_offers(meld, hand, wild, decks):
-                actions.append(_layoff_action(meld, end, token))
-        actions.extend(self._swaps(seat))
+        actions = list(meld_actions(tuple(hand), wild, decks))
+        held = set(hand)
+        has_wild = any(c[0] == wild for c in hand)
+        for fit in self._table_needs().melds:
+            if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
+                meld = fit.meld
+                for end, token in layoff_offers(meld, hand, wild, decks):
+                    actions.append(_layoff_action(meld, end, token))
+        actions.extend(self._swaps(seat, held))
         return actions
 
-    def _has_plays(self, seat: int, needs: dict[str, Any]) -> bool:
+    def _has_plays(self, seat: int, needs: TableNeeds) -> bool:
         """Whether a window should ask ``seat``: the table's ``needs`` against its hand, no full list."""
         hand = self.hands[seat]
-        if new_meld_offers(hand, self.wild, self.decks):
+        if has_meld(tuple(hand), self.wild, self.decks):
             return True
         held = set(hand)
-        if held & needs["naturals"] or (needs["wild_fits"] and any(c[0] == self.wild for c in held)):
+        if not needs.naturals.isdisjoint(held) or (needs.takes_wild and any(c[0] == self.wild for c in held)):
             return True
-        for card in held & needs["swaps"].keys():
-            if self.options["owner_may_swap"] or needs["swaps"][card] - {seat}:
+        for card in held & needs.swaps.keys():
+            if self.options["owner_may_swap"] or needs.swaps[card] - {seat}:
                 return True
         return False
 
-    def _table_needs(self) -> dict[str, Any]:
-        """What the melds on the table can take: naturals to lay off, a wild, naturals to swap in."""
-        naturals: set[str] = set()
-        swaps: dict[str, set[int]] = {}
-        wild_fits = False
-        for meld in self.melds:
-            if meld.kind == "run":
-                if len(meld.tokens) < 13:
-                    for p in (meld.low - 1, meld.high + 1):
-                        if 1 <= p <= 14:
-                            naturals.add(rank_at(p) + meld.suit)
-                            wild_fits = True
-                for token in meld.tokens:
-                    if token.stands is not None:
-                        swaps.setdefault(token.stands, set()).add(meld.owner)
-                continue
-            per_suit = Counter(t.card[1] for t in meld.tokens if t.stands is None)
-            n = sum(per_suit.values())
-            w = len(meld.tokens) - n
-            open_suits = [s for s in SUITS if per_suit[s] < self.decks]
-            if set_size_ok(n + 1, w, self.decks):
-                naturals.update(meld.rank + s for s in open_suits)
-            if meld.rank != self.wild and set_size_ok(n, w + 1, self.decks):
-                wild_fits = True
-            if w:
-                for s in open_suits:
-                    swaps.setdefault(meld.rank + s, set()).add(meld.owner)
-        return {"naturals": naturals, "wild_fits": wild_fits, "swaps": swaps}
+    def _table_needs(self) -> TableNeeds:
+        """What the melds on the table can take (`TableNeeds`).
 
-    def _swaps(self, seat: int, with_placements: bool = True) -> list[Action]:
+        Kept with the melds list it was worked out for: the engine replaces that list at every change.
+        """
+        cached = self._table_of
+        if cached is not None and cached[0] is self.melds:
+            return cached[1]
+        needs = table_needs(self.melds, self.wild, self.decks, None if cached is None else cached[1])
+        self._table_of = (self.melds, needs)
+        return needs
+
+    def _swaps(self, seat: int, held: set[str]) -> list[Action]:
         hand = self.hands[seat]
         actions = []
-        for meld in self.melds:
-            if meld.owner == seat and not self.options["owner_may_swap"]:
-                continue
-            if not meld.stand_ins():
+        for fit in self._table_needs().melds:
+            meld = fit.meld
+            if fit.swaps.isdisjoint(held) or (meld.owner == seat and not self.options["owner_may_swap"]):
                 continue
             if meld.kind == "run":
-                naturals = [t.stands for t in meld.stand_ins() if t.stands in hand]
+                naturals = [t.stands for t in meld.tokens if t.stands in fit.swaps and t.stands in held]
             else:
-                naturals = [c for c in sorted(set(hand), key=card_key) if c[0] == meld.rank and c[0] != self.wild]
+                naturals = sorted(fit.swaps & held, key=_order)
             for natural in naturals:
-                try:
-                    swapped, freed = swap_in(meld, natural, self.wild, self.decks)
-                except MeldError:
-                    continue
+                swapped, freed = swap_in(meld, natural, self.wild, self.decks)
                 actions.append(Action("swap", (str(meld.id), natural, "take")))
-                if not with_placements:
-                    return actions
                 rest = list(hand)
                 rest.remove(natural)
                 melds = [swapped if m.id == meld.id else m for m in self.melds]
-                if self._placements(seat, rest, melds, freed):
+                if self._can_place(rest, melds, freed):
                     actions.append(Action("swap", (str(meld.id), natural, "place")))
         return actions
 
@@ -349,6 +439,16 @@ class MoseState(GameState):
             if any(t.card == card for t in tokens):
                 actions.append(Action("meld", tuple(str(t) for t in tokens)))
         return actions
+
+    def _can_place(self, hand: list[str], melds: list[Meld], card: str) -> bool:
+        """Whether `_placements` offers anything, stopping at the first placement found."""
+        wild, decks = self.wild, self.decks
+        if any(layoff_offers(meld, hand, wild, decks, only_wild=card) for meld in melds):
+            return True
+        return any(
+            any(t.card == card for t in tokens)
+            for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card)
+        )
 
     def _false_plays(self, seat: int) -> list[Action]:
         """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), at either end of a run;
@@ -431,7 +531,7 @@ class MoseState(GameState):
         meld = build_meld(tokens, self.wild, self.decks, self.next_meld, seat)
         self.next_meld += 1
         self._take_cards(seat, [t.card for t in tokens], placing)
-        self.melds.append(meld)
+        self.melds = [*self.melds, meld]
         self._note_event(seat)
 
     def _layoff(self, seat: int, args: tuple[str, ...], placing: bool) -> None:
@@ -452,7 +552,7 @@ class MoseState(GameState):
         back = self.phase
         if choice == "take":
             self.hands[seat].append(freed)
-            self.hands[seat].sort(key=card_key)
+            self.hands[seat].sort(key=_order)
             self._finish_play(seat, back)
         else:
             self.table.append(freed)
@@ -494,7 +594,7 @@ class MoseState(GameState):
 
     def _pick_up(self, seat: int, cards: list[str], source: str) -> None:
         self.hands[seat].extend(cards)
-        self.hands[seat].sort(key=card_key)
+        self.hands[seat].sort(key=_order)
         self.last_pickup = {"seat": seat, "source": source, "cards": list(cards), "by": None}
         self.round_started = True
         self.phase = "play"
@@ -618,56 +718,66 @@ class MoseState(GameState):
     # -- observation and position ----------------------------------------------------------
 
     def observation(self, seat: int | None) -> Observation:
+        """What ``seat`` may see (None: the spectator), one tuple in the order of `OBSERVATION_KEYS`.
+
+        Built at every decision, so parts the engine never changes in place are shared, not copied:
+        the scores list (replaced when a round is scored), the last round's record and the melds'
+        view (made once per melds list, which is replaced at every change).
+        """
         if seat is not None and seat not in range(self.players):
             raise GameError(f"seat {seat!r} is not in this {self.players}-player game")
         pickup = self.last_pickup
-        return Observation(
-            {
-                "ruleset": self.ruleset,
-                "seat": seat,
-                "seat_count": self.players,
-                "current": self.current,
-                "decision": self.decision,
-                "hand": None if seat is None else list(self.hands[seat]),
-                "hand_sizes": [len(h) for h in self.hands],
-                "discard": list(self.discard),
-                "discard_size": len(self.discard),
-                "stock_size": len(self.stock),
-                "direction": 1,
-                "scores": list(self.scores),
-                "round": self.round,
-                "rounds": self.rounds,
-                "wild_rank": self.wild,
-                "dealer": self.dealer,
-                "turn": self.turn,
-                # Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s).
-                "melds": [
-                    {"id": m.id, "owner": m.owner, "kind": m.kind, "tokens": [str(t) for t in m.tokens]}
-                    for m in self.melds
-                ],
-                "table": list(self.table),
-                "round_started": self.round_started,
-                "exhaustions": self.exhaustions,
-                "penalties": list(self.penalties),
-                # Contested mode: the turn's seat has made its one False Mose (no more `call mose` this turn),
-                # and how many False Plays it has made this turn (none is offered after MAX_FALSE_PLAYS).
-                "mistake": self.mistake,
-                "false_plays": self.false_plays,
-                "last_pickup": None
-                if pickup is None
-                else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"]),
-                      "by": pickup["by"]},  # the one seat that has played since (D-14), if any
-                # An open reaction window: the seats still to be asked (each is skipped unless it can
-                # play), and whether the seat deciding has already played in it.
-                "window": None if self.window is None
-                else {"queue": list(self.window["queue"]), "acted": self.window["acted"]},
-                "turns": self.turns,  # turns of this round so far, against `turn_limit`
-                "turn_limit": self.options["turn_limit"],
-                "mistake": self.mistake,  # contested mode: a False Mose or False Play this turn already
-                # The last finished round (winner, points, reason); totals are in ``scores``.
-                "last_round": None if not self.history else dict(self.history[-1], points=list(self.history[-1]["points"])),
-            }
+        window = self.window
+        history = self.history
+        observation = _Observation()  # see RecordObservation
+        observation._data = (
+            self.ruleset,
+            seat,
+            self.players,
+            self.current,
+            self.phase,
+            None if seat is None else self.hands[seat][:],
+            [*map(len, self.hands)],
+            self.discard[:],
+            len(self.discard),
+            len(self.stock),
+            1,
+            self.scores,
+            self.round,
+            self.options["rounds"],
+            RANKS[self.round - 1],
+            self.dealer,
+            self.turn,
+            self._melds_view(),
+            self.table[:],
+            self.round_started,
+            self.exhaustions,
+            self.penalties[:],
+            self.mistake,
+            self.false_plays,
+            None
+            if pickup is None
+            else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"]),
+                  "by": pickup["by"]},
+            None if window is None else {"queue": window["queue"][:], "acted": window["acted"]},
+            self.turns,
+            self.options["turn_limit"],
+            history[-1] if history else None,
         )
+        return observation
+
+    def _melds_view(self) -> list[dict[str, Any]]:
+        """The melds as observations show them, made once per melds list (shared, read-only)."""
+        cached = self._view_of
+        if cached is not None and cached[0] is self.melds:
+            return cached[1]
+        # Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s).
+        view = [
+            {"id": m.id, "owner": m.owner, "kind": m.kind, "tokens": [str(t) for t in m.tokens]}
+            for m in self.melds
+        ]
+        self._view_of = (self.melds, view)
+        return view
 
     def to_position(self) -> dict[str, Any]:
         return {
