@@ -79,6 +79,8 @@ OBSERVATION_KEYS = (
 )
 _Observation = RecordObservation.record_type(OBSERVATION_KEYS)
 
+#: The cards of each rank: a round's wilds.
+WILDS = {rank: frozenset(rank + suit for suit in SUITS) for rank in RANKS}
 #: One discard action per card (actions are immutable values, so every legal list shares them).
 DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
@@ -87,7 +89,12 @@ _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast so
 @lru_cache(maxsize=8192)
 def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
     """The ``meld`` actions of `new_meld_offers` for a hand (kept: a seat's hand often waits unchanged)."""
-    return tuple(Action("meld", tuple(map(str, tokens))) for tokens in new_meld_offers(hand, wild, decks))
+    return tuple(map(_meld_action, new_meld_offers(hand, wild, decks)))
+
+
+@lru_cache(maxsize=8192)
+def _meld_action(tokens: tuple[Token, ...]) -> Action:
+    return Action("meld", tuple(map(str, tokens)))
 
 
 class MeldFit(NamedTuple):
@@ -372,9 +379,10 @@ class MoseState(GameState):
         """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window)."""
         hand = self.hands[seat]
         wild, decks = self.wild, self.decks
-        actions = list(meld_actions(tuple(hand), wild, decks))
+        hand_key = tuple(hand)
+        actions = list(meld_actions(hand_key, wild, decks)) if has_meld(hand_key, wild, decks) else []
         held = set(hand)
-        has_wild = any(c[0] == wild for c in hand)
+        has_wild = not held.isdisjoint(WILDS[wild])
         for fit in self._table_needs().melds:
             if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
                 meld = fit.meld
@@ -386,10 +394,11 @@ class MoseState(GameState):
     def _has_plays(self, seat: int, needs: TableNeeds) -> bool:
         """Whether a window should ask ``seat``: the table's ``needs`` against its hand, no full list."""
         hand = self.hands[seat]
-        if has_meld(tuple(hand), self.wild, self.decks):
+        wild = self.wild
+        if has_meld(tuple(hand), wild, self.decks):
             return True
         held = set(hand)
-        if not needs.naturals.isdisjoint(held) or (needs.takes_wild and any(c[0] == self.wild for c in held)):
+        if not needs.naturals.isdisjoint(held) or (needs.takes_wild and not held.isdisjoint(WILDS[wild])):
             return True
         for card in held & needs.swaps.keys():
             if self.options["owner_may_swap"] or needs.swaps[card] - {seat}:
@@ -475,8 +484,9 @@ class MoseState(GameState):
         self._legal = None
         seat = self.current
         verb = action.verb
+        grown = self._grown(action) if verb == "layoff" else None  # None: a lay-off that does not fit
         if self.log is not None:
-            events.action(self, seat, action, verb != "layoff" or self._fits(action))
+            events.action(self, seat, action, verb != "layoff" or grown is not None)
         if verb == "draw":
             self._draw_stock(seat)
         elif verb == "take":
@@ -490,7 +500,7 @@ class MoseState(GameState):
         elif verb == "swap":
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
         elif verb in ("meld", "layoff"):
-            if verb == "layoff" and not self._fits(action):
+            if verb == "layoff" and grown is None:
                 self._false_play(seat, str(action))
                 return
             back = self.phase if self.phase != "place" else self.pending["back"]
@@ -498,17 +508,17 @@ class MoseState(GameState):
             if verb == "meld":
                 self._meld(seat, action.args, placing)
             else:
-                self._layoff(seat, action.args, placing)
+                self._layoff(seat, grown, parse_token(action.args[-1], self.wild).card, placing)
             self._finish_play(seat, back)
 
-    def _fits(self, action: Action) -> bool:
+    def _grown(self, action: Action) -> Meld | None:
+        """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play)."""
         meld = self.meld_by_id(int(action.args[0]))
         end = action.args[1] if meld.kind == "run" else None
         try:
-            lay_off(meld, end, parse_token(action.args[-1], self.wild), self.wild, self.decks)
+            return lay_off(meld, end, parse_token(action.args[-1], self.wild), self.wild, self.decks)
         except MeldError:
-            return False
-        return True
+            return None
 
     def meld_by_id(self, meld_id: int) -> Meld:
         for meld in self.melds:
@@ -534,13 +544,9 @@ class MoseState(GameState):
         self.melds = [*self.melds, meld]
         self._note_event(seat)
 
-    def _layoff(self, seat: int, args: tuple[str, ...], placing: bool) -> None:
-        meld = self.meld_by_id(int(args[0]))
-        end = args[1] if meld.kind == "run" else None
-        token = parse_token(args[-1], self.wild)
-        grown = lay_off(meld, end, token, self.wild, self.decks)
-        self._take_cards(seat, [token.card], placing)
-        self.melds = [grown if m.id == meld.id else m for m in self.melds]
+    def _layoff(self, seat: int, grown: Meld, card: str, placing: bool) -> None:
+        self._take_cards(seat, [card], placing)
+        self.melds = [grown if m.id == grown.id else m for m in self.melds]
         self._note_event(seat)
 
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
@@ -816,7 +822,12 @@ class MoseState(GameState):
 
 
 def _layoff_action(meld: Meld, end: str | None, token: Token) -> Action:
-    args = (str(meld.id), end, str(token)) if end else (str(meld.id), str(token))
+    return _layoff_action_of(meld.id, end, token)
+
+
+@lru_cache(maxsize=8192)
+def _layoff_action_of(meld_id: int, end: str | None, token: Token) -> Action:
+    args = (str(meld_id), end, str(token)) if end else (str(meld_id), str(token))
     return Action("layoff", args)
 
 
