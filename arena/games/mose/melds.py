@@ -80,7 +80,9 @@ class Token(NamedTuple):
         return self.stands is not None
 
 
+@lru_cache(maxsize=4096)
 def parse_token(text: str, wild: str) -> Token:
+    """A token from its text, checked (kept: the same few texts come back at every apply and restore)."""
     card, sep, stands = text.partition(":")
     if not is_card_code(card) or card[0] == "X":
         raise MeldError(f"{text!r}: {card!r} is not a card of the 52-card pack")
