@@ -195,7 +195,8 @@ class MoseState(GameState):
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.stock: list[str] = []
         self.discard: list[str] = []
-        self.melds: list[Meld] = []  # replaced at every change, never changed in place (see `_table`)
+        # Replaced at every change, never changed in place: `_table_needs`, `_melds_view` and clones rely on it.
+        self.melds: list[Meld] = []
         self._table_of: tuple[list[Meld], TableNeeds] | None = None  # (melds, what they can take)
         self._view_of: tuple[list[Meld], list[dict[str, Any]]] | None = None  # (melds, their observed form)
         self.table: list[str] = []
