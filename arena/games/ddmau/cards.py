@@ -66,6 +66,7 @@ def printed(card: str) -> Ident:
 
 
 _PRINTED: dict[str, Ident] = {}
+_MARKED: dict[str, Ident] = {}
 
 
 def ident(card: str, mark: str | None = None) -> Ident:
@@ -75,8 +76,11 @@ def ident(card: str, mark: str | None = None) -> Ident:
         if found is None:
             found = _PRINTED[card] = printed(card)
         return found
-    kind, _, colour = mark.partition(":")
-    return Ident(kind, colour or None, None)
+    found = _MARKED.get(mark)
+    if found is None:
+        kind, _, colour = mark.partition(":")
+        found = _MARKED[mark] = Ident(kind, colour or None, None)
+    return found
 
 
 def points(card: str) -> int:

@@ -23,6 +23,11 @@ per DM unless going out, rainbow needs an MM-LM) are checked at the end.
 Going out waives only the DM requirement, so the exhaustive search over the
 rest of the hand runs only when an LM shortage could be rescued by
 emptying the hand.
+
+The engine asks these questions for every card of the hand at every
+decision, about the same few summaries again and again, so it asks them of
+a `Node`: a summary interned once per rules, with its moves (`add`) and its
+LM bookkeeping worked out the first time they are needed.
 """
 
 from __future__ import annotations
@@ -168,54 +173,163 @@ def _needs_met(s: Chain, lms: int, mms: int, rules: Rules, going_out: bool = Fal
     return L + lms + mms >= _lm_need(s, going_out, rules)
 
 
+class Node:
+    """A summary with the answers the engine asks of it, each worked out once.
+
+    The summaries a game meets are few (a top, a phase, a run, some counters)
+    and the same ones come back turn after turn, so the engine walks interned
+    nodes (`node`, `start_node`): adding a card is a dict look-up once it has
+    been done, and whether neutral LMs and MMs can finish the play is two
+    numbers.  A node answers exactly what `add`, `complete` and `_needs_met`
+    answer for its ``chain``.
+    """
+
+    __slots__ = ("chain", "rules", "simple", "needs_mm", "lack", "lack_out", "done", "done_out", "_moves",
+                 "_sorted", "_free", "_maybe")
+
+    def __init__(self, chain: Chain, rules: Rules) -> None:
+        self.chain = chain
+        self.rules = rules
+        #: a visible card is in and no run stands at 2: LMs and MMs alone can finish the play
+        self.simple = chain.nonlm and chain.seg_len != 2
+        self.needs_mm = chain.rainbow and not chain.mlm  # a rainbow run still needs an MM as LM
+        self.lack = _lm_need(chain, False, rules) - chain.L  # LMs (or MMs) still needed
+        # the same when the play empties the hand: never more than ``lack``, and no card added lowers it
+        # unless it is an LM (an MM as LM): the steps, segments and DMs a play needs LMs for only grow
+        self.lack_out = _lm_need(chain, True, rules) - chain.L
+        self.done = complete(chain, False, rules)
+        self.done_out = complete(chain, True, rules)
+        self._moves: dict = {}
+        self._sorted: set[str] = set()  # the cards `offers` has put in _free, _maybe or neither
+        self._free: set[str] = set()
+        self._maybe: set[str] = set()
+
+    def options(self, card: str) -> "tuple[Node, ...]":
+        """The nodes after adding ``card`` as each thing it could be now (`identities`), dead ends left out."""
+        found = self._moves.get(card)
+        if found is None:
+            rules = self.rules
+            afters = (add(self.chain, card, idt, rules) for idt in identities(card, self.chain))
+            found = self._moves[card] = tuple(node(a, rules) for a in afters if a is not None)
+        return found
+
+    def then(self, card: str, mark: str | None) -> "Node | None":
+        """The node after ``card`` with its pile mark (an MM's declaration, an SM's colour), or None."""
+        key = (card, mark)
+        found = self._moves.get(key, False)
+        if found is False:
+            after = add(self.chain, card, ident(card, mark), self.rules)
+            found = self._moves[key] = None if after is None else node(after, self.rules)
+        return found
+
+    def offers(self, held: set[str]) -> tuple[set[str], set[str]]:
+        """(free, maybe): those of the ``held`` cards that may be added now, split by what else it takes.
+
+        A *free* card leads to a play that is legal as it stands (or as a power on power, a
+        number on a number): it is offered whenever it is held.  A *maybe* card needs more (a run's
+        third card, an LM for a DM or a run, a visible card after an LM): whether it is offered
+        depends on the rest of the hand.  Other cards cannot be added at all.  Each card is sorted
+        the first time it is held here.
+        """
+        new = held - self._sorted
+        if new:
+            for card in new:
+                afters = self.options(card)
+                if any(a.simple and not a.needs_mm and a.lack <= 0 for a in afters):
+                    self._free.add(card)
+                elif afters:
+                    self._maybe.add(card)
+            self._sorted |= new
+        return held & self._free, held & self._maybe
+
+    def meets(self, lms: int, mms: int, going_out: bool = False) -> bool:
+        """`_needs_met`: would ``lms`` LMs and ``mms`` MMs added as LMs make the play legal?"""
+        if self.needs_mm:
+            return mms > 0 and lms + mms >= (self.lack_out if going_out else self.lack)
+        return lms + mms >= (self.lack_out if going_out else self.lack)
+
+
+#: Interned nodes per rules, and the start nodes by top; cleared by `start_node` (between plays,
+#: never inside a search) past the limit.
+_NODES: dict[Rules, dict[Chain, Node]] = {}
+_STARTS: dict[Rules, dict[Ident | None, Node]] = {}
+NODE_LIMIT = 50_000
+
+
+def node(s: Chain, rules: Rules) -> Node:
+    """The one node of summary ``s`` under ``rules``."""
+    nodes = _NODES.get(rules)
+    if nodes is None:
+        nodes = _NODES[rules] = {}
+    found = nodes.get(s)
+    if found is None:
+        found = nodes[s] = Node(s, rules)
+    return found
+
+
+def start_node(top: Ident | None, rules: Rules) -> Node:
+    """The node of a play about to start on ``top`` (`start`)."""
+    starts = _STARTS.get(rules)
+    if starts is None or len(_NODES[rules]) > NODE_LIMIT:  # a bound on memory; answers stay the same
+        starts = _STARTS[rules] = {}
+        _NODES[rules] = {}
+    found = starts.get(top)
+    if found is None:
+        found = starts[top] = node(Chain(top), rules)
+    return found
+
+
 def can_complete(s: Chain, rest: Counter, rules: Rules) -> bool:
     """Can cards from ``rest`` (the hand after this play so far) make the play legal?"""
-    if _fast(s, rest, rules):
+    return completes(node(s, rules), rest)
+
+
+def completes(n: Node, rest: Counter) -> bool:
+    """`can_complete` for a node."""
+    lms, mms = rest.get("LM", 0), rest.get("MM", 0)
+    if lms + mms < n.lack_out:
+        return False  # adding cards never lowers what the play needs in LMs (see `Node.lack_out`)
+    if _fast(n, rest, lms, mms):
         return True
     # Going out waives only the DM's LM: if that is not the sole shortage, emptying the hand cannot help.
-    return _fast(s, rest, rules, True) and _can_go_out(s, rest, rules)
+    return _fast(n, rest, lms, mms, True) and _can_go_out(n, rest)
 
 
-def _fast(s: Chain, rest: Counter, rules: Rules, waive_dm: bool = False) -> bool:
-    """Completion that keeps cards in hand: at most one run card, then neutral LMs/MMs."""
-    lms, mms = rest.get("LM", 0), rest.get("MM", 0)
-    if s.seg_len == 2:
-        number = s.prev.number + s.seg_dir
-        for card, count in rest.items():
-            if count and card[0] in "RYBG" and card[1:] == str(number):
-                after = add(s, card, ident(card), rules)
-                if after is not None and _needs_met(after, lms, mms, rules, waive_dm):
+def _fast(n: Node, rest: Counter, lms: int, mms: int, waive_dm: bool = False) -> bool:
+    """Completion that keeps cards in hand: at most one card more (the run's third card, or the
+    first visible card after LMs), then neutral LMs/MMs."""
+    if n.simple:
+        return n.meets(lms, mms, waive_dm)
+    for card, count in rest.items():
+        if count:
+            left_lms = lms - (card == "LM")
+            left_mms = mms - (card == "MM")
+            for after in n.options(card):
+                if after.simple and after.meets(left_lms, left_mms, waive_dm):
                     return True
-        return False
-    if not s.nonlm:
-        for card, count in rest.items():
-            if not count or card == "LM":
-                continue
-            smaller = rest.copy()
-            smaller[card] -= 1
-            for idt in identities(card, s):
-                if idt.kind == "LM":
-                    continue
-                after = add(s, card, idt, rules)
-                if after is not None and after.nonlm and _fast(after, smaller, rules, waive_dm):
-                    return True
-        return False
-    return _needs_met(s, lms, mms, rules, waive_dm)
+    return False
 
 
-def _can_go_out(s: Chain, rest: Counter, rules: Rules) -> bool:
+def _can_go_out(n: Node, rest: Counter) -> bool:
     """Exhaustive search: can every card left be added (in some order) as a legal play?"""
-    cards = tuple(sorted(c for c, n in rest.items() for _ in range(n)))
+    rules = n.rules
+    movable = [c for c, k in rest.items() if k > 0 and c not in ("LM", "DM")]
+    if movable and not _phase_possible(n.chain, movable, rules):
+        return False  # the search's first step, without setting it up (most hands mix numbers and powers)
+    if n.chain.L + rest.get("LM", 0) + rest.get("MM", 0) == 0 and _needs_a_step(n.chain, movable):
+        return False  # a step needs an LM (7.4), and there is none to come: no search can succeed
+    cards = tuple(sorted(c for c, k in rest.items() for _ in range(k)))
     budget = [SEARCH_BUDGET]
     memo: dict = {}
 
-    def search(s: Chain, cards: tuple[str, ...]) -> bool:
-        key = (s, cards)
+    def search(n: Node, cards: tuple[str, ...]) -> bool:
+        key = (n.chain, cards)  # by value: a node interned again after a clear is the same summary
         if key in memo:
             return memo[key]
         budget[0] -= 1
         if budget[0] < 0:
             return False
+        s = n.chain
         movable = [c for c in dict.fromkeys(cards) if c not in ("LM", "DM")]
         if not movable:
             lms = cards.count("LM")
@@ -229,9 +343,8 @@ def _can_go_out(s: Chain, rest: Counter, rules: Rules) -> bool:
             for card in movable:
                 index = cards.index(card)
                 smaller = cards[:index] + cards[index + 1:]
-                for idt in identities(card, s):
-                    after = add(s, card, idt, rules)
-                    if after is not None and search(after, smaller):
+                for after in n.options(card):
+                    if search(after, smaller):
                         result = True
                         break
                 if result:
@@ -239,7 +352,16 @@ def _can_go_out(s: Chain, rest: Counter, rules: Rules) -> bool:
         memo[key] = result
         return result
 
-    return search(s, cards)
+    return search(n, cards)
+
+
+def _needs_a_step(s: Chain, movable: Iterable[str]) -> bool:
+    """Would a play of all these cards have a run step?  Numbers follow each other as the same number
+    or one up or down (LMs and DMs in between change nothing), so two different numbers need one."""
+    numbers = {card[1:] for card in movable if card[0] in "RYBG"}
+    if s.phase == NUMBERS_PHASE:
+        numbers.add(str(s.prev.number))
+    return len(numbers) > 1
 
 
 def _phase_possible(s: Chain, movable: Iterable[str], rules: Rules) -> bool:

@@ -16,66 +16,105 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from arena.games.ddmau.cards import HIT_KINDS, ident
+from arena.games.base import RecordObservation
+from arena.games.ddmau.cards import HIT_KINDS, TRANSPARENT, ident
 
 if TYPE_CHECKING:
     from arena.games.ddmau.state import DDMauState
 
+#: The keys of every observation, in the order of the tuple `build` makes.
+KEYS = (
+    "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "marks",
+    "discard_size", "stock_size", "direction", "scores", "individual", "effective_top", "color", "number",
+    "hit_run", "play_size", "last_play", "drawn", "called", "optional", "pending_hit", "window", "teams",
+    "active", "dealer", "hand_number", "target", "last_hand",
+)
+DDMauObservation = RecordObservation.record_type(KEYS)
 
-def visible_from(state: "DDMauState") -> int:
-    from arena.games.ddmau.state import effective_top
+#: What the hit run walks over: hit cards, and LMs and DMs (ignored, E-13).
+_HIT_WALK = HIT_KINDS | {"LM", "DM"}
 
+
+def pile_view(state: "DDMauState") -> tuple:
+    """The pile as every seat sees it: (discard, marks, effective_top, color, number, hit_run).
+
+    Shown from the lowest of the effective top, the start of the last play (or of the play in
+    progress) and the start of the hit run.  One walk down from the top finds the effective top
+    (`state.effective_top`) and the hit run (`state.hit_run`); the engine keeps the result until the
+    pile changes (`DDMauState.pile_view`).
+    """
     discard, marks = state.discard, state.marks
-    low = len(discard) - state.last_play - state.chain
-    top = effective_top(discard, marks)
-    if top is not None:
-        low = min(low, top[0])
-    i = len(discard) - 1
-    while i >= 0 and ident(discard[i], marks[i]).kind in HIT_KINDS | {"LM", "DM"}:
+    size = len(discard)
+    low = size - state.last_play - state.chain
+    top = None  # (index, identity) of the effective top
+    run = 0  # hit cards in the run from the top (E-13)
+    walking = True  # still inside the run of hit cards, LMs and DMs
+    i = size - 1
+    while i >= 0 and (top is None or walking):
+        idt = ident(discard[i], marks[i])
+        kind = idt.kind
+        if walking:
+            if kind in _HIT_WALK:
+                run += kind in HIT_KINDS
+            else:
+                walking = False
+                low = min(low, i + 1)
+        if top is None and kind not in TRANSPARENT:
+            top = (i, idt)
+            low = min(low, i)
         i -= 1
-    return max(0, min(low, i + 1))
+    if walking:
+        low = 0
+    low = max(0, low)
+    shown_marks = [None if m is None else m.lower() for m in marks[low:]]
+    if top is None:
+        return discard[low:], shown_marks, None, None, None, run
+    index, idt = top
+    return (discard[low:], shown_marks, {"index": index - low, "kind": idt.kind.lower()}, idt.colour, idt.number,
+            run)
 
 
-def build(state: "DDMauState", seat: int | None) -> dict[str, Any]:
-    from arena.games.ddmau.state import effective_top, hit_run
-
+def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
+    """What ``seat`` may see (None: the spectator).  Lists that the engine replaces instead of changing
+    (scores, individual totals, active seats, the last hand) and the pile view are shared between the
+    observations of one position: observations are read-only snapshots (`Observation`)."""
     over = state.over
-    discard, marks = state.discard, state.marks
-    low = visible_from(state)
-    top = effective_top(discard, marks)
+    view = state.pile_view()
     hit = state.hit
     window = state.window
-    chain = state.chain
-    return {
-        "ruleset": state.ruleset,
-        "seat": seat,
-        "seat_count": state.players,
-        "current": None if over else state.cur,
-        "decision": "over" if over else state.phase,
-        "hand": None if seat is None else state.hands[seat][:],
-        "hand_sizes": list(map(len, state.hands)),
-        "discard": discard[low:],
-        "marks": [None if m is None else m.lower() for m in marks[low:]],
-        "discard_size": len(discard),
-        "stock_size": len(state.stock),
-        "direction": state.direction,
-        "scores": state.scores[:],
-        "individual": state.individual[:],
-        "effective_top": None if top is None else {"index": top[0] - low, "kind": top[1].kind.lower()},
-        "color": None if top is None else top[1].colour,
-        "number": None if top is None else top[1].number,
-        "hit_run": hit_run(discard, marks),
-        "play_size": chain,
-        "last_play": state.last_play,
-        "drawn": state.drawn,
-        "called": state.called,
-        "optional": state.optional,
-        "pending_hit": None if hit is None else {"target": hit["target"], "count": hit["count"], "kind": hit["kind"].lower(), "by": hit["by"]},
-        "window": None if window is None else {"offender": window["offender"]},
-        "teams": state.teams,
-        "active": state.active[:],
-        "dealer": state.dealer,
-        "hand_number": state.hand_number,
-        "target": state.target,
-        "last_hand": state.last_hand,
-    }
+    observation = DDMauObservation()  # see RecordObservation: the cheapest construction
+    observation._data = (
+        state.ruleset,
+        seat,
+        state.players,
+        None if over else state.cur,
+        "over" if over else state.phase,
+        None if seat is None else state.hands[seat][:],
+        [*map(len, state.hands)],
+        view[0],
+        view[1],
+        len(state.discard),
+        len(state.stock),
+        state.direction,
+        state.scores,
+        state.individual,
+        view[2],
+        view[3],
+        view[4],
+        view[5],
+        state.chain,
+        state.last_play,
+        state.drawn,
+        state.called,
+        state.optional,
+        None if hit is None else {"target": hit["target"], "count": hit["count"], "kind": hit["kind"].lower(),
+                                  "by": hit["by"]},
+        None if window is None else {"offender": window["offender"]},
+        state.teams,
+        state.active,
+        state.dealer,
+        state.hand_number,
+        state.target,
+        state.last_hand,
+    )
+    return observation

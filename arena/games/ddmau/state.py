@@ -33,6 +33,8 @@ from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
 from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, TRANSPARENT, Ident, deck, ident, points
+from arena.games.ddmau.observation import build as build_observation
+from arena.games.ddmau.observation import pile_view
 
 VERBS = frozenset({"play", "draw", "pass", "stop", "declare", "color", "block", "accept", "call", "catch"})
 
@@ -113,6 +115,13 @@ class DDMauState(GameState):
         self.teams = team_map(players, options["teams"])
         self.target = options["target"]
         self._legal: list[Action] | None = None
+        self._pile_changed()
+
+    def _pile_changed(self) -> None:
+        """Forget what was worked out from the pile and the play in progress (a card, a mark, a play
+        ended, a reshuffle, a new hand)."""
+        self._view: tuple | None = None  # `pile_view`
+        self._node: C.Node | None = None  # `play_so_far()`
 
     # -- chance: dealer draw, deal, reshuffle ---------------------------------------------
 
@@ -146,6 +155,7 @@ class DDMauState(GameState):
         self.stock = cards  # the end of the list is the top
         self.discard: list[str] = []
         self.marks: list[str | None] = []
+        self._pile_changed()
         self.direction = 1
         self.last_play = 0
         self.hit: dict | None = None
@@ -172,6 +182,7 @@ class DDMauState(GameState):
             self.stock = self._shuffle(self.discard[:cut])  # E-8: the last play stays
             del self.discard[:cut]
             del self.marks[:cut]
+            self._pile_changed()
             if self.log is not None:
                 events.reshuffled(self, cut)
         card = self.stock.pop()
@@ -262,7 +273,7 @@ class DDMauState(GameState):
         self._apply_legal(action)
 
     def _apply_legal(self, action: Action) -> None:
-        self._legal = None
+        legal, self._legal = self._legal, None
         verb = action.verb
         self.fresh = False
         if self.log is not None:
@@ -280,7 +291,7 @@ class DDMauState(GameState):
             self.drawn += 1
             self.idle = 0
         elif verb == "pass":
-            self._pass()
+            self._pass(legal)
         elif verb == "accept":
             self._accept()
         elif verb == "block":
@@ -321,11 +332,16 @@ class DDMauState(GameState):
         return legal[0]
 
     def observation(self, seat: int | None) -> Observation:
-        from arena.games.ddmau.observation import build
-
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
             raise GameError(f"seat must be 0..{self.players - 1} or None, not {seat!r}")
-        return Observation(build(self, seat))
+        return build_observation(self, seat)
+
+    def pile_view(self) -> tuple:
+        """The pile as the observations show it (`observation.pile_view`), kept until the pile changes."""
+        view = self._view
+        if view is None:
+            view = self._view = pile_view(self)
+        return view
 
     def result(self) -> Result:
         if not self.over:
@@ -346,9 +362,7 @@ class DDMauState(GameState):
         new.discard = list(self.discard)
         new.marks = list(self.marks)
         new.stock = list(self.stock)
-        new.scores = list(self.scores)
-        new.individual = list(self.individual)
-        new.active = list(self.active)
+        # scores, individual and active are shared: the engine replaces these lists, never changes them
         new.eliminated = [list(e) for e in self.eliminated]
         for name in ("hit", "final", "last_hand"):
             value = getattr(self, name)
@@ -378,41 +392,73 @@ class DDMauState(GameState):
 
     def summary(self, upto_chain: int | None = None) -> C.Chain:
         """The play in progress (its first ``upto_chain`` cards) as a validator summary."""
-        n = self.chain if upto_chain is None else upto_chain
-        base = len(self.discard) - self.chain
-        top = effective_top(self.discard, self.marks, base)
-        s = C.start(None if top is None else top[1])
-        for i in range(base, base + n):
-            s = C.add(s, self.discard[i], ident(self.discard[i], self.marks[i]), self.rules)
-            if s is None:  # only a hand-written position can hold a broken chain
-                raise GameError("the play in progress is not a legal chain")
-        return s
+        return self.play_so_far(upto_chain).chain
 
-    def _playable(self, s: C.Chain) -> list[str]:
-        """Distinct hand cards that can be added now and still lead to a legal play."""
+    def play_so_far(self, upto_chain: int | None = None) -> C.Node:
+        """The play in progress (its first ``upto_chain`` cards) as a validator node."""
+        if upto_chain is None:
+            node = self._node
+            if node is None:
+                node = self._node = self._play_node(self.chain)
+            return node
+        return self._play_node(upto_chain)
+
+    def _play_node(self, upto_chain: int) -> C.Node:
+        discard, marks = self.discard, self.marks
+        base = len(discard) - self.chain
+        top = effective_top(discard, marks, base)
+        node = C.start_node(None if top is None else top[1], self.rules)
+        for i in range(base, base + upto_chain):
+            node = node.then(discard[i], marks[i])
+            if node is None:  # only a hand-written position can hold a broken chain
+                raise GameError("the play in progress is not a legal chain")
+        return node
+
+    def _playable(self, node: C.Node) -> list[str]:
+        """Distinct hand cards that can be added now and still lead to a legal play (in `_ORDER`).
+
+        The node knows the cards that are always offered and those that depend on the hand
+        (`Node.offers`); of these, most settle on the LMs and MMs left in hand, the rest get the
+        validator's full `completes`, with the hand counted.
+        """
         hand = self.hands[self.cur]
-        rest = Counter(hand)
-        out = []
-        rules = self.rules
-        for card in sorted(rest, key=_ORDER.__getitem__):
-            if card == "MM":
-                afters = [C.add(s, card, idt, rules) for idt in C.identities(card, s)]
-            else:
-                afters = [C.add(s, card, ident(card), rules)]
-            afters = [a for a in afters if a is not None]
-            if not afters:
-                continue
-            rest[card] -= 1
-            if any(C.can_complete(after, rest, rules) for after in afters):
-                out.append(card)
-            rest[card] += 1
+        free, maybe = node.offers(set(hand))
+        out = [*free]
+        if maybe:
+            self._playable_maybe(node, hand, maybe, out)
+        if len(out) > 1:
+            out.sort(key=_ORDER.__getitem__)
         return out
+
+    @staticmethod
+    def _playable_maybe(node: C.Node, hand: list[str], cards: set[str], out: list[str]) -> None:
+        """Add to ``out`` those of ``cards`` (the node's maybe cards held) that the rest of the hand can complete."""
+        lms = hand.count("LM")
+        mms = hand.count("MM")
+        rest = None
+        for card in cards:
+            afters = node.options(card)
+            left_lms = lms - (card == "LM")
+            left_mms = mms - (card == "MM")
+            for after in afters:
+                if after.simple and after.meets(left_lms, left_mms):
+                    out.append(card)
+                    break
+            else:
+                if all(left_lms + left_mms < after.lack_out for after in afters):
+                    continue  # short of LMs whatever comes (`completes`)
+                if rest is None:
+                    rest = Counter(hand)
+                rest[card] -= 1
+                if any(C.completes(after, rest) for after in afters):
+                    out.append(card)
+                rest[card] += 1
 
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase == "turn":
-            plays = self._playable(self.summary())
-            legal = [Action("play", (c,)) for c in plays]
+            plays = self._playable(self.play_so_far())
+            legal = [_PLAY[c] for c in plays]
             can_draw = self.drawn < DIG_LIMIT and self._can_draw()
             if can_draw:
                 legal.append(DRAW)
@@ -422,32 +468,33 @@ class DDMauState(GameState):
                 legal.append(PASS)
             return legal
         if phase == "chain":
-            s = self.summary()
+            node = self.play_so_far()
             hand = self.hands[self.cur]
-            legal = [Action("play", (c,)) for c in self._playable(s)]
-            if C.complete(s, not hand, self.rules):
+            legal = [_PLAY[c] for c in self._playable(node)]
+            if node.done if hand else node.done_out:  # `complete`, going out when the hand is empty
                 legal.insert(0, STOP)
             if hand and not self.called:
                 legal.append(CALL)
             return legal
         if phase == "declare":
-            s = self.summary(self.chain - 1)
+            node = self.play_so_far(self.chain - 1)
+            colour = node.chain.prev.colour if node.chain.prev is not None else None
             rest = Counter(self.hands[self.cur])
             legal = []
-            for name, idt in zip(MM_DECLARATIONS, C.identities("MM", s)):
-                after = C.add(s, "MM", idt, self.rules)
-                if after is not None and C.can_complete(after, rest, self.rules):
-                    legal.append(Action("declare", (name,)))
+            for name in MM_DECLARATIONS:
+                after = node.then("MM", declaration_mark(name, colour))
+                if after is not None and C.completes(after, rest):
+                    legal.append(_DECLARE[name])
             return legal
         if phase == "color":
-            s = self.summary(self.chain - 1)
+            node = self.play_so_far(self.chain - 1)
             rest = Counter(self.hands[self.cur])
             card = self.discard[-1]
             legal = []
             for colour in COLOURS:
-                after = C.add(s, card, Ident("SM", colour, None), self.rules)
-                if after is not None and C.can_complete(after, rest, self.rules):
-                    legal.append(Action("color", (colour,)))
+                after = node.then(card, "SM:" + colour)
+                if after is not None and C.completes(after, rest):
+                    legal.append(_COLOR[colour])
             return legal
         if phase == "hit":
             legal = [ACCEPT]
@@ -464,6 +511,7 @@ class DDMauState(GameState):
         self.hands[self.cur].remove(card)
         self.discard.append(card)
         self.marks.append(None)
+        self._pile_changed()
         self.chain += 1
         self.idle = 0
         if card == "MM":
@@ -474,20 +522,14 @@ class DDMauState(GameState):
             self.phase = "chain"
 
     def _declare(self, name: str) -> None:
-        if name in ("PT", "SK", "OWM"):
-            s = self.summary(self.chain - 1)
-            colour = s.prev.colour if s.prev is not None else None
-            self.marks[-1] = f"{name}:{colour}" if colour else name
-            self.phase = "chain"
-        elif name == "SM" and self.hands[self.cur]:
-            self.marks[-1] = "SM"
-            self.phase = "color"
-        else:
-            self.marks[-1] = name
-            self.phase = "chain"
+        prev = self.summary(self.chain - 1).prev
+        self.marks[-1] = declaration_mark(name, None if prev is None else prev.colour)
+        self._pile_changed()
+        self.phase = "color" if name == "SM" and self.hands[self.cur] else "chain"
 
     def _color(self, colour: str) -> None:
         self.marks[-1] = f"SM:{colour}"
+        self._pile_changed()
         self.phase = "chain"
 
     def _resolve_play(self) -> None:
@@ -519,6 +561,7 @@ class DDMauState(GameState):
                 target = self._step(seat, 1, hit_direction)
         self.direction = d
         self.last_play = self.chain
+        self._pile_changed()
         play = self.discard[base:]
         self.chain = 0
         self.hit = None
@@ -581,6 +624,7 @@ class DDMauState(GameState):
         self.discard.append("MM")
         self.marks.append(f"BLOCK:{colour}" if colour else "BLOCK")
         self.last_play = 1
+        self._pile_changed()
         self.hit = None
         self.idle = 0
         if self.next_seat is None:  # the hitter went out first: their finish stands
@@ -597,7 +641,7 @@ class DDMauState(GameState):
         self._draw(window["offender"], 1)
         self._continue()
 
-    def _pass(self) -> None:
+    def _pass(self, legal: list[Action] | None) -> None:
         if self.phase == "catch":
             window = self.window
             window["queue"].pop(0)
@@ -607,7 +651,7 @@ class DDMauState(GameState):
                 self.window = None
                 self._continue()
             return
-        had_play = any(a.verb == "play" for a in self._compute_legal())
+        had_play = any(a.verb == "play" for a in (legal if legal is not None else self._compute_legal()))
         self.idle = 0 if had_play or self.drawn else self.idle + 1
         if self.idle >= sum(self.active):  # not in the rules: a full round nobody could play or draw
             self._score_hand(None)
@@ -649,6 +693,8 @@ class DDMauState(GameState):
             return total
 
         on_individual = self.teams is not None and self.options["team_end_on_individual"]
+        self.scores = list(self.scores)  # new lists: the old ones may be shared (observations, clones)
+        self.individual = list(self.individual)
         for unit in self._units():
             multiply = totals_mode and winner not in unit
             if on_individual:  # E-29 flag: each partner's own total gets the net; the team adds them
@@ -670,6 +716,7 @@ class DDMauState(GameState):
         self.hit = None
         self.window = None
         if self.options["tournament"]:
+            self.active = list(self.active)
             for seat in range(self.players):
                 if self.active[seat] and self.scores[seat] > limit:
                     self.active[seat] = False
@@ -721,6 +768,15 @@ class DDMauState(GameState):
         return Result(placements, tuple(survived), self.reason or "tournament")
 
 
+def declaration_mark(name: str, colour: str | None) -> str:
+    """The pile mark of an MM declared ``name`` on a play whose last visible card has ``colour``:
+    a coloured power takes that colour (``PT:r``; none at the start of a hand), an SM gets its
+    colour in the next decision."""
+    if colour and name in ("PT", "SK", "OWM"):
+        return f"{name}:{colour}"
+    return name
+
+
 def _order_key(card: str) -> tuple:
     idt = ident(card)
     if idt.kind == "N":
@@ -731,3 +787,8 @@ def _order_key(card: str) -> tuple:
 #: A stable order for legal lists: numbered cards by colour and number, then the powers.
 _ORDER = {card: rank for rank, card in enumerate(sorted(set(deck()) | {"PT-r", "PT-y", "PT-b", "PT-g", "SK-r",
           "SK-y", "SK-b", "SK-g", "OWM-r", "OWM-y", "OWM-b", "OWM-g"}, key=_order_key))}
+
+#: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build).
+_PLAY = {card: Action("play", (card,)) for card in _ORDER}
+_DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
+_COLOR = {colour: Action("color", (colour,)) for colour in COLOURS}
