@@ -65,17 +65,23 @@ def printed(card: str) -> Ident:
     return Ident(card, None, None)
 
 
-_PRINTED: dict[str, Ident] = {}
+#: Every card code (several copies of a code are the same card).
+CODES = tuple(
+    [c.upper() + str(n) for c in COLOURS for n in NUMBERS]
+    + [f"{kind}-{colour}" for kind in COLOURED_POWERS for colour in COLOURS]
+    + list(COLOURLESS_POWERS)
+)
+
+#: Each code's identity as printed (`printed`), for hot loops: ``PRINTED[card] if mark is None else ident(card, mark)``.
+PRINTED: dict[str, Ident] = {code: printed(code) for code in CODES}
 _MARKED: dict[str, Ident] = {}
 
 
 def ident(card: str, mark: str | None = None) -> Ident:
     """The card's identity on the pile, given its mark (MM declaration / SM colour / block)."""
     if mark is None:
-        found = _PRINTED.get(card)
-        if found is None:
-            found = _PRINTED[card] = printed(card)
-        return found
+        found = PRINTED.get(card)
+        return printed(card) if found is None else found
     found = _MARKED.get(mark)
     if found is None:
         kind, _, colour = mark.partition(":")

@@ -355,6 +355,20 @@ def _can_go_out(n: Node, rest: Counter) -> bool:
     return search(n, cards)
 
 
+def never_all_in_one_play(cards: Iterable[str], rules: Rules) -> bool:
+    """No play can take all of ``cards``, whatever the play so far: numbers and powers (MMs, LMs and
+    DMs aside) together, without allow_number_to_power_chain (`_phase_possible` from any summary)."""
+    if rules.number_to_power:
+        return False
+    numbers = powers = False
+    for card in cards:
+        if card[0] in "RYBG":
+            numbers = True
+        elif card != "MM" and card != "LM" and card != "DM":
+            powers = True
+    return numbers and powers
+
+
 def _needs_a_step(s: Chain, movable: Iterable[str]) -> bool:
     """Would a play of all these cards have a run step?  Numbers follow each other as the same number
     or one up or down (LMs and DMs in between change nothing), so two different numbers need one."""

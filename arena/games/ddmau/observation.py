@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import RecordObservation
-from arena.games.ddmau.cards import HIT_KINDS, TRANSPARENT, ident
+from arena.games.ddmau.cards import HIT_KINDS, PRINTED, TRANSPARENT, ident
 
 if TYPE_CHECKING:
     from arena.games.ddmau.state import DDMauState
@@ -30,9 +30,6 @@ KEYS = (
     "active", "dealer", "hand_number", "target", "last_hand",
 )
 DDMauObservation = RecordObservation.record_type(KEYS)
-
-#: What the hit run walks over: hit cards, and LMs and DMs (ignored, E-13).
-_HIT_WALK = HIT_KINDS | {"LM", "DM"}
 
 
 def pile_view(state: "DDMauState") -> tuple:
@@ -50,23 +47,31 @@ def pile_view(state: "DDMauState") -> tuple:
     run = 0  # hit cards in the run from the top (E-13)
     walking = True  # still inside the run of hit cards, LMs and DMs
     i = size - 1
-    while i >= 0 and (top is None or walking):
-        idt = ident(discard[i], marks[i])
+    while i >= 0:
+        mark = marks[i]
+        idt = PRINTED[discard[i]] if mark is None else ident(discard[i], mark)
         kind = idt.kind
         if walking:
-            if kind in _HIT_WALK:
-                run += kind in HIT_KINDS
-            else:
+            if kind in HIT_KINDS:
+                run += 1
+            elif kind != "LM" and kind != "DM":
                 walking = False
-                low = min(low, i + 1)
-        if top is None and kind not in TRANSPARENT:
+                if i + 1 < low:
+                    low = i + 1
+        if top is None and kind not in TRANSPARENT:  # the effective top
             top = (i, idt)
-            low = min(low, i)
+            if i < low:
+                low = i
+        if not walking:  # (a card that ends the run is not transparent: the top is found)
+            break
         i -= 1
     if walking:
         low = 0
-    low = max(0, low)
-    shown_marks = [None if m is None else m.lower() for m in marks[low:]]
+    elif low < 0:
+        low = 0
+    shown_marks = marks[low:]
+    if shown_marks.count(None) != len(shown_marks):
+        shown_marks = [None if m is None else m.lower() for m in shown_marks]
     if top is None:
         return discard[low:], shown_marks, None, None, None, run
     index, idt = top

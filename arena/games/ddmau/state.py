@@ -114,6 +114,7 @@ class DDMauState(GameState):
         self.rules = C.Rules(options["allow_number_to_power_chain"], options["lm_per_run_segment"])
         self.teams = team_map(players, options["teams"])
         self.target = options["target"]
+        self.must_play = options["must_play_if_able"]
         self._legal: list[Action] | None = None
         self._pile_changed()
 
@@ -267,7 +268,7 @@ class DDMauState(GameState):
         if action.__class__ is not Action:
             action = Action.parse(action)
         legal = self._legal
-        if self.over or legal is None or action.verb not in VERBS or action not in legal:
+        if legal is None or action not in legal:  # (a game over has no list)
             super().apply(action)  # computes the list, or raises with the contract's message
             return
         self._apply_legal(action)
@@ -303,7 +304,7 @@ class DDMauState(GameState):
         self._legal = None
         if not self.over and self.phase == "chain":
             legal = self._compute_legal()
-            if legal == [STOP]:  # nothing more can be added: the play ends by itself
+            if len(legal) == 1 and legal[0] is STOP:  # nothing more can be added: the play ends by itself
                 if self.log is not None:
                     events.play_ended(self)
                 self._resolve_play()
@@ -422,17 +423,24 @@ class DDMauState(GameState):
         validator's full `completes`, with the hand counted.
         """
         hand = self.hands[self.cur]
-        free, maybe = node.offers(set(hand))
+        held = set(hand)
+        free, maybe = node.offers(held)
         out = [*free]
         if maybe:
-            self._playable_maybe(node, hand, maybe, out)
+            self._playable_maybe(node, hand, held, maybe, out)
         if len(out) > 1:
             out.sort(key=_ORDER.__getitem__)
         return out
 
     @staticmethod
-    def _playable_maybe(node: C.Node, hand: list[str], cards: set[str], out: list[str]) -> None:
-        """Add to ``out`` those of ``cards`` (the node's maybe cards held) that the rest of the hand can complete."""
+    def _playable_maybe(node: C.Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:
+        """Add to ``out`` those of ``cards`` (the node's maybe cards held) that the rest of the hand can complete.
+
+        Most are settled by the LMs and MMs left in hand (`Node.meets`, `Node.lack_out`).  The usual
+        one left is a DM with no LM in hand: it needs the whole hand to go with it, which a hand of
+        numbers and powers can never do, so the search is skipped.  The others get the validator's
+        full `completes`, with the hand counted.
+        """
         lms = hand.count("LM")
         mms = hand.count("MM")
         rest = None
@@ -440,37 +448,45 @@ class DDMauState(GameState):
             afters = node.options(card)
             left_lms = lms - (card == "LM")
             left_mms = mms - (card == "MM")
-            for after in afters:
-                if after.simple and after.meets(left_lms, left_mms):
-                    out.append(card)
-                    break
-            else:
-                if all(left_lms + left_mms < after.lack_out for after in afters):
+            if len(afters) == 1:  # all but an MM
+                after = afters[0]
+                if after.simple:
+                    if after.meets(left_lms, left_mms):
+                        out.append(card)
+                        continue
+                    # a simple play takes no other card but by going out (`completes`); the rest holds at
+                    # least the other held cards (a second copy of this one only adds to the mix)
+                    if left_lms + left_mms < after.lack_out or C.never_all_in_one_play(held - {card}, node.rules):
+                        continue
+                elif left_lms + left_mms < after.lack_out:
                     continue  # short of LMs whatever comes (`completes`)
-                if rest is None:
-                    rest = Counter(hand)
-                rest[card] -= 1
-                if any(C.completes(after, rest) for after in afters):
-                    out.append(card)
-                rest[card] += 1
+            elif any(after.simple and after.meets(left_lms, left_mms) for after in afters):
+                out.append(card)
+                continue
+            if rest is None:
+                rest = Counter(hand)
+            rest[card] -= 1
+            if any(C.completes(after, rest) for after in afters):
+                out.append(card)
+            rest[card] += 1
 
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase == "turn":
-            plays = self._playable(self.play_so_far())
-            legal = [_PLAY[c] for c in plays]
+            plays = self._playable(self._node or self.play_so_far())
+            legal = [*map(_PLAY.__getitem__, plays)]
             can_draw = self.drawn < DIG_LIMIT and self._can_draw()
             if can_draw:
                 legal.append(DRAW)
             if self.optional or (not can_draw and (
-                not plays or (self.drawn >= DIG_LIMIT and not self.options["must_play_if_able"])
+                not plays or (self.drawn >= DIG_LIMIT and not self.must_play)
             )):  # 7.3: a play is made unless none exists; E-6: optional after 3 draws
                 legal.append(PASS)
             return legal
         if phase == "chain":
-            node = self.play_so_far()
+            node = self._node or self.play_so_far()
             hand = self.hands[self.cur]
-            legal = [_PLAY[c] for c in self._playable(node)]
+            legal = [*map(_PLAY.__getitem__, self._playable(node))]
             if node.done if hand else node.done_out:  # `complete`, going out when the hand is empty
                 legal.insert(0, STOP)
             if hand and not self.called:
@@ -508,6 +524,7 @@ class DDMauState(GameState):
     # -- playing ------------------------------------------------------------------------
 
     def _play(self, card: str) -> None:
+        before = self._node
         self.hands[self.cur].remove(card)
         self.discard.append(card)
         self.marks.append(None)
@@ -520,6 +537,8 @@ class DDMauState(GameState):
             self.phase = "color"
         else:
             self.phase = "chain"
+            if before is not None:  # the play so far, one card on (no mark to wait for)
+                self._node = before.then(card, None)
 
     def _declare(self, name: str) -> None:
         prev = self.summary(self.chain - 1).prev
