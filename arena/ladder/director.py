@@ -52,7 +52,13 @@ class LadderSettings:
     drain_s: float = 10.0
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # ruleset -> options
     max_lead: int = 2
-    refit_s: float = 1.0
+    refit_s: float = 1.0  # the least time between two rating fits
+    #: The share of one core the rating fits may take: a fit that cost C CPU seconds waits C / refit_share
+    #: before the next (at 200 bots a fit is some 50 ms; fitted every second it cost the games a tenth).
+    refit_share: float = 0.02
+    #: Replay lines reach the operating system at least this often (`ReplayWriter.create`'s flush_s): a
+    #: write call per decision cost more than the rest of the replay; a crash aborts the running games anyway.
+    replay_flush_s: float = 0.5
     #: How long a finished game's result is retried while the database is away before the game is aborted.
     result_retry_s: float = 300.0
     snapshot_s: float = 60.0
@@ -77,6 +83,13 @@ def _db_errors() -> tuple[type[BaseException], ...]:
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())[:200] or type(error).__name__
+
+
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``fn(*args)`` and the CPU seconds this thread spent in it."""
+    began = time.thread_time()
+    result = fn(*args)
+    return result, time.thread_time() - began
 
 
 def _ordinal(place: int | None) -> str:
@@ -268,10 +281,11 @@ class LadderDirector:
         """Wake the scheduler on every change; note arrivals and departures (first/last seen)."""
         present: dict[str, str] = {}
         while True:
-            sessions = {s.name: s.version for s in handle.sessions()}
-            self.view.connected = sorted(sessions)
+            sessions = handle.connected_versions()
             changed = [(name, version) for name, version in sessions.items() if name not in present]
             changed += [(name, version) for name, version in present.items() if name not in sessions]
+            if changed or len(sessions) != len(present):
+                self.view.connected = sorted(sessions)
             present = sessions
             self._kick()
             for name, version in changed:
@@ -283,7 +297,7 @@ class LadderDirector:
                 except _db_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
                     log.warning("cannot note that bot %s %s: %s", name,
                                 "left" if name not in sessions else "connected", _one_line(error))
-            if changed and {s.name: s.version for s in handle.sessions()} != present:
+            if changed and handle.connected_versions() != present:
                 continue  # something changed during the writes: its event may have passed already
             await handle.session_event()
 
@@ -322,8 +336,7 @@ class LadderDirector:
                     break
                 if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
                     break
-                connected = {session.name for session in handle.sessions()}
-                if not set(seats) <= connected:
+                if not all(handle.is_connected(bot) for bot in seats):
                     break  # a bot left before its game started
                 game_id = new_game_id()
                 if self.membership is not None and not await self.membership.claim(game_id, table.ruleset, seats):
@@ -357,7 +370,8 @@ class LadderDirector:
                     log.warning("cannot record the start of game %s: %s", game_id, _one_line(error))
                     break
                 try:
-                    writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
+                    writer = await trio.to_thread.run_sync(
+                        ReplayWriter.create, self.settings.replays, header, self.settings.replay_flush_s)
                 except BaseException as error:
                     with trio.CancelScope(shield=True):
                         await self._end_quietly(game_id, f"cannot write the replay: {error}", None)
@@ -500,7 +514,8 @@ class LadderDirector:
                 self._dirty.add(ruleset)
 
     async def _refit_loop(self) -> None:
-        """Refit in the background; a fit that takes long is run less often (it shares the GIL)."""
+        """Refit in the background, within `LadderSettings.refit_share` of a core (a fit shares the GIL
+        with the games: a costly one is run less often)."""
         last_snapshot = time.monotonic()
         pause = self.settings.refit_s
         while True:
@@ -508,9 +523,8 @@ class LadderDirector:
             snapshot = time.monotonic() - last_snapshot >= self.settings.snapshot_s
             if snapshot:
                 last_snapshot = time.monotonic()
-            began = time.monotonic()
             try:
-                await self._refit(snapshot=snapshot)
+                cost = await self._refit(snapshot=snapshot)
             except _db_errors() as error:  # the database is away: fit again once it is back
                 if not self._refit_failing:
                     log.warning("cannot refit the ratings (%s): trying again every round", _one_line(error))
@@ -519,19 +533,24 @@ class LadderDirector:
             if self._refit_failing:
                 log.warning("the ratings are refitted again")
                 self._refit_failing = False
-            pause = max(self.settings.refit_s, 10 * (time.monotonic() - began))
+            pause = max(self.settings.refit_s, cost / self.settings.refit_share)
 
-    async def _refit(self, force: bool = False, snapshot: bool = False) -> None:
+    async def _refit(self, force: bool = False, snapshot: bool = False) -> float:
+        """Fit the rulesets with new results; returns the CPU seconds the reads and fits took."""
         rulesets = set(self.settings.players) if force else set(self._dirty)
         self._dirty.clear()
+        cost = 0.0
         for ruleset in sorted(rulesets):
             try:
-                rated = await self._db_call(self.store.pair_table, ruleset)
-                totals = await self._db_call(self.store.totals, ruleset)
+                rated, spent = await self._db_call(_timed, self.store.pair_table, ruleset)
+                cost += spent
+                totals, spent = await self._db_call(_timed, self.store.totals, ruleset)
+                cost += spent
             except BaseException:
                 self._dirty.add(ruleset)  # fitted again next round
                 raise
-            rows = await trio.to_thread.run_sync(standings_from, rated, totals, list(self.view.connected))
+            rows, spent = await trio.to_thread.run_sync(_timed, standings_from, rated, totals, list(self.view.connected))
+            cost += spent
             if not rows:
                 continue
             self.standings[ruleset] = rows
@@ -546,6 +565,7 @@ class LadderDirector:
                     ruleset,
                     [Rating(r.bot, r.rating, r.ci, r.games, r.score) for r in rows],
                 )
+        return cost
 
     def standings_rows(self, ruleset: str) -> list[dict[str, Any]]:
         """For the GetStandings RPC: the last fit, never a fresh one (called on the gRPC loop)."""

@@ -93,6 +93,11 @@ class LadderStore:
         with self._lock:
             self.backend.close()
 
+    @property
+    def stats(self) -> Any:
+        """The backend's `StatementStats`: statements and write transactions run through this store so far."""
+        return self.backend.stats
+
     def schema_version(self) -> int:
         with self._lock:
             return read_version(self.backend)
