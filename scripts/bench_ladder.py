@@ -55,6 +55,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def sys_cpu(pid: int) -> float:
+    """CPU seconds a live process spent in the kernel (stime), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[12]) / os.sysconf("SC_CLK_TCK")
+
+
 def proc_stats(pid: int) -> tuple[float, int, int]:
     """(CPU seconds, peak resident KiB, resident KiB now) of a live process, from /proc."""
     ticks = os.sysconf("SC_CLK_TCK")
@@ -111,6 +117,13 @@ class Totals:
             "running": games.get("running", 0), "decisions": int(decisions), "timeouts": int(timeouts),
             "strikes": int(strikes), "forfeits": int(forfeits),
         }
+
+    def connected(self) -> int:
+        """Bots that have connected at least once (their row's last_seen)."""
+        try:
+            return int(self._rows("SELECT COUNT(*) FROM bots WHERE last_seen IS NOT NULL")[0][0])
+        except Exception:
+            return 0
 
     def statements(self) -> int | None:
         """Statements the PostgreSQL server ran so far (pg_stat_statements; None without it)."""
@@ -251,6 +264,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
         time.sleep(0.2)
     before = sample()
     cpu0 = sum(proc_stats(pid)[0] for pid in pids)
+    sys0 = sum(sys_cpu(pid) for pid in pids)
     t0 = time.monotonic()
     running, rss, rates = [], [], []
     last, last_t = before, t0
@@ -263,6 +277,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
         last, last_t = now, at
     after = sample()
     cpu1 = sum(proc_stats(pid)[0] for pid in pids)
+    sys1 = sum(sys_cpu(pid) for pid in pids)
     elapsed = time.monotonic() - t0
     games = after.get("finished", 0) - before.get("finished", 0)
     decisions = after.get("decisions", 0) - before.get("decisions", 0)
@@ -276,6 +291,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
         "median_running_games": median(running),
         "median_rss_kib": median(rss),
         "server_cpu_us_per_decision": round((cpu1 - cpu0) / max(1, decisions) * 1e6, 1),
+        "server_sys_cpu_us_per_decision": round((sys1 - sys0) / max(1, decisions) * 1e6, 1),
         "before": before,
         "after": after,
     }
@@ -312,10 +328,13 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         print(f"{label}: {hosts} server(s) (pids {', '.join(str(s.pid) for s in servers)}) on port(s) "
               f"{', '.join(map(str, ports))}; {bots.total} bot sessions in {bots.processes} processes; "
               f"{args.concurrency} games at once per host; {args.game}", flush=True)
-        connected_rss = wait_connected_rss(servers, bots, totals, hosts)
+        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss))
+        memory.start()
+        wait_all_connected(totals, bots.total)
         statements0 = totals.statements()
-        figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency // 2)
+        figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2)
         statements1 = totals.statements()
+        per_bot, per_game = memory.fit()
         report.update(figures)
         after = figures["after"]
         report.update({
@@ -323,9 +342,8 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             "aborted_games": after.get("aborted", 0),
             "server_peak_rss_mib": round(sum(proc_stats(s.pid)[1] for s in servers) / 1024, 1),
             "server_rss_idle_mib": round(sum(idle_rss) / 1024, 1),
-            "kib_per_connected_bot": round((connected_rss - sum(idle_rss)) / max(1, bots.total), 1),
-            "kib_per_running_game": round((figures["median_rss_kib"] - connected_rss)
-                                          / max(1, figures["median_running_games"]), 1),
+            "kib_per_connected_bot": round(per_bot, 1),
+            "kib_per_running_game": round(per_game, 1),
         })
         if statements0 is not None and statements1 is not None:
             report["pg_statements_per_game"] = round((statements1 - statements0) / max(1, figures["games"]), 1)
@@ -363,12 +381,56 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
     return report
 
 
-def wait_connected_rss(servers, bots: Bots, totals: Totals, hosts: int) -> int:
-    """The servers' resident KiB right after the bots connected (the first games barely started)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not totals.read().get("running"):
-        time.sleep(0.05)
-    return sum(proc_stats(s.pid)[2] for s in servers)
+def wait_all_connected(totals: Totals, count: int, timeout: float = 300) -> None:
+    """Until every bot has connected once (its row's last_seen), with progress; measuring starts after."""
+    deadline = time.monotonic() + timeout
+    shown = -1
+    while time.monotonic() < deadline:
+        seen = totals.connected()
+        if seen >= count:
+            return
+        if seen // 100 != shown // 100:
+            print(f"  {seen} of {count} bots connected", flush=True)
+            shown = seen
+        time.sleep(0.25)
+    print(f"  only {totals.connected()} of {count} bots connected within {timeout:g} s", flush=True)
+
+
+class MemorySamples(threading.Thread):
+    """The servers' resident memory against bots connected and games running, sampled from the start.
+
+    While the bots log in (a few at a time) the games reach their concurrency long before the
+    last bot is in, so the two vary apart: a least-squares fit of (resident - idle) = a x bots +
+    b x games gives memory per connected bot and per running game from one run.
+    """
+
+    def __init__(self, pids: list[int], totals: Totals, idle_kib: int) -> None:
+        super().__init__(daemon=True)
+        self.pids = pids
+        self.totals = Totals(totals.db)  # its own connection: sampled on this thread
+        self.idle_kib = idle_kib
+        self.samples: list[tuple[int, int, int]] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(0.25):
+            try:
+                rss = sum(proc_stats(pid)[2] for pid in self.pids)
+                self.samples.append((self.totals.connected(), self.totals.read().get("running", 0), rss))
+            except (OSError, ValueError):
+                return
+
+    def fit(self) -> tuple[float, float]:
+        import numpy as np
+
+        self.stopping.set()
+        self.join(timeout=5)
+        self.totals.close()
+        if len(self.samples) < 3:
+            return float("nan"), float("nan")
+        data = np.array(self.samples, dtype=float)
+        (per_bot, per_game), *_ = np.linalg.lstsq(data[:, :2], data[:, 2] - self.idle_kib, rcond=None)
+        return float(per_bot), float(per_game)
 
 
 def per_host_rates(db: str, seconds: float) -> dict[str, float]:
@@ -493,6 +555,9 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp database and replays")
     parser.add_argument("--compare-arena", action="store_true",
                         help="also run the bare match path with the same bots and games at once; print the ratio")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="with --compare-arena: ladder and bare runs alternate this many times; the median of "
+                             "the pairs' ratios (default 1)")
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite",
                         help="postgres: run on SQLite, then on a private PostgreSQL, and print both")
     parser.add_argument("--hosts", type=int, default=1, help="N `arena serve` hosts on one private PostgreSQL")
@@ -523,9 +588,14 @@ def main() -> int:
                 reports.append(run_ladder(args, postgres.url, work / "pg", label="ladder (PostgreSQL)"))
                 show(reports[-1])
             if args.compare_arena:
-                tables = max(1, round(reports[0]["median_running_games"]))
-                reports.append(run_bare(args, tables))
-                show(reports[-1])
+                for attempt in range(args.repeat):
+                    if attempt:  # ladder and bare alternate: each pair sees the same machine
+                        reports.append(run_ladder(args, str(work / f"ladder{attempt}.db"), work / f"sqlite{attempt}",
+                                                  label="ladder (SQLite)"))
+                        show(reports[-1])
+                    tables = max(1, round(reports[-1]["median_running_games"]))
+                    reports.append(run_bare(args, tables))
+                    show(reports[-1])
     finally:
         if postgres is not None:
             from postgres_server import remove
@@ -545,9 +615,11 @@ def main() -> int:
     by_label = {r["label"]: r for r in reports}
     ladder = reports[0]
     if "bare match path" in by_label:
-        bare = by_label["bare match path"]
-        ratio = ladder["server_cpu_us_per_decision"] / bare["server_cpu_us_per_decision"]
-        print(f"  server CPU per decision, ladder / bare match path: {ratio:.2f} (target <= 1.15)")
+        pairs = [(a, b) for a, b in zip(reports, reports[1:])
+                 if a["label"] == "ladder (SQLite)" and b["label"] == "bare match path"]
+        ratios = [a["server_cpu_us_per_decision"] / b["server_cpu_us_per_decision"] for a, b in pairs]
+        spread = f" (pairs: {', '.join(f'{r:.2f}' for r in ratios)})" if len(ratios) > 1 else ""
+        print(f"  server CPU per decision, ladder / bare match path: {median(ratios):.2f}{spread} (target <= 1.15)")
     if "ladder (PostgreSQL)" in by_label:
         pg = by_label["ladder (PostgreSQL)"]
         print(f"  decisions/s, PostgreSQL / SQLite: {pg['decisions_per_second'] / ladder['decisions_per_second']:.2f} "

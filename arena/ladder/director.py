@@ -17,6 +17,7 @@ rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import signal
@@ -33,6 +34,7 @@ from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
 from arena.match.runner import GameStop
+from arena.ladder.store.ladder_store import Call
 from arena.match.timecontrol import TimeControl
 
 log = logging.getLogger("arena.ladder")
@@ -125,6 +127,7 @@ class LadderDirector:
         self._running_sets = 0
         self._started_games = 0
         self._db = trio.CapacityLimiter(1)
+        self._writes: list[Call] = []  # writes waiting for the next group commit (`_db_write`)
         self._dirty: set[str] = set()
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
@@ -290,10 +293,10 @@ class LadderDirector:
             self._kick()
             for name, version in changed:
                 try:
-                    await self._db_call(self.store.touch_bot, name, version)
+                    await self._db_write(self.store.touch_bot, name, version)
                     if name not in sessions:
                         # Gone without a game: an open-registration name is not kept (bounded table).
-                        await self._db_call(self.store.forget_unplayed, name)
+                        await self._db_write(self.store.forget_unplayed, name)
                 except _db_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
                     log.warning("cannot note that bot %s %s: %s", name,
                                 "left" if name not in sessions else "connected", _one_line(error))
@@ -361,13 +364,14 @@ class LadderDirector:
                 # next start aborts, never a .part file that no row points at.
                 final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
                 try:
-                    await self._db_call(
+                    await self._db_write(
                         self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
                         replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
                         versions=[versions.get(bot, "") for bot in seats],
                     )
                 except _db_errors() as error:  # the database went away since the claim: this game never starts
                     log.warning("cannot record the start of game %s: %s", game_id, _one_line(error))
+                    self._started_games -= 1
                     break
                 try:
                     writer = await trio.to_thread.run_sync(
@@ -431,7 +435,7 @@ class LadderDirector:
         or by another host once this one is gone; raising here would take the whole server down.
         """
         try:
-            await self._db_call(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path)
+            await self._db_write(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path)
         except _db_errors() as error:
             log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
 
@@ -456,7 +460,7 @@ class LadderDirector:
         pause = 0.25
         while True:
             try:
-                await self._db_call(
+                await self._db_write(
                     self.store.game_ended, outcome.game_id, outcome.status, seats,
                     ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
                     decisions=outcome.decisions,
@@ -560,7 +564,7 @@ class LadderDirector:
             for ruleset, rows in self.standings.items():
                 from arena.ladder.ratings import Rating
 
-                await self._db_call(
+                await self._db_write(
                     self.store.save_ratings,
                     ruleset,
                     [Rating(r.bot, r.rating, r.ci, r.games, r.score) for r in rows],
@@ -584,3 +588,29 @@ class LadderDirector:
     async def _db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run a store call on a worker thread, one at a time, so fsyncs never stall the games."""
         return await trio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=self._db)
+
+    async def _db_write(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`_db_call` for a write, committed together with the writes that queued meanwhile (group commit).
+
+        Each write joins the queue; whoever gets the database next runs the whole queue in one
+        transaction (`LadderStore.run_together`), and every caller returns once that committed:
+        as durable as a commit of its own, for one fsync instead of one each.
+        """
+        call = Call(functools.partial(fn, *args, **kwargs))
+        self._writes.append(call)
+        try:
+            async with self._db:
+                if not call.done:
+                    batch, self._writes = self._writes, []
+                    try:
+                        await trio.to_thread.run_sync(self.store.run_together, batch)
+                    finally:
+                        for queued in batch:
+                            queued.done = True
+        except BaseException:
+            if not call.done and call in self._writes:  # cancelled while waiting: not written
+                self._writes.remove(call)
+            raise
+        if call.error is not None:
+            raise call.error
+        return call.result

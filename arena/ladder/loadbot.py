@@ -172,8 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow-ms", type=int, default=50, help="think time of --style slow")
     parser.add_argument("--duration", type=float, help="seconds to stay connected (default: until SIGTERM)")
     parser.add_argument("--ended-log", metavar="FILE", help="append a JSON line per GameEnded received")
-    parser.add_argument("--connect-at-once", type=int, default=4, metavar="N",
-                        help="sessions of this process waiting for their Welcome at once (default 4)")
+    parser.add_argument("--connect-at-once", type=int, default=1, metavar="N",
+                        help="sessions of this process waiting for their Welcome at once (default 1)")
     parser.add_argument("--retries", type=int, default=10,
                         help="times a session tries again after a Hello refused with 'try again' (default 10)")
     parser.add_argument("--verbose", action="store_true")
