@@ -400,8 +400,10 @@ class MemorySamples(threading.Thread):
     """The servers' resident memory against bots connected and games running, sampled from the start.
 
     While the bots log in (a few at a time) the games reach their concurrency long before the
-    last bot is in, so the two vary apart: a least-squares fit of (resident - idle) = a x bots +
-    b x games gives memory per connected bot and per running game from one run.
+    last bot is in: from then on memory grows with the bots alone (the slope: per connected
+    bot), and what the servers held at the start of that plateau beyond the idle servers and
+    those bots is the running games' (per running game).  Rough: the Python heap keeps what it
+    once took, and finished games' rows and replays also grow meanwhile.
     """
 
     def __init__(self, pids: list[int], totals: Totals, idle_kib: int) -> None:
@@ -421,16 +423,24 @@ class MemorySamples(threading.Thread):
                 return
 
     def fit(self) -> tuple[float, float]:
+        """(KiB per connected bot, KiB per running game); NaN where the log-in ramp was too short to tell."""
         import numpy as np
 
         self.stopping.set()
         self.join(timeout=5)
         self.totals.close()
-        if len(self.samples) < 3:
+        if not self.samples:
             return float("nan"), float("nan")
         data = np.array(self.samples, dtype=float)
-        (per_bot, per_game), *_ = np.linalg.lstsq(data[:, :2], data[:, 2] - self.idle_kib, rcond=None)
-        return float(per_bot), float(per_game)
+        full = data[:, 1].max()
+        # While the games are at their concurrency and bots still log in, memory grows by the bots alone.
+        plateau = data[(data[:, 1] >= 0.95 * full) & (data[:, 0] < data[:, 0].max())]
+        if len(plateau) < 4 or np.ptp(plateau[:, 0]) < 20:
+            return float("nan"), float("nan")
+        per_bot = float(np.polyfit(plateau[:, 0], plateau[:, 2], 1)[0])
+        first = plateau[0]
+        per_game = (first[2] - self.idle_kib - per_bot * first[0]) / max(1.0, first[1])
+        return per_bot, float(per_game)
 
 
 def per_host_rates(db: str, seconds: float) -> dict[str, float]:
