@@ -3,6 +3,9 @@
 
     python scripts/bench_ladder.py                        # 200 bots (10 processes x 20), 100 games at once, 60 s
     python scripts/bench_ladder.py --processes 4 --sessions 10 --seconds 20
+    python scripts/bench_ladder.py --compare-arena        # the ladder, then the bare match path, same bots and games at once
+    python scripts/bench_ladder.py --db postgres          # SQLite, then a private PostgreSQL: decisions/s of both
+    python scripts/bench_ladder.py --hosts 3              # 3 hosts on one private PostgreSQL, the bots spread over them
 
 It starts `arena serve` as a subprocess (fresh temp database and replay
 folder), then light bot processes (`arena.ladder.loadbot`, raw grpcio, a
@@ -12,7 +15,21 @@ so that the server is not starved on a small machine), and reports:
 * games per minute and decisions per second (from the ladder database);
 * timeouts the arena caused: the bots answer at once, so every timeout or
   strike recorded is the arena's fault (target 0);
-* the server's peak memory (VmHWM) and CPU time per decision (/proc).
+* the server's peak memory (VmHWM), its memory per connected bot and per
+  running game (resident memory once the bots are connected and idle, and
+  while the games run, over the idle server's), and CPU time per decision (/proc);
+* database statements per game (the store's own count, from the line
+  `arena serve` prints when it stops; on PostgreSQL also the server's
+  ``pg_stat_statements``: every host's and every connection's).
+
+``--compare-arena`` runs, in the same invocation and with the same bot
+processes, the bare match path (`arena.server.run` with a director that keeps
+the same number of games running among fixed pairs, no database, no replays:
+what `scripts/bench_arena.py` measures) and prints the server CPU per decision
+of both and their ratio (target: ladder <= 1.15 x bare).  ``--db postgres``
+runs the ladder on SQLite and then on a private PostgreSQL (started as
+tests/postgres_server.py does, fsync on) and prints both decisions/s and the
+ratio (target >= 0.9).  Each figure is the median of per-second samples of one run.
 """
 
 from __future__ import annotations
@@ -20,150 +37,604 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import selectors
+import random
+import re
 import shutil
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 
-def proc_stats(pid: int) -> tuple[float, int]:
-    """(CPU seconds, peak resident KiB) of a live process, from /proc."""
+def sys_cpu(pid: int) -> float:
+    """CPU seconds a live process spent in the kernel (stime), from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[12]) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_stats(pid: int) -> tuple[float, int, int]:
+    """(CPU seconds, peak resident KiB, resident KiB now) of a live process, from /proc."""
     ticks = os.sysconf("SC_CLK_TCK")
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     cpu = (int(fields[11]) + int(fields[12])) / ticks
-    peak = 0
+    peak = rss = 0
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmHWM:"):
                 peak = int(line.split()[1])
-    return cpu, peak
+            elif line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+    return cpu, peak, rss
 
 
-def db_totals(db: Path) -> dict[str, int]:
-    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
-    try:
-        games = dict(connection.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
-        decisions = connection.execute("SELECT COALESCE(SUM(decisions), 0) FROM games WHERE status = 'finished'").fetchone()[0]
-        timeouts, strikes, forfeits = connection.execute(
-            "SELECT COALESCE(SUM(timeouts), 0), COALESCE(SUM(strikes), 0), COALESCE(SUM(forfeited), 0) FROM seats"
-        ).fetchone()
-    except sqlite3.OperationalError:
+TOTALS_SQL = (
+    "SELECT status, COUNT(*) FROM games GROUP BY status",
+    "SELECT COALESCE(SUM(decisions), 0) FROM games WHERE status = 'finished'",
+    "SELECT COALESCE(SUM(timeouts), 0), COALESCE(SUM(strikes), 0), COALESCE(SUM(forfeited), 0) FROM seats",
+)
+
+
+class Totals:
+    """Reads the ladder's totals from its database (a SQLite file or a PostgreSQL URL)."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self.pg = db.startswith("postgresql://")
+        self._connection = None
+
+    def _rows(self, sql: str) -> list[tuple]:
+        if self.pg:
+            import psycopg
+
+            if self._connection is None:
+                self._connection = psycopg.connect(self.db, autocommit=True)
+            return self._connection.execute(sql).fetchall()
+        connection = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+        try:
+            return connection.execute(sql).fetchall()
+        finally:
+            connection.close()
+
+    def read(self) -> dict[str, int]:
+        try:
+            games = dict(self._rows(TOTALS_SQL[0]))
+            decisions = self._rows(TOTALS_SQL[1])[0][0]
+            timeouts, strikes, forfeits = self._rows(TOTALS_SQL[2])[0]
+        except Exception:  # not created yet
+            return {}
+        return {
+            "finished": games.get("finished", 0), "aborted": games.get("aborted", 0),
+            "running": games.get("running", 0), "decisions": int(decisions), "timeouts": int(timeouts),
+            "strikes": int(strikes), "forfeits": int(forfeits),
+        }
+
+    def connected(self) -> int:
+        """Bots that have connected at least once (their row's last_seen)."""
+        try:
+            return int(self._rows("SELECT COUNT(*) FROM bots WHERE last_seen IS NOT NULL")[0][0])
+        except Exception:
+            return 0
+
+    def statements(self) -> int | None:
+        """Statements the PostgreSQL server ran so far (pg_stat_statements; None without it)."""
+        if not self.pg:
+            return None
+        try:
+            return int(self._rows("SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements")[0][0])
+        except Exception:
+            return None
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+
+
+class Lines:
+    """A process's output lines, read on a thread (a selector on a buffered pipe misses lines)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self.thread.start()
+
+    def _read(self, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+        with self.changed:
+            self.lines.append("")  # EOF
+            self.changed.notify_all()
+
+    def wait_for(self, text: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        seen = 0
+        with self.changed:
+            while True:
+                for line in self.lines[seen:]:
+                    if text in line:
+                        return line
+                    if line == "":
+                        raise SystemExit("the server exited:\n" + "\n".join(self.lines[-20:]))
+                seen = len(self.lines)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SystemExit(f"no {text!r} from the server within {timeout:g} s:\n" + "\n".join(self.lines[-20:]))
+                self.changed.wait(left)
+
+    def last_json(self) -> dict:
+        with self.changed:
+            for line in reversed(self.lines):
+                if line.startswith("{"):
+                    return json.loads(line)
         return {}
-    finally:
-        connection.close()
-    return {
-        "finished": games.get("finished", 0), "aborted": games.get("aborted", 0), "running": games.get("running", 0),
-        "decisions": decisions, "timeouts": timeouts, "strikes": strikes, "forfeits": forfeits,
-    }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--processes", type=int, default=10, help="bot processes (default 10)")
-    parser.add_argument("--sessions", type=int, default=20, help="bot sessions per process (default 20)")
-    parser.add_argument("--concurrency", type=int, default=100, help="games at once (default 100)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="measured run length (default 60)")
-    parser.add_argument("--game", default="moumou", help="ruleset (default moumou)")
-    parser.add_argument("--move-ms", type=int, default=1000, help="per-decision limit (default 1000)")
-    parser.add_argument("--no-nice", action="store_true", help="run the bots at normal priority")
-    parser.add_argument("--keep", action="store_true", help="keep the temp database and replays")
-    args = parser.parse_args()
+STOPPED = re.compile(r"(?P<finished>\d+) games finished, (?P<aborted>\d+) aborted, .*store: "
+                     r"(?P<statements>\d+) statements, (?P<writes>\d+) writes")
 
-    work = Path(tempfile.mkdtemp(prefix="bench-ladder-"))
-    db, replays = work / "ladder.db", work / "replays"
-    bots_total = args.processes * args.sessions
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", "0", "--db", str(db), "--replays", str(replays),
-         "--game", args.game, "--concurrency", str(args.concurrency), "--max-connections", str(bots_total + 16),
-         "--move-ms", str(args.move_ms), "--plain", "--summary-every", "10", "--drain", "5"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
-    )
-    bots: list[subprocess.Popen] = []
+
+def port_of(line: str) -> int:
+    return int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
+
+
+def stop(process: subprocess.Popen, timeout: float = 30) -> str:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
     try:
-        with selectors.DefaultSelector() as selector:
-            selector.register(server.stdout, selectors.EVENT_READ)
-            if not selector.select(60):
-                raise SystemExit("the server did not start within 60 s")
-        line = server.stdout.readline()
-        if "listening on" not in line:
-            raise SystemExit(f"the server did not start: {line}{server.stdout.read()}")
-        port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
-        nice = [] if args.no_nice or not shutil.which("nice") else ["nice", "-n", "19"]
-        for p in range(args.processes):
-            names = ",".join(f"b{p:02d}x{s:02d}" for s in range(args.sessions))
-            bots.append(subprocess.Popen(
-                nice + [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{port}",
-                        "--names", names, "--style", "random", "--max-games", "1"],
+        return process.communicate(timeout=timeout)[0] or ""
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate()[0] or ""
+
+
+@dataclass
+class Bots:
+    """The load-bot processes: ``processes`` x ``sessions`` sessions named bPPxSS."""
+
+    processes: int
+    sessions: int
+    nice: bool = True
+    running: list[subprocess.Popen] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return self.processes * self.sessions
+
+    def names(self, process: int) -> list[str]:
+        return [f"b{process:02d}x{s:03d}" for s in range(self.sessions)]
+
+    def all_names(self) -> list[str]:
+        return [name for p in range(self.processes) for name in self.names(p)]
+
+    def start(self, ports: list[int]) -> None:
+        """Process p connects to ports[p % len(ports)] (several hosts: the bots spread over them)."""
+        nice = ["nice", "-n", "19"] if self.nice and shutil.which("nice") else []
+        for p in range(self.processes):
+            self.running.append(subprocess.Popen(
+                nice + [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{ports[p % len(ports)]}",
+                        "--names", ",".join(self.names(p)), "--style", "random", "--max-games", "1"],
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(ROOT),
             ))
-        print(f"server pid {server.pid} on port {port}; {bots_total} bot sessions in {args.processes} processes "
-              f"({'nice 19' if nice else 'normal priority'}); {args.concurrency} games at once; {args.game}", flush=True)
-        # Warm-up: wait until the games are flowing, then measure a fixed window.
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and db_totals(db).get("finished", 0) < args.concurrency // 2:
-            time.sleep(0.2)
-        before, cpu0 = db_totals(db), proc_stats(server.pid)[0]
-        t0 = time.monotonic()
-        peak = 0
-        while time.monotonic() - t0 < args.seconds:
-            time.sleep(1.0)
-            peak = max(peak, proc_stats(server.pid)[1])
-            print(f"  {time.monotonic() - t0:5.0f} s: {db_totals(db)}", flush=True)
-        after, (cpu1, peak_now) = db_totals(db), proc_stats(server.pid)
-        elapsed = time.monotonic() - t0
-        peak = max(peak, peak_now)
-    finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-        try:
-            tail = server.communicate(timeout=30)[0]
-        except subprocess.TimeoutExpired:
-            server.kill()
-            tail = server.communicate()[0]
-        for bot in bots:
+
+    def stop(self) -> dict[str, int]:
+        """Stop them; their totals summed (turns, games, errors by code)."""
+        for bot in self.running:
             if bot.poll() is None:
                 bot.terminate()
-        bot_totals: dict[str, int] = {}
-        for bot in bots:
+        totals: dict[str, int] = {}
+        for bot in self.running:
             try:
-                out = bot.communicate(timeout=20)[0]
+                out = bot.communicate(timeout=30)[0]
             except subprocess.TimeoutExpired:
                 bot.kill()
                 out = bot.communicate()[0]
             for line in out.splitlines():
                 if line.startswith("{"):
                     for key, value in json.loads(line).items():
-                        bot_totals[key] = bot_totals.get(key, 0) + value
-    games = after["finished"] - before["finished"]
-    decisions = after["decisions"] - before["decisions"]
-    report = {
-        "bots": bots_total,
-        "concurrency": args.concurrency,
-        "ruleset": args.game,
+                        totals[key] = totals.get(key, 0) + value
+        self.running = []
+        return totals
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float = 90) -> dict:
+    """Wait until ``warm`` games finished, then sample every second for ``seconds``.
+
+    ``sample()`` returns the totals (finished, decisions, running...).  Returns the rates
+    (games/min, decisions/s) over the window, the CPU µs per decision of the ``pids`` together,
+    the median running games and resident memory, and the first and last totals.
+    """
+    deadline = time.monotonic() + warmup_s
+    while time.monotonic() < deadline and sample().get("finished", 0) < warm:
+        time.sleep(0.2)
+    before = sample()
+    cpu0 = sum(proc_stats(pid)[0] for pid in pids)
+    sys0 = sum(sys_cpu(pid) for pid in pids)
+    t0 = time.monotonic()
+    running, rss, rates = [], [], []
+    last, last_t = before, t0
+    while time.monotonic() - t0 < seconds:
+        time.sleep(1.0)
+        now, at = sample(), time.monotonic()
+        running.append(now.get("running", 0))
+        rss.append(sum(proc_stats(pid)[2] for pid in pids))
+        rates.append((now.get("decisions", 0) - last.get("decisions", 0)) / (at - last_t))
+        last, last_t = now, at
+    after = sample()
+    cpu1 = sum(proc_stats(pid)[0] for pid in pids)
+    sys1 = sum(sys_cpu(pid) for pid in pids)
+    elapsed = time.monotonic() - t0
+    games = after.get("finished", 0) - before.get("finished", 0)
+    decisions = after.get("decisions", 0) - before.get("decisions", 0)
+    return {
         "seconds": round(elapsed, 1),
+        "games": games,
+        "decisions": decisions,
         "games_per_minute": round(games / elapsed * 60, 1),
         "decisions_per_second": round(decisions / elapsed, 1),
-        "arena_caused_timeouts": after["timeouts"],
-        "strikes": after["strikes"],
-        "aborted_games": after["aborted"],
-        "server_peak_rss_mib": round(peak / 1024, 1),
+        "median_decisions_per_second_1s": round(median(rates), 1),
+        "median_running_games": median(running),
+        "median_rss_kib": median(rss),
         "server_cpu_us_per_decision": round((cpu1 - cpu0) / max(1, decisions) * 1e6, 1),
-        "bot_errors": {k: v for k, v in bot_totals.items() if k.startswith("error:")},
+        "server_sys_cpu_us_per_decision": round((sys1 - sys0) / max(1, decisions) * 1e6, 1),
+        "before": before,
+        "after": after,
     }
-    print(tail.strip().splitlines()[-1] if tail.strip() else "")
-    print(json.dumps(report, indent=2))
-    if args.keep:
-        print(f"kept {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- the ladder
+
+def serve_command(db: str, replays: Path, args, bots_total: int, extra: list[str]) -> list[str]:
+    return [sys.executable, "-m", "arena", "serve", "--port", "0", "--db", db, "--replays", str(replays),
+            "--game", args.game, "--concurrency", str(args.concurrency), "--max-connections", str(bots_total + 16),
+            "--move-ms", str(args.move_ms), "--plain", "--summary-every", "3600", "--drain", "5", *extra]
+
+
+def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder") -> dict:
+    """The ladder on ``db`` with ``hosts`` `arena serve` processes; the measured figures."""
+    bots = Bots(args.processes, args.sessions, nice=not args.no_nice)
+    servers: list[subprocess.Popen] = []
+    outputs: list[Lines] = []
+    ports: list[int] = []
+    totals = Totals(db)
+    report: dict = {"label": label, "db": "postgresql" if db.startswith("postgresql://") else "sqlite", "hosts": hosts}
+    try:
+        for index in range(hosts):
+            extra = ["--host-name", f"h{index}"] if hosts > 1 or db.startswith("postgresql://") else []
+            server = subprocess.Popen(serve_command(db, work / f"replays{index}", args, bots.total, extra),
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT))
+            servers.append(server)
+            outputs.append(Lines(server))
+            ports.append(port_of(outputs[-1].wait_for("listening on", 60)))
+            if extra:
+                outputs[-1].wait_for("joined the ladder", 60)
+        idle_rss = [proc_stats(s.pid)[2] for s in servers]
+        bots.start(ports)
+        print(f"{label}: {hosts} server(s) (pids {', '.join(str(s.pid) for s in servers)}) on port(s) "
+              f"{', '.join(map(str, ports))}; {bots.total} bot sessions in {bots.processes} processes; "
+              f"{args.concurrency} games at once per host; {args.game}", flush=True)
+        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss))
+        memory.start()
+        wait_all_connected(totals, bots.total)
+        statements0 = totals.statements()
+        figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2)
+        statements1 = totals.statements()
+        per_bot, per_game = memory.fit()
+        report.update(figures)
+        after = figures["after"]
+        report.update({
+            "arena_caused_timeouts": after.get("timeouts", 0), "strikes": after.get("strikes", 0),
+            "aborted_games": after.get("aborted", 0),
+            "server_peak_rss_mib": round(sum(proc_stats(s.pid)[1] for s in servers) / 1024, 1),
+            "server_rss_idle_mib": round(sum(idle_rss) / 1024, 1),
+            "kib_per_connected_bot": round(per_bot, 1),
+            "kib_per_running_game": round(per_game, 1),
+        })
+        if statements0 is not None and statements1 is not None:
+            report["pg_statements_per_game"] = round((statements1 - statements0) / max(1, figures["games"]), 1)
+        if hosts > 1:
+            report["decisions_per_second_per_host"] = per_host_rates(db, figures["seconds"])
+    finally:
+        for server in servers:
+            if server.poll() is None:
+                server.send_signal(signal.SIGTERM)
+        tails = []
+        for server, lines in zip(servers, outputs):
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            lines.thread.join(timeout=5)
+            tails.append(lines)
+        bot_totals = bots.stop()
+        totals.close()
+    finished = statements = writes = 0
+    for lines in tails:  # the store's own count over each host's whole run, from its last line
+        found = [STOPPED.search(line) for line in lines.lines]
+        found = [m for m in found if m]
+        if found:
+            finished += int(found[-1]["finished"]) + int(found[-1]["aborted"])
+            statements += int(found[-1]["statements"])
+            writes += int(found[-1]["writes"])
+    if finished:
+        report["store_statements_per_game"] = round(statements / finished, 2)
+        report["store_writes_per_game"] = round(writes / finished, 2)
+    report["bot_errors"] = {k: v for k, v in bot_totals.items() if k.startswith("error:")}
+    for key in ("before", "after"):
+        report.pop(key, None)
+    return report
+
+
+def wait_all_connected(totals: Totals, count: int, timeout: float = 300) -> None:
+    """Until every bot has connected once (its row's last_seen), with progress; measuring starts after."""
+    deadline = time.monotonic() + timeout
+    shown = -1
+    while time.monotonic() < deadline:
+        seen = totals.connected()
+        if seen >= count:
+            return
+        if seen // 100 != shown // 100:
+            print(f"  {seen} of {count} bots connected", flush=True)
+            shown = seen
+        time.sleep(0.25)
+    print(f"  only {totals.connected()} of {count} bots connected within {timeout:g} s", flush=True)
+
+
+class MemorySamples(threading.Thread):
+    """The servers' resident memory against bots connected and games running, sampled from the start.
+
+    While the bots log in (a few at a time) the games reach their concurrency long before the
+    last bot is in: from then on memory grows with the bots alone (the slope: per connected
+    bot), and what the servers held at the start of that plateau beyond the idle servers and
+    those bots is the running games' (per running game).  Rough: the Python heap keeps what it
+    once took, and finished games' rows and replays also grow meanwhile.
+    """
+
+    def __init__(self, pids: list[int], totals: Totals, idle_kib: int) -> None:
+        super().__init__(daemon=True)
+        self.pids = pids
+        self.totals = Totals(totals.db)  # its own connection: sampled on this thread
+        self.idle_kib = idle_kib
+        self.samples: list[tuple[int, int, int]] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(0.25):
+            try:
+                rss = sum(proc_stats(pid)[2] for pid in self.pids)
+                self.samples.append((self.totals.connected(), self.totals.read().get("running", 0), rss))
+            except (OSError, ValueError):
+                return
+
+    def fit(self) -> tuple[float, float]:
+        """(KiB per connected bot, KiB per running game); NaN where the log-in ramp was too short to tell."""
+        import numpy as np
+
+        self.stopping.set()
+        self.join(timeout=5)
+        self.totals.close()
+        if not self.samples:
+            return float("nan"), float("nan")
+        data = np.array(self.samples, dtype=float)
+        full = data[:, 1].max()
+        # While the games are at their concurrency and bots still log in, memory grows by the bots alone.
+        plateau = data[(data[:, 1] >= 0.95 * full) & (data[:, 0] < data[:, 0].max())]
+        if len(plateau) < 4 or np.ptp(plateau[:, 0]) < 20:
+            return float("nan"), float("nan")
+        per_bot = float(np.polyfit(plateau[:, 0], plateau[:, 2], 1)[0])
+        first = plateau[0]
+        per_game = (first[2] - self.idle_kib - per_bot * first[0]) / max(1.0, first[1])
+        return per_bot, float(per_game)
+
+
+def per_host_rates(db: str, seconds: float) -> dict[str, float]:
+    """Decisions/s per host over the last ``seconds`` (the games each host claimed)."""
+    import psycopg
+
+    with psycopg.connect(db, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT c.host, COALESCE(SUM(g.decisions), 0) FROM games g JOIN "
+            "(SELECT DISTINCT game_id, host FROM seat_claims) c ON c.game_id = g.id "
+            "WHERE g.status = 'finished' AND CAST(g.ended_at AS TIMESTAMPTZ) >= now() - make_interval(secs => %s) "
+            "GROUP BY c.host ORDER BY c.host", (seconds,)).fetchall()
+    return {host: round(int(decisions) / seconds, 1) for host, decisions in rows}
+
+
+# ---------------------------------------------------------------- the bare match path
+
+def bare_server(tables: int, names: list[str], game: str, move_ms: int) -> int:
+    """The bare match path: fixed pairs of the bots, ``tables`` games at once, no store, no replays.
+
+    Prints the listening line, then one JSON line of totals every 0.25 s (finished games,
+    their decisions, running games).
+    """
+    import trio
+
+    from arena.match.timecontrol import TimeControl
+    from arena.server import ServerConfig, run
+
+    control = TimeControl(move_ms=move_ms)
+    totals = {"finished": 0, "decisions": 0, "running": 0, "timeouts": 0, "strikes": 0}
+
+    async def director(handle):
+        print(f"bare server listening on 127.0.0.1:{handle.port}", flush=True)
+        await handle.wait_for_sessions(names, timeout_s=120)
+
+        async def keep_playing(table: int) -> None:
+            rng = random.Random(table)
+            pair = [names[2 * table], names[2 * table + 1]]
+            while True:
+                totals["running"] += 1
+                try:
+                    outcome = await handle.play_game(game, {}, rng.randrange(2**63), pair, control)
+                finally:
+                    totals["running"] -= 1
+                if outcome.status == "finished":
+                    totals["finished"] += 1
+                    totals["decisions"] += outcome.decisions
+                    totals["timeouts"] += sum(s.timeouts for s in outcome.seats)
+                    totals["strikes"] += sum(s.strikes for s in outcome.seats)
+
+        async def report() -> None:
+            while True:
+                print(json.dumps(totals), flush=True)
+                await trio.sleep(0.25)
+
+        async with trio.open_nursery() as nursery:
+            for table in range(tables):
+                nursery.start_soon(keep_playing, table)
+            nursery.start_soon(report)
+            with trio.open_signal_receiver(signal.SIGTERM) as received:
+                async for _ in received:
+                    nursery.cancel_scope.cancel()
+                    break
+
+    run(ServerConfig(port=0, max_connections=len(names) + 16, finished_games_kept=100), director)
+    return 0
+
+
+def run_bare(args, tables: int) -> dict:
+    bots = Bots(args.processes, args.sessions, nice=not args.no_nice)
+    names = bots.all_names()
+    if 2 * tables > len(names):
+        raise SystemExit(f"{tables} games at once need {2 * tables} bots; there are {len(names)}")
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--bare-server", str(tables), ",".join(names), args.game, str(args.move_ms)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT))
+    lines = Lines(server)
+    try:
+        port = port_of(lines.wait_for("listening on", 60))
+        bots.start([port])
+        print(f"bare match path: server pid {server.pid} on port {port}; {bots.total} bot sessions, "
+              f"{tables} fixed pairs playing", flush=True)
+        figures = measure(lines.last_json, [server.pid], args.seconds, warm=tables // 2)
+    finally:
+        stop(server)
+        bots.stop()
+    after = figures.pop("after")
+    figures.pop("before")
+    figures.update({"label": "bare match path", "arena_caused_timeouts": after.get("timeouts", 0),
+                    "strikes": after.get("strikes", 0)})
+    return figures
+
+
+# ---------------------------------------------------------------- PostgreSQL
+
+def start_postgres():
+    """A private PostgreSQL with fsync on and pg_stat_statements, as the tests start theirs."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from postgres_server import start_server
+
+    server = start_server(fsync=True, settings=("shared_preload_libraries=pg_stat_statements", "max_connections=300"))
+    import psycopg
+
+    with psycopg.connect(server.url, autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    return server
+
+
+def show(report: dict) -> None:
+    print(json.dumps(report, indent=2), flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=10, help="bot processes (default 10)")
+    parser.add_argument("--sessions", type=int, default=20, help="bot sessions per process (default 20)")
+    parser.add_argument("--concurrency", type=int, default=100, help="games at once per host (default 100)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured run length (default 60)")
+    parser.add_argument("--game", default="moumou", help="ruleset (default moumou)")
+    parser.add_argument("--move-ms", type=int, default=1000, help="per-decision limit (default 1000)")
+    parser.add_argument("--no-nice", action="store_true", help="run the bots at normal priority")
+    parser.add_argument("--keep", action="store_true", help="keep the temp database and replays")
+    parser.add_argument("--compare-arena", action="store_true",
+                        help="also run the bare match path with the same bots and games at once; print the ratio")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="with --compare-arena: ladder and bare runs alternate this many times; the median of "
+                             "the pairs' ratios (default 1)")
+    parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite",
+                        help="postgres: run on SQLite, then on a private PostgreSQL, and print both")
+    parser.add_argument("--hosts", type=int, default=1, help="N `arena serve` hosts on one private PostgreSQL")
+    parser.add_argument("--bare-server", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_server:
+        tables, names, game, move_ms = args.bare_server
+        return bare_server(int(tables), names.split(","), game, int(move_ms))
+    for flag in ("processes", "sessions", "concurrency", "hosts"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag} must be at least 1")
+    if args.hosts > 1 and args.processes < args.hosts:
+        parser.error("--hosts N needs at least N bot processes (--processes): the bots are spread over the hosts")
+
+    work = Path(tempfile.mkdtemp(prefix="bench-ladder-"))
+    postgres = None
+    reports: list[dict] = []
+    try:
+        if args.hosts > 1:
+            postgres = start_postgres()
+            reports.append(run_ladder(args, postgres.url, work, hosts=args.hosts, label=f"{args.hosts} hosts"))
+            show(reports[-1])
+        else:
+            reports.append(run_ladder(args, str(work / "ladder.db"), work / "sqlite", label="ladder (SQLite)"))
+            show(reports[-1])
+            if args.db == "postgres":
+                postgres = start_postgres()
+                reports.append(run_ladder(args, postgres.url, work / "pg", label="ladder (PostgreSQL)"))
+                show(reports[-1])
+            if args.compare_arena:
+                for attempt in range(args.repeat):
+                    if attempt:  # ladder and bare alternate: each pair sees the same machine
+                        reports.append(run_ladder(args, str(work / f"ladder{attempt}.db"), work / f"sqlite{attempt}",
+                                                  label="ladder (SQLite)"))
+                        show(reports[-1])
+                    tables = max(1, round(reports[-1]["median_running_games"]))
+                    reports.append(run_bare(args, tables))
+                    show(reports[-1])
+    finally:
+        if postgres is not None:
+            from postgres_server import remove
+
+            remove(postgres)
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print("summary (one run; rates over the window, medians of 1 s samples):")
+    for report in reports:
+        print(f"  {report['label']:<22} {report['decisions_per_second']:>8,.0f} decisions/s "
+              f"(median 1 s {report['median_decisions_per_second_1s']:,.0f}), "
+              f"{report['median_running_games']:g} games running (median), "
+              f"{report['server_cpu_us_per_decision']:.0f} µs server CPU/decision, "
+              f"timeouts {report['arena_caused_timeouts']}, strikes {report['strikes']}")
+    by_label = {r["label"]: r for r in reports}
+    ladder = reports[0]
+    if "bare match path" in by_label:
+        pairs = [(a, b) for a, b in zip(reports, reports[1:])
+                 if a["label"] == "ladder (SQLite)" and b["label"] == "bare match path"]
+        ratios = [a["server_cpu_us_per_decision"] / b["server_cpu_us_per_decision"] for a, b in pairs]
+        spread = f" (pairs: {', '.join(f'{r:.2f}' for r in ratios)})" if len(ratios) > 1 else ""
+        print(f"  server CPU per decision, ladder / bare match path: {median(ratios):.2f}{spread} (target <= 1.15)")
+    if "ladder (PostgreSQL)" in by_label:
+        pg = by_label["ladder (PostgreSQL)"]
+        print(f"  decisions/s, PostgreSQL / SQLite: {pg['decisions_per_second'] / ladder['decisions_per_second']:.2f} "
+              f"(target >= 0.9); server CPU/decision PostgreSQL / SQLite: "
+              f"{pg['server_cpu_us_per_decision'] / ladder['server_cpu_us_per_decision']:.2f}")
     return 0
 
 

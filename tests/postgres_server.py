@@ -33,6 +33,7 @@ class PostgresServer:
     user: str | None  # the OS user the server runs as (None: the current one)
     log: Path
     fsync: bool = False  # off for the tests (speed); on for a benchmark of durable commits
+    settings: tuple[str, ...] = ()  # more server settings, "name=value" (a benchmark's pg_stat_statements)
 
     @property
     def url(self) -> str:
@@ -46,7 +47,8 @@ class PostgresServer:
 
     def start(self) -> None:
         self._run("pg_ctl", "-D", str(self.datadir), "-l", str(self.log), "-w", "-t", "60", "-o",
-                  f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.datadir} -c fsync={'on' if self.fsync else 'off'}",
+                  f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.datadir} -c fsync={'on' if self.fsync else 'off'}"
+                  + "".join(f" -c {setting}" for setting in self.settings),
                   "start")
 
     def stop(self, mode: str = "fast") -> None:
@@ -72,7 +74,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_server(fsync: bool = False) -> PostgresServer:
+def start_server(fsync: bool = False, settings: tuple[str, ...] = ()) -> PostgresServer:
     """Create and start a fresh cluster with a database ``arena`` owned by role ``arena``."""
     bindir, why = find_binaries()
     if bindir is None:
@@ -91,7 +93,7 @@ def start_server(fsync: bool = False) -> PostgresServer:
         user = "postgres"
         shutil.chown(root, user="postgres", group="postgres")
     datadir = root / "data"
-    server = PostgresServer(bindir, datadir, _free_port(), user, root / "server.log", fsync)
+    server = PostgresServer(bindir, datadir, _free_port(), user, root / "server.log", fsync, settings)
     server._run("initdb", "-D", str(datadir), "-U", "arena", "-A", "trust", "-E", "UTF8", "--no-sync")
     server.start()
     server._run("createdb", "-h", "127.0.0.1", "-p", str(server.port), "-U", "arena", "arena") if (

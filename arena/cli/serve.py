@@ -429,9 +429,11 @@ def _serve(args, store, config, players, options, time_control) -> int:
         rows = view.standings.get(ruleset)
         if rows and live is None:
             printed.print(leaderboard_table(ruleset, rows))
+    stats = store.stats
     print(
         f"stopped ({summary.stopped_because}): {summary.finished} games finished, {summary.aborted} aborted, "
-        f"{summary.decisions} decisions in {summary.seconds:.0f} s",
+        f"{summary.decisions} decisions in {summary.seconds:.0f} s; store: {stats.statements} statements, "
+        f"{stats.writes} writes in {stats.transactions} transactions",
         flush=True,
     )
     return 130 if summary.stopped_because.startswith("Ctrl-C") else 0

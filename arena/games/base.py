@@ -383,5 +383,6 @@ class GameState(ABC):
 
     def state_hash(self) -> str:
         """A short digest of the full position, for replays to check re-simulation."""
-        canonical = json.dumps(self.to_position(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        from arena.games.canonical import canonical_json
+
+        return hashlib.sha256(canonical_json(self.to_position())).hexdigest()[:16]

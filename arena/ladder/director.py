@@ -17,6 +17,7 @@ rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import signal
@@ -33,6 +34,7 @@ from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
 from arena.match.runner import GameStop
+from arena.ladder.store.ladder_store import Call
 from arena.match.timecontrol import TimeControl
 
 log = logging.getLogger("arena.ladder")
@@ -52,7 +54,13 @@ class LadderSettings:
     drain_s: float = 10.0
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # ruleset -> options
     max_lead: int = 2
-    refit_s: float = 1.0
+    refit_s: float = 1.0  # the least time between two rating fits
+    #: The share of one core the rating fits may take: a fit that cost C CPU seconds waits C / refit_share
+    #: before the next (at 200 bots a fit is some 50 ms; fitted every second it cost the games a tenth).
+    refit_share: float = 0.02
+    #: Replay lines reach the operating system at least this often (`ReplayWriter.create`'s flush_s): a
+    #: write call per decision cost more than the rest of the replay; a crash aborts the running games anyway.
+    replay_flush_s: float = 0.5
     #: How long a finished game's result is retried while the database is away before the game is aborted.
     result_retry_s: float = 300.0
     snapshot_s: float = 60.0
@@ -77,6 +85,13 @@ def _db_errors() -> tuple[type[BaseException], ...]:
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())[:200] or type(error).__name__
+
+
+def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``fn(*args)`` and the CPU seconds this thread spent in it."""
+    began = time.thread_time()
+    result = fn(*args)
+    return result, time.thread_time() - began
 
 
 def _ordinal(place: int | None) -> str:
@@ -112,6 +127,7 @@ class LadderDirector:
         self._running_sets = 0
         self._started_games = 0
         self._db = trio.CapacityLimiter(1)
+        self._writes: list[Call] = []  # writes waiting for the next group commit (`_db_write`)
         self._dirty: set[str] = set()
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
@@ -268,22 +284,23 @@ class LadderDirector:
         """Wake the scheduler on every change; note arrivals and departures (first/last seen)."""
         present: dict[str, str] = {}
         while True:
-            sessions = {s.name: s.version for s in handle.sessions()}
-            self.view.connected = sorted(sessions)
+            sessions = handle.connected_versions()
             changed = [(name, version) for name, version in sessions.items() if name not in present]
             changed += [(name, version) for name, version in present.items() if name not in sessions]
+            if changed or len(sessions) != len(present):
+                self.view.connected = sorted(sessions)
             present = sessions
             self._kick()
             for name, version in changed:
                 try:
-                    await self._db_call(self.store.touch_bot, name, version)
+                    await self._db_write(self.store.touch_bot, name, version)
                     if name not in sessions:
                         # Gone without a game: an open-registration name is not kept (bounded table).
-                        await self._db_call(self.store.forget_unplayed, name)
+                        await self._db_write(self.store.forget_unplayed, name)
                 except _db_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
                     log.warning("cannot note that bot %s %s: %s", name,
                                 "left" if name not in sessions else "connected", _one_line(error))
-            if changed and {s.name: s.version for s in handle.sessions()} != present:
+            if changed and handle.connected_versions() != present:
                 continue  # something changed during the writes: its event may have passed already
             await handle.session_event()
 
@@ -322,8 +339,7 @@ class LadderDirector:
                     break
                 if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
                     break
-                connected = {session.name for session in handle.sessions()}
-                if not set(seats) <= connected:
+                if not all(handle.is_connected(bot) for bot in seats):
                     break  # a bot left before its game started
                 game_id = new_game_id()
                 if self.membership is not None and not await self.membership.claim(game_id, table.ruleset, seats):
@@ -348,16 +364,18 @@ class LadderDirector:
                 # next start aborts, never a .part file that no row points at.
                 final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
                 try:
-                    await self._db_call(
+                    await self._db_write(
                         self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
                         replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
                         versions=[versions.get(bot, "") for bot in seats],
                     )
                 except _db_errors() as error:  # the database went away since the claim: this game never starts
                     log.warning("cannot record the start of game %s: %s", game_id, _one_line(error))
+                    self._started_games -= 1
                     break
                 try:
-                    writer = await trio.to_thread.run_sync(ReplayWriter.create, self.settings.replays, header)
+                    writer = await trio.to_thread.run_sync(
+                        ReplayWriter.create, self.settings.replays, header, self.settings.replay_flush_s)
                 except BaseException as error:
                     with trio.CancelScope(shield=True):
                         await self._end_quietly(game_id, f"cannot write the replay: {error}", None)
@@ -417,7 +435,7 @@ class LadderDirector:
         or by another host once this one is gone; raising here would take the whole server down.
         """
         try:
-            await self._db_call(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path)
+            await self._db_write(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path)
         except _db_errors() as error:
             log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
 
@@ -442,7 +460,7 @@ class LadderDirector:
         pause = 0.25
         while True:
             try:
-                await self._db_call(
+                await self._db_write(
                     self.store.game_ended, outcome.game_id, outcome.status, seats,
                     ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
                     decisions=outcome.decisions,
@@ -500,7 +518,8 @@ class LadderDirector:
                 self._dirty.add(ruleset)
 
     async def _refit_loop(self) -> None:
-        """Refit in the background; a fit that takes long is run less often (it shares the GIL)."""
+        """Refit in the background, within `LadderSettings.refit_share` of a core (a fit shares the GIL
+        with the games: a costly one is run less often)."""
         last_snapshot = time.monotonic()
         pause = self.settings.refit_s
         while True:
@@ -508,9 +527,8 @@ class LadderDirector:
             snapshot = time.monotonic() - last_snapshot >= self.settings.snapshot_s
             if snapshot:
                 last_snapshot = time.monotonic()
-            began = time.monotonic()
             try:
-                await self._refit(snapshot=snapshot)
+                cost = await self._refit(snapshot=snapshot)
             except _db_errors() as error:  # the database is away: fit again once it is back
                 if not self._refit_failing:
                     log.warning("cannot refit the ratings (%s): trying again every round", _one_line(error))
@@ -519,19 +537,24 @@ class LadderDirector:
             if self._refit_failing:
                 log.warning("the ratings are refitted again")
                 self._refit_failing = False
-            pause = max(self.settings.refit_s, 10 * (time.monotonic() - began))
+            pause = max(self.settings.refit_s, cost / self.settings.refit_share)
 
-    async def _refit(self, force: bool = False, snapshot: bool = False) -> None:
+    async def _refit(self, force: bool = False, snapshot: bool = False) -> float:
+        """Fit the rulesets with new results; returns the CPU seconds the reads and fits took."""
         rulesets = set(self.settings.players) if force else set(self._dirty)
         self._dirty.clear()
+        cost = 0.0
         for ruleset in sorted(rulesets):
             try:
-                rated = await self._db_call(self.store.pair_table, ruleset)
-                totals = await self._db_call(self.store.totals, ruleset)
+                rated, spent = await self._db_call(_timed, self.store.pair_table, ruleset)
+                cost += spent
+                totals, spent = await self._db_call(_timed, self.store.totals, ruleset)
+                cost += spent
             except BaseException:
                 self._dirty.add(ruleset)  # fitted again next round
                 raise
-            rows = await trio.to_thread.run_sync(standings_from, rated, totals, list(self.view.connected))
+            rows, spent = await trio.to_thread.run_sync(_timed, standings_from, rated, totals, list(self.view.connected))
+            cost += spent
             if not rows:
                 continue
             self.standings[ruleset] = rows
@@ -541,11 +564,12 @@ class LadderDirector:
             for ruleset, rows in self.standings.items():
                 from arena.ladder.ratings import Rating
 
-                await self._db_call(
+                await self._db_write(
                     self.store.save_ratings,
                     ruleset,
                     [Rating(r.bot, r.rating, r.ci, r.games, r.score) for r in rows],
                 )
+        return cost
 
     def standings_rows(self, ruleset: str) -> list[dict[str, Any]]:
         """For the GetStandings RPC: the last fit, never a fresh one (called on the gRPC loop)."""
@@ -564,3 +588,29 @@ class LadderDirector:
     async def _db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run a store call on a worker thread, one at a time, so fsyncs never stall the games."""
         return await trio.to_thread.run_sync(lambda: fn(*args, **kwargs), limiter=self._db)
+
+    async def _db_write(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`_db_call` for a write, committed together with the writes that queued meanwhile (group commit).
+
+        Each write joins the queue; whoever gets the database next runs the whole queue in one
+        transaction (`LadderStore.run_together`), and every caller returns once that committed:
+        as durable as a commit of its own, for one fsync instead of one each.
+        """
+        call = Call(functools.partial(fn, *args, **kwargs))
+        self._writes.append(call)
+        try:
+            async with self._db:
+                if not call.done:
+                    batch, self._writes = self._writes, []
+                    try:
+                        await trio.to_thread.run_sync(self.store.run_together, batch)
+                    finally:
+                        for queued in batch:
+                            queued.done = True
+        except BaseException:
+            if not call.done and call in self._writes:  # cancelled while waiting: not written
+                self._writes.remove(call)
+            raise
+        if call.error is not None:
+            raise call.error
+        return call.result

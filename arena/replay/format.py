@@ -190,6 +190,25 @@ def _seat_info(index: int, raw: Any) -> SeatInfo:
     raise ReplayFormatError(f"replay header: seat {index} should be a name or an object, not {raw!r}")
 
 
+def decision_dict(i: int, seat: int, action: str, think_ms: int = 0, timeout: bool = False, strike: bool = False,
+                  hash: str | None = None, bot_error: str = "") -> dict[str, Any]:
+    """A decision line's fields (`DecisionRecord.to_dict`), built without the record: the writer's
+    per-decision path."""
+    record = {
+        "type": DECISION,
+        "i": i,
+        "seat": seat,
+        "action": action,
+        "think_ms": think_ms,
+        "timeout": timeout,
+        "strike": strike,
+        "hash": hash,
+    }
+    if bot_error:  # only when there is one: replays of clean games keep their bytes
+        record["bot_error"] = bot_error
+    return record
+
+
 @dataclass(frozen=True)
 class DecisionRecord:
     """One applied decision; ``i`` counts from 1, and step ``i`` is the state after it."""
@@ -204,19 +223,8 @@ class DecisionRecord:
     bot_error: str = ""  # the bot's report that its code failed here (its client answered a fallback)
 
     def to_dict(self) -> dict[str, Any]:
-        record = {
-            "type": DECISION,
-            "i": self.i,
-            "seat": self.seat,
-            "action": self.action,
-            "think_ms": self.think_ms,
-            "timeout": self.timeout,
-            "strike": self.strike,
-            "hash": self.hash,
-        }
-        if self.bot_error:  # only when there is one: replays of clean games keep their bytes
-            record["bot_error"] = self.bot_error
-        return record
+        return decision_dict(self.i, self.seat, self.action, self.think_ms, self.timeout, self.strike, self.hash,
+                             self.bot_error)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], line: int) -> "DecisionRecord":

@@ -2,7 +2,12 @@
 
 A game is written to ``<game_id>.jsonl.part``, one flushed line per
 decision, so a crash loses at most the line being written and the reader
-can still open what was played.  Only after the result line is written and
+can still open what was played.  A writer created with ``flush_s`` hands
+its decision lines to the operating system at least that often instead (the
+ladder's, where a write call per decision was the largest cost its replays
+added to a decision): a crash of the process then loses at most the lines of
+the last ``flush_s`` seconds before the game's last decision, in a game the
+next start aborts anyway.  Only after the result line is written and
 fsynced is the file renamed to ``<game_id>.jsonl`` (an atomic rename), so
 a ``.jsonl`` file is never half-written.
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -28,15 +34,18 @@ from arena.replay.format import (
     FINISHED,
     PART_SUFFIX,
     SUFFIX,
-    DecisionRecord,
     ReplayFormatError,
     parse_time,
     ReplayHeader,
+    decision_dict,
     engine_version,
     result_line,
 )
 
 DEFAULT_DIRECTORY = Path("replays")
+
+#: One encoder for every line (``json.dumps`` with options builds a new one per call).
+_encode_line = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 class ReplayWriterError(RuntimeError):
@@ -55,20 +64,26 @@ class ReplayWriter:
     """Writes one game.  Create it with `ReplayWriter.create`; it is also a context manager
     that aborts the replay if the block raises before `finish`."""
 
-    def __init__(self, path: Path, header: ReplayHeader, handle: Any) -> None:
+    def __init__(self, path: Path, header: ReplayHeader, handle: Any, flush_s: float = 0.0) -> None:
         self.header = header
         self.final_path = path
         self.part_path = path.with_name(path.name[: -len(SUFFIX)] + PART_SUFFIX)
         self._handle = handle
         self._count = 0
+        self._flush_s = flush_s
+        self._flushed_at = time.monotonic()
         self._closed = False
         self._result_at: int | None = None  # file offset of the result line, once written
 
     @classmethod
     def create(
-        cls, directory: "str | os.PathLike[str] | None", header: "ReplayHeader | Mapping[str, Any]"
+        cls, directory: "str | os.PathLike[str] | None", header: "ReplayHeader | Mapping[str, Any]",
+        flush_s: float = 0.0,
     ) -> "ReplayWriter":
         """Open ``<game_id>.jsonl.part`` under ``directory/YYYY-MM-DD/`` and write the header line.
+
+        ``flush_s``: decision lines reach the operating system at least this often (seconds);
+        0 (the default) flushes every line.  The header and the result line are flushed at once.
 
         ``header`` is a `ReplayHeader` or a mapping with at least ``game_id``,
         ``ruleset``, ``players``, ``seed`` (and usually ``seats``,
@@ -89,7 +104,7 @@ class ReplayWriter:
             handle = open(part, "x", encoding="utf-8", newline="\n")
         except FileExistsError:
             raise FileExistsError(f"game {header.game_id} is already being recorded (or crashed): {part}") from None
-        writer = cls(path, header, handle)
+        writer = cls(path, header, handle, flush_s)
         writer._write(header.to_dict())
         return writer
 
@@ -125,17 +140,22 @@ class ReplayWriter:
         if self._result_at is not None:
             raise ReplayWriterError(f"replay {self.part_path} already has its result line")
         self._count += 1
-        record = DecisionRecord(
-            i=self._count,
-            seat=int(seat),
-            action=str(action),
-            think_ms=int(round(think_ms or 0)),
-            timeout=bool(timeout),
-            strike=bool(strike),
-            hash=state_hash,
-            bot_error=str(bot_error or ""),
-        )
-        self._write(record.to_dict())
+        # The fields of a `DecisionRecord`, without building one: this runs after every decision.
+        self._write(decision_dict(self._count, int(seat), str(action), int(round(think_ms or 0)), bool(timeout),
+                                  bool(strike), state_hash, str(bot_error or "")), flush=False)
+        if self._flush_s <= 0:
+            self._handle.flush()
+        else:
+            now = time.monotonic()
+            if now - self._flushed_at >= self._flush_s:
+                self._handle.flush()
+                self._flushed_at = now
+
+    def flush(self) -> None:
+        """Hand every line written so far to the operating system."""
+        self._check_open()
+        self._handle.flush()
+        self._flushed_at = time.monotonic()
 
     def finish(self, result: Any) -> Path:
         """Write the result line, fsync, and atomically rename to ``.jsonl``; returns the final path."""
@@ -179,13 +199,14 @@ class ReplayWriter:
         os.fsync(self._handle.fileno())
         return self.part_path
 
-    def _write(self, line: Mapping[str, Any]) -> None:
+    def _write(self, line: Mapping[str, Any], flush: bool = True) -> None:
         try:
-            text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = _encode_line(line)
         except (TypeError, ValueError) as error:
             raise ReplayFormatError(f"replay line is not plain JSON: {error}") from None
         self._handle.write(text + "\n")
-        self._handle.flush()
+        if flush:
+            self._handle.flush()
 
     def _check_open(self) -> None:
         if self._closed:

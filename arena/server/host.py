@@ -73,6 +73,15 @@ class Handle:
         """Connected bots, by name."""
         return self.hub.sessions()
 
+    def connected_versions(self) -> dict[str, str]:
+        """Connected bots' names and declared versions: `sessions` without the snapshots, for a
+        director that only watches who comes and goes (it runs at every change)."""
+        return {name: session.version for name, session in self.hub.by_name.items() if session.connected}
+
+    def is_connected(self, name: str) -> bool:
+        session = self.hub.by_name.get(name)
+        return session is not None and session.connected
+
     async def session_event(self) -> None:
         """Return at the next change: a bot connected, left, resumed, or a game slot was freed."""
         await self.hub.wait_changed()

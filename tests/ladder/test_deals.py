@@ -45,6 +45,12 @@ class FakeHandle:
             for name in self.names
         ]
 
+    def connected_versions(self) -> dict[str, str]:
+        return {session.name: session.version for session in self.sessions()}
+
+    def is_connected(self, name: str) -> bool:
+        return name in self.names
+
     async def session_event(self) -> None:
         await trio.sleep_forever()
 

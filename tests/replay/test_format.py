@@ -18,6 +18,20 @@ def header(game_id: str = "t1", **extra) -> dict:
             "started_at": "2026-11-22T10:00:00Z", **extra}
 
 
+def test_a_writer_with_flush_s_hands_decisions_over_in_batches_and_the_result_at_once(tmp_path):
+    writer = ReplayWriter.create(tmp_path, header(), flush_s=3600)
+    writer.decision(0, "draw", state_hash="aa")
+    writer.decision(1, "draw", state_hash="bb")
+    # within flush_s the lines may wait in the process; the header is on disk, the game opens
+    assert load(writer.current_path).decisions == []
+    writer.flush()
+    assert len(load(writer.current_path).decisions) == 2
+    writer.decision(0, "draw", state_hash="cc")
+    writer.write_result({"placements": [1, 2], "points": [0, 3], "reason": "out"})
+    part = load(writer.current_path)
+    assert len(part.decisions) == 3 and part.status == "finished"
+
+
 def test_writer_writes_part_file_then_renames_atomically_on_finish(tmp_path):
     writer = ReplayWriter.create(tmp_path, header())
     assert writer.current_path.name == "t1" + PART_SUFFIX

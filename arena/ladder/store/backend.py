@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
+from collections import Counter
 from contextlib import AbstractContextManager
 from typing import Any, Sequence
 
@@ -35,6 +36,9 @@ class Backend(ABC):
     paramstyle: str = "qmark"
     #: The driver's exceptions for a database that cannot be used.
     errors: tuple[type[BaseException], ...] = ()
+
+    def __init__(self) -> None:
+        self.stats = StatementStats()
 
     def sql(self, text: str) -> str:
         """The shared SQL (``?`` placeholders) in this driver's style."""
@@ -63,6 +67,41 @@ class Backend(ABC):
     @abstractmethod
     def close(self) -> None:
         """Close the connection and release the server claim."""
+
+
+class StatementStats:
+    """How many statements and write transactions a backend ran, by the statement's first word
+    (SELECT, INSERT, UPDATE, DELETE...): what shows that the ladder writes per game and per
+    rating update, never per decision (`arena serve` prints the totals when it stops)."""
+
+    def __init__(self) -> None:
+        self.by_kind: Counter[str] = Counter()
+        self.transactions = 0
+
+    def statement(self, sql: str) -> None:
+        self.by_kind[_kind(sql)] += 1
+
+    def transaction(self) -> None:
+        self.transactions += 1
+
+    @property
+    def statements(self) -> int:
+        return sum(self.by_kind.values())
+
+    @property
+    def writes(self) -> int:
+        """Statements other than reads (SELECT, and WITH ... SELECT)."""
+        return sum(count for kind, count in self.by_kind.items() if kind not in ("SELECT", "WITH"))
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"statements": self.statements, "writes": self.writes, "transactions": self.transactions,
+                "by_kind": dict(self.by_kind)}
+
+
+@functools.lru_cache(maxsize=512)
+def _kind(sql: str) -> str:
+    words = sql.split(None, 1)
+    return words[0].upper() if words else ""
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Any, Iterable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, Rating
 from arena.ladder.store import fit_totals
@@ -24,6 +26,17 @@ from arena.ladder.store.backend import Backend
 from arena.ladder.store.migrations import migrate, read_version
 from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
 from arena.ladder.store.tokens import hash_token
+
+
+@dataclass(eq=False)
+class Call:
+    """One write for `LadderStore.run_together`: a store method with its arguments bound, and
+    afterwards its result or the exception it raised."""
+
+    fn: Callable[[], Any]
+    result: Any = None
+    error: BaseException | None = None
+    done: bool = False
 
 
 def count_if(condition: str) -> str:
@@ -53,6 +66,7 @@ class LadderStore:
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self._lock = threading.RLock()
+        self._together = False  # inside `run_together`: writes join its one transaction
         #: Where the data lives (a path, or a URL without its password), for messages.
         self.path = backend.name
         #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
@@ -93,11 +107,52 @@ class LadderStore:
         with self._lock:
             self.backend.close()
 
+    @property
+    def stats(self) -> Any:
+        """The backend's `StatementStats`: statements and write transactions run through this store so far."""
+        return self.backend.stats
+
     def schema_version(self) -> int:
         with self._lock:
             return read_version(self.backend)
 
-    # ---- the two ways in
+    # ---- the ways in
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A write transaction of its own, or the one `run_together` holds open."""
+        with self._lock:
+            if self._together:
+                yield
+                return
+            with self.backend.transaction():
+                yield
+
+    def run_together(self, calls: Sequence["Call"]) -> None:
+        """Run several writes (each a `Call` of this store's methods) in one transaction: one commit
+        (one fsync) for all of them, durable together when this returns.
+
+        The ladder's group commit: with dozens of games at once, results and new games arrive
+        faster than one durable commit each can keep up with.  Each call's result or exception is
+        kept on it.  If the shared transaction fails, each call is run again on its own, so one
+        bad write takes no other down.
+        """
+        with self._lock:
+            try:
+                self._together = True
+                try:
+                    with self.backend.transaction():
+                        for call in calls:
+                            call.result = call.fn()
+                finally:
+                    self._together = False
+            except Exception:
+                for call in calls:
+                    call.result = call.error = None
+                    try:
+                        call.result = call.fn()
+                    except Exception as error:  # the caller gets it
+                        call.error = error
 
     def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
@@ -105,7 +160,7 @@ class LadderStore:
 
     def _write(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> int:
         """Run statements in one transaction, committed durably; returns how many rows they changed."""
-        with self._lock, self.backend.transaction():
+        with self._transaction():
             return sum(self.backend.run(sql, parameters) for sql, parameters in statements)
 
     # ---- bots
@@ -287,7 +342,7 @@ class LadderStore:
                     ),
                 )
             )
-        with self._lock, self.backend.transaction():
+        with self._transaction():
             # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
             # game's host at the same moment either comes first (and this changes nothing) or waits.
             if not self.backend.run(*update):

@@ -59,6 +59,7 @@ class PostgresBackend(Backend):
     paramstyle = "format"
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
+        super().__init__()
         self.name = redact(url)
         try:
             import psycopg
@@ -101,13 +102,16 @@ class PostgresBackend(Backend):
         return self._db
 
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        self.stats.statement(sql)
         return self._connection().execute(self.sql(sql), parameters).fetchall()
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        self.stats.statement(sql)
         return self._connection().execute(self.sql(sql), parameters).rowcount
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        self.stats.transaction()
         db = self._connection()
         self._in_transaction = True
         try:

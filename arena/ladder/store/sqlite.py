@@ -24,6 +24,7 @@ class SqliteBackend(Backend):
     errors = (sqlite3.DatabaseError,)
 
     def __init__(self, path: str | os.PathLike) -> None:
+        super().__init__()
         self.name = str(path)
         self._lock_file = None
         if self.name != ":memory:":
@@ -39,13 +40,16 @@ class SqliteBackend(Backend):
             raise StoreError(f"{self.name}: cannot open as a ladder database: {error}") from None
 
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+        self.stats.statement(sql)
         return self._db.execute(sql, parameters).fetchall()
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
+        self.stats.statement(sql)
         return self._db.execute(sql, parameters).rowcount
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        self.stats.transaction()
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
