@@ -3,15 +3,21 @@
 A ladder records every game's replay path in its database; `arena match
 --replays DIR` and copied folders have no database, so the replay folder is
 searched too (files are named ``<game id>.jsonl``, or ``.jsonl.part`` while a
-game runs or after a crash).  The short id the dashboard shows (the part
+game runs or after a crash).  A replay found in neither, but kept in the
+database (a PostgreSQL ladder keeps every host's: `arena.ladder.store.replays`),
+is checked against its SHA-256 and written to a temporary folder removed at
+exit, so the viewer, ``--verify`` and ``--bot`` read it like any file.  The short id the dashboard shows (the part
 after the last ``-``) is enough when it matches one game only.
 """
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from pathlib import Path
 
-from arena.cli import CommandError
+from arena.cli import CommandError, RunFailure
 
 
 def looks_like_game_id(text: str) -> bool:
@@ -26,6 +32,8 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
 
     looked: list[str] = []
     url = is_postgres_url(str(db))
+    stored: list[str] = []  # the matching games whose replay the database keeps
+    store = None
     if url or Path(db).is_file():
         try:
             store = LadderStore.open(db, recover=False)
@@ -35,14 +43,28 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
         if store is not None:
             try:
                 paths = store.replay_paths(game_id)
-            finally:
+                stored = sorted(store.stored_replays(list(paths))) if paths else []
+            except BaseException:
                 store.close()
+                raise
             # a relative path is relative to where `arena serve` ran: here, or next to its database
             here = [] if url else [Path(db).parent]
             candidates = [[Path(p), *(parent / p for parent in here)] for p in paths.values() if p]
             found = [next(c for c in pair if c.is_file()) for pair in candidates if any(c.is_file() for c in pair)]
             if len(found) == 1:
+                store.close()
                 return found[0]
+            if game_id in stored:  # the full id, beside others that end in it
+                stored = [game_id]
+            if len(stored) == 1 and not found:  # played on another host: this machine has no file
+                try:
+                    return _from_database(store, stored[0])
+                finally:
+                    store.close()
+            store.close()
+            if len(stored) > 1 and not found:
+                raise CommandError(f"{game_id!r} matches {len(stored)} games in {store.path} "
+                                   f"({', '.join(stored[:5])}{', ...' if len(stored) > 5 else ''}): give the full game id")
     matches: dict[str, Path] = {}
     if folder.is_dir():
         looked.append(f"{folder}/")
@@ -59,3 +81,20 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
                            f"{', ...' if len(matches) > 5 else ''}): give the full game id")
     where = " and ".join(looked) if looked else f"{db} or {folder}/ (neither exists)"
     raise CommandError(f"no replay of game {game_id!r} in {where} (give its file, or --db/--replays)")
+
+
+def _from_database(store, game_id: str) -> Path:
+    """The game's stored replay, checked, as a file in a temporary folder removed at exit."""
+    from arena.ladder.store import StoredReplayError
+
+    try:
+        text = store.replay_text(game_id)
+    except StoredReplayError as error:
+        raise RunFailure(f"{error} (in {store.path})") from None
+    if text is None:  # removed meanwhile
+        raise CommandError(f"no replay of game {game_id!r} in {store.path}")
+    folder = Path(tempfile.mkdtemp(prefix="arena-replay-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / f"{game_id}.jsonl"
+    path.write_bytes(text)
+    return path

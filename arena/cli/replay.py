@@ -57,10 +57,20 @@ def register(subparsers) -> None:
     replay.set_defaults(func=run_replay)
 
     listing = subparsers.add_parser(
-        "replays", help="list the replays in a directory, newest first",
-        description="List replays (finished, aborted and cut-off ones) under DIR, newest first.",
+        "replays", help="list the replays in a directory or a ladder database, newest first",
+        description=(
+            "List replays (finished, aborted and cut-off ones) under DIR, newest first; with --db URL, the "
+            "replays a PostgreSQL ladder keeps in its database (every host's games); with DIR --db URL "
+            "--import, store DIR's replays of that ladder's games in its database."
+        ),
     )
-    listing.add_argument("directory", nargs="?", default="replays", metavar="DIR", help="default: replays/")
+    listing.add_argument("directory", nargs="?", default=None, metavar="DIR", help="default: replays/")
+    listing.add_argument("--db", metavar="FILE|URL",
+                         help="list the replays kept in this ladder database instead (a PostgreSQL ladder keeps "
+                         "every game's; a SQLite one keeps files only)")
+    listing.add_argument("--import", dest="import_", action="store_true",
+                         help="with DIR and --db: store DIR's sealed replays of the database's games that it "
+                         "has no replay of yet (games from before replays were kept there), then stop")
     listing.add_argument("--bot", metavar="NAME", help="only games this bot played")
     listing.add_argument("--game", metavar="RULESET", help="only this ruleset")
     listing.add_argument("--limit", type=int, metavar="N", help="at most N replays")
@@ -188,6 +198,16 @@ def run_replays(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
+    if args.import_:
+        if args.db is None or args.directory is None:
+            raise CommandError("--import stores DIR's replays in a database: give both DIR and --db URL")
+        return _import_replays(Path(args.directory), args.db)
+    if args.db is not None:
+        if args.directory is not None:
+            raise CommandError("give DIR (replay files) or --db (replays kept in a database), not both "
+                               "(to store DIR's replays in the database: --import)")
+        return _list_stored(args)
+    args.directory = args.directory or "replays"
     from rich.progress import Progress
 
     with Progress(transient=True, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
@@ -228,4 +248,102 @@ def run_replays(args: argparse.Namespace) -> int:
         table.add_row(*(Text(printable(c)) for c in cells), Text(status, style=status_style))
     console.print(table)
     console.print("open one with `arena replay FILE` or `arena replay GAME_ID`", style="dim", markup=False)
+    return 0
+
+
+def _list_stored(args: argparse.Namespace) -> int:
+    """`arena replays --db URL`: the games whose replay the database keeps, newest first."""
+    from rich.console import Console
+
+    from arena.cli.db import open_db
+    from arena.ladder.store import driver_errors
+
+    store = open_db(args.db, must_exist="give a ladder database file or a postgresql:// URL")
+    try:
+        games = store.games(ruleset=args.game or None, bot=args.bot or None, limit=args.limit, stored_replay=True)
+        sizes = store.stored_replay_sizes([g.id for g in games])
+    except driver_errors() as error:
+        raise RunFailure(f"cannot read {store.path}: {' '.join(str(error).split())}") from None
+    finally:
+        store.close()
+    rows = [_stored_row(g, *sizes.get(g.id, (0, 0))) for g in games]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = 200
+    if not rows:
+        filtered = " match the filters" if args.bot or args.game else ""
+        console.print(f"no replays kept in {store.path}{filtered} (a SQLite ladder keeps its replays as files: "
+                      "arena replays DIR)", markup=False)
+        return 0
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from arena.printable import printable
+    from arena.replay.format import show_time
+
+    table = Table(title=f"replays in {store.path}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("started (UTC)", "game", "ruleset", "bots", "result", "decisions", "status", "bytes (packed)"):
+        table.add_column(column, justify="right" if column in ("decisions", "bytes (packed)") else "left",
+                         overflow="fold")
+    for row in rows:
+        style = {"finished": "green", "aborted": "yellow"}.get(row["status"], "red")
+        cells = (show_time(row["started_at"])[:16], row["game_id"], row["ruleset"], ", ".join(row["bots"]),
+                 row["outcome"], str(row["decisions"]))
+        table.add_row(*(Text(printable(c)) for c in cells), Text(row["status"], style=style),
+                      f"{row['bytes']} ({row['stored_bytes']})")
+    console.print(table)
+    console.print(f"open one with `arena replay GAME_ID --db {args.db}` (from any machine)", style="dim",
+                  markup=False)
+    return 0
+
+
+def _stored_row(game, size: int, packed: int) -> dict:
+    winners = [s.bot for s in game.seats if s.placement == 1]
+    if game.status == "finished" and winners:
+        outcome = ("winner " if len(winners) == 1 else "tied ") + ", ".join(winners)
+    else:
+        outcome = game.reason or game.status
+    return {"game_id": game.id, "started_at": game.started_at, "ruleset": game.ruleset,
+            "bots": [s.bot for s in game.seats], "status": game.status, "outcome": outcome,
+            "decisions": game.decisions, "bytes": size, "stored_bytes": packed}
+
+
+def _import_replays(directory: Path, db: str) -> int:
+    """`arena replays DIR --db URL --import`: store DIR's sealed replays of the database's games."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from arena.cli.db import open_db
+    from arena.ladder.store import PackedReplay, driver_errors
+    from arena.replay.format import SUFFIX
+
+    if not directory.is_dir():
+        raise CommandError(f"{directory}: no such directory")
+    files = {p.name[: -len(SUFFIX)]: p for p in sorted(directory.glob(f"*/*{SUFFIX}"))}
+    store = open_db(db, must_exist="give a ladder database file or a postgresql:// URL")
+    stored = skipped = 0
+    try:
+        statuses = store.statuses(list(files))
+        have = store.stored_replays(list(statuses))
+        todo = [game_id for game_id, status in statuses.items() if status != "running" and game_id not in have]
+        with Progress(transient=True, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("storing replays", total=len(todo))
+            for game_id in sorted(todo):
+                packed = PackedReplay.read(files[game_id])
+                if packed is not None and store.store_replay(game_id, packed):
+                    stored += 1
+                bar.advance(task)
+        skipped = len(files) - len(statuses)
+    except driver_errors() as error:
+        raise RunFailure(f"cannot write to {store.path}: {' '.join(str(error).split())}") from None
+    except OSError as error:
+        raise RunFailure(f"cannot read a replay under {directory}: {error}") from None
+    finally:
+        store.close()
+    print(f"stored {stored} replays in {store.path} ({len(files) - skipped - stored} already there or still "
+          f"running; {skipped} files name no game of this ladder)")
     return 0

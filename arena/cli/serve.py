@@ -344,6 +344,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         max_games=args.max_games,
         duration_s=args.duration,
         drain_s=args.drain,
+        replays_in_db=is_postgres_url(args.db),  # any host serves any replay; SQLite keeps the files only
     )
     if is_postgres_url(args.db):
         from arena.ladder.membership import ClusterSettings

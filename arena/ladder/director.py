@@ -67,6 +67,9 @@ class LadderSettings:
     handle_signals: bool = True
     #: Several hosts on one PostgreSQL database (arena.ladder.membership); None: this process alone.
     cluster: Any = None
+    #: Keep each ended game's replay in the database too, committed with its result
+    #: (arena.ladder.store.replays; `arena serve` sets it for PostgreSQL).
+    replays_in_db: bool = False
 
 
 @dataclass
@@ -166,7 +169,8 @@ class LadderDirector:
         self.membership = Membership(self.settings.cluster, self.settings.concurrency)
         recovered = await self.membership.join(handle.port, handle.address)
         self.store.recovered = recovered
-        recovery = await trio.to_thread.run_sync(recover_replays, self.store, self.settings.replays)
+        recovery = await trio.to_thread.run_sync(
+            lambda: recover_replays(self.store, self.settings.replays, keep_in_store=self.settings.replays_in_db))
         handle.set_hosts(self.membership.hosts)
         if self.on_joined is not None:
             self.on_joined(recovered, recovery)
@@ -397,7 +401,8 @@ class LadderDirector:
                     # A bot left between rotations: the set ends here, nothing was played.
                     with trio.CancelScope(shield=True):
                         await trio.to_thread.run_sync(writer.abort, f"seat unavailable: {error}")
-                        await self._end_quietly(game_id, f"seat unavailable: {error}", str(writer.final_path))
+                        await self._end_quietly(game_id, f"seat unavailable: {error}", str(writer.final_path),
+                                                replay=await self._packed_replay(writer.final_path))
                     self.view.aborted += 1
                     break
                 except BaseException:
@@ -405,9 +410,10 @@ class LadderDirector:
                     # it could not (then the row is aborted here; the next start closes the replay).
                     if commit.status is None:
                         with trio.CancelScope(shield=True):
+                            sealed = writer.final_path.exists()  # else the next start's recovery seals and stores it
                             await self._end_quietly(
-                                game_id, "server shutting down",
-                                str(writer.final_path) if writer.final_path.exists() else None,
+                                game_id, "server shutting down", str(writer.final_path) if sealed else None,
+                                replay=await self._packed_replay(writer.final_path) if sealed else None,
                             )
                     self.view.aborted += 1
                     raise
@@ -428,14 +434,15 @@ class LadderDirector:
                 self._all_done.set()
             self._kick()
 
-    async def _end_quietly(self, game_id: str, reason: str, replay_path: str | None) -> None:
+    async def _end_quietly(self, game_id: str, reason: str, replay_path: str | None, replay: Any = None) -> None:
         """Record a game as aborted; if the database is away, say so and leave the row to the next start.
 
         A running row left behind is aborted when this host starts again (`arena.ladder.recovery`),
         or by another host once this one is gone; raising here would take the whole server down.
         """
         try:
-            await self._db_write(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path)
+            await self._db_write(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path,
+                                 replay=replay)
         except _db_errors() as error:
             log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
 
@@ -453,6 +460,8 @@ class LadderDirector:
             )
             for s in outcome.seats
         ]
+        # The replay (result line fsynced: sealing it is only a rename) goes in the same transaction.
+        replay = await self._packed_replay(outcome.replay_path) if outcome.replay_path else None
         # The replay's result line is already fsynced, so a database that is away (restarting,
         # failing over) costs the bots a wait, not the result: retry until it is back, for up to
         # `result_retry_s`; only then does the runner abort the game (RESULT_NOT_STORED).
@@ -463,7 +472,7 @@ class LadderDirector:
                 await self._db_write(
                     self.store.game_ended, outcome.game_id, outcome.status, seats,
                     ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
-                    decisions=outcome.decisions,
+                    decisions=outcome.decisions, replay=replay,
                 )
             except driver_errors() as error:
                 if time.monotonic() + pause > deadline:
@@ -485,6 +494,22 @@ class LadderDirector:
                 if not self._waiting_results and self.view.note.startswith("database unreachable"):
                     self.view.note = ""
             return
+
+    async def _packed_replay(self, final: Any) -> Any:
+        """The game's replay packed for the database (`replays_in_db`), read from its ``.part`` (before
+        the seal) or its sealed file; None when not kept there or there is no file."""
+        if not self.settings.replays_in_db:
+            return None
+        from arena.ladder.store import PackedReplay
+        from arena.replay.format import PART_SUFFIX, SUFFIX
+
+        final = Path(final)
+        part = final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)
+        try:
+            return await trio.to_thread.run_sync(PackedReplay.read, part, final)
+        except OSError as error:  # the result still commits; the replay stays this host's file
+            log.warning("game %s: its replay could not be read for the database: %s", final.name, error)
+            return None
 
     def _record(self, outcome: Any, seconds: float) -> None:
         """The dashboard's side of a game that ended (its result is already committed)."""

@@ -18,6 +18,16 @@ result final, so a ``kill -9`` anywhere leaves one of these, each closed here:
   the store refused, or an abort whose rename did not happen): sealed as
   ``aborted`` like the first case.
 
+With ``keep_in_store`` (a PostgreSQL ladder, whose replays live in the database
+too: `arena.ladder.store.replays`), every replay closed here is also stored in
+the database, unless one is already there.  A game's replay normally goes in with
+its result's commit, so this covers only the replays sealed outside a commit: a
+game cut off by a crash or by the death of its host (aborted, then sealed here
+when that host starts again: until then its file is on that host's disk only),
+and a finished game whose replay writer failed before the result line.  A
+finished game whose crash came between the commit and the rename already has its
+replay in the database (the same bytes the rename seals).
+
 A ``.part`` without even a whole header line (killed between creating the
 file and writing its first line) holds nothing and is removed.  Games are
 found from the store's running rows and from the ``.part`` files in
@@ -43,13 +53,17 @@ class Recovery:
 
     aborted: int = 0      # replays closed as aborted
     renamed: int = 0      # finished games' replays renamed to .jsonl
+    stored: int = 0       # replays stored in the database here (keep_in_store)
     problems: list[str] = field(default_factory=list)
 
 
 def recover_replays(
-    store: LadderStore, replays: "str | os.PathLike[str] | None", reason: str = "server restarted"
+    store: LadderStore, replays: "str | os.PathLike[str] | None", reason: str = "server restarted",
+    *, keep_in_store: bool = False,
 ) -> Recovery:
-    """Close every ``.part`` replay the last process left, by the status of its game in ``store``."""
+    """Close every ``.part`` replay the last process left, by the status of its game in ``store``
+    (keep_in_store: and store each one closed in the database, if it is not there yet)."""
+    from arena.ladder.store import PackedReplay
     from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayFormatError
     from arena.replay.reader import load
     from arena.replay.writer import seal_complete, seal_partial
@@ -59,6 +73,12 @@ def recover_replays(
     def problem(text: str) -> None:
         done.problems.append(text)
         log.warning(text)
+
+    def keep(game_id: str, sealed: Path) -> None:
+        if keep_in_store:
+            packed = PackedReplay.read(sealed)
+            if packed is not None and store.store_replay(game_id, packed):
+                done.stored += 1
 
     for game_id, path in store.recovered:  # running rows, now aborted: their replay may be anywhere
         if not path or not path.endswith(PART_SUFFIX):
@@ -75,6 +95,7 @@ def recover_replays(
                 store.set_replay_path(game_id, None)
                 continue
             store.set_replay_path(game_id, str(final))
+            keep(game_id, final)
         except (ReplayFormatError, OSError) as error:
             problem(f"replay of aborted game {game_id} left as {part}: {error}")
 
@@ -86,17 +107,20 @@ def recover_replays(
         try:
             if status is not None and final.exists() and load(final).complete:
                 part.unlink()  # an earlier recovery was killed after writing the sealed copy: it stands
+                keep(game_id, final)
                 continue
             if status == "finished":
                 replay = load(part)
                 if replay.complete:
                     final = seal_complete(part)
                     done.renamed += 1
+                    keep(game_id, final)  # normally stored by the commit already: then kept as it is
                     if replay.status != "finished":
                         problem(f"game {game_id} is finished in the store but its replay {final} says {replay.status}")
                 else:  # the replay writer failed before the result line; the store has the result
-                    seal_partial(part, "the replay could not be finished (the result is in the ladder database)")
+                    final = seal_partial(part, "the replay could not be finished (the result is in the ladder database)")
                     done.aborted += 1
+                    keep(game_id, final)
                     problem(f"finished game {game_id}: its replay had no result line; closed as aborted")
             elif status == "aborted" and _headerless(part):
                 part.unlink()
@@ -105,6 +129,7 @@ def recover_replays(
                 final = seal_partial(part, reason)
                 done.aborted += 1
                 store.set_replay_path(game_id, str(final))
+                keep(game_id, final)
             elif status is None:
                 problem(f"{part} belongs to no game in {store.path}; left alone")
         except (ReplayFormatError, OSError) as error:

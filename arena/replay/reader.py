@@ -134,6 +134,15 @@ def load(path: "str | os.PathLike[str]") -> Replay:
         raise ReplayFormatError(f"{path} is a directory, not a replay file") from None
     except OSError as error:
         raise ReplayFormatError(f"{path}: cannot read ({error.strerror})") from None
+    return parse(raw, path)
+
+
+def parse(raw: bytes, path: "str | os.PathLike[str]") -> Replay:
+    """A replay from its text (what `load` reads from a file; a ladder database keeps it too).
+
+    ``path`` names it in messages: the file it came from, or where it would be.
+    """
+    path = Path(path)
     text = raw.decode("utf-8", errors="replace")
     lines = text.split("\n")
     ends_cleanly = lines[-1] == ""

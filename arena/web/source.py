@@ -1,7 +1,8 @@
 """Where the web pages' data comes from, and what each kind of reader may see.
 
 `WebSource` answers every question a page asks, from the ladder database
-and the replay folder, plus, when it runs beside a live arena, from that
+and the replay folder (a replay not in this host's folder is read from the
+database, where a PostgreSQL ladder keeps every host's: `arena.ladder.store.replays`), plus, when it runs beside a live arena, from that
 arena's own state (`LiveFeed` over the server's live-game registry, the
 director's latest standings).  It is the one place that decides what may
 be shown:
@@ -240,7 +241,9 @@ class WebSource:
         return frames(builder, chosen, record)
 
     def _builder(self, record: GameRecord) -> Any:
+        from arena.ladder.store import StoredReplayError
         from arena.replay import ReplayFormatError, load
+        from arena.replay.reader import parse
         from arena.replay.render import FrameBuilder
 
         with self._frames_lock:
@@ -249,8 +252,16 @@ class WebSource:
                 return self._frames[record.id]
         path = self._replay_path(record)
         try:
-            builder = FrameBuilder(load(path))
-        except (ReplayFormatError, OSError) as error:
+            if path is not None:
+                replay = load(path)
+            else:  # another host's game: its replay is in the database
+                text = self.store.replay_text(record.id)
+                if text is None:
+                    raise NotFound(f"no replay of game {record.id} here (not in this host's replay folder, "
+                                   "not in the database)")
+                replay = parse(text, f"{record.id}.jsonl")
+            builder = FrameBuilder(replay)
+        except (ReplayFormatError, StoredReplayError, OSError) as error:
             raise NotFound(f"the replay of {record.id} cannot be read: {error}") from None
         if not builder.states:
             raise NotFound(f"the replay of {record.id} does not re-simulate: {builder.simulation.error}")
@@ -260,7 +271,8 @@ class WebSource:
                 self._frames.popitem(last=False)
         return builder
 
-    def _replay_path(self, record: GameRecord) -> Path:
+    def _replay_path(self, record: GameRecord) -> Path | None:
+        """The game's replay file in this host's folder, or None."""
         if record.replay_path:
             path = Path(record.replay_path)
             if not path.is_absolute() and self.replays is not None and not path.exists():
@@ -270,7 +282,7 @@ class WebSource:
         if self.replays is not None:
             for found in self.replays.glob(f"*/{record.id}.jsonl*"):
                 return found
-        raise NotFound(f"no replay file for game {record.id}")
+        return None
 
     # ------------------------------------------------------------ bots
 

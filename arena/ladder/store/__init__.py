@@ -13,6 +13,8 @@ same store; the modules split along the concepts:
 * ``sqlite.py``, ``postgres.py``: the two backends;
 * ``migrations.py``: the schema, its forward steps and the version check;
 * ``tokens.py``: bot tokens, stored hashed;
+* ``replays.py``: each game's replay kept in the database, zlib-packed (written on PostgreSQL, so any
+  host can serve any replay; a SQLite ladder keeps files only);
 * ``hosts.py``, ``claims.py``: several `arena serve` hosts on one PostgreSQL database (the
   host registry and its liveness; seat claims that keep every bot within its games at
   once over all hosts).  See arena/ladder/README.md, "Several hosts".
@@ -22,6 +24,7 @@ from arena.ladder.store.ladder_store import LadderStore, open_backend
 from arena.ladder.store.migrations import SCHEMA_VERSION
 from arena.ladder.store.postgres import is_postgres_url
 from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.replays import PackedReplay, StoredReplayError
 from arena.ladder.store.tokens import hash_token, verify_token
 
 open_store = LadderStore.open
@@ -44,8 +47,10 @@ __all__ = [
     "GameClosed",
     "GameRecord",
     "LadderStore",
+    "PackedReplay",
     "SeatRecord",
     "StoreError",
+    "StoredReplayError",
     "driver_errors",
     "hash_token",
     "is_postgres_url",

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, Rating
-from arena.ladder.store import fit_totals
+from arena.ladder.store import fit_totals, replays
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.migrations import migrate, read_version
+from arena.ladder.store.replays import PackedReplay
 from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
 from arena.ladder.store.tokens import hash_token
 
@@ -297,6 +298,7 @@ class LadderStore:
         replay_path: str | None = None,
         reason: str = "",
         decisions: int = 0,
+        replay: PackedReplay | None = None,
     ) -> None:
         """Commit one game's result: its own transaction, durable when this returns.
 
@@ -309,6 +311,9 @@ class LadderStore:
         * the row is ``aborted`` and this is an abort: nothing changes (the first reason stays);
         * the row is ``aborted`` and this is a finished result: `GameClosed` is raised, nothing
           changes, and the runner tells the seats the game was aborted.
+
+        replay: the game's replay text (`PackedReplay.of`), stored in the same transaction
+        (`arena.ladder.store.replays`) with the result it records (not when the row had ended already).
         """
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
@@ -349,6 +354,10 @@ class LadderStore:
                 row = self.backend.rows("SELECT status, reason FROM games WHERE id = ?", (game_id,))
                 if row and row[0][0] == "aborted" and status == "finished":
                     raise GameClosed(game_id, row[0][0], row[0][1])
+                if row and row[0][0] == "aborted" and replay is not None:
+                    # another host aborted it (this one was taken for dead): the abort this host
+                    # recorded after `GameClosed` is its replay, kept unless one is stored already
+                    replays.put(self.backend, game_id, replay, utc_now(), replace=False)
                 return  # ended already (the same result again, or a second abort): it stands
             for sql, parameters in statements:
                 self.backend.run(sql, parameters)
@@ -356,6 +365,8 @@ class LadderStore:
             if status == "finished":
                 ruleset, set_id = self.backend.rows("SELECT ruleset, set_id FROM games WHERE id = ?", (game_id,))[0]
                 fit_totals.add_game(self.backend, ruleset, set_id, seats)
+            if replay is not None:
+                replays.put(self.backend, game_id, replay, utc_now())
 
     def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
         """Mark every game still ``running`` as aborted; returns their (id, replay path)."""
@@ -377,15 +388,57 @@ class LadderStore:
             found.update(self._rows(f"SELECT id, status FROM games WHERE id IN ({','.join('?' * len(part))})", part))
         return found
 
+    def store_replay(self, game_id: str, replay: PackedReplay, *, replace: bool = False) -> bool:
+        """Store a game's replay outside its result's commit (recovery, an import); True if written.
+
+        replace=False keeps a replay already stored (the one committed with the result).  A game
+        with no row is not stored (False).
+        """
+        with self._lock, self.backend.transaction():
+            if not self.backend.rows("SELECT 1 FROM games WHERE id = ?", (game_id,)):
+                return False
+            return replays.put(self.backend, game_id, replay, utc_now(), replace=replace) > 0
+
+    def stored_replay(self, game_id: str) -> PackedReplay | None:
+        """The game's replay as stored in the database (None: not stored; a SQLite ladder keeps files)."""
+        with self._lock:
+            return replays.get(self.backend, game_id)
+
+    def replay_text(self, game_id: str) -> bytes | None:
+        """The game's stored replay text, checked (`StoredReplayError` if damaged); None if not stored."""
+        packed = self.stored_replay(game_id)
+        return None if packed is None else packed.unpack(game_id)
+
+    def stored_replays(self, game_ids: Sequence[str]) -> set[str]:
+        """Which of these games have their replay in the database."""
+        with self._lock:
+            return replays.stored(self.backend, game_ids)
+
+    def stored_replay_sizes(self, game_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """{game id: (bytes of the replay text, bytes stored)} of these games' stored replays."""
+        found: dict[str, tuple[int, int]] = {}
+        ids = list(game_ids)
+        for chunk in range(0, len(ids), 500):
+            part = ids[chunk : chunk + 500]
+            for game_id, size, packed in self._rows(
+                f"SELECT game_id, size, length(data) FROM replays WHERE game_id IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                found[game_id] = (int(size), int(packed))
+        return found
+
     def set_replay_path(self, game_id: str, path: str | None) -> None:
         self._write([("UPDATE games SET replay_path = ? WHERE id = ?", (path, game_id))])
 
     def games(
         self, ruleset: str | None = None, status: str | None = None, limit: int | None = None,
-        bot: str | None = None, offset: int = 0, game_id: str | None = None,
+        bot: str | None = None, offset: int = 0, game_id: str | None = None, stored_replay: bool = False,
     ) -> list[GameRecord]:
-        """Games newest first, with their seats (optionally only ``bot``'s, or the one ``game_id``)."""
+        """Games newest first, with their seats (optionally only ``bot``'s, or the one ``game_id``;
+        stored_replay: only games whose replay is in the database)."""
         where, parameters = [], []
+        if stored_replay:
+            where.append("id IN (SELECT game_id FROM replays)")
         if ruleset:
             where.append("ruleset = ?")
             parameters.append(ruleset)

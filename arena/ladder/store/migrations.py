@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from arena.ladder.store import fit_totals
+from arena.ladder.store import fit_totals, replays
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.records import StoreError
 
@@ -120,6 +120,11 @@ MIGRATIONS: Sequence[str] = (
     # 4: the rating fit's running totals (fit_totals.py): a fit reads a few rows per pair of bots
     # instead of summing every finished game (2 s at 100,000 games); filled here from the games so far.
     fit_totals.SCHEMA + fit_totals.REBUILD,
+    # 5: each finished or aborted game's sealed replay, zlib-packed (replays.py), so any host and
+    # `arena replay --db URL` can serve any game.  Written on PostgreSQL only; a SQLite ladder keeps
+    # its replays as files and leaves the table empty.  Older games stay files (`arena replays --db
+    # URL --import DIR` stores them).
+    replays.SCHEMA,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

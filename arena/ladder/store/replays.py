@@ -1,0 +1,121 @@
+"""Replays kept in the ladder database, so that any host and any `arena replay --db URL` can serve any game.
+
+On a PostgreSQL ladder (several hosts, each with its own replay folder) every
+finished and aborted game's sealed replay is also stored in the ``replays``
+table: the replay's text, exactly the bytes of its ``.jsonl`` file, compressed
+with zlib, with its length and SHA-256 so a reader can tell it got back what the
+host wrote.  The file stays the host's own copy (and the only one on a SQLite
+ladder, which keeps files only: one process, one folder).
+
+When it is written (arena/ladder/README.md, "Replays in the database"): in the
+transaction that commits the game's result (`LadderStore.game_ended` with
+``replay=``).  By then the replay's result line is fsynced and sealing is only
+a rename, so the text committed is the sealed replay byte for byte, and a game
+is never final in the database without its replay.  The few replays sealed
+outside that commit (a dead host's cut-off games, closed when it starts
+again) are stored by `arena.ladder.recovery` with `put(..., replace=False)`.
+
+The functions here take a `Backend` (the caller holds the store's lock and,
+for writes, its transaction), as ``fit_totals.py`` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from dataclasses import dataclass
+from typing import Sequence
+
+from arena.ladder.store.backend import Backend
+
+#: How ``data`` is encoded; a reader refuses an encoding it does not know.
+ZLIB = "zlib"
+#: zlib's level: 6 (its default) packs a replay to about a sixth for well under a millisecond.
+LEVEL = 6
+
+#: Version 5 of the schema (migrations.py).  BYTEA is PostgreSQL's bytes type; SQLite accepts the
+#: name (NUMERIC affinity, which stores a bytes value unchanged) so one schema serves both.
+SCHEMA = """
+    CREATE TABLE replays (
+        game_id TEXT PRIMARY KEY REFERENCES games (id),
+        encoding TEXT NOT NULL,       -- how data is packed: 'zlib'
+        size INTEGER NOT NULL,        -- bytes of the replay text (the .jsonl file)
+        sha256 TEXT NOT NULL,         -- of the replay text, hex
+        data BYTEA NOT NULL,
+        stored_at TEXT NOT NULL
+    );
+"""
+
+
+class StoredReplayError(ValueError):
+    """A stored replay that does not unpack to what was stored (damaged, or an unknown encoding)."""
+
+
+@dataclass(frozen=True)
+class PackedReplay:
+    """One replay's text, packed for the ``replays`` table."""
+
+    encoding: str
+    size: int
+    sha256: str
+    data: bytes
+
+    @classmethod
+    def of(cls, text: bytes) -> "PackedReplay":
+        return cls(ZLIB, len(text), hashlib.sha256(text).hexdigest(), zlib.compress(text, LEVEL))
+
+    @classmethod
+    def read(cls, *paths: "str | os.PathLike[str]") -> "PackedReplay | None":
+        """The first of these files that exists, packed (None: none exists; OSError: one cannot be read)."""
+        for path in paths:
+            try:
+                with open(path, "rb") as handle:
+                    return cls.of(handle.read())
+            except FileNotFoundError:
+                continue
+        return None
+
+    def unpack(self, game_id: str = "") -> bytes:
+        """The replay's text, checked against its length and hash."""
+        if self.encoding != ZLIB:
+            raise StoredReplayError(f"stored replay {game_id}: unknown encoding {self.encoding!r}")
+        try:
+            text = zlib.decompress(self.data)
+        except zlib.error as error:
+            raise StoredReplayError(f"stored replay {game_id} is damaged: {error}") from None
+        if len(text) != self.size or hashlib.sha256(text).hexdigest() != self.sha256:
+            raise StoredReplayError(f"stored replay {game_id} is damaged: it does not match its SHA-256")
+        return text
+
+
+def put(backend: Backend, game_id: str, packed: PackedReplay, stored_at: str, *, replace: bool = True) -> int:
+    """Store a game's replay (replace=False: keep one already stored); returns the rows written."""
+    conflict = (
+        "DO UPDATE SET encoding = excluded.encoding, size = excluded.size, sha256 = excluded.sha256, "
+        "data = excluded.data, stored_at = excluded.stored_at" if replace else "DO NOTHING"
+    )
+    return backend.run(
+        "INSERT INTO replays (game_id, encoding, size, sha256, data, stored_at) VALUES (?, ?, ?, ?, ?, ?) "
+        f"ON CONFLICT (game_id) {conflict}",
+        (game_id, packed.encoding, packed.size, packed.sha256, packed.data, stored_at),
+    )
+
+
+def get(backend: Backend, game_id: str) -> PackedReplay | None:
+    rows = backend.rows("SELECT encoding, size, sha256, data FROM replays WHERE game_id = ?", (game_id,))
+    if not rows:
+        return None
+    encoding, size, sha256, data = rows[0]
+    return PackedReplay(encoding, int(size), sha256, bytes(data))
+
+
+def stored(backend: Backend, game_ids: Sequence[str]) -> set[str]:
+    """Which of these games have a stored replay."""
+    found: set[str] = set()
+    ids = list(game_ids)
+    for chunk in range(0, len(ids), 500):
+        part = ids[chunk : chunk + 500]
+        found.update(r[0] for r in backend.rows(
+            f"SELECT game_id FROM replays WHERE game_id IN ({','.join('?' * len(part))})", part))
+    return found
