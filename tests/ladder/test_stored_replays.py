@@ -1,0 +1,163 @@
+"""Replays kept in the ladder database (arena.ladder.store.replays), on both backends, and recovery storing them.
+
+The store tests run on SQLite and on a real PostgreSQL (the table is the same in
+both; only `arena serve` on PostgreSQL writes it).  The recovery tests crash a
+game at each point of its ending, as tests/ladder/test_recovery.py does, and check
+that every replay recovery seals ends up in the database, byte for byte the file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import toy_ladder_game
+from arena import games
+from arena.ladder.recovery import recover_replays
+from arena.ladder.store import SCHEMA_VERSION, LadderStore, PackedReplay, SeatRecord, StoredReplayError
+from arena.replay import ReplayWriter, load, verify
+from arena.replay.reader import parse
+
+RULESET = toy_ladder_game.NAME
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "a.db")
+    return request.getfixturevalue("postgres_db")
+
+
+@pytest.fixture(autouse=True)
+def ruleset():
+    with toy_ladder_game.registered() as name:
+        yield name
+
+
+def play(store, replays, game_id, seed=5, decisions=None):
+    header = {"game_id": game_id, "ruleset": RULESET, "players": 2, "seed": seed, "options": {},
+              "seats": [{"seat": 0, "name": "a"}, {"seat": 1, "name": "b"}], "started_at": "2026-11-24T10:00:00Z"}
+    store.game_started(game_id, RULESET, {}, seed, f"set-{game_id}", 0, ["a", "b"])
+    writer = ReplayWriter.create(replays, header)
+    store.set_replay_path(game_id, str(writer.part_path))
+    state = games.new_game(RULESET, 2, seed)
+    played = 0
+    while not state.is_over and (decisions is None or played < decisions):
+        seat, action = state.current, state.legal_actions()[0]
+        state.apply(action)
+        writer.decision(seat, str(action), 0, False, False, state.state_hash())
+        played += 1
+    return writer, state
+
+
+def seats_of(state):
+    placements = list(state.result().placements)
+    return {"placements": placements, "points": [0, 0]}, [
+        SeatRecord(i, bot, placement=p, points=0) for i, (bot, p) in enumerate(zip("ab", placements))]
+
+
+def crash(writer):
+    writer._handle.close()  # the process died: the file stays as it is on disk
+
+
+def test_the_replay_committed_with_the_result_is_the_sealed_file_byte_for_byte(db, tmp_path):
+    store = LadderStore.open(db)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION >= 5
+        writer, state = play(store, tmp_path / "replays", "g1")
+        result, seats = seats_of(state)
+        writer.write_result(result)  # the runner's order: result line fsynced, commit, seal
+        packed = PackedReplay.read(writer.part_path)
+        store.game_ended("g1", "finished", seats, replay_path=str(writer.path), replay=packed)
+        sealed = writer.seal()
+        text = store.replay_text("g1")
+        assert text == sealed.read_bytes()
+        assert verify(sealed).ok and load(sealed).status == "finished"
+        assert parse(text, "g1.jsonl").result == load(sealed).result
+        assert store.stored_replays(["g1", "nope"]) == {"g1"}
+        size, stored = store.stored_replay_sizes(["g1"])["g1"]
+        assert size == len(text) and 0 < stored < size  # zlib-packed
+        assert [g.id for g in store.games(stored_replay=True)] == ["g1"]
+    finally:
+        store.close()
+
+
+def test_a_result_committed_again_replaces_its_replay_and_recovery_keeps_the_committed_one(db, tmp_path):
+    store = LadderStore.open(db)
+    try:
+        writer, state = play(store, tmp_path / "replays", "g2")
+        result, seats = seats_of(state)
+        writer.write_result(result)
+        store.game_ended("g2", "finished", seats, replay=PackedReplay.read(writer.part_path))
+        writer.write_abort("the result could not be stored")  # the runner's second commit, after a refusal
+        store.game_ended("g2", "aborted", [], replay=PackedReplay.read(writer.part_path))
+        assert parse(store.replay_text("g2"), "g2.jsonl").status == "aborted"
+        other = PackedReplay.of(b"not this one\n")
+        assert store.store_replay("g2", other) is False  # replace=False: the committed replay stays
+        assert parse(store.replay_text("g2"), "g2.jsonl").status == "aborted"
+        assert store.store_replay("no-such-game", other) is False  # a replay needs its game's row
+    finally:
+        store.close()
+
+
+def test_a_damaged_stored_replay_is_a_clear_error_not_a_wrong_game(db, tmp_path):
+    store = LadderStore.open(db)
+    try:
+        writer, state = play(store, tmp_path / "replays", "g3")
+        result, seats = seats_of(state)
+        writer.write_result(result)
+        good = PackedReplay.read(writer.part_path)
+        forged = PackedReplay.of(writer.part_path.read_bytes().replace(b'"a"', b'"z"'))
+        store.game_ended("g3", "finished", seats,
+                         replay=PackedReplay(good.encoding, good.size, good.sha256, forged.data))
+        with pytest.raises(StoredReplayError, match="does not match its SHA-256"):
+            store.replay_text("g3")
+    finally:
+        store.close()
+
+
+def test_recovery_stores_every_replay_it_seals_and_keeps_the_committed_ones(tmp_path, postgres_db):
+    replays = tmp_path / "replays"
+    store = LadderStore.open(postgres_db, recover=False)
+    # committed with its replay, crashed before the rename: the stored replay is the one sealed by the rename
+    committed, state = play(store, replays, "committed")
+    result, seats = seats_of(state)
+    committed.write_result(result)
+    store.game_ended("committed", "finished", seats, replay_path=str(committed.path),
+                     replay=PackedReplay.read(committed.part_path))
+    crash(committed)
+    # cut off mid-game (its host was killed): aborted, sealed at recovery, stored then
+    cut, _ = play(store, replays, "cut", decisions=2)
+    crash(cut)
+    # aborted by another host while this one was dead: the row is aborted, the file still .part
+    other, _ = play(store, replays, "other-host-aborted", decisions=1)
+    crash(other)
+    store.game_ended("other-host-aborted", "aborted", [], reason="host A died (not rated)")
+    store.close()
+
+    store = LadderStore.open(postgres_db)  # marks 'cut' aborted, as a restarting host does
+    try:
+        done = recover_replays(store, replays, keep_in_store=True)
+        assert not done.problems and done.renamed == 1 and done.aborted == 2 and done.stored == 2
+        for game_id in ("committed", "cut", "other-host-aborted"):
+            sealed = next(replays.glob(f"*/{game_id}.jsonl"))
+            assert store.replay_text(game_id) == sealed.read_bytes(), game_id
+            assert verify(sealed).ok
+        assert parse(store.replay_text("cut"), "cut.jsonl").status == "aborted"
+        again = recover_replays(store, replays, keep_in_store=True)  # nothing left to do, nothing stored twice
+        assert (again.renamed, again.aborted, again.stored) == (0, 0, 0)
+    finally:
+        store.close()
+
+
+def test_without_keep_in_store_recovery_leaves_the_database_alone(tmp_path):
+    replays = tmp_path / "replays"
+    store = LadderStore.open(tmp_path / "ladder.db", recover=False)
+    cut, _ = play(store, replays, "cut", decisions=2)
+    crash(cut)
+    store.close()
+    store = LadderStore.open(tmp_path / "ladder.db")
+    try:
+        done = recover_replays(store, replays)
+        assert done.aborted == 1 and done.stored == 0 and store.stored_replays(["cut"]) == set()
+    finally:
+        store.close()
