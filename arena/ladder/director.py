@@ -155,6 +155,8 @@ class LadderDirector:
             self.view.address += f" (host {self.membership.name})"
         self.view.started = started
         handle.standings_provider = self.standings_rows
+        if self.settings.replays_in_db:  # Spectate of any host's ended game, from the database
+            handle.replay_provider = self.store.replay_text
         try:
             return await self._direct(handle, started)
         finally:

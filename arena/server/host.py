@@ -37,6 +37,9 @@ Director = Callable[["Handle"], Awaitable[Any]]
 #: ``standings_provider(ruleset)`` returns rows (dicts or objects) with name, rating,
 #: ci_low, ci_high, games, wins, timeouts, strikes, errors.
 StandingsProvider = Callable[[str], Iterable[Any]]
+#: ``replay_provider(game_id)`` returns an ended game's replay text, or None; called in a worker
+#: thread (it may query a database), for Spectate of a game this host does not remember.
+ReplayProvider = Callable[[str], Optional[bytes]]
 
 
 def new_game_id() -> str:
@@ -52,6 +55,7 @@ class Handle:
         self.port = port
         self.config = hub.config
         self.standings_provider: Optional[StandingsProvider] = None
+        self.replay_provider: Optional[ReplayProvider] = None
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
 
     def set_serving(self, serving: bool) -> None:

@@ -208,6 +208,9 @@ class ArenaService(rpc.ArenaServicer):
 
     async def Spectate(self, request: pb.SpectateRequest, context: grpc.aio.ServicerContext) -> None:
         game = self.hub.live.get(request.game_id)
+        if game is None and self.handle.replay_provider is not None:
+            await self._spectate_replay(request.game_id, context)
+            return
         if game is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id[:60]!r} (see ListGames)")
         backlog = game.backlog()
@@ -226,6 +229,24 @@ class ArenaService(rpc.ArenaServicer):
         finally:
             if queue is not None:
                 game.watchers.discard(queue)
+
+    async def _spectate_replay(self, game_id: str, context: grpc.aio.ServicerContext) -> None:
+        """An ended game this host does not remember (another host's, or an old one), from its replay."""
+        from arena.server.replayed import spectator_events
+
+        provider = self.handle.replay_provider
+        try:
+            text = await asyncio.to_thread(provider, game_id)
+            events = None if text is None else await asyncio.to_thread(spectator_events, text, game_id)
+        except Exception as error:  # a damaged or unreadable replay, a database that is away
+            log.warning("Spectate %s: its replay cannot be served: %s", game_id[:60], _short(error))
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"the replay of {game_id[:60]!r} cannot be read: "
+                                f"{_short(error)}")
+        if events is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id[:60]!r} (see ListGames; a game "
+                                "running on another host is watched there)")
+        for event in events:
+            await context.write(event)
 
 
 def _field(row: Any, name: str, default: Any) -> Any:

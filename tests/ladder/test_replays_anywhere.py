@@ -66,6 +66,16 @@ def file_of(folder: Path, game_id: str) -> Path | None:
     return next((folder / "replays").glob(f"*/{game_id}.jsonl"), None)
 
 
+def spectate(port: int, game_id: str) -> list:
+    """Every event the host's Spectate call sends for a game (gRPC, as a tool would call it)."""
+    import grpc
+
+    from mau_arena_sdk.wire import pb, rpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        return list(rpc.ArenaStub(channel).Spectate(pb.SpectateRequest(game_id=game_id), timeout=30))
+
+
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([*ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
@@ -97,6 +107,20 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
         for view in ("omniscient", "spectator", "seat:1"):
             served = get(f"{web_b}api/v1/games/{game}/replay?view={view}")
             assert served["status"] == "finished" and len(served["frames"]) == decisions + 1, view
+        # and host B's gRPC Spectate: the public view after each decision, then the result
+        from mau_arena_sdk.wire import pb
+
+        events = spectate(hosts["B"].port, game)
+        assert [e.index for e in events] == list(range(decisions + 2))
+        assert events[-1].ended.status == pb.GameEnded.FINISHED
+        placements = dict(rows(url, "SELECT bot, placement FROM seats WHERE game_id = %s", game))
+        assert {r.name: r.placement for r in events[-1].ended.results} == placements
+        assert all(e.HasField("view") for e in events[:-1])
+        live = spectate(hosts["A"].port, game)  # host A remembers its recent games: what it sent live
+        assert events[:-1] == live[:-1]
+        for result in (*events[-1].ended.results, *live[-1].ended.results):
+            result.think_ms = 0  # the replay keeps each decision's rounded time, the outcome their exact sum
+        assert events[-1] == live[-1]
 
         # kill -9 host A mid-game: B aborts its games; A's restart seals and stores their replays
         poll(lambda: rows(url, "SELECT 1 FROM seat_claims c JOIN games g ON g.id = c.game_id WHERE c.host = 'A' "
@@ -116,6 +140,7 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
         assert sealed is not None
         served = get(f"{web_b}api/v1/games/{aborted}/replay?view=omniscient")
         assert served["status"] == "aborted"
+        assert spectate(hosts["B"].port, aborted)[-1].ended.status == pb.GameEnded.ABORTED
     finally:
         for process in bots:
             process.terminate()
