@@ -4,6 +4,7 @@ It keeps the server busy: whenever a bot connects or a game slot frees, it
 asks the `Scheduler` for tables and plays each as one game on a fresh seed
 (no two ladder games share a deal: a bot must not see one deal from two seats).  Every game is written to the store
 as ``running`` before it starts and committed with its result and replay path
+(on PostgreSQL, ``replays_in_db``, with the replay's bytes too: `arena.ladder.store.replays`)
 when it ends (the runner's ``on_result``: after the replay's result line is
 fsynced, before the replay is sealed and the bots are told), so a crash loses
 nothing a bot was told had finished (`arena.ladder.recovery`).  Ratings are refitted
