@@ -81,18 +81,16 @@ def test_the_replay_committed_with_the_result_is_the_sealed_file_byte_for_byte(d
         store.close()
 
 
-def test_a_result_committed_again_replaces_its_replay_and_recovery_keeps_the_committed_one(db, tmp_path):
+def test_an_abort_commits_its_replay_and_a_later_store_keeps_the_committed_one(db, tmp_path):
     store = LadderStore.open(db)
     try:
-        writer, state = play(store, tmp_path / "replays", "g2")
-        result, seats = seats_of(state)
-        writer.write_result(result)
-        store.game_ended("g2", "finished", seats, replay=PackedReplay.read(writer.part_path))
-        writer.write_abort("the result could not be stored")  # the runner's second commit, after a refusal
-        store.game_ended("g2", "aborted", [], replay=PackedReplay.read(writer.part_path))
+        writer, _ = play(store, tmp_path / "replays", "g2", decisions=2)
+        writer.write_abort("server shutting down")  # the runner's abort: its line fsynced, then the commit
+        store.game_ended("g2", "aborted", [], reason="server shutting down", replay=PackedReplay.read(writer.part_path))
         assert parse(store.replay_text("g2"), "g2.jsonl").status == "aborted"
+        assert store.replay_text("g2") == writer.seal().read_bytes()
         other = PackedReplay.of(b"not this one\n")
-        assert store.store_replay("g2", other) is False  # replace=False: the committed replay stays
+        assert store.store_replay("g2", other) is False  # replace=False (recovery, --import): the committed one stays
         assert parse(store.replay_text("g2"), "g2.jsonl").status == "aborted"
         assert store.store_replay("no-such-game", other) is False  # a replay needs its game's row
     finally:

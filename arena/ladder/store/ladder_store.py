@@ -313,7 +313,8 @@ class LadderStore:
           changes, and the runner tells the seats the game was aborted.
 
         replay: the game's replay text (`PackedReplay.of`), stored in the same transaction
-        (`arena.ladder.store.replays`) with the result it records (not when the row had ended already).
+        (`arena.ladder.store.replays`) with the result it records; an abort meeting a row another
+        host aborted keeps its replay there if none is stored (a fenced host's games).
         """
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
