@@ -97,6 +97,19 @@ def test_an_abort_commits_its_replay_and_a_later_store_keeps_the_committed_one(d
         store.close()
 
 
+def test_a_fenced_hosts_abort_keeps_its_replay_on_the_row_another_host_aborted(db, tmp_path):
+    store = LadderStore.open(db)
+    try:
+        writer, state = play(store, tmp_path / "replays", "g4", decisions=2)
+        store.game_ended("g4", "aborted", [], reason="host A died (not rated)")  # the sweep, by another host
+        writer.write_abort("host A died (not rated)")  # this host learns it (GameClosed) and aborts
+        store.game_ended("g4", "aborted", [], reason="x", replay=PackedReplay.read(writer.part_path))
+        assert store.game("g4").reason == "host A died (not rated)"  # the row stays as the sweep left it
+        assert store.replay_text("g4") == writer.seal().read_bytes()
+    finally:
+        store.close()
+
+
 def test_a_damaged_stored_replay_is_a_clear_error_not_a_wrong_game(db, tmp_path):
     store = LadderStore.open(db)
     try:
