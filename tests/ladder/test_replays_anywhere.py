@@ -122,19 +122,27 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
         assert events[-1] == live[-1]
 
         # kill -9 host A mid-game: B aborts its games; A's restart seals and stores their replays
-        poll(lambda: rows(url, "SELECT 1 FROM seat_claims c JOIN games g ON g.id = c.game_id WHERE c.host = 'A' "
-                               "AND c.released_at IS NULL AND g.status = 'running'"), 30, "games running on A")
+        def running_on_a() -> set[str]:
+            return {g for (g,) in rows(url, "SELECT DISTINCT c.game_id FROM seat_claims c JOIN games g "
+                                            "ON g.id = c.game_id WHERE c.host = 'A' AND g.status = 'running'")}
+
+        def parts_on_a(lines: int) -> set[str]:  # unsealed replays with at least this many whole lines
+            return {p.name[: -len(".jsonl.part")] for p in (tmp_path / "A" / "replays").rglob("*.jsonl.part")
+                    if p.read_bytes().count(b"\n") >= lines}
+
+        # a game under way on A (its replay has a decision line), so the kill cuts one off mid-game
+        poll(lambda: running_on_a() & parts_on_a(2), 30, "a game under way on A")
         os.kill(hosts["A"].process.pid, signal.SIGKILL)
         hosts["A"].process.wait(10)
-        cut = {g for (g,) in rows(url, "SELECT DISTINCT c.game_id FROM seat_claims c JOIN games g ON g.id = c.game_id "
-                                       "WHERE c.host = 'A' AND g.status = 'running'")}
-        assert cut
+        cut = running_on_a()
+        recorded = cut & parts_on_a(1)  # a game killed before its replay's header line has no replay at all
+        assert recorded
         poll(lambda: games_on(url, "A", "aborted") >= cut, 30, "B to abort A's games")
         assert not rows(url, "SELECT 1 FROM replays WHERE game_id = ANY(%s)", list(cut))  # on A's disk only
         hosts["A"], _web_a = start_host(tmp_path, "A", url)
         stored_cut = {g for (g,) in rows(url, "SELECT game_id FROM replays WHERE game_id = ANY(%s)", list(cut))}
-        assert stored_cut == cut  # stored by A's recovery before it joined the ladder again
-        aborted = sorted(cut)[0]
+        assert stored_cut == recorded  # stored by A's recovery before it joined the ladder again
+        aborted = sorted(recorded)[0]
         sealed = file_of(tmp_path / "A", aborted)
         assert sealed is not None
         served = get(f"{web_b}api/v1/games/{aborted}/replay?view=omniscient")
