@@ -51,14 +51,11 @@ from arena.games.base import GameError, GameState, Observation
 from arena.games.worlds import ddmau as _ddmau_worlds
 from arena.games.worlds import mose as _mose_worlds
 from arena.games.worlds import shedding as _shedding_worlds
-from arena.games.worlds.places import Place, Unseen
+from arena.games.worlds.places import Place, Unseen, WorldError
+from arena.games.worlds.tracker import HistoryDeal, HistoryError, Tracker, plan as _history_plan
 
 #: How many deals `sample_world` tries before it gives up (only reaction windows and forced steps reject).
 ATTEMPTS = 200
-
-
-class WorldError(GameError):
-    """No world fits the observation: it is not one this ruleset can produce, or it is inconsistent."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +72,8 @@ class Table:
 _SAMPLERS = {"shedding": _shedding_worlds, "mose": _mose_worlds, "ddmau": _ddmau_worlds}
 
 
-def _family(ruleset: str):
+def family_module(ruleset: str):
+    """The world-sampling module of a ruleset's family (`shedding`, `mose`, `ddmau` of this package)."""
     sampler = _SAMPLERS.get(family_of(ruleset) or "")
     if sampler is None:
         raise WorldError(f"{ruleset} has no world sampler (only the shedding rulesets, mose and ddmau do)")
@@ -92,47 +90,70 @@ def sample_world(
     ruleset: str,
     observation: "Observation | Mapping[str, Any]",
     rng: random.Random,
-    history: Sequence[Any] | None = None,
+    history: "Sequence[Any] | Tracker | None" = None,
     *,
     attempts: int = ATTEMPTS,
     **options: Any,
 ) -> GameState:
     """A full state that gives `observation`'s seat exactly that observation, hidden cards dealt at random.
 
-    `options` are the game's options (as `new_game` takes them).  Raises `WorldError` when no deal fits.
-    For many worlds of one observation, `WorldSampler` reads the observation once.
+    `history` is the game's public events up to this observation (``turn.history`` in the SDK,
+    ``state.events`` in the engine) or a `Tracker` fed with them: every card it makes known is pinned
+    where it is, the rest dealt uniformly over what it leaves open.  `options` are the game's options
+    (as `new_game` takes them).  Raises `WorldError` when no deal fits (`HistoryError`, one, when the
+    history does not fit the observation).  For many worlds of one observation, `WorldSampler`.
     """
     return WorldSampler(ruleset, observation, history, **options).sample(rng, attempts)
 
 
 class WorldSampler:
-    """The worlds of one observation: the observation is read and the unseen cards counted once.
+    """The worlds of one observation: the observation (and history) read and the unseen cards counted once.
 
-        sampler = WorldSampler("moumou", observation, **options)
+        sampler = WorldSampler("moumou", observation, turn.history, **options)
         worlds = [sampler.sample(rng) for _ in range(100)]
+
+    ``history`` may be a sequence of public events (read whole, each time) or a `Tracker` the caller
+    keeps for the game and updates each decision (``tracker.update(turn.history)`` reads only the new
+    events), which is what a search bot should do.  ``hidden`` is what the worlds deal: the view's
+    hidden places (with their sizes) and, with a history, ``pinned``: the cards it fixes in them.
     """
 
     def __init__(
         self,
         ruleset: str,
         observation: "Observation | Mapping[str, Any]",
-        history: Sequence[Any] | None = None,
+        history: "Sequence[Any] | Tracker | None" = None,
         **options: Any,
     ) -> None:
-        if history:
-            raise WorldError("history is not supported yet: pass None (the observation alone is used)")
         self.view, self.table = _prepare(ruleset, observation, options)
-        self.family = _family(ruleset)
+        self.family = family_module(ruleset)
         self.unseen = _unseen(self.view, self.table)
         self._restore = registry.get(ruleset).from_position
+        self.tracker: Tracker | None = None
+        self.history: HistoryDeal | None = None
+        if history is not None:
+            tracker = history if isinstance(history, Tracker) else Tracker(ruleset, **options).update(history)
+            if tracker.ruleset != ruleset:
+                raise WorldError(f"this tracker follows {tracker.ruleset!r}, not {ruleset!r}")
+            self.tracker = tracker
+            if tracker.active or tracker.error is not None:  # else: no deal read yet, nothing known
+                with _reading(ruleset):
+                    self.history = _history_plan(tracker, self.view, self.table.seat)
+
+    @property
+    def pinned(self) -> dict:
+        """What the history fixes, by hidden place: the cards pinned to each other hand (a multiset) and
+        the buried pile bottom to top (None for a face-down card, dealt); empty without a history."""
+        return {} if self.history is None else self.history.pinned
 
     def sample(self, rng: random.Random, attempts: int = ATTEMPTS) -> GameState:
         if not isinstance(rng, random.Random):
             raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
         view, table = self.view, self.table
+        history = self.history
         refused = ""
         for _ in range(max(1, attempts)):
-            dealt = deal(self.unseen, rng)
+            dealt = deal(self.unseen, rng) if history is None else history.deal(rng)
             with _reading(table.ruleset):
                 position = self.family.position(view, table, dealt, rng)
             try:
@@ -202,7 +223,7 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
 
 
 def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
-    family = _family(table.ruleset)
+    family = family_module(table.ruleset)
     deck = Counter(family.deck(table.ruleset, table.players, table.options))
     with _reading(table.ruleset):
         places, seen = family.places(view, table)
@@ -216,4 +237,5 @@ def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
     return Unseen(tuple(places), tuple(cards))
 
 
-__all__ = ["ATTEMPTS", "Place", "Table", "Unseen", "WorldError", "WorldSampler", "deal", "sample_world", "unseen"]
+__all__ = ["ATTEMPTS", "HistoryError", "Place", "Table", "Tracker", "Unseen", "WorldError", "WorldSampler", "deal",
+           "family_module", "sample_world", "unseen"]
