@@ -32,9 +32,26 @@ The observation may be the engine's (`GameState.observation`), its
 `to_dict()`, or the SDK's (`mau_arena_sdk.Observation`, as a bot receives it): the
 SDK's seat views are folded back into the engine's player count.
 
-`history` is reserved for a list of public events (a card publicly taken
-from the pile, a card turned up): later versions pin the cards they name to
-their places.  Today it must be None or empty.
+With the public history (`history`: the game's events up to the
+observation, ``turn.history`` in the SDK, ``state.events`` in the engine, or
+a `Tracker` fed with them) every card the history makes known is pinned
+where it is: the buried pile card by card (the plays named each card), a
+Mose pile taken pinned to the taker's hand until it is played, a Blind card
+given back after a challenge in the liar's hand, the stock after a
+reshuffle made only of the reshuffled cards less the draws since.  The
+cards it leaves open are dealt uniformly over the places they may be in
+(see `ledger.py` for the pools and the one approximation with several
+copies of a card).  A search bot keeps one `Tracker` per game and calls
+``tracker.update(turn.history)`` each decision: only the new events are
+read.
+
+    >>> state = games.new_game("maumau", players=3, seed=7)
+    >>> log = state.record_events()
+    >>> for _ in range(12): state.apply(state.legal_actions()[0])
+    >>> obs = state.observation(state.current)
+    >>> world = games.sample_world("maumau", obs, random.Random(1), history=log)
+    >>> world.to_position()["discard"] == state.to_position()["discard"]   # the pile, card by card
+    True
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from arena.games.facts.ddmau import RULESET, deck
 from arena.games.worlds.ledger import STOCK as STOCK_KEY, hand
 from arena.games.worlds.places import HAND, PILE, Place, STOCK, other_hands
 
+#: Events whose `follow` takes several ledger steps (undone from a copy if one fails).
+SEVERAL_STEPS: frozenset[str] = frozenset()
+
 __all__ = ["RULESET", "deck", "follow", "places", "position"]
 
 

@@ -137,12 +137,10 @@ class Ledger:
             return
         index = self.pool_of(source)
         if index is None:  # the cards there come from several pools: they become one, fed by them
-            held = sum(self.pinned.get(source, Counter()).values()) + sum(
-                p.slots.get(source, 0) for p in self.pools)
-            index = self.new_pool((), source, fed_by=[source])
-            self.pools[index].slots = {source: held}
+            held = self.held(source)
             if held < count:
                 raise LedgerError(f"{count} cards left {_name(source)}, which holds {held}")
+            index = self.new_pool((), source, fed_by=[source])
         pool = self.pools[index]
         if pool.slots.get(source, 0) < count:
             raise LedgerError(f"{count} cards left {_name(source)}, which holds {pool.slots.get(source, 0)}")

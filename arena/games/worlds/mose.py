@@ -9,6 +9,9 @@ from arena.games.facts.mose import RULESET, deck
 from arena.games.worlds.ledger import STOCK as STOCK_KEY, hand
 from arena.games.worlds.places import HAND, Place, STOCK, other_hands
 
+#: Events whose `follow` takes several ledger steps (undone from a copy if one fails).
+SEVERAL_STEPS = frozenset({"meld", "return"})
+
 __all__ = ["RULESET", "deck", "follow", "places", "position"]
 
 
@@ -125,11 +128,13 @@ def follow(tracker, seat: int | None, kind: str, details: Mapping[str, Any]) -> 
         pile.clear()
     elif kind in ("meld", "layoff"):
         cards = [_card(t) for t in (details["tokens"] if kind == "meld" else [details["token"]])]
-        if details.get("placing"):  # the freed wild comes from the table, not the hand
-            freed = extra["table"].pop(0)
-            cards.remove(freed)
+        placing = bool(details.get("placing"))
+        if placing:  # the freed wild comes from the table, not the hand
+            cards.remove(extra["table"][0])
         for card in cards:
             ledger.take(hand(seat), card)
+        if placing:
+            extra["table"].pop(0)
     elif kind == "swap":
         ledger.take(hand(seat), details["card"])
         if details["choice"] == "take":

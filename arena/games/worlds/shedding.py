@@ -18,6 +18,9 @@ from arena.games.shedding.blind import HIDDEN
 from arena.games.worlds.ledger import STOCK as STOCK_KEY, hand
 from arena.games.worlds.places import FACE_DOWN, HAND, PILE, Place, STOCK, other_hands
 
+#: Events whose `follow` takes several ledger steps (undone from a copy if one fails).
+SEVERAL_STEPS: frozenset[str] = frozenset()
+
 __all__ = ["RULESETS", "deck", "follow", "places", "position"]
 
 

@@ -121,12 +121,14 @@ class Tracker:
         if not self.active and kind != "deal":
             return
         try:
-            saved = (self.ledger.copy(), list(self.pile), self.downs, _copy_extra(self.extra))
+            # A family's follow changes nothing when its one ledger step fails (`Ledger.take` and `move` check
+            # first); the events of several steps (a Mose meld) are undone from a copy.
+            saved = (self.ledger.copy(), list(self.pile)) if kind in self.family.SEVERAL_STEPS else None
             try:
                 self.family.follow(self, seat, kind, details)
             except LedgerError:  # the pools cannot give a named card: forget them (`Ledger.collapse`), again
-                self.ledger, pile, self.downs, self.extra = saved
-                self.pile[:] = pile
+                if saved is not None:
+                    self.ledger, self.pile = saved
                 self.ledger.collapse()
                 self.collapses += 1
                 self.family.follow(self, seat, kind, details)
@@ -151,10 +153,6 @@ class Tracker:
         return deck
 
 
-
-
-def _copy_extra(extra: dict) -> dict:
-    return {key: list(value) if isinstance(value, list) else value for key, value in extra.items()}
 
 
 class HistoryDeal:
