@@ -284,3 +284,47 @@ def test_the_cards_the_history_leaves_open_land_uniformly(name, players, decisio
         assert statistic < CRITICAL[len(expected) - 1], (card, statistic, dict(counts), expected)
         tested += 1
     assert tested >= 1
+
+
+@pytest.mark.parametrize("name", ["maumau", "mose", "ddmau"])
+def test_a_finished_game_is_sampled_with_its_history(name):
+    short = {"ddmau": {"max_hands": 1}, "mose": {"rounds": 1}}.get(name, {})
+    state = games.new_game(name, 2, seed=2, **short)
+    log = state.record_events()
+    rng = random.Random(name)
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_actions()))
+    world = games.sample_world(name, state.observation(0), rng, history=log, **short)
+    assert world.is_over and world.observation(0) == state.observation(0)
+
+
+def test_a_log_recorded_from_the_middle_tells_nothing_until_the_next_deal():
+    state = games.new_game("maumau", 3, seed=4, hands=2)
+    rng = random.Random(4)
+    for _ in range(10):
+        state.apply(rng.choice(state.legal_actions()))
+    log = state.record_events()
+    assert log[0].kind == "start"
+    for _ in range(5):
+        state.apply(rng.choice(state.legal_actions()))
+    observation = state.observation(state.current)
+    sampler = worlds.WorldSampler("maumau", observation, log, hands=2)
+    assert sampler.history is None and sampler.pinned == {}  # the observation alone
+    assert sampler.sample(rng).observation(state.current) == observation
+    while not any(e.kind == "deal" for e in log):
+        state.apply(rng.choice(state.legal_actions()))
+    if not state.is_over:
+        observation = state.observation(state.current)
+        assert worlds.WorldSampler("maumau", observation, log, hands=2).history is not None
+
+
+def test_a_tracker_refuses_a_shorter_history_and_reports_events_that_do_not_fit():
+    state = recorded("maumau", 2, 3, 10)
+    tracker = worlds.Tracker("maumau").update(state.events)
+    with pytest.raises(worlds.HistoryError, match="a new game needs a new Tracker"):
+        tracker.update(state.events[:3])
+    forged = list(state.events) + [{"seat": 0, "kind": "play", "details": {"card": state.events[1].details["card"]}}]
+    broken = worlds.Tracker("maumau").update(forged)  # the opening card played again from a hand
+    assert broken.error is not None
+    with pytest.raises(worlds.HistoryError, match="does not fit"):
+        worlds.WorldSampler("maumau", state.observation(0), broken)
