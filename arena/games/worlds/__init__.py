@@ -23,10 +23,12 @@ that asks a seat tells that it holds a play, and rejection gives the
 uniform deal among those consistent with that).  The world's future chance
 (its shuffles) comes from `rng` too, never from the real game's seed.
 
-Each game family provides the two steps in its own module (`shedding.py`,
+Each game family provides its steps in its own module (`shedding.py`,
 `mose.py`, `ddmau.py`): `unseen(view, info)`, the hidden places with their
 sizes and the multiset of cards the seat has not seen, and
-`position(view, info, dealt, rng)`, the position with those places filled.
+`position(view, info, dealt, rng)`, the position with those places filled,
+and `follow(tracker, seat, kind, details)`, what one public event says
+about the cards (`tracker.py`).
 
 The observation may be the engine's (`GameState.observation`), its
 `to_dict()`, or the SDK's (`mau_arena_sdk.Observation`, as a bot receives it): the

@@ -27,10 +27,12 @@ Dealing is then exact: each pool in order shuffles its cards (named ones
 plus those fed to it) and cuts them into its slots.  Conditioned on the
 hard facts of the history (where each named card went), every consistent
 arrangement of the unseen cards is equally likely, as the shuffles made it.
-One inexactness remains, with several copies of a card (two packs, DD
-MAU): when a named copy could have come from more than one pool, the pool
-expected to hold more copies there is charged (an exact split would weigh
-every completion).
+One inexactness remains, where a named card could have come from more than
+one pool (several copies of a card: two packs, DD MAU; or more than one
+route through Blind feedings): the pool expected to hold more copies there
+is charged (an exact split would weigh every completion).  Should the pools then fail to give a card a later event
+names, `collapse` forgets them (one pool over every hidden place; pinned
+cards stay): the worlds still fit the view, with less of the history used.
 
 Places are tuples: ``("hand", seat)``, ``("stock",)``, ``("down", n)`` (a
 face-down card, n a running number), ``("pool", n)``.
