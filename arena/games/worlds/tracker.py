@@ -153,12 +153,10 @@ class Tracker:
         return deck
 
 
-
-
 class HistoryDeal:
     """One seat's view combined with a tracker: deals the hidden places as `arena.games.worlds.deal` does.
 
-    Built by `Tracker.plan`; ``places`` are the view's hidden places (`Place`s, for the family's
+    Built by `plan`; ``places`` are the view's hidden places (`Place`s, for the family's
     ``position``), ``pinned`` what the history fixes there: the cards pinned to each other hand and the
     buried part of the pile (bottom to top; None for a face-down card, dealt).
     """
