@@ -328,3 +328,22 @@ def test_a_tracker_refuses_a_shorter_history_and_reports_events_that_do_not_fit(
     assert broken.error is not None
     with pytest.raises(worlds.HistoryError, match="does not fit"):
         worlds.WorldSampler("maumau", state.observation(0), broken)
+
+
+def test_with_two_packs_a_view_no_deal_of_the_pools_fits_is_sampled_without_them():
+    """Two packs: a copy charged to the wrong pool can leave no deal of the pools that fits (here seat 0
+    must hold a Seven to be asked to answer one); the sampler then deals without the pools, the pinned
+    cards and the pile still known."""
+    name, players = "maumau-online", 6
+    rng = random.Random(f"h2/{name}/{players}/3")
+    state, options = new_random_game(name, players, rng)
+    log = state.record_events()
+    for _ in range(160):
+        rng.choice([state.current, state.current, None, *range(players)])  # the walk this view was found on
+        state.apply(rng.choice(state.legal_actions()))
+    observation = state.observation(1)
+    sampler = worlds.WorldSampler(name, observation, log, **options)
+    world = sampler.sample(random.Random(3))
+    assert world.observation(1) == observation
+    assert sampler.fell_back, "this view needs the fallback (else the test no longer shows it)"
+    check_pins(sampler, state, world, 1)

@@ -150,6 +150,8 @@ class WorldSampler:
         self._restore = registry.get(ruleset).from_position
         self.tracker: Tracker | None = None
         self.history: HistoryDeal | None = None
+        self._loose: HistoryDeal | None = None  # the history without its pools, if no deal of them fits
+        self._refused = ""
         if history is not None:
             tracker = history if isinstance(history, Tracker) else Tracker(ruleset, **options).update(history)
             if tracker.ruleset != ruleset:
@@ -165,11 +167,30 @@ class WorldSampler:
         the buried pile bottom to top (None for a face-down card, dealt); empty without a history."""
         return {} if self.history is None else self.history.pinned
 
+    @property
+    def fell_back(self) -> bool:
+        """No deal of the history's pools fitted the view, so worlds come from the history without them (the
+        pinned cards and the pile still known; two packs only, see `ledger.py`)."""
+        return self._loose is not None
+
     def sample(self, rng: random.Random, attempts: int = ATTEMPTS) -> GameState:
         if not isinstance(rng, random.Random):
             raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
         view, table = self.view, self.table
-        history = self.history
+        world = self._sample(rng, attempts, self.history)
+        if world is None and self.history is not None:
+            # With several copies of a card the pools may have charged a copy to the wrong one, so that no
+            # deal of them fits (a seat asked to answer must hold an answer): the same without the pools.
+            if self._loose is None:
+                self._loose = _history_plan(self.tracker, self.view, self.table.seat, collapse=True)
+            world = self._sample(rng, attempts, self._loose)
+        if world is None:
+            raise WorldError(f"no world of {table.ruleset} fits this observation of seat {table.seat} in "
+                             f"{attempts} deals{self._refused}")
+        return world
+
+    def _sample(self, rng: random.Random, attempts: int, history: "HistoryDeal | None") -> GameState | None:
+        view, table = self.view, self.table
         refused = ""
         for _ in range(max(1, attempts)):
             dealt = deal(self.unseen, rng) if history is None else history.deal(rng)
@@ -182,9 +203,8 @@ class WorldSampler:
                 continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
             if world.observation(table.seat).to_dict() == view:
                 return world
-        raise WorldError(
-            f"no world of {table.ruleset} fits this observation of seat {table.seat} in {attempts} deals{refused}"
-        )
+        self._refused = refused
+        return None
 
 
 @contextmanager

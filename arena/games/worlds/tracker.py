@@ -187,9 +187,10 @@ class HistoryDeal:
         return dealt
 
 
-def plan(tracker: Tracker, view: Mapping[str, Any], seat: int | None) -> HistoryDeal:
+def plan(tracker: Tracker, view: Mapping[str, Any], seat: int | None, collapse: bool = False) -> HistoryDeal:
     """The deal of the hidden places of this view that the tracker's history allows; raises `HistoryError`
-    when the history and the view disagree (a history of another game, or not up to this view)."""
+    when the history and the view disagree (a history of another game, or not up to this view).
+    ``collapse``: without the pools (`Ledger.collapse`), the pinned cards and the pile still known."""
     from arena.games.shedding.blind import HIDDEN
     from arena.games.worlds.places import FACE_DOWN, HAND, PILE, Place, STOCK
 
@@ -199,6 +200,8 @@ def plan(tracker: Tracker, view: Mapping[str, Any], seat: int | None) -> History
     if len(sizes) != tracker.players:
         raise HistoryError(f"the history is of {tracker.players} seats, the observation of {len(sizes)}")
     ledger = tracker.ledger.copy()
+    if collapse:
+        ledger.collapse()
     if seat is not None:
         try:
             for card in view["hand"]:
