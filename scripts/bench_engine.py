@@ -26,8 +26,10 @@ world samples per second (`games.sample_world` on the acting seat's
 observation: the hidden cards dealt again, the position restored, the
 observation checked), with how many clones one sample costs (both measured
 in the same rounds, so the ratio hardly moves with the load), the rate of a
-`WorldSampler` drawing ten worlds per observation (read once) and, with
-OpenSpiel installed, our clones over theirs (``crazy_eights``
+`WorldSampler` drawing ten worlds per observation (read once), the same
+with the game's public history (a `Tracker` kept for each game and fed each
+decision, as a bot does: the view and the tracker read once per ten worlds,
+the tracker's update included) and, with OpenSpiel installed, our clones over theirs (``crazy_eights``
 ``State.clone``, the same table sizes as above).  ``--search-seconds 0``
 leaves it out.
 """
@@ -52,7 +54,7 @@ from rich.table import Table  # noqa: E402
 
 from arena import games  # noqa: E402
 from arena.games.selfplay import MAX_DECISIONS, StalledGameError, chooser  # noqa: E402
-from arena.games.worlds import WorldSampler  # noqa: E402
+from arena.games.worlds import Tracker, WorldSampler  # noqa: E402
 
 OPENSPIEL_PLAYERS = (2, 5)
 
@@ -153,6 +155,8 @@ class SearchRun:
     sample_seconds: float
     prepared: int | None = None  # samples by a `WorldSampler` that read its observation once
     prepared_seconds: float = 0.0
+    tracked: int | None = None  # the same with the public history (a `Tracker` per game)
+    tracked_seconds: float = 0.0
 
     @property
     def clone_rate(self) -> float:
@@ -170,31 +174,42 @@ class SearchRun:
             return None
         return self.prepared / self.prepared_seconds if self.prepared_seconds else 0.0
 
+    @property
+    def tracked_rate(self) -> float | None:
+        if self.tracked is None:
+            return None
+        return self.tracked / self.tracked_seconds if self.tracked_seconds else 0.0
+
 
 def search_states(ruleset: str, players: int, seed: int, count: int = SEARCH_STATES) -> list:
-    """`count` states of random games (every 7th decision), copies kept as they were."""
+    """`count` states of random games (every 7th decision), copies kept as they were, each with the game's
+    public events before it (``state.history``: a clone records none of its own)."""
     rng = chooser(seed)
     states = []
     game = 0
     while len(states) < count:
         state = games.new_game(ruleset, players=players, seed=seed + game)
+        log = state.record_events()
         decisions = 0
         while not state.is_over and len(states) < count and decisions < MAX_DECISIONS:
             if decisions % 7 == 3:
-                states.append(state.clone())
+                copy = state.clone()
+                states.append((copy, list(log)))
             state.apply(rng.choice(state.legal_actions()))
             decisions += 1
         game += 1
     return states
 
 
-def bench_search(ruleset: str, states: list, seconds: float, seed: int) -> SearchRun:
-    """A third of the time cloning the states in turn, a third sampling a world from each acting seat's
-    view (`games.sample_world`), a third sampling ten worlds per view from a `WorldSampler` (the
-    observation read once, as a search bot does)."""
+def bench_search(ruleset: str, records: list, seconds: float, seed: int) -> SearchRun:
+    """A quarter of the time cloning the states in turn, a quarter sampling a world from each acting seat's
+    view (`games.sample_world`), a quarter sampling ten worlds per view from a `WorldSampler` (the
+    observation read once, as a search bot does), a quarter the same with the history: a `Tracker` per
+    game, fed the events up to the state (a bot feeds it each decision: the new events only)."""
+    states = [state for state, _ in records]
     clones = 0
     started = time.process_time()
-    while time.process_time() - started < seconds / 3:
+    while time.process_time() - started < seconds / 4:
         for state in states:
             state.clone()
         clones += len(states)
@@ -205,23 +220,44 @@ def bench_search(ruleset: str, states: list, seconds: float, seed: int) -> Searc
     prepared: int | None = 0
     started = time.process_time()
     try:
-        while time.process_time() - started < seconds / 3:
+        while time.process_time() - started < seconds / 4:
             for view, options in views:
                 games.sample_world(ruleset, view, rng, **options)
             samples += len(views)
         sample_seconds = time.process_time() - started
         started = time.process_time()
-        while time.process_time() - started < seconds / 3:
+        while time.process_time() - started < seconds / 4:
             for view, options in views:
                 sampler = WorldSampler(ruleset, view, **options)
                 for _ in range(10):
                     sampler.sample(rng)
             prepared += 10 * len(views)
+        prepared_seconds = time.process_time() - started
+        # One tracker per game, fed up to each state in order (the states of a game come in order and
+        # share the log's first event).
+        games_of = []
+        for _, log in records:
+            same = bool(games_of) and log[0] is records[len(games_of) - 1][1][0]
+            games_of.append(games_of[-1] if same else len(games_of))
+        tracked = 0
+        started = time.process_time()
+        while time.process_time() - started < seconds / 4:
+            trackers: dict[int, Tracker] = {}
+            for (view, options), (_, log), game in zip(views, records, games_of):
+                tracker = trackers.get(game)
+                if tracker is None:
+                    tracker = trackers[game] = Tracker(ruleset, **options)
+                tracker.update(log)
+                sampler = WorldSampler(ruleset, view, tracker, **options)
+                for _ in range(10):
+                    sampler.sample(rng)
+            tracked += 10 * len(views)
+        tracked_seconds = time.process_time() - started
     except games.WorldError:
-        samples = prepared = None  # a ruleset without a world sampler (a test's toy game)
-        sample_seconds = time.process_time() - started
+        samples = prepared = tracked = None  # a ruleset without a world sampler (a test's toy game)
+        sample_seconds = prepared_seconds = tracked_seconds = time.process_time() - started
     return SearchRun(states[0].ruleset, states[0].players, clones, clone_seconds, samples,
-                     sample_seconds, prepared, time.process_time() - started)
+                     sample_seconds, prepared, prepared_seconds, tracked, tracked_seconds)
 
 
 def bench_openspiel_clones(players: int, seconds: float, seed: int) -> SearchRun | None:
@@ -254,9 +290,10 @@ def bench_openspiel_clones(players: int, seconds: float, seed: int) -> SearchRun
 def combined_search(parts: list[SearchRun]) -> SearchRun:
     samples = None if any(p.samples is None for p in parts) else sum(p.samples for p in parts)
     prepared = None if any(p.prepared is None for p in parts) else sum(p.prepared for p in parts)
+    tracked = None if any(p.tracked is None for p in parts) else sum(p.tracked for p in parts)
     return SearchRun(parts[0].name, parts[0].players, sum(p.clones for p in parts),
                      sum(p.clone_seconds for p in parts), samples, sum(p.sample_seconds for p in parts),
-                     prepared, sum(p.prepared_seconds for p in parts))
+                     prepared, sum(p.prepared_seconds for p in parts), tracked, sum(p.tracked_seconds for p in parts))
 
 
 def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, seed: int, console: Console) -> Table:
@@ -289,6 +326,8 @@ def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, se
     table.add_column("worlds/s", justify="right", style="bold")
     table.add_column("clones per world", justify="right")
     table.add_column("worlds/s, 10 per view", justify="right")
+    table.add_column("with history", justify="right")
+    table.add_column("history/none", justify="right")
     for config in configs:
         run = totals[config]
         reference = theirs.get(reference_players(run.players))
@@ -301,9 +340,11 @@ def search_table(configs: list[tuple[str, int]], seconds: float, rounds: int, se
             "-" if rate is None else f"{rate:,.0f}",
             "-" if not rate else f"{run.clone_rate / rate:,.0f}",
             "-" if run.prepared_rate is None else f"{run.prepared_rate:,.0f}",
+            "-" if run.tracked_rate is None else f"{run.tracked_rate:,.0f}",
+            "-" if not run.prepared_rate or run.tracked_rate is None else f"{run.tracked_rate / run.prepared_rate:.2f}",
         )
     for players, run in theirs.items():
-        table.add_row(run.name, str(players), f"{run.clone_rate:,.0f}", "", "", "", "")
+        table.add_row(run.name, str(players), f"{run.clone_rate:,.0f}", "", "", "", "", "", "")
     return table
 
 

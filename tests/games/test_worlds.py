@@ -124,6 +124,7 @@ CRITICAL = {1: 10.83, 2: 13.82, 3: 16.27, 4: 18.47, 5: 20.52, 6: 22.46, 7: 24.32
 
 def played(name: str, players: int, seed: int, decisions: int, **options):
     state = games.new_game(name, players, seed=seed, **options)
+    state.record_events()
     rng = random.Random(seed)
     for _ in range(decisions):
         state.apply(rng.choice(state.legal_actions()))
@@ -167,6 +168,11 @@ def test_a_hidden_card_lands_in_each_place_in_proportion_to_its_size(name, playe
     assert statistic < CRITICAL[len(expected) - 1], (statistic, dict(counts), expected)
 
 
+def recorded(name: str, players: int, seed: int, decisions: int, **options):
+    """A random game of `decisions` decisions with its public events recorded from the deal."""
+    return played(name, players, seed, decisions, **options)
+
+
 def cards_at(position: dict, place, observation) -> list[str]:
     if place.kind == HAND:
         return list(position["hands"][place.key])
@@ -196,8 +202,12 @@ def test_bad_requests_are_clear_errors():
     rng = random.Random(1)
     with pytest.raises(WorldError, match="observation of 'maumau', not of 'moumou'"):
         games.sample_world("moumou", observation, rng)
-    with pytest.raises(WorldError, match="history is not supported yet"):
-        games.sample_world("maumau", observation, rng, history=[{"kind": "draw"}])
+    with pytest.raises(worlds.HistoryError, match="has a 'kind'"):
+        games.sample_world("maumau", observation, rng, history=[{"seat": 0}])
+    with pytest.raises(worlds.HistoryError, match="history of 4 seats|history is of 4 seats"):
+        games.sample_world("maumau", observation, rng, history=recorded("maumau", 4, 3, 4).events)
+    with pytest.raises(worlds.HistoryError, match="the history"):
+        games.sample_world("maumau", observation, rng, history=recorded("maumau", 2, 4, 4).events)
     with pytest.raises(WorldError, match="rng must be a random.Random"):
         games.sample_world("maumau", observation, 7)
     forged = observation.to_dict()

@@ -23,18 +23,37 @@ that asks a seat tells that it holds a play, and rejection gives the
 uniform deal among those consistent with that).  The world's future chance
 (its shuffles) comes from `rng` too, never from the real game's seed.
 
-Each game family provides the two steps in its own module (`shedding.py`,
+Each game family provides its steps in its own module (`shedding.py`,
 `mose.py`, `ddmau.py`): `unseen(view, info)`, the hidden places with their
 sizes and the multiset of cards the seat has not seen, and
-`position(view, info, dealt, rng)`, the position with those places filled.
+`position(view, info, dealt, rng)`, the position with those places filled,
+and `follow(tracker, seat, kind, details)`, what one public event says
+about the cards (`tracker.py`).
 
 The observation may be the engine's (`GameState.observation`), its
 `to_dict()`, or the SDK's (`mau_arena_sdk.Observation`, as a bot receives it): the
 SDK's seat views are folded back into the engine's player count.
 
-`history` is reserved for a list of public events (a card publicly taken
-from the pile, a card turned up): later versions pin the cards they name to
-their places.  Today it must be None or empty.
+With the public history (`history`: the game's events up to the
+observation, ``turn.history`` in the SDK, ``state.events`` in the engine, or
+a `Tracker` fed with them) every card the history makes known is pinned
+where it is: the buried pile card by card (the plays named each card), a
+Mose pile taken pinned to the taker's hand until it is played, a Blind card
+given back after a challenge in the liar's hand, the stock after a
+reshuffle made only of the reshuffled cards less the draws since.  The
+cards it leaves open are dealt uniformly over the places they may be in
+(see `ledger.py` for the pools and the one approximation with several
+copies of a card).  A search bot keeps one `Tracker` per game and calls
+``tracker.update(turn.history)`` each decision: only the new events are
+read.
+
+    >>> state = games.new_game("maumau", players=3, seed=7)
+    >>> log = state.record_events()
+    >>> for _ in range(12): state.apply(state.legal_actions()[0])
+    >>> obs = state.observation(state.current)
+    >>> world = games.sample_world("maumau", obs, random.Random(1), history=log)
+    >>> world.to_position()["discard"] == state.to_position()["discard"]   # the pile, card by card
+    True
 """
 
 from __future__ import annotations
@@ -51,14 +70,11 @@ from arena.games.base import GameError, GameState, Observation
 from arena.games.worlds import ddmau as _ddmau_worlds
 from arena.games.worlds import mose as _mose_worlds
 from arena.games.worlds import shedding as _shedding_worlds
-from arena.games.worlds.places import Place, Unseen
+from arena.games.worlds.places import Place, Unseen, WorldError
+from arena.games.worlds.tracker import HistoryDeal, HistoryError, Tracker, plan as _history_plan
 
 #: How many deals `sample_world` tries before it gives up (only reaction windows and forced steps reject).
 ATTEMPTS = 200
-
-
-class WorldError(GameError):
-    """No world fits the observation: it is not one this ruleset can produce, or it is inconsistent."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,8 @@ class Table:
 _SAMPLERS = {"shedding": _shedding_worlds, "mose": _mose_worlds, "ddmau": _ddmau_worlds}
 
 
-def _family(ruleset: str):
+def family_module(ruleset: str):
+    """The world-sampling module of a ruleset's family (`shedding`, `mose`, `ddmau` of this package)."""
     sampler = _SAMPLERS.get(family_of(ruleset) or "")
     if sampler is None:
         raise WorldError(f"{ruleset} has no world sampler (only the shedding rulesets, mose and ddmau do)")
@@ -92,47 +109,91 @@ def sample_world(
     ruleset: str,
     observation: "Observation | Mapping[str, Any]",
     rng: random.Random,
-    history: Sequence[Any] | None = None,
+    history: "Sequence[Any] | Tracker | None" = None,
     *,
     attempts: int = ATTEMPTS,
     **options: Any,
 ) -> GameState:
     """A full state that gives `observation`'s seat exactly that observation, hidden cards dealt at random.
 
-    `options` are the game's options (as `new_game` takes them).  Raises `WorldError` when no deal fits.
-    For many worlds of one observation, `WorldSampler` reads the observation once.
+    `history` is the game's public events up to this observation (``turn.history`` in the SDK,
+    ``state.events`` in the engine) or a `Tracker` fed with them: every card it makes known is pinned
+    where it is, the rest dealt uniformly over what it leaves open.  `options` are the game's options
+    (as `new_game` takes them).  Raises `WorldError` when no deal fits (`HistoryError`, one, when the
+    history does not fit the observation).  For many worlds of one observation, `WorldSampler`.
     """
     return WorldSampler(ruleset, observation, history, **options).sample(rng, attempts)
 
 
 class WorldSampler:
-    """The worlds of one observation: the observation is read and the unseen cards counted once.
+    """The worlds of one observation: the observation (and history) read and the unseen cards counted once.
 
-        sampler = WorldSampler("moumou", observation, **options)
+        sampler = WorldSampler("moumou", observation, turn.history, **options)
         worlds = [sampler.sample(rng) for _ in range(100)]
+
+    ``history`` may be a sequence of public events (read whole, each time) or a `Tracker` the caller
+    keeps for the game and updates each decision (``tracker.update(turn.history)`` reads only the new
+    events), which is what a search bot should do.  ``hidden`` is what the worlds deal: the view's
+    hidden places (with their sizes) and, with a history, ``pinned``: the cards it fixes in them.
     """
 
     def __init__(
         self,
         ruleset: str,
         observation: "Observation | Mapping[str, Any]",
-        history: Sequence[Any] | None = None,
+        history: "Sequence[Any] | Tracker | None" = None,
         **options: Any,
     ) -> None:
-        if history:
-            raise WorldError("history is not supported yet: pass None (the observation alone is used)")
         self.view, self.table = _prepare(ruleset, observation, options)
-        self.family = _family(ruleset)
+        self.family = family_module(ruleset)
         self.unseen = _unseen(self.view, self.table)
         self._restore = registry.get(ruleset).from_position
+        self.tracker: Tracker | None = None
+        self.history: HistoryDeal | None = None
+        self._loose: HistoryDeal | None = None  # the history without its pools, if no deal of them fits
+        self._refused = ""
+        if history is not None:
+            tracker = history if isinstance(history, Tracker) else Tracker(ruleset, **options).update(history)
+            if tracker.ruleset != ruleset:
+                raise WorldError(f"this tracker follows {tracker.ruleset!r}, not {ruleset!r}")
+            self.tracker = tracker
+            if tracker.active or tracker.error is not None:  # else: no deal read yet, nothing known
+                with _reading(ruleset):
+                    self.history = _history_plan(tracker, self.view, self.table.seat)
+
+    @property
+    def pinned(self) -> dict:
+        """What the history fixes, by hidden place: the cards pinned to each other hand (a multiset) and
+        the buried pile bottom to top (None for a face-down card, dealt); empty without a history."""
+        return {} if self.history is None else self.history.pinned
+
+    @property
+    def fell_back(self) -> bool:
+        """No deal of the history's pools fitted the view, so worlds come from the history without them (the
+        pinned cards and the pile still known; two packs only, see `ledger.py`)."""
+        return self._loose is not None
 
     def sample(self, rng: random.Random, attempts: int = ATTEMPTS) -> GameState:
         if not isinstance(rng, random.Random):
             raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
         view, table = self.view, self.table
+        world = self._sample(rng, attempts, self.history)
+        if world is None and self.history is not None:
+            # With several copies of a card the pools may have charged a copy to the wrong one, so that no
+            # deal of them fits (a seat asked to answer must hold an answer): the same without the pools.
+            if self._loose is None:
+                self._loose = _history_plan(self.tracker, self.view, self.table.seat, collapse=True)
+            world = self._sample(rng, attempts, self._loose)
+        if world is None:
+            raise WorldError(f"no world of {table.ruleset} fits this observation of seat {table.seat} in "
+                             f"{attempts} deals{self._refused}")
+        return world
+
+    def _sample(self, rng: random.Random, attempts: int, history: "HistoryDeal | None") -> GameState | None:
+        view, table = self.view, self.table
         refused = ""
         for _ in range(max(1, attempts)):
-            dealt = deal(self.unseen, rng)
+            dealt = deal(self.unseen, rng) if history is None else history.deal(rng)
             with _reading(table.ruleset):
                 position = self.family.position(view, table, dealt, rng)
             try:
@@ -142,9 +203,8 @@ class WorldSampler:
                 continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
             if world.observation(table.seat).to_dict() == view:
                 return world
-        raise WorldError(
-            f"no world of {table.ruleset} fits this observation of seat {table.seat} in {attempts} deals{refused}"
-        )
+        self._refused = refused
+        return None
 
 
 @contextmanager
@@ -202,7 +262,7 @@ def _prepare(ruleset: str, observation: Any, options: Mapping[str, Any]) -> tupl
 
 
 def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
-    family = _family(table.ruleset)
+    family = family_module(table.ruleset)
     deck = Counter(family.deck(table.ruleset, table.players, table.options))
     with _reading(table.ruleset):
         places, seen = family.places(view, table)
@@ -216,4 +276,5 @@ def _unseen(view: Mapping[str, Any], table: Table) -> Unseen:
     return Unseen(tuple(places), tuple(cards))
 
 
-__all__ = ["ATTEMPTS", "Place", "Table", "Unseen", "WorldError", "WorldSampler", "deal", "sample_world", "unseen"]
+__all__ = ["ATTEMPTS", "HistoryError", "Place", "Table", "Tracker", "Unseen", "WorldError", "WorldSampler", "deal",
+           "family_module", "sample_world", "unseen"]

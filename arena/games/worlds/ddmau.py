@@ -13,9 +13,13 @@ from typing import Any, Mapping
 
 from arena.games.ddmau.cards import COLOURS
 from arena.games.facts.ddmau import RULESET, deck
+from arena.games.worlds.ledger import STOCK as STOCK_KEY, hand
 from arena.games.worlds.places import HAND, PILE, Place, STOCK, other_hands
 
-__all__ = ["RULESET", "deck", "places", "position"]
+#: Events whose `follow` takes several ledger steps (undone from a copy if one fails).
+SEVERAL_STEPS: frozenset[str] = frozenset()
+
+__all__ = ["RULESET", "deck", "follow", "places", "position"]
 
 
 def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
@@ -99,3 +103,27 @@ def _next_active(seat: int, direction: int, active: list[bool]) -> int:
         if active[candidate]:
             return candidate
     return seat
+
+
+def follow(tracker, seat: int | None, kind: str, details: Mapping[str, Any]) -> None:
+    """What one public event of DD MAU says about the cards (see `arena.games.worlds.tracker`).
+
+    Every card put on the pile is named (a play, or the Master Mau of a block), so the pile is known card
+    by card; a reshuffle makes the stock out of the pile under the last play; a draw moves a slot of the
+    stock into a hand.
+    """
+    ledger, pile = tracker.ledger, tracker.pile
+    if kind == "deal":
+        tracker.deal(details["hand_sizes"])
+    elif kind in ("play", "block"):
+        card = details["card"] if kind == "play" else "MM"
+        ledger.take(hand(seat), card)
+        pile.append(card)
+    elif kind == "draw":
+        ledger.move(STOCK_KEY, hand(seat), details["count"])
+    elif kind == "reshuffle":
+        count = details["count"]
+        if count > len(pile):
+            raise ValueError(f"{count} cards reshuffled from a pile of {len(pile)}")
+        ledger.new_pool(pile[:count], STOCK_KEY)
+        del pile[:count]

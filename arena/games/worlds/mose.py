@@ -6,9 +6,13 @@ import random
 from typing import Any, Mapping
 
 from arena.games.facts.mose import RULESET, deck
+from arena.games.worlds.ledger import STOCK as STOCK_KEY, hand
 from arena.games.worlds.places import HAND, Place, STOCK, other_hands
 
-__all__ = ["RULESET", "deck", "places", "position"]
+#: Events whose `follow` takes several ledger steps (undone from a copy if one fails).
+SEVERAL_STEPS = frozenset({"meld", "return"})
+
+__all__ = ["RULESET", "deck", "follow", "places", "position"]
 
 
 def _meld_cards(meld: Mapping[str, Any]) -> list[str]:
@@ -91,3 +95,69 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
     if phase == "over":
         position["current"] = None
     return position
+
+
+def _card(token: str) -> str:
+    return token.split(":")[0]
+
+
+def follow(tracker, seat: int | None, kind: str, details: Mapping[str, Any]) -> None:
+    """What one public event of Mose says about the cards (see `arena.games.worlds.tracker`).
+
+    The pile is face up, so a pile taken is pinned, card by card, to the taker's hand until each card is
+    melded, laid off, swapped in or discarded; a wild taken from a meld by a swap is pinned too; a draw
+    moves a slot of the stock into a hand; the first exhaustion makes the stock out of the pile.
+    """
+    ledger, pile, extra = tracker.ledger, tracker.pile, tracker.extra
+    if kind == "deal":
+        tracker.deal(details["hand_sizes"])
+        tracker.extra["table"] = []
+    elif kind == "open":
+        ledger.take(STOCK_KEY, details["card"])
+        pile.append(details["card"])
+    elif kind == "draw":
+        extra["drawn"] = ledger.pool_of(STOCK_KEY)  # the pool the card came from (a D-14 return goes back)
+        ledger.move(STOCK_KEY, hand(seat))
+    elif kind == "take":
+        cards = list(details["cards"])
+        if cards != pile:
+            raise ValueError(f"took {cards} from a pile of {pile}")
+        for card in cards:
+            ledger.pin(hand(seat), card)
+        extra["taken"] = cards
+        pile.clear()
+    elif kind in ("meld", "layoff"):
+        cards = [_card(t) for t in (details["tokens"] if kind == "meld" else [details["token"]])]
+        placing = bool(details.get("placing"))
+        if placing:  # the freed wild comes from the table, not the hand
+            cards.remove(extra["table"][0])
+        for card in cards:
+            ledger.take(hand(seat), card)
+        if placing:
+            extra["table"].pop(0)
+    elif kind == "swap":
+        ledger.take(hand(seat), details["card"])
+        if details["choice"] == "take":
+            ledger.pin(hand(seat), details["freed"])
+        else:
+            extra["table"].append(details["freed"])
+    elif kind == "discard":
+        ledger.take(hand(seat), details["card"])
+        pile.append(details["card"])
+    elif kind == "reshuffle":
+        if details["count"] != len(pile):
+            raise ValueError(f"{details['count']} cards reshuffled from a pile of {len(pile)}")
+        ledger.new_pool(pile, STOCK_KEY)
+        pile.clear()
+    elif kind == "return":  # D-14: the pickup goes back where it came from
+        if details["source"] == "pile":
+            cards = extra.get("taken") or []
+            for card in cards:
+                ledger.take(hand(details["seat"]), card)
+            pile[:0] = cards
+        else:
+            drawn = extra.get("drawn")
+            if drawn is None:
+                ledger.move(hand(details["seat"]), STOCK_KEY, details["count"])
+            else:
+                ledger.move_from(drawn, hand(details["seat"]), STOCK_KEY, details["count"])

@@ -5,6 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from arena.games.base import GameError
+
+
+class WorldError(GameError):
+    """No world fits the observation: it is not one this ruleset can produce, or it is inconsistent."""
+
 #: Place kinds: another seat's hand, the stock, the buried part of the discard pile (below what the
 #: observation shows), one face-down card in the shown part of the pile (Blind).
 HAND = "hand"

@@ -15,9 +15,13 @@ from typing import Any, Mapping
 
 from arena.games.facts.shedding import RULESETS, deck, rules
 from arena.games.shedding.blind import HIDDEN
+from arena.games.worlds.ledger import STOCK as STOCK_KEY, hand
 from arena.games.worlds.places import FACE_DOWN, HAND, PILE, Place, STOCK, other_hands
 
-__all__ = ["RULESETS", "deck", "places", "position"]
+#: Events whose `follow` takes several ledger steps (undone from a copy if one fails).
+SEVERAL_STEPS: frozenset[str] = frozenset()
+
+__all__ = ["RULESETS", "deck", "follow", "places", "position"]
 
 
 def places(view: Mapping[str, Any], table) -> tuple[list[Place], list[str]]:
@@ -97,7 +101,7 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         if phase == "challenge":  # the play being judged: the seat before the challenger made it
             said = claims[-1][1]
             position["blind_play"] = {
-                "seat": _previous(current, direction, players, view),
+                "seat": _previous(current, direction, players, view, ruleset.lives),
                 "card": position["discard"][-1],
                 "claim": said,
                 "active_suit": view.get("active_suit"),
@@ -127,6 +131,8 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         out = set(view.get("finished") or ())
         if view.get("returning") is not None:
             out.add(view["returning"])
+        if ruleset.lives:  # Faraón: seats out of the match take no turn either
+            out.update(s for s, lost in enumerate(view.get("losses") or ()) if lost >= ruleset.lives)
         steps, seat = 0, current
         while seat != next_seat and steps <= players:  # seats out of the hand take no turn
             seat = (seat + direction) % players
@@ -159,11 +165,58 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
     return position
 
 
-def _previous(seat: int, direction: int, players: int, view: Mapping[str, Any]) -> int:
-    """The seat before `seat` in turn order, passing over seats out of the hand."""
+def _previous(seat: int, direction: int, players: int, view: Mapping[str, Any], lives: int = 0) -> int:
+    """The seat before `seat` in turn order, passing over seats out of the hand (or of the match)."""
     out = set(view.get("finished") or ())
+    if lives:
+        out.update(s for s, lost in enumerate(view.get("losses") or ()) if lost >= lives)
     for i in range(1, players):
         candidate = (seat - direction * i) % players
         if candidate not in out:
             return candidate
     return seat
+
+
+def follow(tracker, seat: int | None, kind: str, details: Mapping[str, Any]) -> None:
+    """What one public event of a shedding game says about the cards (see `arena.games.worlds.tracker`).
+
+    The pile since the deal or the last reshuffle is known card by card (each play names its card; a
+    Blind play is a face-down slot of the player's hand until a challenge turns it up); a reshuffle makes
+    the stock out of the cards under the top; a draw moves a slot of the stock into a hand; a Blind card
+    given back after a lost challenge is pinned to the liar's hand.
+    """
+    ledger, pile = tracker.ledger, tracker.pile
+    if kind == "deal":
+        tracker.deal(details["hand_sizes"])
+    elif kind == "open":
+        card = details["card"]
+        ledger.take(hand(seat) if details.get("from_hand") else STOCK_KEY, card)
+        pile.append(card)
+    elif kind == "play":
+        card = details["card"]
+        ledger.take(hand(seat), card)
+        pile.append(card)
+    elif kind == "draw":
+        ledger.move(STOCK_KEY, hand(seat), details["count"])
+    elif kind == "blind":
+        down = tracker.new_down()
+        ledger.move(hand(seat), down)
+        pile.append(down)
+    elif kind == "challenge":
+        down, card = pile[-1], details["card"]
+        if isinstance(down, str):
+            raise ValueError(f"a challenge of {card}, but the pile's top {down} is face up")
+        ledger.take(down, card)
+        if details["truthful"]:
+            pile[-1] = card
+        else:  # the liar takes it back: now everybody knows it is in that hand
+            pile.pop()
+            ledger.pin(hand(details["target"]), card)
+    elif kind == "reshuffle":
+        count = details["count"]
+        if count > len(pile) - 1:
+            raise ValueError(f"{count} cards reshuffled from a pile of {len(pile)}")
+        under = pile[:count]
+        del pile[:count]
+        ledger.new_pool([c for c in under if isinstance(c, str)], STOCK_KEY,
+                        fed_by=[c for c in under if not isinstance(c, str)])
