@@ -11,7 +11,11 @@ executor had: 60 wrong-token Hellos at once cut an undisturbed match from
 * at most `auth_queue` more Hellos wait for a thread; beyond that a Hello
   is refused at once (CAPACITY, "try again in a few seconds");
 * each refused token counts against its peer address and its bot name (and
-  so does each check still running, so a burst at once is bounded too); once
+  so does each check still running, so a burst at once is bounded too: a
+  Hello over the limit only by checks still running waits for one to be
+  judged and looks again, among at most `auth_refusals_held` waiting, so
+  many honest bots behind one address, a lab behind NAT or a restart, all
+  get in, while a flood's refusals are recorded before its next hash); once
   either has `auth_failures_per_address` / `_per_name` within
   `auth_failure_window_s`, further Hellos from that address or for that name
   are refused without calling the authenticator (AUTH_FAILED, with how long
@@ -122,6 +126,8 @@ class AuthGate:
         self.refusal_delay_s = config.auth_refusal_delay_s
         self.max_held = config.auth_refusals_held
         self.held = 0          # refused Hellos being held before their answer
+        self.waiting = 0       # Hellos waiting for a running check of their address or name to be judged
+        self._judged = asyncio.Event()  # set (and replaced) whenever a check of an unknown token ends
         self.checking = 0      # Hellos running or waiting for a check
         self.checks = 0        # authenticator calls made
         self.turned_away = 0   # Hellos refused without a call
@@ -135,11 +141,23 @@ class AuthGate:
         known = hmac.compare_digest(self._accepted.get(name, b""), digest)
         address = peer_address(peer)
         if not known:
-            # Checks still running count as failures-to-be: a burst of Hellos at once is bounded too.
-            address_wait_s = self.by_address.wait_s(address, self._unverified.get(address, 0))
-            wait_s = max(address_wait_s, self.by_name.wait_s(name, self._unverified.get(name, 0)))
-            if wait_s > 0 and address_wait_s == 0 and self._trickle(name, address):
-                wait_s = 0.0  # the name is under attack, this address is clean: one check now and then
+            while True:
+                # Checks still running count as failures-to-be: a burst of Hellos at once is bounded too.
+                address_wait_s = self.by_address.wait_s(address, self._unverified.get(address, 0))
+                wait_s = max(address_wait_s, self.by_name.wait_s(name, self._unverified.get(name, 0)))
+                if wait_s > 0 and address_wait_s == 0 and self._trickle(name, address):
+                    wait_s = 0.0  # the name is under attack, this address is clean: one check now and then
+                if wait_s > 0 and self.waiting < self.max_held and self._only_running_checks(address, name):
+                    # Over the limit only by checks not yet judged (many honest bots behind one address
+                    # starting at once): wait for one to be judged and look again, instead of refusing
+                    # the lot; a flood's refusals are recorded by then, so it still gets its few hashes.
+                    self.waiting += 1
+                    try:
+                        await self._judged.wait()
+                    finally:
+                        self.waiting -= 1
+                    continue
+                break
             if wait_s > 0:
                 self.turned_away += 1
                 await self._hold()
@@ -171,6 +189,9 @@ class AuthGate:
                     self._unverified[key] = left
                 else:
                     del self._unverified[key]
+            if keys:
+                self._judged.set()  # wakes the Hellos waiting for a check to be judged
+                self._judged = asyncio.Event()
         if verdict is None or verdict is True:
             self._accepted[name] = digest
             self._accepted.move_to_end(name)
@@ -181,6 +202,11 @@ class AuthGate:
         self.by_name.record(name)
         text = verdict if isinstance(verdict, str) and verdict else f"bot {name!r} is not admitted"
         raise HelloRefused("AUTH_FAILED", text)
+
+    def _only_running_checks(self, address: str, name: str) -> bool:
+        """Whether the address and the name are within their limits by refused tokens alone (so only checks
+        still running put them over)."""
+        return self.by_address.wait_s(address) == 0 and self.by_name.wait_s(name) == 0
 
     def _trickle(self, name: str, address: str) -> bool:
         """Whether a Hello for a name over its limit, from an address without refusals, gets a check now."""

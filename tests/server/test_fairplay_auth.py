@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import pytest
 import trio
@@ -92,6 +93,34 @@ def test_a_flood_of_wrong_tokens_costs_a_few_hashes_one_at_a_time_and_the_owner_
     assert sum("wrong token" in e.message for e in errors) == flood_calls
     assert sum("too many unverified tokens" in e.message for e in errors) == FLOOD - flood_calls
     assert turned_away.code == Code.AUTH_FAILED and "try again in" in turned_away.message
+
+
+def test_many_honest_bots_behind_one_address_starting_at_once_all_get_in():
+    """A lab behind NAT, or every bot after a restart: more first logins from one address at once than the
+    per-address limit of unverified tokens.  They wait for the checks ahead of them instead of being
+    refused ("too many unverified tokens ... try again in 60 s" for all but ten, before this fix), and a
+    wrong token among them is still refused."""
+    count = 40
+
+    def authenticator(name, token, peer):
+        time.sleep(0.02)  # stands for the ladder's slow hash: the Hellos pile up behind the running check
+        return token == f"right-{name}" or "wrong token"
+
+    auth = Counting(authenticator)
+
+    async def director(handle):
+        bots = [RawBot(handle.port, hello(f"lab{i}", token=f"right-lab{i}")) for i in range(count)]
+        intruder = RawBot(handle.port, hello("lab0", token="guess"))
+        kinds = [await blocking(bot.recv_kind, "welcome") for bot in bots]
+        refusal = await blocking(only_error, intruder)
+        for bot in (*bots, intruder):
+            bot.close()
+        return kinds, refusal
+
+    kinds, refusal = serve(director, authenticator=auth, auth_refusal_delay_s=0.1)
+    assert len(kinds) == count          # every one welcomed (recv_kind fails on anything else)
+    assert auth.calls == count + 1 and auth.peak == 1
+    assert refusal.code == Code.AUTH_FAILED
 
 
 def test_hellos_beyond_the_check_queue_are_refused_at_once_with_capacity():
