@@ -110,3 +110,47 @@ def test_the_search_goes_out_when_it_can_even_if_its_rollout_policy_would_not():
     values = dict(zip(map(str, legal), searcher.values(state.observation(0), legal, random.Random(1))))
     assert values["play 9h"] > values["draw"]
     assert str(searcher.choose(state.observation(0), legal, random.Random(1))) == "play 9h"
+
+
+@pytest.mark.parametrize("ruleset,players", [("maumau", 2), ("moumou", 2), ("maumau-online", 4)])
+def test_what_the_history_tells_is_true_of_the_real_deal_and_the_worlds_agree_with_it(ruleset, players):
+    # Tacticians play when they can, so every void the tracker infers from a draw holds in the real
+    # deal, and every card it knows buried is under the pile; worlds moved to agree keep the seat's view.
+    from collections import Counter
+
+    inference = importlib.import_module("inference")
+    tactician = load("tactician").Tactician()
+    info = start_with_options(tactician, ruleset, players, {})
+    rng = random.Random(2)
+    inferred = moved = 0
+    for seed in range(3):
+        state = games.new_game(ruleset, players, seed)
+        state.record_events()
+        tracker = inference.CardTracker(info.facts)
+        sampler_checks = 0
+        for _ in range(600):
+            if state.is_over:
+                break
+            if state.current == 0:
+                tracker.update(state.events)
+                position, obs = state.to_position(), state.observation(0)
+                visible = len(obs["discard"])
+                pile = position["discard"]
+                assert not tracker.buried - Counter(pile), "a card known buried is not in the pile"
+                for void in tracker.voids:
+                    if void.seat != 0:
+                        fitting = [c for c in position["hands"][void.seat] if tracker.fits(c, void.top, void.named)]
+                        assert len(fitting) <= void.drawn, (void, fitting)
+                        inferred += 1
+                if sampler_checks < 5 and len(state.legal_actions()) > 1:
+                    sampler_checks += 1
+                    world = games.sample_world(ruleset, obs, rng)
+                    agreed = tracker.agree(world, 0, rng, visible)
+                    moved += agreed is not world
+                    assert agreed.observation(0).to_dict() == obs.to_dict()
+                    assert [str(a) for a in agreed.legal_actions()] == [str(a) for a in state.legal_actions()]
+                    agreed_pile = agreed.to_position()["discard"]
+                    assert not tracker.buried - Counter(agreed_pile)
+            state.apply(state.legal_actions()[turn_for(state, state.current).index_of(
+                tactician.act(turn_for(state, state.current)))])
+    assert inferred > 0 and moved > 0
