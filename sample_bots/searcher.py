@@ -25,8 +25,8 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: Worlds per decision and rollout cap: about 100 ms a decision on the reference machine
 #: (scripts/searcher_timing.py).  Shorter hands (Mau-Mau) afford more worlds; Mose and DD MAU
 #: rollouts are cut short (their engines are 10-20 times slower) and scored by the cards held.
-DEFAULT_BUDGETS = {"moumou": Budget(worlds=24, depth=60), "maumau": Budget(worlds=36, depth=60),
-                   "maumau-online": Budget(worlds=20, depth=60), "mose": Budget(worlds=10, depth=12),
+DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60), "maumau": Budget(worlds=36, depth=60),
+                   "maumau-online": Budget(worlds=9, depth=60), "mose": Budget(worlds=10, depth=12),
                    "ddmau": Budget(worlds=16, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
