@@ -154,3 +154,21 @@ def test_what_the_history_tells_is_true_of_the_real_deal_and_the_worlds_agree_wi
             state.apply(state.legal_actions()[turn_for(state, state.current).index_of(
                 tactician.act(turn_for(state, state.current)))])
     assert inferred > 0 and moved > 0
+
+
+def test_the_search_leaves_the_policys_choice_only_for_a_gain_beyond_its_noise():
+    class Fixed(pimc.Searcher):
+        rows: list = []
+
+        def table(self, observation, legal, rng, tracker=None):
+            return self.rows
+
+    searcher = Fixed("maumau", {}, lambda t: t.legal[0], pimc.Budget(worlds=4, confidence=1.0))
+    legal = ["a", "b", "c"]
+    Fixed.rows = [[0.5, 0.9, 0.5], [0.5, 0.1, 0.5], [0.5, 0.9, 0.5], [0.5, 0.2, 0.5]]  # b: +0.025, noisy
+    assert searcher.choose({}, legal, random.Random(1), prior=2) == "c"
+    assert searcher.choose({}, legal, random.Random(1)) == "b"  # without a prior the best mean wins
+    Fixed.rows = [[0.5, 0.6, 0.5], [0.4, 0.5, 0.4], [0.5, 0.6, 0.5], [0.3, 0.45, 0.3]]  # b: a steady gain
+    assert searcher.choose({}, legal, random.Random(1), prior=2) == "b"
+    Fixed.rows = [[0.5, 0.5, 0.5]] * 4  # all equal: the prior
+    assert searcher.choose({}, legal, random.Random(1), prior=1) == "b"
