@@ -4,9 +4,9 @@ For one decision: sample `worlds` full game states consistent with the seat's ob
 (`games.worlds.WorldSampler`), and in each world try every legal action, then let every seat
 play on with a rollout policy (the tactician, by default) for at most `depth` decisions or to
 the end of the current hand, and score the state reached from the seat's point of view
-(`evaluate`).  The action with the best mean score wins, except that the rollout policy's own
-choice (the prior) is kept unless the best action's gain over it, world by world, exceeds
-`Budget.confidence` standard errors.  A `inference.CardTracker` may move each sampled world's
+(`evaluate`).  The action with the best mean score wins, the rollout policy's own choice (the
+prior) among equals; with `Budget.confidence` > 0 the prior is kept unless the best action's
+gain over it, world by world, exceeds that many standard errors.  A `inference.CardTracker` may move each sampled world's
 cards to agree with the public history first.  Every action is tried in the same worlds with
 the same future chance (common random numbers), so the comparison is fair with few worlds.
 Rollout actions reach the policy as `Move`s (the engine action with its cards parsed once).
@@ -32,7 +32,7 @@ class Budget:
 
     worlds: int = 16
     depth: int = 60
-    confidence: float = 1.0  # standard errors of gain needed to play against the rollout policy's choice
+    confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ def parse_budget(argv):
     parser.add_argument("--depth", type=int, default=None, help="rollout cap in decisions")
     parser.add_argument("--search-seed", type=int, default=None, help="seed of the search's randomness")
     parser.add_argument("--confidence", type=float, default=None,
-                        help="standard errors of gain the search needs to overrule the tactician (0: never defer)")
+                        help="standard errors of gain the search needs to overrule the tactician (default 0: ties only)")
     parser.add_argument("--no-history", dest="infer", action="store_false",
                         help="sample worlds from the observation alone, not what the public history tells")
     return parser.parse_known_args(argv)
