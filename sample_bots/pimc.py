@@ -4,9 +4,13 @@ For one decision: sample `worlds` full game states consistent with the seat's ob
 (`games.worlds.WorldSampler`), and in each world try every legal action, then let every seat
 play on with a rollout policy (the tactician, by default) for at most `depth` decisions or to
 the end of the current hand, and score the state reached from the seat's point of view
-(`evaluate`).  The action with the best mean score wins.  Every action is tried in the same
-worlds with the same future chance (common random numbers), so the comparison is fair with few
-worlds.  The budget is a count (worlds × actions × depth), never wall time: a fixed seed and
+(`evaluate`).  The action with the best mean score wins, the rollout policy's own choice (the
+prior) among equals; with `Budget.confidence` > 0 the prior is kept unless the best action's
+gain over it, world by world, exceeds that many standard errors.  A `inference.CardTracker` may move each sampled world's
+cards to agree with the public history first.  Every action is tried in the same worlds with
+the same future chance (common random numbers), so the comparison is fair with few worlds.
+Rollout actions reach the policy as `Move`s (the engine action with its cards parsed once).
+The budget is a count (worlds × actions × depth), never wall time: a fixed seed and
 budget give the same choice on every machine.
 
 The module needs the arena package (`pip install -e .`) besides the SDK.
@@ -28,6 +32,7 @@ class Budget:
 
     worlds: int = 16
     depth: int = 60
+    confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
 
 
 @dataclass(frozen=True)
@@ -108,25 +113,34 @@ class Searcher:
         self.points = dict(points or {})
         self.lower_is_better = lower_is_better
 
-    def values(self, observation, legal: Sequence[Any], rng: random.Random) -> list[float]:
+    def values(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None) -> list[float]:
         """The mean rollout value of each legal action (in the order of `legal`)."""
+        table = self.table(observation, legal, rng, tracker)
+        return [sum(column) / max(1, len(column)) for column in zip(*table)] if table else [0.0] * len(legal)
+
+    def table(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None) -> list[list[float]]:
+        """The rollout value of each legal action in each sampled world: one row per world.
+
+        `tracker` (an `inference.CardTracker`, optional) moves the cards of each sampled world to
+        agree with what the public history tells."""
         seat = observation["seat"]
         sampler = WorldSampler(self.ruleset, observation, **self.options)
         start_scores = observation.get("scores")
         start_scores = list(start_scores) if start_scores else None
-        totals = [0.0] * len(legal)
+        visible = len(observation.get("discard") or ())
         texts = [str(a) for a in legal]
-        counted = 0
+        rows = []
         for _ in range(self.budget.worlds):
             world = sampler.sample(rng)
             rollout_seed = rng.getrandbits(32)
             try:
-                values = [self.trial(world, text, seat, start_scores, random.Random(rollout_seed)) for text in texts]
+                if tracker is not None:
+                    world = tracker.agree(world, seat, rng, visible)
+                rows.append([self.trial(world, text, seat, start_scores, random.Random(rollout_seed))
+                             for text in texts])
             except Exception:  # an engine error in a sampled world (a world-sampling gap): drop the world
                 continue
-            counted += 1
-            totals = [t + v for t, v in zip(totals, values)]
-        return [t / max(1, counted) for t in totals]
+        return rows
 
     def trial(self, world, text: str, seat: int, start_scores, rng: random.Random) -> float:
         """The value for `seat` of playing `text` in `world` and rolling out."""
@@ -146,18 +160,68 @@ class Searcher:
                 state.apply(legal[0])
                 continue
             seat = state.current
-            turn = PolicyTurn("rollout", self.ruleset, seat, state.decision, state.observation(seat), legal)
+            moves = [_move(a) for a in legal]
+            turn = PolicyTurn("rollout", self.ruleset, seat, state.decision, state.observation(seat), moves)
             try:
                 action = self.policy(turn)
             except Exception:  # a policy that trips over an odd position: any legal move will do
-                action = rng.choice(legal)
-            state.apply(action)
+                action = rng.choice(moves)
+            state.apply(action.action if isinstance(action, Move) else action)
 
-    def choose(self, observation, legal: Sequence[Any], rng: random.Random):
-        """The legal action with the best mean value (the first of equals)."""
-        values = self.values(observation, legal, rng)
-        best = max(range(len(legal)), key=lambda k: (values[k], -k))
-        return legal[best]
+    def choose(self, observation, legal: Sequence[Any], rng: random.Random, prior: int | None = None,
+               tracker=None):
+        """The legal action with the best mean value.
+
+        `prior` is the index of the rollout policy's own choice: the search leaves it only for an
+        action whose mean gain over it, world by world, exceeds `Budget.confidence` standard errors
+        (the worlds are few, and a noisy difference is no reason to play against the policy).
+        Among equals the prior, then the first, wins."""
+        rows = self.table(observation, legal, rng, tracker)
+        if not rows:
+            return legal[prior if prior is not None else 0]
+        n = len(rows)
+        values = [sum(column) / n for column in zip(*rows)]
+        best = max(range(len(legal)), key=lambda k: (values[k], k == prior, -k))
+        if prior is None or best == prior:
+            return legal[best]
+        gains = [row[best] - row[prior] for row in rows]
+        mean = sum(gains) / n
+        spread = (sum((g - mean) ** 2 for g in gains) / max(1, n - 1)) ** 0.5
+        if mean > self.budget.confidence * spread / n ** 0.5:
+            return legal[best]
+        return legal[prior]
+
+
+class Move:
+    """An engine action as a rollout policy sees it, with its card codes parsed once (rollouts are hot)."""
+
+    __slots__ = ("action", "verb", "args", "cards", "text")
+
+    def __init__(self, action) -> None:
+        self.action = action
+        self.verb = action.verb
+        self.args = action.args
+        self.cards = action.cards
+        self.text = str(action)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Move({self.text!r})"
+
+
+_MOVES: dict[Any, Move] = {}
+
+
+def _move(action) -> Move:
+    """The `Move` of an engine action, made once per distinct action (a deck's worth of them)."""
+    move = _MOVES.get(action)
+    if move is None:
+        move = Move(action)
+        if len(_MOVES) < 50_000:
+            _MOVES[action] = move
+    return move
 
 
 def _hand_number(state):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, wherever it is run from
 
+from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
@@ -24,8 +25,8 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: Worlds per decision and rollout cap: about 100 ms a decision on the reference machine
 #: (scripts/searcher_timing.py).  Shorter hands (Mau-Mau) afford more worlds; Mose and DD MAU
 #: rollouts are cut short (their engines are 10-20 times slower) and scored by the cards held.
-DEFAULT_BUDGETS = {"moumou": Budget(worlds=24, depth=60), "maumau": Budget(worlds=36, depth=60),
-                   "maumau-online": Budget(worlds=20, depth=60), "mose": Budget(worlds=10, depth=12),
+DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60), "maumau": Budget(worlds=36, depth=60),
+                   "maumau-online": Budget(worlds=9, depth=60), "mose": Budget(worlds=10, depth=12),
                    "ddmau": Budget(worlds=16, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
@@ -37,17 +38,20 @@ def default_budget(ruleset):
 class SearchBot(Bot):
     name = "searcher"
 
-    def __init__(self, worlds=None, depth=None, seed=None):
+    def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True):
         self.worlds = worlds
         self.depth = depth
         self.seed = seed
-        self.policy = Tactician()  # plays the forced and budget-0 decisions
-        self.games = {}  # game id -> (Searcher, rng)
+        self.confidence = confidence
+        self.infer = infer  # read the public history (inference.py) to make the sampled worlds agree with it
+        self.policy = Tactician()  # plays the forced and budget-0 decisions, and is the search's prior
+        self.games = {}  # game id -> (Searcher, rng, CardTracker or None)
 
     def budget(self, ruleset):
         base = default_budget(ruleset)
         return Budget(worlds=base.worlds if self.worlds is None else self.worlds,
-                      depth=base.depth if self.depth is None else self.depth)
+                      depth=base.depth if self.depth is None else self.depth,
+                      confidence=base.confidence if self.confidence is None else self.confidence)
 
     def on_game_start(self, game):
         self.policy.on_game_start(game)
@@ -57,7 +61,8 @@ class SearchBot(Bot):
         rollout.facts["rollout"] = facts  # the rollouts' turns carry the game id "rollout"
         searcher = Searcher(game.ruleset, game.options, rollout.act, self.budget(game.ruleset), points)
         seed = self.seed if self.seed is not None else random.randrange(2**32)
-        self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"))
+        tracker = CardTracker(facts) if self.infer and tracks(game.ruleset) else None
+        self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker)
 
     def on_game_end(self, game, result):
         self.policy.on_game_end(game, result)
@@ -65,10 +70,15 @@ class SearchBot(Bot):
 
     def act(self, turn):
         entry = self.games.get(turn.game_id)
-        if entry is None or len(turn.legal) == 1 or entry[0].budget.worlds <= 0:
+        if entry is None:
             return self.policy.act(turn)
-        searcher, rng = entry
-        return searcher.choose(turn.observation, turn.legal, rng)
+        searcher, rng, tracker = entry
+        if tracker is not None:
+            tracker.update(turn.history)
+        prior = self.policy.act(turn)
+        if len(turn.legal) == 1 or searcher.budget.worlds <= 0:
+            return prior
+        return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker)
 
 
 def parse_budget(argv):
@@ -77,10 +87,14 @@ def parse_budget(argv):
     parser.add_argument("--worlds", type=int, default=None, help="worlds sampled per decision")
     parser.add_argument("--depth", type=int, default=None, help="rollout cap in decisions")
     parser.add_argument("--search-seed", type=int, default=None, help="seed of the search's randomness")
+    parser.add_argument("--confidence", type=float, default=None,
+                        help="standard errors of gain the search needs to overrule the tactician (default 0: ties only)")
+    parser.add_argument("--no-history", dest="infer", action="store_false",
+                        help="sample worlds from the observation alone, not what the public history tells")
     return parser.parse_known_args(argv)
 
 
 if __name__ == "__main__":
     budget, rest = parse_budget(sys.argv[1:])
     sys.argv[1:] = rest
-    run(SearchBot(budget.worlds, budget.depth, budget.search_seed), name="searcher")
+    run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer), name="searcher")

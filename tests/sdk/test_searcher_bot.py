@@ -110,3 +110,65 @@ def test_the_search_goes_out_when_it_can_even_if_its_rollout_policy_would_not():
     values = dict(zip(map(str, legal), searcher.values(state.observation(0), legal, random.Random(1))))
     assert values["play 9h"] > values["draw"]
     assert str(searcher.choose(state.observation(0), legal, random.Random(1))) == "play 9h"
+
+
+@pytest.mark.parametrize("ruleset,players", [("maumau", 2), ("moumou", 2), ("maumau-online", 4)])
+def test_what_the_history_tells_is_true_of_the_real_deal_and_the_worlds_agree_with_it(ruleset, players):
+    # Tacticians play when they can, so every void the tracker infers from a draw holds in the real
+    # deal, and every card it knows buried is under the pile; worlds moved to agree keep the seat's view.
+    from collections import Counter
+
+    inference = importlib.import_module("inference")
+    tactician = load("tactician").Tactician()
+    info = start_with_options(tactician, ruleset, players, {})
+    rng = random.Random(2)
+    inferred = moved = 0
+    for seed in range(3):
+        state = games.new_game(ruleset, players, seed)
+        state.record_events()
+        tracker = inference.CardTracker(info.facts)
+        sampler_checks = 0
+        for _ in range(600):
+            if state.is_over:
+                break
+            if state.current == 0:
+                tracker.update(state.events)
+                position, obs = state.to_position(), state.observation(0)
+                visible = len(obs["discard"])
+                pile = position["discard"]
+                assert not tracker.buried - Counter(pile), "a card known buried is not in the pile"
+                for void in tracker.voids:
+                    if void.seat != 0:
+                        fitting = [c for c in position["hands"][void.seat] if tracker.fits(c, void.top, void.named)]
+                        assert len(fitting) <= void.drawn, (void, fitting)
+                        inferred += 1
+                if sampler_checks < 5 and len(state.legal_actions()) > 1:
+                    sampler_checks += 1
+                    world = games.sample_world(ruleset, obs, rng)
+                    agreed = tracker.agree(world, 0, rng, visible)
+                    moved += agreed is not world
+                    assert agreed.observation(0).to_dict() == obs.to_dict()
+                    assert [str(a) for a in agreed.legal_actions()] == [str(a) for a in state.legal_actions()]
+                    agreed_pile = agreed.to_position()["discard"]
+                    assert not tracker.buried - Counter(agreed_pile)
+            state.apply(state.legal_actions()[turn_for(state, state.current).index_of(
+                tactician.act(turn_for(state, state.current)))])
+    assert inferred > 0 and moved > 0
+
+
+def test_the_search_leaves_the_policys_choice_only_for_a_gain_beyond_its_noise():
+    class Fixed(pimc.Searcher):
+        rows: list = []
+
+        def table(self, observation, legal, rng, tracker=None):
+            return self.rows
+
+    searcher = Fixed("maumau", {}, lambda t: t.legal[0], pimc.Budget(worlds=4, confidence=1.0))
+    legal = ["a", "b", "c"]
+    Fixed.rows = [[0.5, 0.9, 0.5], [0.5, 0.1, 0.5], [0.5, 0.9, 0.5], [0.5, 0.2, 0.5]]  # b: +0.025, noisy
+    assert searcher.choose({}, legal, random.Random(1), prior=2) == "c"
+    assert searcher.choose({}, legal, random.Random(1)) == "b"  # without a prior the best mean wins
+    Fixed.rows = [[0.5, 0.6, 0.5], [0.4, 0.5, 0.4], [0.5, 0.6, 0.5], [0.3, 0.45, 0.3]]  # b: a steady gain
+    assert searcher.choose({}, legal, random.Random(1), prior=2) == "b"
+    Fixed.rows = [[0.5, 0.5, 0.5]] * 4  # all equal: the prior
+    assert searcher.choose({}, legal, random.Random(1), prior=1) == "b"
