@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import toy_ladder_game
-from arena import games
+from toy_games_played import crash, finished_result, play
 from arena.ladder.recovery import recover_replays
-from arena.ladder.store import LadderStore, SeatRecord
+from arena.ladder.store import LadderStore
 from arena.replay import ReplayWriter, load, verify
 
 RULESET = toy_ladder_game.NAME
@@ -19,32 +19,6 @@ RULESET = toy_ladder_game.NAME
 def ruleset():
     with toy_ladder_game.registered() as name:
         yield name
-
-
-def play(store, replays, game_id, seed=5, decisions=None):
-    header = {"game_id": game_id, "ruleset": RULESET, "players": 2, "seed": seed, "options": {},
-              "seats": [{"seat": 0, "name": "a"}, {"seat": 1, "name": "b"}], "started_at": "2026-11-24T10:00:00Z"}
-    store.game_started(game_id, RULESET, {}, seed, f"set-{game_id}", 0, ["a", "b"])
-    writer = ReplayWriter.create(replays, header)
-    store.set_replay_path(game_id, str(writer.part_path))
-    state = games.new_game(RULESET, 2, seed)
-    played = 0
-    while not state.is_over and (decisions is None or played < decisions):
-        seat, action = state.current, state.legal_actions()[0]
-        state.apply(action)
-        writer.decision(seat, str(action), 0, False, False, state.state_hash())
-        played += 1
-    return writer, state
-
-
-def finished_result(state):
-    placements = list(state.result().placements)
-    return {"placements": placements, "points": [0, 0]}, [
-        SeatRecord(i, bot, placement=p, points=0) for i, (bot, p) in enumerate(zip("ab", placements))]
-
-
-def crash(writer):
-    writer._handle.close()  # the process died: the file stays as it is on disk
 
 
 def test_each_crash_point_is_closed_by_the_status_the_store_committed(tmp_path):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 import toy_ladder_game
-from arena import games
+from toy_games_played import crash, finished_result, play
 from arena.ladder.recovery import recover_replays
-from arena.ladder.store import SCHEMA_VERSION, LadderStore, PackedReplay, SeatRecord, StoredReplayError
-from arena.replay import ReplayWriter, load, verify
+from arena.ladder.store import SCHEMA_VERSION, LadderStore, PackedReplay, StoredReplayError
+from arena.replay import load, verify
 from arena.replay.reader import parse
 
 RULESET = toy_ladder_game.NAME
@@ -33,38 +33,12 @@ def ruleset():
         yield name
 
 
-def play(store, replays, game_id, seed=5, decisions=None):
-    header = {"game_id": game_id, "ruleset": RULESET, "players": 2, "seed": seed, "options": {},
-              "seats": [{"seat": 0, "name": "a"}, {"seat": 1, "name": "b"}], "started_at": "2026-11-24T10:00:00Z"}
-    store.game_started(game_id, RULESET, {}, seed, f"set-{game_id}", 0, ["a", "b"])
-    writer = ReplayWriter.create(replays, header)
-    store.set_replay_path(game_id, str(writer.part_path))
-    state = games.new_game(RULESET, 2, seed)
-    played = 0
-    while not state.is_over and (decisions is None or played < decisions):
-        seat, action = state.current, state.legal_actions()[0]
-        state.apply(action)
-        writer.decision(seat, str(action), 0, False, False, state.state_hash())
-        played += 1
-    return writer, state
-
-
-def seats_of(state):
-    placements = list(state.result().placements)
-    return {"placements": placements, "points": [0, 0]}, [
-        SeatRecord(i, bot, placement=p, points=0) for i, (bot, p) in enumerate(zip("ab", placements))]
-
-
-def crash(writer):
-    writer._handle.close()  # the process died: the file stays as it is on disk
-
-
 def test_the_replay_committed_with_the_result_is_the_sealed_file_byte_for_byte(db, tmp_path):
     store = LadderStore.open(db)
     try:
         assert store.schema_version() == SCHEMA_VERSION >= 5
         writer, state = play(store, tmp_path / "replays", "g1")
-        result, seats = seats_of(state)
+        result, seats = finished_result(state)
         writer.write_result(result)  # the runner's order: result line fsynced, commit, seal
         packed = PackedReplay.read(writer.part_path)
         store.game_ended("g1", "finished", seats, replay_path=str(writer.path), replay=packed)
@@ -114,7 +88,7 @@ def test_a_damaged_stored_replay_is_a_clear_error_not_a_wrong_game(db, tmp_path)
     store = LadderStore.open(db)
     try:
         writer, state = play(store, tmp_path / "replays", "g3")
-        result, seats = seats_of(state)
+        result, seats = finished_result(state)
         writer.write_result(result)
         good = PackedReplay.read(writer.part_path)
         forged = PackedReplay.of(writer.part_path.read_bytes().replace(b'"a"', b'"z"'))
@@ -131,7 +105,7 @@ def test_recovery_stores_every_replay_it_seals_and_keeps_the_committed_ones(tmp_
     store = LadderStore.open(postgres_db, recover=False)
     # committed with its replay, crashed before the rename: the stored replay is the one sealed by the rename
     committed, state = play(store, replays, "committed")
-    result, seats = seats_of(state)
+    result, seats = finished_result(state)
     committed.write_result(result)
     store.game_ended("committed", "finished", seats, replay_path=str(committed.path),
                      replay=PackedReplay.read(committed.part_path))
