@@ -24,10 +24,12 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 
 #: Worlds per decision and rollout cap: about 100 ms a decision on the reference machine
 #: (scripts/searcher_timing.py).  Shorter hands (Mau-Mau) afford more worlds; Mose and DD MAU
-#: rollouts are cut short (their engines are 10-20 times slower) and scored by the cards held.
+#: rollouts are cut short (their engines are 3-8 times slower) and scored by the cards held.  Mose and
+#: DD MAU were raised from 10 and 16 worlds when their engines got about three times faster (2026-11-27:
+#: 24 worlds in Mose and 40 in DD MAU measured 78-110 and 84-88 ms a decision, from 37.5 and 54 ms before).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60), "maumau": Budget(worlds=36, depth=60),
-                   "maumau-online": Budget(worlds=9, depth=60), "mose": Budget(worlds=10, depth=12),
-                   "ddmau": Budget(worlds=16, depth=16)}
+                   "maumau-online": Budget(worlds=9, depth=60), "mose": Budget(worlds=24, depth=12),
+                   "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
 
