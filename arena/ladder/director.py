@@ -138,6 +138,7 @@ class LadderDirector:
         self._sets_scope: trio.CancelScope | None = None
         self._stops: dict[str, Any] = {}  # game id -> its GameStop, to abort the games playing here
         self._refit_failing = False
+        self._noted: dict[str, str] | None = None  # the sessions the store has been told about, once idle
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
         self.on_joined: Callable[[list, Any], None] | None = None
@@ -309,7 +310,16 @@ class LadderDirector:
                                 "left" if name not in sessions else "connected", _one_line(error))
             if changed and handle.connected_versions() != present:
                 continue  # something changed during the writes: its event may have passed already
-            await handle.session_event()
+            self._noted = present
+            try:
+                await handle.session_event()
+            finally:
+                self._noted = None
+
+    def sessions_noted(self, handle: Any) -> bool:
+        """True when every arrival and departure so far is in the store (first/last seen, and an
+        unplayed open-registration name forgotten): the session watcher is idle and up to date."""
+        return self._noted is not None and self._noted == handle.connected_versions()
 
     async def _stop_after(self, seconds: float) -> None:
         await trio.sleep(seconds)
