@@ -464,7 +464,7 @@ def _with_web(director, ladder, args, sock):
     def make_app(handle):
         feed = LiveFeed(handle.hub.live, connected=lambda: [s.name for s in handle.sessions()])
         return create_app(WebSource(args.db, args.replays, live=feed, standings=lambda r: ladder.standings.get(r, []),
-                                    rulesets=lambda: list(ladder.settings.players)))
+                                    rulesets=lambda: list(ladder.settings.players), rebuilds=handle.rebuilds))
 
     return beside(director, make_app, sock)
 

@@ -27,6 +27,7 @@ from arena.server import guestloop
 from arena.server.live import LiveGame, LiveGames
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
+from arena.replay.rebuilds import Rebuilds
 from arena.server.health import Health
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
 from mau_arena_sdk.wire import rpc
@@ -56,6 +57,9 @@ class Handle:
         self.config = hub.config
         self.standings_provider: Optional[StandingsProvider] = None
         self.replay_provider: Optional[ReplayProvider] = None
+        #: The process's budget for re-simulating ended games for readers (Spectate here, and the
+        #: web view when it runs on this loop): bounded, shared, remembered (`arena.replay.rebuilds`).
+        self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
 
     def set_serving(self, serving: bool) -> None:
@@ -276,6 +280,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
         hub.close_all()
         await server.stop(config.shutdown_grace_s)
         service.gate.close()
+        handle.rebuilds.close()
     if interrupted:
         raise KeyboardInterrupt
     return result.unwrap()

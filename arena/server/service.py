@@ -231,13 +231,25 @@ class ArenaService(rpc.ArenaServicer):
                 game.watchers.discard(queue)
 
     async def _spectate_replay(self, game_id: str, context: grpc.aio.ServicerContext) -> None:
-        """An ended game this host does not remember (another host's, or an old one), from its replay."""
+        """An ended game this host does not remember (another host's, or an old one), from its replay.
+
+        Fetching and re-simulating a replay costs the CPU the games need, so it runs in the
+        process's bounded budget (`Handle.rebuilds`): beyond it a reader is refused at once.
+        """
+        from arena.replay.rebuilds import Busy
         from arena.server.replayed import spectator_events
 
         provider = self.handle.replay_provider
+
+        def rebuild() -> Optional[list]:
+            text = provider(game_id)
+            return None if text is None else spectator_events(text, game_id)
+
         try:
-            text = await asyncio.to_thread(provider, game_id)
-            events = None if text is None else await asyncio.to_thread(spectator_events, text, game_id)
+            events = await asyncio.wrap_future(self.handle.rebuilds.submit(("spectate", game_id), rebuild))
+        except Busy as busy:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"ended games are being rebuilt for other "
+                                f"readers: {busy}")
         except Exception as error:  # a damaged or unreadable replay, a database that is away
             log.warning("Spectate %s: its replay cannot be served: %s", game_id[:60], _short(error))
             await context.abort(grpc.StatusCode.UNAVAILABLE, f"the replay of {game_id[:60]!r} cannot be read: "

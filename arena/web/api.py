@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from arena.web.source import BadRequest, NotFound, NotYet, WebSource
+from arena.web.source import BadRequest, Busy, NotFound, NotYet, WebSource
 
 log = logging.getLogger(__name__)
 VERSION = 1
@@ -48,6 +48,8 @@ def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
             return error(404, str(problem))
         except NotYet as problem:
             return error(409, str(problem))
+        except Busy as problem:  # the rebuild budget is taken: a flood of replay requests waits its turn outside
+            return JSONResponse({"error": str(problem)}, status_code=503, headers={"Retry-After": "2"})
         except Exception:
             log.exception("web: %s failed", request.url.path)
             return error(500, "internal error; the server log has the details")

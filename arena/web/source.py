@@ -25,15 +25,12 @@ import asyncio
 import json
 import math
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from arena.ladder.store import GameRecord, LadderStore, is_postgres_url
 
-#: Games whose re-simulated frames are kept in memory (a Mose game is ~800 states).
-FRAME_CACHE = 8
 MAX_LIMIT = 500
 VIEWS_AFTER_END = ("omniscient", "spectator")
 
@@ -48,6 +45,10 @@ class BadRequest(ValueError):
 
 class NotYet(PermissionError):
     """Asked for what may be shown only once the game has ended."""
+
+
+class Busy(RuntimeError):
+    """Too many replays are being rebuilt for readers right now (`arena.replay.rebuilds`): try again."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,11 @@ class WebSource:
 
     def __init__(self, db: "str | Path", replays: "str | Path | None" = None, live: LiveFeed | None = None,
                  standings: Callable[[str], Sequence[Any]] | None = None,
-                 rulesets: Callable[[], Sequence[str]] | None = None) -> None:
+                 rulesets: Callable[[], Sequence[str]] | None = None, rebuilds: Any = None) -> None:
+        """``rebuilds``: the process's `arena.replay.rebuilds.Rebuilds` budget, shared with the
+        server's Spectate when the pages run beside a ladder; a budget of its own otherwise."""
+        from arena.replay.rebuilds import Rebuilds
+
         self.db_path = str(db)
         self.replays = Path(replays) if replays is not None else None
         self.live = live
@@ -122,8 +127,7 @@ class WebSource:
         self._rulesets = rulesets
         self._store: LadderStore | None = None
         self._store_lock = threading.Lock()
-        self._frames: "OrderedDict[str, Any]" = OrderedDict()
-        self._frames_lock = threading.Lock()
+        self.rebuilds = rebuilds if rebuilds is not None else Rebuilds()
         self._fits: dict[str, tuple[int, list[Standing]]] = {}
 
     # ------------------------------------------------------------ the database
@@ -241,15 +245,20 @@ class WebSource:
         return frames(builder, chosen, record)
 
     def _builder(self, record: GameRecord) -> Any:
+        """The game's re-simulated frames, built in the process's bounded rebuild budget (and remembered)."""
+        from arena.replay import rebuilds
+
+        try:
+            return self.rebuilds.submit(("frames", record.id), lambda: self._build(record)).result()
+        except rebuilds.Busy as busy:
+            raise Busy(f"replays are being rebuilt for other readers: {busy}") from None
+
+    def _build(self, record: GameRecord) -> Any:
         from arena.ladder.store import StoredReplayError
         from arena.replay import ReplayFormatError, load
         from arena.replay.reader import parse
         from arena.replay.render import FrameBuilder
 
-        with self._frames_lock:
-            if record.id in self._frames:
-                self._frames.move_to_end(record.id)
-                return self._frames[record.id]
         path = self._replay_path(record)
         try:
             if path is not None:
@@ -265,10 +274,6 @@ class WebSource:
             raise NotFound(f"the replay of {record.id} cannot be read: {error}") from None
         if not builder.states:
             raise NotFound(f"the replay of {record.id} does not re-simulate: {builder.simulation.error}")
-        with self._frames_lock:
-            self._frames[record.id] = builder
-            while len(self._frames) > FRAME_CACHE:
-                self._frames.popitem(last=False)
         return builder
 
     def _replay_path(self, record: GameRecord) -> Path | None:

@@ -165,3 +165,29 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
                              capture_output=True, text=True, timeout=60)
     assert bounded.returncode == 0, bounded.stderr  # the web server stops with the ladder, cleanly
     assert "web view on http://127.0.0.1:" in bounded.stdout
+
+
+def test_a_replay_request_beyond_the_rebuild_budget_is_a_503_with_retry_after(tmp_path):
+    """The pages' share of the Spectate flood: re-simulating a game is refused at once, not queued
+    without bound, while the process's rebuild budget (shared with Spectate) is taken."""
+    import threading
+
+    from arena.replay.rebuilds import Rebuilds
+
+    store = LadderStore.open(tmp_path / "arena.db")
+    play(store, tmp_path / "replays", "g0", "maumau", BOTS[:2], SEED)
+    store.close()
+    rebuilds = Rebuilds(running=1, waiting=0)
+    source = WebSource(tmp_path / "arena.db", tmp_path / "replays", rebuilds=rebuilds)
+    held = threading.Event()
+    elsewhere = rebuilds.submit(("spectate", "another-game"), lambda: held.wait(30))
+    with TestClient(create_app(source)) as client:
+        busy = client.get("/api/v1/games/g0/replay")
+        held.set()
+        assert elsewhere.result(30) is True
+        served = client.get("/api/v1/games/g0/replay")
+    source.close()
+    rebuilds.close()
+    assert busy.status_code == 503 and busy.headers["Retry-After"] == "2"
+    assert "try again" in busy.json()["error"]
+    assert served.status_code == 200 and len(served.json()["frames"]) >= 2

@@ -1,0 +1,107 @@
+"""A bounded budget for re-simulating replays on behalf of readers (Spectate of an ended game, the web view).
+
+Rebuilding what a reader sees from a replay means running the whole game
+through the engine again: a long Mose game costs a second of CPU or more.  A
+reader is anyone who can reach the server's Spectate or the web API, so
+without a bound a client that asks for many ended games at once (or the same
+one many times) takes the CPU and, through the GIL, the event loop that
+answers the bots: their moves then time out.
+
+`Rebuilds` is the one place such work runs, per process:
+
+* at most ``running`` rebuilds at a time, on its own worker threads (so waiting
+  requests hold no thread of anyone else's pool);
+* at most ``waiting`` more in line; a request beyond that is refused at once
+  with `Busy` (Spectate answers RESOURCE_EXHAUSTED, the web 503 with
+  Retry-After), and nothing is queued without bound;
+* one rebuild per key however many readers ask for it at the same time (they
+  share its future, and cost no slot), and the last ``kept`` results are
+  remembered, so a popular game is rebuilt once.
+
+Failures are not remembered: the next request tries again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Hashable
+
+#: Defaults: one rebuild at a time per process leaves the other core to the games.
+RUNNING = 1
+WAITING = 8
+KEPT = 16
+
+
+class Busy(Exception):
+    """Too many rebuilds running and waiting: the reader should try again a little later."""
+
+
+class Rebuilds:
+    def __init__(self, running: int = RUNNING, waiting: int = WAITING, kept: int = KEPT) -> None:
+        if running < 1 or waiting < 0 or kept < 0:
+            raise ValueError("running must be at least 1, waiting and kept at least 0")
+        self.running = running
+        self.waiting = waiting
+        self.kept = kept
+        self._lock = threading.Lock()
+        self._done: "OrderedDict[Hashable, Any]" = OrderedDict()
+        self._pending: dict[Hashable, Future] = {}
+        self._executor: ThreadPoolExecutor | None = None
+        #: Counters for operators and tests: rebuilds run, requests refused, answered from memory.
+        self.built = 0
+        self.refused = 0
+        self.remembered = 0
+
+    def submit(self, key: Hashable, build: Callable[[], Any]) -> "Future[Any]":
+        """The result of ``build()`` for ``key``: remembered, shared with a rebuild under way, or queued.
+
+        Raises `Busy` when ``running + waiting`` distinct rebuilds are already admitted.
+        ``build`` runs on one of this budget's threads; its exception reaches the future.
+        """
+        with self._lock:
+            if key in self._done:
+                self._done.move_to_end(key)
+                self.remembered += 1
+                future: Future = Future()
+                future.set_result(self._done[key])
+                return future
+            if key in self._pending:
+                return self._pending[key]
+            if len(self._pending) >= self.running + self.waiting:
+                self.refused += 1
+                raise Busy(f"{len(self._pending)} replays are being rebuilt or waiting; try again shortly")
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(self.running, thread_name_prefix="replay-rebuild")
+            future = self._executor.submit(self._run, key, build)
+            self._pending[key] = future
+            return future
+
+    def _run(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        try:
+            result = build()
+        except BaseException:
+            with self._lock:
+                self._pending.pop(key, None)
+            raise
+        with self._lock:
+            self.built += 1
+            self._pending.pop(key, None)
+            if self.kept and result is not None:
+                self._done[key] = result
+                while len(self._done) > self.kept:
+                    self._done.popitem(last=False)
+        return result
+
+    def in_flight(self) -> int:
+        """Rebuilds admitted and not yet finished (running or waiting)."""
+        with self._lock:
+            return len(self._pending)
+
+    def close(self) -> None:
+        """Stop the worker threads once the admitted rebuilds are done (the process is stopping)."""
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,83 @@
+"""The readers' rebuild budget: bounded, refused at once beyond its line, one build per game, remembered."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from arena.replay.rebuilds import Busy, Rebuilds
+
+
+class Gate:
+    """A build that waits for the test to open it, counting how many run at once."""
+
+    def __init__(self):
+        self.open = threading.Event()
+        self.lock = threading.Lock()
+        self.running = 0
+        self.most = 0
+        self.calls = []
+
+    def build(self, key):
+        def run():
+            with self.lock:
+                self.running += 1
+                self.most = max(self.most, self.running)
+                self.calls.append(key)
+            assert self.open.wait(10)
+            with self.lock:
+                self.running -= 1
+            return f"built {key}"
+        return run
+
+
+def test_beyond_running_plus_waiting_a_request_is_refused_at_once_and_nothing_runs_in_parallel():
+    rebuilds = Rebuilds(running=1, waiting=2, kept=4)
+    gate = Gate()
+    admitted = [rebuilds.submit(key, gate.build(key)) for key in ("a", "b", "c")]
+    for key in ("d", "e"):
+        with pytest.raises(Busy):
+            rebuilds.submit(key, gate.build(key))
+    assert rebuilds.refused == 2 and rebuilds.in_flight() == 3
+    gate.open.set()
+    assert [f.result(10) for f in admitted] == ["built a", "built b", "built c"]
+    assert gate.most == 1 and gate.calls == ["a", "b", "c"]
+    assert rebuilds.in_flight() == 0
+    assert rebuilds.submit("d", gate.build("d")).result(10) == "built d"  # room again once they are done
+    rebuilds.close()
+
+
+def test_many_readers_of_one_game_share_one_build_and_later_ones_are_answered_from_memory():
+    rebuilds = Rebuilds(running=1, waiting=0, kept=2)
+    gate = Gate()
+    first = rebuilds.submit("g", gate.build("g"))
+    together = [rebuilds.submit("g", gate.build("g")) for _ in range(50)]  # no slot taken: no Busy
+    assert all(f is first for f in together)
+    gate.open.set()
+    assert first.result(10) == "built g"
+    assert rebuilds.submit("g", gate.build("g")).result(0) == "built g"
+    assert gate.calls == ["g"] and rebuilds.built == 1 and rebuilds.remembered == 1
+    for key in ("h", "i"):  # kept=2: the oldest is forgotten
+        rebuilds.submit(key, gate.build(key)).result(10)
+    rebuilds.submit("g", gate.build("g")).result(10)
+    assert gate.calls == ["g", "h", "i", "g"]
+    rebuilds.close()
+
+
+def test_a_failed_or_empty_build_is_not_remembered():
+    rebuilds = Rebuilds(running=1, waiting=1)
+    calls = []
+
+    def broken():
+        calls.append("broken")
+        raise OSError("the database is away")
+
+    with pytest.raises(OSError):
+        rebuilds.submit("x", broken).result(10)
+    with pytest.raises(OSError):
+        rebuilds.submit("x", broken).result(10)
+    assert rebuilds.submit("y", lambda: calls.append("none")).result(10) is None
+    assert rebuilds.submit("y", lambda: calls.append("none")).result(10) is None
+    assert calls == ["broken", "broken", "none", "none"] and rebuilds.in_flight() == 0
+    rebuilds.close()
