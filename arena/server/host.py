@@ -27,7 +27,7 @@ from arena.server import guestloop
 from arena.server.live import LiveGame, LiveGames
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
-from arena.replay.rebuilds import Rebuilds
+from arena.rebuilds import Rebuilds
 from arena.server.health import Health
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
 from mau_arena_sdk.wire import rpc
@@ -58,7 +58,7 @@ class Handle:
         self.standings_provider: Optional[StandingsProvider] = None
         self.replay_provider: Optional[ReplayProvider] = None
         #: The process's budget for re-simulating ended games for readers (Spectate here, and the
-        #: web view when it runs on this loop): bounded, shared, remembered (`arena.replay.rebuilds`).
+        #: web view when it runs on this loop): bounded, shared, remembered (`arena.rebuilds`).
         self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
 

@@ -236,7 +236,7 @@ class ArenaService(rpc.ArenaServicer):
         Fetching and re-simulating a replay costs the CPU the games need, so it runs in the
         process's bounded budget (`Handle.rebuilds`): beyond it a reader is refused at once.
         """
-        from arena.replay.rebuilds import Busy
+        from arena.rebuilds import Busy
         from arena.server.replayed import spectator_events
 
         provider = self.handle.replay_provider

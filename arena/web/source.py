@@ -48,7 +48,7 @@ class NotYet(PermissionError):
 
 
 class Busy(RuntimeError):
-    """Too many replays are being rebuilt for readers right now (`arena.replay.rebuilds`): try again."""
+    """Too many replays are being rebuilt for readers right now (`arena.rebuilds`): try again."""
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,9 @@ class WebSource:
     def __init__(self, db: "str | Path", replays: "str | Path | None" = None, live: LiveFeed | None = None,
                  standings: Callable[[str], Sequence[Any]] | None = None,
                  rulesets: Callable[[], Sequence[str]] | None = None, rebuilds: Any = None) -> None:
-        """``rebuilds``: the process's `arena.replay.rebuilds.Rebuilds` budget, shared with the
+        """``rebuilds``: the process's `arena.rebuilds.Rebuilds` budget, shared with the
         server's Spectate when the pages run beside a ladder; a budget of its own otherwise."""
-        from arena.replay.rebuilds import Rebuilds
+        from arena.rebuilds import Rebuilds
 
         self.db_path = str(db)
         self.replays = Path(replays) if replays is not None else None
@@ -128,7 +128,6 @@ class WebSource:
         self._store: LadderStore | None = None
         self._store_lock = threading.Lock()
         self.rebuilds = rebuilds if rebuilds is not None else Rebuilds()
-        self._fits: dict[str, tuple[int, list[Standing]]] = {}
 
     # ------------------------------------------------------------ the database
 
@@ -171,17 +170,14 @@ class WebSource:
         return [s.to_dict() for s in self._fit(ruleset)]
 
     def _fit(self, ruleset: str) -> list[Standing]:
-        """The Bradley-Terry fit from the database, refitted only when a game has finished since."""
+        """The Bradley-Terry fit from the database, refitted (in the bounded rebuild budget) only when a
+        game has finished since."""
         from arena.ladder.standings import compute_standings
 
         finished = self.store.count_games(ruleset, "finished")
-        cached = self._fits.get(ruleset)
-        if cached is not None and cached[0] == finished:
-            return cached[1]
-        rows = [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes, False, r.errors)
-                for r in compute_standings(self.store, ruleset)]
-        self._fits[ruleset] = (finished, rows)
-        return rows
+        return self._for_readers(("standings", ruleset, finished), lambda: [
+            Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes, False, r.errors)
+            for r in compute_standings(self.store, ruleset)])
 
     def _known_ruleset(self, ruleset: str) -> None:
         from arena import games
@@ -246,12 +242,7 @@ class WebSource:
 
     def _builder(self, record: GameRecord) -> Any:
         """The game's re-simulated frames, built in the process's bounded rebuild budget (and remembered)."""
-        from arena.replay import rebuilds
-
-        try:
-            return self.rebuilds.submit(("frames", record.id), lambda: self._build(record)).result()
-        except rebuilds.Busy as busy:
-            raise Busy(f"replays are being rebuilt for other readers: {busy}") from None
+        return self._for_readers(("frames", record.id), lambda: self._build(record))
 
     def _build(self, record: GameRecord) -> Any:
         from arena.ladder.store import StoredReplayError
@@ -305,17 +296,36 @@ class WebSource:
         }
 
     def rating_history(self, name: str, ruleset: str) -> list[dict[str, Any]]:
-        """The bot's live Elo after each of its finished games in ``ruleset``, oldest first."""
+        """The bot's live Elo after each of its finished games in ``ruleset``, oldest first.
+
+        Every bot's history comes from one pass over all the ruleset's results, done in the
+        bounded rebuild budget and remembered until another game finishes.
+        """
+        self._known_ruleset(ruleset)
+        finished = self.store.count_games(ruleset, "finished")
+        histories = self._for_readers(("ratings", ruleset, finished), lambda: self._histories(ruleset))
+        return list(histories.get(name, ()))
+
+    def _histories(self, ruleset: str) -> dict[str, list[dict[str, Any]]]:
         from arena.ladder.ratings import LiveElo
 
-        self._known_ruleset(ruleset)
         elo = LiveElo()
-        points = []
+        histories: dict[str, list[dict[str, Any]]] = {}
         for game_id, ended_at, placements in self.store.finished_placements(ruleset):
             elo.update(ruleset, placements)
-            if name in placements:
-                points.append({"game_id": game_id, "at": ended_at, "rating": round(elo.rating(ruleset, name), 1)})
-        return points
+            for bot in placements:
+                histories.setdefault(bot, []).append(
+                    {"game_id": game_id, "at": ended_at, "rating": round(elo.rating(ruleset, bot), 1)})
+        return histories
+
+    def _for_readers(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()`` in the process's bounded rebuild budget (`arena.rebuilds`), remembered by ``key``."""
+        from arena import rebuilds
+
+        try:
+            return self.rebuilds.submit(key, build).result()
+        except rebuilds.Busy as busy:
+            raise Busy(f"the server is rebuilding replays and ratings for other readers: {busy}") from None
 
 
 # ---------------------------------------------------------------- records as JSON

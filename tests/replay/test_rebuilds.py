@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from arena.replay.rebuilds import Busy, Rebuilds
+from arena.rebuilds import Busy, Rebuilds
 
 
 class Gate:

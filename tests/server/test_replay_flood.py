@@ -17,7 +17,7 @@ import grpc
 import trio
 
 from arena.match.timecontrol import TimeControl
-from arena.replay.rebuilds import RUNNING, WAITING
+from arena.rebuilds import RUNNING, WAITING
 from arena.server.replayed import spectator_events
 from server_helpers import AutoBot, blocking, serve
 from mau_arena_sdk.wire import pb, rpc

@@ -172,7 +172,7 @@ def test_a_replay_request_beyond_the_rebuild_budget_is_a_503_with_retry_after(tm
     without bound, while the process's rebuild budget (shared with Spectate) is taken."""
     import threading
 
-    from arena.replay.rebuilds import Rebuilds
+    from arena.rebuilds import Rebuilds
 
     store = LadderStore.open(tmp_path / "arena.db")
     play(store, tmp_path / "replays", "g0", "maumau", BOTS[:2], SEED)

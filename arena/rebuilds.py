@@ -1,11 +1,14 @@
-"""A bounded budget for re-simulating replays on behalf of readers (Spectate of an ended game, the web view).
+"""A bounded budget for the costly work done on behalf of readers: ended games re-simulated from their
+replays (Spectate of a game this host does not hold, the web view's frames), rating histories
+recomputed from every result.
 
 Rebuilding what a reader sees from a replay means running the whole game
-through the engine again: a long Mose game costs a second of CPU or more.  A
+through the engine again: a long Mose game costs a second of CPU or more; a
+bot's rating history at 100,000 games reads and replays every result.  A
 reader is anyone who can reach the server's Spectate or the web API, so
-without a bound a client that asks for many ended games at once (or the same
-one many times) takes the CPU and, through the GIL, the event loop that
-answers the bots: their moves then time out.
+without a bound a client that asks for many of these at once (or the same one
+many times) takes the CPU and, through the GIL, the event loop that answers
+the bots: their moves then time out.
 
 `Rebuilds` is the one place such work runs, per process:
 
