@@ -186,8 +186,14 @@ def test_a_replay_request_beyond_the_rebuild_budget_is_a_503_with_retry_after(tm
         held.set()
         assert elsewhere.result(30) is True
         served = client.get("/api/v1/games/g0/replay")
+        built = rebuilds.built
+        histories = [client.get(f"/api/v1/bots/{bot}/ratings", params={"ruleset": "maumau"}).json()["points"]
+                     for bot in BOTS[:2] * 3]
+        built = rebuilds.built - built
     source.close()
     rebuilds.close()
     assert busy.status_code == 503 and busy.headers["Retry-After"] == "2"
     assert "try again" in busy.json()["error"]
     assert served.status_code == 200 and len(served.json()["frames"]) >= 2
+    assert built == 1  # six readers of two bots' histories: one pass over the results
+    assert [len(points) for points in histories] == [1] * 6 and histories[0] == histories[2]
