@@ -16,7 +16,15 @@ import sys
 
 from arena import __version__
 
-_COMMAND_MODULES = ("rules", "selfplay", "match", "serve", "replay", "watch", "web", "leaderboard", "bots", "check_bot", "health")
+#: Each command, in the order `arena --help` lists them, and the module that registers it.  A
+#: command's module pulls in what the command needs (the match runner, the server, rich, the web
+#: server), close to a second of imports for all of them; so only the module of the command being
+#: run is imported, and the whole list only for `arena`, `arena --help` and a mistyped command.
+COMMANDS = {
+    "rules": "rules", "selfplay": "selfplay", "match": "match", "serve": "serve", "replay": "replay",
+    "replays": "replay", "watch": "watch", "web": "web", "leaderboard": "leaderboard", "bots": "bots",
+    "check-bot": "check_bot", "health": "health",
+}
 
 
 class CommandError(Exception):
@@ -31,22 +39,23 @@ class RunFailure(CommandError):
     exit_status = 1
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of ``command`` alone when it is one of `COMMANDS`, else of every command."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Mau Arena: card-playing bots fight over gRPC.",
     )
     parser.add_argument("--version", action="version", version=f"mau-arena {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _COMMAND_MODULES:
+    modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
+    for name in modules:
         importlib.import_module(f"arena.cli.{name}").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    from arena.games import GameError
-
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -56,7 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return error.exit_status
-    except GameError as error:  # a ruleset refused an option or a player count given on the command line
+    except Exception as error:
+        # A ruleset refused an option or a player count given on the command line.  (Only a
+        # command that loaded the games can raise their GameError: no import here for the others.)
+        games = sys.modules.get("arena.games")
+        if games is None or not isinstance(error, games.GameError):
+            raise
         print(f"arena: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
