@@ -322,8 +322,11 @@ def _serve(args, store, config, players, options, time_control) -> int:
 
     from arena.ladder.dashboard import DashboardView, leaderboard_table, output_console, plain_summary, render_dashboard
     from arena.ladder.director import LadderDirector, LadderSettings
+    from arena.ladder.ratings import single_threaded_linear_algebra
     from arena.ladder.store import StoreError, is_postgres_url
     from arena.server import host
+
+    single_threaded_linear_algebra()  # the rating fits share the cores with the games (see its doc)
 
     console = Console()
     live_view = console.is_terminal and not args.plain

@@ -62,6 +62,10 @@ class LadderSettings:
     #: Replay lines reach the operating system at least this often (`ReplayWriter.create`'s flush_s): a
     #: write call per decision cost more than the rest of the replay; a crash aborts the running games anyway.
     replay_flush_s: float = 0.5
+    #: Replay lines carry the state hash on every this many decisions and on the last one
+    #: (`ReplayWriter.create`'s hash_every): hashing every position was the largest cost left in a
+    #: ladder replay; a divergence is still found, within that many decisions (arena/replay/README.md).
+    replay_hash_every: int = 16
     #: How long a finished game's result is retried while the database is away before the game is aborted.
     result_retry_s: float = 300.0
     snapshot_s: float = 60.0
@@ -392,7 +396,8 @@ class LadderDirector:
                     break
                 try:
                     writer = await trio.to_thread.run_sync(
-                        ReplayWriter.create, self.settings.replays, header, self.settings.replay_flush_s)
+                        ReplayWriter.create, self.settings.replays, header, self.settings.replay_flush_s,
+                        self.settings.replay_hash_every)
                 except BaseException as error:
                     with trio.CancelScope(shield=True):
                         await self._end_quietly(game_id, f"cannot write the replay: {error}", None)

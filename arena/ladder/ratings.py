@@ -32,6 +32,20 @@ ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-o
 Z95 = 1.959963984540054
 
 
+def single_threaded_linear_algebra() -> None:
+    """Run numpy's BLAS on the calling thread only, for the rest of the process (`arena serve`).
+
+    A fit solves a few bots x bots systems: at 200 bots OpenBLAS's own threads made one cost
+    some 155 ms of CPU instead of 20 ms on two busy cores (its idle threads spin), none of it
+    on the fitting thread, so the ladder's `refit_share` cap, which times that thread, did not
+    see it.  threadpoolctl sets the limit in the loaded library, whatever imported numpy first
+    (an environment variable only works before that).
+    """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 @dataclass(frozen=True)
 class RatedGame:
     """One finished game as the fit sees it: who sat there and where they placed."""

@@ -250,7 +250,8 @@ async def play_game(
     and reconnection window follow its own.  Bad ``ruleset``/``options``/``seed``
     (or a sequence of the wrong length) raise before
     any seat is contacted.  ``recorder`` gets ``decision(seat, action_text,
-    think_ms, timeout, strike, state_hash, bot_error)`` after every applied decision and
+    think_ms, timeout, strike, state_hash, bot_error)`` after every applied decision (``state_hash``
+    None unless the game is over when it has a ``hash_due()`` that says False) and
     ``finish(outcome_dict)`` or ``abort(reason)`` at the end (sync or async
     methods both work).  ``on_event(index, seat, action_text, state)`` is
     called with index 0 and seat -1 for the start position, then after every
@@ -598,9 +599,13 @@ class _Game:
     async def _record(self, seat_index: int, verdict: _Verdict) -> None:
         if self.recorder is None:
             return  # the state hash costs a JSON dump and a digest: only for replays
+        # A recorder with ``hash_due`` keeps the hash at checkpoints only (the ladder's replays, see
+        # arena/replay/README.md); the game's last decision always has one.
+        due = getattr(self.recorder, "hash_due", None)
+        digest = self.state.state_hash() if due is None or self.state.is_over or due() else None
         await self._call_recorder(
             "decision", seat_index, str(verdict.action), verdict.think_ms, verdict.timeout,
-            verdict.strike is not None, self.state.state_hash(), verdict.bot_error,
+            verdict.strike is not None, digest, verdict.bot_error,
         )
 
     async def _call_recorder(self, method: str, *args: Any) -> Any:

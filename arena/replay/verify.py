@@ -26,12 +26,17 @@ class Divergence:
     expected: str | None  # the recorded hash
     actual: str | None  # the re-simulated hash; None when the action did not apply
     problem: str
+    #: The last decision whose recorded hash matched (0: the deal).  A replay that keeps the hash at
+    #: checkpoints only (the ladder's) diverged somewhere after it, up to ``index``.
+    matched: int = 0
 
     def __str__(self) -> str:
         if self.actual is None:
             return f"decision {self.index} (seat {self.seat}, {self.action!r}): {self.problem}"
+        since = (f" (the last recorded hash before it, at decision {self.matched}, matched: the game diverged "
+                 f"within decisions {self.matched + 1}-{self.index})") if self.index - self.matched > 1 else ""
         return (f"decision {self.index} (seat {self.seat}, {self.action!r}): state hash {self.actual}, "
-                f"recorded {self.expected}")
+                f"recorded {self.expected}{since}")
 
 
 @dataclass
@@ -71,6 +76,7 @@ def verify(path: "str | os.PathLike[str]") -> VerifyReport:
         report.ok = False
         report.error = f"cannot start the game ({replay.ruleset}): {error}"
         return report
+    matched = 0
     for record in replay.decisions:
         problem = None
         if state.current != record.seat:
@@ -91,9 +97,10 @@ def verify(path: "str | os.PathLike[str]") -> VerifyReport:
             if actual != record.hash:
                 report.ok = False
                 report.divergence = Divergence(record.i, record.seat, record.action, record.hash, actual,
-                                               "state hash differs")
+                                               "state hash differs", matched)
                 _note_engine_change(report, replay)
                 return report
+            matched = record.i
     result = replay.result
     if result and result.get("status") == FINISHED and not any(result.get("forfeits") or []):
         if not state.is_over:
