@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import trio
 
+from arena.ladder.candidates import CandidatePool
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
@@ -68,6 +69,10 @@ class LadderSettings:
     replay_hash_every: int = 16
     #: How long a finished game's result is retried while the database is away before the game is aborted.
     result_retry_s: float = 300.0
+    #: After a wake-up (a game ended, a bot came or went) the scheduler waits this long before planning,
+    #: so the wake-ups of one burst cost one round over every connected bot (a game's end alone wakes it
+    #: two or three times); a freed seat waits that much longer for its next game.
+    plan_batch_s: float = 0.01
     snapshot_s: float = 60.0
     handle_signals: bool = True
     #: Several hosts on one PostgreSQL database (arena.ladder.membership); None: this process alone.
@@ -126,6 +131,7 @@ class LadderDirector:
         self.settings = settings
         self.view = view or DashboardView(address="")
         self.scheduler = Scheduler(settings.players, max_lead=settings.max_lead)
+        self._pool = CandidatePool()
         self.live_elo = LiveElo()
         self.standings: dict[str, list[Standing]] = {}
         self.stopping: trio.Event | None = None  # created inside trio
@@ -246,21 +252,16 @@ class LadderDirector:
             if self.settings.max_games is not None:
                 limit = min(limit, self.settings.max_games - self._started_games - self._running_sets)
             if limit > 0:
-                sessions = handle.sessions()
-                self.view.connected = [s.name for s in sessions]
-                # No bot may run more than its share of the server's game slots (a bot whose
-                # games hang must not fill them).
                 smallest = min(self.settings.players.values())
-                share = slot_share(self.settings.concurrency, len(sessions), smallest)
-                candidates: list[Candidate] | None = [
-                    Candidate(
-                        s.name,
-                        min(s.capacity, self.settings.max_games_per_bot, share) - max(s.busy, self._reserved.get(s.name, 0)),
-                        frozenset(s.games),
-                    )
-                    for s in sessions
-                ]
-                if self.membership is not None:  # the whole ladder's busy counts, shares and fairness counts
+                candidates: list[Candidate] | None
+                if self.membership is None:
+                    # No bot may run more than its share of the server's game slots (a bot whose
+                    # games hang must not fill them).  The pool rebuilds only the bots whose slots changed.
+                    slots = handle.slots()
+                    share = slot_share(self.settings.concurrency, len(slots), smallest)
+                    candidates = self._pool.update(slots, self._reserved, min(self.settings.max_games_per_bot, share))
+                else:  # the whole ladder's busy counts, shares and fairness counts
+                    sessions = handle.sessions()
                     limits = {s.name: min(s.capacity, self.settings.max_games_per_bot) for s in sessions}
                     candidates = await self.membership.adjust(self.scheduler, sessions, limits, self._reserved, smallest)
                     if self.membership.problem:
@@ -271,8 +272,9 @@ class LadderDirector:
                     handle.set_serving(not self.membership.problem)
                 if not candidates:
                     candidates = []
-                versions = {s.name: s.version for s in sessions}
-                for table in self.scheduler.plan(candidates, limit, now=time.monotonic()):
+                tables = self.scheduler.plan(candidates, limit, now=time.monotonic())
+                versions = handle.connected_versions() if tables else {}
+                for table in tables:
                     for bot in table.bots:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1
                     self._running_sets += 1
@@ -286,6 +288,10 @@ class LadderDirector:
         assert self._wake is not None
         with trio.move_on_after(timeout):
             await self._wake.wait()
+            # One planning round per burst: a game's end wakes the scheduler several times (each
+            # seat's release, the set's end), and games that end together are planned together.
+            if self.settings.plan_batch_s > 0:
+                await trio.sleep(self.settings.plan_batch_s)
         self._wake = trio.Event()
 
     def _kick(self) -> None:

@@ -245,6 +245,8 @@ class Scheduler:
         if now is not None:
             self._observe(pool.values(), now)
         tables: list[Table] = []
+        if sum(1 for c in pool.values() if c.free > 0) < min(self.players.values(), default=1):
+            return tables  # no table can be seated: most wake-ups after a game's end (its seats freed one by one)
         while len(tables) < limit:
             table = self.next_table(pool.values(), now)
             if table is None:
@@ -265,8 +267,22 @@ class Scheduler:
         members = {r: [c for c in connected if c.plays(r)] for r in self.players}
         for ruleset, group in members.items():
             self._lift_newcomers(ruleset, group)
-        available = {c.name for c in connected if self._available(c, now)}
-        released = {c.name for c in connected if self._released(c, now)}
+        # `_available` and `_released` for every bot, with the typical game looked up once (this runs
+        # after every game, over every connected bot).
+        typical = self.typical_game()
+        if now is None or typical is None:
+            available = {c.name for c in connected}
+            released: set[str] = set()
+        else:
+            stall, patience = self.stall * typical, self.patience * typical
+            full_since, idle_since = self._full_since, self._idle_since
+            available = {c.name for c in connected if c.free > 0 or now - full_since.get(c.name, now) < stall}
+            released = {c.name for c in connected if c.free > 0 and now - idle_since.get(c.name, now) >= patience}
+        # `effective_games` of every member, once per round.
+        counts = {}
+        for ruleset, group in members.items():
+            games, offsets = self.games[ruleset], self._offsets[ruleset]
+            counts[ruleset] = {c.name: games.get(c.name, 0) + offsets.get(c.name, 0) for c in group}
         playable = [r for r, group in members.items() if len(group) >= self.players[r]]
         # Each bot's lowest count over the rulesets that enough available bots play.
         lowest: dict[str, int] = {}
@@ -274,31 +290,30 @@ class Scheduler:
             group = [c for c in members[ruleset] if c.name in available]
             if len(group) < self.players[ruleset]:
                 continue
+            count_of = counts[ruleset]
             for c in group:
-                count = self.effective_games(ruleset, c.name)
+                count = count_of[c.name]
                 lowest[c.name] = min(lowest.get(c.name, count), count)
         options = []
         for ruleset in playable:
+            count_of = counts[ruleset]
             group = [c for c in members[ruleset] if c.name in available]
             free = [
                 c for c in group
                 if c.free > 0
-                and (
-                    c.name in released
-                    or self.effective_games(ruleset, c.name) <= lowest.get(c.name, math.inf) + self.max_lead
-                )
+                and (c.name in released or count_of[c.name] <= lowest.get(c.name, math.inf) + self.max_lead)
             ]
             if len(free) < self.players[ruleset]:
                 continue
-            floor = min(self.effective_games(ruleset, c.name) for c in group)
+            floor = min(count_of[c.name] for c in group)
             total = sum(self.games[ruleset].values())
             for anchor in free:
-                count = self.effective_games(ruleset, anchor.name)
+                count = count_of[anchor.name]
                 if anchor.name in released or count <= floor + self.max_lead:
                     options.append(((count, total, self.rng.random()), ruleset, anchor, free, floor, group))
         options.sort(key=lambda option: option[0])
         for _key, ruleset, anchor, free, floor, group in options:
-            table = self._fill(ruleset, anchor, free, floor, group, released)
+            table = self._fill(ruleset, anchor, free, floor, group, released, counts[ruleset])
             if table is not None:
                 return table
         return None
@@ -311,12 +326,14 @@ class Scheduler:
         floor: int,
         group: list[Candidate],
         released: set[str],
+        count_of: Mapping[str, int],
     ) -> Table | None:
         """Seat the others next to the anchor, or None if no fair table exists right now.
 
-        group: the available members (free or briefly busy); released: bots the caps no longer hold.
+        group: the available members (free or briefly busy); released: bots the caps no longer hold;
+        count_of: the members' `effective_games`.
         """
-        anchor_is_neediest = self.effective_games(ruleset, anchor.name) == floor
+        anchor_is_neediest = count_of[anchor.name] == floor
         chosen = [anchor.name]
         for _seat in range(self.players[ruleset] - 1):
             # The least-played pairing among the available members, busy or not: a free
@@ -328,25 +345,28 @@ class Scheduler:
                 if c.name in chosen:
                     continue
                 lifted = anchor.name in released or c.name in released
-                if not (lifted or anchor_is_neediest or self.effective_games(ruleset, c.name) <= floor + self.max_lead):
+                if not (lifted or anchor_is_neediest or count_of[c.name] <= floor + self.max_lead):
                     continue
                 if not (lifted or self._head_to_head(ruleset, c.name, chosen) <= allowed):
                     continue
                 options.append(c)
             if not options:
                 return None
-            pick = min(options, key=lambda c: self._opponent_key(ruleset, chosen, c.name))
+            pick = min(options, key=lambda c: self._opponent_key(ruleset, chosen, c.name, count_of))
             chosen.append(pick.name)
         self.rng.shuffle(chosen)
         return Table(ruleset, tuple(chosen))
 
     def _head_to_head(self, ruleset: str, bot: str, chosen: Sequence[str]) -> int:
-        return sum(self.pairs[ruleset][frozenset((bot, other))] for other in chosen)
+        pairs = self.pairs[ruleset]
+        if len(chosen) == 1:  # the second seat of every table: asked for every member of the ruleset
+            return pairs.get(frozenset((bot, chosen[0])), 0)
+        return sum(pairs.get(frozenset((bot, other)), 0) for other in chosen)
 
-    def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str) -> tuple:
+    def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str, count_of: Mapping[str, int]) -> tuple:
         head_to_head = self._head_to_head(ruleset, bot, chosen)
         overlap = sum(self._overlap(ruleset, bot, other) for other in chosen)
-        return (head_to_head, self.effective_games(ruleset, bot), -overlap, self.rng.random())
+        return (head_to_head, count_of[bot], -overlap, self.rng.random())
 
     def _overlap(self, ruleset: str, a: str, b: str) -> float:
         """How much the two 95% intervals overlap (large when either is unknown)."""

@@ -88,7 +88,7 @@ def verify(path: "str | os.PathLike[str]") -> VerifyReport:
                 problem = f"the action no longer applies: {error}"
         if problem:
             report.ok = False
-            report.divergence = Divergence(record.i, record.seat, record.action, record.hash, None, problem)
+            report.divergence = Divergence(record.i, record.seat, record.action, record.hash, None, problem, matched)
             _note_engine_change(report, replay)
             return report
         if record.hash is not None:

@@ -86,6 +86,12 @@ class Handle:
         director that only watches who comes and goes (it runs at every change)."""
         return {name: session.version for name, session in self.hub.by_name.items() if session.connected}
 
+    def slots(self) -> dict[str, tuple[int, int, tuple[str, ...]]]:
+        """Connected bots' (capacity, games running, rulesets played), by name: what a scheduler plans
+        with, without `sessions`' snapshots (a ladder plans again after every game)."""
+        return {name: (session.capacity, session.busy, session.games)
+                for name, session in self.hub.by_name.items() if session.connected}
+
     def is_connected(self, name: str) -> bool:
         session = self.hub.by_name.get(name)
         return session is not None and session.connected

@@ -48,6 +48,9 @@ class FakeHandle:
     def connected_versions(self) -> dict[str, str]:
         return {session.name: session.version for session in self.sessions()}
 
+    def slots(self) -> dict[str, tuple[int, int, tuple[str, ...]]]:
+        return {s.name: (s.capacity, s.busy, s.games) for s in self.sessions()}
+
     def is_connected(self, name: str) -> bool:
         return name in self.names
 

@@ -259,3 +259,16 @@ def test_a_cut_at_any_byte_opens_with_the_decisions_before_it(tmp_path, toy_rule
         whole_lines = raw[:cut].count(b"\n") - 1
         assert len(replay.decisions) in (min(whole_lines, len(full.decisions)), whole_lines + 1)
         assert replay.decisions == full.decisions[: len(replay.decisions)]
+
+
+@pytest.mark.parametrize("text", ['a"b\\c', "".join(map(chr, range(32))), "\x7f\u2028\u2029é漢😀", "</script>"])
+def test_decision_lines_are_the_standard_encoders_text(text):
+    """The writer's fast encoder writes exactly what json.dumps(ensure_ascii=False, compact) wrote."""
+    import json
+
+    from arena.replay.format import decision_dict
+    from arena.replay.writer import _encode_line
+
+    line = decision_dict(3, 1, text, 12, True, False, None, text)
+    assert _encode_line(line) == json.dumps(line, ensure_ascii=False, separators=(",", ":"))
+    assert _encode_line({"x": "\ud800"}) == json.dumps({"x": "\ud800"}, ensure_ascii=False, separators=(",", ":"))

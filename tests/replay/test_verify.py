@@ -106,3 +106,35 @@ def test_a_divergence_in_a_replay_from_another_engine_version_says_so(tmp_path, 
     report = verify(path)
     assert not report.ok and report.divergence.index == 2
     assert any("recorded with mau-arena 0.0.1" in note for note in report.notes)
+
+
+def test_a_replay_hashed_at_checkpoints_still_catches_a_changed_action_and_names_the_range(tmp_path, toy_ruleset):
+    """Old replays hash every decision; the ladder's every 16th and the last: both verify, and a legal
+    action changed between two checkpoints fails at the next one, naming where the game diverged."""
+    path = record_random_game(tmp_path, toy_ruleset, players=2, seed=4)
+    lines = path.read_text().splitlines()
+    for number in range(1, len(lines) - 1):  # keep the hash on every 8th decision and the last, as a hash_every writer
+        record = json.loads(lines[number])
+        if record["i"] % 8 and number != len(lines) - 2:
+            record["hash"] = None
+        lines[number] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    report = verify(path)
+    assert report.ok and report.checked == len(range(8, len(lines) - 2, 8)) + 1, report.summary()
+    replay = load(path)
+    original = path.read_text()
+    found = False
+    for index in range(9, 16):  # a legal change that keeps the later actions legal up to the checkpoint at 16
+        before = replay.state_at(index - 1)
+        for other in [str(a) for a in before.legal_actions() if str(a) != replay.decisions[index - 1].action]:
+            path.write_text(original)
+            _rewrite(path, index, action=other)
+            report = verify(path)
+            if report.divergence is not None and report.divergence.actual is not None:
+                found = True
+                break
+        if found:
+            break
+    assert found, "no legal change between the checkpoints kept the game going: pick another seed"
+    assert not report.ok and report.divergence.index == 16 and report.divergence.matched == 8
+    assert "diverged within decisions 9-16" in report.summary()

@@ -76,3 +76,26 @@ def test_on_result_finds_the_result_line_on_disk_in_the_part_file_before_the_sea
     assert seen == {"part": "finished", "sealed": False, "replay_path": str(writer.path)}
     assert outcome.status == "finished" and load(writer.path).status == "finished"
     assert not writer.part_path.exists() and verify(writer.path).ok
+
+
+def test_a_writer_with_hash_every_gets_the_hash_at_checkpoints_and_on_the_last_decision(tmp_path, toy_ruleset):
+    """The ladder's replays (hash_every=16): the runner computes the state hash only where the writer wants
+    it and on the game's last decision; every hash written is the real one, and the replay verifies."""
+    seats = [LocalSeat(RandomBot(3), name="a"), LocalSeat(RandomBot(4), name="b")]
+    header = ReplayHeader(game_id="sparse", ruleset=toy_ruleset, players=2, seed=91, seats=list(seats),
+                          options={"hand": 5}, time_control=TimeControl().to_dict())
+    writer = ReplayWriter.create(tmp_path, header, hash_every=4)
+
+    async def main():
+        return await play_game(toy_ruleset, {"hand": 5}, 91, seats, TimeControl(), game_id="sparse", recorder=writer)
+
+    outcome = trio.run(main)
+    replay = load(writer.path)
+    assert outcome.status == "finished" and len(replay.decisions) == outcome.decisions > 9
+    hashed = [d.i for d in replay.decisions if d.hash is not None]
+    last = replay.decisions[-1].i
+    assert hashed == sorted({i for i in range(4, last + 1, 4)} | {last})
+    states = list(replay.states())
+    assert all(d.hash == states[d.i].state_hash() for d in replay.decisions if d.hash is not None)
+    report = verify(writer.path)
+    assert report.ok and report.checked == len(hashed), report.summary()

@@ -1,0 +1,75 @@
+"""The director's candidate pool: incremental, and exactly what a full rebuild gives."""
+
+from __future__ import annotations
+
+import random
+
+from arena.ladder.candidates import CandidatePool, full_rebuild
+from arena.ladder.scheduler import Scheduler
+
+
+def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
+    """Two schedulers with one seed, one fed a fresh rebuild every round and one the pool: the same
+    tables in every round, while bots arrive and leave, slots fill and free, and the cap moves."""
+    rng = random.Random(11)
+    players = {"moumou": 2, "mose": 4}
+    rebuilt, pooled = Scheduler(players, rng=random.Random(3)), Scheduler(players, rng=random.Random(3))
+    pool = CandidatePool()
+    slots: dict[str, tuple[int, int, tuple[str, ...]]] = {}
+    reserved: dict[str, int] = {}
+    running: list[tuple[str, ...]] = []
+    now, rounds, tables = 0.0, 300, 0
+    for round_ in range(rounds):
+        event = rng.random()
+        if event < 0.1 or len(slots) < 12:  # a bot arrives
+            name = f"bot{rng.randrange(60):02d}"
+            if name not in slots:
+                slots[name] = (rng.choice((1, 2, 4)), 0, ("moumou",) if rng.random() < 0.5 else ("moumou", "mose"))
+        elif event < 0.15:  # a bot with no game leaves
+            idle = [name for name, (_, busy, _) in slots.items() if busy == 0]
+            if idle:
+                del slots[rng.choice(idle)]
+        elif running:  # a game ends
+            for bot in running.pop(rng.randrange(len(running))):
+                if bot in slots:
+                    capacity, busy, games = slots[bot]
+                    slots[bot] = (capacity, busy - 1, games)
+                reserved[bot] -= 1
+            rebuilt.game_finished(5.0)
+            pooled.game_finished(5.0)
+        cap = 2 if round_ % 50 < 25 else 3
+        now += rng.random()
+        expected = full_rebuild(slots, reserved, cap)
+        got = pool.update(slots, reserved, cap)
+        assert got == expected
+        planned = rebuilt.plan(expected, 8 - len(running), now=now)
+        assert pooled.plan(got, 8 - len(running), now=now) == planned
+        for table in planned:
+            tables += 1
+            running.append(table.bots)
+            for bot in table.bots:
+                capacity, busy, games = slots[bot]
+                slots[bot] = (capacity, busy + 1, games)
+                reserved[bot] = reserved.get(bot, 0) + 1
+    assert tables > 100
+    # Incremental: far fewer candidates built than a rebuild's one per bot per round.
+    assert pool.built < rounds * len(slots) / 3
+
+
+def test_a_reserved_game_the_server_does_not_count_yet_takes_the_slot():
+    """The director starts a game before its seats are taken on the server: the slot is gone already."""
+    pool = CandidatePool()
+    slots = {"a": (2, 0, ("moumou",)), "b": (2, 1, ("moumou",))}
+    assert [c.free for c in pool.update(slots, {}, 2)] == [2, 1]
+    assert [c.free for c in pool.update(slots, {"a": 1, "b": 1}, 2)] == [1, 1]
+    assert [c.free for c in pool.update(slots, {"a": 1, "b": 1}, 1)] == [0, 0]  # the share shrank
+    assert [c.name for c in pool.update({"c": (1, 0, ("moumou",)), **slots}, {}, 2)] == ["a", "b", "c"]
+
+
+def test_a_round_with_too_few_free_seats_plans_nothing():
+    scheduler = Scheduler({"moumou": 2, "mose": 4})
+    pool = CandidatePool()
+    candidates = pool.update({"a": (1, 0, ("moumou",)), "b": (1, 1, ("moumou",))}, {}, 1)
+    assert scheduler.plan(candidates, 5, now=1.0) == []
+    candidates = pool.update({"a": (1, 0, ("moumou",)), "b": (1, 0, ("moumou",))}, {}, 1)
+    assert [sorted(t.bots) for t in scheduler.plan(candidates, 5, now=2.0)] == [["a", "b"]]
