@@ -271,9 +271,10 @@ def fit_bradley_terry(
             covariance[np.ix_(keep, keep)] = np.linalg.inv(reduced)
         origin = anchor_rating
     variances = np.clip(np.diag(covariance), 0.0, None)
+    pinned = _anchor_component(component, table.bots, anchor)  # once: it counts every bot's component
     ratings = []
     for i, bot in enumerate(table.bots):
-        undetermined = size > 1 and component[i] != _anchor_component(component, table.bots, anchor)
+        undetermined = size > 1 and component[i] != pinned
         ci = math.inf if undetermined else Z95 * math.sqrt(variances[i]) * ELO_PER_NATURAL
         comparisons = int(table.comparisons[i])
         ratings.append(
