@@ -171,3 +171,14 @@ def test_live_elo_moves_winner_up_by_k_half_and_conserves_points():
     assert sum(change.values()) == pytest.approx(0)
     assert elo.rating("moumou", "c") < 1500
     assert elo.rating("other", "a") == 1500
+
+
+def test_arena_serve_keeps_blas_on_one_thread():
+    """`arena serve` calls it before fitting: OpenBLAS's own threads made a fit cost several times its CPU."""
+    from threadpoolctl import threadpool_info
+
+    from arena.ladder.ratings import single_threaded_linear_algebra
+
+    single_threaded_linear_algebra()
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)
