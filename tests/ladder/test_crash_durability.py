@@ -115,6 +115,9 @@ def check(tmp_path: Path, log: Path, kills: int) -> dict:
             assert list(replay.result["placements"]) == [seat.placement for seat in game.seats]
             report = verify(game.replay_path)
             assert report.ok and report.complete, report.summary()
+            # the ladder hashes every 16th position and the last (LadderSettings.replay_hash_every)
+            assert [d.i for d in replay.decisions if d.hash is not None] == sorted(
+                {*range(16, len(replay.decisions) + 1, 16), len(replay.decisions)})
         for game in games.values():
             if game.status == "aborted" and game.replay_path:
                 assert load(game.replay_path).status == "aborted"
