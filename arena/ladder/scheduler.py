@@ -228,6 +228,11 @@ class Scheduler:
         typical = self.typical_game()
         if typical is None:
             return None
+        if len(self._idle_since) < min(self.players.values(), default=1):
+            # Fewer bots with a free slot than the smallest table: no release or stall can seat one,
+            # only a freed slot or a newcomer can (and those wake the director).  With every bot busy
+            # some busy bot is always about to stall: planning at each of those moments was most rounds.
+            return None
         moments = [since + self.patience * typical for since in self._idle_since.values()]
         moments += [since + self.stall * typical for since in self._full_since.values()]
         later = [moment for moment in moments if moment > now]

@@ -178,3 +178,16 @@ def test_long_history_does_not_stall_a_new_bot_or_the_old_ones():
         for table in scheduler.plan([Candidate("new", 1), Candidate("old1", 1), Candidate("old2", 1)], limit=10):
             played.update(table.bots)
     assert min(played.values()) >= 15, played
+
+
+def test_no_wakeup_while_too_few_bots_are_free_to_seat_a_table():
+    """With every bot busy, some busy bot is always about to stall: the director must not plan at each
+    of those moments, since no timer can seat a table; a freed slot wakes it instead."""
+    scheduler = Scheduler({"duo": 2}, max_lead=2, rng=random.Random(0))
+    scheduler.game_finished(1.0)
+    busy = [Candidate(name, 0) for name in "abcd"]
+    assert scheduler.plan(busy, limit=10, now=0.0) == []
+    assert scheduler.next_wakeup(0.1) is None
+    assert scheduler.plan([*busy[:3], Candidate("d", 1)], limit=10, now=0.2) == []
+    assert scheduler.next_wakeup(0.3) is None  # one free bot: still no table
+    assert scheduler.plan([*busy[:2], Candidate("c", 1), Candidate("d", 1)], limit=10, now=0.4) != []
