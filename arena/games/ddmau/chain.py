@@ -358,15 +358,35 @@ def _can_go_out(n: Node, rest: Counter) -> bool:
 def never_all_in_one_play(cards: Iterable[str], rules: Rules) -> bool:
     """No play can take all of ``cards``, whatever the play so far: numbers and powers (MMs, LMs and
     DMs aside) together, without allow_number_to_power_chain (`_phase_possible` from any summary)."""
-    if rules.number_to_power:
-        return False
-    numbers = powers = False
+    return never_all_in_one_play_but(phase_mix(cards), None, rules)
+
+
+_NEUTRAL = frozenset({"MM", "LM", "DM"})
+
+
+def phase_mix(cards: Iterable[str]) -> tuple[int, int]:
+    """(numbered cards, powers that fix a play's phase) among ``cards``: MMs, LMs and DMs fix none."""
+    numbers = powers = 0
     for card in cards:
         if card[0] in "RYBG":
-            numbers = True
-        elif card != "MM" and card != "LM" and card != "DM":
-            powers = True
-    return numbers and powers
+            numbers += 1
+        elif card not in _NEUTRAL:
+            powers += 1
+    return numbers, powers
+
+
+def never_all_in_one_play_but(mix: tuple[int, int], card: str | None, rules: Rules) -> bool:
+    """`never_all_in_one_play` of the cards counted in ``mix`` (`phase_mix`) less one ``card`` of them
+    (None: none): the engine counts a hand's distinct cards once and asks this for each of them."""
+    if rules.number_to_power:
+        return False
+    numbers, powers = mix
+    if card is not None:
+        if card[0] in "RYBG":
+            numbers -= 1
+        elif card not in _NEUTRAL:
+            powers -= 1
+    return numbers > 0 and powers > 0
 
 
 def _needs_a_step(s: Chain, movable: Iterable[str]) -> bool:

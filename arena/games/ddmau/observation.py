@@ -33,7 +33,8 @@ DDMauObservation = RecordObservation.record_type(KEYS)
 
 
 def pile_view(state: "DDMauState") -> tuple:
-    """The pile as every seat sees it: (discard, marks, effective_top, color, number, hit_run).
+    """The pile as every seat sees it: (discard, marks, effective_top, color, number, hit_run), and the
+    effective top's identity (an `Ident`, or None) for the engine: a play starting now starts on it.
 
     Shown from the lowest of the effective top, the start of the last play (or of the play in
     progress) and the start of the hit run.  One walk down from the top finds the effective top
@@ -73,10 +74,10 @@ def pile_view(state: "DDMauState") -> tuple:
     if shown_marks.count(None) != len(shown_marks):
         shown_marks = [None if m is None else m.lower() for m in shown_marks]
     if top is None:
-        return discard[low:], shown_marks, None, None, None, run
+        return discard[low:], shown_marks, None, None, None, run, None
     index, idt = top
     return (discard[low:], shown_marks, {"index": index - low, "kind": idt.kind.lower()}, idt.colour, idt.number,
-            run)
+            run, idt)
 
 
 def build(state: "DDMauState", seat: int | None) -> DDMauObservation:

@@ -268,10 +268,12 @@ class DDMauState(GameState):
         if action.__class__ is not Action:
             action = Action.parse(action)
         legal = self._legal
-        if legal is None or action not in legal:  # (a game over has no list)
-            super().apply(action)  # computes the list, or raises with the contract's message
-            return
-        self._apply_legal(action)
+        if legal is not None:  # (a game over has no list)
+            for known in legal:  # the actions of the list itself, as a bot picks them: no field-wise comparison
+                if known is action:
+                    self._apply_legal(action)
+                    return
+        super().apply(action)  # computes the list, or raises with the contract's message
 
     def _apply_legal(self, action: Action) -> None:
         legal, self._legal = self._legal, None
@@ -303,7 +305,10 @@ class DDMauState(GameState):
             self._catch()
         self._legal = None
         if not self.over and self.phase == "chain":
-            legal = self._compute_legal()
+            if verb == "call" and legal is not None:  # the same play, hand and node: the same list without the call (`_compute_legal`)
+                legal = [known for known in legal if known is not CALL]
+            else:
+                legal = self._compute_legal()
             if len(legal) == 1 and legal[0] is STOP:  # nothing more can be added: the play ends by itself
                 if self.log is not None:
                     events.play_ended(self)
@@ -405,6 +410,8 @@ class DDMauState(GameState):
         return self._play_node(upto_chain)
 
     def _play_node(self, upto_chain: int) -> C.Node:
+        if not self.chain:  # no play under way: it starts on the pile's effective top, which the pile view knows
+            return C.start_node(self.pile_view()[6], self.rules)
         discard, marks = self.discard, self.marks
         base = len(discard) - self.chain
         top = effective_top(discard, marks, base)
@@ -443,7 +450,7 @@ class DDMauState(GameState):
         """
         lms = hand.count("LM")
         mms = hand.count("MM")
-        rest = None
+        rest = mix = None
         for card in cards:
             afters = node.options(card)
             left_lms = lms - (card == "LM")
@@ -456,7 +463,11 @@ class DDMauState(GameState):
                         continue
                     # a simple play takes no other card but by going out (`completes`); the rest holds at
                     # least the other held cards (a second copy of this one only adds to the mix)
-                    if left_lms + left_mms < after.lack_out or C.never_all_in_one_play(held - {card}, node.rules):
+                    if left_lms + left_mms < after.lack_out:
+                        continue
+                    if mix is None:
+                        mix = C.phase_mix(held)
+                    if C.never_all_in_one_play_but(mix, card, node.rules):
                         continue
                 elif left_lms + left_mms < after.lack_out:
                     continue  # short of LMs whatever comes (`completes`)
