@@ -108,15 +108,26 @@ def parse_counts(text: str) -> dict[str, int]:
     return counts
 
 
+_NUMBERED = tuple(c.upper() + str(n) for c in COLOURS for n in NUMBERS)
+_DECKS: dict[tuple, tuple[str, ...]] = {}
+
+
 def deck(counts: dict[str, int] | None = None) -> list[str]:
-    """A fresh pack: 52 numbered cards, then the powers (coloured ones spread over r, y, b, g)."""
+    """A fresh pack: 52 numbered cards, then the powers (coloured ones spread over r, y, b, g).
+
+    Every deal, reshuffle check and restored position asks for one, so each pack is made once per
+    counts and handed out as a new list."""
     counts = counts or DEFAULT_COUNTS
-    cards = [c.upper() + str(n) for c in COLOURS for n in NUMBERS]
-    for kind in COLOURED_POWERS:
-        cards.extend(f"{kind}-{COLOURS[i % 4]}" for i in range(counts[kind]))
-    for kind in COLOURLESS_POWERS:
-        cards.extend([kind] * counts[kind])
-    return cards
+    key = tuple(counts[kind] for kind in POWER_KINDS)
+    cards = _DECKS.get(key)
+    if cards is None:
+        made = list(_NUMBERED)
+        for kind in COLOURED_POWERS:
+            made.extend(f"{kind}-{COLOURS[i % 4]}" for i in range(counts[kind]))
+        for kind in COLOURLESS_POWERS:
+            made.extend([kind] * counts[kind])
+        cards = _DECKS[key] = tuple(made)
+    return list(cards)
 
 
 def card_name(card: str) -> str:

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 from arena.games.base import GameError, PositionError
 from arena.games import position_checks as checks
-from arena.games.ddmau.cards import deck, is_ddmau_code
+from arena.games.ddmau.cards import deck
 
 PHASES = ("turn", "chain", "declare", "color", "hit", "catch", "over")
 _MARK = re.compile(r"^(?:(?:PT|SK|OWM|SM|BLOCK)(?::[rybg])?|JTT|LM)$")
@@ -75,8 +75,8 @@ _int = checks.integer
 def _cards(value: Any, key: str, known: Counter) -> list[str]:
     if not isinstance(value, (list, tuple)):
         raise PositionError(f"position key {key!r} must be a list of card codes, not {value!r}")
-    for card in value:
-        if not isinstance(card, str) or not is_ddmau_code(card) or card not in known:
+    for card in value:  # (every card of the deck is a card code)
+        if not isinstance(card, str) or card not in known:
             raise PositionError(f"{card!r} in {key!r} is not a card of this DD MAU deck")
     return list(value)
 
