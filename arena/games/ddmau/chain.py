@@ -231,8 +231,8 @@ class Node:
         depends on the rest of the hand.  Other cards cannot be added at all.  Each card is sorted
         the first time it is held here.
         """
-        new = held - self._sorted
-        if new:
+        if not held <= self._sorted:
+            new = held - self._sorted
             for card in new:
                 afters = self.options(card)
                 if any(a.simple and not a.needs_mm and a.lack <= 0 for a in afters):
@@ -277,6 +277,15 @@ def start_node(top: Ident | None, rules: Rules) -> Node:
     if found is None:
         found = starts[top] = node(Chain(top), rules)
     return found
+
+
+def counted(cards: Iterable[str]) -> dict[str, int]:
+    """How many of each card: what `completes` takes as the rest of a hand (a `Counter` does too; a plain
+    dict filled in a loop costs a third of one, and the engine makes one at many decisions)."""
+    counts: dict[str, int] = {}
+    for card in cards:
+        counts[card] = counts.get(card, 0) + 1
+    return counts
 
 
 def can_complete(s: Chain, rest: Counter, rules: Rules) -> bool:

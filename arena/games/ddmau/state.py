@@ -475,7 +475,7 @@ class DDMauState(GameState):
                 out.append(card)
                 continue
             if rest is None:
-                rest = Counter(hand)
+                rest = C.counted(hand)
             rest[card] -= 1
             if any(C.completes(after, rest) for after in afters):
                 out.append(card)
@@ -497,16 +497,17 @@ class DDMauState(GameState):
         if phase == "chain":
             node = self._node or self.play_so_far()
             hand = self.hands[self.cur]
-            legal = [*map(_PLAY.__getitem__, self._playable(node))]
             if node.done if hand else node.done_out:  # `complete`, going out when the hand is empty
-                legal.insert(0, STOP)
+                legal = [STOP, *map(_PLAY.__getitem__, self._playable(node))]
+            else:
+                legal = [*map(_PLAY.__getitem__, self._playable(node))]
             if hand and not self.called:
                 legal.append(CALL)
             return legal
         if phase == "declare":
             node = self.play_so_far(self.chain - 1)
             colour = node.chain.prev.colour if node.chain.prev is not None else None
-            rest = Counter(self.hands[self.cur])
+            rest = C.counted(self.hands[self.cur])
             legal = []
             for name in MM_DECLARATIONS:
                 after = node.then("MM", declaration_mark(name, colour))
@@ -515,7 +516,7 @@ class DDMauState(GameState):
             return legal
         if phase == "color":
             node = self.play_so_far(self.chain - 1)
-            rest = Counter(self.hands[self.cur])
+            rest = C.counted(self.hands[self.cur])
             card = self.discard[-1]
             legal = []
             for colour in COLOURS:
