@@ -298,25 +298,33 @@ def completes(n: Node, rest: Counter) -> bool:
     lms, mms = rest.get("LM", 0), rest.get("MM", 0)
     if lms + mms < n.lack_out:
         return False  # adding cards never lowers what the play needs in LMs (see `Node.lack_out`)
-    if _fast(n, rest, lms, mms):
+    kept, waived = _fast(n, rest, lms, mms)
+    if kept:
         return True
     # Going out waives only the DM's LM: if that is not the sole shortage, emptying the hand cannot help.
-    return _fast(n, rest, lms, mms, True) and _can_go_out(n, rest)
+    return waived and _can_go_out(n, rest)
 
 
-def _fast(n: Node, rest: Counter, lms: int, mms: int, waive_dm: bool = False) -> bool:
+def _fast(n: Node, rest: Counter, lms: int, mms: int) -> tuple[bool, bool]:
     """Completion that keeps cards in hand: at most one card more (the run's third card, or the
-    first visible card after LMs), then neutral LMs/MMs."""
+    first visible card after LMs), then neutral LMs/MMs.  Two answers from one pass: as it stands,
+    and with the DM's LM waived (going out); the first implies the second (`Node.lack_out`)."""
     if n.simple:
-        return n.meets(lms, mms, waive_dm)
+        if n.meets(lms, mms):
+            return True, True
+        return False, n.meets(lms, mms, True)
+    waived = False
     for card, count in rest.items():
         if count:
             left_lms = lms - (card == "LM")
             left_mms = mms - (card == "MM")
             for after in n.options(card):
-                if after.simple and after.meets(left_lms, left_mms, waive_dm):
-                    return True
-    return False
+                if after.simple:
+                    if after.meets(left_lms, left_mms):
+                        return True, True
+                    if not waived:
+                        waived = after.meets(left_lms, left_mms, True)
+    return False, waived
 
 
 def _can_go_out(n: Node, rest: Counter) -> bool:
