@@ -172,3 +172,59 @@ def test_the_search_leaves_the_policys_choice_only_for_a_gain_beyond_its_noise()
     assert searcher.choose({}, legal, random.Random(1), prior=2) == "b"
     Fixed.rows = [[0.5, 0.5, 0.5]] * 4  # all equal: the prior
     assert searcher.choose({}, legal, random.Random(1), prior=1) == "b"
+
+
+def test_maumau_online_rollouts_stop_at_the_depth_cap_and_score_the_cut_state_by_the_cards_held():
+    # Tactician games of Online Mau-Mau last thousands of decisions, so a rollout to the end would cost
+    # seconds: the searcher's budget caps it and scores the unfinished state (pimc.evaluate's cut-off branch).
+    budget = searcher_module.default_budget("maumau-online")
+    assert 0 < budget.depth <= 100 and budget.worlds > 0
+    tactician = load("tactician").Tactician()
+    start_with_options(tactician, "maumau-online", 4, {})
+    calls = []
+
+    def policy(turn):
+        calls.append(turn.seat)
+        return tactician.act(turn)
+
+    tactician.facts["rollout"] = tactician.facts["g"]
+    searcher = pimc.Searcher("maumau-online", {}, policy, budget)
+    state = games.new_game("maumau-online", 4, 1)  # its tactician game runs 5,670 decisions
+    searcher.rollout(state, random.Random(2))
+    assert not state.is_over, "the rollout ran past its cap"
+    assert 0 < len(calls) <= budget.depth
+    value = pimc.evaluate(state, 0, None, {}, True)
+    assert 0.0 <= value <= 1.0
+    assert value == 0.5 + 0.15 * pimc.hand_value(state, 0, {})  # the cut-off branch: no scores, cards held
+
+    # The cut-off value tells hands apart: the seat with the fewest cards stands best, the most the worst.
+    sizes = state.observation(0)["hand_sizes"]
+    values = [pimc.evaluate(state, seat, None, {}, True) for seat in range(4)]
+    assert values[sizes.index(min(sizes))] == max(values) and values[sizes.index(max(sizes))] == min(values)
+    assert len(set(values)) > 1
+
+
+def test_a_trial_in_maumau_online_is_scored_at_the_cap_not_played_to_the_end():
+    # Every trial (one action in one world) costs at most depth + 1 engine decisions.
+    budget = pimc.Budget(worlds=2, depth=12)
+    applied = []
+
+    class Counting(pimc.Searcher):
+        def rollout(self, state, rng):
+            before = len(applied)
+            super().rollout(state, rng)
+            assert len(applied) - before <= self.budget.depth
+
+    def policy(turn):
+        applied.append(turn.seat)
+        return turn.legal[-1]
+
+    state = games.new_game("maumau-online", 4, 1)
+    while len(state.legal_actions()) < 2 or state.current != 0:
+        state.apply(state.legal_actions()[0])
+    searcher = Counting("maumau-online", {}, policy, budget)
+    legal = state.legal_actions()
+    rows = searcher.table(state.observation(0), legal, random.Random(4))
+    assert len(rows) == budget.worlds and all(len(row) == len(legal) for row in rows)
+    assert all(0.0 <= v <= 1.0 for row in rows for v in row)
+    assert 0 < len(applied) <= budget.worlds * len(legal) * budget.depth

@@ -1,0 +1,71 @@
+"""scripts/field_elo.py: one bot's Elo against the field of a multi-seat match, counted over whole deals."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+PATH = Path(__file__).resolve().parents[1] / "scripts" / "field_elo.py"
+
+
+@pytest.fixture
+def field(monkeypatch):
+    spec = importlib.util.spec_from_file_location("field_elo", PATH)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "field_elo", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def line(number, deal, *seats, reason="out"):
+    shown = ", ".join(f"{name} #{place} {pts} pts" for name, place, pts in seats)
+    return f"Finished game {number} (deal {deal}, seed {5000 + deal}): {shown} ({reason})"
+
+
+LOG = [
+    "Bots: s (s.py), t (t.py), t-2 (t.py)",
+    line(1, 0, ("s", 1, 0), ("t", 2, 10), ("t-2", 3, 20)),  # s beats both: 1
+    "\r progress bar " + line(2, 0, ("t", 1, 0), ("s", 2, 5), ("t-2", 3, 9)),  # 0.5
+    line(3, 0, ("t-2", 1, 0), ("t", 2, 4), ("s", 2, 4)),  # a tie with t: 0.25
+    line(4, 1, ("s", 1, 0), ("t", 2, 10), ("t-2", 3, 20)),  # 1
+    line(5, 1, ("s", 1, 0), ("t", 2, 10), ("t-2", 3, 20)),  # 1
+    line(6, 1, ("t", 1, 0), ("t-2", 2, 1), ("s", 3, 2)),  # 0
+    "Finished game 7 (deal 2, seed 5002): aborted (engine error)",
+    line(8, 2, ("s", 1, 0), ("t", 2, 10), ("t-2", 3, 20)),  # deal 2 is incomplete
+]
+
+
+def test_the_score_is_pairwise_by_placement_and_counted_over_complete_deals(field):
+    games = field.parse_games(LOG)
+    assert len(games) == 7 and games[2] == (0, {"t-2": 1, "t": 2, "s": 2})
+    estimate = field.field_elo(games, "s", per_deal=3)
+    assert (estimate.deals, estimate.games, estimate.dropped_games) == (2, 6, 1)
+    deal_scores = [(1 + 0.5 + 0.25) / 3, (1 + 1 + 0) / 3]
+    assert estimate.score == pytest.approx(sum(deal_scores) / 2)
+    assert estimate.low < estimate.score < estimate.high
+    assert "pairwise score" in str(estimate) and "1 games of incomplete deals left out" in str(estimate)
+
+
+def test_plus_fifty_elo_is_a_pairwise_score_of_57_percent(field):
+    games = [(deal, {"s": 1, "t": 2} if (deal * 7) % 100 < 57 else {"t": 1, "s": 2}) for deal in range(100)]
+    estimate = field.field_elo(games, "s", per_deal=1)
+    assert estimate.score == pytest.approx(0.57)
+    assert estimate.elo == pytest.approx(48.9, abs=0.1)
+
+
+def test_bad_input_is_one_clear_line(field, tmp_path, capsys):
+    log = tmp_path / "match.log"
+    log.write_text("\n".join(LOG))
+    assert field.main([str(log), "--bot", "nobody"]) == 2
+    assert capsys.readouterr().err.strip() == "field_elo: no bot named 'nobody' in deal 0 (bots: s, t, t-2)"
+    log.write_text("no games here\n")
+    assert field.main([str(log), "--bot", "s"]) == 2
+    assert "was the match run with -v?" in capsys.readouterr().err
+    assert field.main([str(log.with_name("missing.log")), "--bot", "s"]) == 2
+    assert "field_elo:" in capsys.readouterr().err
+    log.write_text("\n".join(LOG))
+    assert field.main([str(log), "--bot", "s"]) == 0
+    assert capsys.readouterr().out.startswith("6 games in 2 deals: pairwise score 62.5%, Elo +88.7 (")
