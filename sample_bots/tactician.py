@@ -108,7 +108,9 @@ class Tactician(Bot):
                 return accuse
             return next((a for a in legal if a.verb == "pass"), legal[0])
         calls = [a for a in legal if a.verb == "call"]
-        if calls and (plays or turn.decision == "call"):
+        # Online Mau-Mau also offers the call with 3 cards, where it is false (5 cards, RULES.md B-7).
+        due = turn.ruleset != "maumau-online" or len(hand) <= 2
+        if calls and ((plays and due) or turn.decision == "call"):
             return calls[0]  # say the word when it is due: the play comes next
 
         next_seat = _next_seat(obs)

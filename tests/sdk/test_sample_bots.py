@@ -100,6 +100,8 @@ def test_tactician_calls_only_when_a_play_follows():
     assert choose(tactician, with_play) == "call mau-mau"
     without = make_turn(["draw", "call mau-mau"], hand=["2s", "Ks"], ruleset="maumau-online")
     assert choose(tactician, without) == "draw"
+    three = make_turn(["play 9h", "draw", "call mau-mau"], hand=["9h", "Ks", "2c"], ruleset="maumau-online")
+    assert choose(tactician, three) == "play 9h"  # with 3 cards the call is false (5 cards)
 
 
 def test_tactician_accuses_only_an_offender_who_did_not_call():
