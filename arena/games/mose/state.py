@@ -25,7 +25,7 @@ from arena.games.base import (
     Result,
 )
 from arena.games.mose import events
-from arena.games.cards import RANKS, SUITS, deck, is_card_code
+from arena.games.cards import RANKS, SUITS, deck
 from arena.games.mose.melds import (
     CARD_ORDER,
     Meld,
@@ -188,6 +188,7 @@ class MoseState(GameState):
         self.seed = seed
         self.chance = 0
         self.round = 1
+        self.wild = wild_rank(1)  # W(round): set with the round, read at nearly every step
         self.dealer = 0
         self.turn = 0
         self.decider = 0
@@ -224,16 +225,13 @@ class MoseState(GameState):
         return state
 
     @property
-    def wild(self) -> str:
-        return wild_rank(self.round)
-
-    @property
     def rounds(self) -> int:
         return self.options["rounds"]
 
     def _deal(self) -> None:
         """Shuffle, deal 7 each one at a time from the dealer's left, turn the upcard (6.2)."""
         n = self.players
+        self.wild = wild_rank(self.round)
         cards = chance.shuffled(deck(RANKS, copies=self.decks), self.seed, self.chance)
         self.chance += 1
         self.hands = [[] for _ in range(n)]
@@ -752,7 +750,7 @@ class MoseState(GameState):
             self.scores,
             self.round,
             self.options["rounds"],
-            RANKS[self.round - 1],
+            self.wild,
             self.dealer,
             self.turn,
             self._melds_view(),
@@ -844,7 +842,8 @@ def _int(position: Mapping[str, Any], key: str, default: Any = None, low: int = 
 
 
 def _cards(value: Any, key: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(c, str) and is_card_code(c) and c[0] != "X" for c in value):
+    """The cards of a position key, each one of the 52 (`CARD_ORDER` has them: a lookup, not a pattern)."""
+    if not isinstance(value, list) or not all(isinstance(c, str) and c in CARD_ORDER for c in value):
         raise PositionError(f"position key {key!r} must be a list of card codes like '7h', not {value!r}")
     return list(value)
 
@@ -883,6 +882,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.penalties = _int_list(position, "penalties", players)
     state.chance = _int(position, "chance", 0)
     state.round = _int(position, "round", 1, 1, state.rounds)
+    state.wild = wild_rank(state.round)
     current = position["current"]
     phase = position.get("phase", "draw")
     if phase not in PHASES:
