@@ -344,7 +344,14 @@ def has_meld(hand: tuple[str, ...], wild: str, decks: int) -> bool:
         windows = a | b | c
     if windows & _LOWS:
         return True
-    counts: dict[str, int] = {}
+    if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
+        s, h, d, c = (plain >> 16 * k & _LANE for k in range(4))
+        if wilds == 0:
+            return bool(s & h & d | s & h & c | s & d & c | h & d & c)
+        if wilds == 1:
+            return bool(s & h | s & d | s & c | h & d | h & c | d & c)
+        return bool(plain)
+    counts: dict[str, int] = {}  # two decks: a suit's lane cannot count two copies of a card
     for card in hand:
         counts[card[0]] = counts.get(card[0], 0) + 1
     return any(n >= 3 or (rank != wild and n + wilds >= 3) for rank, n in counts.items())

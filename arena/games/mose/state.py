@@ -397,14 +397,17 @@ class MoseState(GameState):
     def _work_out_plays(self, seat: int, hand: tuple[str, ...]) -> list[Action]:
         wild, decks = self.wild, self.decks
         actions = list(meld_actions(hand, wild, decks)) if has_meld(hand, wild, decks) else []
+        needs = self._table_needs()
         held = set(hand)
-        has_wild = not held.isdisjoint(WILDS[wild])
-        for fit in self._table_needs().melds:
-            if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
-                meld = fit.meld
-                for end, token in layoff_offers(meld, hand, wild, decks):
-                    actions.append(_layoff_action(meld, end, token))
-        actions.extend(self._swaps(seat, held))
+        has_wild = needs.takes_wild and not held.isdisjoint(WILDS[wild])
+        if has_wild or not needs.naturals.isdisjoint(held):  # else no meld takes anything of this hand
+            for fit in needs.melds:
+                if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
+                    meld = fit.meld
+                    for end, token in layoff_offers(meld, hand, wild, decks):
+                        actions.append(_layoff_action(meld, end, token))
+        if not held.isdisjoint(needs.swaps):
+            actions.extend(self._swaps(seat, held))
         return actions
 
     def _has_plays(self, seat: int) -> bool:
@@ -775,7 +778,7 @@ class MoseState(GameState):
             self.ruleset,
             seat,
             self.players,
-            self.current,
+            None if self.phase == "over" else self.turn if self.phase in ("draw", "play") else self.decider,  # current
             self.phase,
             None if seat is None else list(self.hands[seat]),
             [*map(len, self.hands)],
@@ -808,15 +811,20 @@ class MoseState(GameState):
         return observation
 
     def _melds_view(self) -> list[dict[str, Any]]:
-        """The melds as observations show them, made once per melds list (shared, read-only)."""
+        """The melds as observations show them, made once per melds list (shared, read-only); a meld
+        that the last change left alone (the same object: a Meld is immutable) keeps its view."""
         cached = self._view_of
         if cached is not None and cached[0] is self.melds:
             return cached[1]
-        # Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s).
-        view = [
-            {"id": m.id, "owner": m.owner, "kind": m.kind, "tokens": [str(t) for t in m.tokens]}
-            for m in self.melds
-        ]
+        known = {} if cached is None else {id(m): (m, v) for m, v in zip(*cached)}
+        view = []
+        for meld in self.melds:
+            kept = known.get(id(meld))
+            if kept is not None and kept[0] is meld:
+                view.append(kept[1])
+            else:  # tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)
+                view.append({"id": meld.id, "owner": meld.owner, "kind": meld.kind,
+                             "tokens": [str(t) for t in meld.tokens]})
         self._view_of = (self.melds, view)
         return view
 
