@@ -6,6 +6,7 @@ from arena.games.mose.melds import (
     MeldError,
     Token,
     card_points,
+    extended,
     lay_off,
     layoff_offers,
     new_meld_offers,
@@ -190,6 +191,7 @@ def test_every_offer_is_a_valid_meld_or_layoff(decks):
             for end, token in layoff_offers(m, hand, wild, decks):
                 grown = lay_off(m, end, token, wild, decks)
                 assert len(grown.tokens) == len(m.tokens) + 1
+                assert extended(m, end, token) == grown  # the unchecked build the engine applies
 
 
 @pytest.mark.parametrize("decks", [1, 2])

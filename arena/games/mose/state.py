@@ -33,6 +33,7 @@ from arena.games.mose.melds import (
     Token,
     build_meld,
     card_key,
+    extended,
     card_points,
     has_meld,
     lay_off,
@@ -544,11 +545,17 @@ class MoseState(GameState):
             self._finish_play(seat, back)
 
     def _grown(self, action: Action) -> Meld | None:
-        """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play)."""
+        """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play).
+
+        Strict mode offers only lay-offs that fit (`layoff_offers`), so the meld is built without checks.
+        """
         meld = self.meld_by_id(int(action.args[0]))
         end = action.args[1] if meld.kind == "run" else None
+        token = parse_token(action.args[-1], self.wild)
+        if self.options["mode"] == "strict":
+            return extended(meld, end, token)
         try:
-            return lay_off(meld, end, parse_token(action.args[-1], self.wild), self.wild, self.decks)
+            return lay_off(meld, end, token, self.wild, self.decks)
         except MeldError:
             return None
 
