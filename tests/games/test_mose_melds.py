@@ -6,6 +6,7 @@ from arena.games.mose.melds import (
     MeldError,
     Token,
     card_points,
+    extended,
     lay_off,
     layoff_offers,
     new_meld_offers,
@@ -190,3 +191,25 @@ def test_every_offer_is_a_valid_meld_or_layoff(decks):
             for end, token in layoff_offers(m, hand, wild, decks):
                 grown = lay_off(m, end, token, wild, decks)
                 assert len(grown.tokens) == len(m.tokens) + 1
+                assert extended(m, end, token) == grown  # the unchecked build the engine applies
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_has_meld_says_whether_anything_is_offered(decks):
+    """The window's quick question (bit masks, no list) agrees with the offers on random hands of every
+    size, with and without wilds: a seat with a meld is never skipped, one without is never asked for it."""
+    import random
+
+    from arena.games.cards import RANKS, deck
+    from arena.games.mose.melds import has_meld
+
+    rng = random.Random(10 + decks)
+    pack = deck(RANKS, copies=decks)
+    answers = set()
+    for trial in range(800):
+        wild = rng.choice(RANKS)
+        hand = tuple(sorted(rng.sample(pack, rng.randint(1, 9))))
+        answer = has_meld(hand, wild, decks)
+        assert answer == bool(new_meld_offers(hand, wild, decks)), (hand, wild)
+        answers.add((answer, sum(c[0] == wild for c in hand)))
+    assert {(True, 0), (False, 0), (True, 1), (False, 1), (True, 2)} <= answers  # every branch was tried

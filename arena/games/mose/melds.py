@@ -185,8 +185,12 @@ def _build_set(tokens: tuple[Token, ...], wild: str, decks: int, meld_id: int, o
             f"a set has 3 to {4 * decks} cards (a wild may be the {4 * decks + 1}th only on a set of "
             f"{4 * decks} naturals); got {len(naturals)} natural and {len(stand_ins)} wild"
         )
-    ordered = tuple(sorted(tokens, key=lambda t: (t.is_stand_in, card_key(t.card))))
-    return Meld(meld_id, owner, "set", ordered, rank=rank)
+    return Meld(meld_id, owner, "set", tuple(sorted(tokens, key=_set_order)), rank=rank)
+
+
+def _set_order(token: Token) -> tuple[bool, tuple[int, int]]:
+    """A set's tokens: the naturals first, each part by rank and suit."""
+    return token.stands is not None, card_key(token.card)
 
 
 def _build_run(tokens: tuple[Token, ...], wild: str, meld_id: int, owner: int) -> Meld:
@@ -242,13 +246,23 @@ def lay_off(meld: Meld, end: str | None, token: Token, wild: str, decks: int) ->
     return grown
 
 
+def extended(meld: Meld, end: str | None, token: Token) -> Meld:
+    """`lay_off` without its checks, for a lay-off that `layoff_offers` made (it offers only valid ones):
+    the same meld, built directly (a lay-off is applied at nearly every other step)."""
+    if meld.kind == "run":
+        if end == "lo":
+            return Meld(meld.id, meld.owner, "run", (token, *meld.tokens), suit=meld.suit, low=meld.low - 1)
+        return Meld(meld.id, meld.owner, "run", (*meld.tokens, token), suit=meld.suit, low=meld.low)
+    return Meld(meld.id, meld.owner, "set", tuple(sorted((*meld.tokens, token), key=_set_order)), rank=meld.rank)
+
+
 def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]:
     """Put ``natural`` in place of the wild that stands for it; return the meld and the freed wild."""
     if meld.kind == "run":
         for i, token in enumerate(meld.tokens):
-            if token.stands == natural:
+            if token.stands == natural:  # the same run, the natural in the wild's place
                 tokens = (*meld.tokens[:i], Token(natural), *meld.tokens[i + 1 :])
-                return build_meld(tokens, wild, decks, meld.id, meld.owner), token.card
+                return Meld(meld.id, meld.owner, "run", tokens, suit=meld.suit, low=meld.low), token.card
         raise MeldError(f"no wild in meld {meld.id} stands for {natural}")
     if natural[0] != meld.rank or natural[0] == wild:
         raise MeldError(f"{natural} is not a natural {meld.rank} for meld {meld.id}")
@@ -260,8 +274,8 @@ def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]
     freed = stand_ins[0]
     tokens = list(meld.tokens)
     tokens.remove(freed)
-    tokens.append(Token(natural))
-    return build_meld(tokens, wild, decks, meld.id, meld.owner), freed.card
+    tokens.append(Token(natural))  # a natural of a missing suit for a wild: the set keeps its size
+    return Meld(meld.id, meld.owner, "set", tuple(sorted(tokens, key=_set_order)), rank=meld.rank), freed.card
 
 
 # -- offers ---------------------------------------------------------------------------
@@ -344,7 +358,14 @@ def has_meld(hand: tuple[str, ...], wild: str, decks: int) -> bool:
         windows = a | b | c
     if windows & _LOWS:
         return True
-    counts: dict[str, int] = {}
+    if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
+        s, h, d, c = (plain >> 16 * k & _LANE for k in range(4))
+        if wilds == 0:
+            return bool(s & h & d | s & h & c | s & d & c | h & d & c)
+        if wilds == 1:
+            return bool(s & h | s & d | s & c | h & d | h & c | d & c)
+        return bool(plain)
+    counts: dict[str, int] = {}  # two decks: a suit's lane cannot count two copies of a card
     for card in hand:
         counts[card[0]] = counts.get(card[0], 0) + 1
     return any(n >= 3 or (rank != wild and n + wilds >= 3) for rank, n in counts.items())

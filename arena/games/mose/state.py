@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from arena.games import chance
 from arena.games.base import (
@@ -25,7 +25,7 @@ from arena.games.base import (
     Result,
 )
 from arena.games.mose import events
-from arena.games.cards import RANKS, SUITS, deck, is_card_code
+from arena.games.cards import RANKS, SUITS, deck
 from arena.games.mose.melds import (
     CARD_ORDER,
     Meld,
@@ -33,6 +33,7 @@ from arena.games.mose.melds import (
     Token,
     build_meld,
     card_key,
+    extended,
     card_points,
     has_meld,
     lay_off,
@@ -188,11 +189,14 @@ class MoseState(GameState):
         self.seed = seed
         self.chance = 0
         self.round = 1
+        self.wild = wild_rank(1)  # W(round): set with the round, read at nearly every step
         self.dealer = 0
         self.turn = 0
         self.decider = 0
         self.phase = "draw"
-        self.hands: list[list[str]] = [[] for _ in range(players)]
+        # Each hand a sorted tuple, replaced at every change (`_set_hand`): clones share them, and the offers
+        # worked out for a hand are kept with it (`_plays_of`, `_asked_of`).
+        self.hands: list[tuple[str, ...]] = [() for _ in range(players)]
         self.stock: list[str] = []
         self.discard: list[str] = []
         # Replaced at every change, never changed in place: `_table_needs`, `_melds_view` and clones rely on it.
@@ -213,6 +217,9 @@ class MoseState(GameState):
         self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
         self._legal: list[Action] | None = None
+        # Per seat: (hand, melds, its plays) and (hand, melds, whether it has any), see `_plays`.
+        self._plays_of: list[tuple | None] = [None] * players
+        self._asked_of: list[tuple | None] = [None] * players
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
 
     @classmethod
@@ -224,23 +231,19 @@ class MoseState(GameState):
         return state
 
     @property
-    def wild(self) -> str:
-        return wild_rank(self.round)
-
-    @property
     def rounds(self) -> int:
         return self.options["rounds"]
 
     def _deal(self) -> None:
         """Shuffle, deal 7 each one at a time from the dealer's left, turn the upcard (6.2)."""
         n = self.players
+        self.wild = wild_rank(self.round)
         cards = chance.shuffled(deck(RANKS, copies=self.decks), self.seed, self.chance)
         self.chance += 1
-        self.hands = [[] for _ in range(n)]
+        dealt: list[list[str]] = [[] for _ in range(n)]
         for i in range(HAND_SIZE * n):
-            self.hands[(self.dealer + 1 + i) % n].append(cards[i])
-        for hand in self.hands:
-            hand.sort(key=_order)
+            dealt[(self.dealer + 1 + i) % n].append(cards[i])
+        self.hands = [tuple(sorted(hand, key=_order)) for hand in dealt]
         self.discard = [cards[HAND_SIZE * n]]
         self.stock = cards[HAND_SIZE * n + 1 :]
         self.melds, self.table, self.pending, self.window = [], [], None, None
@@ -341,7 +344,7 @@ class MoseState(GameState):
         twin = object.__new__(MoseState)
         twin.__dict__.update(self.__dict__)
         twin.options = dict(self.options)
-        twin.hands = [list(h) for h in self.hands]
+        twin.hands = list(self.hands)  # tuples, never changed in place
         twin.stock, twin.discard, twin.table = list(self.stock), list(self.discard), list(self.table)
         # the melds list is replaced at every change, never changed in place, and a Meld is immutable
         twin.pending = None if self.pending is None else dict(self.pending)
@@ -349,6 +352,7 @@ class MoseState(GameState):
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
         twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
         twin.log = None
+        twin._plays_of, twin._asked_of = list(self._plays_of), list(self._asked_of)
         twin.false_plays = self.false_plays
         return twin
 
@@ -376,28 +380,56 @@ class MoseState(GameState):
             actions.append(TAKE_PILE)
         return actions
 
-    def _plays(self, seat: int) -> list[Action]:
-        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window)."""
-        hand = self.hands[seat]
+    def _plays(self, seat: int) -> tuple[Action, ...]:
+        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window).
+
+        They depend only on the seat's hand and the melds on the table (the round's wild comes with new
+        ones), both replaced at every change and never changed in place: so they are kept per seat with the
+        two they were worked out for, and a seat asked again with nothing changed gets them at once.
+        """
+        hand, melds = self.hands[seat], self.melds
+        kept = self._plays_of[seat]
+        if kept is not None and kept[0] is hand and kept[1] is melds:
+            return kept[2]
+        plays = tuple(self._work_out_plays(seat, hand))
+        self._plays_of[seat] = (hand, melds, plays)
+        return plays
+
+    def _work_out_plays(self, seat: int, hand: tuple[str, ...]) -> list[Action]:
         wild, decks = self.wild, self.decks
-        hand_key = tuple(hand)
-        actions = list(meld_actions(hand_key, wild, decks)) if has_meld(hand_key, wild, decks) else []
+        actions = list(meld_actions(hand, wild, decks)) if has_meld(hand, wild, decks) else []
+        needs = self._table_needs()
         held = set(hand)
-        has_wild = not held.isdisjoint(WILDS[wild])
-        for fit in self._table_needs().melds:
-            if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
-                meld = fit.meld
-                for end, token in layoff_offers(meld, hand, wild, decks):
-                    actions.append(_layoff_action(meld, end, token))
-        actions.extend(self._swaps(seat, held))
+        has_wild = needs.takes_wild and not held.isdisjoint(WILDS[wild])
+        if has_wild or not needs.naturals.isdisjoint(held):  # else no meld takes anything of this hand
+            for fit in needs.melds:
+                if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
+                    meld = fit.meld
+                    for end, token in layoff_offers(meld, hand, wild, decks):
+                        actions.append(_layoff_action(meld, end, token))
+        if not held.isdisjoint(needs.swaps):
+            actions.extend(self._swaps(seat, held))
         return actions
 
-    def _has_plays(self, seat: int, needs: TableNeeds) -> bool:
-        """Whether a window should ask ``seat``: the table's ``needs`` against its hand, no full list."""
-        hand = self.hands[seat]
+    def _has_plays(self, seat: int) -> bool:
+        """Whether a window should ask ``seat`` (whether `_plays` offers anything), kept as `_plays` is."""
+        hand, melds = self.hands[seat], self.melds
+        kept = self._asked_of[seat]
+        if kept is not None and kept[0] is hand and kept[1] is melds:
+            return kept[2]
+        kept = self._plays_of[seat]
+        if kept is not None and kept[0] is hand and kept[1] is melds:
+            return bool(kept[2])
+        answer = self._work_out_has_plays(seat, hand)
+        self._asked_of[seat] = (hand, melds, answer)
+        return answer
+
+    def _work_out_has_plays(self, seat: int, hand: tuple[str, ...]) -> bool:
+        """The table's needs against the hand, without listing the plays."""
         wild = self.wild
-        if has_meld(tuple(hand), wild, self.decks):
+        if has_meld(hand, wild, self.decks):
             return True
+        needs = self._table_needs()
         held = set(hand)
         if not needs.naturals.isdisjoint(held) or (needs.takes_wild and not held.isdisjoint(WILDS[wild])):
             return True
@@ -513,11 +545,17 @@ class MoseState(GameState):
             self._finish_play(seat, back)
 
     def _grown(self, action: Action) -> Meld | None:
-        """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play)."""
+        """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play).
+
+        Strict mode offers only lay-offs that fit (`layoff_offers`), so the meld is built without checks.
+        """
         meld = self.meld_by_id(int(action.args[0]))
         end = action.args[1] if meld.kind == "run" else None
+        token = parse_token(action.args[-1], self.wild)
+        if self.options["mode"] == "strict":
+            return extended(meld, end, token)
         try:
-            return lay_off(meld, end, parse_token(action.args[-1], self.wild), self.wild, self.decks)
+            return lay_off(meld, end, token, self.wild, self.decks)
         except MeldError:
             return None
 
@@ -534,8 +572,19 @@ class MoseState(GameState):
             cards.remove(self.pending["card"])
             self.table.remove(self.pending["card"])
             self.pending = None
+        self._remove(seat, cards)
+
+    def _remove(self, seat: int, cards: Iterable[str]) -> None:
+        """The seat's hand without these cards (one copy each); a new tuple, so what was kept for the old
+        hand is not mistaken for the new one's."""
+        rest = list(self.hands[seat])
         for card in cards:
-            self.hands[seat].remove(card)
+            rest.remove(card)
+        self.hands[seat] = tuple(rest)
+
+    def _add(self, seat: int, cards: Iterable[str]) -> None:
+        """The seat's hand with these cards, sorted (a new tuple, as `_remove`)."""
+        self.hands[seat] = tuple(sorted((*self.hands[seat], *cards), key=_order))
 
     def _meld(self, seat: int, texts: tuple[str, ...], placing: bool) -> None:
         tokens = [parse_token(t, self.wild) for t in texts]
@@ -553,13 +602,12 @@ class MoseState(GameState):
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
         meld = self.meld_by_id(meld_id)
         swapped, freed = swap_in(meld, natural, self.wild, self.decks)
-        self.hands[seat].remove(natural)
+        self._remove(seat, (natural,))
         self.melds = [swapped if m.id == meld_id else m for m in self.melds]
         self._note_event(seat)
         back = self.phase
         if choice == "take":
-            self.hands[seat].append(freed)
-            self.hands[seat].sort(key=_order)
+            self._add(seat, (freed,))
             self._finish_play(seat, back)
         else:
             self.table.append(freed)
@@ -600,14 +648,13 @@ class MoseState(GameState):
         self._open_window(seat)
 
     def _pick_up(self, seat: int, cards: list[str], source: str) -> None:
-        self.hands[seat].extend(cards)
-        self.hands[seat].sort(key=_order)
+        self._add(seat, cards)
         self.last_pickup = {"seat": seat, "source": source, "cards": list(cards), "by": None}
         self.round_started = True
         self.phase = "play"
 
     def _discard(self, seat: int, card: str) -> None:
-        self.hands[seat].remove(card)
+        self._remove(seat, (card,))
         self.discard.append(card)
         self._note_event(seat)
         if not self.hands[seat]:
@@ -651,10 +698,9 @@ class MoseState(GameState):
 
     def _advance_window(self) -> None:
         queue = self.window["queue"]
-        needs = self._table_needs() if queue else None
         while queue:
             seat = queue.pop(0)
-            if self._has_plays(seat, needs):
+            if self._has_plays(seat):
                 self.phase = "react"
                 self.decider = seat
                 self.window["acted"] = False
@@ -688,9 +734,7 @@ class MoseState(GameState):
         pickup = self.last_pickup
         reason = f"seat {seat} went out (Mose)"
         if pickup and pickup["seat"] != seat and pickup["by"] == seat:
-            taker = self.hands[pickup["seat"]]
-            for card in pickup["cards"]:
-                taker.remove(card)
+            self._remove(pickup["seat"], pickup["cards"])
             if pickup["source"] == "stock":
                 self.stock = list(pickup["cards"]) + self.stock
             else:
@@ -741,9 +785,9 @@ class MoseState(GameState):
             self.ruleset,
             seat,
             self.players,
-            self.current,
+            None if self.phase == "over" else self.turn if self.phase in ("draw", "play") else self.decider,  # current
             self.phase,
-            None if seat is None else self.hands[seat][:],
+            None if seat is None else list(self.hands[seat]),
             [*map(len, self.hands)],
             self.discard[:],
             len(self.discard),
@@ -752,7 +796,7 @@ class MoseState(GameState):
             self.scores,
             self.round,
             self.options["rounds"],
-            RANKS[self.round - 1],
+            self.wild,
             self.dealer,
             self.turn,
             self._melds_view(),
@@ -774,15 +818,20 @@ class MoseState(GameState):
         return observation
 
     def _melds_view(self) -> list[dict[str, Any]]:
-        """The melds as observations show them, made once per melds list (shared, read-only)."""
+        """The melds as observations show them, made once per melds list (shared, read-only); a meld
+        that the last change left alone (the same object: a Meld is immutable) keeps its view."""
         cached = self._view_of
         if cached is not None and cached[0] is self.melds:
             return cached[1]
-        # Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s).
-        view = [
-            {"id": m.id, "owner": m.owner, "kind": m.kind, "tokens": [str(t) for t in m.tokens]}
-            for m in self.melds
-        ]
+        known = {} if cached is None else {id(m): (m, v) for m, v in zip(*cached)}
+        view = []
+        for meld in self.melds:
+            kept = known.get(id(meld))
+            if kept is not None and kept[0] is meld:
+                view.append(kept[1])
+            else:  # tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)
+                view.append({"id": meld.id, "owner": meld.owner, "kind": meld.kind,
+                             "tokens": [str(t) for t in meld.tokens]})
         self._view_of = (self.melds, view)
         return view
 
@@ -844,7 +893,8 @@ def _int(position: Mapping[str, Any], key: str, default: Any = None, low: int = 
 
 
 def _cards(value: Any, key: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(c, str) and is_card_code(c) and c[0] != "X" for c in value):
+    """The cards of a position key, each one of the 52 (`CARD_ORDER` has them: a lookup, not a pattern)."""
+    if not isinstance(value, list) or not all(isinstance(c, str) and c in CARD_ORDER for c in value):
         raise PositionError(f"position key {key!r} must be a list of card codes like '7h', not {value!r}")
     return list(value)
 
@@ -873,7 +923,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
         state = MoseState(players, _int(position, "seed", 0), options)
     except GameError as error:
         raise PositionError(str(error)) from None
-    state.hands = [sorted(_cards(h, f"hands[{i}]"), key=card_key) for i, h in enumerate(hands)]
+    state.hands = [tuple(sorted(_cards(h, f"hands[{i}]"), key=_order)) for i, h in enumerate(hands)]
     state.discard = _cards(position["discard"], "discard")
     state.stock = _cards(position["stock"], "stock")
     state.table = _cards(position.get("table", []), "table")
@@ -883,6 +933,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.penalties = _int_list(position, "penalties", players)
     state.chance = _int(position, "chance", 0)
     state.round = _int(position, "round", 1, 1, state.rounds)
+    state.wild = wild_rank(state.round)
     current = position["current"]
     phase = position.get("phase", "draw")
     if phase not in PHASES:
