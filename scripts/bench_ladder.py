@@ -134,6 +134,19 @@ class Totals:
         except Exception:
             return None
 
+    def top_statements(self, count: int = 8) -> list[dict]:
+        """The PostgreSQL server's costliest statements so far (pg_stat_statements), for a look at where its time goes."""
+        if not self.pg:
+            return []
+        try:
+            rows = self._rows(
+                "SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements "
+                f"ORDER BY total_exec_time DESC LIMIT {int(count)}")
+        except Exception:
+            return []
+        return [{"calls": int(calls), "total_ms": round(total, 1), "mean_ms": round(total / max(1, calls), 3),
+                 "query": query} for calls, total, query in rows]
+
     def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
@@ -347,6 +360,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         })
         if statements0 is not None and statements1 is not None:
             report["pg_statements_per_game"] = round((statements1 - statements0) / max(1, figures["games"]), 1)
+            report["pg_top_statements"] = totals.top_statements()
         if hosts > 1:
             report["decisions_per_second_per_host"] = per_host_rates(db, figures["seconds"])
     finally:
