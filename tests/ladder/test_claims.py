@@ -8,7 +8,9 @@
 * a host restarting under its name aborts only its own running games, never another live host's;
 * a host sweeps nobody before it has been in steady contact for its grace, and a host that was
   swept while it lived (fenced) learns it at its next heartbeat, claims nothing while its lease
-  is lapsed, and its results never overwrite the rows the sweep aborted.
+  is lapsed, and its results never overwrite the rows the sweep aborted;
+* the fairness counts a host reads incrementally (only the claims committed since its last
+  read) equal a full count of every claim since it started, after every step of a random history.
 """
 
 from __future__ import annotations
