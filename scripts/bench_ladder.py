@@ -134,6 +134,19 @@ class Totals:
         except Exception:
             return None
 
+    def top_statements(self, count: int = 8) -> list[dict]:
+        """The PostgreSQL server's costliest statements so far (pg_stat_statements), for a look at where its time goes."""
+        if not self.pg:
+            return []
+        try:
+            rows = self._rows(
+                "SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements "
+                f"ORDER BY total_exec_time DESC LIMIT {int(count)}")
+        except Exception:
+            return []
+        return [{"calls": int(calls), "total_ms": round(total, 1), "mean_ms": round(total / max(1, calls), 3),
+                 "query": query} for calls, total, query in rows]
+
     def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
@@ -347,6 +360,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         })
         if statements0 is not None and statements1 is not None:
             report["pg_statements_per_game"] = round((statements1 - statements0) / max(1, figures["games"]), 1)
+            report["pg_top_statements"] = totals.top_statements()
         if hosts > 1:
             report["decisions_per_second_per_host"] = per_host_rates(db, figures["seconds"])
     finally:
@@ -549,6 +563,18 @@ def start_postgres():
     return server
 
 
+def fresh_database(server, name: str) -> str:
+    """The URL of a new, empty database on the private PostgreSQL (another run of the ladder)."""
+    import psycopg
+
+    with psycopg.connect(server.url, autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name} OWNER arena")
+    url = server.url.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    return url
+
+
 def show(report: dict) -> None:
     print(json.dumps(report, indent=2), flush=True)
 
@@ -566,8 +592,8 @@ def main() -> int:
     parser.add_argument("--compare-arena", action="store_true",
                         help="also run the bare match path with the same bots and games at once; print the ratio")
     parser.add_argument("--repeat", type=int, default=1,
-                        help="with --compare-arena: ladder and bare runs alternate this many times; the median of "
-                             "the pairs' ratios (default 1)")
+                        help="with --compare-arena (or --db postgres): ladder and bare (or SQLite and PostgreSQL) "
+                             "runs alternate this many times; the median of the pairs' ratios (default 1)")
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite",
                         help="postgres: run on SQLite, then on a private PostgreSQL, and print both")
     parser.add_argument("--hosts", type=int, default=1, help="N `arena serve` hosts on one private PostgreSQL")
@@ -595,8 +621,14 @@ def main() -> int:
             show(reports[-1])
             if args.db == "postgres":
                 postgres = start_postgres()
-                reports.append(run_ladder(args, postgres.url, work / "pg", label="ladder (PostgreSQL)"))
-                show(reports[-1])
+                for attempt in range(args.repeat):
+                    if attempt:  # SQLite and PostgreSQL alternate: each pair sees the same machine
+                        reports.append(run_ladder(args, str(work / f"ladder{attempt}.db"), work / f"sqlite{attempt}",
+                                                  label="ladder (SQLite)"))
+                        show(reports[-1])
+                    url = fresh_database(postgres, f"arena{attempt}") if attempt else postgres.url
+                    reports.append(run_ladder(args, url, work / f"pg{attempt}", label="ladder (PostgreSQL)"))
+                    show(reports[-1])
             if args.compare_arena:
                 for attempt in range(args.repeat):
                     if attempt:  # ladder and bare alternate: each pair sees the same machine
@@ -631,10 +663,13 @@ def main() -> int:
         spread = f" (pairs: {', '.join(f'{r:.2f}' for r in ratios)})" if len(ratios) > 1 else ""
         print(f"  server CPU per decision, ladder / bare match path: {median(ratios):.2f}{spread} (target <= 1.15)")
     if "ladder (PostgreSQL)" in by_label:
-        pg = by_label["ladder (PostgreSQL)"]
-        print(f"  decisions/s, PostgreSQL / SQLite: {pg['decisions_per_second'] / ladder['decisions_per_second']:.2f} "
-              f"(target >= 0.9); server CPU/decision PostgreSQL / SQLite: "
-              f"{pg['server_cpu_us_per_decision'] / ladder['server_cpu_us_per_decision']:.2f}")
+        pairs = [(a, b) for a, b in zip(reports, reports[1:])
+                 if a["label"] == "ladder (SQLite)" and b["label"] == "ladder (PostgreSQL)"]
+        rates = [b["decisions_per_second"] / a["decisions_per_second"] for a, b in pairs]
+        cpu = [b["server_cpu_us_per_decision"] / a["server_cpu_us_per_decision"] for a, b in pairs]
+        spread = f" (pairs: {', '.join(f'{r:.2f}' for r in rates)})" if len(rates) > 1 else ""
+        print(f"  decisions/s, PostgreSQL / SQLite: {median(rates):.2f}{spread} (target >= 0.9); "
+              f"server CPU/decision PostgreSQL / SQLite: {median(cpu):.2f}")
     return 0
 
 

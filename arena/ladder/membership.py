@@ -19,8 +19,10 @@ host, as a single server does; this module adds what makes that sound with sever
 * every game's seats are claimed in the database before it starts (`claim`) and
   released when it has ended (`release`, retried until the database takes it).
 
-Every database call runs on a worker thread, one at a time on this host's registry
-connection (apart from the store's, so a slow commit never delays a heartbeat).
+Every database call runs on a worker thread, one at a time per connection: the registry's
+own (lease, live hosts, sweeps) and its work connection (claims, releases, the cluster's
+counts), both apart from the store's, so a slow commit never delays a heartbeat and a
+heartbeat never delays a claim.  Releases that queue while one runs go together in the next.
 """
 
 from __future__ import annotations
@@ -57,12 +59,18 @@ class Membership:
         self.since = 0.0
         self.hosts: list[str] = []            # live hosts' addresses, this one first
         self.problem = ""                     # what is wrong with the database, "" when all is well
-        self._db = trio.CapacityLimiter(1)
+        self._db = trio.CapacityLimiter(1)    # the registry's connection
+        self._work = trio.CapacityLimiter(1)  # its work connection (claims)
         self._unreleased: set[str] = set()
         self._caps: dict[str, int] = {}
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A call on the registry's connection (lease, live hosts, sweeps)."""
         return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self._db)
+
+    async def _claims_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """A call on the work connection (`SeatClaims`)."""
+        return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self._work)
 
     # ---- start and stop
 
@@ -75,7 +83,7 @@ class Membership:
         )
         self.claims = SeatClaims(self.registry)
         recovered = await self._call(self.registry.join)
-        self.since = await self._call(self.claims.now)
+        self.since = await self._claims_call(self.claims.now)
         live = await self._call(self.registry.live_hosts)
         self.hosts = [address for _name, address, _slots in live] or [advertised]
         return recovered
@@ -83,8 +91,7 @@ class Membership:
     async def leave(self) -> None:
         if self.registry is not None:
             with trio.CancelScope(shield=True):
-                for game_id in sorted(self._unreleased):
-                    await self._release_quietly(game_id)
+                await self._release_quietly()
                 await self._call(self.registry.leave)
 
     @property
@@ -114,8 +121,7 @@ class Membership:
                 handle.set_hosts(self.hosts)
                 if await self._call(self.registry.sweep_dead):
                     kick()  # their bots are free again
-                for game_id in sorted(self._unreleased):
-                    await self._release_quietly(game_id)
+                await self._release_quietly()
                 if self.problem:
                     log.warning("the database is back: scheduling again")
                     self.problem = ""
@@ -155,8 +161,8 @@ class Membership:
         assert self.claims is not None
         names = [s.name for s in sessions]
         try:
-            await self._call(self.claims.ensure_bots, names)
-            load: ClusterLoad = await self._call(self.claims.load, self.since, names)
+            await self._claims_call(self.claims.ensure_bots, names)
+            load: ClusterLoad = await self._claims_call(self.claims.load, self.since, names)
         except Exception as error:
             self.problem = f"database unreachable: {' '.join(str(error).split())[:200]}; no new games until it is back"
             return None
@@ -177,21 +183,30 @@ class Membership:
         assert self.claims is not None
         caps = {bot: self._caps.get(bot, 1) for bot in bots}
         try:
-            return bool(await self._call(self.claims.claim, game_id, ruleset, list(bots), caps))
+            return bool(await self._claims_call(self.claims.claim, game_id, ruleset, list(bots), caps))
         except Exception as error:
             log.warning("cannot claim seats for %s: %s", game_id, " ".join(str(error).split())[:200])
             return False
 
     async def release(self, game_id: str) -> None:
+        """The game has ended: free its seats (with every other release waiting meanwhile)."""
         self._unreleased.add(game_id)
         with trio.CancelScope(shield=True):
             await self._release_quietly(game_id)
 
-    async def _release_quietly(self, game_id: str) -> None:
+    async def _release_quietly(self, game_id: str | None = None) -> None:
+        """Release every game waiting for it in one statement, unless one that ran meanwhile took ``game_id``."""
         assert self.claims is not None
-        try:
-            await self._call(self.claims.release, game_id)
-        except Exception as error:  # retried by `run` until the database takes it
-            log.warning("cannot release the seats of %s yet: %s", game_id, " ".join(str(error).split())[:200])
-            return
-        self._unreleased.discard(game_id)
+        async with self._work:
+            if game_id is not None and game_id not in self._unreleased:
+                return  # released together with others while this one waited
+            batch = sorted(self._unreleased)
+            if not batch:
+                return
+            try:
+                await trio.to_thread.run_sync(lambda: self.claims.release(*batch))
+            except Exception as error:  # retried by `run` until the database takes it
+                games = ", ".join(batch[:3]) + (f" and {len(batch) - 3} more" if len(batch) > 3 else "")
+                log.warning("cannot release the seats of %s yet: %s", games, " ".join(str(error).split())[:200])
+                return
+            self._unreleased.difference_update(batch)

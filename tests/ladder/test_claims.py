@@ -8,7 +8,9 @@
 * a host restarting under its name aborts only its own running games, never another live host's;
 * a host sweeps nobody before it has been in steady contact for its grace, and a host that was
   swept while it lived (fenced) learns it at its next heartbeat, claims nothing while its lease
-  is lapsed, and its results never overwrite the rows the sweep aborted.
+  is lapsed, and its results never overwrite the rows the sweep aborted;
+* the fairness counts a host reads incrementally (only the claims committed since its last
+  read) equal a full count of every claim since it started, after every step of a random history.
 """
 
 from __future__ import annotations
@@ -118,10 +120,11 @@ def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(po
     cut_off, cut_claims = host(postgres_db, "cut")
     assert cut_claims.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
     store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
-    # Its connection is lost (its lock goes with it) for longer than its lease: the survivor sweeps it.
+    # Its connections are lost (its lock goes with them) for longer than its lease: the survivor sweeps it.
     lapse(cut_off)
     with survivor.connection() as db:
-        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'mau-arena host cut'")
+        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                   "WHERE application_name LIKE 'mau-arena host cut%'")
     wait_gone(survivor, "cut")
     assert [(d.name, d.aborted, d.released) for d in survivor.sweep_dead()] == [("cut", 1, 2)]
     # Back, before its heartbeat: no claim while its lease is lapsed, and its result changes nothing.
@@ -134,7 +137,9 @@ def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(po
         store.game_ended("g1", "finished", [SeatRecord(0, "x", placement=1), SeatRecord(1, "y", placement=2)])
     game = store.game("g1")
     assert (game.status, game.reason) == ("aborted", "host cut died (not rated)") and not store.rated_games("moumou")
-    # Its heartbeat says it was swept, and makes it live again: it claims as before.
+    # Its heartbeat (on its own connection, lost too) says it was swept, and makes it live again: it claims as before.
+    with pytest.raises(psycopg.OperationalError):
+        cut_off.heartbeat()
     assert cut_off.heartbeat() == "dead"
     assert cut_off.heartbeat() == "live"
     assert cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
@@ -175,3 +180,75 @@ def test_a_restarting_host_aborts_only_its_own_games_and_a_live_name_is_refused(
     assert SeatClaims(again).claim("next", "moumou", ("c", "d"), {"c": 1, "d": 1})  # its seats were released
     again.close(), other.close()
     store.close()
+
+
+# The fairness counts as the database summed them before `ClaimTally` (every claim since, at every round).
+FULL_GAMES = "SELECT ruleset, bot, COUNT(*) FROM seat_claims WHERE claimed_at >= %s GROUP BY ruleset, bot"
+FULL_PAIRS = ("SELECT a.ruleset, a.bot, b.bot, COUNT(*) FROM seat_claims a JOIN seat_claims b "
+              "ON b.game_id = a.game_id AND a.bot < b.bot WHERE a.claimed_at >= %s GROUP BY a.ruleset, a.bot, b.bot")
+
+
+def full_counts(db, since: float) -> tuple[dict, dict]:
+    games: dict[str, dict[str, int]] = {}
+    pairs: dict[str, dict[frozenset[str], int]] = {}
+    for ruleset, bot, n in db.execute(FULL_GAMES, (since,)):
+        games.setdefault(ruleset, {})[bot] = n
+    for ruleset, a, b, n in db.execute(FULL_PAIRS, (since,)):
+        pairs.setdefault(ruleset, {})[frozenset((a, b))] = n
+    return games, pairs
+
+
+def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_history(postgres_db):
+    """`SeatClaims.load` reads only the claims committed since its last read, yet its games and pairings
+    equal the full count's after every step: claims on two hosts, releases, and claims whose transaction
+    commits only after a read that could not see them (in any order)."""
+    import random
+
+    import psycopg
+
+    LadderStore.open(postgres_db, shared=True).close()
+    (a, claims_a), (b, claims_b) = host(postgres_db, "A"), host(postgres_db, "B")
+    rng = random.Random(15)
+    bots = [f"bot{i}" for i in range(7)]
+    caps = {bot: 1000 for bot in bots}
+    for i in range(5):  # before the reader's start: not counted
+        claims_b.claim(f"old{i}", "moumou", rng.sample(bots, 2), caps)
+    since = claims_a.now()
+    reference = psycopg.connect(postgres_db, autocommit=True)
+    late: list[psycopg.Connection] = []  # transactions that claimed and have not committed yet
+    claimed: list[str] = []
+    for step in range(80):
+        action = rng.random()
+        seats = rng.sample(bots, rng.choice((2, 2, 3, 4)))
+        ruleset = rng.choice(("moumou", "mose"))
+        if action < 0.45:
+            claims = claims_a if rng.random() < 0.5 else claims_b
+            if claims.claim(f"g{step}", ruleset, seats, caps):
+                claimed.append(f"g{step}")
+        elif action < 0.6 and len(late) < 3:  # claimed as `SeatClaims.claim` does, committed later
+            db = psycopg.connect(postgres_db)
+            db.execute(
+                "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
+                "SELECT %s, s.seat - 1, s.bot, %s, 'B', 1000, 1, "
+                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION), pg_current_xact_id() "
+                "FROM unnest(CAST(%s AS TEXT[])) WITH ORDINALITY AS s (bot, seat)", (f"late{step}", ruleset, seats))
+            late.append(db)
+        elif action < 0.75 and late:
+            db = late.pop(rng.randrange(len(late)))
+            (db.commit if rng.random() < 0.8 else db.rollback)()
+            db.close()
+        elif action < 0.85 and claimed:
+            claims_a.release(*rng.sample(claimed, min(len(claimed), rng.randint(1, 3))))
+        load = claims_a.load(since, bots)
+        games, pairs = full_counts(reference, since)
+        assert (load.games, load.pairs) == (games, pairs), step
+    for db in late:
+        db.commit()
+        db.close()
+    load = claims_a.load(since, bots)
+    assert (load.games, load.pairs) == full_counts(reference, since)
+    assert sum(map(sum, (g.values() for g in load.games.values()))) > 60
+    # A round with nothing new reads nothing but its snapshot.
+    with a.work_connection() as db:
+        assert [row[1:] for row in db.execute(*claims_a.tally.query()).fetchall()] == [(None, None, None)]
+    reference.close(), a.close(), b.close()

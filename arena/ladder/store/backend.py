@@ -52,6 +52,17 @@ class Backend(ABC):
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         """Run a statement (shared SQL); returns how many rows it changed."""
 
+    def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        """Run a statement whose result the caller does not need (shared SQL).
+
+        Inside a transaction PostgreSQL only queues it (pipeline mode): it runs in order with
+        the rest, and an error in it is raised at the next statement whose result is read, at
+        the latest when the transaction commits, so the transaction fails as it would have.
+        A write transaction of many statements so costs a round trip per result read instead
+        of one per statement.
+        """
+        self.run(sql, parameters)
+
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
         """A write transaction: committed durably when the block ends, rolled back if it raises."""

@@ -23,13 +23,21 @@ no bot was ever over its cap and no seat was booked twice.
 
 `SeatClaims.load` gives the scheduler the cluster's view: each bot's busy count and
 the games and pairings scheduled on every host since a moment, so its fairness rules
-compare counts over the whole ladder rather than one host's share of it.
+compare counts over the whole ladder rather than one host's share of it.  It reads the
+claims since that moment once, then at each planning round only the claims committed
+since its last read (`ClaimTally`): a round costs the new claims, not the host's history.
+
+Round trips: a claim is one pipelined exchange for its checks and one for its insert and
+commit, a release one statement (for every game that ended meanwhile), a load one
+exchange; all on the registry's work connection (`HostRegistry.work_connection`), apart
+from the one that renews the lease.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from itertools import combinations
+from typing import Iterable, Mapping, Sequence
 
 from arena.ladder.store.hosts import NOW, SEATS_FREED, HostRegistry
 
@@ -45,13 +53,60 @@ class ClusterLoad:
     since: float = 0.0
 
 
+class ClaimTally:
+    """The games and pairings claimed on every host since ``since``, summed over the reads so far.
+
+    Exact without reading a claim twice or missing one that committed late: each claim row
+    carries its transaction's id (``claim_xid``), and each read keeps the snapshot it ran
+    under (``pg_current_snapshot()``, the statement's own).  The next read takes the rows
+    that snapshot could not see (their transaction had not committed, or had not begun)
+    and the statement's snapshot can: every claim is counted once, at the first read
+    after its commit, whatever order the hosts' transactions commit in.  A transaction
+    older than the snapshot's ``xmin`` was visible to it, so the read scans the index on
+    ``claim_xid`` from there only.
+    """
+
+    def __init__(self, since: float) -> None:
+        self.since = since
+        self.snapshot: str | None = None  # the last read's snapshot; None: nothing read yet
+        self.games: dict[str, dict[str, int]] = {}
+        self.pairs: dict[str, dict[frozenset[str], int]] = {}
+
+    def query(self) -> tuple[str, tuple]:
+        """The read of the claims this tally has not seen: (sql, parameters); at least one row (the snapshot)."""
+        columns = "SELECT CAST(s.at AS TEXT), c.game_id, c.ruleset, c.bot FROM (SELECT pg_current_snapshot() AS at) s "
+        if self.snapshot is None:
+            return columns + "LEFT JOIN seat_claims c ON c.claimed_at >= %s", (self.since,)
+        return (columns + "LEFT JOIN seat_claims c ON c.claim_xid >= pg_snapshot_xmin(CAST(%s AS pg_snapshot)) "
+                "AND NOT pg_visible_in_snapshot(c.claim_xid, CAST(%s AS pg_snapshot)) AND c.claimed_at >= %s",
+                (self.snapshot, self.snapshot, self.since))
+
+    def add(self, rows: Iterable[tuple[str, str | None, str | None, str | None]]) -> None:
+        """Count the rows `query` returned (every seat of a game commits together, so a game's rows come together)."""
+        by_game: dict[str, list[tuple[str, str]]] = {}
+        for snapshot, game_id, ruleset, bot in rows:
+            self.snapshot = snapshot
+            if game_id is None:
+                continue
+            by_game.setdefault(game_id, []).append((ruleset, bot))
+            games = self.games.setdefault(ruleset, {})
+            games[bot] = games.get(bot, 0) + 1
+        for seats in by_game.values():
+            for (ruleset, a), (_, b) in combinations(seats, 2):
+                if a != b:
+                    pairs = self.pairs.setdefault(ruleset, {})
+                    key = frozenset((a, b))
+                    pairs[key] = pairs.get(key, 0) + 1
+
+
 class SeatClaims:
     def __init__(self, registry: HostRegistry) -> None:
         self.registry = registry
         self._known: set[str] = set()
+        self.tally: ClaimTally | None = None
 
     def now(self) -> float:
-        with self.registry.connection() as db:
+        with self.registry.work_connection() as db:
             return float(db.execute(f"SELECT {NOW}").fetchone()[0])
 
     def ensure_bots(self, bots: Sequence[str]) -> None:
@@ -59,76 +114,93 @@ class SeatClaims:
         new = sorted(set(bots) - self._known)
         if not new:
             return
-        with self.registry.connection() as db:
+        with self.registry.work_connection() as db:
             db.execute("INSERT INTO bot_slots (bot) SELECT unnest(CAST(%s AS TEXT[])) ON CONFLICT DO NOTHING", (new,))
         self._known.update(new)
 
     def claim(self, game_id: str, ruleset: str, bots: Sequence[str], caps: Mapping[str, int]) -> bool:
         """Claim every seat of a game (seat i is bots[i]) or none; False when a bot is busy or being claimed."""
         psycopg = self.registry._psycopg
+        bots = list(bots)
         self.ensure_bots(bots)
         claimed = False
-        with self.registry.connection() as db:
+        with self.registry.work_connection() as db, db.pipeline():
             with db.transaction():
+                # Not waited for on disk: the game's start (`LadderStore.game_started`, committed durably
+                # after this returns) comes later in the write-ahead log, so once a game has durably
+                # started its claim is durable too; a claim a crash loses belongs to a game that never
+                # started (and its release finds nothing).  Visible to every host at once either way.
+                db.execute("SET LOCAL synchronous_commit = off")
                 # Only under a current lease: a host whose lease lapsed may be swept at any moment (its
                 # claims released), so it claims nothing until it has renewed.  The share lock keeps a
                 # sweep of this host (FOR UPDATE SKIP LOCKED) from interleaving with the claim.
-                if db.execute(
+                host = db.execute(
                     f"SELECT 1 FROM hosts WHERE name = %s AND state = 'live' AND lease_until >= {NOW} FOR SHARE",
                     (self.registry.name,),
-                ).fetchone() is None:
-                    raise psycopg.Rollback()
+                )
                 locked = db.execute(
-                    "SELECT bot FROM bot_slots WHERE bot = ANY(%s) ORDER BY bot FOR UPDATE SKIP LOCKED", (list(bots),)
-                ).fetchall()
-                if len(locked) < len(set(bots)):
-                    raise psycopg.Rollback()
-                busy = dict(db.execute(
+                    "SELECT bot FROM bot_slots WHERE bot = ANY(%s) ORDER BY bot FOR UPDATE SKIP LOCKED", (bots,)
+                )
+                # A statement of its own, after the locks (a fresh snapshot: every claim of these bots
+                # committed before the locks were taken is counted).
+                counted = db.execute(
                     "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL GROUP BY bot",
-                    (list(bots),),
-                ).fetchall())
+                    (bots,),
+                )
+                if host.fetchone() is None or len(locked.fetchall()) < len(set(bots)):
+                    raise psycopg.Rollback()
+                busy = dict(counted.fetchall())
                 if any(busy.get(bot, 0) + 1 > caps[bot] for bot in bots):
                     raise psycopg.Rollback()
-                with db.cursor() as cursor:
-                    cursor.executemany(
-                        "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at) "
-                        f"VALUES (%s, %s, %s, %s, %s, %s, %s, {NOW})",
-                        [(game_id, seat, bot, ruleset, self.registry.name, caps[bot], busy.get(bot, 0) + 1)
-                         for seat, bot in enumerate(bots)],
-                    )
+                # One time for every seat of the game (a statement's clock), and the transaction's id
+                # for the other hosts' incremental reads (`ClaimTally`).
+                db.execute(
+                    "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
+                    f"SELECT %s, s.seat - 1, s.bot, %s, %s, s.cap, s.busy, t.at, pg_current_xact_id() "
+                    f"FROM (SELECT {NOW} AS at) t, "
+                    "unnest(CAST(%s AS TEXT[]), CAST(%s AS INTEGER[]), CAST(%s AS INTEGER[])) "
+                    "WITH ORDINALITY AS s (bot, cap, busy, seat)",
+                    (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots],
+                     [busy.get(bot, 0) + 1 for bot in bots]),
+                )
                 claimed = True
         return claimed
 
-    def release(self, game_id: str) -> int:
-        """The game is over: its seats are free again (the other hosts are told).  Returns how many."""
-        with self.registry.connection() as db:
-            with db.transaction():
-                released = db.execute(
-                    f"UPDATE seat_claims SET released_at = {NOW} WHERE game_id = %s AND released_at IS NULL", (game_id,)
-                ).rowcount
-                if released:
-                    db.execute("SELECT pg_notify(%s, %s)", (SEATS_FREED, self.registry.name))
-            return released
+    def release(self, *game_ids: str) -> int:
+        """These games are over: their seats are free again (the other hosts are told).  Returns how many.
+
+        One statement for any number of games (the ones that ended while the last release ran).
+        """
+        if not game_ids:
+            return 0
+        with self.registry.work_connection() as db:
+            return int(db.execute(
+                f"WITH freed AS (UPDATE seat_claims SET released_at = {NOW} "
+                "WHERE game_id = ANY(%s) AND released_at IS NULL RETURNING 1) "
+                "SELECT n, CASE WHEN n > 0 THEN pg_notify(%s, %s) END FROM (SELECT COUNT(*) AS n FROM freed) f",
+                (list(game_ids), SEATS_FREED, self.registry.name),
+            ).fetchone()[0])
 
     def load(self, since: float, bots: Sequence[str]) -> ClusterLoad:
         """Busy counts of these bots, and the games and pairings every host scheduled since ``since``."""
         load = ClusterLoad(since=since)
-        with self.registry.connection() as db:
-            load.busy = {bot: int(n) for bot, n in db.execute(
-                "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL GROUP BY bot",
-                (list(bots),),
-            ).fetchall()}
-            for ruleset, bot, n in db.execute(
-                "SELECT ruleset, bot, COUNT(*) FROM seat_claims WHERE claimed_at >= %s GROUP BY ruleset, bot", (since,)
-            ).fetchall():
-                load.games.setdefault(ruleset, {})[bot] = int(n)
-            for ruleset, a, b, n in db.execute(
-                "SELECT a.ruleset, a.bot, b.bot, COUNT(*) FROM seat_claims a JOIN seat_claims b "
-                "ON b.game_id = a.game_id AND a.bot < b.bot WHERE a.claimed_at >= %s GROUP BY a.ruleset, a.bot, b.bot",
-                (since,),
-            ).fetchall():
-                load.pairs.setdefault(ruleset, {})[frozenset((a, b))] = int(n)
-            load.slots = int(db.execute(
-                f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}"
-            ).fetchone()[0])
+        with self.registry.work_connection() as db:
+            if self.tally is None or self.tally.since != since:
+                self.tally = ClaimTally(since)
+            tally = self.tally
+            with db.pipeline():
+                busy = db.execute(
+                    "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL GROUP BY bot",
+                    (list(bots),),
+                )
+                slots = db.execute(
+                    f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}"
+                )
+                new = db.execute(*tally.query())
+                load.busy = {bot: int(n) for bot, n in busy.fetchall()}
+                load.slots = int(slots.fetchone()[0])
+                rows = new.fetchall()
+            tally.add(rows)
+            load.games = {ruleset: dict(games) for ruleset, games in tally.games.items()}
+            load.pairs = {ruleset: dict(pairs) for ruleset, pairs in tally.pairs.items()}
         return load

@@ -78,7 +78,7 @@ def add_game(backend: Backend, ruleset: str, set_id: str, seats: Sequence[Any]) 
     for seat in seats:
         others = [p for b, p in placements if b != seat.bot] if seat.placement is not None else []
         points = sum(score(seat.placement, p) for p in others)
-        backend.run(
+        backend.send(
             "INSERT INTO fit_bots (ruleset, bot, games, comparisons, points, wins, timeouts, strikes, forfeits, errors) "
             "VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (ruleset, bot) DO UPDATE SET games = fit_bots.games + 1, "
@@ -98,14 +98,14 @@ def add_game(backend: Backend, ruleset: str, set_id: str, seats: Sequence[Any]) 
             (ruleset, set_id, a, b),
         )
         games, total = (int(old[0][0]), float(old[0][1])) if old else (0, 0.0)
-        backend.run(
+        backend.send(
             "INSERT INTO fit_set_pairs (ruleset, set_id, a, b, games, score) VALUES (?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (ruleset, set_id, a, b) DO UPDATE SET games = excluded.games, score = excluded.score",
             (ruleset, set_id, a, b, games + 1, total + result),
         )
         # The set's average moves from total/games to (total + result)/(games + 1); a new set counts once more.
         change = (total + result) / (games + 1) - (total / games if games else 0.0)
-        backend.run(
+        backend.send(
             "INSERT INTO fit_pairs (ruleset, a, b, sets, score) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (ruleset, a, b) DO UPDATE SET sets = fit_pairs.sets + excluded.sets, "
             "score = fit_pairs.score + excluded.score",

@@ -64,7 +64,8 @@ class DeadHost:
 
 
 class HostRegistry:
-    """This process's membership of a PostgreSQL ladder: its own connection, which holds its host lock.
+    """This process's membership of a PostgreSQL ladder: its own connection, which holds its host lock,
+    and a second one for the seat claims (`work_connection`).
 
     Thread-safe (one lock around the connection); the ladder calls it from worker threads.
     """
@@ -87,6 +88,8 @@ class HostRegistry:
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
         self._db: Any = None
+        self._work_lock = threading.RLock()
+        self._work: Any = None
         self._key: int | None = None
         #: When this host's heartbeats began to succeed without a break (monotonic), None after a failure
         #: or a new connection: a host sweeps others only after a whole lease of its own steady contact.
@@ -95,15 +98,19 @@ class HostRegistry:
 
     # ---- the connection
 
-    def _connect(self) -> None:
+    def _open(self, purpose: str = "") -> Any:
         psycopg = self._psycopg
         try:
-            self._db = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
-                                       application_name=f"mau-arena host {self.name}"[:63])
-            self._db.execute("SET synchronous_commit = on")
-            self._steady_since = None
+            db = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
+                                 application_name=f"mau-arena host {self.name}{purpose}"[:63])
+            db.execute("SET synchronous_commit = on")
+            return db
         except psycopg.Error as error:
             raise StoreError(f"cannot connect to {redact(self.url)}: {' '.join(str(error).split())}") from None
+
+    def _connect(self) -> None:
+        self._db = self._open()
+        self._steady_since = None
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
@@ -114,6 +121,19 @@ class HostRegistry:
                 if self._key is not None:
                     self._take_lock(self._key)
             yield self._db
+
+    @contextmanager
+    def work_connection(self) -> Iterator[Any]:
+        """The connection for seat claims, releases and the cluster's counts (`SeatClaims`), reconnected if lost.
+
+        Apart from `connection`, which holds the host lock and renews the lease: a heartbeat or a
+        sweep never waits behind a round of claims, nor a claim behind a sweep.  It holds no lock
+        of its own (a claim checks the host's lease in the database, under a row lock).
+        """
+        with self._work_lock:
+            if self._work is None or self._work.closed or self._work.broken:
+                self._work = self._open(" (claims)")
+            yield self._work
 
     def _take_lock(self, key: int) -> None:
         taken = self._db.execute("SELECT pg_try_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key)).fetchone()[0]
@@ -187,6 +207,9 @@ class HostRegistry:
         self.close()
 
     def close(self) -> None:
+        with self._work_lock:
+            if self._work is not None:
+                self._work.close()
         with self._lock:
             if self._db is not None:
                 self._db.close()  # ends the session, and with it the host lock

@@ -164,6 +164,12 @@ class LadderStore:
         with self._transaction():
             return sum(self.backend.run(sql, parameters) for sql, parameters in statements)
 
+    def _send(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        """`_write` when no count is wanted: on PostgreSQL the statements go without a round trip each."""
+        with self._transaction():
+            for sql, parameters in statements:
+                self.backend.send(sql, parameters)
+
     # ---- bots
 
     def add_bot(self, name: str, token: str) -> None:
@@ -222,7 +228,7 @@ class LadderStore:
     def touch_bot(self, name: str, version: str = "") -> None:
         """Record that a bot connected (creates an open-registration entry if new)."""
         now = utc_now()
-        self._write(
+        self._send(
             [
                 (
                     "INSERT INTO bots (name, token_hash, first_seen, last_seen, version) VALUES (?, NULL, ?, ?, ?) "
@@ -286,7 +292,7 @@ class LadderStore:
              (game_id, seat, bot, versions[seat] if seat < len(versions) else ""))
             for seat, bot in enumerate(bots)
         ]
-        self._write(statements)
+        self._send(statements)
 
     def game_ended(
         self,
@@ -361,13 +367,13 @@ class LadderStore:
                     replays.put(self.backend, game_id, replay, utc_now(), replace=False)
                 return  # ended already (the same result again, or a second abort): it stands
             for sql, parameters in statements:
-                self.backend.run(sql, parameters)
+                self.backend.send(sql, parameters)
             # The fit's totals take a game once, when it becomes finished (a running row, just now).
             if status == "finished":
                 ruleset, set_id = self.backend.rows("SELECT ruleset, set_id FROM games WHERE id = ?", (game_id,))[0]
                 fit_totals.add_game(self.backend, ruleset, set_id, seats)
             if replay is not None:
-                replays.put(self.backend, game_id, replay, utc_now())
+                self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
 
     def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
         """Mark every game still ``running`` as aborted; returns their (id, replay path)."""
@@ -651,7 +657,7 @@ class LadderStore:
 
     def save_ratings(self, ruleset: str, ratings: Sequence[Rating]) -> None:
         now = utc_now()
-        self._write(
+        self._send(
             [
                 (
                     "INSERT INTO rating_snapshots (ruleset, bot, rating, ci, games, at) VALUES (?, ?, ?, ?, ?, ?)",

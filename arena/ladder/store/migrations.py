@@ -125,6 +125,14 @@ MIGRATIONS: Sequence[str] = (
     # its replays as files and leaves the table empty.  Older games stay files (`arena replays --db
     # URL --import DIR` stores them).
     replays.SCHEMA,
+    # 6: the id of the transaction that claimed a seat (PostgreSQL's xid8, `pg_current_xact_id()`), so a
+    # host reads only the claims committed since its last planning round (`SeatClaims.load`) instead of
+    # every claim since it started.  SQLite takes the type name and leaves the column empty (nothing
+    # claims seats there); claims from before this step have none and are read by their time alone.
+    """
+    ALTER TABLE seat_claims ADD COLUMN claim_xid xid8;
+    CREATE INDEX claims_by_xid ON seat_claims (claim_xid);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

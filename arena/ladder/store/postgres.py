@@ -2,7 +2,10 @@
 
 The connection runs in autocommit mode, so every read is its own short
 statement (no snapshot held open between a dashboard's requests), and a write
-is an explicit transaction (`psycopg.Connection.transaction`).  The session
+is an explicit transaction (`psycopg.Connection.transaction`) in pipeline mode:
+the statements whose result is not read (`Backend.send`) go to the server
+without waiting for it, so a group commit of many games costs a few round
+trips, not one per statement.  The session
 sets ``synchronous_commit = on`` whatever the server's default: a commit has
 reached PostgreSQL's write-ahead log on disk when it returns, which is what the
 match runner relies on before it tells the bots a result.
@@ -75,6 +78,7 @@ class PostgresBackend(Backend):
             options["application_name"] = f"mau-arena pid {os.getpid()}"
         self._url, self._options = url, options
         self._in_transaction = False
+        self._pipeline: Any = None  # inside a transaction: its pipeline
         try:
             self._db = self._open()
         except psycopg.Error as error:
@@ -107,7 +111,14 @@ class PostgresBackend(Backend):
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         self.stats.statement(sql)
-        return self._connection().execute(self.sql(sql), parameters).rowcount
+        cursor = self._connection().execute(self.sql(sql), parameters)
+        if self._pipeline is not None:
+            self._pipeline.sync()  # its row count: the results of everything sent so far
+        return cursor.rowcount
+
+    def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        self.stats.statement(sql)
+        self._connection().execute(self.sql(sql), parameters)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -115,9 +126,11 @@ class PostgresBackend(Backend):
         db = self._connection()
         self._in_transaction = True
         try:
-            with db.transaction():
+            with db.pipeline() as pipeline, db.transaction():
+                self._pipeline = pipeline
                 yield
         finally:
+            self._pipeline = None
             self._in_transaction = False
 
     def lock_schema(self) -> None:
