@@ -157,6 +157,25 @@ class CardTracker:
             self.last_kind, self.last_seat = kind, seat
 
     # ------------------------------------------------------------------ worlds
+    def excess(self, world, seat: int) -> int:
+        """How many cards of `world`'s other hands the voids rule out: for each void, the fitting cards
+        its seat holds beyond the cards it drew since (0: the world agrees with every void)."""
+        hands = getattr(world, "hands", None)
+        if not isinstance(hands, list):
+            hands = world.to_position().get("hands")
+        if not isinstance(hands, list):
+            return 0
+        total = 0
+        for void in self.voids:
+            if void.seat == seat or not 0 <= void.seat < len(hands):
+                continue
+            hand = hands[void.seat]
+            if void.drawn >= len(hand):
+                continue
+            fitting = sum(1 for c in hand if self.fits(c, void.top, void.named))
+            total += max(0, fitting - void.drawn)
+        return total
+
     def agree(self, world, seat: int, rng: random.Random, visible: int):
         """`world` (a sampled state, not shared) with cards moved to agree with the history; may be a new state.
 

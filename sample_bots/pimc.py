@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from arena import games
-from arena.games.worlds import WorldSampler
+from arena.games.worlds import WorldError, WorldSampler
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Budget:
     worlds: int = 16
     depth: int = 60
     confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
+    tries: int = 1  # worlds drawn, at most, for each one kept: the first the card tracker's voids allow (else the fewest broken)
 
 
 @dataclass(frozen=True)
@@ -113,29 +114,62 @@ class Searcher:
         self.points = dict(points or {})
         self.lower_is_better = lower_is_better
 
-    def values(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None) -> list[float]:
+    def values(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None,
+               history=None) -> list[float]:
         """The mean rollout value of each legal action (in the order of `legal`)."""
-        table = self.table(observation, legal, rng, tracker)
+        table = self.table(observation, legal, rng, tracker, history)
         return [sum(column) / max(1, len(column)) for column in zip(*table)] if table else [0.0] * len(legal)
 
-    def table(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None) -> list[list[float]]:
+    def sampler(self, observation, history=None) -> WorldSampler:
+        """The worlds of this observation: with `history` (an `arena.games.worlds.Tracker` fed with the
+        game's public events) every card the history places is where it is; without (or if the history
+        does not fit), from the observation alone."""
+        if history is not None:
+            try:
+                return WorldSampler(self.ruleset, observation, history, **self.options)
+            except WorldError:
+                pass
+        return WorldSampler(self.ruleset, observation, **self.options)
+
+    def world(self, sampler: WorldSampler, rng: random.Random, tracker, seat: int, visible: int):
+        """One sampled world, made to agree with `tracker` (an `inference.CardTracker`, optional).
+
+        With the engine's history in `sampler` the pile and the pools are already right, and the
+        tracker's voids judge the worlds: up to `Budget.tries` are drawn and the first that breaks no
+        void is kept (else the one that breaks the fewest), which is rejection sampling of the deals
+        where every seat that drew held nothing to play.  Without it the tracker moves cards (`agree`)."""
+        if tracker is None:
+            return sampler.sample(rng)
+        if sampler.tracker is None or sampler.history is None:
+            return tracker.agree(sampler.sample(rng), seat, rng, visible)
+        best, fewest = None, None
+        for _ in range(max(1, self.budget.tries)):
+            world = sampler.sample(rng)
+            broken = tracker.excess(world, seat) if tracker.voids else 0
+            if fewest is None or broken < fewest:
+                best, fewest = world, broken
+            if broken == 0:
+                break
+        return best
+
+    def table(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None,
+              history=None) -> list[list[float]]:
         """The rollout value of each legal action in each sampled world: one row per world.
 
-        `tracker` (an `inference.CardTracker`, optional) moves the cards of each sampled world to
-        agree with what the public history tells."""
+        `history` (an `arena.games.worlds.Tracker`, optional) places the cards the public history
+        tells; `tracker` (an `inference.CardTracker`, optional) makes each sampled world agree with
+        what it infers besides (`world`)."""
         seat = observation["seat"]
-        sampler = WorldSampler(self.ruleset, observation, **self.options)
+        sampler = self.sampler(observation, history)
         start_scores = observation.get("scores")
         start_scores = list(start_scores) if start_scores else None
         visible = len(observation.get("discard") or ())
         texts = [str(a) for a in legal]
         rows = []
         for _ in range(self.budget.worlds):
-            world = sampler.sample(rng)
-            rollout_seed = rng.getrandbits(32)
             try:
-                if tracker is not None:
-                    world = tracker.agree(world, seat, rng, visible)
+                world = self.world(sampler, rng, tracker, seat, visible)
+                rollout_seed = rng.getrandbits(32)
                 rows.append([self.trial(world, text, seat, start_scores, random.Random(rollout_seed))
                              for text in texts])
             except Exception:  # an engine error in a sampled world (a world-sampling gap): drop the world
@@ -169,14 +203,14 @@ class Searcher:
             state.apply(action.action if isinstance(action, Move) else action)
 
     def choose(self, observation, legal: Sequence[Any], rng: random.Random, prior: int | None = None,
-               tracker=None):
+               tracker=None, history=None):
         """The legal action with the best mean value.
 
         `prior` is the index of the rollout policy's own choice: the search leaves it only for an
         action whose mean gain over it, world by world, exceeds `Budget.confidence` standard errors
         (the worlds are few, and a noisy difference is no reason to play against the policy).
         Among equals the prior, then the first, wins."""
-        rows = self.table(observation, legal, rng, tracker)
+        rows = self.table(observation, legal, rng, tracker, history)
         if not rows:
             return legal[prior if prior is not None else 0]
         n = len(rows)

@@ -20,6 +20,7 @@ from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
+from arena.games.worlds import Tracker  # noqa: E402
 from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 
 #: Worlds per decision and rollout cap: about 100 ms a decision on the reference machine
@@ -27,10 +28,16 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: rollouts are cut short (their engines are 3-8 times slower) and scored by the cards held.  Mose and
 #: DD MAU were raised from 10 and 16 worlds when their engines got about three times faster (2026-11-27:
 #: 24 worlds in Mose and 40 in DD MAU measured 78-110 and 84-88 ms a decision, from 37.5 and 54 ms before).
-DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60), "maumau": Budget(worlds=36, depth=60),
+DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60, tries=8), "maumau": Budget(worlds=42, depth=60, tries=8),
                    "maumau-online": Budget(worlds=9, depth=60), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
+
+
+#: Rulesets whose worlds come from the engine's history-aware sampler (`arena.games.worlds.Tracker`: the
+#: pile card by card, the stock after a reshuffle made of the reshuffled cards), judged by the card
+#: tracker's voids (`Budget.tries`); the others have the card tracker move the cards of plain worlds.
+ENGINE_HISTORY = frozenset({"moumou", "maumau"})
 
 
 def default_budget(ruleset):
@@ -53,7 +60,8 @@ class SearchBot(Bot):
         base = default_budget(ruleset)
         return Budget(worlds=base.worlds if self.worlds is None else self.worlds,
                       depth=base.depth if self.depth is None else self.depth,
-                      confidence=base.confidence if self.confidence is None else self.confidence)
+                      confidence=base.confidence if self.confidence is None else self.confidence,
+                      tries=base.tries)
 
     def on_game_start(self, game):
         self.policy.on_game_start(game)
@@ -64,7 +72,8 @@ class SearchBot(Bot):
         searcher = Searcher(game.ruleset, game.options, rollout.act, self.budget(game.ruleset), points)
         seed = self.seed if self.seed is not None else random.randrange(2**32)
         tracker = CardTracker(facts) if self.infer and tracks(game.ruleset) else None
-        self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker)
+        history = Tracker(game.ruleset, **game.options) if self.infer and game.ruleset in ENGINE_HISTORY else None
+        self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker, history)
 
     def on_game_end(self, game, result):
         self.policy.on_game_end(game, result)
@@ -74,13 +83,15 @@ class SearchBot(Bot):
         entry = self.games.get(turn.game_id)
         if entry is None:
             return self.policy.act(turn)
-        searcher, rng, tracker = entry
+        searcher, rng, tracker, history = entry
         if tracker is not None:
             tracker.update(turn.history)
+        if history is not None:
+            history.update(turn.history)
         prior = self.policy.act(turn)
         if len(turn.legal) == 1 or searcher.budget.worlds <= 0:
             return prior
-        return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker)
+        return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker, history)
 
 
 def parse_budget(argv):

@@ -52,6 +52,7 @@ def main():
         times, ref_times, seed = [], [], 0
         while len(times) < args.decisions and seed < 50:
             state = games.new_game(ruleset, players, seed, **options)
+            log = state.record_events()  # the searcher reads the public history, as over the wire
             for b in (bot, reference, other):
                 start(b, ruleset, players, options)
             seed += 1
@@ -59,7 +60,7 @@ def main():
                 legal = state.legal_actions()
                 seat = state.current
                 message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 1000, 1000,
-                                                     [f"p{i}" for i in range(players)])
+                                                     [f"p{i}" for i in range(players)], list(log))
                 turn = Turn.from_pb(message)
                 if seat == 0 and len(legal) > 1:
                     t0 = time.process_time()

@@ -160,7 +160,7 @@ def test_the_search_leaves_the_policys_choice_only_for_a_gain_beyond_its_noise()
     class Fixed(pimc.Searcher):
         rows: list = []
 
-        def table(self, observation, legal, rng, tracker=None):
+        def table(self, observation, legal, rng, tracker=None, history=None):
             return self.rows
 
     searcher = Fixed("maumau", {}, lambda t: t.legal[0], pimc.Budget(worlds=4, confidence=1.0))
@@ -228,3 +228,48 @@ def test_a_trial_in_maumau_online_is_scored_at_the_cap_not_played_to_the_end():
     assert len(rows) == budget.worlds and all(len(row) == len(legal) for row in rows)
     assert all(0.0 <= v <= 1.0 for row in rows for v in row)
     assert 0 < len(applied) <= budget.worlds * len(legal) * budget.depth
+
+
+@pytest.mark.parametrize("ruleset", ["maumau", "moumou"])
+def test_worlds_from_the_engine_history_keep_the_real_pile_and_break_no_void(ruleset):
+    # With the engine's history (arena.games.worlds.Tracker) each sampled world has the real pile card by card,
+    # so no card the history shows buried is in the opponent's hand or the stock; the card tracker's voids then
+    # judge the worlds (Budget.tries), and the world kept breaks none (tacticians play when they can, so the real
+    # deal breaks none either).
+    from collections import Counter
+
+    from arena.games.worlds import Tracker
+
+    inference = importlib.import_module("inference")
+    tactician = load("tactician").Tactician()
+    info = start_with_options(tactician, ruleset, 2, {})
+    searcher = pimc.Searcher(ruleset, {}, tactician.act, pimc.Budget(worlds=1, tries=30))
+    rng = random.Random(4)
+    judged = plain_broken = 0
+    for seed in range(4):
+        state = games.new_game(ruleset, 2, seed)
+        log = state.record_events()
+        cards, history = inference.CardTracker(info.facts), Tracker(ruleset)
+        for _ in range(400):
+            if state.is_over:
+                break
+            turn = turn_for(state, state.current)
+            if state.current == 0 and len(turn.legal) > 1:
+                cards.update(log)
+                history.update(log)
+                assert cards.excess(state, 0) == 0  # the real deal agrees with every void
+                sampler = searcher.sampler(turn.observation, history)
+                assert sampler.history is not None
+                real = state.to_position()
+                for _ in range(4):
+                    world = searcher.world(sampler, rng, cards, 0, len(turn.observation["discard"]))
+                    position = world.to_position()
+                    assert position["discard"] == real["discard"]
+                    assert not Counter(position["hands"][1]) & Counter(real["discard"])
+                    assert world.observation(0).to_dict() == state.observation(0).to_dict()
+                    assert cards.excess(world, 0) == 0
+                    judged += bool([v for v in cards.voids if v.seat == 1])
+                    plain_broken += cards.excess(sampler.sample(rng), 0) > 0
+            state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])
+    assert judged > 0  # voids were there to judge by
+    assert plain_broken > 0  # and worlds drawn without judging do break them: the judging is not idle
