@@ -16,8 +16,14 @@ a known-buried card in a hand or the stock trades places with an unknown card of
 and a seat holding more fitting cards than its draws allow trades the excess with cards of the
 stock that fit none of its voids.  The swaps keep every count, so the world still gives the
 seat its observation.  Only the shedding rulesets are tracked; for the others `agree` is the
-identity.  The arena's own sampler may learn the first kind from the history later
-(`sample_world(..., history=...)`); the second is a model of the opponents' play.
+identity.
+
+The arena's own sampler knows the first kind and more from the history (`WorldSampler(ruleset,
+obs, arena.games.worlds.Tracker)`: the pile card by card, the stock after a reshuffle made of the
+reshuffled cards less the draws); the second is a model of the opponents' play, which such
+worlds do not know.  `CardTracker.excess(world, seat)` counts how far a world breaks the voids,
+so that a searcher can keep the worlds that break none (`pimc.Searcher.world`: rejection, which
+keeps the history sampler's pools intact where moving cards would not).
 """
 
 from __future__ import annotations
@@ -50,6 +56,19 @@ class Void:
     top: str
     named: str | None
     drawn: int = 0
+    plain_only: bool = False  # a tell of the opponent's policy (it played a wild): no plain card fitted, wilds may have
+
+
+@dataclass
+class SuitTell:
+    """Seat `seat` named `named` after its wild card: a tactician-like player names the suit it holds most of.
+
+    `played` are the cards it played since (it held them then), `drawn` the cards it drew since."""
+
+    seat: int
+    named: str
+    played: Counter = field(default_factory=Counter)
+    drawn: int = 0
 
 
 @dataclass
@@ -59,6 +78,9 @@ class CardTracker:
     facts: Any  # mau_arena_sdk.Facts (or None: no card is special)
     buried: Counter = field(default_factory=Counter)  # cards played onto the pile since the last reshuffle
     voids: list[Void] = field(default_factory=list)
+    tells: list[SuitTell] = field(default_factory=list)
+    sizes: list | None = None  # every seat's hand size, as the events tell (None: lost track)
+    policy_tells: bool = False  # also read what a tactician-like opponent's choices tell (`SuitTell`, wild plays)
     top: str | None = None
     named: str | None = None
     plain: bool = True  # no effect (a draw penalty, an accusation's) waits to be paid by the next draw
@@ -95,6 +117,33 @@ class CardTracker:
             return suit(card) == named
         return suit(card) == suit(top) or rank(card) == rank(top)
 
+    def fits_plain(self, card: str, top: str, named: str | None) -> bool:
+        """Whether `card`, a card that is neither wild nor one that must be covered, fits (`fits`)."""
+        roles = self.roles(card)
+        if "wild" in roles or "cover" in roles:
+            return False
+        if named is not None:
+            return suit(card) == named
+        return suit(card) == suit(top) or rank(card) == rank(top)
+
+    def _resize(self, seat: int | None, change: int) -> None:
+        if self.sizes is None or seat is None or not 0 <= seat < len(self.sizes):
+            return
+        self.sizes[seat] += change
+        if self.sizes[seat] < 0:
+            self.sizes = None
+
+    def _wild_tell(self, seat: int | None, card: str, combo: bool) -> None:
+        """A wild card played first in a turn, with nothing pending, cards left and no opponent near out: a
+        tactician-like player keeps its wilds, so it held no plain card that fitted (`Void.plain_only`)."""
+        if (not self.policy_tells or combo or not self.plain or self.top is None or seat is None
+                or self.sizes is None or "wild" not in self.roles(card)):
+            return
+        left = self.sizes[seat] - 1
+        others = [n for i, n in enumerate(self.sizes) if i != seat and n > 0]
+        if left > 0 and others and min(others) > 2:
+            self.voids.append(Void(seat, self.top, self.named, 0, plain_only=True))
+
     # ------------------------------------------------------------------ events
     def update(self, history: Iterable[Any]) -> None:
         """Read the events of `history` (the whole game's, oldest first) not read yet."""
@@ -107,24 +156,37 @@ class CardTracker:
         if kind in ("deal", "start"):
             self.buried.clear()
             self.voids.clear()
+            self.tells.clear()
+            sizes = details.get("hand_sizes") if kind == "deal" else None
+            self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else None
             self.top, self.named, self.plain, self.last_player = None, None, True, None
         elif kind == "open":
             card = details.get("card")
+            if details.get("from_hand"):
+                self._resize(seat, -1)
             if card:
                 self.buried[card] += 1
                 self.top, self.named = card, None
                 self.plain = not (self.roles(card) & {"draw", "cover"})
         elif kind == "play":
             card = details.get("card")
+            for tell in self.tells:
+                if tell.seat == seat and card:
+                    tell.played[card] += 1
             if card:
+                combo = self.last_kind == "play" and self.last_seat == seat  # a combo's effects add up
+                self._wild_tell(seat, card, combo)
+                self._resize(seat, -1)
                 self.buried[card] += 1
                 self.top, self.named = card, None
                 effect = bool(self.roles(card) & {"draw", "cover"})
-                combo = self.last_kind == "play" and self.last_seat == seat  # a combo's effects add up
                 self.plain = (self.plain or not combo) and not effect
                 self.last_player = seat
         elif kind == "suit":
             self.named = details.get("suit")
+            if self.policy_tells and seat is not None and self.named:
+                self.tells.append(SuitTell(seat, self.named))
+                del self.tells[:-MAX_VOIDS]
         elif kind == "reshuffle":
             self.buried.clear()
             if self.top:
@@ -133,11 +195,16 @@ class CardTracker:
             self.plain = kind == "call" and self.plain  # a call may be false: its penalty draw tells nothing
             if kind == "blind":
                 self.top = None  # the face-down card's truth is unknown: stop inferring until the next play
+                self.sizes = None  # and cards go back and forth unseen
         elif kind == "draw":
             count = int(details.get("count", 0) or 0)
+            self._resize(seat, count)
             for void in self.voids:
                 if void.seat == seat:
                     void.drawn += count
+            for tell in self.tells:
+                if tell.seat == seat:
+                    tell.drawn += count
             if len(self.voids) > MAX_VOIDS:  # the oldest tell the least (most cards drawn since)
                 del self.voids[: len(self.voids) - MAX_VOIDS]
             continued = self.last_kind == "draw" and self.last_seat == seat  # a draw the reshuffle split
@@ -153,6 +220,7 @@ class CardTracker:
                         void.drawn = 0
         elif kind == "hand-end":
             self.voids.clear()
+            self.tells.clear()
         if kind != "reshuffle":
             self.last_kind, self.last_seat = kind, seat
 
@@ -172,8 +240,15 @@ class CardTracker:
             hand = hands[void.seat]
             if void.drawn >= len(hand):
                 continue
-            fitting = sum(1 for c in hand if self.fits(c, void.top, void.named))
+            fits = self.fits_plain if void.plain_only else self.fits
+            fitting = sum(1 for c in hand if fits(c, void.top, void.named))
             total += max(0, fitting - void.drawn)
+        for tell in self.tells:
+            if tell.seat == seat or tell.drawn or not 0 <= tell.seat < len(hands):
+                continue
+            counts = Counter(suit(c) for c in [*hands[tell.seat], *tell.played.elements()]
+                             if "wild" not in self.roles(c))
+            total += sum(max(0, n - counts[tell.named]) for s, n in counts.items() if s != tell.named)
         return total
 
     def agree(self, world, seat: int, rng: random.Random, visible: int):
@@ -226,9 +301,9 @@ class CardTracker:
             if void.seat == seat or not 0 <= void.seat < len(hands):
                 continue
             hand = hands[void.seat]
-            if void.drawn >= len(hand):
+            if void.drawn >= len(hand) or void.plain_only:  # a policy's tell only judges worlds (`excess`)
                 continue
-            mine = [v for v in self.voids if v.seat == void.seat]
+            mine = [v for v in self.voids if v.seat == void.seat and not v.plain_only]
             fitting = [i for i, c in enumerate(hand) if self.fits(c, void.top, void.named)]
             excess = len(fitting) - void.drawn
             if excess <= 0:

@@ -249,7 +249,7 @@ def test_worlds_from_the_engine_history_keep_the_real_pile_and_break_no_void(rul
     for seed in range(4):
         state = games.new_game(ruleset, 2, seed)
         log = state.record_events()
-        cards, history = inference.CardTracker(info.facts), Tracker(ruleset)
+        cards, history = inference.CardTracker(info.facts, policy_tells=True), Tracker(ruleset)
         for _ in range(400):
             if state.is_over:
                 break
