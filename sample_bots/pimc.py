@@ -33,7 +33,7 @@ class Budget:
     worlds: int = 16
     depth: int = 60
     confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
-    tries: int = 1  # worlds drawn, at most, for each one kept: the first the card tracker's voids allow (else the fewest broken)
+    tries: int = 1  # worlds drawn, at most, per world kept: the first the card tracker allows (else the least wrong)
 
 
 @dataclass(frozen=True)

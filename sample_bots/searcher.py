@@ -71,7 +71,9 @@ class SearchBot(Bot):
         rollout.facts["rollout"] = facts  # the rollouts' turns carry the game id "rollout"
         searcher = Searcher(game.ruleset, game.options, rollout.act, self.budget(game.ruleset), points)
         seed = self.seed if self.seed is not None else random.randrange(2**32)
-        tracker = CardTracker(facts, policy_tells=game.ruleset in ENGINE_HISTORY) if self.infer and tracks(game.ruleset) else None
+        tracker = None
+        if self.infer and tracks(game.ruleset):
+            tracker = CardTracker(facts, policy_tells=game.ruleset in ENGINE_HISTORY)
         history = Tracker(game.ruleset, **game.options) if self.infer and game.ruleset in ENGINE_HISTORY else None
         self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker, history)
 

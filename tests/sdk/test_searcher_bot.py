@@ -273,3 +273,33 @@ def test_worlds_from_the_engine_history_keep_the_real_pile_and_break_no_void(rul
             state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])
     assert judged > 0  # voids were there to judge by
     assert plain_broken > 0  # and worlds drawn without judging do break them: the judging is not idle
+
+
+def test_a_wild_card_and_the_suit_named_after_it_tell_what_a_tactician_like_opponent_held():
+    # Seat 1 plays Jc on Kh with 3 cards left and names spades.  A tactician keeps its wilds while a plain card
+    # fits and names the suit it holds most of: so it held no heart and no King, and no suit more than spades.
+    from types import SimpleNamespace
+
+    from mau_arena_sdk.history import Event
+
+    inference = importlib.import_module("inference")
+    info = start_with_options(load("tactician").Tactician(), "maumau", 2, {})
+    events = [Event(None, "deal", "", {"hand": 1, "dealer": 1, "hand_sizes": [5, 5]}),
+              Event(None, "open", "", {"card": "8d"}), Event(0, "play", "", {"card": "9d"}),
+              Event(1, "play", "", {"card": "9h"}), Event(0, "play", "", {"card": "Kh"}),
+              Event(1, "play", "", {"card": "Jc"}), Event(1, "suit", "", {"suit": "s"})]
+    tracker = inference.CardTracker(info.facts, policy_tells=True)
+    tracker.update(events)
+
+    def excess(hand):
+        return tracker.excess(SimpleNamespace(hands=[["8d", "Kd", "Ad"], hand]), 0)
+
+    assert excess(["7s", "As", "Qd"]) == 0  # no plain card fitted Kh (the top before the Jack), spades the most
+    assert excess(["Ks", "7s", "Jd"]) == 1  # Ks fitted the King: it would have kept the Jack
+    assert excess(["Qc", "Ac", "7s"]) == 1  # two clubs, one spade: it would have named clubs
+    assert excess(["8c", "8s", "Jd"]) == 0  # wilds count for no suit
+    plain = inference.CardTracker(info.facts)  # without policy_tells: only what the rules force
+    plain.update(events)
+    assert plain.excess(SimpleNamespace(hands=[[], ["Ks", "Qc", "Ac"]]), 0) == 0
+    tracker.update([*events, Event(1, "draw", "", {"count": 1})])  # a card drawn since: the named suit tells less
+    assert excess(["Qc", "Ac", "7s", "7d"]) == 0
