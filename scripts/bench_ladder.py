@@ -208,6 +208,7 @@ class Bots:
     nice: bool = True
     connect_at_once: int = 4
     running: list[subprocess.Popen] = field(default_factory=list)
+    outputs: list["Lines"] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -233,10 +234,15 @@ class Bots:
             self.running.append(subprocess.Popen(
                 nice + [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{ports[p % len(ports)]}",
                         "--count", str(self.sessions), "--prefix", self.prefix(p), "--style", "random",
-                        "--max-games", "1", "--connect-at-once", str(self.connect_at_once)]
+                        "--max-games", "1", "--connect-at-once", str(self.connect_at_once), "--progress-every", "0.5"]
                 + (["--follow-hosts"] if follow_hosts else []),
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(ROOT),
             ))
+            self.outputs.append(Lines(self.running[-1]))
+
+    def connected(self) -> int:
+        """Sessions welcomed and still open now, as the load processes last said (every 0.5 s)."""
+        return sum(lines.last_json().get("connected", 0) for lines in self.outputs)
 
     def stop(self) -> dict:
         """Stop them; their totals merged (counts summed; maxima and 99th percentiles: the worst process)."""
@@ -244,16 +250,17 @@ class Bots:
             if bot.poll() is None:
                 bot.terminate()
         totals: dict = {}
-        for bot in self.running:
+        for bot, lines in zip(self.running, self.outputs):
             try:
-                out = bot.communicate(timeout=30)[0]
+                bot.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 bot.kill()
-                out = bot.communicate()[0]
-            for line in out.splitlines():
-                if line.startswith("{"):
-                    merge_bot_totals(totals, json.loads(line))
-        self.running = []
+                bot.wait()
+            lines.thread.join(timeout=5)
+            final = lines.last_json()
+            if final and "progress" not in final:
+                merge_bot_totals(totals, final)
+        self.running, self.outputs = [], []
         return totals
 
 
@@ -378,11 +385,12 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         print(f"{label}: {hosts} server(s) (pids {', '.join(str(s.pid) for s in servers)}) on port(s) "
               f"{', '.join(map(str, ports))}; {bots.total} bot sessions in {bots.processes} processes; "
               f"{args.concurrency} games at once per host; {args.game}", flush=True)
-        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss))
+        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss), bots.connected)
         memory.start()
         ramp = time.monotonic()
-        wait_all_connected(totals, bots.total)
+        wait_all_connected(bots.connected, bots.total)
         report["seconds_to_connect_all"] = round(time.monotonic() - ramp, 1)
+        report["bots_in_store_at_start"] = totals.connected()  # their arrival is written in the background
         statements0 = totals.statements()
         figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2,
                           load_pids=bots.pids)
@@ -449,25 +457,25 @@ def load_side(bot_totals: dict) -> dict:
            "seat_timeouts": totals.get("seat_timeouts", 0), "bot_turns": totals.get("turns", 0),
            "bot_logins_retried": totals.get("retried", 0)}
     for key in ("think_ms_p50", "think_ms_p99", "think_ms_max", "answer_ms_p50", "answer_ms_p99", "answer_ms_max",
-                "loop_lag_ms_max"):
+                "loop_lag_ms_max", "login_ms_p50", "login_ms_p99", "login_ms_max"):
         if key in totals:
             out[key] = totals[key]
     return out
 
 
-def wait_all_connected(totals: Totals, count: int, timeout: float = 300) -> None:
-    """Until every bot has connected once (its row's last_seen), with progress; measuring starts after."""
+def wait_all_connected(connected, count: int, timeout: float = 300) -> None:
+    """Until every bot is connected (``connected()``: as the load processes say), with progress; measuring starts after."""
     deadline = time.monotonic() + timeout
     shown = -1
     while time.monotonic() < deadline:
-        seen = totals.connected()
+        seen = connected()
         if seen >= count:
             return
         if seen // 100 != shown // 100:
             print(f"  {seen} of {count} bots connected", flush=True)
             shown = seen
         time.sleep(0.25)
-    print(f"  only {totals.connected()} of {count} bots connected within {timeout:g} s", flush=True)
+    print(f"  only {connected()} of {count} bots connected within {timeout:g} s", flush=True)
 
 
 class MemorySamples(threading.Thread):
@@ -480,9 +488,10 @@ class MemorySamples(threading.Thread):
     once took, and finished games' rows and replays also grow meanwhile.
     """
 
-    def __init__(self, pids: list[int], totals: Totals, idle_kib: int) -> None:
+    def __init__(self, pids: list[int], totals: Totals, idle_kib: int, connected) -> None:
         super().__init__(daemon=True)
         self.pids = pids
+        self.connected = connected  # bots connected now, as the load processes say
         self.totals = Totals(totals.db)  # its own connection: sampled on this thread
         self.idle_kib = idle_kib
         self.samples: list[tuple[int, int, int]] = []
@@ -492,7 +501,7 @@ class MemorySamples(threading.Thread):
         while not self.stopping.wait(0.25):
             try:
                 rss = sum(proc_stats(pid)[2] for pid in self.pids)
-                self.samples.append((self.totals.connected(), self.totals.read().get("running", 0), rss))
+                self.samples.append((self.connected(), self.totals.read().get("running", 0), rss))
             except (OSError, ValueError):
                 return
 

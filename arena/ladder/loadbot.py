@@ -12,8 +12,9 @@ hundreds of sessions each.  It speaks the wire protocol directly, without the
 SDK, so a benchmark measures the arena and not the client library; real bots
 should use `mau_arena_sdk`.
 
-At exit it prints one JSON line of totals for the benchmark to collect: turns
-answered, games ended, errors by code (``error:TIMEOUT`` counts the arena's
+``--progress-every S`` prints a JSON line of progress every S seconds (sessions
+connected now, welcomed so far, turns).  At exit it prints one JSON line of
+totals for the benchmark to collect: turns answered, games ended, errors by code (``error:TIMEOUT`` counts the arena's
 notices that an answer came too late and a default was played,
 ``error:STALE_REQUEST`` answers that arrived after that), Hellos retried, the
 timeouts the arena recorded for these bots' seats (``seat_timeouts``, from
@@ -22,13 +23,16 @@ round trip as the server saw it), and this process's own health, so that a
 reader can tell who was slow: its CPU seconds, its wall seconds, how long a
 turn took from being read to being answered here (``answer_ms_*``), and how
 late the event loop ran a timer (``loop_lag_ms_max``: a starved load process
-shows here first).
+shows here first), and how long a login took (``login_ms_*``: stream opened
+to Welcome).
 
 A process lets a few sessions log in at a time (``--connect-at-once``), and a
 session whose Hello is refused with "try again in N s" (too many logins at
 once) tries again after that wait, as the SDK does.  ``--follow-hosts`` opens a
 session to every host a shared ladder lists (Welcome.hosts, Hosts messages), as
 the SDK does; without it a Hosts message is counted and otherwise ignored.
+``--until-games N`` stops once every name was welcomed and the process was
+told N games ended.
 ``--ended-log FILE`` appends one JSON line per GameEnded a session was told
 (bot, game id, reason, placements; placements are 0 when the game was aborted),
 flushed at once, for crash tests that compare what bots were told with what was
@@ -112,12 +116,15 @@ class Swarm:
         self.totals: Counter = Counter()
         self.answer_ms = Samples(random.Random(1))
         self.think_ms = Samples(random.Random(2))
+        self.login_ms = Samples(random.Random(3))
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.connecting = asyncio.Semaphore(max(1, args.connect_at_once))
         self.stopping = asyncio.Event()
         self.sessions: dict[tuple[str, str], asyncio.Task] = {}
         self.ended_log = None
         self.loop_lag_ms = 0.0
+        self.connected = 0  # sessions welcomed whose stream is still open
+        self.names = 0      # names this process plays
 
     def channel(self, address: str) -> grpc.aio.Channel:
         if address not in self.channels:
@@ -133,6 +140,12 @@ class Swarm:
             return
         self.sessions[key] = asyncio.get_running_loop().create_task(Session(self, name, address).run())
 
+    def check_done(self) -> None:
+        """``--until-games N``: stop once every name was welcomed and N games ended, together."""
+        until = self.args.until_games
+        if until and self.totals["games"] >= until and self.totals["welcomed"] >= self.names:
+            self.stopping.set()
+
     def log_ended(self, bot: str, ended) -> None:
         if self.ended_log is None:
             return
@@ -141,6 +154,13 @@ class Swarm:
                            "placements": [result.placement for result in ended.results]})
         self.ended_log.write(line + "\n")
         self.ended_log.flush()
+
+    async def show_progress(self, every_s: float) -> None:
+        """A JSON line every ``every_s``: sessions connected now, welcomed so far, turns answered."""
+        while True:
+            await asyncio.sleep(every_s)
+            print(json.dumps({"progress": True, "connected": self.connected, "welcomed": self.totals["welcomed"],
+                              "turns": self.totals["turns"]}), flush=True)
 
     async def watch_loop(self, period_s: float = 0.05) -> None:
         """How late the event loop runs a timer: the load side's own starvation, in ms."""
@@ -154,6 +174,7 @@ class Swarm:
         out: dict = dict(self.totals)
         out.update(self.answer_ms.summary("answer_ms"))
         out.update(self.think_ms.summary("think_ms"))
+        out.update(self.login_ms.summary("login_ms"))
         out.update({"sessions": len({name for name, _ in self.sessions}), "cpu_s": round(cpu_seconds(), 2),
                     "wall_s": round(wall_s, 2), "loop_lag_ms_max": round(self.loop_lag_ms, 1)})
         return out
@@ -196,8 +217,9 @@ class Session:
             response_deserializer=pb.ArenaMessage.FromString,
         )
         retry_s = None
-        welcomed = answered = False
+        welcomed = answered = in_session = False
         await swarm.connecting.acquire()  # a few Hellos at a time per process: a burst of logins is refused
+        opened = time.perf_counter()
         call = play()
         try:
             await call.write(pb.BotMessage(hello=pb.Hello(
@@ -214,6 +236,10 @@ class Session:
                     swarm.connecting.release()
                     if kind == "welcome":
                         totals["welcomed"] += 1
+                        swarm.connected += 1
+                        in_session = True
+                        swarm.check_done()
+                        swarm.login_ms.add((time.perf_counter() - opened) * 1000)
                         self._follow(message.welcome.hosts)
                 if kind == "turn":
                     read_at = time.perf_counter()
@@ -251,11 +277,14 @@ class Session:
         finally:
             if not welcomed:
                 swarm.connecting.release()
+            if in_session:
+                swarm.connected -= 1
         return retry_s
 
     def _ended(self, ended) -> None:
         totals = self.swarm.totals
         totals["games"] += 1
+        self.swarm.check_done()
         turns = self.turns_in.pop(ended.game_id, 0)
         for result in ended.results:
             if result.name == self.bot_name:
@@ -282,7 +311,7 @@ class Session:
 
 
 async def run_swarm(args: argparse.Namespace, names: list[str]) -> dict:
-    """Play until SIGTERM/SIGINT, ``--duration``, or every session has given up; the totals."""
+    """Play until SIGTERM/SIGINT, ``--duration``, ``--until-games``, or every session has given up; the totals."""
     swarm = Swarm(args)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -290,8 +319,11 @@ async def run_swarm(args: argparse.Namespace, names: list[str]) -> dict:
     if args.ended_log:
         swarm.ended_log = open(args.ended_log, "a", encoding="utf-8")
     started = time.monotonic()
-    watcher = loop.create_task(swarm.watch_loop())
+    watchers = [loop.create_task(swarm.watch_loop())]
+    if args.progress_every:
+        watchers.append(loop.create_task(swarm.show_progress(args.progress_every)))
     try:
+        swarm.names = len(names)
         for name in names:
             swarm.start(name, args.arena)
         while not swarm.stopping.is_set():
@@ -309,7 +341,8 @@ async def run_swarm(args: argparse.Namespace, names: list[str]) -> dict:
         for task in swarm.sessions.values():
             task.cancel()
         await asyncio.wait(list(swarm.sessions.values()), timeout=5)
-        watcher.cancel()
+        for watcher in watchers:
+            watcher.cancel()
         for channel in swarm.channels.values():
             await channel.close()
     finally:
@@ -332,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--style", choices=("first", "random", "high", "low", "slow"), default="random")
     parser.add_argument("--slow-ms", type=int, default=50, help="think time of --style slow")
     parser.add_argument("--duration", type=float, help="seconds to stay connected (default: until SIGTERM)")
+    parser.add_argument("--until-games", type=int, metavar="N",
+                        help="stop once every name was welcomed and this process's sessions were told N games "
+                             "ended, together")
     parser.add_argument("--ended-log", metavar="FILE", help="append a JSON line per GameEnded received")
     parser.add_argument("--connect-at-once", type=int, default=4, metavar="N",
                         help="sessions of this process waiting for their Welcome at once (default 4)")
@@ -339,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="times a session tries again after a Hello refused with 'try again' (default 10)")
     parser.add_argument("--follow-hosts", action="store_true",
                         help="open a session to every host a shared ladder lists (Welcome.hosts, Hosts), as the SDK does")
+    parser.add_argument("--progress-every", type=float, metavar="SECONDS",
+                        help='print {"progress": true, "connected": N, "welcomed": N, "turns": N} this often')
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     if args.count is not None:
