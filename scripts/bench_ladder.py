@@ -397,9 +397,10 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         statements1 = totals.statements()
         per_bot, per_game = memory.fit()
         report.update(figures)
-        after = figures["after"]
+        after, before = figures["after"], figures["before"]
         report.update({
             "arena_caused_timeouts": after.get("timeouts", 0), "strikes": after.get("strikes", 0),
+            "timeouts_in_window": after.get("timeouts", 0) - before.get("timeouts", 0),
             "aborted_games": after.get("aborted", 0),
             "server_peak_rss_mib": round(sum(proc_stats(s.pid)[1] for s in servers) / 1024, 1),
             "server_rss_idle_mib": round(sum(idle_rss) / 1024, 1),
@@ -710,7 +711,8 @@ def main() -> int:
               f"(median 1 s {report['median_decisions_per_second_1s']:,.0f}), "
               f"{report['median_running_games']:g} games running (median), "
               f"{report['server_cpu_us_per_decision']:.0f} µs server CPU/decision, "
-              f"timeouts {report['arena_caused_timeouts']}, strikes {report['strikes']}")
+              f"timeouts {report['arena_caused_timeouts']} ({report.get('timeouts_in_window', '-')} in the "
+              f"window), strikes {report['strikes']}")
         print(f"  {'':<22} server {report['server_cores']:.2f} cores; load bots {report['load_cores']:.2f} cores "
               f"({report['load_cpu_us_per_decision']:.0f} µs/decision), worst loop lag "
               f"{report.get('loop_lag_ms_max', float('nan')):.0f} ms; bots told {report['told_timeouts']} timeouts, "
