@@ -242,7 +242,14 @@ class Bots:
 
     def connected(self) -> int:
         """Sessions welcomed and still open now, as the load processes last said (every 0.5 s)."""
-        return sum(lines.last_json().get("connected", 0) for lines in self.outputs)
+        return self.progress("connected")
+
+    def progress(self, key: str) -> int:
+        """The sum of ``key`` over the load processes' last progress lines (connected, turns, timeouts, late)."""
+        return sum(lines.last_json().get(key, 0) for lines in self.outputs)
+
+    def worst(self, key: str) -> float:
+        return max((lines.last_json().get(key, 0) for lines in self.outputs), default=0)
 
     def stop(self) -> dict:
         """Stop them; their totals merged (counts summed; maxima and 99th percentiles: the worst process)."""
@@ -392,9 +399,14 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         report["seconds_to_connect_all"] = round(time.monotonic() - ramp, 1)
         report["bots_in_store_at_start"] = totals.connected()  # their arrival is written in the background
         statements0 = totals.statements()
+        report["bots_connected_at_start"] = bots.connected()
+        told0 = {key: bots.progress(key) for key in ("timeouts", "late")}
         figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2,
                           load_pids=bots.pids)
         statements1 = totals.statements()
+        report["bots_connected_at_end"] = bots.connected()
+        report["told_timeouts_in_window"] = bots.progress("timeouts") - told0["timeouts"]
+        report["late_answers_in_window"] = bots.progress("late") - told0["late"]
         per_bot, per_game = memory.fit()
         report.update(figures)
         after, before = figures["after"], figures["before"]
@@ -464,7 +476,7 @@ def load_side(bot_totals: dict) -> dict:
     return out
 
 
-def wait_all_connected(connected, count: int, timeout: float = 300) -> None:
+def wait_all_connected(connected, count: int, timeout: float = 600) -> None:
     """Until every bot is connected (``connected()``: as the load processes say), with progress; measuring starts after."""
     deadline = time.monotonic() + timeout
     shown = -1
@@ -722,8 +734,12 @@ def main() -> int:
             print(f"  {'':<22} {report.get('store_statements_per_game', float('nan')):.2f} store statements/game; "
                   f"{report['kib_per_connected_bot']:.1f} KiB per connected bot, {report['kib_per_running_game']:.1f} "
                   f"KiB per running game, peak {report['server_peak_rss_mib']:.0f} MiB; decisions/s per host "
-                  f"{report['decisions_per_second_per_host']}; all {report['bots']} bots connected in "
-                  f"{report['seconds_to_connect_all']:.0f} s")
+                  f"{report['decisions_per_second_per_host']}")
+            print(f"  {'':<22} {report['bots_connected_at_start']} of {report['bots']} bots connected when the window "
+                  f"began ({report['seconds_to_connect_all']:.0f} s after the bots started; logins median "
+                  f"{report.get('login_ms_p50', float('nan')) / 1000:.1f} s, p99 {report.get('login_ms_p99', float('nan')) / 1000:.1f} s), "
+                  f"{report['bots_connected_at_end']} at its end; within the window the bots were told "
+                  f"{report['told_timeouts_in_window']} timeouts and gave {report['late_answers_in_window']} late answers")
     by_label = {r["label"]: r for r in reports}
     ladder = reports[0]
     if "bare match path" in by_label:

@@ -13,7 +13,7 @@ SDK, so a benchmark measures the arena and not the client library; real bots
 should use `mau_arena_sdk`.
 
 ``--progress-every S`` prints a JSON line of progress every S seconds (sessions
-connected now, welcomed so far, turns).  At exit it prints one JSON line of
+connected now, welcomed so far, turns, timeout notices, stale answers, CPU).  At exit it prints one JSON line of
 totals for the benchmark to collect: turns answered, games ended, errors by code (``error:TIMEOUT`` counts the arena's
 notices that an answer came too late and a default was played,
 ``error:STALE_REQUEST`` answers that arrived after that), Hellos retried, the
@@ -156,11 +156,14 @@ class Swarm:
         self.ended_log.flush()
 
     async def show_progress(self, every_s: float) -> None:
-        """A JSON line every ``every_s``: sessions connected now, welcomed so far, turns answered."""
+        """A JSON line every ``every_s``: sessions connected now, welcomed so far, turns answered, TIMEOUT notices
+        and stale answers so far, CPU seconds so far, worst loop lag so far."""
         while True:
             await asyncio.sleep(every_s)
             print(json.dumps({"progress": True, "connected": self.connected, "welcomed": self.totals["welcomed"],
-                              "turns": self.totals["turns"]}), flush=True)
+                              "turns": self.totals["turns"], "timeouts": self.totals["error:TIMEOUT"],
+                              "late": self.totals["error:STALE_REQUEST"], "cpu_s": round(cpu_seconds(), 2),
+                              "loop_lag_ms_max": round(self.loop_lag_ms, 1)}), flush=True)
 
     async def watch_loop(self, period_s: float = 0.05) -> None:
         """How late the event loop runs a timer: the load side's own starvation, in ms."""
@@ -376,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--follow-hosts", action="store_true",
                         help="open a session to every host a shared ladder lists (Welcome.hosts, Hosts), as the SDK does")
     parser.add_argument("--progress-every", type=float, metavar="SECONDS",
-                        help='print {"progress": true, "connected": N, "welcomed": N, "turns": N} this often')
+                        help='print {"progress": true, "connected": N, "welcomed": N, "turns": N, ...} this often')
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     if args.count is not None:
