@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
 """Scale check of the ladder: many connected bots, many concurrent games, on loopback.
 
-    python scripts/bench_ladder.py                        # 200 bots (10 processes x 20), 100 games at once, 60 s
-    python scripts/bench_ladder.py --processes 4 --sessions 10 --seconds 20
+    python scripts/bench_ladder.py                        # 200 bots (4 processes x 50), 100 games at once, 60 s
+    python scripts/bench_ladder.py --processes 4 --sessions 250 --concurrency 200 --connect-at-once 50 --no-nice
+                                                          # the scale target: 1,000 bots, 200 games at once
     python scripts/bench_ladder.py --compare-arena        # the ladder, then the bare match path, same bots and games at once
     python scripts/bench_ladder.py --db postgres          # SQLite, then a private PostgreSQL: decisions/s of both
     python scripts/bench_ladder.py --hosts 3              # 3 hosts on one private PostgreSQL, the bots spread over them
 
 It starts `arena serve` as a subprocess (fresh temp database and replay
-folder), then light bot processes (`arena.ladder.loadbot`, raw grpcio, a
-random legal answer at once, several sessions per process, run at nice 19
-so that the server is not starved on a small machine), and reports:
+folder, connection and login limits sized for the run: see `capacity_flags`),
+then light bot processes (`arena.ladder.loadbot`: raw grpc.aio, a random legal
+answer at once, many sessions on one event loop per process, run at nice 19
+so that the server is not starved on a small machine unless ``--no-nice``),
+waits until every bot is connected (as the load processes say), and reports:
 
-* games per minute and decisions per second (from the ladder database);
+* games per minute and decisions per second (from the ladder database), per host;
 * timeouts the arena caused: the bots answer at once, so every timeout or
-  strike recorded is the arena's fault (target 0);
+  strike recorded is the arena's fault (target 0), over the whole run and
+  within the measured window, from the database and as the bots were told
+  (TIMEOUT notices, late answers), with the arena's measured think time per
+  decision;
+* the load side's own health, so that a reader can tell who was slow: the
+  bot processes' CPU (cores, µs per decision), their worst event-loop lag,
+  login times, and how many bots were connected when the window began;
 * the server's peak memory (VmHWM), its memory per connected bot and per
   running game (resident memory once the bots are connected and idle, and
   while the games run, over the idle server's), and CPU time per decision (/proc);
