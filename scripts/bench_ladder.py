@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
 """Scale check of the ladder: many connected bots, many concurrent games, on loopback.
 
-    python scripts/bench_ladder.py                        # 200 bots (10 processes x 20), 100 games at once, 60 s
-    python scripts/bench_ladder.py --processes 4 --sessions 10 --seconds 20
+    python scripts/bench_ladder.py                        # 200 bots (4 processes x 50), 100 games at once, 60 s
+    python scripts/bench_ladder.py --processes 4 --sessions 250 --concurrency 200 --connect-at-once 50 --no-nice
+                                                          # the scale target: 1,000 bots, 200 games at once
     python scripts/bench_ladder.py --compare-arena        # the ladder, then the bare match path, same bots and games at once
     python scripts/bench_ladder.py --db postgres          # SQLite, then a private PostgreSQL: decisions/s of both
     python scripts/bench_ladder.py --hosts 3              # 3 hosts on one private PostgreSQL, the bots spread over them
 
 It starts `arena serve` as a subprocess (fresh temp database and replay
-folder), then light bot processes (`arena.ladder.loadbot`, raw grpcio, a
-random legal answer at once, several sessions per process, run at nice 19
-so that the server is not starved on a small machine), and reports:
+folder, connection and login limits sized for the run: see `capacity_flags`),
+then light bot processes (`arena.ladder.loadbot`: raw grpc.aio, a random legal
+answer at once, many sessions on one event loop per process, run at nice 19
+so that the server is not starved on a small machine unless ``--no-nice``),
+waits until every bot is connected (as the load processes say), and reports:
 
-* games per minute and decisions per second (from the ladder database);
+* games per minute and decisions per second (from the ladder database), per host;
 * timeouts the arena caused: the bots answer at once, so every timeout or
-  strike recorded is the arena's fault (target 0);
+  strike recorded is the arena's fault (target 0), over the whole run and
+  within the measured window, from the database and as the bots were told
+  (TIMEOUT notices, late answers), with the arena's measured think time per
+  decision;
+* the load side's own health, so that a reader can tell who was slow: the
+  bot processes' CPU (cores, µs per decision), their worst event-loop lag,
+  login times, and how many bots were connected when the window began;
 * the server's peak memory (VmHWM), its memory per connected bot and per
   running game (resident memory once the bots are connected and idle, and
   while the games run, over the idle server's), and CPU time per decision (/proc);
@@ -214,63 +223,106 @@ def stop(process: subprocess.Popen, timeout: float = 30) -> str:
 
 @dataclass
 class Bots:
-    """The load-bot processes: ``processes`` x ``sessions`` sessions named bPPxSS."""
+    """The load-bot processes: ``processes`` x ``sessions`` sessions named bPPxSSS, one event loop each."""
 
     processes: int
     sessions: int
     nice: bool = True
+    connect_at_once: int = 4
     running: list[subprocess.Popen] = field(default_factory=list)
+    outputs: list["Lines"] = field(default_factory=list)
 
     @property
     def total(self) -> int:
         return self.processes * self.sessions
 
+    def prefix(self, process: int) -> str:
+        return f"b{process:02d}x"
+
     def names(self, process: int) -> list[str]:
-        return [f"b{process:02d}x{s:03d}" for s in range(self.sessions)]
+        return [f"{self.prefix(process)}{s:03d}" for s in range(self.sessions)]
 
     def all_names(self) -> list[str]:
         return [name for p in range(self.processes) for name in self.names(p)]
 
-    def start(self, ports: list[int]) -> None:
+    @property
+    def pids(self) -> list[int]:
+        return [bot.pid for bot in self.running if bot.poll() is None]
+
+    def start(self, ports: list[int], follow_hosts: bool = False) -> None:
         """Process p connects to ports[p % len(ports)] (several hosts: the bots spread over them)."""
         nice = ["nice", "-n", "19"] if self.nice and shutil.which("nice") else []
         for p in range(self.processes):
             self.running.append(subprocess.Popen(
                 nice + [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{ports[p % len(ports)]}",
-                        "--names", ",".join(self.names(p)), "--style", "random", "--max-games", "1"],
+                        "--count", str(self.sessions), "--prefix", self.prefix(p), "--style", "random",
+                        "--max-games", "1", "--connect-at-once", str(self.connect_at_once), "--progress-every", "0.5"]
+                + (["--follow-hosts"] if follow_hosts else []),
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(ROOT),
             ))
+            self.outputs.append(Lines(self.running[-1]))
 
-    def stop(self) -> dict[str, int]:
-        """Stop them; their totals summed (turns, games, errors by code)."""
+    def connected(self) -> int:
+        """Sessions welcomed and still open now, as the load processes last said (every 0.5 s)."""
+        return self.progress("connected")
+
+    def progress(self, key: str) -> int:
+        """The sum of ``key`` over the load processes' last progress lines (connected, turns, timeouts, late)."""
+        return sum(lines.last_json().get(key, 0) for lines in self.outputs)
+
+    def worst(self, key: str) -> float:
+        return max((lines.last_json().get(key, 0) for lines in self.outputs), default=0)
+
+    def stop(self) -> dict:
+        """Stop them; their totals merged (counts summed; maxima and 99th percentiles: the worst process)."""
         for bot in self.running:
             if bot.poll() is None:
                 bot.terminate()
-        totals: dict[str, int] = {}
-        for bot in self.running:
+        totals: dict = {}
+        for bot, lines in zip(self.running, self.outputs):
             try:
-                out = bot.communicate(timeout=30)[0]
+                bot.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 bot.kill()
-                out = bot.communicate()[0]
-            for line in out.splitlines():
-                if line.startswith("{"):
-                    for key, value in json.loads(line).items():
-                        totals[key] = totals.get(key, 0) + value
-        self.running = []
+                bot.wait()
+            lines.thread.join(timeout=5)
+            final = lines.last_json()
+            if final and "progress" not in final:
+                merge_bot_totals(totals, final)
+        self.running, self.outputs = [], []
         return totals
+
+
+def merge_bot_totals(totals: dict, one: dict) -> None:
+    """Adds one load-bot process's totals: counts add up; *_max and *_p99 keep the worst; *_p50 the median of
+    the processes' (kept as a list under the key until `finish_bot_totals`)."""
+    for key, value in one.items():
+        if key.endswith(("_max", "_p99")):
+            totals[key] = max(totals.get(key, 0), value)
+        elif key.endswith("_p50"):
+            totals.setdefault(key, []).append(value)
+        elif key == "wall_s":
+            totals[key] = max(totals.get(key, 0), value)
+        else:
+            totals[key] = totals.get(key, 0) + value
+
+
+def finish_bot_totals(totals: dict) -> dict:
+    return {k: (round(median(v), 3) if isinstance(v, list) else v) for k, v in totals.items()}
 
 
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float = 90) -> dict:
+def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float = 90,
+            load_pids: list[int] = ()) -> dict:
     """Wait until ``warm`` games finished, then sample every second for ``seconds``.
 
     ``sample()`` returns the totals (finished, decisions, running...).  Returns the rates
     (games/min, decisions/s) over the window, the CPU µs per decision of the ``pids`` together,
-    the median running games and resident memory, and the first and last totals.
+    the median running games and resident memory, and the first and last totals; the CPU of
+    the load-bot processes ``load_pids`` over the same window (cores they used, and per decision).
     """
     deadline = time.monotonic() + warmup_s
     while time.monotonic() < deadline and sample().get("finished", 0) < warm:
@@ -278,6 +330,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
     before = sample()
     cpu0 = sum(proc_stats(pid)[0] for pid in pids)
     sys0 = sum(sys_cpu(pid) for pid in pids)
+    load0 = sum(proc_stats(pid)[0] for pid in load_pids)
     t0 = time.monotonic()
     running, rss, rates = [], [], []
     last, last_t = before, t0
@@ -291,6 +344,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
     after = sample()
     cpu1 = sum(proc_stats(pid)[0] for pid in pids)
     sys1 = sum(sys_cpu(pid) for pid in pids)
+    load1 = sum(proc_stats(pid)[0] for pid in load_pids)
     elapsed = time.monotonic() - t0
     games = after.get("finished", 0) - before.get("finished", 0)
     decisions = after.get("decisions", 0) - before.get("decisions", 0)
@@ -305,6 +359,9 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
         "median_rss_kib": median(rss),
         "server_cpu_us_per_decision": round((cpu1 - cpu0) / max(1, decisions) * 1e6, 1),
         "server_sys_cpu_us_per_decision": round((sys1 - sys0) / max(1, decisions) * 1e6, 1),
+        "server_cores": round((cpu1 - cpu0) / elapsed, 2),
+        "load_cores": round((load1 - load0) / elapsed, 2),
+        "load_cpu_us_per_decision": round((load1 - load0) / max(1, decisions) * 1e6, 1),
         "before": before,
         "after": after,
     }
@@ -312,24 +369,40 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
 
 # ---------------------------------------------------------------- the ladder
 
-def serve_command(db: str, replays: Path, args, bots_total: int, extra: list[str]) -> list[str]:
+def capacity_flags(bots: "Bots") -> list[str]:
+    """`arena serve`'s connection and login limits sized for this run (see docs/deploy.md, "Sizing for many bots").
+
+    Every bot is a session (room for all, plus a few); the load processes log in ``burst`` sessions
+    at once, all from 127.0.0.1, so the per-address and queue bounds on logins being checked must
+    admit that burst, and every bot may be held waiting once.
+    """
+    burst = bots.processes * bots.connect_at_once
+    return ["--max-connections", str(bots.total + 16),
+            "--max-pending-hellos", str(max(64, 2 * burst)),
+            "--auth-queue", str(max(16, burst)),
+            "--auth-failures-per-address", str(max(10, burst)),
+            "--auth-refusals-held", str(max(256, bots.total))]
+
+
+def serve_command(db: str, replays: Path, args, bots: "Bots", extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "arena", "serve", "--port", "0", "--db", db, "--replays", str(replays),
-            "--game", args.game, "--concurrency", str(args.concurrency), "--max-connections", str(bots_total + 16),
+            "--game", args.game, "--concurrency", str(args.concurrency), *capacity_flags(bots),
             "--move-ms", str(args.move_ms), "--plain", "--summary-every", "3600", "--drain", "5", *extra]
 
 
 def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder") -> dict:
     """The ladder on ``db`` with ``hosts`` `arena serve` processes; the measured figures."""
-    bots = Bots(args.processes, args.sessions, nice=not args.no_nice)
+    bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once)
     servers: list[subprocess.Popen] = []
     outputs: list[Lines] = []
     ports: list[int] = []
     totals = Totals(db)
-    report: dict = {"label": label, "db": "postgresql" if db.startswith("postgresql://") else "sqlite", "hosts": hosts}
+    report: dict = {"label": label, "db": "postgresql" if db.startswith("postgresql://") else "sqlite", "hosts": hosts,
+                    "bots": bots.total, "load_processes": bots.processes}
     try:
         for index in range(hosts):
             extra = ["--host-name", f"h{index}"] if hosts > 1 or db.startswith("postgresql://") else []
-            server = subprocess.Popen(serve_command(db, work / f"replays{index}", args, bots.total, extra),
+            server = subprocess.Popen(serve_command(db, work / f"replays{index}", args, bots, extra),
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT))
             servers.append(server)
             outputs.append(Lines(server))
@@ -337,21 +410,31 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             if extra:
                 outputs[-1].wait_for("joined the ladder", 60)
         idle_rss = [proc_stats(s.pid)[2] for s in servers]
-        bots.start(ports)
+        bots.start(ports, follow_hosts=args.follow_hosts)
         print(f"{label}: {hosts} server(s) (pids {', '.join(str(s.pid) for s in servers)}) on port(s) "
               f"{', '.join(map(str, ports))}; {bots.total} bot sessions in {bots.processes} processes; "
               f"{args.concurrency} games at once per host; {args.game}", flush=True)
-        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss))
+        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss), bots.connected)
         memory.start()
-        wait_all_connected(totals, bots.total)
+        ramp = time.monotonic()
+        wait_all_connected(bots.connected, bots.total)
+        report["seconds_to_connect_all"] = round(time.monotonic() - ramp, 1)
+        report["bots_in_store_at_start"] = totals.connected()  # their arrival is written in the background
         statements0 = totals.statements()
-        figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2)
+        report["bots_connected_at_start"] = bots.connected()
+        told0 = {key: bots.progress(key) for key in ("timeouts", "late")}
+        figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2,
+                          load_pids=bots.pids)
         statements1 = totals.statements()
+        report["bots_connected_at_end"] = bots.connected()
+        report["told_timeouts_in_window"] = bots.progress("timeouts") - told0["timeouts"]
+        report["late_answers_in_window"] = bots.progress("late") - told0["late"]
         per_bot, per_game = memory.fit()
         report.update(figures)
-        after = figures["after"]
+        after, before = figures["after"], figures["before"]
         report.update({
             "arena_caused_timeouts": after.get("timeouts", 0), "strikes": after.get("strikes", 0),
+            "timeouts_in_window": after.get("timeouts", 0) - before.get("timeouts", 0),
             "aborted_games": after.get("aborted", 0),
             "server_peak_rss_mib": round(sum(proc_stats(s.pid)[1] for s in servers) / 1024, 1),
             "server_rss_idle_mib": round(sum(idle_rss) / 1024, 1),
@@ -361,8 +444,8 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         if statements0 is not None and statements1 is not None:
             report["pg_statements_per_game"] = round((statements1 - statements0) / max(1, figures["games"]), 1)
             report["pg_top_statements"] = totals.top_statements()
-        if hosts > 1:
-            report["decisions_per_second_per_host"] = per_host_rates(db, figures["seconds"])
+        report["decisions_per_second_per_host"] = (per_host_rates(db, figures["seconds"]) if hosts > 1
+                                                   else {"h0": figures["decisions_per_second"]})
     finally:
         for server in servers:
             if server.poll() is None:
@@ -389,25 +472,46 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
     if finished:
         report["store_statements_per_game"] = round(statements / finished, 2)
         report["store_writes_per_game"] = round(writes / finished, 2)
-    report["bot_errors"] = {k: v for k, v in bot_totals.items() if k.startswith("error:")}
+    report.update(load_side(bot_totals))
     for key in ("before", "after"):
         report.pop(key, None)
     return report
 
 
-def wait_all_connected(totals: Totals, count: int, timeout: float = 300) -> None:
-    """Until every bot has connected once (its row's last_seen), with progress; measuring starts after."""
+def load_side(bot_totals: dict) -> dict:
+    """What the load bots were told and how they fared, over their whole run (connecting included).
+
+    ``told_timeouts``: the arena's TIMEOUT notices (a default was played for a late answer);
+    ``late_answers``: answers that came after that (STALE_REQUEST); ``seat_timeouts``: the timeouts
+    the arena recorded for the bots' seats in GameEnded.  ``think_ms_*``: the arena's measured think
+    time per decision of a game (the round trip as the server saw it); ``answer_ms_*``: a turn read to
+    its answer written, in the load process; ``loop_lag_ms_max``: the load processes' worst timer lag.
+    """
+    totals = finish_bot_totals(bot_totals)
+    out = {"bot_errors": {k: v for k, v in totals.items() if k.startswith("error:")},
+           "told_timeouts": totals.get("error:TIMEOUT", 0), "late_answers": totals.get("error:STALE_REQUEST", 0),
+           "seat_timeouts": totals.get("seat_timeouts", 0), "bot_turns": totals.get("turns", 0),
+           "bot_logins_retried": totals.get("retried", 0)}
+    for key in ("think_ms_p50", "think_ms_p99", "think_ms_max", "answer_ms_p50", "answer_ms_p99", "answer_ms_max",
+                "loop_lag_ms_max", "login_ms_p50", "login_ms_p99", "login_ms_max"):
+        if key in totals:
+            out[key] = totals[key]
+    return out
+
+
+def wait_all_connected(connected, count: int, timeout: float = 600) -> None:
+    """Until every bot is connected (``connected()``: as the load processes say), with progress; measuring starts after."""
     deadline = time.monotonic() + timeout
     shown = -1
     while time.monotonic() < deadline:
-        seen = totals.connected()
+        seen = connected()
         if seen >= count:
             return
         if seen // 100 != shown // 100:
             print(f"  {seen} of {count} bots connected", flush=True)
             shown = seen
         time.sleep(0.25)
-    print(f"  only {totals.connected()} of {count} bots connected within {timeout:g} s", flush=True)
+    print(f"  only {connected()} of {count} bots connected within {timeout:g} s", flush=True)
 
 
 class MemorySamples(threading.Thread):
@@ -420,9 +524,10 @@ class MemorySamples(threading.Thread):
     once took, and finished games' rows and replays also grow meanwhile.
     """
 
-    def __init__(self, pids: list[int], totals: Totals, idle_kib: int) -> None:
+    def __init__(self, pids: list[int], totals: Totals, idle_kib: int, connected) -> None:
         super().__init__(daemon=True)
         self.pids = pids
+        self.connected = connected  # bots connected now, as the load processes say
         self.totals = Totals(totals.db)  # its own connection: sampled on this thread
         self.idle_kib = idle_kib
         self.samples: list[tuple[int, int, int]] = []
@@ -432,7 +537,7 @@ class MemorySamples(threading.Thread):
         while not self.stopping.wait(0.25):
             try:
                 rss = sum(proc_stats(pid)[2] for pid in self.pids)
-                self.samples.append((self.totals.connected(), self.totals.read().get("running", 0), rss))
+                self.samples.append((self.connected(), self.totals.read().get("running", 0), rss))
             except (OSError, ValueError):
                 return
 
@@ -524,7 +629,7 @@ def bare_server(tables: int, names: list[str], game: str, move_ms: int) -> int:
 
 
 def run_bare(args, tables: int) -> dict:
-    bots = Bots(args.processes, args.sessions, nice=not args.no_nice)
+    bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once)
     names = bots.all_names()
     if 2 * tables > len(names):
         raise SystemExit(f"{tables} games at once need {2 * tables} bots; there are {len(names)}")
@@ -537,14 +642,15 @@ def run_bare(args, tables: int) -> dict:
         bots.start([port])
         print(f"bare match path: server pid {server.pid} on port {port}; {bots.total} bot sessions, "
               f"{tables} fixed pairs playing", flush=True)
-        figures = measure(lines.last_json, [server.pid], args.seconds, warm=tables // 2)
+        figures = measure(lines.last_json, [server.pid], args.seconds, warm=tables // 2, load_pids=bots.pids)
     finally:
         stop(server)
-        bots.stop()
+        bot_totals = bots.stop()
     after = figures.pop("after")
     figures.pop("before")
     figures.update({"label": "bare match path", "arena_caused_timeouts": after.get("timeouts", 0),
                     "strikes": after.get("strikes", 0)})
+    figures.update(load_side(bot_totals))
     return figures
 
 
@@ -581,8 +687,10 @@ def show(report: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--processes", type=int, default=10, help="bot processes (default 10)")
-    parser.add_argument("--sessions", type=int, default=20, help="bot sessions per process (default 20)")
+    parser.add_argument("--processes", type=int, default=4, help="load-bot processes, one event loop each (default 4)")
+    parser.add_argument("--sessions", type=int, default=50, help="bot sessions per process (default 50)")
+    parser.add_argument("--connect-at-once", type=int, default=4, metavar="N",
+                        help="logins each load process has in flight at once (default 4)")
     parser.add_argument("--concurrency", type=int, default=100, help="games at once per host (default 100)")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured run length (default 60)")
     parser.add_argument("--game", default="moumou", help="ruleset (default moumou)")
@@ -597,14 +705,17 @@ def main() -> int:
     parser.add_argument("--db", choices=("sqlite", "postgres"), default="sqlite",
                         help="postgres: run on SQLite, then on a private PostgreSQL, and print both")
     parser.add_argument("--hosts", type=int, default=1, help="N `arena serve` hosts on one private PostgreSQL")
+    parser.add_argument("--follow-hosts", action="store_true",
+                        help="with --hosts: every bot opens a session to every host (Welcome.hosts), as the SDK "
+                             "does, instead of staying on the one its process was given")
     parser.add_argument("--bare-server", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_server:
         tables, names, game, move_ms = args.bare_server
         return bare_server(int(tables), names.split(","), game, int(move_ms))
-    for flag in ("processes", "sessions", "concurrency", "hosts"):
+    for flag in ("processes", "sessions", "concurrency", "hosts", "connect_at_once"):
         if getattr(args, flag) < 1:
-            parser.error(f"--{flag} must be at least 1")
+            parser.error(f"--{flag.replace('_', '-')} must be at least 1")
     if args.hosts > 1 and args.processes < args.hosts:
         parser.error("--hosts N needs at least N bot processes (--processes): the bots are spread over the hosts")
 
@@ -653,7 +764,23 @@ def main() -> int:
               f"(median 1 s {report['median_decisions_per_second_1s']:,.0f}), "
               f"{report['median_running_games']:g} games running (median), "
               f"{report['server_cpu_us_per_decision']:.0f} µs server CPU/decision, "
-              f"timeouts {report['arena_caused_timeouts']}, strikes {report['strikes']}")
+              f"timeouts {report['arena_caused_timeouts']} ({report.get('timeouts_in_window', '-')} in the "
+              f"window), strikes {report['strikes']}")
+        print(f"  {'':<22} server {report['server_cores']:.2f} cores; load bots {report['load_cores']:.2f} cores "
+              f"({report['load_cpu_us_per_decision']:.0f} µs/decision), worst loop lag "
+              f"{report.get('loop_lag_ms_max', float('nan')):.0f} ms; bots told {report['told_timeouts']} timeouts, "
+              f"{report['late_answers']} late answers; arena think time/decision median "
+              f"{report.get('think_ms_p50', float('nan')):.1f} ms, p99 {report.get('think_ms_p99', float('nan')):.1f} ms")
+        if "kib_per_connected_bot" in report:
+            print(f"  {'':<22} {report.get('store_statements_per_game', float('nan')):.2f} store statements/game; "
+                  f"{report['kib_per_connected_bot']:.1f} KiB per connected bot, {report['kib_per_running_game']:.1f} "
+                  f"KiB per running game, peak {report['server_peak_rss_mib']:.0f} MiB; decisions/s per host "
+                  f"{report['decisions_per_second_per_host']}")
+            print(f"  {'':<22} {report['bots_connected_at_start']} of {report['bots']} bots connected when the window "
+                  f"began ({report['seconds_to_connect_all']:.0f} s after the bots started; logins median "
+                  f"{report.get('login_ms_p50', float('nan')) / 1000:.1f} s, p99 {report.get('login_ms_p99', float('nan')) / 1000:.1f} s), "
+                  f"{report['bots_connected_at_end']} at its end; within the window the bots were told "
+                  f"{report['told_timeouts_in_window']} timeouts and gave {report['late_answers_in_window']} late answers")
     by_label = {r["label"]: r for r in reports}
     ladder = reports[0]
     if "bare match path" in by_label:

@@ -26,8 +26,10 @@ DEMO_BOTS = (("random_bot", "random"), ("greedy_bot", "greedy"), ("tactician", "
 
 def register(subparsers) -> None:
     from arena.match.timecontrol import TimeControl
+    from arena.server.config import ServerConfig
 
     tc = TimeControl()
+    defaults = ServerConfig()
     parser = subparsers.add_parser(
         "serve",
         help="run a ladder: bots connect, games flow, ratings update (try --demo)",
@@ -49,6 +51,25 @@ def register(subparsers) -> None:
     )
     net.add_argument("--max-connections", type=int, metavar="N", default=256, help="bot connections at once (default 256)")
     net.add_argument("--max-games-per-bot", type=int, metavar="N", default=64, help="games at once per bot (default 64)")
+    logins = parser.add_argument_group(
+        "logins (for large ladders, see docs/deploy.md \"Sizing for many bots\"; the defaults suit a few hundred bots)")
+    logins.add_argument("--max-pending-hellos", type=int, metavar="N", default=defaults.max_pending_hellos,
+                        help="new streams that have not said Hello yet; beyond this the oldest is dropped "
+                             f"(default {defaults.max_pending_hellos})")
+    logins.add_argument("--auth-workers", type=int, metavar="N", default=defaults.auth_workers,
+                        help="threads checking tokens (a registered bot's first login costs ~40 ms of scrypt on "
+                             f"one; default {defaults.auth_workers})")
+    logins.add_argument("--auth-queue", type=int, metavar="N", default=defaults.auth_queue,
+                        help="logins waiting for a checking thread; beyond this a Hello is refused with "
+                             f"\"try again in a few seconds\" (default {defaults.auth_queue})")
+    logins.add_argument("--auth-failures-per-address", type=int, metavar="N", default=defaults.auth_failures_per_address,
+                        help="refused tokens (and checks running at once) per client address within a minute before "
+                             "its logins are refused unchecked; many bots behind one address (NAT, one test "
+                             f"machine) log in at most this many at a time (default {defaults.auth_failures_per_address})")
+    logins.add_argument("--auth-refusals-held", type=int, metavar="N", default=defaults.auth_refusals_held,
+                        help="logins held waiting (over the per-address limit only by checks still running, or "
+                             f"refused and answered late); beyond this they are refused at once (default "
+                             f"{defaults.auth_refusals_held})")
     cluster = parser.add_argument_group(
         "several hosts (with --db postgresql://...: any number of `arena serve` share one ladder)")
     cluster.add_argument("--host-name", metavar="NAME",
@@ -182,6 +203,9 @@ def _check_numbers(args) -> None:
     for flag, value, low in (
         ("--concurrency", args.concurrency, 1), ("--max-connections", args.max_connections, 1),
         ("--max-games-per-bot", args.max_games_per_bot, 1), ("--move-ms", args.move_ms, 1),
+        ("--max-pending-hellos", args.max_pending_hellos, 1), ("--auth-workers", args.auth_workers, 1),
+        ("--auth-queue", args.auth_queue, 0), ("--auth-failures-per-address", args.auth_failures_per_address, 1),
+        ("--auth-refusals-held", args.auth_refusals_held, 0),
         ("--bank-ms", args.bank_ms, 0), ("--increment-ms", args.increment_ms, 0),
         ("--first-move-ms", args.first_move_ms, 0), ("--max-strikes", args.max_strikes, 1),
     ):
@@ -294,6 +318,11 @@ def run(args) -> int:
         rulesets=list(players),  # what Welcome and GetStandings report: this ladder's --game selection
         max_connections=args.max_connections,
         max_games_per_bot=args.max_games_per_bot,
+        max_pending_hellos=args.max_pending_hellos,
+        auth_workers=args.auth_workers,
+        auth_queue=args.auth_queue,
+        auth_failures_per_address=args.auth_failures_per_address,
+        auth_refusals_held=args.auth_refusals_held,
     )
     try:
         config.validate()

@@ -1,31 +1,55 @@
-"""Many light bot sessions in one process, over raw grpcio: for load tests and ladder tests.
+"""Many light bot sessions in one process, on one asyncio event loop: for load tests and ladder tests.
 
     python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --names a,b,c --parallel 2 --style high
+    python -m arena.ladder.loadbot --arena 127.0.0.1:50051 --count 250 --prefix p0x --style random
 
-Each name is its own Play stream (one thread each, one shared channel) that
-answers every turn at once with the first, last or a random legal action.
-It speaks the wire protocol directly, without the SDK, so a benchmark
-measures the arena and not the client library; real bots should use `mau_arena_sdk`.
-At exit it prints one JSON line of totals (turns answered, games ended,
-errors by code, Hellos retried) for the benchmark to collect.  A process
-lets a few sessions log in at a time (``--connect-at-once``), and a session
-whose Hello is refused with "try again in N s" (too many logins at once from
-one address) tries again after that wait, as the SDK does.  ``--ended-log FILE`` appends
-one JSON line per GameEnded a session was told (bot, game id, reason,
-placements; placements are 0 when the game was aborted), flushed at once,
-for crash tests that compare what bots were told with what was stored.
+Each name is its own Play stream (grpc.aio, all of them on one event loop and
+one channel per arena address) that answers every turn at once with the first,
+last or a random legal action.  A thread per session could not hold a thousand
+sessions next to the server on a small machine; coroutines can (a few hundred
+bytes and no thread each), so a load test runs several of these processes with
+hundreds of sessions each.  It speaks the wire protocol directly, without the
+SDK, so a benchmark measures the arena and not the client library; real bots
+should use `mau_arena_sdk`.
+
+``--progress-every S`` prints a JSON line of progress every S seconds (sessions
+connected now, welcomed so far, turns, timeout notices, stale answers, CPU).  At exit it prints one JSON line of
+totals for the benchmark to collect: turns answered, games ended, errors by code (``error:TIMEOUT`` counts the arena's
+notices that an answer came too late and a default was played,
+``error:STALE_REQUEST`` answers that arrived after that), Hellos retried, the
+timeouts the arena recorded for these bots' seats (``seat_timeouts``, from
+GameEnded), the arena's measured think time per decision (``think_ms_*``: the
+round trip as the server saw it), and this process's own health, so that a
+reader can tell who was slow: its CPU seconds, its wall seconds, how long a
+turn took from being read to being answered here (``answer_ms_*``), and how
+late the event loop ran a timer (``loop_lag_ms_max``: a starved load process
+shows here first), and how long a login took (``login_ms_*``: stream opened
+to Welcome).
+
+A process lets a few sessions log in at a time (``--connect-at-once``), and a
+session whose Hello is refused with "try again in N s" (too many logins at
+once) tries again after that wait, as the SDK does.  ``--follow-hosts`` opens a
+session to every host a shared ladder lists (Welcome.hosts, Hosts messages), as
+the SDK does; without it a Hosts message is counted and otherwise ignored.
+``--until-games N`` stops once every name was welcomed and the process was
+told N games ended.
+``--ended-log FILE`` appends one JSON line per GameEnded a session was told
+(bot, game id, reason, placements; placements are 0 when the game was aborted),
+flushed at once, for crash tests that compare what bots were told with what was
+stored.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
-import queue
 import random
 import re
+import resource
 import signal
+import statistics
 import sys
-import threading
 import time
 from collections import Counter
 
@@ -34,117 +58,252 @@ import grpc
 from arena import __version__
 from mau_arena_sdk.wire import pb
 
-_END = object()
 #: Hello refusals that say "try again": the session retries after the wait they name.
 RETRY_CODES = (pb.Error.Code.Value("AUTH_FAILED"), pb.Error.Code.Value("CAPACITY"))
+TIMEOUT = pb.Error.Code.Value("TIMEOUT")
+#: Answer times kept per process for the percentiles (a reservoir beyond this).
+KEPT_SAMPLES = 200_000
+#: At most this many hosts of a shared ladder get a session per name, as in the SDK.
+MAX_HOSTS = 16
 
 
-def _seconds_in(text: str) -> float:
+def seconds_in(text: str) -> float:
     """The N of "try again in N s" (1 when the message names no number)."""
     match = re.search(r"try again in (\d+(?:\.\d+)?) s", text)
     return float(match.group(1)) if match else 1.0
 
 
-class Session(threading.Thread):
-    def __init__(self, channel: grpc.Channel, name: str, args: argparse.Namespace, totals: Counter, lock: threading.Lock,
-                 ended_log=None, connecting: threading.Semaphore | None = None) -> None:
-        super().__init__(daemon=True, name=f"session-{name}")
-        self.channel = channel
-        self.bot_name = name
-        self.args = args
-        self.totals = totals
-        self.lock = lock
-        self.outbox: queue.Queue = queue.Queue()
-        self.rng = random.Random(name)
-        self.call = None
-        self.ended_log = ended_log
-        self.connecting = connecting or threading.Semaphore(1_000_000)
-        self.stopped = threading.Event()
-        self.turns = self.games = 0
+def cpu_seconds() -> float:
+    """This process's CPU time (user + system) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
-    def _log_ended(self, ended) -> None:
-        line = json.dumps({"bot": self.bot_name, "game_id": ended.game_id, "reason": ended.reason,
+
+class Samples:
+    """A bounded sample of numbers (reservoir sampling) for percentiles."""
+
+    def __init__(self, rng: random.Random, kept: int = KEPT_SAMPLES) -> None:
+        self.values: list[float] = []
+        self.seen = 0
+        self.kept = kept
+        self.rng = rng
+        self.largest = 0.0
+
+    def add(self, value: float) -> None:
+        self.seen += 1
+        self.largest = max(self.largest, value)
+        if len(self.values) < self.kept:
+            self.values.append(value)
+        else:
+            slot = self.rng.randrange(self.seen)
+            if slot < self.kept:
+                self.values[slot] = value
+
+    def summary(self, key: str) -> dict[str, float]:
+        if not self.values:
+            return {}
+        ordered = sorted(self.values)
+        return {f"{key}_p50": round(statistics.median(ordered), 3),
+                f"{key}_p99": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 3),
+                f"{key}_max": round(self.largest, 3)}
+
+
+class Swarm:
+    """The sessions of one process: their channels (one per address), shared totals and samples."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.totals: Counter = Counter()
+        self.answer_ms = Samples(random.Random(1))
+        self.think_ms = Samples(random.Random(2))
+        self.login_ms = Samples(random.Random(3))
+        self.channels: dict[str, grpc.aio.Channel] = {}
+        self.connecting = asyncio.Semaphore(max(1, args.connect_at_once))
+        self.stopping = asyncio.Event()
+        self.sessions: dict[tuple[str, str], asyncio.Task] = {}
+        self.ended_log = None
+        self.loop_lag_ms = 0.0
+        self.connected = 0  # sessions welcomed whose stream is still open
+        self.names = 0      # names this process plays
+
+    def channel(self, address: str) -> grpc.aio.Channel:
+        if address not in self.channels:
+            self.channels[address] = grpc.aio.insecure_channel(address, options=[("grpc.so_reuseport", 0)])
+        return self.channels[address]
+
+    def start(self, name: str, address: str) -> None:
+        """A session for ``name`` to ``address`` unless one is open (or the process is stopping)."""
+        key = (name, address)
+        if self.stopping.is_set() or key in self.sessions:
+            return
+        if sum(1 for n, _ in self.sessions if n == name) >= MAX_HOSTS:
+            return
+        self.sessions[key] = asyncio.get_running_loop().create_task(Session(self, name, address).run())
+
+    def check_done(self) -> None:
+        """``--until-games N``: stop once every name was welcomed and N games ended, together."""
+        until = self.args.until_games
+        if until and self.totals["games"] >= until and self.totals["welcomed"] >= self.names:
+            self.stopping.set()
+
+    def log_ended(self, bot: str, ended) -> None:
+        if self.ended_log is None:
+            return
+        line = json.dumps({"bot": bot, "game_id": ended.game_id, "reason": ended.reason,
                            "status": pb.GameEnded.Status.Name(ended.status).lower(),
                            "placements": [result.placement for result in ended.results]})
-        with self.lock:
-            self.ended_log.write(line + "\n")
-            self.ended_log.flush()
+        self.ended_log.write(line + "\n")
+        self.ended_log.flush()
 
-    def run(self) -> None:
-        turns = games = 0
-        errors: Counter = Counter()
+    async def show_progress(self, every_s: float) -> None:
+        """A JSON line every ``every_s``: sessions connected now, welcomed so far, turns answered, TIMEOUT notices
+        and stale answers so far, CPU seconds so far, worst loop lag so far."""
+        while True:
+            await asyncio.sleep(every_s)
+            print(json.dumps({"progress": True, "connected": self.connected, "welcomed": self.totals["welcomed"],
+                              "turns": self.totals["turns"], "timeouts": self.totals["error:TIMEOUT"],
+                              "late": self.totals["error:STALE_REQUEST"], "cpu_s": round(cpu_seconds(), 2),
+                              "loop_lag_ms_max": round(self.loop_lag_ms, 1)}), flush=True)
+
+    async def watch_loop(self, period_s: float = 0.05) -> None:
+        """How late the event loop runs a timer: the load side's own starvation, in ms."""
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + period_s
+            await asyncio.sleep(period_s)
+            self.loop_lag_ms = max(self.loop_lag_ms, (loop.time() - due) * 1000)
+
+    def report(self, wall_s: float) -> dict:
+        out: dict = dict(self.totals)
+        out.update(self.answer_ms.summary("answer_ms"))
+        out.update(self.think_ms.summary("think_ms"))
+        out.update(self.login_ms.summary("login_ms"))
+        out.update({"sessions": len({name for name, _ in self.sessions}), "cpu_s": round(cpu_seconds(), 2),
+                    "wall_s": round(wall_s, 2), "loop_lag_ms_max": round(self.loop_lag_ms, 1)})
+        return out
+
+
+class Session:
+    """One bot name's stream to one address, with retries of a refused Hello."""
+
+    def __init__(self, swarm: Swarm, name: str, address: str) -> None:
+        self.swarm = swarm
+        self.bot_name = name
+        self.address = address
+        self.rng = random.Random(name)
+        self.turns_in: Counter = Counter()  # game id -> turns answered in it (for the think time per decision)
+
+    async def run(self) -> None:
+        totals = self.swarm.totals
         try:
-            for attempt in range(self.args.retries + 1):
-                retry_s = self._attempt(errors)
-                turns += self.turns
-                games += self.games
-                if retry_s is None or self.stopped.is_set():
+            for _ in range(self.swarm.args.retries + 1):
+                retry_s = await self._attempt()
+                if retry_s is None or self.swarm.stopping.is_set():
                     break
-                # Refused at the door (too many logins at once, from one address): come back later, as the SDK does.
-                errors["retried"] += 1
-                if self.stopped.wait(retry_s * (1 + self.rng.random())):
+                # Refused at the door (too many logins at once): come back later, as the SDK does.
+                totals["retried"] += 1
+                try:
+                    await asyncio.wait_for(self.swarm.stopping.wait(), retry_s * (1 + self.rng.random()))
                     break
-        finally:
-            with self.lock:
-                self.totals["turns"] += turns
-                self.totals["games"] += games
-                for code, count in errors.items():
-                    self.totals[code if code == "retried" else f"error:{code}"] += count
+                except asyncio.TimeoutError:
+                    pass
+        except asyncio.CancelledError:
+            pass
 
-    def _attempt(self, errors: Counter) -> float | None:
+    async def _attempt(self) -> float | None:
         """One stream; the seconds to wait before another try if the Hello was refused for now, else None."""
-        a = self.args
-        self.turns = self.games = 0
-        self.outbox = queue.Queue()
-        self.outbox.put(pb.BotMessage(hello=pb.Hello(
-            name=self.bot_name, token=a.token, sdk_version=__version__, games=a.games or [],
-            max_games=a.max_games, bot_version=f"loadbot-{a.style}",
-        )))
-        play = self.channel.stream_stream(
+        swarm, a = self.swarm, self.swarm.args
+        totals = swarm.totals
+        play = swarm.channel(self.address).stream_stream(
             "/mauarena.v1.Arena/Play",
             request_serializer=pb.BotMessage.SerializeToString,
             response_deserializer=pb.ArenaMessage.FromString,
         )
         retry_s = None
-        welcomed = False
-        self.connecting.acquire()  # a few Hellos at a time per process: a burst of logins is refused
+        welcomed = answered = in_session = False
+        await swarm.connecting.acquire()  # a few Hellos at a time per process: a burst of logins is refused
+        opened = time.perf_counter()
+        call = play()
         try:
-            self.call = play(iter(self.outbox.get, _END))
-            for message in self.call:
+            await call.write(pb.BotMessage(hello=pb.Hello(
+                name=self.bot_name, token=a.token, sdk_version=__version__, games=a.games or [],
+                max_games=a.max_games, bot_version=f"loadbot-{a.style}", protocol=pb.PROTOCOL_V1,
+            )))
+            while True:
+                message = await call.read()
+                if message is grpc.aio.EOF:
+                    break
                 kind = message.WhichOneof("kind")
                 if not welcomed and kind in ("welcome", "error"):
                     welcomed = True
-                    self.connecting.release()
-                if kind == "error" and message.error.code in RETRY_CODES and not self.turns and "try again" in message.error.message:
-                    retry_s = _seconds_in(message.error.message)
+                    swarm.connecting.release()
+                    if kind == "welcome":
+                        totals["welcomed"] += 1
+                        swarm.connected += 1
+                        in_session = True
+                        swarm.check_done()
+                        swarm.login_ms.add((time.perf_counter() - opened) * 1000)
+                        self._follow(message.welcome.hosts)
                 if kind == "turn":
+                    read_at = time.perf_counter()
                     turn = message.turn
                     if a.style == "slow":
-                        time.sleep(a.slow_ms / 1000)
+                        await asyncio.sleep(a.slow_ms / 1000)
                     index = self._choose(turn.legal)
-                    self.outbox.put(pb.BotMessage(answer=pb.Answer(
+                    await call.write(pb.BotMessage(answer=pb.Answer(
                         game_id=turn.game_id, request_id=turn.request_id,
                         action_index=index, action_text=turn.legal[index],
                     )))
-                    self.turns += 1
+                    swarm.answer_ms.add((time.perf_counter() - read_at) * 1000)
+                    self.turns_in[turn.game_id] += 1
+                    totals["turns"] += 1
+                    answered = True
                 elif kind == "game_ended":
-                    self.games += 1
-                    if self.ended_log is not None:
-                        self._log_ended(message.game_ended)
-                elif kind == "error" and retry_s is None:
-                    errors[pb.Error.Code.Name(message.error.code)] += 1
-                    if a.verbose:
-                        print(f"{self.bot_name}: {message.error.message}", file=sys.stderr, flush=True)
+                    self._ended(message.game_ended)
+                elif kind == "hosts":
+                    totals["hosts_messages"] += 1
+                    self._follow(message.hosts.hosts)
+                elif kind == "error":
+                    error = message.error
+                    if error.code in RETRY_CODES and not answered and "try again" in error.message:
+                        retry_s = seconds_in(error.message)
+                    else:
+                        totals[f"error:{pb.Error.Code.Name(error.code)}"] += 1
+                        if a.verbose:
+                            print(f"{self.bot_name}: {error.message}", file=sys.stderr, flush=True)
         except grpc.RpcError as error:
-            if retry_s is None:
-                errors[f"rpc:{error.code().name}"] += 1
+            if retry_s is None and not swarm.stopping.is_set():
+                totals[f"error:rpc:{error.code().name}"] += 1
+        except asyncio.CancelledError:
+            call.cancel()
+            raise
         finally:
             if not welcomed:
-                self.connecting.release()
+                swarm.connecting.release()
+            if in_session:
+                swarm.connected -= 1
         return retry_s
 
+    def _ended(self, ended) -> None:
+        totals = self.swarm.totals
+        totals["games"] += 1
+        self.swarm.check_done()
+        turns = self.turns_in.pop(ended.game_id, 0)
+        for result in ended.results:
+            if result.name == self.bot_name:
+                totals["seat_timeouts"] += result.timeouts
+                totals["seat_strikes"] += result.strikes
+                if turns:
+                    self.swarm.think_ms.add(result.think_ms / turns)
+        self.swarm.log_ended(self.bot_name, ended)
+
+    def _follow(self, hosts) -> None:
+        if self.swarm.args.follow_hosts:
+            for address in list(hosts)[1:]:
+                self.swarm.start(self.bot_name, address)
+
     def _choose(self, legal) -> int:
-        style = self.args.style
+        style = self.swarm.args.style
         if style == "first":
             return 0
         if style in ("high", "low"):
@@ -153,17 +312,55 @@ class Session(threading.Thread):
             return keyed[-1] if style == "high" else keyed[0]
         return self.rng.randrange(len(legal))
 
-    def stop(self) -> None:
-        self.stopped.set()
-        self.outbox.put(_END)
-        if self.call is not None:
-            self.call.cancel()
+
+async def run_swarm(args: argparse.Namespace, names: list[str]) -> dict:
+    """Play until SIGTERM/SIGINT, ``--duration``, ``--until-games``, or every session has given up; the totals."""
+    swarm = Swarm(args)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, swarm.stopping.set)
+    if args.ended_log:
+        swarm.ended_log = open(args.ended_log, "a", encoding="utf-8")
+    started = time.monotonic()
+    watchers = [loop.create_task(swarm.watch_loop())]
+    if args.progress_every:
+        watchers.append(loop.create_task(swarm.show_progress(args.progress_every)))
+    try:
+        swarm.names = len(names)
+        for name in names:
+            swarm.start(name, args.arena)
+        while not swarm.stopping.is_set():
+            live = [task for task in swarm.sessions.values() if not task.done()]
+            if not live:
+                break
+            try:
+                await asyncio.wait_for(swarm.stopping.wait(), 0.2 if args.duration is None else
+                                       min(0.2, max(0.0, args.duration - (time.monotonic() - started))))
+            except asyncio.TimeoutError:
+                pass
+            if args.duration is not None and time.monotonic() - started >= args.duration:
+                break
+        swarm.stopping.set()
+        for task in swarm.sessions.values():
+            task.cancel()
+        await asyncio.wait(list(swarm.sessions.values()), timeout=5)
+        for watcher in watchers:
+            watcher.cancel()
+        for channel in swarm.channels.values():
+            await channel.close()
+    finally:
+        if swarm.ended_log is not None:
+            swarm.ended_log.close()
+    return swarm.report(time.monotonic() - started)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arena.ladder.loadbot", description=__doc__.split("\n\n")[0])
     parser.add_argument("--arena", required=True, metavar="HOST:PORT")
-    parser.add_argument("--names", required=True, help="comma-separated session names")
+    named = parser.add_mutually_exclusive_group(required=True)
+    named.add_argument("--names", help="comma-separated session names")
+    named.add_argument("--count", type=int, metavar="N", help="N sessions named PREFIX000, PREFIX001, ...")
+    parser.add_argument("--prefix", default="load", help="name prefix with --count (default load)")
     parser.add_argument("--token", default="")
     parser.add_argument("--games", type=lambda s: [g for g in s.split(",") if g], help="rulesets (default all)")
     parser.add_argument("--parallel", "--max-games", dest="max_games", type=int, default=1, metavar="N",
@@ -171,41 +368,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--style", choices=("first", "random", "high", "low", "slow"), default="random")
     parser.add_argument("--slow-ms", type=int, default=50, help="think time of --style slow")
     parser.add_argument("--duration", type=float, help="seconds to stay connected (default: until SIGTERM)")
+    parser.add_argument("--until-games", type=int, metavar="N",
+                        help="stop once every name was welcomed and this process's sessions were told N games "
+                             "ended, together")
     parser.add_argument("--ended-log", metavar="FILE", help="append a JSON line per GameEnded received")
-    parser.add_argument("--connect-at-once", type=int, default=1, metavar="N",
-                        help="sessions of this process waiting for their Welcome at once (default 1)")
+    parser.add_argument("--connect-at-once", type=int, default=4, metavar="N",
+                        help="sessions of this process waiting for their Welcome at once (default 4)")
     parser.add_argument("--retries", type=int, default=10,
                         help="times a session tries again after a Hello refused with 'try again' (default 10)")
+    parser.add_argument("--follow-hosts", action="store_true",
+                        help="open a session to every host a shared ladder lists (Welcome.hosts, Hosts), as the SDK does")
+    parser.add_argument("--progress-every", type=float, metavar="SECONDS",
+                        help='print {"progress": true, "connected": N, "welcomed": N, "turns": N, ...} this often')
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
-    names = [n for n in args.names.split(",") if n]
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    channel = grpc.insecure_channel(args.arena, options=[("grpc.so_reuseport", 0)])
-    totals: Counter = Counter()
-    lock = threading.Lock()
-    try:
-        ended_log = open(args.ended_log, "a", encoding="utf-8") if args.ended_log else None
-    except OSError as error:
-        parser.error(f"--ended-log {args.ended_log}: {error.strerror}")
-    connecting = threading.Semaphore(max(1, args.connect_at_once))
-    sessions = [Session(channel, name, args, totals, lock, ended_log, connecting) for name in names]
-    started = time.monotonic()
-    for session in sessions:
-        session.start()
-    while not stop.is_set() and any(s.is_alive() for s in sessions):
-        if args.duration is not None and time.monotonic() - started >= args.duration:
-            break
-        stop.wait(0.2)
-    for session in sessions:
-        session.stop()
-    for session in sessions:
-        session.join(timeout=5)
-    channel.close()
-    if ended_log is not None:
-        ended_log.close()
-    print(json.dumps(dict(totals)), flush=True)
+    if args.count is not None:
+        if args.count < 1:
+            parser.error("--count must be at least 1")
+        names = [f"{args.prefix}{i:03d}" for i in range(args.count)]
+    else:
+        names = [n for n in args.names.split(",") if n]
+        if not names:
+            parser.error("--names is empty")
+    if args.ended_log:
+        try:
+            open(args.ended_log, "a", encoding="utf-8").close()
+        except OSError as error:
+            parser.error(f"--ended-log {args.ended_log}: {error.strerror}")
+    totals = asyncio.run(run_swarm(args, names))
+    print(json.dumps(totals), flush=True)
     return 0
 
 

@@ -111,6 +111,16 @@ def test_serve_refuses_open_registration_off_loopback(tmp_path, capsys):
     assert "unknown ruleset" in capsys.readouterr().err
 
 
+def test_serve_login_limits_are_checked_in_one_line_before_anything_starts(tmp_path, capsys):
+    """The flags for large ladders (docs/deploy.md, "Sizing for many bots") refuse nonsense before the database."""
+    db = tmp_path / "d.db"
+    for flag, value, low in (("--max-pending-hellos", "0", 1), ("--auth-workers", "0", 1), ("--auth-queue", "-1", 0),
+                             ("--auth-failures-per-address", "0", 1), ("--auth-refusals-held", "-1", 0)):
+        assert main(["serve", "--port", "0", "--db", str(db), flag, value]) == 2
+        assert f"{flag} must be at least {low}, not {value}" in capsys.readouterr().err
+    assert not db.exists()
+
+
 def test_serve_on_a_taken_port_or_a_database_in_use_fails_in_one_line_and_touches_nothing(tmp_path, capsys):
     import socket
 
