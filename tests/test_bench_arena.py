@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
-PATH = Path(__file__).resolve().parents[1] / "scripts" / "bench_arena.py"
+from tests.scripts_loaded import load_script
 
 
 @pytest.fixture
 def bench(monkeypatch):
-    spec = importlib.util.spec_from_file_location("bench_arena", PATH)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_arena", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script(monkeypatch, "bench_arena")
 
 
 def test_the_paired_ratio_pairs_each_run_with_the_raw_run_just_before_it(bench):

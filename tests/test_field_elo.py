@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-PATH = Path(__file__).resolve().parents[1] / "scripts" / "field_elo.py"
+from tests.scripts_loaded import load_script
 
 
 @pytest.fixture
 def field(monkeypatch):
-    spec = importlib.util.spec_from_file_location("field_elo", PATH)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "field_elo", module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script(monkeypatch, "field_elo")
 
 
 def line(number, deal, *seats, reason="out"):
