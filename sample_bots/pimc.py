@@ -22,7 +22,6 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from arena import games
 from arena.games.worlds import WorldError, WorldSampler
 
 

@@ -782,7 +782,6 @@ def main() -> int:
                   f"{report['bots_connected_at_end']} at its end; within the window the bots were told "
                   f"{report['told_timeouts_in_window']} timeouts and gave {report['late_answers_in_window']} late answers")
     by_label = {r["label"]: r for r in reports}
-    ladder = reports[0]
     if "bare match path" in by_label:
         pairs = [(a, b) for a, b in zip(reports, reports[1:])
                  if a["label"] == "ladder (SQLite)" and b["label"] == "bare match path"]

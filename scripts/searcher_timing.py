@@ -9,7 +9,6 @@ and the ratio to the tactician's time on the same decisions.  Times are the proc
 """
 
 import argparse
-import random
 import statistics
 import sys
 import time

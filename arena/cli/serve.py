@@ -8,7 +8,6 @@ seconds without any setup.
 from __future__ import annotations
 
 import logging
-import socket
 import subprocess
 import sys
 import time

@@ -14,7 +14,7 @@ seed, the chance counter, the stock order or another seat's cards.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena.games.base import RecordObservation
 from arena.games.ddmau.cards import HIT_KINDS, PRINTED, TRANSPARENT, ident
