@@ -80,7 +80,7 @@ def ladder(tmp_path_factory):
     server = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--game", "maumau", "--plain",
          "--summary-every", "3600", "--db", str(root / "arena.db"), "--replays", str(root / "replays"),
-         "--move-ms", "2000"],
+         "--move-ms", "2000", "--drain", "0"],  # no waiting at the end for games whose bots are gone
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     bots = []
     try:
