@@ -31,8 +31,9 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: Online Mau-Mau keeps the tactician's choice unless another action gains more than one standard
 #: error over it, world by world: with 9 worlds of 4-seat rollouts cut at 60 decisions the noise was
 #: enough to make plain "best mean" lose (-126 Elo over 148 games; +4.6 over 400 with confidence 1).
+#: 20 worlds (72 ms a decision, 2026-11-27) with the history sampler: +37.5 over 400 games (9: +32.8).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60, tries=8), "maumau": Budget(worlds=42, depth=60, tries=8),
-                   "maumau-online": Budget(worlds=9, depth=60, confidence=1.0), "mose": Budget(worlds=24, depth=12),
+                   "maumau-online": Budget(worlds=20, depth=60, confidence=1.0), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
