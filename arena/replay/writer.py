@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
+import msgspec
+
 from arena.replay.format import (
     ABORTED,
     FINISHED,
@@ -47,12 +49,7 @@ DEFAULT_DIRECTORY = Path("replays")
 #: One encoder for every line (``json.dumps`` with options builds a new one per call).
 _standard_line = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
-try:
-    import msgspec
-
-    _fast_line = msgspec.json.Encoder().encode
-except ImportError:  # pragma: no cover - msgspec is a dependency
-    _fast_line = None
+_fast_line = msgspec.json.Encoder().encode
 
 
 def _encode_line(line: Mapping[str, Any]) -> str:
@@ -63,12 +60,10 @@ def _encode_line(line: Mapping[str, Any]) -> str:
     agree on control characters, quotes and non-ASCII text); anything it refuses (a float NaN, a
     lone surrogate, an object) goes the standard way, which raises as before.
     """
-    if _fast_line is not None:
-        try:
-            return _fast_line(line).decode()
-        except (TypeError, ValueError, OverflowError, UnicodeError):
-            pass
-    return _standard_line(line)
+    try:
+        return _fast_line(line).decode()
+    except (TypeError, ValueError, OverflowError, UnicodeError):
+        return _standard_line(line)
 
 
 class ReplayWriterError(RuntimeError):

@@ -23,11 +23,11 @@ import grpc
 import trio
 
 from arena.server.config import ServerConfig
+from arena.rebuilds import Rebuilds
 from arena.server import guestloop
 from arena.server.live import LiveGame, LiveGames
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
-from arena.rebuilds import Rebuilds
 from arena.server.health import Health
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
 from mau_arena_sdk.wire import rpc

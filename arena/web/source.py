@@ -128,6 +128,7 @@ class WebSource:
         self._store: LadderStore | None = None
         self._store_lock = threading.Lock()
         self.rebuilds = rebuilds if rebuilds is not None else Rebuilds()
+        self._own_rebuilds = rebuilds is None  # closed with the source; a shared one belongs to the server
 
     # ------------------------------------------------------------ the database
 
@@ -145,6 +146,8 @@ class WebSource:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+        if self._own_rebuilds:
+            self.rebuilds.close()
 
     # ------------------------------------------------------------ rulesets and standings
 
