@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games.base import Action
+from arena.games.shedding import effects, playing, turns
 
 if TYPE_CHECKING:
     from arena.games.shedding.state import SheddingState
@@ -75,7 +76,7 @@ def play(state: "SheddingState", real: str, claim: str) -> None:
     }
     state.discard.append(claim)
     state.masks[len(state.discard) - 1] = real
-    challenger = state._step(seat, 1)
+    challenger = turns.step(state, seat, 1)
     if challenger == seat:  # nobody else is in the hand (a finisher waiting out P28): nobody can doubt
         _resolve_claim(state, state.blind_play)
         return
@@ -93,7 +94,7 @@ def challenge(state: "SheddingState") -> None:
     top = len(state.discard) - 1
     if record["card"] == record["claim"]:  # truthful: turned up, the challenger pays and loses a turn
         del state.masks[top]
-        state._draw(challenger, 1)
+        effects.draw(state, challenger, 1)
         state.blind_skip = 1
         _resolve_claim(state, record)
         return
@@ -108,8 +109,8 @@ def challenge(state: "SheddingState") -> None:
     state.offender = None
     state.current = seat
     state.phase = "turn"
-    state._draw(seat, 1)
-    state._end_turn(1)
+    effects.draw(state, seat, 1)
+    turns.end_turn(state, 1)
 
 
 def _resolve_claim(state: "SheddingState", record: dict) -> None:
@@ -117,7 +118,7 @@ def _resolve_claim(state: "SheddingState", record: dict) -> None:
     state.current = record["seat"]
     state.phase = "turn"
     state.discard.pop()
-    state._place(record["claim"], from_hand=True, combo=False)
+    playing.place(state, record["claim"], from_hand=True, combo=False)
 
 
 def shown_discard(state: "SheddingState") -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games.base import GameError, Observation, RecordObservation
-from arena.games.shedding import blind
+from arena.games.shedding import blind, turns
 
 if TYPE_CHECKING:
     from arena.games.shedding.rules import Ruleset
@@ -121,7 +121,7 @@ def _next_seat(state: "SheddingState", phase: str) -> int | None:
         return None  # the hand ends
     if state.advance == 0:  # the chooser plays on (a starter's suit named by the next seat, a 2-seat reversal)
         return state.current
-    return state._step(state.current, state.advance + state.blind_skip)
+    return turns.step(state, state.current, state.advance + state.blind_skip)
 
 
 def _pending(state: "SheddingState") -> dict:

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from arena.games.base import PositionError
 from arena.games import position_checks as checks
 from arena.games.cards import is_card_code
+from arena.games.shedding import turns
 from arena.games.shedding.rules import Ruleset
 
 PHASES = (
@@ -275,7 +276,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.accusable = _accusable(position, rules, phase, current, players)
     state.paying = paying
     state.return_wait = _int(position, "return_wait", 0, 0, players)
-    state._refresh_gone()
+    turns.refresh_gone(state)
     _restore_blind(state, rules, position, phase, masks)
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
         raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
@@ -283,7 +284,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.log = None  # a restored state records nothing until asked (`record_events`), from a `start` event
     state.fresh = False
     if not over:
-        state._settle()
+        turns.settle(state)
         state._legal = None
     return state
 

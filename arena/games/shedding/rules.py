@@ -280,7 +280,7 @@ class Ruleset:
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}
         object.__setattr__(self, "_turn_enders", turn_enders)
         # Those that do not even that: playing one that leaves cards in the hand just ends the turn
-        # (`SheddingState._resolve` takes that shortcut).
+        # (`playing.resolve` takes that shortcut).
         object.__setattr__(self, "_inert", frozenset(c for c, e in turn_enders.items() if e == _ENDS_ONLY))
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
