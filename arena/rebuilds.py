@@ -19,7 +19,13 @@ the bots: their moves then time out.
   Retry-After), and nothing is queued without bound;
 * one rebuild per key however many readers ask for it at the same time (they
   share its future, and cost no slot), and the last ``kept`` results are
-  remembered, so a popular game is rebuilt once.
+  remembered, so a popular game is rebuilt once;
+* at most ``per_reader`` of the admitted rebuilds started by one reader (its
+  network address: gRPC's peer, the web's client), so one address that asks
+  for many different games holds a few slots, not the whole line, and the
+  other readers still get theirs.  Readers behind one proxy share an address:
+  `arena web --proxy-hops` and `arena serve --web-proxy-hops` read the client's
+  address from ``X-Forwarded-For`` instead.
 
 Failures are not remembered: the next request tries again.
 """
@@ -35,6 +41,8 @@ from typing import Any, Callable, Hashable
 RUNNING = 1
 WAITING = 8
 KEPT = 16
+#: One address may hold 3 of the 9 slots: the other readers keep 6.
+PER_READER = 3
 
 
 class Busy(Exception):
@@ -42,25 +50,30 @@ class Busy(Exception):
 
 
 class Rebuilds:
-    def __init__(self, running: int = RUNNING, waiting: int = WAITING, kept: int = KEPT) -> None:
-        if running < 1 or waiting < 0 or kept < 0:
-            raise ValueError("running must be at least 1, waiting and kept at least 0")
+    def __init__(self, running: int = RUNNING, waiting: int = WAITING, kept: int = KEPT,
+                 per_reader: int = PER_READER) -> None:
+        if running < 1 or waiting < 0 or kept < 0 or per_reader < 1:
+            raise ValueError("running and per_reader must be at least 1, waiting and kept at least 0")
         self.running = running
         self.waiting = waiting
         self.kept = kept
+        self.per_reader = per_reader
         self._lock = threading.Lock()
         self._done: "OrderedDict[Hashable, Any]" = OrderedDict()
         self._pending: dict[Hashable, Future] = {}
+        self._starter: dict[Hashable, Hashable] = {}  # key -> the reader whose request started its rebuild
+        self._started: dict[Hashable, int] = {}  # reader -> admitted rebuilds it started
         self._executor: ThreadPoolExecutor | None = None
         #: Counters for operators and tests: rebuilds run, requests refused, answered from memory.
         self.built = 0
         self.refused = 0
         self.remembered = 0
 
-    def submit(self, key: Hashable, build: Callable[[], Any]) -> "Future[Any]":
+    def submit(self, key: Hashable, build: Callable[[], Any], reader: Hashable = None) -> "Future[Any]":
         """The result of ``build()`` for ``key``: remembered, shared with a rebuild under way, or queued.
 
-        Raises `Busy` when ``running + waiting`` distinct rebuilds are already admitted.
+        Raises `Busy` when ``running + waiting`` distinct rebuilds are already admitted, or when
+        ``reader`` (an address; None: not counted) already started ``per_reader`` of them.
         ``build`` runs on one of this budget's threads; its exception reaches the future.
         """
         with self._lock:
@@ -75,10 +88,17 @@ class Rebuilds:
             if len(self._pending) >= self.running + self.waiting:
                 self.refused += 1
                 raise Busy(f"{len(self._pending)} replays are being rebuilt or waiting; try again shortly")
+            if reader is not None and self._started.get(reader, 0) >= self.per_reader:
+                self.refused += 1
+                raise Busy(f"{self.per_reader} rebuilds asked for from your address are already under way; "
+                           "try again when they are done")
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(self.running, thread_name_prefix="replay-rebuild")
             future = self._executor.submit(self._run, key, build)
             self._pending[key] = future
+            if reader is not None:
+                self._starter[key] = reader
+                self._started[reader] = self._started.get(reader, 0) + 1
             return future
 
     def _run(self, key: Hashable, build: Callable[[], Any]) -> Any:
@@ -86,16 +106,27 @@ class Rebuilds:
             result = build()
         except BaseException:
             with self._lock:
-                self._pending.pop(key, None)
+                self._settle(key)
             raise
         with self._lock:
             self.built += 1
-            self._pending.pop(key, None)
+            self._settle(key)
             if self.kept and result is not None:
                 self._done[key] = result
                 while len(self._done) > self.kept:
                     self._done.popitem(last=False)
         return result
+
+    def _settle(self, key: Hashable) -> None:
+        """The rebuild of ``key`` is over: its slot, and its reader's share, are free (under the lock)."""
+        self._pending.pop(key, None)
+        reader = self._starter.pop(key, None)
+        if reader is not None:
+            left = self._started[reader] - 1
+            if left:
+                self._started[reader] = left
+            else:
+                del self._started[reader]
 
     def in_flight(self) -> int:
         """Rebuilds admitted and not yet finished (running or waiting)."""

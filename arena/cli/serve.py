@@ -41,6 +41,9 @@ def register(subparsers) -> None:
     net.add_argument("--web", metavar="[HOST:]PORT",
                      help="also serve the web pages and JSON API here (loopback unless a host is named; 0 picks "
                           "a free port), from this process: live standings and games, replays, bot pages")
+    net.add_argument("--web-proxy-hops", type=int, default=0, metavar="N",
+                     help="the web view is behind N reverse proxies: a reader's address comes from X-Forwarded-For, "
+                          "for its share of the replay rebuilds (default 0: the peer's)")
     net.add_argument("--tls-cert", type=Path, metavar="PEM", help="PEM certificate chain (with --tls-key)")
     net.add_argument("--tls-key", type=Path, metavar="PEM", help="PEM private key")
     net.add_argument(
@@ -207,9 +210,12 @@ def _check_numbers(args) -> None:
         ("--auth-refusals-held", args.auth_refusals_held, 0),
         ("--bank-ms", args.bank_ms, 0), ("--increment-ms", args.increment_ms, 0),
         ("--first-move-ms", args.first_move_ms, 0), ("--max-strikes", args.max_strikes, 1),
+        ("--web-proxy-hops", args.web_proxy_hops, 0),
     ):
         if value < low:
             raise CommandError(f"{flag} must be at least {low}, not {value}")
+    if args.web_proxy_hops and not args.web:
+        raise CommandError("--web-proxy-hops needs --web (the web view it is about)")
     if args.max_games is not None and args.max_games < 1:
         raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
     if args.duration is not None and args.duration <= 0:
@@ -495,7 +501,8 @@ def _with_web(director, ladder, args, sock):
     def make_app(handle):
         feed = LiveFeed(handle.hub.live, connected=lambda: [s.name for s in handle.sessions()])
         return create_app(WebSource(args.db, args.replays, live=feed, standings=lambda r: ladder.standings.get(r, []),
-                                    rulesets=lambda: list(ladder.settings.players), rebuilds=handle.rebuilds))
+                                    rulesets=lambda: list(ladder.settings.players), rebuilds=handle.rebuilds),
+                          args.web_proxy_hops)
 
     return beside(director, make_app, sock)
 

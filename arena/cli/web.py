@@ -23,6 +23,9 @@ def register(subparsers) -> None:
     web.add_argument("--replays", default="replays", metavar="DIR", help="the replay folder (default replays/)")
     web.add_argument("--listen", default="127.0.0.1:8080", metavar="[HOST:]PORT",
                      help="where to serve (default 127.0.0.1:8080; port 0 picks a free one)")
+    web.add_argument("--proxy-hops", type=int, default=0, metavar="N",
+                     help="behind N reverse proxies (1: one nginx): a reader's address comes from "
+                          "X-Forwarded-For, for its share of the replay rebuilds (default 0: the peer's)")
     web.set_defaults(func=run_web)
 
 
@@ -31,6 +34,8 @@ def run_web(args: argparse.Namespace) -> int:
     from arena.web import WebSource, create_app
     from arena.web.embed import bind, parse_bind, run_alone
 
+    if args.proxy_hops < 0:
+        raise CommandError(f"--proxy-hops must be 0 or more, not {args.proxy_hops}")
     if not is_postgres_url(args.db) and not Path(args.db).is_file():
         raise CommandError(f"no ladder database at {args.db} (give --db FILE; `arena serve` creates one)")
     try:
@@ -51,7 +56,7 @@ def run_web(args: argparse.Namespace) -> int:
         sock.close()
         raise CommandError(f"{args.db}: {error}") from None
     try:
-        run_alone(create_app(source), sock, ready=lambda url: print(f"web view on {url} (Ctrl-C stops)", flush=True))
+        run_alone(create_app(source, args.proxy_hops), sock, ready=lambda url: print(f"web view on {url} (Ctrl-C stops)", flush=True))
     finally:
         source.close()
     return 0

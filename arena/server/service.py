@@ -234,9 +234,11 @@ class ArenaService(rpc.ArenaServicer):
         """An ended game this host does not remember (another host's, or an old one), from its replay.
 
         Fetching and re-simulating a replay costs the CPU the games need, so it runs in the
-        process's bounded budget (`Handle.rebuilds`): beyond it a reader is refused at once.
+        process's bounded budget (`Handle.rebuilds`): beyond it, or beyond its address's share of it,
+        a reader is refused at once.
         """
         from arena.rebuilds import Busy
+        from arena.server.authgate import peer_address
         from arena.server.replayed import spectator_events
 
         provider = self.handle.replay_provider
@@ -246,7 +248,8 @@ class ArenaService(rpc.ArenaServicer):
             return None if text is None else spectator_events(text, game_id)
 
         try:
-            events = await asyncio.wrap_future(self.handle.rebuilds.submit(("spectate", game_id), rebuild))
+            events = await asyncio.wrap_future(self.handle.rebuilds.submit(
+                ("spectate", game_id), rebuild, reader=peer_address(context.peer() or "")))
         except Busy as busy:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"ended games are being rebuilt for other "
                                 f"readers: {busy}")

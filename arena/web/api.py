@@ -36,6 +36,12 @@ def _int(request: Request, name: str, default: int) -> int:
         raise BadRequest(f"{name} must be a whole number, not {text!r}") from None
 
 
+def reader(request: Request) -> str | None:
+    """The asker's address, for its share of the rebuild budget (its proxy's, unless the app was
+    made with ``proxy_hops``, which reads ``X-Forwarded-For``)."""
+    return request.client.host if request.client is not None else None
+
+
 def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
     """Turn the source's errors into clear 4xx answers (and anything else into a 500 without internals)."""
 
@@ -87,7 +93,8 @@ def routes(source: WebSource) -> list[Route]:
         return source.game(request.path_params["game_id"])
 
     def replay(request: Request) -> Any:
-        return source.replay(request.path_params["game_id"], request.query_params.get("view", "spectator"))
+        return source.replay(request.path_params["game_id"], request.query_params.get("view", "spectator"),
+                             reader(request))
 
     def bot(request: Request) -> Any:
         return source.bot(request.path_params["name"])
@@ -97,7 +104,7 @@ def routes(source: WebSource) -> list[Route]:
         if not ruleset:
             raise BadRequest("ruleset is required (?ruleset=NAME)")
         return {"bot": request.path_params["name"], "ruleset": ruleset,
-                "points": source.rating_history(request.path_params["name"], ruleset)}
+                "points": source.rating_history(request.path_params["name"], ruleset, reader(request))}
 
     async def events(request: Request) -> Response:
         game_id = request.path_params["game_id"]

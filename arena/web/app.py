@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.responses import FileResponse
@@ -15,7 +16,11 @@ from arena.web.source import WebSource
 STATIC = Path(__file__).with_name("static")
 
 
-def create_app(source: WebSource) -> Starlette:
+def create_app(source: WebSource, proxy_hops: int = 0) -> Any:
+    """The app; with ``proxy_hops`` N (behind N reverse proxies) each request's client address is the
+    N-th from the right in ``X-Forwarded-For`` (hypercorn's ProxyFixMiddleware): the address that a
+    reader's share of the rebuild budget counts.  Trust it only where nothing but the proxies can reach
+    the app, or any client can claim any address."""
     async def page(request) -> FileResponse:
         # one page; the browser routes #/game/ID, #/bot/NAME... itself
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -26,4 +31,8 @@ def create_app(source: WebSource) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     app.state.source = source
+    if proxy_hops:
+        from hypercorn.middleware import ProxyFixMiddleware
+
+        return ProxyFixMiddleware(app, mode="legacy", trusted_hops=proxy_hops)
     return app

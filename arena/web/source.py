@@ -223,15 +223,18 @@ class WebSource:
 
     # ------------------------------------------------------------ replays
 
-    def replay(self, game_id: str, view: str = "spectator") -> dict[str, Any]:
-        """Every frame of a finished game from one view (``spectator``, ``omniscient`` or ``seat:N``)."""
+    def replay(self, game_id: str, view: str = "spectator", reader: Any = None) -> dict[str, Any]:
+        """Every frame of a finished game from one view (``spectator``, ``omniscient`` or ``seat:N``).
+
+        ``reader``: the asker's address, counted against its share of the rebuild budget.
+        """
         from arena.replay.render import View
 
         record = self._record(game_id)
         if record.status == "running":
             raise NotYet(f"game {game_id} is still running: only its live public view can be watched "
                          f"(/api/v1/games/{game_id}/events)")
-        builder = self._builder(record)
+        builder = self._builder(record, reader)
         players = builder.replay.players
         if view in VIEWS_AFTER_END:
             chosen = View.omniscient() if view == "omniscient" else View.spectator()
@@ -243,9 +246,9 @@ class WebSource:
 
         return frames(builder, chosen, record)
 
-    def _builder(self, record: GameRecord) -> Any:
+    def _builder(self, record: GameRecord, reader: Any = None) -> Any:
         """The game's re-simulated frames, built in the process's bounded rebuild budget (and remembered)."""
-        return self._for_readers(("frames", record.id), lambda: self._build(record))
+        return self._for_readers(("frames", record.id), lambda: self._build(record), reader)
 
     def _build(self, record: GameRecord) -> Any:
         from arena.ladder.store import StoredReplayError
@@ -298,7 +301,7 @@ class WebSource:
             "rulesets": per_ruleset, "versions": self.store.bot_versions(name),
         }
 
-    def rating_history(self, name: str, ruleset: str) -> list[dict[str, Any]]:
+    def rating_history(self, name: str, ruleset: str, reader: Any = None) -> list[dict[str, Any]]:
         """The bot's live Elo after each of its finished games in ``ruleset``, oldest first.
 
         Every bot's history comes from one pass over all the ruleset's results, done in the
@@ -306,7 +309,7 @@ class WebSource:
         """
         self._known_ruleset(ruleset)
         finished = self.store.count_games(ruleset, "finished")
-        histories = self._for_readers(("ratings", ruleset, finished), lambda: self._histories(ruleset))
+        histories = self._for_readers(("ratings", ruleset, finished), lambda: self._histories(ruleset), reader)
         return list(histories.get(name, ()))
 
     def _histories(self, ruleset: str) -> dict[str, list[dict[str, Any]]]:
@@ -321,12 +324,13 @@ class WebSource:
                     {"game_id": game_id, "at": ended_at, "rating": round(elo.rating(ruleset, bot), 1)})
         return histories
 
-    def _for_readers(self, key: Any, build: Callable[[], Any]) -> Any:
-        """``build()`` in the process's bounded rebuild budget (`arena.rebuilds`), remembered by ``key``."""
+    def _for_readers(self, key: Any, build: Callable[[], Any], reader: Any = None) -> Any:
+        """``build()`` in the process's bounded rebuild budget (`arena.rebuilds`), remembered by ``key``;
+        a ``reader`` (an address) may have only its share of the budget's slots."""
         from arena import rebuilds
 
         try:
-            return self.rebuilds.submit(key, build).result()
+            return self.rebuilds.submit(key, build, reader).result()
         except rebuilds.Busy as busy:
             raise Busy(f"the server is rebuilding replays and ratings for other readers: {busy}") from None
 

@@ -81,3 +81,26 @@ def test_a_failed_or_empty_build_is_not_remembered():
     assert rebuilds.submit("y", lambda: calls.append("none")).result(10) is None
     assert calls == ["broken", "broken", "none", "none"] and rebuilds.in_flight() == 0
     rebuilds.close()
+
+
+def test_one_reader_holds_only_its_share_and_the_others_keep_the_rest_of_the_line():
+    rebuilds = Rebuilds(running=1, waiting=5, per_reader=2)
+    gate = Gate()
+    flood = [rebuilds.submit(f"f{i}", gate.build(f"f{i}"), reader="10.0.0.9") for i in range(2)]
+    for i in range(2, 6):
+        with pytest.raises(Busy, match="from your address"):
+            rebuilds.submit(f"f{i}", gate.build(f"f{i}"), reader="10.0.0.9")
+    # joining a rebuild under way costs no share: the flooder's own game is still served to it
+    assert rebuilds.submit("f0", gate.build("f0"), reader="10.0.0.9") is flood[0]
+    others = [rebuilds.submit(f"o{i}", gate.build(f"o{i}"), reader=f"10.0.1.{i}") for i in range(4)]
+    with pytest.raises(Busy, match="being rebuilt or waiting"):  # the line itself is full now
+        rebuilds.submit("late", gate.build("late"), reader="10.0.2.1")
+    assert rebuilds.refused == 5 and rebuilds.in_flight() == 6
+    gate.open.set()
+    assert [f.result(10) for f in flood + others] == [f"built {k}" for k in ("f0", "f1", "o0", "o1", "o2", "o3")]
+    # its rebuilds done, the address has its share back (failures give it back too)
+    with pytest.raises(OSError):
+        rebuilds.submit("bad", lambda: (_ for _ in ()).throw(OSError("gone")), reader="10.0.0.9").result(10)
+    again = [rebuilds.submit(f"g{i}", gate.build(f"g{i}"), reader="10.0.0.9") for i in range(2)]
+    assert [f.result(10) for f in again] == ["built g0", "built g1"]
+    rebuilds.close()

@@ -145,6 +145,14 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "none.db")],
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no ladder database at" in missing.stderr and "Traceback" not in missing.stderr
+    hops = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "none.db"), "--proxy-hops", "-1"],
+                          capture_output=True, text=True, timeout=60)
+    assert hops.returncode == 2 and "--proxy-hops must be 0 or more" in hops.stderr
+    lone = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web-proxy-hops", "1",
+                           "--db", str(tmp_path / "c.db"), "--replays", str(tmp_path / "r"), "--plain"],
+                          capture_output=True, text=True, timeout=60)
+    assert lone.returncode == 2 and "--web-proxy-hops needs --web" in lone.stderr
+    assert not (tmp_path / "c.db").exists()  # refused before anything was created
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
@@ -165,6 +173,52 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
                              capture_output=True, text=True, timeout=60)
     assert bounded.returncode == 0, bounded.stderr  # the web server stops with the ladder, cleanly
     assert "web view on http://127.0.0.1:" in bounded.stdout
+
+
+def test_one_address_gets_only_its_share_of_the_rebuilds_and_behind_a_proxy_each_reader_is_counted(tmp_path):
+    """The attack from one address: it asks for many different ended games.  It holds its share of
+    the budget; another reader is still admitted.  Behind a proxy (``proxy_hops=1``) the share is
+    counted per X-Forwarded-For address; without it the header is the client's word and is ignored."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from arena.rebuilds import Rebuilds
+
+    store = LadderStore.open(tmp_path / "arena.db")
+    play(store, tmp_path / "replays", "g0", "maumau", BOTS[:2], SEED)
+    play(store, tmp_path / "replays", "g1", "maumau", BOTS[:2], SEED + 1)
+    store.close()
+    rebuilds = Rebuilds(running=1, waiting=3, per_reader=2)
+    source = WebSource(tmp_path / "arena.db", tmp_path / "replays", rebuilds=rebuilds)
+    held = threading.Event()
+    flooder = "198.51.100.1"
+    taken = [rebuilds.submit(("frames", f"old-{i}"), lambda: held.wait(30), reader=flooder) for i in range(2)]
+    proxied = {"X-Forwarded-For": flooder}
+    with TestClient(create_app(source, proxy_hops=1)) as client:
+        refused = client.get("/api/v1/games/g0/replay", headers=proxied)
+        with ThreadPoolExecutor(1) as pool:
+            honest = pool.submit(client.get, "/api/v1/games/g0/replay", headers={"X-Forwarded-For": "192.0.2.5"})
+            deadline = time.monotonic() + 20
+            while rebuilds.in_flight() < 3 and not honest.done() and time.monotonic() < deadline:
+                held.wait(0.01)  # until admitted: waiting behind the flooder's two
+            admitted = rebuilds.in_flight()
+            held.set()
+            served = honest.result(30)
+    mine = threading.Event()
+    with TestClient(create_app(source)) as client:  # no proxy configured: the header is the client's word
+        busy = [rebuilds.submit(("frames", f"mine-{i}"), lambda: mine.wait(30), reader="testclient") for i in range(2)]
+        spoofed = client.get("/api/v1/games/g1/replay", headers={"X-Forwarded-For": "192.0.2.9"})
+        mine.set()
+        assert [f.result(30) for f in busy] == [True, True]
+        after = client.get("/api/v1/games/g1/replay", headers={"X-Forwarded-For": "192.0.2.9"})
+    source.close()
+    rebuilds.close()
+    assert [f.result(30) for f in taken] == [True, True]
+    assert refused.status_code == 503 and "from your address" in refused.json()["error"]
+    assert admitted == 3 and served.status_code == 200 and len(served.json()["frames"]) >= 2
+    assert spoofed.status_code == 503 and "from your address" in spoofed.json()["error"]
+    assert after.status_code == 200
 
 
 def test_a_replay_request_beyond_the_rebuild_budget_is_a_503_with_retry_after(tmp_path):
