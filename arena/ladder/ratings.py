@@ -182,11 +182,43 @@ def aggregate(games: Iterable[RatedGame]) -> PairTable:
     )
 
 
-def _log_likelihood(theta: np.ndarray, n: np.ndarray, s: np.ndarray, ridge: float) -> float:
-    diff = theta[:, None] - theta[None, :]
-    # s[i,j] * log p_ij with p_ij = 1 / (1 + exp(-(theta_i - theta_j))); each ordered pair once
-    log_p = -np.logaddexp(0.0, -diff)
-    return float(np.sum(s * log_p)) - 0.5 * ridge * float(theta @ theta)
+@dataclass(frozen=True)
+class _Pairs:
+    """The pairs that met (i < j), with their observations and scores: the fit's work is over these only.
+
+    A ladder's who-met-whom matrix is sparse (200 bots, a few thousand games: most pairs never
+    met), and every term of the likelihood, its gradient and its information is zero for a pair
+    that did not meet, so the fit sums over the met pairs instead of the whole bots x bots matrix.
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    n: np.ndarray  # observations, prior draws included
+    s: np.ndarray  # i's score against j (s_ji = n - s_ij)
+
+    @classmethod
+    def of(cls, n: np.ndarray, s: np.ndarray) -> "_Pairs":
+        i, j = np.nonzero(np.triu(n > 0, k=1))
+        return cls(i, j, n[i, j], s[i, j])
+
+    def log_likelihood(self, theta: np.ndarray) -> float:
+        """The log-likelihood at ``theta``: the sum of s_ij log p_ij + s_ji log p_ji over the met pairs,
+        with p_ij = 1 / (1 + exp(-(theta_i - theta_j)))."""
+        diff = theta[self.i] - theta[self.j]
+        return -float(self.s @ np.logaddexp(0.0, -diff) + (self.n - self.s) @ np.logaddexp(0.0, diff))
+
+    def information_at(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gradient of the log-likelihood and the Fisher information (bots x bots) at ``theta``."""
+        size = theta.shape[0]
+        p = 1.0 / (1.0 + np.exp(-(theta[self.i] - theta[self.j])))
+        residual = self.s - self.n * p  # i's surplus against j; j's is its negative
+        gradient = np.bincount(self.i, residual, size) - np.bincount(self.j, residual, size)
+        weight = self.n * p * (1.0 - p)
+        information = np.zeros((size, size))
+        information[self.i, self.j] = -weight
+        information[self.j, self.i] = -weight
+        information[np.diag_indices(size)] = np.bincount(self.i, weight, size) + np.bincount(self.j, weight, size)
+        return gradient, information
 
 
 def fit_bradley_terry(
@@ -222,13 +254,11 @@ def fit_bradley_terry(
     gauge = np.full((size, size), 1.0 / size)
     ridge = 1e-9 * np.eye(size)
 
-    def information_at(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
-        weight = n * p * (1.0 - p)
-        return np.sum(s - n * p, axis=1), np.diag(weight.sum(axis=1)) - weight
+    pairs = _Pairs.of(n, s)
+    information_at = pairs.information_at
 
     theta = np.zeros(size)
-    current = _log_likelihood(theta, n, s, 0.0)
+    current = pairs.log_likelihood(theta)
     for _ in range(max_iterations):
         gradient, information = information_at(theta)
         step = np.linalg.solve(information + gauge + ridge, gradient)
@@ -237,7 +267,7 @@ def fit_bradley_terry(
         scale = 1.0
         while True:
             candidate = theta + scale * step
-            value = _log_likelihood(candidate, n, s, 0.0)
+            value = pairs.log_likelihood(candidate)
             if value >= current - 1e-9 * max(1.0, abs(current)) or scale < 1e-4:
                 break
             scale /= 2.0
@@ -246,7 +276,7 @@ def fit_bradley_terry(
             break
 
     _gradient, information = information_at(theta)
-    component = _components(table.n)
+    component = _components(table.n, pairs)
     if anchor is None:
         theta = theta - theta.mean()
         # For a connected comparison graph this is exactly the pseudo-inverse of the information.
@@ -290,22 +320,24 @@ def fit_bradley_terry(
     return ratings
 
 
-def _components(n: np.ndarray) -> list[int]:
-    """Connected components of the who-met-whom graph (labels)."""
+def _components(n: np.ndarray, pairs: "_Pairs | None" = None) -> list[int]:
+    """Connected components of the who-met-whom graph: each bot's label is the lowest index in its component.
+
+    Labels spread along the met pairs (each pair takes the lower of its two labels) until none
+    changes: as many rounds as the graph is wide, each a few array operations over the pairs.
+    """
     size = n.shape[0]
-    label = [-1] * size
-    for start in range(size):
-        if label[start] >= 0:
-            continue
-        label[start] = start
-        stack = [start]
-        while stack:
-            i = stack.pop()
-            for j in np.nonzero(n[i] > 0)[0]:
-                if label[j] < 0:
-                    label[j] = start
-                    stack.append(int(j))
-    return label
+    if pairs is None:
+        pairs = _Pairs.of(n, n)
+    label = np.arange(size)
+    while True:
+        lower = np.minimum(label[pairs.i], label[pairs.j])
+        spread = label.copy()
+        np.minimum.at(spread, pairs.i, lower)
+        np.minimum.at(spread, pairs.j, lower)
+        if np.array_equal(spread, label):
+            return [int(x) for x in label]
+        label = spread
 
 
 def _anchor_component(component: list[int], bots: Sequence[str], anchor: str | None) -> int:
