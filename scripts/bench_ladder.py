@@ -34,7 +34,8 @@ waits until every bot is connected (as the load processes say), and reports:
 ``--compare-arena`` runs, in the same invocation and with the same bot
 processes, the bare match path (`arena.server.run` with a director that keeps
 the same number of games running among fixed pairs, no database, no replays:
-what `scripts/bench_arena.py` measures) and prints the server CPU per decision
+what `scripts/bench_arena.py` measures; its pairs are drawn across the load processes, as the
+ladder's scheduler seats them, unless ``--bare-pairs same-process``) and prints the server CPU per decision
 of both and their ratio (target: ladder <= 1.15 x bare).  ``--db postgres``
 runs the ladder on SQLite and then on a private PostgreSQL (started as
 tests/postgres_server.py does, fsync on) and prints both decisions/s and the
@@ -631,6 +632,11 @@ def bare_server(tables: int, names: list[str], game: str, move_ms: int) -> int:
 def run_bare(args, tables: int) -> dict:
     bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once)
     names = bots.all_names()
+    if args.bare_pairs == "mixed":
+        # The ladder's scheduler seats any two connected bots together, so most of its games join two
+        # load processes (two HTTP/2 connections); fixed neighbours in one process would make every bare
+        # game a ping-pong on one connection.  A seeded shuffle spreads the pairs as the ladder's draws do.
+        random.Random(0).shuffle(names)
     if 2 * tables > len(names):
         raise SystemExit(f"{tables} games at once need {2 * tables} bots; there are {len(names)}")
     server = subprocess.Popen(
@@ -648,7 +654,7 @@ def run_bare(args, tables: int) -> dict:
         bot_totals = bots.stop()
     after = figures.pop("after")
     figures.pop("before")
-    figures.update({"label": "bare match path", "arena_caused_timeouts": after.get("timeouts", 0),
+    figures.update({"label": "bare match path", "bare_pairs": args.bare_pairs, "arena_caused_timeouts": after.get("timeouts", 0),
                     "strikes": after.get("strikes", 0)})
     figures.update(load_side(bot_totals))
     return figures
@@ -699,6 +705,9 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp database and replays")
     parser.add_argument("--compare-arena", action="store_true",
                         help="also run the bare match path with the same bots and games at once; print the ratio")
+    parser.add_argument("--bare-pairs", choices=("mixed", "same-process"), default="mixed",
+                        help="with --compare-arena: the bare path's fixed pairs drawn across the load processes as "
+                             "the ladder seats them (mixed, the default), or neighbours in one process (same-process)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="with --compare-arena (or --db postgres): ladder and bare (or SQLite and PostgreSQL) "
                              "runs alternate this many times; the median of the pairs' ratios (default 1)")
