@@ -250,9 +250,12 @@ class Scheduler:
         if now is not None:
             self._observe(pool.values(), now)
         tables: list[Table] = []
-        if sum(1 for c in pool.values() if c.free > 0) < min(self.players.values(), default=1):
-            return tables  # no table can be seated: most wake-ups after a game's end (its seats freed one by one)
-        while len(tables) < limit:
+        smallest = min(self.players.values(), default=1)
+        with_room = sum(1 for c in pool.values() if c.free > 0)
+        # Fewer bots with a free slot than the smallest table: no table can be seated (most wake-ups after
+        # a game's end, its seats freed one by one; and after a round's last table, which used up the
+        # slots a game's end freed: `next_table` would look at every bot to find nothing).
+        while len(tables) < limit and with_room >= smallest:
             table = self.next_table(pool.values(), now)
             if table is None:
                 break
@@ -260,9 +263,11 @@ class Scheduler:
             for bot in table.bots:
                 c = pool[bot]
                 pool[bot] = Candidate(c.name, c.free - 1, c.rulesets)
-                if now is not None and c.free - 1 <= 0:
-                    self._idle_since.pop(bot, None)
-                    self._full_since[bot] = now
+                if c.free - 1 <= 0:
+                    with_room -= 1
+                    if now is not None:
+                        self._idle_since.pop(bot, None)
+                        self._full_since[bot] = now
             tables.append(table)
         return tables
 
