@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pytest
 
-from arena.ladder.ratings import LiveElo, RatedGame, fit_bradley_terry
+from arena.ladder.ratings import ELO_PER_NATURAL, LiveElo, RatedGame, aggregate, fit_bradley_terry
 
 
 def games_between(a: str, b: str, wins: int, losses: int, draws: int = 0, start: int = 0):
@@ -160,6 +161,27 @@ def test_the_pinned_component_of_a_split_ladder_keeps_its_own_interval():
         assert table["a"].ci == pytest.approx(alone["a"].ci, rel=1e-6)
     else:
         assert table["c"].ci < 400  # 10 even games: a few hundred Elo, not millions
+
+
+def test_a_sparse_ladder_is_fitted_at_the_maximum_of_the_whole_likelihood():
+    # 60 bots, 150 three-player games: most pairs never met (the fit works over the pairs that did).  At the
+    # returned ratings the gradient of the likelihood over every ordered pair, computed here on the
+    # whole matrix with the fit's prior draws, is zero: the same maximum as a dense fit.
+    rng = random.Random(7)
+    bots = [f"b{i:02d}" for i in range(60)]
+    games = [RatedGame(f"g{g}", dict(zip(rng.sample(bots, 3), rng.choice([(1, 2, 3), (1, 1, 3), (2, 1, 3)]))))
+             for g in range(150)]
+    table = aggregate(games)
+    assert (table.n > 0).sum() < 0.3 * len(bots) ** 2
+    ratings = by_name(fit_bradley_terry(games))
+    theta = np.array([ratings[b].rating for b in table.bots]) / ELO_PER_NATURAL
+    met = table.n > 0
+    n = table.n + np.where(met, 2.0, 0.0)
+    s = table.s + np.where(met, 1.0, 0.0)
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    assert np.abs((s - n * p).sum(axis=1)).max() < 1e-6
+    assert np.mean([r.rating for r in ratings.values()]) == pytest.approx(1500.0)
+    assert all(math.isfinite(r.ci) and r.ci > 0 for r in ratings.values())
 
 
 def test_live_elo_moves_winner_up_by_k_half_and_conserves_points():
