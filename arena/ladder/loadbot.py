@@ -13,10 +13,11 @@ SDK, so a benchmark measures the arena and not the client library; real bots
 should use `mau_arena_sdk`.
 
 ``--progress-every S`` prints a JSON line of progress every S seconds (sessions
-connected now, welcomed so far, turns, timeout notices, stale answers, CPU).  At exit it prints one JSON line of
+connected now, welcomed so far, logins under way, turns, timeout notices, stale answers, CPU).  At exit it prints one JSON line of
 totals for the benchmark to collect: turns answered, games ended, errors by code (``error:TIMEOUT`` counts the arena's
 notices that an answer came too late and a default was played,
-``error:STALE_REQUEST`` answers that arrived after that), Hellos retried, the
+``error:STALE_REQUEST`` answers that arrived after that), refused Hellos by
+code (``refused:CODE``), logins retried, Hello timeouts, give-ups, the
 timeouts the arena recorded for these bots' seats (``seat_timeouts``, from
 GameEnded), the arena's measured think time per decision (``think_ms_*``: the
 round trip as the server saw it), and this process's own health, so that a
@@ -28,7 +29,20 @@ to Welcome).
 
 A process lets a few sessions log in at a time (``--connect-at-once``), and a
 session whose Hello is refused with "try again in N s" (too many logins at
-once) tries again after that wait, as the SDK does.  ``--follow-hosts`` opens a
+once) tries again after that wait, as the SDK does.  A Hello with no answer
+within ``--hello-timeout`` is given up, logged on stderr with the time and
+counted (``hello_timeouts_opening``: gRPC never took the Hello, a stall on
+this side; ``hello_timeouts_waiting``: handed to gRPC and not answered, which
+includes a stream the arena's gRPC server has not yet accepted: grpc.aio
+completes the write before that), and tried again after a backoff, as is a stream that ended before
+its Welcome or a welcomed stream the arena dropped (``dropped``); after
+``--retries`` a session gives up (``gave_up``, logged).  The progress lines
+say how many sessions wait for a login slot (``queued``), have a stream
+opening (``opening``) or a Hello unanswered (``waiting``), so a stall shows
+where it is.  All sessions to an address share one channel (one TCP
+connection) unless ``--sessions-per-connection N`` gives every N their own, as
+separate bots would have (the arena's acceptors share connections out, not
+streams: see ``arena serve --acceptors``).  ``--follow-hosts`` opens a
 session to every host a shared ladder lists (Welcome.hosts, Hosts messages), as
 the SDK does; without it a Hosts message is counted and otherwise ignored.
 ``--until-games N`` stops once every name was welcomed and the process was
@@ -117,7 +131,7 @@ class Swarm:
         self.answer_ms = Samples(random.Random(1))
         self.think_ms = Samples(random.Random(2))
         self.login_ms = Samples(random.Random(3))
-        self.channels: dict[str, grpc.aio.Channel] = {}
+        self.channels: dict[tuple[str, int], grpc.aio.Channel] = {}
         self.connecting = asyncio.Semaphore(max(1, args.connect_at_once))
         self.stopping = asyncio.Event()
         self.sessions: dict[tuple[str, str], asyncio.Task] = {}
@@ -125,11 +139,18 @@ class Swarm:
         self.loop_lag_ms = 0.0
         self.connected = 0  # sessions welcomed whose stream is still open
         self.names = 0      # names this process plays
+        self.queued = 0     # sessions waiting for a login slot (``--connect-at-once``)
+        self.opening = 0    # sessions with a login slot whose Hello is not written yet (the stream is opening)
+        self.waiting = 0    # sessions whose Hello is written and not answered yet (Welcome or Error)
 
-    def channel(self, address: str) -> grpc.aio.Channel:
-        if address not in self.channels:
-            self.channels[address] = grpc.aio.insecure_channel(address, options=[("grpc.so_reuseport", 0)])
-        return self.channels[address]
+    def channel(self, address: str, number: int) -> grpc.aio.Channel:
+        """The channel (one TCP connection of its own) of the ``number``-th group of ``--sessions-per-connection``
+        sessions to ``address``."""
+        key = (address, number // max(1, self.args.sessions_per_connection or 1 << 30))
+        if key not in self.channels:
+            self.channels[key] = grpc.aio.insecure_channel(address, options=[
+                ("grpc.so_reuseport", 0), ("grpc.use_local_subchannel_pool", 1)])
+        return self.channels[key]
 
     def start(self, name: str, address: str) -> None:
         """A session for ``name`` to ``address`` unless one is open (or the process is stopping)."""
@@ -138,7 +159,12 @@ class Swarm:
             return
         if sum(1 for n, _ in self.sessions if n == name) >= MAX_HOSTS:
             return
-        self.sessions[key] = asyncio.get_running_loop().create_task(Session(self, name, address).run())
+        number = sum(1 for _, a in self.sessions if a == address)
+        self.sessions[key] = asyncio.get_running_loop().create_task(Session(self, name, address, number).run())
+
+    def say(self, text: str) -> None:
+        """A line on stderr with the time: what a reader needs to tell a stalled arena from a stalled load side."""
+        print(f"{time.strftime('%H:%M:%S')} {text}", file=sys.stderr, flush=True)
 
     def check_done(self) -> None:
         """``--until-games N``: stop once every name was welcomed and N games ended, together."""
@@ -161,6 +187,9 @@ class Swarm:
         while True:
             await asyncio.sleep(every_s)
             print(json.dumps({"progress": True, "connected": self.connected, "welcomed": self.totals["welcomed"],
+                              "queued": self.queued, "opening": self.opening, "waiting": self.waiting,
+                              "hello_timeouts": self.totals["hello_timeouts"], "gave_up": self.totals["gave_up"],
+                              "retried": self.totals["retried"], "dropped": self.totals["dropped"],
                               "turns": self.totals["turns"], "timeouts": self.totals["error:TIMEOUT"],
                               "late": self.totals["error:STALE_REQUEST"], "cpu_s": round(cpu_seconds(), 2),
                               "loop_lag_ms_max": round(self.loop_lag_ms, 1)}), flush=True)
@@ -184,105 +213,186 @@ class Swarm:
 
 
 class Session:
-    """One bot name's stream to one address, with retries of a refused Hello."""
+    """One bot name's stream to one address, logging in again after a refusal, a Hello timeout or a drop."""
 
-    def __init__(self, swarm: Swarm, name: str, address: str) -> None:
+    def __init__(self, swarm: Swarm, name: str, address: str, number: int = 0) -> None:
         self.swarm = swarm
         self.bot_name = name
         self.address = address
+        self.number = number  # its place among this process's sessions to the address: which connection it uses
         self.rng = random.Random(name)
         self.turns_in: Counter = Counter()  # game id -> turns answered in it (for the think time per decision)
+        self.tries = 0       # logins tried again so far
+        self.phase = "opening"
+
+    def _backoff(self) -> float:
+        """Seconds before the next login after a failure: 0.5 s doubling with each try, at most 8 s (jittered
+        by the caller)."""
+        return min(8.0, 0.5 * 2 ** self.tries)
 
     async def run(self) -> None:
-        totals = self.swarm.totals
+        swarm = self.swarm
+        totals = swarm.totals
         try:
-            for _ in range(self.swarm.args.retries + 1):
+            while not swarm.stopping.is_set():
                 retry_s = await self._attempt()
-                if retry_s is None or self.swarm.stopping.is_set():
+                if retry_s is None or swarm.stopping.is_set():
                     break
-                # Refused at the door (too many logins at once): come back later, as the SDK does.
+                if self.tries >= swarm.args.retries:
+                    totals["gave_up"] += 1
+                    swarm.say(f"{self.bot_name}: gave up after {self.tries + 1} logins")
+                    break
+                self.tries += 1
                 totals["retried"] += 1
                 try:
-                    await asyncio.wait_for(self.swarm.stopping.wait(), retry_s * (1 + self.rng.random()))
+                    await asyncio.wait_for(swarm.stopping.wait(), retry_s * (1 + self.rng.random()))
                     break
                 except asyncio.TimeoutError:
                     pass
         except asyncio.CancelledError:
             pass
 
+    async def _login(self, call, hello) -> object:
+        """Write the Hello and read the answer to it; `opening` -> `waiting` once the Hello is written."""
+        swarm = self.swarm
+        await call.write(hello)  # waits while the stream cannot start (the connection's stream limit, flow control)
+        swarm.opening -= 1
+        swarm.waiting += 1
+        self.phase = "waiting"
+        return await call.read()
+
     async def _attempt(self) -> float | None:
-        """One stream; the seconds to wait before another try if the Hello was refused for now, else None."""
+        """One stream; the seconds to wait before logging in again, or None when this name is done.
+
+        A Hello refused with "try again in N s" is tried again after N s; a Hello that got no answer
+        within ``--hello-timeout`` (counted in ``hello_timeouts_opening`` when gRPC never took the
+        Hello, ``hello_timeouts_waiting`` when the arena never answered it), a stream that ended
+        before its Welcome, and a welcomed stream the arena dropped are tried again after a backoff;
+        a refusal no retry can fix (a bad Hello, an unsupported version) ends the name.
+        """
         swarm, a = self.swarm, self.swarm.args
         totals = swarm.totals
-        play = swarm.channel(self.address).stream_stream(
+        play = swarm.channel(self.address, self.number).stream_stream(
             "/mauarena.v1.Arena/Play",
             request_serializer=pb.BotMessage.SerializeToString,
             response_deserializer=pb.ArenaMessage.FromString,
         )
-        retry_s = None
-        welcomed = answered = in_session = False
-        await swarm.connecting.acquire()  # a few Hellos at a time per process: a burst of logins is refused
-        opened = time.perf_counter()
-        call = play()
+        hello = pb.BotMessage(hello=pb.Hello(
+            name=self.bot_name, token=a.token, sdk_version=__version__, games=a.games or [],
+            max_games=a.max_games, bot_version=f"loadbot-{a.style}", protocol=pb.PROTOCOL_V1,
+        ))
+        swarm.queued += 1
         try:
-            await call.write(pb.BotMessage(hello=pb.Hello(
-                name=self.bot_name, token=a.token, sdk_version=__version__, games=a.games or [],
-                max_games=a.max_games, bot_version=f"loadbot-{a.style}", protocol=pb.PROTOCOL_V1,
-            )))
-            while True:
-                message = await call.read()
-                if message is grpc.aio.EOF:
-                    break
-                kind = message.WhichOneof("kind")
-                if not welcomed and kind in ("welcome", "error"):
-                    welcomed = True
-                    swarm.connecting.release()
-                    if kind == "welcome":
-                        totals["welcomed"] += 1
-                        swarm.connected += 1
-                        in_session = True
-                        swarm.check_done()
-                        swarm.login_ms.add((time.perf_counter() - opened) * 1000)
-                        self._follow(message.welcome.hosts)
-                if kind == "turn":
-                    read_at = time.perf_counter()
-                    turn = message.turn
-                    if a.style == "slow":
-                        await asyncio.sleep(a.slow_ms / 1000)
-                    index = self._choose(turn.legal)
-                    await call.write(pb.BotMessage(answer=pb.Answer(
-                        game_id=turn.game_id, request_id=turn.request_id,
-                        action_index=index, action_text=turn.legal[index],
-                    )))
-                    swarm.answer_ms.add((time.perf_counter() - read_at) * 1000)
-                    self.turns_in[turn.game_id] += 1
-                    totals["turns"] += 1
-                    answered = True
-                elif kind == "game_ended":
-                    self._ended(message.game_ended)
-                elif kind == "hosts":
-                    totals["hosts_messages"] += 1
-                    self._follow(message.hosts.hosts)
-                elif kind == "error":
-                    error = message.error
-                    if error.code in RETRY_CODES and not answered and "try again" in error.message:
-                        retry_s = seconds_in(error.message)
-                    else:
-                        totals[f"error:{pb.Error.Code.Name(error.code)}"] += 1
-                        if a.verbose:
-                            print(f"{self.bot_name}: {error.message}", file=sys.stderr, flush=True)
+            await swarm.connecting.acquire()  # a few Hellos at a time per process: a burst of logins is refused
+        finally:
+            swarm.queued -= 1
+        opened = time.perf_counter()
+        swarm.opening += 1
+        self.phase = "opening"
+        call = play()
+        in_session = False
+        try:
+            try:
+                first = await asyncio.wait_for(self._login(call, hello), a.hello_timeout)
+            except asyncio.TimeoutError:
+                call.cancel()
+                totals["hello_timeouts"] += 1
+                totals[f"hello_timeouts_{self.phase}"] += 1
+                swarm.say(f"{self.bot_name}: no answer to its Hello within {a.hello_timeout:g} s "
+                          f"({'gRPC never took it' if self.phase == 'opening' else 'written, not answered'})")
+                return self._backoff()
+            finally:
+                if self.phase == "opening":
+                    swarm.opening -= 1
+                else:
+                    swarm.waiting -= 1
+                swarm.connecting.release()
+            if first is grpc.aio.EOF:
+                totals["ended_before_welcome"] += 1
+                return self._backoff()
+            kind = first.WhichOneof("kind")
+            if kind == "error":
+                return self._refused(first.error)
+            if kind != "welcome":
+                totals["error:no_welcome"] += 1
+                swarm.say(f"{self.bot_name}: the arena's first message was {kind}, not a Welcome")
+                return None
+            totals["welcomed"] += 1
+            swarm.connected += 1
+            in_session = True
+            swarm.check_done()
+            swarm.login_ms.add((time.perf_counter() - opened) * 1000)
+            self._follow(first.welcome.hosts)
+            if await self._play(call):
+                return None
         except grpc.RpcError as error:
-            if retry_s is None and not swarm.stopping.is_set():
-                totals[f"error:rpc:{error.code().name}"] += 1
+            if swarm.stopping.is_set():
+                return None
+            totals[f"error:rpc:{error.code().name}"] += 1
+            if not in_session:
+                return self._backoff()  # the connection failed before the Welcome: try again
         except asyncio.CancelledError:
             call.cancel()
             raise
         finally:
-            if not welcomed:
-                swarm.connecting.release()
             if in_session:
                 swarm.connected -= 1
-        return retry_s
+        if swarm.stopping.is_set():
+            return None
+        totals["dropped"] += 1  # the arena ended a welcomed stream: a bot logs in again
+        swarm.say(f"{self.bot_name}: its stream ended; logging in again")
+        return self._backoff()
+
+    def _refused(self, error) -> float | None:
+        """A Hello answered with an Error: the seconds before another try, or None (no retry can fix it)."""
+        totals = self.swarm.totals
+        code = pb.Error.Code.Name(error.code)
+        totals[f"refused:{code}"] += 1
+        if "try again" in error.message:
+            return seconds_in(error.message)
+        if code == "BAD_HELLO" and "no Hello" in error.message:
+            return self._backoff()  # dropped before the arena read the Hello (its budget or its timeout): try again
+        if code == "DUPLICATE_SESSION":
+            return self._backoff()  # the arena has not yet seen an earlier stream of this name end
+        totals[f"error:{code}"] += 1
+        self.swarm.say(f"{self.bot_name}: refused: {error.message}")
+        return None
+
+    async def _play(self, call) -> bool:
+        """Answer turns until the stream ends; True when it ended as the arena shut down (nothing to retry)."""
+        swarm, a = self.swarm, self.swarm.args
+        totals = swarm.totals
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                return False
+            kind = message.WhichOneof("kind")
+            if kind == "turn":
+                read_at = time.perf_counter()
+                turn = message.turn
+                if a.style == "slow":
+                    await asyncio.sleep(a.slow_ms / 1000)
+                index = self._choose(turn.legal)
+                await call.write(pb.BotMessage(answer=pb.Answer(
+                    game_id=turn.game_id, request_id=turn.request_id,
+                    action_index=index, action_text=turn.legal[index],
+                )))
+                swarm.answer_ms.add((time.perf_counter() - read_at) * 1000)
+                self.turns_in[turn.game_id] += 1
+                totals["turns"] += 1
+            elif kind == "game_ended":
+                self._ended(message.game_ended)
+            elif kind == "hosts":
+                totals["hosts_messages"] += 1
+                self._follow(message.hosts.hosts)
+            elif kind == "error":
+                error = message.error
+                code = pb.Error.Code.Name(error.code)
+                totals[f"error:{code}"] += 1
+                if a.verbose:
+                    swarm.say(f"{self.bot_name}: {error.message}")
+                if code == "SHUTTING_DOWN":
+                    return True
 
     def _ended(self, ended) -> None:
         totals = self.swarm.totals
@@ -375,7 +485,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connect-at-once", type=int, default=4, metavar="N",
                         help="sessions of this process waiting for their Welcome at once (default 4)")
     parser.add_argument("--retries", type=int, default=10,
-                        help="times a session tries again after a Hello refused with 'try again' (default 10)")
+                        help="times a session logs in again after a Hello refused with 'try again', left "
+                             "unanswered, or a stream dropped (default 10)")
+    parser.add_argument("--hello-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="give up on a Hello not answered within this, log it and log in again (default 60)")
+    parser.add_argument("--sessions-per-connection", type=int, metavar="N",
+                        help="sessions sharing one channel (one TCP connection); default: all of this process's "
+                             "sessions to an address share one")
     parser.add_argument("--follow-hosts", action="store_true",
                         help="open a session to every host a shared ladder lists (Welcome.hosts, Hosts), as the SDK does")
     parser.add_argument("--progress-every", type=float, metavar="SECONDS",

@@ -8,11 +8,17 @@ to the bots and in the database, which must agree with what the bots counted.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import subprocess
 import sys
+import threading
+from collections import Counter
 
+import grpc
+
+from mau_arena_sdk.wire import pb
 from test_serve_e2e import ROOT, Server, cleanup  # noqa: F401 (cleanup: a fixture)
 
 SESSIONS = 50
@@ -48,3 +54,80 @@ def test_fifty_sessions_in_one_process_finish_games_without_timeouts(tmp_path, c
         assert finished >= GAMES // 2  # two seats a game: the 30 endings the bots were told are at least 15 games
     finally:
         connection.close()
+
+
+class SilentArena:
+    """A gRPC peer on loopback that reads each Hello and answers only a name's ``answer_from``-th try (1-based;
+    0: never), then holds the stream open: an arena whose logins stall, as the load bot must be able to tell."""
+
+    def __init__(self, answer_from: int) -> None:
+        self.answer_from = answer_from
+        self.tries: Counter = Counter()
+        self.port = 0
+        self._ready = threading.Event()
+        self._loop = None
+        self._stop = None
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+        self._thread.start()
+        assert self._ready.wait(10)
+
+    async def _play(self, request_iterator, context) -> None:
+        first = await context.read()
+        name = first.hello.name
+        self.tries[name] += 1
+        if self.answer_from and self.tries[name] >= self.answer_from:
+            await context.write(pb.ArenaMessage(welcome=pb.Welcome(session_id=f"s{self.tries[name]}")))
+        while await context.read() is not grpc.aio.EOF:
+            pass
+
+    async def _main(self) -> None:
+        server = grpc.aio.server()
+        handler = grpc.method_handlers_generic_handler("mauarena.v1.Arena", {"Play": grpc.stream_stream_rpc_method_handler(
+            self._play, request_deserializer=pb.BotMessage.FromString,
+            response_serializer=pb.ArenaMessage.SerializeToString)})
+        server.add_generic_rpc_handlers((handler,))
+        self.port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        self._ready.set()
+        await self._stop.wait()
+        await server.stop(None)
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+
+def run_loadbot(port: int, *flags: str) -> tuple[dict, str]:
+    ran = subprocess.run(
+        [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{port}", "--prefix", "s", *flags],
+        capture_output=True, text=True, cwd=str(ROOT), timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout.strip().splitlines()[-1]), ran.stderr
+
+
+def test_a_hello_never_answered_times_out_is_logged_and_tried_again():
+    arena = SilentArena(answer_from=2)  # every name's first Hello is left unanswered, its second welcomed
+    try:
+        totals, log = run_loadbot(arena.port, "--count", "3", "--hello-timeout", "0.5", "--retries", "3",
+                                  "--duration", "2")
+    finally:
+        arena.close()
+    assert totals["welcomed"] == 3 and totals["hello_timeouts"] == 3 and totals["retried"] == 3
+    # Written and not answered: the arena's stall, told apart from a stream that never took the Hello.
+    assert totals["hello_timeouts_waiting"] == 3 and "hello_timeouts_opening" not in totals
+    assert log.count("no answer to its Hello within 0.5 s (written, not answered)") == 3
+    assert totals.get("gave_up", 0) == 0 and arena.tries == {"s000": 2, "s001": 2, "s002": 2}
+
+
+def test_sessions_give_up_after_their_retries_and_the_process_ends():
+    arena = SilentArena(answer_from=0)  # never answers
+    try:
+        totals, log = run_loadbot(arena.port, "--count", "2", "--hello-timeout", "0.3", "--retries", "1",
+                                  "--duration", "30")
+    finally:
+        arena.close()
+    assert totals["gave_up"] == 2 and totals["hello_timeouts"] == 4 and totals.get("welcomed", 0) == 0
+    assert totals["wall_s"] < 15  # every session gave up: the process did not wait for --duration
+    assert log.count("gave up after 2 logins") == 2
