@@ -55,6 +55,10 @@ def register(subparsers) -> None:
     net.add_argument("--max-games-per-bot", type=int, metavar="N", default=64, help="games at once per bot (default 64)")
     logins = parser.add_argument_group(
         "logins (for large ladders, see docs/deploy.md \"Sizing for many bots\"; the defaults suit a few hundred bots)")
+    logins.add_argument("--acceptors", type=int, metavar="N", default=defaults.acceptors,
+                        help="gRPC servers sharing the port (Linux SO_REUSEPORT), each taking one new stream at a "
+                             "time: a busy server with one admits only a few logins a second; 8 for 1,000 bots "
+                             f"(default {defaults.acceptors})")
     logins.add_argument("--max-pending-hellos", type=int, metavar="N", default=defaults.max_pending_hellos,
                         help="new streams that have not said Hello yet; beyond this the oldest is dropped "
                              f"(default {defaults.max_pending_hellos})")
@@ -206,6 +210,7 @@ def _check_numbers(args) -> None:
         ("--concurrency", args.concurrency, 1), ("--max-connections", args.max_connections, 1),
         ("--max-games-per-bot", args.max_games_per_bot, 1), ("--move-ms", args.move_ms, 1),
         ("--max-pending-hellos", args.max_pending_hellos, 1), ("--auth-workers", args.auth_workers, 1),
+        ("--acceptors", args.acceptors, 1),
         ("--auth-queue", args.auth_queue, 0), ("--auth-failures-per-address", args.auth_failures_per_address, 1),
         ("--auth-refusals-held", args.auth_refusals_held, 0),
         ("--bank-ms", args.bank_ms, 0), ("--increment-ms", args.increment_ms, 0),
@@ -324,6 +329,7 @@ def run(args) -> int:
         max_connections=args.max_connections,
         max_games_per_bot=args.max_games_per_bot,
         max_pending_hellos=args.max_pending_hellos,
+        acceptors=args.acceptors,
         auth_workers=args.auth_workers,
         auth_queue=args.auth_queue,
         auth_failures_per_address=args.auth_failures_per_address,

@@ -11,6 +11,8 @@ from typing import Callable, Optional, Sequence, Union
 #: ``authenticator(name, token, peer)`` returns None (or True) to admit the bot,
 #: or a text saying why not (sent to the bot as AUTH_FAILED).
 Authenticator = Callable[[str, str, str], Union[None, bool, str]]
+#: More gRPC servers on one port than this would only cost memory: each adds one stream accepted at a time.
+MAX_ACCEPTORS = 64
 
 
 class ConfigError(ValueError):
@@ -57,6 +59,10 @@ class ServerConfig:
     max_games_per_bot: int = 64            # upper bound for Hello.max_games
     max_message_bytes: int = 64 * 1024     # per message, both directions
     hello_timeout_s: float = 3.0           # a stream must say Hello within this
+    #: gRPC servers sharing the port (SO_REUSEPORT, Linux): grpc.aio takes one new stream at a time per
+    #: server, each after a round of cross-thread wake-ups, so a busy server admits a few logins a second
+    #: whatever its other limits; the kernel spreads connections over the acceptors.  See arena/server/README.md.
+    acceptors: int = 1
     #: Token checks (an authenticator may hash on purpose slowly: scrypt, ~40 ms and 16 MiB each)
     #: run on this many dedicated threads; at most `auth_queue` more Hellos wait for one.
     auth_workers: int = 1
@@ -100,9 +106,11 @@ class ServerConfig:
                 "and use tokens, or opt in explicitly (allow_open_registration_on_network)"
             )
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
-                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name"):
+                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "acceptors"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.acceptors > MAX_ACCEPTORS:
+            raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
         if self.auth_queue < 0:
             raise ConfigError(f"auth_queue must be 0 or more, not {self.auth_queue}")
         if self.rulesets is not None and not self.rulesets:

@@ -22,11 +22,16 @@ SERVICES = ("", "mauarena.v1.Arena")
 class Health:
     """The health servicer and the loop it lives on; `set_serving` may be called from trio (same thread)."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Any = None) -> None:
         self.servicer = HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(self.servicer, server)
+        if server is not None:
+            self.add_to(server)
         self.serving = False
         self._pending: set[asyncio.Task] = set()
+
+    def add_to(self, server: Any) -> None:
+        """Serve this status on ``server`` too (every acceptor of the port answers it alike)."""
+        health_pb2_grpc.add_HealthServicer_to_server(self.servicer, server)
 
     async def set(self, serving: bool) -> None:
         self.serving = serving

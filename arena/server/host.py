@@ -208,9 +208,63 @@ def run(config: ServerConfig, director: Director) -> Any:
     return asyncio.run(_serve(config, director))
 
 
-def _server_options(config: ServerConfig) -> list[tuple[str, Any]]:
+async def _listen(config: ServerConfig) -> list[tuple[Any, int]]:
+    """``config.acceptors`` gRPC servers bound to one port, each with the port it got; OSError if it is taken.
+
+    grpc.aio takes new streams one at a time per server (one call requested from gRPC's core, the next
+    only once that one reached the event loop), and each takes a round of wake-ups across gRPC's
+    threads and the loop: on a busy, shared machine that admitted 2-6 logins a second however many
+    waited (arena/server/README.md, "Logins on a busy server").  Several servers on one port
+    (SO_REUSEPORT: the kernel hands each new connection to one of them) take that many at a time.  A
+    taken port is still refused: with one acceptor the socket does not share the port at all; with
+    more, a plain bind of the port is tried first, which fails while anyone listens there.
+    """
+    shared = config.acceptors > 1
+    if shared and config.port:
+        _check_port_free(config.host, config.port)
+    servers: list[tuple[Any, int]] = []
+    port = config.port
+    for _ in range(config.acceptors):
+        server = grpc.aio.server(options=_server_options(config, reuse_port=shared))
+        address = f"{config.host}:{port}" if ":" not in config.host else f"[{config.host}]:{port}"
+        try:
+            if config.uses_tls:
+                key, cert = Path(config.tls_key).read_bytes(), Path(config.tls_cert).read_bytes()
+                bound = server.add_secure_port(address, grpc.ssl_server_credentials([(key, cert)]))
+            else:
+                bound = server.add_insecure_port(address)
+        except RuntimeError:  # grpcio's way of saying the bind failed
+            bound = 0
+        if not bound:
+            await asyncio.gather(server.stop(None), *(s.stop(None) for s, _ in servers))
+            raise OSError(f"cannot listen on {address} (in use, or not an address of this machine)")
+        servers.append((server, bound))
+        port = bound  # the others share the port the first one got (a free one, for port 0)
+    return servers
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """OSError when something listens on ``host:port`` (a plain bind, as a server without SO_REUSEPORT does)."""
+    import errno
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (OSError, UnicodeError):
+        return  # not resolvable: the servers' own bind reports it
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise OSError(errno.EADDRINUSE, f"cannot listen on {host}:{port}: it is in use") from None
+
+
+def _server_options(config: ServerConfig, reuse_port: bool = False) -> list[tuple[str, Any]]:
     return [
-        ("grpc.so_reuseport", 0),  # a second server on a taken port must fail, not share it
+        # A second server on a taken port must fail, not share it; the acceptors of one arena share theirs.
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
         ("grpc.max_receive_message_length", config.max_message_bytes),
         ("grpc.max_send_message_length", config.max_message_bytes),
         ("grpc.keepalive_time_ms", 20_000),
@@ -230,25 +284,17 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     loop = asyncio.get_running_loop()
     hub = Hub(config, _rulesets())
     hub.live = LiveGames(config.finished_games_kept, config.spectate_finished_kept)
-    server = grpc.aio.server(options=_server_options(config))
-    address = f"{config.host}:{config.port}" if ":" not in config.host else f"[{config.host}]:{config.port}"
-    try:
-        if config.uses_tls:
-            key, cert = Path(config.tls_key).read_bytes(), Path(config.tls_cert).read_bytes()
-            port = server.add_secure_port(address, grpc.ssl_server_credentials([(key, cert)]))
-        else:
-            port = server.add_insecure_port(address)
-    except RuntimeError:  # grpcio's way of saying the bind failed
-        port = 0
-    if not port:
-        await server.stop(None)
-        raise OSError(f"cannot listen on {address} (in use, or not an address of this machine)")
+    servers = await _listen(config)
+    port = servers[0][1]
     handle = Handle(hub, port)
     service = ArenaService(hub, handle)
-    rpc.add_ArenaServicer_to_server(service, server)
-    handle.health = Health(server)
+    handle.health = Health()
+    for server, _ in servers:
+        rpc.add_ArenaServicer_to_server(service, server)
+        handle.health.add_to(server)
     await handle.health.set(True)
-    await server.start()
+    for server, _ in servers:
+        await server.start()
     log.info("arena listening on %s:%d%s", config.host, port, " (TLS)" if config.uses_tls else "")
 
     done: asyncio.Future = loop.create_future()
@@ -284,7 +330,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     finally:
         await handle.health.shutting_down()
         hub.close_all()
-        await server.stop(config.shutdown_grace_s)
+        await asyncio.gather(*(server.stop(config.shutdown_grace_s) for server, _ in servers))
         service.gate.close()
         handle.rebuilds.close()
     if interrupted:

@@ -104,13 +104,13 @@ class AutoBot(RawBot):
     """A bot that answers every turn with a random legal action until ``games`` games have ended."""
 
     def __init__(self, port: int, name: str, games: int = 1, max_games: int = 1, seed: int = 0,
-                 delay_s: float = 0.0, **fields: Any) -> None:
+                 delay_s: float = 0.0, channel_options: Optional[dict] = None, **fields: Any) -> None:
         self.name = name
         self.games_wanted = games
         self.rng = random.Random(seed)
         self.delay_s = delay_s
         self.log: list[pb.ArenaMessage] = []
-        super().__init__(port, hello(name, max_games=max_games, **fields))
+        super().__init__(port, hello(name, max_games=max_games, **fields), **(channel_options or {}))
         self._player = threading.Thread(target=self._play, daemon=True)
         self._player.start()
 
