@@ -16,7 +16,10 @@ should use `mau_arena_sdk`.
 connected now, welcomed so far, logins under way, turns, timeout notices, stale answers, CPU).  At exit it prints one JSON line of
 totals for the benchmark to collect: turns answered, games ended, errors by code (``error:TIMEOUT`` counts the arena's
 notices that an answer came too late and a default was played,
-``error:STALE_REQUEST`` answers that arrived after that), refused Hellos by
+``error:STALE_REQUEST`` answers that arrived after that; each TIMEOUT is also
+counted as ``timeouts_load_side`` when this process may have spent half the
+move limit on that turn itself, its own time plus how late its event loop ran
+when the turn was read, else as ``timeouts_arena_side``), refused Hellos by
 code (``refused:CODE``), logins retried, Hello timeouts, give-ups, the
 timeouts the arena recorded for these bots' seats (``seat_timeouts``, from
 GameEnded), the arena's measured think time per decision (``think_ms_*``: the
@@ -65,7 +68,7 @@ import signal
 import statistics
 import sys
 import time
-from collections import Counter
+from collections import Counter, OrderedDict, deque
 
 import grpc
 
@@ -77,6 +80,8 @@ RETRY_CODES = (pb.Error.Code.Value("AUTH_FAILED"), pb.Error.Code.Value("CAPACITY
 TIMEOUT = pb.Error.Code.Value("TIMEOUT")
 #: Answer times kept per process for the percentiles (a reservoir beyond this).
 KEPT_SAMPLES = 200_000
+#: Turns a session remembers (its own time and loop lag per request) to judge a later TIMEOUT notice.
+KEPT_TURNS = 16
 #: At most this many hosts of a shared ladder get a session per name, as in the SDK.
 MAX_HOSTS = 16
 
@@ -137,6 +142,7 @@ class Swarm:
         self.sessions: dict[tuple[str, str], asyncio.Task] = {}
         self.ended_log = None
         self.loop_lag_ms = 0.0
+        self.recent_lag_ms = 0.0  # the worst timer lag of the last second
         self.connected = 0  # sessions welcomed whose stream is still open
         self.names = 0      # names this process plays
         self.queued = 0     # sessions waiting for a login slot (``--connect-at-once``)
@@ -191,16 +197,22 @@ class Swarm:
                               "hello_timeouts": self.totals["hello_timeouts"], "gave_up": self.totals["gave_up"],
                               "retried": self.totals["retried"], "dropped": self.totals["dropped"],
                               "turns": self.totals["turns"], "timeouts": self.totals["error:TIMEOUT"],
+                              "timeouts_load_side": self.totals["timeouts_load_side"],
                               "late": self.totals["error:STALE_REQUEST"], "cpu_s": round(cpu_seconds(), 2),
                               "loop_lag_ms_max": round(self.loop_lag_ms, 1)}), flush=True)
 
     async def watch_loop(self, period_s: float = 0.05) -> None:
-        """How late the event loop runs a timer: the load side's own starvation, in ms."""
+        """How late the event loop runs a timer: the load side's own starvation, in ms (the worst so far, and the
+        worst of the last second in `recent_lag_ms`)."""
         loop = asyncio.get_running_loop()
+        recent: deque = deque(maxlen=max(1, round(1 / period_s)))
         while True:
             due = loop.time() + period_s
             await asyncio.sleep(period_s)
-            self.loop_lag_ms = max(self.loop_lag_ms, (loop.time() - due) * 1000)
+            lag_ms = (loop.time() - due) * 1000
+            recent.append(lag_ms)
+            self.recent_lag_ms = max(recent)
+            self.loop_lag_ms = max(self.loop_lag_ms, lag_ms)
 
     def report(self, wall_s: float) -> dict:
         out: dict = dict(self.totals)
@@ -223,6 +235,8 @@ class Session:
         self.rng = random.Random(name)
         self.turns_in: Counter = Counter()  # game id -> turns answered in it (for the think time per decision)
         self.tries = 0       # logins tried again so far
+        #: request id -> (ms this side may have cost its answer, its move limit), for the last few turns
+        self.lagged: OrderedDict[int, tuple[float, int]] = OrderedDict()
         self.phase = "opening"
 
     def _backoff(self) -> float:
@@ -369,6 +383,7 @@ class Session:
             kind = message.WhichOneof("kind")
             if kind == "turn":
                 read_at = time.perf_counter()
+                lag_at_read = swarm.recent_lag_ms
                 turn = message.turn
                 if a.style == "slow":
                     await asyncio.sleep(a.slow_ms / 1000)
@@ -377,7 +392,13 @@ class Session:
                     game_id=turn.game_id, request_id=turn.request_id,
                     action_index=index, action_text=turn.legal[index],
                 )))
-                swarm.answer_ms.add((time.perf_counter() - read_at) * 1000)
+                here_ms = (time.perf_counter() - read_at) * 1000
+                swarm.answer_ms.add(here_ms)
+                # What this side may have cost the answer: its own time, and how late its loop ran (a turn
+                # that arrived while the loop lagged was read that much later).
+                self.lagged[turn.request_id] = (here_ms + lag_at_read, turn.time.move_ms)
+                if len(self.lagged) > KEPT_TURNS:
+                    self.lagged.popitem(last=False)
                 self.turns_in[turn.game_id] += 1
                 totals["turns"] += 1
             elif kind == "game_ended":
@@ -389,6 +410,10 @@ class Session:
                 error = message.error
                 code = pb.Error.Code.Name(error.code)
                 totals[f"error:{code}"] += 1
+                if code == "TIMEOUT":
+                    here_ms, move_ms = self.lagged.get(error.request_id, (0.0, 0))
+                    # Half the move limit spent on this side: the load process's lag, not the arena's.
+                    totals["timeouts_load_side" if move_ms and here_ms >= move_ms / 2 else "timeouts_arena_side"] += 1
                 if a.verbose:
                     swarm.say(f"{self.bot_name}: {error.message}")
                 if code == "SHUTTING_DOWN":
