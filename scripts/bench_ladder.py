@@ -19,14 +19,23 @@ waits until every bot is connected (as the load processes say), and reports:
 * timeouts the arena caused: the bots answer at once, so every timeout or
   strike recorded is the arena's fault (target 0), over the whole run and
   within the measured window, from the database and as the bots were told
-  (TIMEOUT notices, late answers), with the arena's measured think time per
+  (TIMEOUT notices, late answers; a notice for a turn the load process itself
+  spent half the move limit on, its own time plus its event loop's lag, is
+  counted apart as the load side's), with the arena's measured think time per
   decision;
 * the load side's own health, so that a reader can tell who was slow: the
   bot processes' CPU (cores, µs per decision), their worst event-loop lag,
   login times, and how many bots were connected when the window began;
 * the server's peak memory (VmHWM), its memory per connected bot and per
-  running game (resident memory once the bots are connected and idle, and
-  while the games run, over the idle server's), and CPU time per decision (/proc);
+  running game, and CPU time per decision (/proc).  The bots come in two
+  waves (half the load processes, then the rest) and the servers' resident
+  memory is read once the games run after each: the same games with half the
+  bots and with all of them tell the bots' share; what the first plateau holds
+  beyond the idle servers and its bots is the games' (`memory_split`; not
+  separable when every bot plays, e.g. 200 bots at 100 games);
+* the logins while the bots connect: how many wait for a login slot of their
+  process, have a Hello unanswered, were retried, timed out or gave up (every
+  5 s), and the load processes' stderr in the work folder's ``bots/``;
 * database statements per game (the store's own count, from the line
   `arena serve` prints when it stops; on PostgreSQL also the server's
   ``pg_stat_statements``: every host's and every connection's).
@@ -230,6 +239,8 @@ class Bots:
     sessions: int
     nice: bool = True
     connect_at_once: int = 4
+    per_connection: int = 25     # sessions sharing one TCP connection (separate bots would have one each)
+    log_dir: Path | None = None  # each process's stderr (Hello timeouts, give-ups, drops) goes to loadbotN.log here
     running: list[subprocess.Popen] = field(default_factory=list)
     outputs: list["Lines"] = field(default_factory=list)
 
@@ -250,17 +261,24 @@ class Bots:
     def pids(self) -> list[int]:
         return [bot.pid for bot in self.running if bot.poll() is None]
 
-    def start(self, ports: list[int], follow_hosts: bool = False) -> None:
-        """Process p connects to ports[p % len(ports)] (several hosts: the bots spread over them)."""
+    def start(self, ports: list[int], follow_hosts: bool = False, which: range | None = None) -> None:
+        """Start processes ``which`` (default all); process p connects to ports[p % len(ports)] (several hosts: the
+        bots spread over them)."""
         nice = ["nice", "-n", "19"] if self.nice and shutil.which("nice") else []
-        for p in range(self.processes):
+        for p in which if which is not None else range(self.processes):
+            if self.log_dir is not None:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+            log = open(self.log_dir / f"loadbot{p}.log", "a") if self.log_dir is not None else subprocess.DEVNULL
             self.running.append(subprocess.Popen(
                 nice + [sys.executable, "-m", "arena.ladder.loadbot", "--arena", f"127.0.0.1:{ports[p % len(ports)]}",
                         "--count", str(self.sessions), "--prefix", self.prefix(p), "--style", "random",
-                        "--max-games", "1", "--connect-at-once", str(self.connect_at_once), "--progress-every", "0.5"]
+                        "--max-games", "1", "--connect-at-once", str(self.connect_at_once), "--progress-every", "0.5",
+                        "--sessions-per-connection", str(self.per_connection), "--retries", "30"]
                 + (["--follow-hosts"] if follow_hosts else []),
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(ROOT),
+                stdout=subprocess.PIPE, stderr=log, text=True, cwd=str(ROOT),
             ))
+            if log is not subprocess.DEVNULL:
+                log.close()  # the child has its own descriptor
             self.outputs.append(Lines(self.running[-1]))
 
     def connected(self) -> int:
@@ -378,11 +396,17 @@ def capacity_flags(bots: "Bots") -> list[str]:
     admit that burst, and every bot may be held waiting once.
     """
     burst = bots.processes * bots.connect_at_once
-    return ["--max-connections", str(bots.total + 16),
+    return ["--max-connections", str(bots.total + 16), "--acceptors", str(acceptors_for(bots.total)),
             "--max-pending-hellos", str(max(64, 2 * burst)),
             "--auth-queue", str(max(16, burst)),
             "--auth-failures-per-address", str(max(10, burst)),
             "--auth-refusals-held", str(max(256, bots.total))]
+
+
+def acceptors_for(bots: int) -> int:
+    """`arena serve --acceptors` for this many bots: grpc.aio takes one new stream at a time per acceptor, and a
+    busy server on a shared machine took only 2-6 a second through one (see docs/deploy.md, "Sizing for many bots")."""
+    return max(1, min(8, bots // 125))
 
 
 def serve_command(db: str, replays: Path, args, bots: "Bots", extra: list[str]) -> list[str]:
@@ -393,7 +417,9 @@ def serve_command(db: str, replays: Path, args, bots: "Bots", extra: list[str]) 
 
 def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder") -> dict:
     """The ladder on ``db`` with ``hosts`` `arena serve` processes; the measured figures."""
-    bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once)
+    bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once,
+                per_connection=args.sessions_per_connection,
+                log_dir=work / "bots")
     servers: list[subprocess.Popen] = []
     outputs: list[Lines] = []
     ports: list[int] = []
@@ -410,27 +436,38 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             ports.append(port_of(outputs[-1].wait_for("listening on", 60)))
             if extra:
                 outputs[-1].wait_for("joined the ladder", 60)
-        idle_rss = [proc_stats(s.pid)[2] for s in servers]
-        bots.start(ports, follow_hosts=args.follow_hosts)
-        print(f"{label}: {hosts} server(s) (pids {', '.join(str(s.pid) for s in servers)}) on port(s) "
-              f"{', '.join(map(str, ports))}; {bots.total} bot sessions in {bots.processes} processes; "
-              f"{args.concurrency} games at once per host; {args.game}", flush=True)
-        memory = MemorySamples([s.pid for s in servers], totals, sum(idle_rss), bots.connected)
-        memory.start()
+        pids = [s.pid for s in servers]
+        idle_rss = [proc_stats(pid)[2] for pid in pids]
+        # The bots come in two waves, half the processes each, and the servers' memory is read once the games
+        # run after each (see `memory_split`): the same games with half the bots, then with all of them.
+        first = max(1, bots.processes // 2)
+        games = args.concurrency * hosts
         ramp = time.monotonic()
-        wait_all_connected(bots.connected, bots.total)
+        bots.start(ports, follow_hosts=args.follow_hosts, which=range(first))
+        print(f"{label}: {hosts} server(s) (pids {', '.join(str(s.pid) for s in servers)}) on port(s) "
+              f"{', '.join(map(str, ports))}; {bots.total} bot sessions in {bots.processes} processes "
+              f"({first} first, then the rest); {args.concurrency} games at once per host; {args.game}", flush=True)
+        wait_all_connected(bots, first * bots.sessions)
+        plateaus = [memory_plateau(pids, totals, bots, games)]
+        if first < bots.processes:
+            bots.start(ports, follow_hosts=args.follow_hosts, which=range(first, bots.processes))
+            wait_all_connected(bots)
+            plateaus.append(memory_plateau(pids, totals, bots, games))
         report["seconds_to_connect_all"] = round(time.monotonic() - ramp, 1)
         report["bots_in_store_at_start"] = totals.connected()  # their arrival is written in the background
         statements0 = totals.statements()
         report["bots_connected_at_start"] = bots.connected()
-        told0 = {key: bots.progress(key) for key in ("timeouts", "late")}
+        told0 = {key: bots.progress(key) for key in ("timeouts", "late", "timeouts_load_side")}
         figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2,
                           load_pids=bots.pids)
         statements1 = totals.statements()
         report["bots_connected_at_end"] = bots.connected()
         report["told_timeouts_in_window"] = bots.progress("timeouts") - told0["timeouts"]
         report["late_answers_in_window"] = bots.progress("late") - told0["late"]
-        per_bot, per_game = memory.fit()
+        report["told_timeouts_in_window_load_side"] = bots.progress("timeouts_load_side") - told0["timeouts_load_side"]
+        per_bot, per_game = memory_split(sum(idle_rss), plateaus)
+        report["memory_plateaus"] = [{"bots": n, "running_games": g, "rss_mib": round(kib / 1024, 1)}
+                                     for n, g, kib in plateaus]
         report.update(figures)
         after, before = figures["after"], figures["before"]
         report.update({
@@ -500,67 +537,71 @@ def load_side(bot_totals: dict) -> dict:
     return out
 
 
-def wait_all_connected(connected, count: int, timeout: float = 600) -> None:
-    """Until every bot is connected (``connected()``: as the load processes say), with progress; measuring starts after."""
+#: What the load processes' progress lines say about logins, shown while the bots connect.
+LOGIN_KEYS = ("queued", "opening", "waiting", "retried", "hello_timeouts", "gave_up", "dropped")
+
+
+def wait_all_connected(bots: "Bots", count: int | None = None, timeout: float = 600) -> None:
+    """Until every bot is connected (as the load processes say), with progress; measuring starts after.
+
+    Every 5 s it shows where the others are: waiting for a login slot of their process (queued), with a
+    stream opening (their Hello not yet taken by it), with a Hello written and not answered (waiting:
+    the arena's), and how many logins were retried, timed out, given up or dropped.
+    """
+    count = bots.total if count is None else count
     deadline = time.monotonic() + timeout
-    shown = -1
+    started = time.monotonic()
+    shown_at = -5.0
     while time.monotonic() < deadline:
-        seen = connected()
+        seen = bots.connected()
         if seen >= count:
             return
-        if seen // 100 != shown // 100:
-            print(f"  {seen} of {count} bots connected", flush=True)
-            shown = seen
+        if time.monotonic() - shown_at >= 5:
+            shown_at = time.monotonic()
+            states = ", ".join(f"{key} {bots.progress(key)}" for key in LOGIN_KEYS)
+            print(f"  {time.monotonic() - started:5.0f} s: {seen} of {count} bots connected; {states}", flush=True)
         time.sleep(0.25)
-    print(f"  only {connected()} of {count} bots connected within {timeout:g} s", flush=True)
+    print(f"  only {bots.connected()} of {count} bots connected within {timeout:g} s", flush=True)
 
 
-class MemorySamples(threading.Thread):
-    """The servers' resident memory against bots connected and games running, sampled from the start.
+def memory_plateau(pids: list[int], totals: Totals, bots: "Bots", games: int, seconds: float = 4.0,
+                   timeout: float = 120) -> tuple[int, float, float]:
+    """(bots connected, median running games, median resident KiB of the servers) once the games run.
 
-    While the bots log in (a few at a time) the games reach their concurrency long before the
-    last bot is in: from then on memory grows with the bots alone (the slope: per connected
-    bot), and what the servers held at the start of that plateau beyond the idle servers and
-    those bots is the running games' (per running game).  Rough: the Python heap keeps what it
-    once took, and finished games' rows and replays also grow meanwhile.
+    Waits until as many games run as the connected bots allow (up to ``games``; two seats a game), then
+    samples every 0.25 s for ``seconds``.
     """
+    want = 0.95 * min(games, bots.connected() // 2)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and totals.read().get("running", 0) < want:
+        time.sleep(0.25)
+    running, rss = [], []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        running.append(totals.read().get("running", 0))
+        rss.append(sum(proc_stats(pid)[2] for pid in pids))
+        time.sleep(0.25)
+    return bots.connected(), median(running), median(rss)
 
-    def __init__(self, pids: list[int], totals: Totals, idle_kib: int, connected) -> None:
-        super().__init__(daemon=True)
-        self.pids = pids
-        self.connected = connected  # bots connected now, as the load processes say
-        self.totals = Totals(totals.db)  # its own connection: sampled on this thread
-        self.idle_kib = idle_kib
-        self.samples: list[tuple[int, int, int]] = []
-        self.stopping = threading.Event()
 
-    def run(self) -> None:
-        while not self.stopping.wait(0.25):
-            try:
-                rss = sum(proc_stats(pid)[2] for pid in self.pids)
-                self.samples.append((self.connected(), self.totals.read().get("running", 0), rss))
-            except (OSError, ValueError):
-                return
+def memory_split(idle_kib: float, plateaus: list[tuple[int, float, float]]) -> tuple[float, float]:
+    """(KiB per connected bot, KiB per running game) from the idle servers and the plateaus (bots, games, KiB).
 
-    def fit(self) -> tuple[float, float]:
-        """(KiB per connected bot, KiB per running game); NaN where the log-in ramp was too short to tell."""
-        import numpy as np
-
-        self.stopping.set()
-        self.join(timeout=5)
-        self.totals.close()
-        if not self.samples:
-            return float("nan"), float("nan")
-        data = np.array(self.samples, dtype=float)
-        full = data[:, 1].max()
-        # While the games are at their concurrency and bots still log in, memory grows by the bots alone.
-        plateau = data[(data[:, 1] >= 0.95 * full) & (data[:, 0] < data[:, 0].max())]
-        if len(plateau) < 4 or np.ptp(plateau[:, 0]) < 20:
-            return float("nan"), float("nan")
-        per_bot = float(np.polyfit(plateau[:, 0], plateau[:, 2], 1)[0])
-        first = plateau[0]
-        per_game = (first[2] - self.idle_kib - per_bot * first[0]) / max(1.0, first[1])
-        return per_bot, float(per_game)
+    Two plateaus with the same games and different bots give the bots' share; the games' is what the
+    first plateau holds beyond the idle servers and its bots.  Rough: the Python heap keeps what it once
+    took, and finished games' rows and replays also grow meanwhile.  NaN when the plateaus cannot tell
+    the two apart: one plateau, or every bot playing in both (bots and games then grow together).
+    """
+    if len(plateaus) < 2:
+        return float("nan"), float("nan")
+    (n1, g1, kib1), (n2, g2, kib2) = plateaus[0], plateaus[-1]
+    grown1, grown2 = kib1 - idle_kib, kib2 - idle_kib
+    determinant = n1 * g2 - n2 * g1
+    if abs(determinant) < 0.05 * max(1.0, n2 * g2):
+        return float("nan"), float("nan")
+    per_bot = (grown1 * g2 - grown2 * g1) / determinant
+    per_game = (n1 * grown2 - n2 * grown1) / determinant
+    return per_bot, per_game
 
 
 def per_host_rates(db: str, seconds: float) -> dict[str, float]:
@@ -625,12 +666,14 @@ def bare_server(tables: int, names: list[str], game: str, move_ms: int) -> int:
                     nursery.cancel_scope.cancel()
                     break
 
-    run(ServerConfig(port=0, max_connections=len(names) + 16, finished_games_kept=100), director)
+    run(ServerConfig(port=0, max_connections=len(names) + 16, finished_games_kept=100,
+                     acceptors=acceptors_for(len(names))), director)
     return 0
 
 
 def run_bare(args, tables: int) -> dict:
-    bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once)
+    bots = Bots(args.processes, args.sessions, nice=not args.no_nice, connect_at_once=args.connect_at_once,
+                per_connection=args.sessions_per_connection)
     names = bots.all_names()
     if args.bare_pairs == "mixed":
         # The ladder's scheduler seats any two connected bots together, so most of its games join two
@@ -697,6 +740,8 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=50, help="bot sessions per process (default 50)")
     parser.add_argument("--connect-at-once", type=int, default=4, metavar="N",
                         help="logins each load process has in flight at once (default 4)")
+    parser.add_argument("--sessions-per-connection", type=int, default=25, metavar="N",
+                        help="bot sessions sharing one TCP connection in a load process (default 25)")
     parser.add_argument("--concurrency", type=int, default=100, help="games at once per host (default 100)")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured run length (default 60)")
     parser.add_argument("--game", default="moumou", help="ruleset (default moumou)")
@@ -722,7 +767,7 @@ def main() -> int:
     if args.bare_server:
         tables, names, game, move_ms = args.bare_server
         return bare_server(int(tables), names.split(","), game, int(move_ms))
-    for flag in ("processes", "sessions", "concurrency", "hosts", "connect_at_once"):
+    for flag in ("processes", "sessions", "concurrency", "hosts", "connect_at_once", "sessions_per_connection"):
         if getattr(args, flag) < 1:
             parser.error(f"--{flag.replace('_', '-')} must be at least 1")
     if args.hosts > 1 and args.processes < args.hosts:
@@ -789,7 +834,11 @@ def main() -> int:
                   f"began ({report['seconds_to_connect_all']:.0f} s after the bots started; logins median "
                   f"{report.get('login_ms_p50', float('nan')) / 1000:.1f} s, p99 {report.get('login_ms_p99', float('nan')) / 1000:.1f} s), "
                   f"{report['bots_connected_at_end']} at its end; within the window the bots were told "
-                  f"{report['told_timeouts_in_window']} timeouts and gave {report['late_answers_in_window']} late answers")
+                  f"{report['told_timeouts_in_window']} timeouts ({report['told_timeouts_in_window_load_side']} of "
+                  f"them the load side's own lag) and gave {report['late_answers_in_window']} late answers")
+            print(f"  {'':<22} memory: idle {report['server_rss_idle_mib']:.0f} MiB; "
+                  + "; ".join(f"{m['bots']} bots, {m['running_games']:g} games: {m['rss_mib']:.0f} MiB"
+                              for m in report["memory_plateaus"]))
     by_label = {r["label"]: r for r in reports}
     if "bare match path" in by_label:
         pairs = [(a, b) for a, b in zip(reports, reports[1:])
