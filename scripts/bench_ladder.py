@@ -221,7 +221,7 @@ def port_of(line: str) -> int:
     return int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
 
 
-def stop(process: subprocess.Popen, timeout: float = 30) -> str:
+def stop(process: subprocess.Popen, timeout: float = 60) -> str:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
     try:
@@ -376,6 +376,10 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
         "median_decisions_per_second_1s": round(median(rates), 1),
         "median_running_games": median(running),
         "median_rss_kib": median(rss),
+        # How fast the servers' memory grew with bots and games steady (finished games kept for ListGames and
+        # Spectate, rating data, the heap): what `memory_split` takes off the growth between two plateaus.
+        "rss_growth_kib_per_s": (round(statistics.linear_regression(range(len(rss)), rss).slope, 1)
+                                 if len(rss) > 2 and len(set(rss)) > 1 else 0.0),
         "server_cpu_us_per_decision": round((cpu1 - cpu0) / max(1, decisions) * 1e6, 1),
         "server_sys_cpu_us_per_decision": round((sys1 - sys0) / max(1, decisions) * 1e6, 1),
         "server_cores": round((cpu1 - cpu0) / elapsed, 2),
@@ -465,9 +469,9 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         report["told_timeouts_in_window"] = bots.progress("timeouts") - told0["timeouts"]
         report["late_answers_in_window"] = bots.progress("late") - told0["late"]
         report["told_timeouts_in_window_load_side"] = bots.progress("timeouts_load_side") - told0["timeouts_load_side"]
-        per_bot, per_game = memory_split(sum(idle_rss), plateaus)
-        report["memory_plateaus"] = [{"bots": n, "running_games": g, "rss_mib": round(kib / 1024, 1)}
-                                     for n, g, kib in plateaus]
+        per_bot, per_game = memory_split(sum(idle_rss), plateaus, figures["rss_growth_kib_per_s"])
+        report["memory_plateaus"] = [{"bots": n, "running_games": g, "rss_mib": round(kib / 1024, 1),
+                                      "seconds": round(at - ramp, 1)} for n, g, kib, at in plateaus]
         report.update(figures)
         after, before = figures["after"], figures["before"]
         report.update({
@@ -491,7 +495,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         tails = []
         for server, lines in zip(servers, outputs):
             try:
-                server.wait(timeout=30)
+                server.wait(timeout=90)  # 200 games draining on a loaded machine take a while
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
@@ -576,26 +580,29 @@ def memory_plateau(pids: list[int], totals: Totals, bots: "Bots", games: int, se
     while time.monotonic() < deadline and totals.read().get("running", 0) < want:
         time.sleep(0.25)
     running, rss = [], []
-    end = time.monotonic() + seconds
+    start = time.monotonic()
+    end = start + seconds
     while time.monotonic() < end:
         running.append(totals.read().get("running", 0))
         rss.append(sum(proc_stats(pid)[2] for pid in pids))
         time.sleep(0.25)
-    return bots.connected(), median(running), median(rss)
+    return bots.connected(), median(running), median(rss), (start + time.monotonic()) / 2
 
 
-def memory_split(idle_kib: float, plateaus: list[tuple[int, float, float]]) -> tuple[float, float]:
-    """(KiB per connected bot, KiB per running game) from the idle servers and the plateaus (bots, games, KiB).
+def memory_split(idle_kib: float, plateaus: list[tuple[int, float, float, float]],
+                 growth_kib_per_s: float = 0.0) -> tuple[float, float]:
+    """(KiB per connected bot, KiB per running game) from the idle servers and the plateaus (bots, games, KiB,
+    when), less the growth with bots and games steady (``growth_kib_per_s``, measured in the window).
 
     Two plateaus with the same games and different bots give the bots' share; the games' is what the
     first plateau holds beyond the idle servers and its bots.  Rough: the Python heap keeps what it once
-    took, and finished games' rows and replays also grow meanwhile.  NaN when the plateaus cannot tell
-    the two apart: one plateau, or every bot playing in both (bots and games then grow together).
+    took.  NaN when the plateaus cannot tell the two apart: one plateau, or every bot playing in both
+    (bots and games then grow together).
     """
     if len(plateaus) < 2:
         return float("nan"), float("nan")
-    (n1, g1, kib1), (n2, g2, kib2) = plateaus[0], plateaus[-1]
-    grown1, grown2 = kib1 - idle_kib, kib2 - idle_kib
+    (n1, g1, kib1, at1), (n2, g2, kib2, at2) = plateaus[0], plateaus[-1]
+    grown1, grown2 = kib1 - idle_kib, kib2 - idle_kib - max(0.0, growth_kib_per_s) * (at2 - at1)
     determinant = n1 * g2 - n2 * g1
     if abs(determinant) < 0.05 * max(1.0, n2 * g2):
         return float("nan"), float("nan")
@@ -837,8 +844,9 @@ def main() -> int:
                   f"{report['told_timeouts_in_window']} timeouts ({report['told_timeouts_in_window_load_side']} of "
                   f"them the load side's own lag) and gave {report['late_answers_in_window']} late answers")
             print(f"  {'':<22} memory: idle {report['server_rss_idle_mib']:.0f} MiB; "
-                  + "; ".join(f"{m['bots']} bots, {m['running_games']:g} games: {m['rss_mib']:.0f} MiB"
-                              for m in report["memory_plateaus"]))
+                  + "; ".join(f"{m['bots']} bots, {m['running_games']:g} games: {m['rss_mib']:.0f} MiB at {m['seconds']:.0f} s"
+                              for m in report["memory_plateaus"])
+                  + f"; growing {report['rss_growth_kib_per_s']:.0f} KiB/s in the window")
     by_label = {r["label"]: r for r in reports}
     if "bare match path" in by_label:
         pairs = [(a, b) for a, b in zip(reports, reports[1:])
