@@ -309,15 +309,15 @@ class LadderDirector:
                 self.view.connected = sorted(sessions)
             present = sessions
             self._kick()
-            for name, version in changed:
+            if changed:
+                # Every arrival and departure seen so far in one write (one transaction, and it joins the
+                # group commit): a write each was a commit each, and a thousand bots logging in while games
+                # ran waited minutes for theirs (439 of 1,000 noted 68 s after they started).
                 try:
-                    await self._db_write(self.store.touch_bot, name, version)
-                    if name not in sessions:
-                        # Gone without a game: an open-registration name is not kept (bounded table).
-                        await self._db_write(self.store.forget_unplayed, name)
+                    await self._db_write(self._note_sessions, changed, set(sessions))
                 except _db_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
-                    log.warning("cannot note that bot %s %s: %s", name,
-                                "left" if name not in sessions else "connected", _one_line(error))
+                    log.warning("cannot note that %d bots came or went (%s...): %s", len(changed),
+                                ", ".join(name for name, _ in changed[:3]), _one_line(error))
             if changed and handle.connected_versions() != present:
                 continue  # something changed during the writes: its event may have passed already
             self._noted = present
@@ -325,6 +325,14 @@ class LadderDirector:
                 await handle.session_event()
             finally:
                 self._noted = None
+
+    def _note_sessions(self, changed: list[tuple[str, str]], present: set[str]) -> None:
+        """Bots that came or went, in the store (in a worker thread, within one `_db_write`'s transaction)."""
+        for name, version in changed:
+            self.store.touch_bot(name, version)
+            if name not in present:
+                # Gone without a game: an open-registration name is not kept (bounded table).
+                self.store.forget_unplayed(name)
 
     def sessions_noted(self, handle: Any) -> bool:
         """True when every arrival and departure so far is in the store (first/last seen, and an

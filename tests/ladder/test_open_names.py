@@ -50,3 +50,43 @@ def test_a_name_churning_client_leaves_the_bots_table_bounded(tmp_path):
         assert {b["name"] for b in store.list_bots()} == {"registered", "veteran"}
     finally:
         store.close()
+
+
+def test_many_bots_arriving_at_once_are_noted_in_a_few_transactions_not_one_each(tmp_path):
+    """Forty bots log in together: their arrivals reach the store in a handful of group writes.  A write
+    each was a commit (an fsync) each, behind the games' results: 1,000 bots took minutes to be noted."""
+    from arena.match.timecontrol import TimeControl
+
+    store = LadderStore.open(tmp_path / "ladder.db")
+    bots_wanted = 40
+    with toy_ruleset.registered() as ruleset:
+        # One game at a time, with a long move limit the silent bots never use: a game or two write
+        # their start, nothing else competes with the arrivals.
+        settings = LadderSettings(players={ruleset: 2}, replays=tmp_path / "replays", handle_signals=False,
+                                  concurrency=1, time_control=TimeControl(move_ms=60_000))
+        ladder = LadderDirector(store, settings)
+
+        async def director(handle):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ladder, handle)
+                with trio.fail_after(10):
+                    while not ladder.sessions_noted(handle):
+                        await trio.sleep(0.01)
+                before = store.stats.transactions
+                bots = [RawBot(handle.port, hello(f"crowd{i:02d}", games=[ruleset])) for i in range(bots_wanted)]
+                with trio.fail_after(20):  # every arrival is in the store
+                    while len(handle.sessions()) < bots_wanted or not ladder.sessions_noted(handle):
+                        await trio.sleep(0.01)
+                noted = store.stats.transactions - before
+                names = {b["name"] for b in store.list_bots()}
+                ladder.abort_now("test done")
+                for bot in bots:
+                    await blocking(bot.close)
+                return noted, names
+
+        noted, names = serve(director, max_games_per_bot=8, max_connections=64)
+    try:
+        assert names >= {f"crowd{i:02d}" for i in range(bots_wanted)}
+        assert noted <= bots_wanted // 4, noted  # was one transaction per arrival (and per game write)
+    finally:
+        store.close()
