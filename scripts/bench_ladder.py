@@ -468,6 +468,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         report["bots_connected_at_end"] = bots.connected()
         report["told_timeouts_in_window"] = bots.progress("timeouts") - told0["timeouts"]
         report["late_answers_in_window"] = bots.progress("late") - told0["late"]
+        report["late_answers_before_window"] = told0["late"]
         report["told_timeouts_in_window_load_side"] = bots.progress("timeouts_load_side") - told0["timeouts_load_side"]
         per_bot, per_game = memory_split(sum(idle_rss), plateaus, figures["rss_growth_kib_per_s"])
         report["memory_plateaus"] = [{"bots": n, "running_games": g, "rss_mib": round(kib / 1024, 1),
