@@ -2,7 +2,7 @@
 """Scale check of the ladder: many connected bots, many concurrent games, on loopback.
 
     python scripts/bench_ladder.py                        # 200 bots (4 processes x 50), 100 games at once, 60 s
-    python scripts/bench_ladder.py --processes 4 --sessions 250 --concurrency 200 --connect-at-once 50 --no-nice
+    python scripts/bench_ladder.py --processes 4 --sessions 250 --concurrency 200 --connect-at-once 50
                                                           # the scale target: 1,000 bots, 200 games at once
     python scripts/bench_ladder.py --compare-arena        # the ladder, then the bare match path, same bots and games at once
     python scripts/bench_ladder.py --db postgres          # SQLite, then a private PostgreSQL: decisions/s of both
