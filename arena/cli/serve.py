@@ -241,27 +241,21 @@ def _check_port_free(host: str, port: int) -> None:
     grpcio would find out too, but only after recovery has run and with a
     C-level log line on stderr first.
     """
-    import errno
     import socket
 
+    from arena.server.host import port_in_use
+
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        taken = port_in_use(host, port)
     except socket.gaierror as error:
         raise CommandError(f"cannot listen on {host}: {error.strerror}") from None
     except (OSError, UnicodeError):
         return  # the server reports it as it binds
-    if port == 0:
-        return
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free
-        try:
-            probe.bind(address)
-        except OSError as error:
-            if error.errno == errno.EADDRINUSE:
-                raise RunFailure(
-                    f"port {port} on {host} is in use (another arena serve?): stop it, or pick another --port "
-                    "(--port 0 picks a free one)"
-                ) from None
+    if taken:
+        raise RunFailure(
+            f"port {port} on {host} is in use (another arena serve?): stop it, or pick another --port "
+            "(--port 0 picks a free one)"
+        )
 
 
 def _reason(error: Exception) -> str:

@@ -10,11 +10,13 @@ stop gRPC (with a grace period).
 from __future__ import annotations
 
 import asyncio
+import errno
 import gc
 import logging
 import os
-import threading
 import secrets
+import socket
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Optional, Sequence, Union
@@ -220,8 +222,12 @@ async def _listen(config: ServerConfig) -> list[tuple[Any, int]]:
     more, a plain bind of the port is tried first, which fails while anyone listens there.
     """
     shared = config.acceptors > 1
-    if shared and config.port:
-        _check_port_free(config.host, config.port)
+    try:
+        taken = shared and port_in_use(config.host, config.port)
+    except (OSError, UnicodeError):
+        taken = False  # not resolvable: the servers' own bind reports it
+    if taken:
+        raise OSError(errno.EADDRINUSE, f"cannot listen on {config.host}:{config.port}: it is in use")
     servers: list[tuple[Any, int]] = []
     port = config.port
     for _ in range(config.acceptors):
@@ -243,22 +249,20 @@ async def _listen(config: ServerConfig) -> list[tuple[Any, int]]:
     return servers
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """OSError when something listens on ``host:port`` (a plain bind, as a server without SO_REUSEPORT does)."""
-    import errno
-    import socket
-
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    except (OSError, UnicodeError):
-        return  # not resolvable: the servers' own bind reports it
+def port_in_use(host: str, port: int) -> bool:
+    """Does something listen on ``host:port``?  A plain bind (as a server without SO_REUSEPORT makes)
+    tells; port 0 is never in use.  ``socket.gaierror`` when the host does not resolve."""
+    if port == 0:
+        return False
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free
         try:
             probe.bind(address)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise OSError(errno.EADDRINUSE, f"cannot listen on {host}:{port}: it is in use") from None
+                return True
+    return False
 
 
 def _server_options(config: ServerConfig, reuse_port: bool = False) -> list[tuple[str, Any]]:

@@ -110,8 +110,9 @@ def run_loadbot(port: int, *flags: str) -> tuple[dict, str]:
 def test_a_hello_never_answered_times_out_is_logged_and_tried_again():
     arena = SilentArena(answer_from=2)  # every name's first Hello is left unanswered, its second welcomed
     try:
+        # 5 s: the retry comes after a jittered 1-2 s backoff, so that a loaded machine still sees it welcomed
         totals, log = run_loadbot(arena.port, "--count", "3", "--hello-timeout", "0.5", "--retries", "3",
-                                  "--duration", "2")
+                                  "--duration", "5")
     finally:
         arena.close()
     assert totals["welcomed"] == 3 and totals["hello_timeouts"] == 3 and totals["retried"] == 3
