@@ -310,23 +310,8 @@ _CARD_BITS = {rank + suit: _RANK_BITS[rank] << 16 * k for k, suit in enumerate(S
 #: The lows 1..12 of the 3-card windows, in every suit's lane.
 _LOWS = sum(0x1FFE << 16 * k for k in range(len(SUITS)))
 _LANE = 0xFFFF
-
-
-def _masks(hand: Iterable[str], wild: str) -> tuple[int, int, int]:
-    """(the hand's mask, the mask of its non-wild cards, how many wilds it holds).
-
-    In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
-    the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
-    """
-    full = plain = wilds = 0
-    for card in hand:
-        bits = _CARD_BITS[card]
-        full |= bits
-        if card[0] == wild:
-            wilds += 1
-        else:
-            plain |= bits
-    return full, plain, wilds
+#: Per wild rank, the mask of every card but the wilds.
+_NOT_WILD = {rank: ~sum(_RANK_BITS[rank] << 16 * k for k in range(len(SUITS))) & (1 << 64) - 1 for rank in RANKS}
 
 
 @lru_cache(maxsize=65536)
@@ -341,14 +326,28 @@ def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str 
     return list(_meld_offers(tuple(sorted(hand, key=_order)), wild, decks, first_wild))
 
 
-@lru_cache(maxsize=8192)
-def has_meld(hand: tuple[str, ...], wild: str, decks: int) -> bool:
-    """Whether `new_meld_offers` offers anything, without listing the offers (a reaction window asks
-    this of every seat, and a seat's hand often waits unchanged through many windows).  The hand holds
-    at most ``decks`` copies of a card, as every state's hands do."""
-    _, plain, wilds = _masks(hand, wild)
+def has_meld(hand: Sequence[str], wild: str, decks: int) -> bool:
+    """Whether `new_meld_offers` offers anything, without listing the offers."""
+    return mask_has_meld(hand_mask(hand), sum(1 for c in hand if c[0] == wild), wild, decks, hand)
+
+
+def hand_mask(hand: Iterable[str]) -> int:
+    """The OR of the hand's cards' bits (`_CARD_BITS`: a 16-bit lane per suit, bit p for position p)."""
+    mask = 0
+    for card in hand:
+        mask |= _CARD_BITS[card]
+    return mask
+
+
+def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[str]) -> bool:
+    """`has_meld` from the hand's mask (`hand_mask`) and its count of wilds (a reaction window asks this of
+    every seat whose hand changed).  The hand holds at most ``decks`` copies of a card, as every state's
+    hands do; with two decks the sets are counted on the hand itself."""
     if wilds >= 3:
         return True  # three wilds make a set of any rank but theirs
+    # In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
+    # the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
+    plain = mask & _NOT_WILD[wild]
     a, b, c = plain, plain >> 1, plain >> 2  # a window at low p holds bits p, p+1, p+2
     if wilds == 0:
         windows = a & b & c
@@ -359,7 +358,7 @@ def has_meld(hand: tuple[str, ...], wild: str, decks: int) -> bool:
     if windows & _LOWS:
         return True
     if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
-        s, h, d, c = (plain >> 16 * k & _LANE for k in range(4))
+        s, h, d, c = plain & _LANE, plain >> 16 & _LANE, plain >> 32 & _LANE, plain >> 48
         if wilds == 0:
             return bool(s & h & d | s & h & c | s & d & c | h & d & c)
         if wilds == 1:
@@ -376,58 +375,122 @@ _PLAIN = {card: Token(card) for card in _CARD_BITS}
 
 
 @lru_cache(maxsize=4096)
-def _stand_in(card: str, stands: str) -> Token:
+def stand_in(card: str, stands: str) -> Token:
+    """The token of a wild standing in (kept: the same few come back at every offer)."""
     return Token(card, stands)
+
+
+_stand_in = stand_in
+
+
+class HandShape(NamedTuple):
+    """A hand as the meld offers read it: each suit's lane of held positions (bit p for position p, an Ace
+    both 1 and 14), the wilds in stand-in order and the cards of each rank (in hand order)."""
+
+    lanes: tuple[int, int, int, int]
+    wilds: tuple[str, ...]
+    by_rank: dict[str, tuple[str, ...]]
+
+
+_SUIT_INDEX = {suit: k for k, suit in enumerate(SUITS)}
+
+
+def hand_shape(hand: Sequence[str], wild: str, first_wild: str | None = None) -> HandShape:
+    """The `HandShape` of a hand sorted in hand order (`CARD_ORDER`)."""
+    lanes = [0, 0, 0, 0]
+    by_rank: dict[str, list[str]] = {}
+    for card in hand:
+        rank = card[0]
+        lanes[_SUIT_INDEX[card[1]]] |= _RANK_BITS[rank]
+        cards = by_rank.get(rank)
+        if cards is None:
+            by_rank[rank] = [card]
+        else:
+            cards.append(card)
+    wilds = by_rank.get(wild, ())
+    if first_wild is not None and first_wild in wilds:  # as `_wilds`: that one first, the rest in order
+        wilds = list(wilds)
+        wilds.remove(first_wild)
+        wilds.insert(0, first_wild)
+    return HandShape(tuple(lanes), tuple(wilds), {rank: tuple(cards) for rank, cards in by_rank.items()})
+
+
+def meld_offers_of(shape: HandShape, wild: str, decks: int, runs=None, sets=None) -> list:
+    """`new_meld_offers` from a hand's shape: each suit's runs (`run_offers`), then each rank's sets
+    (`set_offers`), every part kept by what it depends on, so a new hand mostly reuses known parts.
+
+    ``runs`` and ``sets``: functions of the same arguments in place of those two (the engine's give each
+    part's offers as actions).
+    """
+    runs = runs or run_offers
+    sets = sets or set_offers
+    offers: list = []
+    wilds = shape.wilds
+    many = len(wilds) >= 3
+    for k, lane in enumerate(shape.lanes):
+        if lane or many:
+            offers.extend(runs(k, lane, wilds, wild))
+    by_rank = shape.by_rank
+    for rank in RANKS if many else by_rank:
+        naturals = by_rank.get(rank, ())
+        if len(naturals) + len(wilds) >= 3:
+            offers.extend(sets(rank, naturals, wilds, wild, decks))
+    return offers
 
 
 @lru_cache(maxsize=8192)
 def _meld_offers(hand: tuple[str, ...], wild: str, decks: int, first_wild: str | None) -> tuple[tuple[Token, ...], ...]:
-    held = set(hand)
-    wilds = _wilds(hand, wild, first_wild)
-    offers: dict[tuple[Token, ...], None] = {}
-    full, plain, _ = _masks(hand, wild)
-    fill = min(len(wilds), 3)
-    for k, suit in enumerate(SUITS):
-        own_wild = wild + suit
-        windows = _WINDOWS[suit]
-        for low in _fillable_windows(plain >> 16 * k & _LANE, fill):
-            window = windows[low - 1]
-            free = wilds
-            if own_wild in held and own_wild in window:  # the suit's own wild is the natural here
-                free = list(wilds)
-                free.remove(own_wild)
-            tokens, n = [], 0
-            for c in window:
-                if c in held:
-                    tokens.append(_PLAIN[c])
-                else:
-                    tokens.append(_stand_in(free[n], c))
-                    n += 1
-            offers[tuple(tokens)] = None
-        mask = full >> 16 * k & _LANE
-        if mask.bit_count() >= 4:
-            held_positions = [p for p in range(1, 15) if mask >> p & 1]
-            for segment in _segments(held_positions):
-                if len(segment) >= 4:
-                    for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
-                        offers[tuple(_PLAIN[rank_at(p) + suit] for p in part)] = None
-    by_rank: dict[str, list[str]] = {}
-    for c in hand:
-        by_rank.setdefault(c[0], []).append(c)
-    ranks = RANKS if len(wilds) >= 3 else by_rank
-    for rank in ranks:
-        naturals = by_rank.get(rank, ())  # sorted, as the hand is
-        if len(naturals) + len(wilds) < 3:
-            continue  # too few for any set of this rank
-        usable = _one_per_slot(naturals, decks)
-        if len(usable) >= 3:
-            for combo in sorted(set(combinations(usable, 3))):
-                offers[tuple(_PLAIN[c] for c in combo)] = None
-            if len(usable) > 3:
-                offers[tuple(_PLAIN[c] for c in usable)] = None
-        elif rank != wild and 3 - len(usable) <= len(wilds):
-            stand_ins = sorted(wilds[: 3 - len(usable)], key=_order)
-            offers[tuple([_PLAIN[c] for c in usable] + [_stand_in(w, rank) for w in stand_ins])] = None
+    return tuple(meld_offers_of(hand_shape(hand, wild, first_wild), wild, decks))
+
+
+@lru_cache(maxsize=65536)
+def run_offers(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[tuple[Token, ...], ...]:
+    """The runs of suit ``SUITS[k]`` a hand offers: every 3-card window its naturals (``lane``) and wilds
+    (in stand-in order) fill, then its maximal natural runs of 4 or more."""
+    suit = SUITS[k]
+    own_wild = wild + suit
+    own_bits = _RANK_BITS[wild]
+    offers: list[tuple[Token, ...]] = []
+    windows = _WINDOWS[suit]
+    for low in _fillable_windows(lane & ~own_bits, min(len(wilds), 3)):
+        window = windows[low - 1]
+        free = wilds
+        if lane & own_bits and own_wild in window:  # the suit's own wild is the natural here
+            free = list(wilds)
+            free.remove(own_wild)
+        tokens, n = [], 0
+        for p, c in enumerate(window, low):
+            if lane >> p & 1:
+                tokens.append(_PLAIN[c])
+            else:
+                tokens.append(_stand_in(free[n], c))
+                n += 1
+        offers.append(tuple(tokens))
+    if lane.bit_count() >= 4:
+        held_positions = [p for p in range(1, 15) if lane >> p & 1]
+        for segment in _segments(held_positions):
+            if len(segment) >= 4:
+                for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
+                    offers.append(tuple(_PLAIN[rank_at(p) + suit] for p in part))
+    return tuple(offers)
+
+
+@lru_cache(maxsize=65536)
+def set_offers(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str, decks: int) -> tuple[tuple[Token, ...], ...]:
+    """The sets of ``rank`` a hand offers with these naturals of the rank (hand order) and wilds (stand-in
+    order): every 3 naturals and all of them (one per suit and deck), or the naturals filled up with wilds."""
+    offers: list[tuple[Token, ...]] = []
+    if len(naturals) + len(wilds) < 3:
+        return ()
+    usable = _one_per_slot(naturals, decks)
+    if len(usable) >= 3:
+        for combo in sorted(set(combinations(usable, 3))):
+            offers.append(tuple(_PLAIN[c] for c in combo))
+        if len(usable) > 3:
+            offers.append(tuple(_PLAIN[c] for c in usable))
+    elif rank != wild and 3 - len(usable) <= len(wilds):
+        stand_ins = sorted(wilds[: 3 - len(usable)], key=_order)
+        offers.append(tuple([_PLAIN[c] for c in usable] + [_stand_in(w, rank) for w in stand_ins]))
     return tuple(offers)
 
 

@@ -35,14 +35,20 @@ from arena.games.mose.melds import (
     card_key,
     extended,
     card_points,
-    has_meld,
+    hand_shape,
     lay_off,
     layoff_offers,
     meld_from_dict,
+    meld_offers_of,
     new_meld_offers,
     parse_token,
     rank_at,
+    stand_in as _stand_in,
+    run_offers,
+    set_offers,
     set_size_ok,
+    mask_has_meld,
+    hand_mask,
     swap_in,
     wild_rank,
 )
@@ -87,10 +93,21 @@ DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
 
 
-@lru_cache(maxsize=8192)
-def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
-    """The ``meld`` actions of `new_meld_offers` for a hand (kept: a seat's hand often waits unchanged)."""
-    return tuple(map(_meld_action, new_meld_offers(hand, wild, decks)))
+def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> list[Action]:
+    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order)."""
+    return meld_offers_of(hand_shape(hand, wild), wild, decks, _run_actions, _set_actions)
+
+
+@lru_cache(maxsize=65536)
+def _run_actions(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[Action, ...]:
+    """`run_offers` as actions (kept by the same arguments)."""
+    return tuple(map(_meld_action, run_offers(k, lane, wilds, wild)))
+
+
+@lru_cache(maxsize=65536)
+def _set_actions(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
+    """`set_offers` as actions (kept by the same arguments)."""
+    return tuple(map(_meld_action, set_offers(rank, naturals, wilds, wild, decks)))
 
 
 @lru_cache(maxsize=8192)
@@ -100,12 +117,15 @@ def _meld_action(tokens: tuple[Token, ...]) -> Action:
 
 class MeldFit(NamedTuple):
     """What one meld on the table can take: the naturals a lay-off may add, whether a wild may be laid
-    off, and the naturals that may be swapped in for one of its wilds."""
+    off, and the naturals that may be swapped in for one of its wilds; with the lay-off actions of its
+    naturals, by end for a run (``ends``: end, natural, action) and by card for a set (``plain``)."""
 
     meld: Meld
     naturals: frozenset[str]
     takes_wild: bool
     swaps: frozenset[str]
+    ends: tuple[tuple[str, str, Action], ...] = ()
+    plain: dict[str, Action] | None = None
 
 
 class TableNeeds(NamedTuple):
@@ -135,19 +155,29 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
         if meld.kind == "run":
             ends = []
             if len(meld.tokens) < 13:
-                ends = [rank_at(p) + meld.suit for p in (meld.low - 1, meld.high + 1) if 1 <= p <= 14]
+                ends = [
+                    (end, natural, _layoff_action_of(meld.id, end, Token(natural)))
+                    for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1))
+                    if 1 <= p <= 14
+                    for natural in (rank_at(p) + meld.suit,)
+                ]
             swaps = frozenset(t.stands for t in meld.tokens if t.stands is not None)
-            fits.append(MeldFit(meld, frozenset(ends), bool(ends), swaps))
+            fits.append(MeldFit(meld, frozenset(natural for _, natural, _ in ends), bool(ends), swaps, tuple(ends)))
             continue
-        per_suit = Counter(t.card[1] for t in meld.tokens if t.stands is None)
+        per_suit = dict.fromkeys(SUITS, 0)
+        for token in meld.tokens:
+            if token.stands is None:
+                per_suit[token.card[1]] += 1
         n = sum(per_suit.values())
         w = len(meld.tokens) - n
-        open_naturals = frozenset(meld.rank + s for s in SUITS if per_suit[s] < decks)
+        open_naturals = frozenset(meld.rank + s for s, count in per_suit.items() if count < decks)
+        naturals = open_naturals if set_size_ok(n + 1, w, decks) else frozenset()
         fits.append(MeldFit(
             meld,
-            open_naturals if set_size_ok(n + 1, w, decks) else frozenset(),
+            naturals,
             meld.rank != wild and set_size_ok(n, w + 1, decks),
             open_naturals if w else frozenset(),
+            plain={card: _layoff_action_of(meld.id, None, Token(card)) for card in naturals},
         ))
     swaps: dict[str, set[int]] = {}
     for fit in fits:
@@ -159,6 +189,27 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
         any(fit.takes_wild for fit in fits),
         swaps,
     )
+
+
+class Holding:
+    """What the offers read of one seat's hand, worked out once per hand: a hand is a tuple replaced at
+    every change, so this is kept with it (`MoseState._holding`) through any number of table changes."""
+
+    __slots__ = ("hand", "held", "first_wild", "has_meld", "_melds")
+
+    def __init__(self, hand: tuple[str, ...], wild: str, decks: int) -> None:
+        self.hand = hand
+        self.held = frozenset(hand)
+        wilds = [card for card in hand if card[0] == wild]  # in hand order, the order wilds stand in
+        self.first_wild = wilds[0] if wilds else None  # the wild a lay-off uses
+        self.has_meld = mask_has_meld(hand_mask(hand), len(wilds), wild, decks, hand)
+        self._melds: list[Action] | None = None
+
+    def meld_actions(self, wild: str, decks: int) -> list[Action]:
+        """The hand's ``meld`` actions (`meld_actions`), worked out the first time they are asked for."""
+        if self._melds is None:
+            self._melds = meld_actions(self.hand, wild, decks) if self.has_meld else []
+        return self._melds
 
 
 def decks_for(players: int, option: int) -> int:
@@ -220,6 +271,7 @@ class MoseState(GameState):
         # Per seat: (hand, melds, its plays) and (hand, melds, whether it has any), see `_plays`.
         self._plays_of: list[tuple | None] = [None] * players
         self._asked_of: list[tuple | None] = [None] * players
+        self._holdings: list[Holding | None] = [None] * players  # per seat, see `_holding`
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
 
     @classmethod
@@ -290,7 +342,11 @@ class MoseState(GameState):
         parsed = Action.parse(action)
         if self.phase != "over":
             legal = self._legal if self._legal is not None else self.legal_actions()
-            if parsed in legal:  # the common case (a pick from the legal list): no second search
+            for offered in legal:  # the common case, a pick from the legal list: found by identity
+                if offered is parsed:
+                    self._apply_legal(parsed)
+                    return
+            if parsed in legal:  # an equal action made elsewhere (parsed from its text)
                 self._apply_legal(parsed)
                 return
         if parsed.verb == "meld" and not self.is_over:
@@ -353,6 +409,7 @@ class MoseState(GameState):
         twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
         twin.log = None
         twin._plays_of, twin._asked_of = list(self._plays_of), list(self._asked_of)
+        twin._holdings = list(self._holdings)
         twin.false_plays = self.false_plays
         return twin
 
@@ -391,22 +448,41 @@ class MoseState(GameState):
         kept = self._plays_of[seat]
         if kept is not None and kept[0] is hand and kept[1] is melds:
             return kept[2]
-        plays = tuple(self._work_out_plays(seat, hand))
+        plays = tuple(self._work_out_plays(seat))
         self._plays_of[seat] = (hand, melds, plays)
         return plays
 
-    def _work_out_plays(self, seat: int, hand: tuple[str, ...]) -> list[Action]:
-        wild, decks = self.wild, self.decks
-        actions = list(meld_actions(hand, wild, decks)) if has_meld(hand, wild, decks) else []
+    def _holding(self, seat: int) -> Holding:
+        """The `Holding` of the seat's hand (kept with the hand: a new hand gets a new one)."""
+        hand = self.hands[seat]
+        holding = self._holdings[seat]
+        if holding is None or holding.hand is not hand:
+            holding = self._holdings[seat] = Holding(hand, self.wild, self.decks)
+        return holding
+
+    def _work_out_plays(self, seat: int) -> list[Action]:
+        """The melds (`meld_actions`), then the lay-offs meld by meld as `layoff_offers` gives them (a
+        natural that fits, else the first wild; a set's naturals in hand order), then the swaps."""
+        holding = self._holding(seat)
+        actions = list(holding.meld_actions(self.wild, self.decks))
         needs = self._table_needs()
-        held = set(hand)
-        has_wild = needs.takes_wild and not held.isdisjoint(WILDS[wild])
-        if has_wild or not needs.naturals.isdisjoint(held):  # else no meld takes anything of this hand
+        held = holding.held
+        first = holding.first_wild if needs.takes_wild else None
+        if first is not None or not needs.naturals.isdisjoint(held):  # else no meld takes anything of this hand
             for fit in needs.melds:
-                if (fit.takes_wild and has_wild) or not fit.naturals.isdisjoint(held):
-                    meld = fit.meld
-                    for end, token in layoff_offers(meld, hand, wild, decks):
-                        actions.append(_layoff_action(meld, end, token))
+                if fit.plain is None:  # a run: each end, lo then hi
+                    for end, natural, action in fit.ends:
+                        if natural in held:
+                            actions.append(action)
+                        elif first is not None:
+                            actions.append(_layoff_action_of(fit.meld.id, end, _stand_in(first, natural)))
+                else:
+                    fitting = fit.naturals & held
+                    if fitting:
+                        plain = fit.plain
+                        actions.extend(plain[card] for card in sorted(fitting, key=_order))
+                    elif first is not None and fit.takes_wild:
+                        actions.append(_layoff_action_of(fit.meld.id, None, _stand_in(first, fit.meld.rank)))
         if not held.isdisjoint(needs.swaps):
             actions.extend(self._swaps(seat, held))
         return actions
@@ -420,18 +496,18 @@ class MoseState(GameState):
         kept = self._plays_of[seat]
         if kept is not None and kept[0] is hand and kept[1] is melds:
             return bool(kept[2])
-        answer = self._work_out_has_plays(seat, hand)
+        answer = self._work_out_has_plays(seat)
         self._asked_of[seat] = (hand, melds, answer)
         return answer
 
-    def _work_out_has_plays(self, seat: int, hand: tuple[str, ...]) -> bool:
+    def _work_out_has_plays(self, seat: int) -> bool:
         """The table's needs against the hand, without listing the plays."""
-        wild = self.wild
-        if has_meld(hand, wild, self.decks):
+        holding = self._holding(seat)
+        if holding.has_meld:
             return True
         needs = self._table_needs()
-        held = set(hand)
-        if not needs.naturals.isdisjoint(held) or (needs.takes_wild and not held.isdisjoint(WILDS[wild])):
+        held = holding.held
+        if not needs.naturals.isdisjoint(held) or (needs.takes_wild and holding.first_wild is not None):
             return True
         for card in held & needs.swaps.keys():
             if self.options["owner_may_swap"] or needs.swaps[card] - {seat}:
@@ -677,13 +753,19 @@ class MoseState(GameState):
             # Not in the rules: bots that only ever take the pile would never end a round.
             self._end_round(None, f"the round reached the turn limit ({limit})")
 
+    def _penalise(self, seat: int, points: int) -> None:
+        """A new penalties list (never changed in place: observations share it)."""
+        penalties = list(self.penalties)
+        penalties[seat] += points
+        self.penalties = penalties
+
     def _false_mose(self, seat: int) -> None:
-        self.penalties[seat] += FALSE_MOSE_PENALTY
+        self._penalise(seat, FALSE_MOSE_PENALTY)
         self.mistake = True
         self._note_event(seat)
 
     def _false_play(self, seat: int, text: str) -> None:
-        self.penalties[seat] += FALSE_PLAY_PENALTY
+        self._penalise(seat, FALSE_PLAY_PENALTY)
         self.false_plays += 1
         self._note_event(seat)
 
@@ -691,9 +773,7 @@ class MoseState(GameState):
 
     def _open_window(self, after: int) -> None:
         """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play."""
-        n = self.players
-        queue = [(after + i) % n for i in range(1, n)]
-        self.window = {"queue": [s for s in queue if s != self.turn], "acted": False}
+        self.window = {"queue": list(_window_order(self.players, after, self.turn)), "acted": False}
         self._advance_window()
 
     def _advance_window(self) -> None:
@@ -772,10 +852,12 @@ class MoseState(GameState):
         """What ``seat`` may see (None: the spectator), one tuple in the order of `OBSERVATION_KEYS`.
 
         Built at every decision, so parts the engine never changes in place are shared, not copied:
-        the scores list (replaced when a round is scored), the last round's record and the melds'
-        view (made once per melds list, which is replaced at every change).
+        the scores and penalties lists (replaced when they change), the last round's record and the
+        melds' view (made once per melds list, which is replaced at every change).
         """
-        if seat is not None and seat not in range(self.players):
+        if seat is not None and not (seat.__class__ is int and 0 <= seat < self.players) and seat not in range(
+            self.players
+        ):
             raise GameError(f"seat {seat!r} is not in this {self.players}-player game")
         pickup = self.last_pickup
         window = self.window
@@ -803,7 +885,7 @@ class MoseState(GameState):
             self.table[:],
             self.round_started,
             self.exhaustions,
-            self.penalties[:],
+            self.penalties,
             self.mistake,
             self.false_plays,
             None
@@ -869,6 +951,12 @@ class MoseState(GameState):
             "seed": self.seed,
             "chance": self.chance,
         }
+
+
+@lru_cache(maxsize=None)
+def _window_order(players: int, after: int, turn: int) -> tuple[int, ...]:
+    """The seats a window asks: clockwise from ``after``'s left, never ``turn`` (nor ``after``)."""
+    return tuple(seat for seat in ((after + i) % players for i in range(1, players)) if seat != turn)
 
 
 def _layoff_action(meld: Meld, end: str | None, token: Token) -> Action:
