@@ -305,8 +305,8 @@ def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str
 
 
 #: Each card as bits of a whole hand's mask: 16 bits per suit (in the order of SUITS), bit p of a suit's
-#: lane for position p (an Ace sets 1 and 14).  A hand's mask is the OR of its cards'.
-_CARD_BITS = {rank + suit: _RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
+#: lane for position p (an Ace sets 1 and 14).  A hand's mask is the OR of its cards' (`hand_mask`).
+CARD_BITS = {rank + suit: _RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
 #: The lows 1..12 of the 3-card windows, in every suit's lane.
 _LOWS = sum(0x1FFE << 16 * k for k in range(len(SUITS)))
 _LANE = 0xFFFF
@@ -332,10 +332,10 @@ def has_meld(hand: Sequence[str], wild: str, decks: int) -> bool:
 
 
 def hand_mask(hand: Iterable[str]) -> int:
-    """The OR of the hand's cards' bits (`_CARD_BITS`: a 16-bit lane per suit, bit p for position p)."""
+    """The OR of the hand's cards' bits (`CARD_BITS`: a 16-bit lane per suit, bit p for position p)."""
     mask = 0
     for card in hand:
-        mask |= _CARD_BITS[card]
+        mask |= CARD_BITS[card]
     return mask
 
 
@@ -371,7 +371,7 @@ def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[s
 
 
 #: Tokens of plain cards, made once (a Token is an immutable value).
-_PLAIN = {card: Token(card) for card in _CARD_BITS}
+_PLAIN = {card: Token(card) for card in CARD_BITS}
 
 
 @lru_cache(maxsize=4096)

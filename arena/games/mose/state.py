@@ -27,28 +27,28 @@ from arena.games.base import (
 from arena.games.mose import events
 from arena.games.cards import RANKS, SUITS, deck
 from arena.games.mose.melds import (
+    CARD_BITS,
     CARD_ORDER,
     Meld,
     MeldError,
     Token,
     build_meld,
     card_key,
-    extended,
     card_points,
+    extended,
     hand_shape,
     lay_off,
     layoff_offers,
+    mask_has_meld,
     meld_from_dict,
     meld_offers_of,
     new_meld_offers,
     parse_token,
     rank_at,
-    stand_in as _stand_in,
     run_offers,
     set_offers,
     set_size_ok,
-    mask_has_meld,
-    hand_mask,
+    stand_in as _stand_in,
     swap_in,
     wild_rank,
 )
@@ -86,8 +86,6 @@ OBSERVATION_KEYS = (
 )
 _Observation = RecordObservation.record_type(OBSERVATION_KEYS)
 
-#: The cards of each rank: a round's wilds.
-WILDS = {rank: frozenset(rank + suit for suit in SUITS) for rank in RANKS}
 #: One discard action per card (actions are immutable values, so every legal list shares them).
 DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
@@ -179,16 +177,15 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
             open_naturals if w else frozenset(),
             plain={card: _layoff_action_of(meld.id, None, Token(card)) for card in naturals},
         ))
+    naturals: set[str] = set()
+    takes_wild = False
     swaps: dict[str, set[int]] = {}
     for fit in fits:
+        naturals |= fit.naturals
+        takes_wild = takes_wild or fit.takes_wild
         for card in fit.swaps:
             swaps.setdefault(card, set()).add(fit.meld.owner)
-    return TableNeeds(
-        tuple(fits),
-        frozenset().union(*(fit.naturals for fit in fits)),
-        any(fit.takes_wild for fit in fits),
-        swaps,
-    )
+    return TableNeeds(tuple(fits), frozenset(naturals), takes_wild, swaps)
 
 
 class Holding:
@@ -200,9 +197,16 @@ class Holding:
     def __init__(self, hand: tuple[str, ...], wild: str, decks: int) -> None:
         self.hand = hand
         self.held = frozenset(hand)
-        wilds = [card for card in hand if card[0] == wild]  # in hand order, the order wilds stand in
-        self.first_wild = wilds[0] if wilds else None  # the wild a lay-off uses
-        self.has_meld = mask_has_meld(hand_mask(hand), len(wilds), wild, decks, hand)
+        mask = wilds = 0
+        first_wild = None  # the wild a lay-off uses: the first in hand order
+        for card in hand:
+            mask |= CARD_BITS[card]
+            if card[0] == wild:
+                wilds += 1
+                if first_wild is None:
+                    first_wild = card
+        self.first_wild = first_wild
+        self.has_meld = mask_has_meld(mask, wilds, wild, decks, hand)
         self._melds: list[Action] | None = None
 
     def meld_actions(self, wild: str, decks: int) -> list[Action]:
@@ -529,7 +533,11 @@ class MoseState(GameState):
     def _swaps(self, seat: int, held: set[str]) -> list[Action]:
         hand = self.hands[seat]
         actions = []
-        for fit in self._table_needs().melds:
+        fits = self._table_needs().melds
+        # A run with a free end takes the freed wild as a lay-off (a swap leaves every run's ends as they
+        # were), so the placement is there without `_can_place`'s search.
+        run_takes_wild = any(fit.takes_wild for fit in fits if fit.plain is None)
+        for fit in fits:
             meld = fit.meld
             if fit.swaps.isdisjoint(held) or (meld.owner == seat and not self.options["owner_may_swap"]):
                 continue
@@ -538,13 +546,16 @@ class MoseState(GameState):
             else:
                 naturals = sorted(fit.swaps & held, key=_order)
             for natural in naturals:
+                actions.append(_swap_action(meld.id, natural, "take"))
+                if run_takes_wild:
+                    actions.append(_swap_action(meld.id, natural, "place"))
+                    continue
                 swapped, freed = swap_in(meld, natural, self.wild, self.decks)
-                actions.append(Action("swap", (str(meld.id), natural, "take")))
                 rest = list(hand)
                 rest.remove(natural)
                 melds = [swapped if m.id == meld.id else m for m in self.melds]
                 if self._can_place(rest, melds, freed):
-                    actions.append(Action("swap", (str(meld.id), natural, "place")))
+                    actions.append(_swap_action(meld.id, natural, "place"))
         return actions
 
     def _placements(self, seat: int, hand: list[str], melds: list[Meld], card: str) -> list[Action]:
@@ -747,7 +758,7 @@ class MoseState(GameState):
         self.false_plays = 0
         self.turns += 1
         limit = self.options["turn_limit"]
-        if not self._draws():
+        if not (self.stock or self.discard):  # nothing to draw (`_draws` would offer nothing)
             self._end_round(None, "nothing left to draw")
         elif limit and self.turns >= limit:
             # Not in the rules: bots that only ever take the pile would never end a round.
@@ -881,7 +892,7 @@ class MoseState(GameState):
             self.wild,
             self.dealer,
             self.turn,
-            self._melds_view(),
+            view[1] if (view := self._view_of) is not None and view[0] is self.melds else self._melds_view(),
             self.table[:],
             self.round_started,
             self.exhaustions,
@@ -913,7 +924,7 @@ class MoseState(GameState):
                 view.append(kept[1])
             else:  # tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)
                 view.append({"id": meld.id, "owner": meld.owner, "kind": meld.kind,
-                             "tokens": [str(t) for t in meld.tokens]})
+                             "tokens": [*map(_token_text, meld.tokens)]})
         self._view_of = (self.melds, view)
         return view
 
@@ -951,6 +962,15 @@ class MoseState(GameState):
             "seed": self.seed,
             "chance": self.chance,
         }
+
+
+@lru_cache(maxsize=4096)
+def _swap_action(meld_id: int, natural: str, choice: str) -> Action:
+    return Action("swap", (str(meld_id), natural, choice))
+
+
+#: A token's text (``7s``, ``Kd:7s``), kept: the same few come back in every meld's observed view.
+_token_text = lru_cache(maxsize=4096)(Token.__str__)
 
 
 @lru_cache(maxsize=None)
