@@ -571,3 +571,28 @@ def test_out_of_turn_swap_in_a_window():
     assert (state.decision, state.current) == ("play", 0)
     pos = state.to_position()
     assert pos["melds"][0]["cards"] == ["5s", "6s", "7s"] and pos["hands"][1] == ["2h", "9h", "Jd"]
+
+
+@pytest.mark.parametrize("players, options", [(4, {}), (3, {"mode": "contested"}), (9, {})])
+def test_legal_melds_and_layoffs_are_the_offers_of_the_melds_module(players, options):
+    """The engine lists the offers from what it keeps per hand and per table (its own quick paths); they
+    must stay exactly `new_meld_offers` and `layoff_offers` meld by meld, in that order."""
+    from arena.games.mose.melds import layoff_offers, new_meld_offers
+
+    state = games.new_game("mose", players=players, seed=11, rounds=3, **options)
+    rng = random.Random(players)
+    checked = 0
+    while not state.is_over and checked < 400:
+        if state.decision in ("play", "react"):
+            hand, wild, decks = state.hands[state.current], state.wild, state.decks
+            expected = ["meld " + " ".join(map(str, tokens)) for tokens in new_meld_offers(hand, wild, decks)]
+            for meld in state.melds:
+                for end, token in layoff_offers(meld, hand, wild, decks):
+                    expected.append(" ".join(["layoff", str(meld.id), *([end] if end else []), str(token)]))
+            legal = [str(a) for a in state.legal_actions() if a.verb in ("meld", "layoff")]
+            if options.get("mode") == "contested" and state.decision == "play":
+                legal = legal[: len(expected)]  # then the False Plays
+            assert legal == expected
+            checked += 1
+        state.apply(rng.choice(state.legal_actions()))
+    assert checked > 100
