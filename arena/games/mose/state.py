@@ -371,7 +371,7 @@ class MoseState(GameState):
             return []
         if self.phase == "draw":
             return self._draws()
-        seat = self.current
+        seat = self.turn if self.phase == "play" else self.decider  # `current` (play, react or place)
         if self.phase == "place":
             return self._placements(seat, self.hands[seat], self.melds, self.pending["card"])
         plays = self._plays(seat)
@@ -403,14 +403,13 @@ class MoseState(GameState):
     def clone(self) -> "MoseState":
         twin = object.__new__(MoseState)
         twin.__dict__.update(self.__dict__)
-        twin.options = dict(self.options)
         twin.hands = list(self.hands)  # tuples, never changed in place
         twin.stock, twin.discard, twin.table = list(self.stock), list(self.discard), list(self.table)
         # the melds list is replaced at every change, never changed in place, and a Meld is immutable
         twin.pending = None if self.pending is None else dict(self.pending)
         twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
         twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
-        twin.penalties, twin.scores, twin.history = list(self.penalties), list(self.scores), list(self.history)
+        # options, penalties, scores and history are shared: the engine replaces them, never changes them
         twin.log = None
         twin._plays_of, twin._asked_of = list(self._plays_of), list(self._asked_of)
         twin._holdings = list(self._holdings)
@@ -602,7 +601,7 @@ class MoseState(GameState):
 
     def _apply_legal(self, action: Action) -> None:
         self._legal = None
-        seat = self.current
+        seat = self.turn if self.phase in ("draw", "play") else self.decider  # `current`, the game not over
         verb = action.verb
         grown = self._grown(action) if verb == "layoff" else None  # None: a lay-off that does not fit
         if self.log is not None:
@@ -842,7 +841,8 @@ class MoseState(GameState):
             for seat, hand in enumerate(self.hands)
         ]
         self.scores = [a + b for a, b in zip(self.scores, points)]
-        self.history.append({"round": self.round, "winner": winner, "points": points, "reason": reason})
+        # a new list (never changed in place: clones share it)
+        self.history = [*self.history, {"round": self.round, "winner": winner, "points": points, "reason": reason}]
         self.window = None
         self.pending = None
         self.last_pickup = None
