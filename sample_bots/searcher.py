@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 
 from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
+from quick_tactician import QuickTactician  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena.games.worlds import Tracker  # noqa: E402
@@ -32,8 +33,8 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: error over it, world by world: with 9 worlds of 4-seat rollouts cut at 60 decisions the noise was
 #: enough to make plain "best mean" lose (-126 Elo over 148 games; +4.6 over 400 with confidence 1).
 #: 20 worlds (72 ms a decision, 2026-11-27) with the history sampler: +37.5 over 400 games (9: +32.8).
-DEFAULT_BUDGETS = {"moumou": Budget(worlds=30, depth=60, tries=8), "maumau": Budget(worlds=42, depth=60, tries=8),
-                   "maumau-online": Budget(worlds=20, depth=60, confidence=1.0), "mose": Budget(worlds=24, depth=12),
+DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=56, depth=60, tries=8),
+                   "maumau-online": Budget(worlds=28, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
@@ -71,7 +72,7 @@ class SearchBot(Bot):
         self.policy.on_game_start(game)
         facts = game.facts or Facts({})
         points = {card: info.get("points", 0) for card, info in (facts.data.get("cards") or {}).items()}
-        rollout = Tactician()  # one per game: games may overlap, with other facts
+        rollout = QuickTactician()  # the tactician's choices, faster; one per game: games may overlap, with other facts
         rollout.facts["rollout"] = facts  # the rollouts' turns carry the game id "rollout"
         searcher = Searcher(game.ruleset, game.options, rollout.act, self.budget(game.ruleset), points)
         seed = self.seed if self.seed is not None else random.randrange(2**32)

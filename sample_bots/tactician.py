@@ -17,7 +17,8 @@ get sensible play.
 
 from mau_arena_sdk import Bot, Facts, run
 
-_LOW = {"accept": 3, "draw": 2, "stop": 1, "pass": 0}
+#: How much the tactician likes an action that plays no card (a draw beats a pass).
+QUIET_VERBS = {"accept": 3, "draw": 2, "stop": 1, "pass": 0}
 _NO_FACTS = Facts({})  # an arena that sends none: no card is special
 
 
@@ -51,7 +52,7 @@ def is_attack(card, facts):
     return facts.has_role(card, "draw") or facts.has_role(card, "skip")
 
 
-def _next_seat(obs):
+def next_player(obs):
     """The seat that plays after us (skipping seats that are out), or None if unknown."""
     seats = obs.get("seats") or ()
     me = obs.get("seat")
@@ -113,7 +114,7 @@ class Tactician(Bot):
         if calls and ((plays and due) or turn.decision == "call"):
             return calls[0]  # say the word when it is due: the play comes next
 
-        next_seat = _next_seat(obs)
+        next_seat = next_player(obs)
         sizes = obs.get("hand_sizes") or ()
         next_size = sizes[next_seat] if next_seat is not None and next_seat < len(sizes) else 5
         decision = turn.decision
@@ -126,7 +127,7 @@ class Tactician(Bot):
             if not action.cards:
                 if "draw" in action.verb:
                     return 2
-                return _LOW.get(action.verb, 1)
+                return QUIET_VERBS.get(action.verb, 1)
             return self.score_play(action.cards, hand, facts, decision, plays, next_size, danger)
 
         return max(legal, key=score)
@@ -188,7 +189,7 @@ class Tactician(Bot):
                 return 50
             if action.verb == "take":
                 return 20
-            return _LOW.get(action.verb, 1)
+            return QUIET_VERBS.get(action.verb, 1)
 
         return max(turn.legal, key=score)
 
