@@ -231,6 +231,11 @@ class CardTracker:
         hands = getattr(world, "hands", None)
         if not isinstance(hands, list):
             hands = world.to_position().get("hands")
+        return self.broken(hands, seat)
+
+    def broken(self, hands, seat: int) -> int:
+        """`excess` of a deal's hands (a list of cards per seat), before any state is built from them
+        (`WorldSampler.sample(judge=...)`)."""
         if not isinstance(hands, list):
             return 0
         total = 0

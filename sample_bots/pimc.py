@@ -134,22 +134,17 @@ class Searcher:
         """One sampled world, made to agree with `tracker` (an `inference.CardTracker`, optional).
 
         With the engine's history in `sampler` the pile and the pools are already right, and the
-        tracker's voids judge the worlds: up to `Budget.tries` are drawn and the first that breaks no
-        void is kept (else the one that breaks the fewest), which is rejection sampling of the deals
-        where every seat that drew held nothing to play.  Without it the tracker moves cards (`agree`)."""
+        tracker's voids judge the deals: up to `Budget.tries` are drawn and the first that breaks no
+        void is built (else the one that breaks the fewest), which is rejection sampling of the deals
+        where every seat that drew held nothing to play; a deal is judged by its hands, before a state
+        is built from it (`WorldSampler.sample(judge=...)`), so a rejection costs a shuffle.  Without it the tracker moves cards (`agree`)."""
         if tracker is None:
             return sampler.sample(rng)
         if sampler.tracker is None or sampler.history is None:
             return tracker.agree(sampler.sample(rng), seat, rng, visible)
-        best, fewest = None, None
-        for _ in range(max(1, self.budget.tries)):
-            world = sampler.sample(rng)
-            broken = tracker.excess(world, seat) if tracker.voids else 0
-            if fewest is None or broken < fewest:
-                best, fewest = world, broken
-            if broken == 0:
-                break
-        return best
+        if not tracker.voids:
+            return sampler.sample(rng)
+        return sampler.sample(rng, judge=lambda hands: tracker.broken(hands, seat), tries=self.budget.tries)
 
     def table(self, observation, legal: Sequence[Any], rng: random.Random, tracker=None,
               history=None) -> list[list[float]]:

@@ -225,3 +225,29 @@ def test_bad_requests_are_clear_errors():
     lying["decision"] = "suit"  # a suit choice with no suit-choosing card on top: no world has it
     with pytest.raises(WorldError, match="no world of maumau fits .*the engine refused: a suit choice"):
         games.sample_world("maumau", lying, rng, attempts=3)
+
+
+def test_a_judge_rejects_deals_before_a_state_is_built_and_the_first_it_accepts_is_the_world():
+    state = games.new_game("maumau", 2, 5)
+    observation = state.observation(0)
+    sampler = worlds.WorldSampler("maumau", observation)
+    unseen = sorted(set(sampler.unseen.cards))
+    banned = unseen[0]  # a card seat 1 may hold: a judge that knows better rules it out
+    judged = []
+
+    def judge(hands):
+        judged.append(len(hands[1]))
+        return hands[1].count(banned)
+
+    rng = random.Random(1)
+    for _ in range(40):
+        world = sampler.sample(rng, judge=judge, tries=50)
+        assert banned not in world.hands[1]
+        assert world.observation(0).to_dict() == observation.to_dict()
+    assert set(judged) == {len(state.hands[1])}  # the judge saw seat 1's dealt hand
+    assert len(judged) > 40  # some deals were rejected, each at the price of a deal
+
+    once = worlds.WorldSampler("maumau", observation)
+    plain = [once.sample(random.Random(k)).hands for k in range(5)]
+    judged_once = [once.sample(random.Random(k), judge=lambda hands: 0, tries=8).hands for k in range(5)]
+    assert judged_once == plain  # a judge that accepts every deal draws the same worlds

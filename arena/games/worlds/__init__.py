@@ -62,7 +62,7 @@ import random
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from arena.games import registry
 from arena.games.facts import family_of
@@ -173,29 +173,42 @@ class WorldSampler:
         pinned cards and the pile still known; two packs only, see `ledger.py`)."""
         return self._loose is not None
 
-    def sample(self, rng: random.Random, attempts: int = ATTEMPTS) -> GameState:
+    def sample(self, rng: random.Random, attempts: int = ATTEMPTS, *,
+               judge: "Callable[[list], int] | None" = None, tries: int = 1) -> GameState:
+        """One world.  With `judge`, rejection sampling priced at a deal, not a state: `judge` scores a
+        candidate deal by its hands (a list of cards per seat; 0: it accepts the deal, more: how far it
+        breaks what the caller knows), and of up to `tries` deals the first it scores 0 (else the lowest)
+        is the one built.  A search bot passes what its model of the other players rules out."""
         if not isinstance(rng, random.Random):
             raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
         view, table = self.view, self.table
-        world = self._sample(rng, attempts, self.history)
+        world = self._sample(rng, attempts, self.history, judge, tries)
         if world is None and self.history is not None:
             # With several copies of a card the pools may have charged a copy to the wrong one, so that no
             # deal of them fits (a seat asked to answer must hold an answer): the same without the pools.
             if self._loose is None:
                 self._loose = _history_plan(self.tracker, self.view, self.table.seat, collapse=True)
-            world = self._sample(rng, attempts, self._loose)
+            world = self._sample(rng, attempts, self._loose, judge, tries)
         if world is None:
             raise WorldError(f"no world of {table.ruleset} fits this observation of seat {table.seat} in "
                              f"{attempts} deals{self._refused}")
         return world
 
-    def _sample(self, rng: random.Random, attempts: int, history: "HistoryDeal | None") -> GameState | None:
+    def _sample(self, rng: random.Random, attempts: int, history: "HistoryDeal | None",
+                judge: "Callable[[list], int] | None" = None, tries: int = 1) -> GameState | None:
         view, table = self.view, self.table
         refused = ""
         for _ in range(max(1, attempts)):
-            dealt = deal(self.unseen, rng) if history is None else history.deal(rng)
-            with _reading(table.ruleset):
-                position = self.family.position(view, table, dealt, rng)
+            position = self._position(rng, history)
+            if judge is not None:
+                fewest = judge(position.get("hands"))
+                for _ in range(tries - 1):
+                    if not fewest:
+                        break
+                    candidate = self._position(rng, history)
+                    broken = judge(candidate.get("hands"))
+                    if broken < fewest:
+                        position, fewest = candidate, broken
             try:
                 world = self._restore(position=position, options=dict(table.options))
             except GameError as error:
@@ -205,6 +218,12 @@ class WorldSampler:
                 return world
         self._refused = refused
         return None
+
+    def _position(self, rng: random.Random, history: "HistoryDeal | None") -> dict:
+        """A deal of the hidden cards, as the position a state is built from."""
+        dealt = deal(self.unseen, rng) if history is None else history.deal(rng)
+        with _reading(self.table.ruleset):
+            return self.family.position(self.view, self.table, dealt, rng)
 
 
 @contextmanager
