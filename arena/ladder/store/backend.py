@@ -55,11 +55,10 @@ class Backend(ABC):
     def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         """Run a statement whose result the caller does not need (shared SQL).
 
-        Inside a transaction PostgreSQL only queues it (pipeline mode): it runs in order with
-        the rest, and an error in it is raised at the next statement whose result is read, at
-        the latest when the transaction commits, so the transaction fails as it would have.
-        A write transaction of many statements so costs a round trip per result read instead
-        of one per statement.
+        Inside a transaction PostgreSQL only queues it: it goes, in order, with the next statement
+        whose result is read or with the commit, as one message, and an error in it is raised
+        there, so the transaction fails as it would have.  A write transaction of many statements
+        so costs a round trip (and a network write) per result read instead of one per statement.
         """
         self.run(sql, parameters)
 

@@ -2,13 +2,18 @@
 
 The connection runs in autocommit mode, so every read is its own short
 statement (no snapshot held open between a dashboard's requests), and a write
-is an explicit transaction (`psycopg.Connection.transaction`) in pipeline mode:
-the statements whose result is not read (`Backend.send`) go to the server
-without waiting for it, so a group commit of many games costs a few round
-trips, not one per statement.  The session
-sets ``synchronous_commit = on`` whatever the server's default: a commit has
-reached PostgreSQL's write-ahead log on disk when it returns, which is what the
-match runner relies on before it tells the bots a result.
+is an explicit transaction.  Inside it the statements whose result is not read
+(`Backend.send`) are not sent at once: they wait, bound to their parameters on
+the client (`literal`), and go with the next statement whose result is read,
+or with the ``COMMIT``, as one message of several statements (`run_script`).
+So a transaction costs one network write and one round trip per result it
+reads, not one per statement: on a small machine that shares its cores with
+PostgreSQL, every message is a wake-up of another process, and their number,
+more than the statements' own work, is what the ladder pays.  (psycopg's
+pipeline mode saves the waits but still writes each statement on its own.)
+The session sets ``synchronous_commit = on`` whatever the server's default: a
+commit has reached PostgreSQL's write-ahead log on disk when it returns, which
+is what the match runner relies on before it tells the bots a result.
 
 Locks are advisory locks under one key class, so they cost no table and vanish
 with the session that holds them (a ``kill -9`` of the process, a lost
@@ -58,6 +63,50 @@ def one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
+def literal(db: Any, sql: str, parameters: Sequence[Any] = ()) -> str:
+    """A statement with ``%s`` placeholders and its parameters as one SQL text, bound by psycopg on the
+    client (`psycopg.ClientCursor.mogrify`: quoted and escaped for this connection), for `run_script`."""
+    import psycopg
+
+    return psycopg.ClientCursor(db).mogrify(sql, tuple(parameters))
+
+
+def run_script(db: Any, statements: Sequence[str]) -> Any:
+    """Run SQL texts (`literal`) as one message, one round trip; returns the cursor on the last one's result.
+
+    PostgreSQL runs them in order and stops at the first error, which psycopg raises here.  Outside
+    an explicit transaction they form one implicit transaction; each statement takes its own snapshot.
+    """
+    cursor = db.cursor()
+    cursor.execute("; ".join(statements))
+    while cursor.nextset():
+        pass
+    return cursor
+
+
+def results(db: Any, statements: Sequence[str]) -> list[list[tuple] | None]:
+    """`run_script`, keeping every statement's rows (None for a statement that returns none)."""
+    cursor = db.cursor()
+    cursor.execute("; ".join(statements))
+    found: list[list[tuple] | None] = []
+    while True:
+        found.append(cursor.fetchall() if cursor.description is not None else None)
+        if not cursor.nextset():
+            return found
+
+
+def roll_back(db: Any) -> None:
+    """End a transaction that failed half-way (a statement of a script failed, or its caller raised), if any:
+    quietly, since a connection that is gone has ended it already."""
+    import psycopg
+
+    try:
+        if not db.closed and db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            db.execute("ROLLBACK")
+    except psycopg.Error:
+        pass
+
+
 class PostgresBackend(Backend):
     paramstyle = "format"
 
@@ -78,7 +127,7 @@ class PostgresBackend(Backend):
             options["application_name"] = f"mau-arena pid {os.getpid()}"
         self._url, self._options = url, options
         self._in_transaction = False
-        self._pipeline: Any = None  # inside a transaction: its pipeline
+        self._queued: list[str] = []  # inside a transaction: statements to send with the next one read
         try:
             self._db = self._open()
         except psycopg.Error as error:
@@ -105,32 +154,48 @@ class PostgresBackend(Backend):
                     self.sql("SELECT pg_try_advisory_lock(?, ?)"), (LOCK_CLASS, SERVER_LOCK)).fetchone()[0])
         return self._db
 
+    def _with_queued(self, sql: str, parameters: Sequence[Any]) -> Any:
+        """Inside a transaction: run what waits, then this statement, in one round trip; its cursor."""
+        db = self._connection()
+        statements, self._queued = self._queued + [literal(db, self.sql(sql), parameters)], []
+        return run_script(db, statements)
+
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
         self.stats.statement(sql)
+        if self._in_transaction:
+            return self._with_queued(sql, parameters).fetchall()
         return self._connection().execute(self.sql(sql), parameters).fetchall()
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         self.stats.statement(sql)
-        cursor = self._connection().execute(self.sql(sql), parameters)
-        if self._pipeline is not None:
-            self._pipeline.sync()  # its row count: the results of everything sent so far
-        return cursor.rowcount
+        if self._in_transaction:
+            return self._with_queued(sql, parameters).rowcount
+        return self._connection().execute(self.sql(sql), parameters).rowcount
 
     def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        if not self._in_transaction:
+            self.run(sql, parameters)
+            return
         self.stats.statement(sql)
-        self._connection().execute(self.sql(sql), parameters)
+        self._queued.append(literal(self._connection(), self.sql(sql), parameters))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         self.stats.transaction()
         db = self._connection()
         self._in_transaction = True
+        self._queued = ["BEGIN"]  # sent with the first statement: an empty transaction sends nothing
         try:
-            with db.pipeline() as pipeline, db.transaction():
-                self._pipeline = pipeline
+            try:
                 yield
+                if self._queued != ["BEGIN"]:
+                    self._queued.append("COMMIT")
+                    run_script(db, self._queued)
+            except BaseException:
+                roll_back(db)
+                raise
         finally:
-            self._pipeline = None
+            self._queued = []
             self._in_transaction = False
 
     def lock_schema(self) -> None:
