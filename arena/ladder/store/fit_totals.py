@@ -69,8 +69,13 @@ REBUILD = f"""
 """
 
 
-def add_game(backend: Backend, ruleset: str, set_id: str, seats: Sequence[Any]) -> None:
-    """Add one newly finished game (its `SeatRecord`s); inside the caller's transaction."""
+def add_game(backend: Backend, game_id: str, seats: Sequence[Any]) -> None:
+    """Add one newly finished game (its `SeatRecord`s); inside the caller's transaction.
+
+    Only writes, and none needs a result: the ruleset and set come from the game's row and a set's
+    previous totals from ``fit_set_pairs`` inside the statements, so on PostgreSQL they all go with
+    the commit (`Backend.send`), with no round trip of their own.
+    """
     def score(mine: int, theirs: int) -> float:
         return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
@@ -80,36 +85,37 @@ def add_game(backend: Backend, ruleset: str, set_id: str, seats: Sequence[Any]) 
         points = sum(score(seat.placement, p) for p in others)
         backend.send(
             "INSERT INTO fit_bots (ruleset, bot, games, comparisons, points, wins, timeouts, strikes, forfeits, errors) "
-            "VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?) "
+            "SELECT ruleset, ?, 1, ?, ?, ?, ?, ?, ?, ? FROM games WHERE id = ? "
             "ON CONFLICT (ruleset, bot) DO UPDATE SET games = fit_bots.games + 1, "
             "comparisons = fit_bots.comparisons + excluded.comparisons, points = fit_bots.points + excluded.points, "
             "wins = fit_bots.wins + excluded.wins, timeouts = fit_bots.timeouts + excluded.timeouts, "
             "strikes = fit_bots.strikes + excluded.strikes, forfeits = fit_bots.forfeits + excluded.forfeits, "
             "errors = fit_bots.errors + excluded.errors",
-            (ruleset, seat.bot, len(others), points, int(seat.placement == 1), seat.timeouts, seat.strikes,
-             int(seat.forfeited), seat.errors),
+            (seat.bot, len(others), points, int(seat.placement == 1), seat.timeouts, seat.strikes,
+             int(seat.forfeited), seat.errors, game_id),
         )
     for (a, pa), (b, pb) in combinations(sorted(placements), 2):
         if a == b:
             continue
         result = score(pa, pb)
-        old = backend.rows(
-            "SELECT games, score FROM fit_set_pairs WHERE ruleset = ? AND set_id = ? AND a = ? AND b = ?",
-            (ruleset, set_id, a, b),
-        )
-        games, total = (int(old[0][0]), float(old[0][1])) if old else (0, 0.0)
+        # The set's average moves from total/games to (total + result)/(games + 1) (a new set: to result,
+        # and counts once more), read from the set's row before the statement after this one updates it.
         backend.send(
-            "INSERT INTO fit_set_pairs (ruleset, set_id, a, b, games, score) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (ruleset, set_id, a, b) DO UPDATE SET games = excluded.games, score = excluded.score",
-            (ruleset, set_id, a, b, games + 1, total + result),
-        )
-        # The set's average moves from total/games to (total + result)/(games + 1); a new set counts once more.
-        change = (total + result) / (games + 1) - (total / games if games else 0.0)
-        backend.send(
-            "INSERT INTO fit_pairs (ruleset, a, b, sets, score) VALUES (?, ?, ?, ?, ?) "
+            "INSERT INTO fit_pairs (ruleset, a, b, sets, score) "
+            "SELECT g.ruleset, ?, ?, CASE WHEN p.games IS NULL THEN 1 ELSE 0 END, "
+            "CASE WHEN p.games IS NULL THEN ? ELSE (p.score + ?) / (p.games + 1) - p.score / p.games END "
+            "FROM games g LEFT JOIN fit_set_pairs p ON p.ruleset = g.ruleset AND p.set_id = g.set_id "
+            "AND p.a = ? AND p.b = ? WHERE g.id = ? "
             "ON CONFLICT (ruleset, a, b) DO UPDATE SET sets = fit_pairs.sets + excluded.sets, "
             "score = fit_pairs.score + excluded.score",
-            (ruleset, a, b, 0 if games else 1, change),
+            (a, b, result, result, a, b, game_id),
+        )
+        backend.send(
+            "INSERT INTO fit_set_pairs (ruleset, set_id, a, b, games, score) "
+            "SELECT ruleset, set_id, ?, ?, 1, ? FROM games WHERE id = ? "
+            "ON CONFLICT (ruleset, set_id, a, b) DO UPDATE SET games = fit_set_pairs.games + 1, "
+            "score = fit_set_pairs.score + excluded.score",
+            (a, b, result, game_id),
         )
 
 

@@ -370,8 +370,7 @@ class LadderStore:
                 self.backend.send(sql, parameters)
             # The fit's totals take a game once, when it becomes finished (a running row, just now).
             if status == "finished":
-                ruleset, set_id = self.backend.rows("SELECT ruleset, set_id FROM games WHERE id = ?", (game_id,))[0]
-                fit_totals.add_game(self.backend, ruleset, set_id, seats)
+                fit_totals.add_game(self.backend, game_id, seats)
             if replay is not None:
                 self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
 
