@@ -27,9 +27,10 @@ compare counts over the whole ladder rather than one host's share of it.  It rea
 claims since that moment once, then at each planning round only the claims committed
 since its last read (`ClaimTally`): a round costs the new claims, not the host's history.
 
-Round trips: a claim is one pipelined exchange for its checks and one for its insert and
-commit, a release one statement (for every game that ended meanwhile), a load one
-exchange; all on the registry's work connection (`HostRegistry.work_connection`), apart
+Round trips: a claim is one message of statements for its checks and one for its insert
+and commit (`arena.ladder.store.postgres.run_script`: a network write each, not one per
+statement), a release one statement (for every game that ended meanwhile), a load one
+message; all on the registry's work connection (`HostRegistry.work_connection`), apart
 from the one that renews the lease.
 """
 
@@ -40,6 +41,7 @@ from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
 from arena.ladder.store.hosts import NOW, SEATS_FREED, HostRegistry
+from arena.ladder.store.postgres import literal, results, roll_back, run_script
 
 
 @dataclass
@@ -120,41 +122,37 @@ class SeatClaims:
 
     def claim(self, game_id: str, ruleset: str, bots: Sequence[str], caps: Mapping[str, int]) -> bool:
         """Claim every seat of a game (seat i is bots[i]) or none; False when a bot is busy or being claimed."""
-        psycopg = self.registry._psycopg
         bots = list(bots)
         self.ensure_bots(bots)
-        claimed = False
-        with self.registry.work_connection() as db, db.pipeline():
-            with db.transaction():
+        with self.registry.work_connection() as db:
+            try:
                 # Not waited for on disk: the game's start (`LadderStore.game_started`, committed durably
                 # after this returns) comes later in the write-ahead log, so once a game has durably
                 # started its claim is durable too; a claim a crash loses belongs to a game that never
                 # started (and its release finds nothing).  Visible to every host at once either way.
-                db.execute("SET LOCAL synchronous_commit = off")
                 # Only under a current lease: a host whose lease lapsed may be swept at any moment (its
                 # claims released), so it claims nothing until it has renewed.  The share lock keeps a
                 # sweep of this host (FOR UPDATE SKIP LOCKED) from interleaving with the claim.
-                host = db.execute(
-                    f"SELECT 1 FROM hosts WHERE name = %s AND state = 'live' AND lease_until >= {NOW} FOR SHARE",
-                    (self.registry.name,),
-                )
-                locked = db.execute(
-                    "SELECT bot FROM bot_slots WHERE bot = ANY(%s) ORDER BY bot FOR UPDATE SKIP LOCKED", (bots,)
-                )
-                # A statement of its own, after the locks (a fresh snapshot: every claim of these bots
-                # committed before the locks were taken is counted).
-                counted = db.execute(
-                    "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL GROUP BY bot",
-                    (bots,),
-                )
-                if host.fetchone() is None or len(locked.fetchall()) < len(set(bots)):
-                    raise psycopg.Rollback()
-                busy = dict(counted.fetchall())
-                if any(busy.get(bot, 0) + 1 > caps[bot] for bot in bots):
-                    raise psycopg.Rollback()
+                # The count is a statement of its own, after the locks (a fresh snapshot: every claim of
+                # these bots committed before the locks were taken is counted).
+                _, _, host, locked, counted = results(db, [
+                    "BEGIN", "SET LOCAL synchronous_commit = off",
+                    literal(db, f"SELECT 1 FROM hosts WHERE name = %s AND state = 'live' AND lease_until >= {NOW} "
+                                "FOR SHARE", (self.registry.name,)),
+                    literal(db, "SELECT bot FROM bot_slots WHERE bot = ANY(%s) ORDER BY bot FOR UPDATE SKIP LOCKED",
+                            (bots,)),
+                    literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL "
+                                "GROUP BY bot", (bots,)),
+                ])
+                busy = dict(counted or ())
+                if (not host or len(locked or ()) < len(set(bots))
+                        or any(busy.get(bot, 0) + 1 > caps[bot] for bot in bots)):
+                    db.execute("ROLLBACK")
+                    return False
                 # One time for every seat of the game (a statement's clock), and the transaction's id
                 # for the other hosts' incremental reads (`ClaimTally`).
-                db.execute(
+                run_script(db, [literal(
+                    db,
                     "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
                     f"SELECT %s, s.seat - 1, s.bot, %s, %s, s.cap, s.busy, t.at, pg_current_xact_id() "
                     f"FROM (SELECT {NOW} AS at) t, "
@@ -162,9 +160,11 @@ class SeatClaims:
                     "WITH ORDINALITY AS s (bot, cap, busy, seat)",
                     (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots],
                      [busy.get(bot, 0) + 1 for bot in bots]),
-                )
-                claimed = True
-        return claimed
+                ), "COMMIT"])
+                return True
+            except BaseException:
+                roll_back(db)
+                raise
 
     def release(self, *game_ids: str) -> int:
         """These games are over: their seats are free again (the other hosts are told).  Returns how many.
@@ -188,18 +188,15 @@ class SeatClaims:
             if self.tally is None or self.tally.since != since:
                 self.tally = ClaimTally(since)
             tally = self.tally
-            with db.pipeline():
-                busy = db.execute(
-                    "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL GROUP BY bot",
-                    (list(bots),),
-                )
-                slots = db.execute(
-                    f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}"
-                )
-                new = db.execute(*tally.query())
-                load.busy = {bot: int(n) for bot, n in busy.fetchall()}
-                load.slots = int(slots.fetchone()[0])
-                rows = new.fetchall()
+            busy, slots, rows = results(db, [
+                literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL "
+                            "GROUP BY bot", (list(bots),)),
+                f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}",
+                literal(db, *tally.query()),
+            ])
+            load.busy = {bot: int(n) for bot, n in busy or ()}
+            load.slots = int(slots[0][0]) if slots else 0
+            rows = rows or []
             tally.add(rows)
             load.games = {ruleset: dict(games) for ruleset, games in tally.games.items()}
             load.pairs = {ruleset: dict(pairs) for ruleset, pairs in tally.pairs.items()}
