@@ -46,7 +46,7 @@ SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 #: Rulesets whose worlds come from the engine's history-aware sampler (`arena.games.worlds.Tracker`: the
 #: pile card by card, the stock after a reshuffle made of the reshuffled cards), judged by the card
 #: tracker's voids (`Budget.tries`); the others have the card tracker move the cards of plain worlds.
-ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online"})
+ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online", "mose", "ddmau"})
 
 
 def default_budget(ruleset):
