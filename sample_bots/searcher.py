@@ -45,7 +45,9 @@ SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
 #: Rulesets whose worlds come from the engine's history-aware sampler (`arena.games.worlds.Tracker`: the
 #: pile card by card, the stock after a reshuffle made of the reshuffled cards), judged by the card
-#: tracker's voids (`Budget.tries`); the others have the card tracker move the cards of plain worlds.
+#: tracker's voids (`Budget.tries`; Mose and DD MAU have no card tracker: their worlds are the sampler's,
+#: a Mose pile taken pinned to the taker's hand); the other shedding rulesets have the card tracker move
+#: the cards of plain worlds.
 ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online", "mose", "ddmau"})
 
 
