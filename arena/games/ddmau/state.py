@@ -26,6 +26,7 @@ empty hand).  Its effects are processed in card order (E-28), see
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 from typing import Any
 
 from arena.games.base import Action, GameError, GameState, Observation, PublicEvent, Result, note_draw
@@ -86,6 +87,23 @@ def hit_run(discard: list[str], marks: list, top: int | None = None) -> int:
 
 class DDMauState(GameState):
     VERBS = VERBS
+
+    # Slotted: with 44 fields the instance dict is past CPython's limit for shared keys, so every read and
+    # write of a field would probe the instance's own dict; a slot is an offset.
+    __slots__ = (
+        # the table and its rules (set once)
+        "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play",
+        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`)
+        "_legal", "_view", "_node",
+        # the match
+        "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
+        "direction", "over", "reason", "last_hand", "dealer",
+        # the hand
+        "hands", "stock", "discard", "marks", "last_play", "hit", "window", "final", "next_seat", "idle",
+        "stall", "turn_open", "turns",
+        # the turn
+        "cur", "phase", "drawn", "optional", "chain", "called",
+    )
 
     def __init__(self, players: int, seed: int, options: dict[str, Any], counts: dict[str, int],
                  log: "list[PublicEvent] | None" = None) -> None:
@@ -363,7 +381,8 @@ class DDMauState(GameState):
 
     def clone(self) -> "DDMauState":
         new = object.__new__(DDMauState)
-        new.__dict__.update(self.__dict__)
+        for name, value in zip(_FIELDS, _fields_of(self)):
+            setattr(new, name, value)
         new.hands = [list(h) for h in self.hands]
         new.discard = list(self.discard)
         new.marks = list(self.marks)
@@ -797,6 +816,11 @@ class DDMauState(GameState):
         order = [(-survived[s], self.scores[s]) for s in range(self.players)]
         placements = tuple(1 + sum(1 for o in order if o < order[s]) for s in range(self.players))
         return Result(placements, tuple(survived), self.reason or "tournament")
+
+
+#: Every field, and a getter of all of them at once (`clone`).
+_FIELDS = DDMauState.__slots__
+_fields_of = attrgetter(*_FIELDS)
 
 
 def declaration_mark(name: str, colour: str | None) -> str:
