@@ -580,3 +580,21 @@ def test_turn_limit_ends_a_hand_and_is_checked():
     assert p["last_hand"]["reason"] == "turn-limit" and p["last_hand"]["winner"] is None and p["turns"] == 5
     with pytest.raises(OptionError):
         games.new_game(R, players=2, seed=3, turn_limit=-1)
+
+
+def test_a_clone_copies_every_field_and_plays_on_alone():
+    from arena.games.ddmau.state import DDMauState
+
+    rng = __import__("random").Random(5)
+    state = games.new_game(R, players=4, seed=21, tournament=True, target=60)
+    for _ in range(400):  # into a later hand, with a window, a hit or an elimination on the way
+        state.apply(rng.choice(state.legal_actions()))
+        if state.is_over:
+            break
+    copy = state.clone()
+    assert all(hasattr(copy, name) for name in DDMauState.__slots__)  # a field clone() forgot is unset
+    before = state.to_position()
+    assert copy.to_position() == before
+    while not copy.is_over:
+        copy.apply(rng.choice(copy.legal_actions()))
+    assert state.to_position() == before
