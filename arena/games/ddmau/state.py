@@ -526,8 +526,8 @@ class DDMauState(GameState):
             elif any(after.simple and after.meets(left_lms, left_mms) for after in afters):
                 out.append(card)
                 continue
-            if rest is None:
-                rest = C.counted(hand)
+            if rest is None:  # (a hand of distinct cards, the usual one, is counted in C)
+                rest = dict.fromkeys(hand, 1) if len(held) == len(hand) else C.counted(hand)
             rest[card] -= 1
             if any(C.completes(after, rest) for after in afters):
                 out.append(card)
