@@ -135,8 +135,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     if sum(active) < (1 if over else 2):
         raise PositionError("a game in progress needs at least two active seats")
 
-    state = object.__new__(DDMauState)
-    state._setup(players, options, counts)
+    state = DDMauState.blank(players, options, counts)
     state.log = None  # a restored state records nothing until asked, from a `start` event
     state.fresh = False
     state.seed = _int(position, "seed", 0, 0)

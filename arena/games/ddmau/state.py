@@ -123,6 +123,14 @@ class DDMauState(GameState):
         self.dealer = self._draw_for_dealer()
         self._deal()
 
+    @classmethod
+    def blank(cls, players: int, options: dict[str, Any], counts: dict[str, int]) -> "DDMauState":
+        """A state with its table and rules set and nothing dealt or played: what a position fills in
+        (`position.from_position`), as the constructor fills it by dealing."""
+        state = object.__new__(cls)
+        state._setup(players, options, counts)
+        return state
+
     def _setup(self, players: int, options: dict[str, Any], counts: dict[str, int]) -> None:
         self.ruleset = "ddmau"
         self.players = players
