@@ -127,8 +127,14 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
                                             "ON g.id = c.game_id WHERE c.host = 'A' AND g.status = 'running'")}
 
         def parts_on_a(lines: int) -> set[str]:  # unsealed replays with at least this many whole lines
-            return {p.name[: -len(".jsonl.part")] for p in (tmp_path / "A" / "replays").rglob("*.jsonl.part")
-                    if p.read_bytes().count(b"\n") >= lines}
+            found = set()
+            for part in (tmp_path / "A" / "replays").rglob("*.jsonl.part"):
+                try:
+                    if part.read_bytes().count(b"\n") >= lines:
+                        found.add(part.name[: -len(".jsonl.part")])
+                except FileNotFoundError:  # sealed (renamed) between the listing and the read: not under way
+                    pass
+            return found
 
         # a game under way on A (its replay has a decision line), so the kill cuts one off mid-game
         poll(lambda: running_on_a() & parts_on_a(2), 30, "a game under way on A")
