@@ -59,6 +59,7 @@ class Rebuilds:
         self.kept = kept
         self.per_reader = per_reader
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # notified whenever a rebuild is admitted or settled
         self._done: "OrderedDict[Hashable, Any]" = OrderedDict()
         self._pending: dict[Hashable, Future] = {}
         self._starter: dict[Hashable, Hashable] = {}  # key -> the reader whose request started its rebuild
@@ -99,6 +100,7 @@ class Rebuilds:
             if reader is not None:
                 self._starter[key] = reader
                 self._started[reader] = self._started.get(reader, 0) + 1
+            self._changed.notify_all()
             return future
 
     def _run(self, key: Hashable, build: Callable[[], Any]) -> Any:
@@ -127,10 +129,19 @@ class Rebuilds:
                 self._started[reader] = left
             else:
                 del self._started[reader]
+        self._changed.notify_all()
 
     def in_flight(self) -> int:
         """Rebuilds admitted and not yet finished (running or waiting)."""
         with self._lock:
+            return len(self._pending)
+
+    def wait_in_flight(self, count: int, timeout: float) -> int:
+        """Wait until at least ``count`` rebuilds are admitted (or ``timeout`` seconds passed); the number then.
+
+        For operators' tools and tests that must know a request has reached the budget, without polling."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self._pending) >= count, timeout)
             return len(self._pending)
 
     def close(self) -> None:

@@ -104,3 +104,17 @@ def test_one_reader_holds_only_its_share_and_the_others_keep_the_rest_of_the_lin
     again = [rebuilds.submit(f"g{i}", gate.build(f"g{i}"), reader="10.0.0.9") for i in range(2)]
     assert [f.result(10) for f in again] == ["built g0", "built g1"]
     rebuilds.close()
+
+
+def test_wait_in_flight_wakes_when_another_thread_is_admitted_and_reports_the_count_after_a_timeout():
+    """A waiter learns that a request reached the budget from the budget itself, not by polling."""
+    rebuilds = Rebuilds(running=1, waiting=2)
+    gate = Gate()
+    rebuilds.submit("a", gate.build("a"))
+    assert rebuilds.wait_in_flight(2, timeout=0.05) == 1  # nobody else came: the count when the wait gave up
+    late = threading.Thread(target=lambda: rebuilds.submit("b", gate.build("b")))
+    late.start()
+    assert rebuilds.wait_in_flight(2, timeout=10) == 2
+    late.join(10)
+    gate.open.set()
+    rebuilds.close()

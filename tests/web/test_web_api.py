@@ -180,7 +180,6 @@ def test_one_address_gets_only_its_share_of_the_rebuilds_and_behind_a_proxy_each
     the budget; another reader is still admitted.  Behind a proxy (``proxy_hops=1``) the share is
     counted per X-Forwarded-For address; without it the header is the client's word and is ignored."""
     import threading
-    import time
     from concurrent.futures import ThreadPoolExecutor
 
     from arena.rebuilds import Rebuilds
@@ -199,10 +198,7 @@ def test_one_address_gets_only_its_share_of_the_rebuilds_and_behind_a_proxy_each
         refused = client.get("/api/v1/games/g0/replay", headers=proxied)
         with ThreadPoolExecutor(1) as pool:
             honest = pool.submit(client.get, "/api/v1/games/g0/replay", headers={"X-Forwarded-For": "192.0.2.5"})
-            deadline = time.monotonic() + 20
-            while rebuilds.in_flight() < 3 and not honest.done() and time.monotonic() < deadline:
-                held.wait(0.01)  # until admitted: waiting behind the flooder's two
-            admitted = rebuilds.in_flight()
+            admitted = rebuilds.wait_in_flight(3, timeout=20)  # the honest reader's rebuild, behind the flooder's two
             held.set()
             served = honest.result(30)
     mine = threading.Event()
