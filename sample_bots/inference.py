@@ -72,6 +72,21 @@ class SuitTell:
 
 
 @dataclass
+class PlayTell:
+    """Seat `seat` played `card` by choice on (top, named suit), the hand sizes `sizes` before it.
+
+    `played` are the cards it played since, this one included (it held them all then); the tell
+    lasts only until its seat draws (then its hand then is no longer the hand now plus `played`)."""
+
+    seat: int
+    card: str
+    top: str
+    named: str | None
+    sizes: tuple
+    played: Counter = field(default_factory=Counter)
+
+
+@dataclass
 class CardTracker:
     """The inference from one game's public events (feed them in order with `update`)."""
 
@@ -81,6 +96,9 @@ class CardTracker:
     tells: list[SuitTell] = field(default_factory=list)
     sizes: list | None = None  # every seat's hand size, as the events tell (None: lost track)
     policy_tells: bool = False  # also read what a tactician-like opponent's choices tell (`SuitTell`, wild plays)
+    play_model: Any = None  # a model of the opponents' choice of card (`quick_tactician.PlayModel`): `PlayTell`s
+    plays: list[PlayTell] = field(default_factory=list)
+    penalty_draw: bool = False  # the last draw paid an effect (a 7): the play after it is a free choice
     top: str | None = None
     named: str | None = None
     plain: bool = True  # no effect (a draw penalty, an accusation's) waits to be paid by the next draw
@@ -144,6 +162,24 @@ class CardTracker:
         if left > 0 and others and min(others) > 2:
             self.voids.append(Void(seat, self.top, self.named, 0, plain_only=True))
 
+    def _play_tell(self, seat: int | None, card: str) -> None:
+        """A card played by choice (`play_model`): not the card drawn just before (the only one it may then
+        play), not with an effect pending or a Blind card in doubt; the sizes before the play are kept."""
+        if self.play_model is None or seat is None or self.top is None or self.sizes is None or not self.plain:
+            return
+        if self.last_kind == "draw" and self.last_seat == seat and not self.penalty_draw:
+            return
+        if self.last_kind in ("accept", "accuse", "blind", "challenge", "call", "target"):
+            return
+        tell = PlayTell(seat, card, self.top, self.named, tuple(self.sizes))
+        tell.played[card] += 1
+        self.plays.append(tell)
+        del self.plays[:-MAX_VOIDS]
+
+    def judging(self) -> bool:
+        """Whether there is evidence to judge a deal by (`broken`): voids, and with a `play_model` the tells."""
+        return bool(self.voids) or (self.play_model is not None and bool(self.tells or self.plays))
+
     # ------------------------------------------------------------------ events
     def update(self, history: Iterable[Any]) -> None:
         """Read the events of `history` (the whole game's, oldest first) not read yet."""
@@ -157,6 +193,7 @@ class CardTracker:
             self.buried.clear()
             self.voids.clear()
             self.tells.clear()
+            self.plays.clear()
             sizes = details.get("hand_sizes") if kind == "deal" else None
             self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else None
             self.top, self.named, self.plain, self.last_player = None, None, True, None
@@ -173,8 +210,12 @@ class CardTracker:
             for tell in self.tells:
                 if tell.seat == seat and card:
                     tell.played[card] += 1
+            for tell in self.plays:
+                if tell.seat == seat and card:
+                    tell.played[card] += 1
             if card:
                 combo = self.last_kind == "play" and self.last_seat == seat  # a combo's effects add up
+                self._play_tell(seat, card)
                 self._wild_tell(seat, card, combo)
                 self._resize(seat, -1)
                 self.buried[card] += 1
@@ -205,6 +246,9 @@ class CardTracker:
             for tell in self.tells:
                 if tell.seat == seat:
                     tell.drawn += count
+            if count:
+                self.plays = [tell for tell in self.plays if tell.seat != seat]
+            self.penalty_draw = not self.plain
             if len(self.voids) > MAX_VOIDS:  # the oldest tell the least (most cards drawn since)
                 del self.voids[: len(self.voids) - MAX_VOIDS]
             continued = self.last_kind == "draw" and self.last_seat == seat  # a draw the reshuffle split
@@ -221,6 +265,7 @@ class CardTracker:
         elif kind == "hand-end":
             self.voids.clear()
             self.tells.clear()
+            self.plays.clear()
         if kind != "reshuffle":
             self.last_kind, self.last_seat = kind, seat
 
@@ -254,6 +299,19 @@ class CardTracker:
             counts = Counter(suit(c) for c in [*hands[tell.seat], *tell.played.elements()]
                              if "wild" not in self.roles(c))
             total += sum(max(0, n - counts[tell.named]) for s, n in counts.items() if s != tell.named)
+        model = self.play_model
+        if model is not None:
+            for tell in self.plays:
+                if tell.seat == seat or not 0 <= tell.seat < len(hands):
+                    continue
+                hand = [*hands[tell.seat], *tell.played.elements()]
+                sizes = tell.sizes
+                n = len(sizes)
+                nxt = (tell.seat + 1) % n
+                danger = min((k for i, k in enumerate(sizes) if i != tell.seat and k), default=5)
+                if model.beaten(tell.card, hand, lambda c, t=tell: self.fits(c, t.top, t.named),
+                                sizes[nxt] if n > 1 else 5, danger):
+                    total += 1
         return total
 
     def agree(self, world, seat: int, rng: random.Random, visible: int):

@@ -134,7 +134,7 @@ class Searcher:
         """One sampled world, made to agree with `tracker` (an `inference.CardTracker`, optional).
 
         With the engine's history in `sampler` the pile and the pools are already right, and the
-        tracker's voids judge the deals: up to `Budget.tries` are drawn and the first that breaks no
+        tracker's voids (and, with its `play_model`, its tells) judge the deals: up to `Budget.tries` are drawn and the first that breaks no
         void is built (else the one that breaks the fewest), which is rejection sampling of the deals
         where every seat that drew held nothing to play; a deal is judged by its hands, before a state
         is built from it (`WorldSampler.sample(judge=...)`), so a rejection costs a shuffle.  Without it the tracker moves cards (`agree`)."""
@@ -142,7 +142,7 @@ class Searcher:
             return sampler.sample(rng)
         if sampler.tracker is None or sampler.history is None:
             return tracker.agree(sampler.sample(rng), seat, rng, visible)
-        if not tracker.voids:
+        if not tracker.judging():
             return sampler.sample(rng)
         return sampler.sample(rng, judge=lambda hands: tracker.broken(hands, seat), tries=self.budget.tries)
 

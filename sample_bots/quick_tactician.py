@@ -175,3 +175,27 @@ class QuickTactician(Tactician):
             score += 2 * table.suits_held(rest)
         return score
 
+
+
+class PlayModel:
+    """What the tactician's choice of a card tells of the hand it chose from (`inference.PlayTell`).
+
+    `beaten(card, hand, top_fits, next_size, danger)` is whether the tactician, holding `hand` (the
+    played card among it) with `top_fits(card)` saying which cards surely fit the pile, would have
+    scored another fitting card strictly above the one it played: a hand it cannot have held.  Ties
+    tell nothing (the tactician then plays the first in the engine's order, which a card counter does not
+    know), and the scores are `QuickTactician.quick_score`'s, so the model is the tactician's very choice."""
+
+    def __init__(self, facts) -> None:
+        self.table = CardTable(facts)
+
+    def beaten(self, card, hand, top_fits, next_size, danger) -> bool:
+        table = self.table
+        fitting = [c for c in hand if c != card and top_fits(c)]
+        if not fitting:
+            return False
+        wild = table.wild
+        plain_play = card not in wild or any(c not in wild for c in fitting)
+        score = QuickTactician.quick_score
+        played = score(table, (card,), hand, "turn", plain_play, next_size, danger)
+        return any(score(table, (c,), hand, "turn", plain_play, next_size, danger) > played for c in fitting)

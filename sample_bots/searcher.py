@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 
 from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
-from quick_tactician import QuickTactician  # noqa: E402
+from quick_tactician import PlayModel, QuickTactician  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena.games.worlds import Tracker  # noqa: E402
@@ -49,6 +49,12 @@ SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 #: a Mose pile taken pinned to the taker's hand); the other shedding rulesets have the card tracker move
 #: the cards of plain worlds.
 ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online", "mose", "ddmau"})
+
+
+#: Rulesets whose card tracker also reads the opponents' choice of card as the tactician's (`inference.PlayTell`:
+#: a hand from which the tactician would have played another card is judged wrong) and judges the deals by
+#: the suit named after a wild even without a void.
+PLAY_MODEL = frozenset({"maumau"})
 
 
 def default_budget(ruleset):
@@ -84,7 +90,8 @@ class SearchBot(Bot):
         seed = self.seed if self.seed is not None else random.randrange(2**32)
         tracker = None
         if self.infer and tracks(game.ruleset):
-            tracker = CardTracker(facts, policy_tells=game.ruleset in ENGINE_HISTORY)
+            tracker = CardTracker(facts, policy_tells=game.ruleset in ENGINE_HISTORY,
+                                  play_model=PlayModel(facts) if game.ruleset in PLAY_MODEL else None)
         history = Tracker(game.ruleset, **game.options) if self.infer and game.ruleset in ENGINE_HISTORY else None
         self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker, history)
 
