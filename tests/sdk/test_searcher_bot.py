@@ -245,11 +245,12 @@ def test_worlds_from_the_engine_history_keep_the_real_pile_and_break_no_void(rul
     info = start_with_options(tactician, ruleset, 2, {})
     searcher = pimc.Searcher(ruleset, {}, tactician.act, pimc.Budget(worlds=1, tries=30))
     rng = random.Random(4)
-    judged = plain_broken = 0
+    judged = plain_broken = played = 0
     for seed in range(4):
         state = games.new_game(ruleset, 2, seed)
         log = state.record_events()
-        cards, history = inference.CardTracker(info.facts, policy_tells=True), Tracker(ruleset)
+        model = importlib.import_module("quick_tactician").PlayModel(info.facts) if ruleset == "maumau" else None
+        cards, history = inference.CardTracker(info.facts, policy_tells=True, play_model=model), Tracker(ruleset)
         for _ in range(400):
             if state.is_over:
                 break
@@ -269,9 +270,11 @@ def test_worlds_from_the_engine_history_keep_the_real_pile_and_break_no_void(rul
                     assert world.observation(0).to_dict() == state.observation(0).to_dict()
                     assert cards.excess(world, 0) == 0
                     judged += bool([v for v in cards.voids if v.seat == 1])
+                    played += bool([t for t in cards.plays if t.seat == 1])
                     plain_broken += cards.excess(sampler.sample(rng), 0) > 0
             state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])
     assert judged > 0  # voids were there to judge by
+    assert (played > 0) == (ruleset == "maumau")  # and in Mau-Mau the opponent's choices of card (PlayTell)
     assert plain_broken > 0  # and worlds drawn without judging do break them: the judging is not idle
 
 
@@ -303,3 +306,50 @@ def test_a_wild_card_and_the_suit_named_after_it_tell_what_a_tactician_like_oppo
     assert plain.excess(SimpleNamespace(hands=[[], ["Ks", "Qc", "Ac"]]), 0) == 0
     tracker.update([*events, Event(1, "draw", "", {"count": 1})])  # a card drawn since: the named suit tells less
     assert excess(["Qc", "Ac", "7s", "7d"]) == 0
+
+
+def test_the_card_an_opponent_chose_tells_what_a_tactician_would_have_played_instead():
+    # Seat 1 plays 9h on 9c: a tactician sheds the most points first and attacks with 7s and 8s, so it held
+    # no club that scores above a 9 (no 7c, Tc, Qc...); cards that did not fit 9c tell nothing, nor a Jack it kept.
+    # The tell lasts until seat 1 draws (its hand then is no longer its hand now plus what it played); its draw
+    # on 9s leaves only the void it shows.
+    from types import SimpleNamespace
+
+    from mau_arena_sdk.history import Event
+
+    inference = importlib.import_module("inference")
+    info = start_with_options(load("tactician").Tactician(), "maumau", 2, {})
+    model = importlib.import_module("quick_tactician").PlayModel(info.facts)
+    events = [Event(None, "deal", "", {"hand": 1, "dealer": 1, "hand_sizes": [5, 5]}),
+              Event(None, "open", "", {"card": "8c"}), Event(0, "play", "", {"card": "9c"}),
+              Event(1, "play", "", {"card": "9h"})]
+    tracker = inference.CardTracker(info.facts, policy_tells=True, play_model=model)
+    tracker.update(events)
+
+    def excess(hand, tracker=tracker):
+        return tracker.excess(SimpleNamespace(hands=[["8d", "Kc", "Ac", "Qs"], hand]), 0)
+
+    assert tracker.judging() and [(t.seat, t.card) for t in tracker.plays if t.seat == 1] == [(1, "9h")]
+    assert excess(["7s", "Ts", "Qd", "8s"]) == 0  # no card that fitted 9c scored above 9h
+    assert excess(["Ah", "7s", "Ts", "Qd"]) == 0  # Ah is worth more but did not fit 9c
+    assert excess(["Qc", "7s", "Ts", "Qd"]) == 1  # Qc fitted and is worth more: it would have gone first
+    assert excess(["Tc", "7s", "Ts", "Qd"]) == 1  # Tc fitted 9c and is worth more: it would have gone first
+    assert excess(["7c", "7s", "Ts", "Qd"]) == 1  # an attacking 7 fitted: the tactician plays it first
+    assert excess(["Jd", "7s", "Ts", "Qd"]) == 0  # a Jack: kept while a plain card fits
+    plain = inference.CardTracker(info.facts, policy_tells=True)  # no play model (the other rulesets): no tell
+    plain.update(events)
+    assert not plain.judging() and excess(["Tc", "7s", "Ts", "Qd"], plain) == 0
+    tracker.update([*events, Event(0, "play", "", {"card": "9s"}), Event(1, "draw", "", {"count": 1})])
+    assert not [t for t in tracker.plays if t.seat == 1] and excess(["Tc", "7d", "Td", "Qd", "Kd"]) == 0
+
+
+def test_the_score_edge_weighs_what_budget_edge_says_at_the_end_of_the_game():
+    state = games.new_game("maumau", 2, 3)
+    log = state.record_events()
+    while not state.is_over:
+        state.apply(state.legal_actions()[0])
+    winner = state.result().placements.index(1)
+    plain = pimc.evaluate(state, winner, [0, 0], {}, True)
+    assert plain == pytest.approx(1.0 + 0.1 * pimc._score_edge(state.result().points, [0, 0], winner, True))
+    assert pimc.evaluate(state, winner, [0, 0], {}, True, 0.0) == 1.0
+    assert log and plain > 1.0  # the loser held points
