@@ -33,7 +33,6 @@ class Budget:
     depth: int = 60
     confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
     tries: int = 1  # worlds drawn, at most, per world kept: the first the card tracker allows (else the least wrong)
-    edge: float = 0.1  # weight, at the end of the game, of the score gained on the others beside the placement
 
 
 @dataclass(frozen=True)
@@ -73,17 +72,15 @@ def hand_value(state, seat: int, points: Mapping[str, int]) -> float:
 
 
 def evaluate(state, seat: int, start_scores: Sequence[int] | None, points: Mapping[str, int],
-             lower_is_better: bool, edge_weight: float = 0.1) -> float:
+             lower_is_better: bool) -> float:
     """The value, for `seat`, of the state a rollout reached: 1 for the best place, 0 for the worst,
-    in between by score gains (hand ended) or by the cards still held (cut short).  At the end of the
-    game the score gained on the others adds up to `edge_weight` (a game won by placement alone wants
-    it small: points then only break ties)."""
+    in between by score gains (hand ended) or by the cards still held (cut short)."""
     n = state.players
     if state.is_over:
         result = state.result()
         place = result.placements[seat]
         value = (n - place) / (n - 1) if n > 1 else 1.0
-        return value + edge_weight * _score_edge(result.points, start_scores, seat, lower_is_better)
+        return value + 0.1 * _score_edge(result.points, start_scores, seat, lower_is_better)
     obs = state.observation(seat)
     scores = obs.get("scores")
     edge = _score_edge(scores, start_scores, seat, lower_is_better) if scores else 0.0
@@ -178,7 +175,7 @@ class Searcher:
         trial = world.clone()
         trial.apply(text)
         self.rollout(trial, rng)
-        return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
+        return evaluate(trial, seat, start_scores, self.points, self.lower_is_better)
 
     def rollout(self, state, rng: random.Random) -> None:
         """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""

@@ -37,7 +37,7 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: deal before its state is built let Moumou take 40 worlds (from 30), Mau-Mau 56 (from 42) and Online
 #: Mau-Mau 28 with the rejection of up to 8 deals (from 20 without) in about the same CPU time a
 #: decision (2026-11-27, README: Mau-Mau +50.7 ± 29.3 over 400 games, from +41.9 ± 29.6 with 42).
-DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=56, depth=60, tries=16, edge=0.01),
+DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=56, depth=60, tries=8),
                    "maumau-online": Budget(worlds=28, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
@@ -78,7 +78,7 @@ class SearchBot(Bot):
         return Budget(worlds=base.worlds if self.worlds is None else self.worlds,
                       depth=base.depth if self.depth is None else self.depth,
                       confidence=base.confidence if self.confidence is None else self.confidence,
-                      tries=base.tries, edge=base.edge)
+                      tries=base.tries)
 
     def on_game_start(self, game):
         self.policy.on_game_start(game)

@@ -342,14 +342,3 @@ def test_the_card_an_opponent_chose_tells_what_a_tactician_would_have_played_ins
     tracker.update([*events, Event(0, "play", "", {"card": "9s"}), Event(1, "draw", "", {"count": 1})])
     assert not [t for t in tracker.plays if t.seat == 1] and excess(["Tc", "7d", "Td", "Qd", "Kd"]) == 0
 
-
-def test_the_score_edge_weighs_what_budget_edge_says_at_the_end_of_the_game():
-    state = games.new_game("maumau", 2, 3)
-    log = state.record_events()
-    while not state.is_over:
-        state.apply(state.legal_actions()[0])
-    winner = state.result().placements.index(1)
-    plain = pimc.evaluate(state, winner, [0, 0], {}, True)
-    assert plain == pytest.approx(1.0 + 0.1 * pimc._score_edge(state.result().points, [0, 0], winner, True))
-    assert pimc.evaluate(state, winner, [0, 0], {}, True, 0.0) == 1.0
-    assert log and plain > 1.0  # the loser held points
