@@ -4,13 +4,16 @@
     arena match searcher.py tactician.py tactician.py tactician.py --game maumau-online \\
         --games 400 --local -v 2> match.log
     python scripts/field_elo.py match.log --bot searcher
+    python scripts/field_elo.py part1.log part2.log part3.log --bot searcher   # runs on disjoint seeds
 
 `arena match` prints an Elo difference only for two bots.  With one bot among copies of
 another (the searcher and three tacticians) it counts, as the ladder does, every game as
 pairwise results by placement: against each other seat a win (placed better), a draw (same
-place) or a loss.  This script reads the `-v` lines (`Finished game N (deal K, seed S): ...`),
-takes the bot's mean pairwise score over each complete duplicate deal (every seat rotation of
-one seed), and prints the mean score, its Elo on the logistic scale (57.1% is +50) and the
+place) or a loss.  This script reads the `-v` lines (`Finished game N (deal K, seed S): ...`)
+of one or more runs, takes the bot's mean pairwise score over each complete duplicate deal (every
+seat rotation of one seed: a deal is known by its seed, never by the line's deal number, which
+each run counts from 0, so runs on disjoint seed ranges combine as one match; a seed with more
+games than seats means overlapping runs, and is an error), and prints the mean score, its Elo on the logistic scale (57.1% is +50) and the
 95% interval from the spread between deals (the games of a deal are correlated, so the deal is
 the honest unit, as pairs are for two bots).  Aborted games and incomplete deals are left out
 and counted.
@@ -58,7 +61,8 @@ class FieldElo:
 
 
 def parse_games(lines) -> list[tuple[int, dict[str, int]]]:
-    """(deal, {bot: placement}) of every finished game in a `-v` log (progress output may share its lines)."""
+    """(seed, {bot: placement}) of every finished game in a `-v` log (progress output may share its lines):
+    the seed names the deal across runs."""
     found = []
     for raw in lines:
         for line in raw.split("\r"):
@@ -71,7 +75,7 @@ def parse_games(lines) -> list[tuple[int, dict[str, int]]]:
                 if seat:
                     places[seat.group(1)] = int(seat.group(2))
             if places:
-                found.append((int(match.group(2)), places))
+                found.append((int(match.group(3)), places))
     return found
 
 
@@ -83,12 +87,16 @@ def pairwise_score(bot: str, places: dict[str, int]) -> float:
 
 
 def field_elo(games: list[tuple[int, dict[str, int]]], bot: str, per_deal: int) -> FieldElo:
-    """The estimate over the deals with all `per_deal` games (one per seat rotation) finished."""
+    """The estimate over the deals (seeds) with all `per_deal` games (one per seat rotation) finished."""
     by_deal: dict[int, list[float]] = defaultdict(list)
-    for deal, places in games:
+    for seed, places in games:
         if bot not in places:
-            raise ValueError(f"no bot named {bot!r} in deal {deal} (bots: {', '.join(sorted(places))})")
-        by_deal[deal].append(pairwise_score(bot, places))
+            raise ValueError(f"no bot named {bot!r} at seed {seed} (bots: {', '.join(sorted(places))})")
+        by_deal[seed].append(pairwise_score(bot, places))
+    for seed, scores in by_deal.items():
+        if len(scores) > per_deal:
+            raise ValueError(f"seed {seed} has {len(scores)} finished games for {per_deal} seats: "
+                             "do the runs' seed ranges overlap?")
     complete = [statistics.fmean(scores) for scores in by_deal.values() if len(scores) == per_deal]
     dropped = sum(len(scores) for scores in by_deal.values() if len(scores) != per_deal)
     if not complete:
@@ -102,15 +110,16 @@ def field_elo(games: list[tuple[int, dict[str, int]]], bot: str, per_deal: int) 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log", type=Path, help="the stderr of `arena match -v`")
+    parser.add_argument("logs", nargs="+", type=Path,
+                        help="the output of each `arena match -v` run (runs on disjoint seed ranges combine)")
     parser.add_argument("--bot", required=True, help="the bot whose Elo against the others is wanted")
     parser.add_argument("--seats", type=int, default=None,
                         help="games per deal (the seat count; default: the seats of the first game)")
     args = parser.parse_args(argv)
     try:
-        games = parse_games(args.log.read_text(errors="replace").splitlines())
+        games = [game for log in args.logs for game in parse_games(log.read_text(errors="replace").splitlines())]
         if not games:
-            raise ValueError(f"no 'Finished game' lines in {args.log} (was the match run with -v?)")
+            raise ValueError(f"no 'Finished game' lines in {', '.join(map(str, args.logs))} (was the match run with -v?)")
         print(field_elo(games, args.bot, args.seats or len(games[0][1])))
     except (OSError, ValueError) as error:
         print(f"field_elo: {error}", file=sys.stderr)

@@ -32,7 +32,7 @@ LOG = [
 
 def test_the_score_is_pairwise_by_placement_and_counted_over_complete_deals(field):
     games = field.parse_games(LOG)
-    assert len(games) == 7 and games[2] == (0, {"t-2": 1, "t": 2, "s": 2})
+    assert len(games) == 7 and games[2] == (5000, {"t-2": 1, "t": 2, "s": 2})
     estimate = field.field_elo(games, "s", per_deal=3)
     assert (estimate.deals, estimate.games, estimate.dropped_games) == (2, 6, 1)
     deal_scores = [(1 + 0.5 + 0.25) / 3, (1 + 1 + 0) / 3]
@@ -52,7 +52,7 @@ def test_bad_input_is_one_clear_line(field, tmp_path, capsys):
     log = tmp_path / "match.log"
     log.write_text("\n".join(LOG))
     assert field.main([str(log), "--bot", "nobody"]) == 2
-    assert capsys.readouterr().err.strip() == "field_elo: no bot named 'nobody' in deal 0 (bots: s, t, t-2)"
+    assert capsys.readouterr().err.strip() == "field_elo: no bot named 'nobody' at seed 5000 (bots: s, t, t-2)"
     log.write_text("no games here\n")
     assert field.main([str(log), "--bot", "s"]) == 2
     assert "was the match run with -v?" in capsys.readouterr().err
@@ -61,3 +61,18 @@ def test_bad_input_is_one_clear_line(field, tmp_path, capsys):
     log.write_text("\n".join(LOG))
     assert field.main([str(log), "--bot", "s"]) == 0
     assert capsys.readouterr().out.startswith("6 games in 2 deals: pairwise score 62.5%, Elo +88.7 (")
+
+
+def test_runs_on_disjoint_seeds_combine_by_seed_and_overlapping_runs_are_an_error(field, tmp_path, capsys):
+    first, second = tmp_path / "a.log", tmp_path / "b.log"
+    first.write_text("\n".join(LOG[:4]))  # deal 0 (seed 5000) complete
+    # a second run counts its deals from 0 again: its deal 0 is seed 5001, a different deal
+    second.write_text("\n".join(line(n, 0, *seats).replace("seed 5000", "seed 5001") for n, seats in [
+        (1, (("s", 1, 0), ("t", 2, 10), ("t-2", 3, 20))),
+        (2, (("s", 1, 0), ("t", 2, 10), ("t-2", 3, 20))),
+        (3, (("t", 1, 0), ("t-2", 2, 1), ("s", 3, 2)))]))
+    assert field.main([str(first), str(second), "--bot", "s"]) == 0
+    together = capsys.readouterr().out
+    assert together.startswith("6 games in 2 deals: pairwise score 62.5%")  # as the one log of the same games
+    assert field.main([str(first), str(first), "--bot", "s"]) == 2
+    assert "seed 5000 has 6 finished games for 3 seats" in capsys.readouterr().err
