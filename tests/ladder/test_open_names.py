@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import trio
@@ -73,9 +74,24 @@ def test_many_bots_arriving_at_once_are_noted_in_a_few_transactions_not_one_each
                     while not ladder.sessions_noted(handle):
                         await trio.sleep(0.01)
                 before = store.stats.transactions
+                # The first write of arrivals is held until every bot is connected, so the test does not
+                # depend on how fast this machine makes the others arrive: all that came meanwhile must
+                # then be noted together, not in a write each.
+                gate = threading.Event()
+                touch = store.touch_bot
+
+                def held_touch(name, version):
+                    gate.wait(20)
+                    return touch(name, version)
+
+                store.touch_bot = held_touch
                 bots = [RawBot(handle.port, hello(f"crowd{i:02d}", games=[ruleset])) for i in range(bots_wanted)]
+                with trio.fail_after(20):
+                    while len(handle.sessions()) < bots_wanted:
+                        await trio.sleep(0.01)
+                gate.set()
                 with trio.fail_after(20):  # every arrival is in the store
-                    while len(handle.sessions()) < bots_wanted or not ladder.sessions_noted(handle):
+                    while not ladder.sessions_noted(handle):
                         await trio.sleep(0.01)
                 noted = store.stats.transactions - before
                 names = {b["name"] for b in store.list_bots()}
@@ -87,6 +103,8 @@ def test_many_bots_arriving_at_once_are_noted_in_a_few_transactions_not_one_each
         noted, names = serve(director, max_games_per_bot=8, max_connections=64)
     try:
         assert names >= {f"crowd{i:02d}" for i in range(bots_wanted)}
-        assert noted <= bots_wanted // 4, noted  # was one transaction per arrival (and per game write)
+        # The held write, one for everyone who arrived meanwhile, and a game's start or two: a write per
+        # arrival was 40 or more.
+        assert noted <= 5, noted
     finally:
         store.close()
