@@ -185,7 +185,7 @@ class Node:
     """
 
     __slots__ = ("chain", "rules", "simple", "needs_mm", "lack", "lack_out", "done", "done_out", "_moves",
-                 "_sorted", "_free", "_maybe")
+                 "_sorted", "_free", "_maybe", "_addable")
 
     def __init__(self, chain: Chain, rules: Rules) -> None:
         self.chain = chain
@@ -203,6 +203,7 @@ class Node:
         self._sorted: set[str] = set()  # the cards `offers` has put in _free, _maybe or neither
         self._free: set[str] = set()
         self._maybe: set[str] = set()
+        self._addable: set[str] = set()  # _free and _maybe together
 
     def options(self, card: str) -> "tuple[Node, ...]":
         """The nodes after adding ``card`` as each thing it could be now (`identities`), dead ends left out."""
@@ -222,17 +223,19 @@ class Node:
             found = self._moves[key] = None if after is None else node(after, self.rules)
         return found
 
-    def offers(self, held: set[str]) -> tuple[set[str], set[str]]:
-        """(free, maybe): those of the ``held`` cards that may be added now, split by what else it takes.
+    def offers(self, hand: list[str]) -> "tuple[set[str], set[str]] | None":
+        """(free, maybe): the distinct cards of ``hand`` that may be added now, split by what else it
+        takes; None when no card of ``hand`` can be added (the usual answer once a play is under way).
 
         A *free* card leads to a play that is legal as it stands (or as a power on power, a
         number on a number): it is offered whenever it is held.  A *maybe* card needs more (a run's
         third card, an LM for a DM or a run, a visible card after an LM): whether it is offered
         depends on the rest of the hand.  Other cards cannot be added at all.  Each card is sorted
-        the first time it is held here.
+        the first time it is held here.  The hand is read as a list: the usual answer, nothing, is
+        found without building a set of it.
         """
-        if not held <= self._sorted:
-            new = held - self._sorted
+        if not self._sorted.issuperset(hand):
+            new = set(hand) - self._sorted
             for card in new:
                 afters = self.options(card)
                 if any(a.simple and not a.needs_mm and a.lack <= 0 for a in afters):
@@ -240,6 +243,10 @@ class Node:
                 elif afters:
                     self._maybe.add(card)
             self._sorted |= new
+            self._addable = self._free | self._maybe
+        if self._addable.isdisjoint(hand):
+            return None
+        held = set(hand)
         return held & self._free, held & self._maybe
 
     def meets(self, lms: int, mms: int, going_out: bool = False) -> bool:
@@ -333,7 +340,7 @@ def _can_go_out(n: Node, rest: Counter) -> bool:
     movable = [c for c, k in rest.items() if k > 0 and c not in ("LM", "DM")]
     if movable and not _phase_possible(n.chain, movable, rules):
         return False  # the search's first step, without setting it up (most hands mix numbers and powers)
-    if n.chain.L + rest.get("LM", 0) + rest.get("MM", 0) == 0 and _needs_a_step(n.chain, movable):
+    if n.chain.L + rest.get("LM", 0) + rest.get("MM", 0) == 0 and needs_a_step(n.chain, movable):
         return False  # a step needs an LM (7.4), and there is none to come: no search can succeed
     cards = tuple(sorted(c for c, k in rest.items() for _ in range(k)))
     budget = [SEARCH_BUDGET]
@@ -403,7 +410,7 @@ def never_all_in_one_play_but(mix: tuple[int, int], card: str | None, rules: Rul
     return numbers > 0 and powers > 0
 
 
-def _needs_a_step(s: Chain, movable: Iterable[str]) -> bool:
+def needs_a_step(s: Chain, movable: Iterable[str]) -> bool:
     """Would a play of all these cards have a run step?  Numbers follow each other as the same number
     or one up or down (LMs and DMs in between change nothing), so two different numbers need one."""
     numbers = {card[1:] for card in movable if card[0] in "RYBG"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.games.base import RecordObservation
+from arena.games.base import GameError, RecordObservation
 from arena.games.ddmau.cards import HIT_KINDS, PRINTED, TRANSPARENT, ident
 
 if TYPE_CHECKING:
@@ -32,6 +32,19 @@ KEYS = (
 DDMauObservation = RecordObservation.record_type(KEYS)
 
 
+#: Printed kinds (no mark) that are neither transparent nor hit cards nor LM/DM: such a card on top is the
+#: effective top and ends the hit run's walk at once (`pile_view`'s short cut).
+_ENDS_WALK = frozenset({"N", "SK", "OWM", "SM", "MM"}) - TRANSPARENT - HIT_KINDS
+_LOWER = {kind: kind.lower() for kind in ("N", "PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM", "BLOCK")}
+
+
+def _shown(marks: list) -> list:
+    """Marks as the observation shows them: lower case (the list itself when there is none)."""
+    if marks.count(None) != len(marks):
+        return [None if m is None else m.lower() for m in marks]
+    return marks
+
+
 def pile_view(state: "DDMauState") -> tuple:
     """The pile as every seat sees it: (discard, marks, effective_top, color, number, hit_run), and the
     effective top's identity (an `Ident`, or None) for the engine: a play starting now starts on it.
@@ -44,6 +57,15 @@ def pile_view(state: "DDMauState") -> tuple:
     discard, marks = state.discard, state.marks
     size = len(discard)
     low = size - state.last_play - state.chain
+    if size and marks[-1] is None:
+        idt = PRINTED[discard[-1]]
+        if idt.kind in _ENDS_WALK:  # the usual pile: its top card is the effective top and ends the walk
+            if low > size - 1:
+                low = size - 1
+            elif low < 0:
+                low = 0
+            return (discard[low:], _shown(marks[low:]), {"index": size - 1 - low, "kind": _LOWER[idt.kind]},
+                    idt.colour, idt.number, 0, idt)
     top = None  # (index, identity) of the effective top
     run = 0  # hit cards in the run from the top (E-13)
     walking = True  # still inside the run of hit cards, LMs and DMs
@@ -70,9 +92,7 @@ def pile_view(state: "DDMauState") -> tuple:
         low = 0
     elif low < 0:
         low = 0
-    shown_marks = marks[low:]
-    if shown_marks.count(None) != len(shown_marks):
-        shown_marks = [None if m is None else m.lower() for m in shown_marks]
+    shown_marks = _shown(marks[low:])
     if top is None:
         return discard[low:], shown_marks, None, None, None, run, None
     index, idt = top
@@ -83,12 +103,18 @@ def pile_view(state: "DDMauState") -> tuple:
 def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     """What ``seat`` may see (None: the spectator).  Lists that the engine replaces instead of changing
     (scores, individual totals, active seats, the last hand) and the pile view are shared between the
-    observations of one position: observations are read-only snapshots (`Observation`)."""
+    observations of one position: observations are read-only snapshots (`Observation`).
+
+    It is `DDMauState.observation` itself (one call per decision fewer), so it checks the seat."""
+    if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
+        raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     over = state.over
-    view = state.pile_view()
+    view = state._view or state.pile_view()  # (the engine's cache, read without a call while it holds)
     hit = state.hit
     window = state.window
     observation = DDMauObservation()  # see RecordObservation: the cheapest construction
+    # Two tuple displays joined: CPython compiles a display of more than 30 items as a list built item by item
+    # (an append per item, then a copy to a tuple), each of these as one tuple.
     observation._data = (
         state.ruleset,
         seat,
@@ -104,6 +130,7 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         state.direction,
         state.scores,
         state.individual,
+    ) + (
         view[2],
         view[3],
         view[4],

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from arena.games.base import Action, GameError, GameState, Observation, PublicEvent, Result, note_draw
+from arena.games.base import Action, GameError, GameState, PublicEvent, Result, note_draw
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
@@ -306,18 +306,18 @@ class DDMauState(GameState):
         self.fresh = False
         if self.log is not None:
             events.action(self, action)
-        if verb == "play":
+        if verb == "play":  # (the verbs by how often random play picks them)
             self._play(action.args[0])
+        elif verb == "draw":
+            self._draw_one(self.cur)
+            self.drawn += 1
+            self.idle = 0
         elif verb == "stop":
             self._resolve_play()
         elif verb == "declare":
             self._declare(action.args[0])
         elif verb == "color":
             self._color(action.args[0])
-        elif verb == "draw":
-            self._draw_one(self.cur)
-            self.drawn += 1
-            self.idle = 0
         elif verb == "pass":
             self._pass(legal)
         elif verb == "accept":
@@ -362,10 +362,9 @@ class DDMauState(GameState):
                 return preferred
         return legal[0]
 
-    def observation(self, seat: int | None) -> Observation:
-        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self.players):
-            raise GameError(f"seat must be 0..{self.players - 1} or None, not {seat!r}")
-        return build_observation(self, seat)
+    #: What ``seat`` may see (None: the spectator); a bad seat is a GameError.  The builder itself, which checks
+    #: the seat: a method that only calls it would cost a call at every decision.
+    observation = build_observation
 
     def pile_view(self) -> tuple:
         """The pile as the observations show it (`observation.pile_view`), kept until the pile changes."""
@@ -471,7 +470,7 @@ class DDMauState(GameState):
 
     def _play_node(self, upto_chain: int) -> C.Node:
         if not self.chain:  # no play under way: it starts on the pile's effective top, which the pile view knows
-            return C.start_node(self.pile_view()[6], self.rules)
+            return C.start_node((self._view or self.pile_view())[6], self.rules)
         discard, marks = self.discard, self.marks
         base = len(discard) - self.chain
         top = effective_top(discard, marks, base)
@@ -490,17 +489,19 @@ class DDMauState(GameState):
         validator's full `completes`, with the hand counted.
         """
         hand = self.hands[self.cur]
-        held = set(hand)
-        free, maybe = node.offers(held)
+        offered = node.offers(hand)
+        if offered is None:
+            return []
+        free, maybe = offered
         out = [*free]
         if maybe:
-            self._playable_maybe(node, hand, held, maybe, out)
+            self._playable_maybe(node, hand, maybe, out)
         if len(out) > 1:
             out.sort(key=_ORDER.__getitem__)
         return out
 
     @staticmethod
-    def _playable_maybe(node: C.Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:
+    def _playable_maybe(node: C.Node, hand: list[str], cards: set[str], out: list[str]) -> None:
         """Add to ``out`` those of ``cards`` (the node's maybe cards held) that the rest of the hand can complete.
 
         Most are settled by the LMs and MMs left in hand (`Node.meets`, `Node.lack_out`).  The usual
@@ -510,6 +511,7 @@ class DDMauState(GameState):
         """
         lms = hand.count("LM")
         mms = hand.count("MM")
+        held = set(hand)
         rest = mix = None
         for card in cards:
             afters = node.options(card)
@@ -529,6 +531,9 @@ class DDMauState(GameState):
                         mix = C.phase_mix(held)
                     if C.never_all_in_one_play_but(mix, card, node.rules):
                         continue
+                    if not (left_lms or left_mms or after.chain.L) and card[0] not in "RYBG" and C.needs_a_step(
+                            after.chain, held):
+                        continue  # going out with numbers that differ needs an LM, and none is left (`completes`)
                 elif left_lms + left_mms < after.lack_out:
                     continue  # short of LMs whatever comes (`completes`)
             elif any(after.simple and after.meets(left_lms, left_mms) for after in afters):
@@ -600,7 +605,7 @@ class DDMauState(GameState):
         self.hands[self.cur].remove(card)
         self.discard.append(card)
         self.marks.append(None)
-        self._pile_changed()
+        self._view = self._node = None  # `_pile_changed`, inline: a play makes a third of the decisions
         self.chain += 1
         self.idle = 0
         if card == "MM":
