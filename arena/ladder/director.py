@@ -30,6 +30,7 @@ from typing import Any, Callable
 import trio
 
 from arena.ladder.candidates import CandidatePool
+from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
@@ -116,12 +117,13 @@ def _ordinal(place: int | None) -> str:
 class _ResultCommit:
     """One game's ``on_result`` for the runner: commits through the director, remembers what it committed."""
 
-    def __init__(self, director: "LadderDirector") -> None:
+    def __init__(self, director: "LadderDirector", recorder: CommitClosedRecorder) -> None:
         self.director = director
+        self.recorder = recorder
         self.status: str | None = None
 
     async def __call__(self, outcome: Any) -> None:
-        await self.director._commit_result(outcome)
+        await self.director._commit_result(outcome, self.recorder)
         self.status = outcome.status
 
 
@@ -397,25 +399,40 @@ class LadderDirector:
                 }
                 # The row first, then the file: a kill -9 in between leaves a running row that the
                 # next start aborts, never a .part file that no row points at.
+                # The file is created on the commit's worker thread once the row is committed (one
+                # hand-off for both: `Call.after`).
                 final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
-                try:
-                    await self._db_write(
+                start = Call(
+                    functools.partial(
                         self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
                         replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
                         versions=[versions.get(bot, "") for bot in seats],
-                    )
-                except _db_errors() as error:  # the database went away since the claim: this game never starts
-                    log.warning("cannot record the start of game %s: %s", game_id, _one_line(error))
+                    ),
+                    after=functools.partial(ReplayWriter.create, self.settings.replays, header,
+                                            self.settings.replay_flush_s, self.settings.replay_hash_every),
+                )
+                try:
+                    await self._db_commit(start)
+                except BaseException:
+                    if start.done and start.error is None:  # written, then cancelled: abort what was started
+                        with trio.CancelScope(shield=True):
+                            if isinstance(start.after_result, ReplayWriter):
+                                await trio.to_thread.run_sync(start.after_result.abort, "server shutting down")
+                            await self._end_quietly(game_id, "server shutting down", None)
+                    raise
+                if start.error is not None:
+                    if not isinstance(start.error, _db_errors()):
+                        raise start.error
+                    # the database went away since the claim: this game never starts
+                    log.warning("cannot record the start of game %s: %s", game_id, _one_line(start.error))
                     self._started_games -= 1
                     break
-                try:
-                    writer = await trio.to_thread.run_sync(
-                        ReplayWriter.create, self.settings.replays, header, self.settings.replay_flush_s,
-                        self.settings.replay_hash_every)
-                except BaseException as error:
+                if start.after_error is not None:
                     with trio.CancelScope(shield=True):
-                        await self._end_quietly(game_id, f"cannot write the replay: {error}", None)
-                    raise
+                        await self._end_quietly(game_id, f"cannot write the replay: {start.after_error}", None)
+                    raise start.after_error
+                writer = start.after_result
+                recorder = CommitClosedRecorder(writer)
                 self.view.running[game_id] = RunningGame(
                     game_id, table.ruleset, tuple(seats), "-", time.monotonic()
                 )
@@ -424,10 +441,10 @@ class LadderDirector:
                 if self.membership is not None:  # a host of a shared ladder may have to abort its games
                     self._stops[game_id] = extra["stop"] = GameStop()
                 try:
-                    commit = _ResultCommit(self)
+                    commit = _ResultCommit(self, recorder)
                     outcome = await handle.play_game(
                         table.ruleset, options, seed, list(seats), self.settings.time_control,
-                        recorder=writer, game_id=game_id, on_result=commit, **extra,
+                        recorder=recorder, game_id=game_id, on_result=commit, **extra,
                     )
                 except SeatUnavailable as error:
                     # A bot left between rotations: the set ends here, nothing was played.
@@ -478,11 +495,13 @@ class LadderDirector:
         except _db_errors() as error:
             log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
 
-    async def _commit_result(self, outcome: Any) -> None:
+    async def _commit_result(self, outcome: Any, recorder: CommitClosedRecorder | None = None) -> None:
         """The runner's ``on_result``: commit the game's result (the point that makes it final).
 
-        Called after the replay's result line is fsynced and before the replay
-        is renamed and the bots are told; a raise makes the runner abort the game.
+        Called before the bots are told; a raise makes the runner abort the game.  On the
+        commit's worker thread, in this order: the replay's result line the runner asked for is
+        written and fsynced, the replay read for the database (`replays_in_db`), the result
+        committed, the replay sealed (`CommitClosedRecorder`): one hand-off for what were three or four.
         """
         seats = [
             SeatRecord(
@@ -492,20 +511,34 @@ class LadderDirector:
             )
             for s in outcome.seats
         ]
-        # The replay (result line fsynced: sealing it is only a rename) goes in the same transaction.
-        replay = await self._packed_replay(outcome.replay_path) if outcome.replay_path else None
-        # The replay's result line is already fsynced, so a database that is away (restarting,
-        # failing over) costs the bots a wait, not the result: retry until it is back, for up to
-        # `result_retry_s`; only then does the runner abort the game (RESULT_NOT_STORED).
+        replay: dict[str, Any] = {"path": outcome.replay_path, "packed": None}
+
+        def before() -> None:
+            """The replay's result line, fsynced (sealing it is then only a rename); the replay for the
+            database, read after that fsync, goes in the same transaction."""
+            if recorder is not None and not recorder.write_pending():
+                replay["path"] = outcome.replay_path = None  # the writer failed: the game has no replay
+            if replay["path"] and self.settings.replays_in_db and replay["packed"] is None:
+                replay["packed"] = self._read_packed(replay["path"])
+
+        def write() -> None:
+            self.store.game_ended(
+                outcome.game_id, outcome.status, seats, ended_at=outcome.ended_at or None,
+                replay_path=replay["path"], reason=outcome.reason, decisions=outcome.decisions,
+                replay=replay["packed"],
+            )
+
+        # The replay's result line is fsynced before the first try, so a database that is away
+        # (restarting, failing over) costs the bots a wait, not the result: retry until it is back,
+        # for up to `result_retry_s`; only then does the runner abort the game (RESULT_NOT_STORED).
         deadline = time.monotonic() + self.settings.result_retry_s
         pause = 0.25
         while True:
             try:
-                await self._db_write(
-                    self.store.game_ended, outcome.game_id, outcome.status, seats,
-                    ended_at=outcome.ended_at or None, replay_path=outcome.replay_path, reason=outcome.reason,
-                    decisions=outcome.decisions, replay=replay,
-                )
+                call = await self._db_commit(
+                    Call(write, before=before, after=recorder.seal_now if recorder is not None else None))
+                if call.error is not None:
+                    raise call.error
             except driver_errors() as error:
                 if time.monotonic() + pause > deadline:
                     raise
@@ -532,13 +565,17 @@ class LadderDirector:
         the seal) or its sealed file; None when not kept there or there is no file."""
         if not self.settings.replays_in_db:
             return None
+        return await trio.to_thread.run_sync(self._read_packed, final)
+
+    def _read_packed(self, final: Any) -> Any:
+        """`_packed_replay` on the calling (worker) thread."""
         from arena.ladder.store import PackedReplay
         from arena.replay.format import PART_SUFFIX, SUFFIX
 
         final = Path(final)
         part = final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)
         try:
-            return await trio.to_thread.run_sync(PackedReplay.read, part, final)
+            return PackedReplay.read(part, final)
         except OSError as error:  # the result still commits; the replay stays this host's file
             log.warning("game %s: its replay could not be read for the database: %s", final.name, error)
             return None
@@ -653,7 +690,14 @@ class LadderDirector:
         transaction (`LadderStore.run_together`), and every caller returns once that committed:
         as durable as a commit of its own, for one fsync instead of one each.
         """
-        call = Call(functools.partial(fn, *args, **kwargs))
+        call = await self._db_commit(Call(functools.partial(fn, *args, **kwargs)))
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    async def _db_commit(self, call: Call) -> Call:
+        """`_db_write` for a prepared `Call` (with its ``before`` and ``after``, run on the commit's
+        thread); returns it done, with its result or error, and ``after``'s."""
         self._writes.append(call)
         try:
             async with self._db:
@@ -668,6 +712,4 @@ class LadderDirector:
             if not call.done and call in self._writes:  # cancelled while waiting: not written
                 self._writes.remove(call)
             raise
-        if call.error is not None:
-            raise call.error
-        return call.result
+        return call

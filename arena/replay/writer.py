@@ -144,6 +144,11 @@ class ReplayWriter:
         return self.final_path if self._closed else self.part_path
 
     @property
+    def sealed(self) -> bool:
+        """Whether the replay is closed: its result line written and the file renamed to ``.jsonl``."""
+        return self._closed
+
+    @property
     def decisions(self) -> int:
         return self._count
 

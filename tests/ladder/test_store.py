@@ -239,6 +239,51 @@ def test_a_game_end_is_one_transaction(db):
     store.close()
 
 
+def test_a_group_commit_runs_each_writes_before_ahead_of_it_and_its_after_once_it_is_committed(db):
+    """`Call.before`/`after`: a replay's result line fsynced before the commit, the seal after it, on
+    the commit's thread.  A failing ``before`` keeps its write out and no other; ``after`` sees the
+    write committed; a failing ``after`` does not undo it; a write that fails gets no ``after``."""
+    from arena.ladder.store.ladder_store import Call
+
+    store = LadderStore.open(db)
+    store.game_started("g1", "moumou", {}, 7, "g1", 0, ["a", "b"])
+    store.game_started("g2", "moumou", {}, 8, "g2", 0, ["a", "b"])
+    store.game_started("g3", "moumou", {}, 9, "g3", 0, ["a", "b"])
+    seats = [SeatRecord(0, "a", placement=1), SeatRecord(1, "b", placement=2)]
+    seen: list[str] = []
+
+    def before(game_id):
+        seen.append(f"before {game_id}: {store.statuses([game_id])[game_id]}")
+        if game_id == "g2":
+            raise OSError("disk full")
+
+    def after(game_id):
+        # read on a connection of its own: committed, not merely written in the store's transaction
+        status = raw(db, f"SELECT status FROM games WHERE id = '{game_id}'")[0][0]
+        seen.append(f"after {game_id}: {status}")
+        if game_id == "g3":
+            raise OSError("rename failed")
+        return game_id
+
+    def ended(game_id):
+        return Call(lambda: store.game_ended(game_id, "finished", seats), before=lambda: before(game_id),
+                    after=lambda: after(game_id))
+
+    store.game_started("g4", "moumou", {}, 10, "g4", 0, ["a", "b"])
+    bad_seats = [SeatRecord(0, "a", placement=1), SeatRecord(1, None, placement=2)]  # type: ignore[arg-type]
+    refused = Call(lambda: store.game_ended("g4", "finished", bad_seats), after=lambda: seen.append("after g4"))
+    calls = [ended("g1"), ended("g2"), ended("g3"), refused]
+    store.run_together(calls)
+    g1, g2, g3, _ = calls
+    assert seen == ["before g1: running", "before g2: running", "before g3: running",
+                    "after g1: finished", "after g3: finished"]
+    assert (g1.error, g1.after_result, g1.after_error) == (None, "g1", None)
+    assert isinstance(g2.error, OSError) and store.statuses(["g2"]) == {"g2": "running"}
+    assert g3.error is None and isinstance(g3.after_error, OSError) and store.statuses(["g3"]) == {"g3": "finished"}
+    assert refused.error is not None and store.statuses(["g4"]) == {"g4": "running"}
+    store.close()
+
+
 def test_an_ended_game_is_never_written_again(db):
     """The fence of a host taken for dead: a result meets a row another host aborted and changes nothing."""
     store = LadderStore.open(db)

@@ -32,12 +32,25 @@ from arena.ladder.store.tokens import hash_token
 @dataclass(eq=False)
 class Call:
     """One write for `LadderStore.run_together`: a store method with its arguments bound, and
-    afterwards its result or the exception it raised."""
+    afterwards its result or the exception it raised.
+
+    ``before`` and ``after`` are work of the caller's that must come just before the write is
+    committed and just after (a replay's result line fsynced before its game's result commits,
+    the replay sealed once it has), run on the same thread as the commit: one hand-off to a
+    worker thread per game end instead of one for each step.  ``before`` runs ahead of the
+    transaction, outside it; if it raises, the write is not made and ``error`` is its exception.
+    ``after`` runs only once the write is committed; what it returns or raises is kept in
+    ``after_result`` / ``after_error`` and does not undo the write.
+    """
 
     fn: Callable[[], Any]
     result: Any = None
     error: BaseException | None = None
     done: bool = False
+    before: Callable[[], Any] | None = None
+    after: Callable[[], Any] | None = None
+    after_result: Any = None
+    after_error: BaseException | None = None
 
 
 def count_if(condition: str) -> str:
@@ -137,23 +150,41 @@ class LadderStore:
         faster than one durable commit each can keep up with.  Each call's result or exception is
         kept on it.  If the shared transaction fails, each call is run again on its own, so one
         bad write takes no other down.
+
+        Each call's ``before`` runs first, ahead of the transaction (a call whose ``before`` raised
+        is left out), and its ``after`` once its write is committed (`Call`).
         """
+        ready = []
+        for call in calls:
+            if call.before is not None:
+                try:
+                    call.before()
+                except Exception as error:  # the caller gets it; its write is not made
+                    call.error = error
+                    continue
+            ready.append(call)
         with self._lock:
             try:
                 self._together = True
                 try:
                     with self.backend.transaction():
-                        for call in calls:
+                        for call in ready:
                             call.result = call.fn()
                 finally:
                     self._together = False
             except Exception:
-                for call in calls:
+                for call in ready:
                     call.result = call.error = None
                     try:
                         call.result = call.fn()
                     except Exception as error:  # the caller gets it
                         call.error = error
+        for call in ready:
+            if call.after is not None and call.error is None:
+                try:
+                    call.after_result = call.after()
+                except Exception as error:  # the write stands; the caller decides what the failure means
+                    call.after_error = error
 
     def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
