@@ -39,17 +39,14 @@ class CommitClosedRecorder:
         self._pending: tuple[str, Any] | None = None  # the result ("result", result) or ("abort", reason) asked for
         self._written: tuple[str, Any] | None = None  # the one of those already in the file, fsynced
         self.failed = False  # the writer failed: this game has no replay (logged)
+        # Called after every decision: the writer's own methods, without a call of this class in between.
+        self.decision = writer.decision
+        self.hash_due = writer.hash_due
 
     @property
     def path(self) -> Path:
         """Where the sealed replay will be (what the result's row points at)."""
         return self.writer.path
-
-    def hash_due(self) -> bool:
-        return self.writer.hash_due()
-
-    def decision(self, *args: Any, **kwargs: Any) -> None:
-        self.writer.decision(*args, **kwargs)
 
     def finish(self, result: Any) -> Path:
         """Close at once (a runner without a commit to wait for calls this, in a worker thread)."""

@@ -301,7 +301,11 @@ class LadderDirector:
             self._wake.set()
 
     async def _watch_sessions(self, handle: Any) -> None:
-        """Wake the scheduler on every change; note arrivals and departures (first/last seen)."""
+        """Wake the scheduler when bots come or go; note arrivals and departures (first/last seen).
+
+        It waits for arrivals and departures only (`Handle.roster_event`): a game's end already
+        wakes the scheduler from `_play_set`, and waking here too, for each seat's release, cost
+        a look over every connected bot twice a game."""
         present: dict[str, str] = {}
         while True:
             sessions = handle.connected_versions()
@@ -324,7 +328,7 @@ class LadderDirector:
                 continue  # something changed during the writes: its event may have passed already
             self._noted = present
             try:
-                await handle.session_event()
+                await handle.roster_event()
             finally:
                 self._noted = None
 

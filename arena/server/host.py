@@ -102,6 +102,12 @@ class Handle:
         """Return at the next change: a bot connected, left, resumed, or a game slot was freed."""
         await self.hub.wait_changed()
 
+    async def roster_event(self) -> None:
+        """Return when a bot connected, left or resumed; a freed game slot does not count (a director
+        that starts every game itself knows when one ends, and a ladder's games end dozens of times
+        a second)."""
+        await self.hub.wait_roster()
+
     async def wait_for_sessions(self, names_or_count: "Union[int, Sequence[str]]", timeout_s: float) -> list[SessionInfo]:
         """Wait until these bots (or this many bots) are connected; TimeoutError after ``timeout_s``."""
         with trio.move_on_after(timeout_s):

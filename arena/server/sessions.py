@@ -294,6 +294,7 @@ class Hub:
         #: The live hosts of a shared ladder (their advertised addresses, this one first) for Welcome.hosts.
         self.cluster_hosts: list[str] = []
         self._changed = trio.Event()                 # replaced on every change (trio side)
+        self._roster = trio.Event()                  # replaced when a bot connects, resumes or leaves
         self.live = None                             # arena.server.live.LiveGames, set by the host
 
     # ---- bridge
@@ -334,8 +335,14 @@ class Hub:
                 log.exception("%s failed", getattr(fn, "__qualname__", fn))
 
     def changed(self) -> None:
-        """Wake whoever waits in `Handle.session_event` (callable from either side)."""
-        self.to_trio(self._fire_changed)
+        """A bot connected, resumed or left: wake whoever waits in `Handle.session_event` or
+        `Handle.roster_event` (callable from either side)."""
+        self.to_trio(self._fire_roster)
+
+    def _fire_roster(self) -> None:
+        event, self._roster = self._roster, trio.Event()
+        event.set()
+        self._fire_changed()
 
     def _fire_changed(self) -> None:
         event, self._changed = self._changed, trio.Event()
@@ -343,6 +350,9 @@ class Hub:
 
     async def wait_changed(self) -> None:
         await self._changed.wait()
+
+    async def wait_roster(self) -> None:
+        await self._roster.wait()
 
     # ---- asyncio side: admission and departure
 

@@ -54,7 +54,7 @@ class FakeHandle:
     def is_connected(self, name: str) -> bool:
         return name in self.names
 
-    async def session_event(self) -> None:
+    async def roster_event(self) -> None:
         await trio.sleep_forever()
 
     async def play_game(self, ruleset, options, seed, seats, time_control, recorder=None, game_id="", on_result=None):

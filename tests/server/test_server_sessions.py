@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+import trio
+import trio.testing
 
 from arena.server import ConfigError, ServerConfig, SeatUnavailable
 from server_helpers import RawBot, blocking, hello, serve
@@ -157,6 +159,36 @@ def test_capacity_is_reserved_per_game_and_given_back(toy):
         return busy, after
 
     assert serve(director) == (2, 1)
+
+
+def test_the_roster_event_is_arrivals_and_departures_not_freed_slots(toy):
+    """A ladder's session watcher waits on `roster_event`: a seat's release wakes `session_event`
+    only (a game's end wakes the scheduler anyway), a departure wakes both."""
+    async def director(handle):
+        bot = RawBot(handle.port, hello("gina", max_games=2))
+        await handle.wait_for_sessions(["gina"], timeout_s=10)
+        seat = handle.seat("gina", toy, "g1")
+        woken = {"roster": trio.Event(), "session": trio.Event()}
+
+        async def watch(wait, name):
+            await wait()
+            woken[name].set()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch, handle.roster_event, "roster")
+            nursery.start_soon(watch, handle.session_event, "session")
+            await trio.testing.wait_all_tasks_blocked()
+            seat.release()
+            with trio.fail_after(10):
+                await woken["session"].wait()
+            await trio.testing.wait_all_tasks_blocked()
+            after_release = woken["roster"].is_set()
+            bot.close()
+            with trio.fail_after(10):
+                await woken["roster"].wait()
+        return after_release
+
+    assert serve(director) is False
 
 
 def test_wait_for_sessions_times_out_with_a_clear_message():
