@@ -275,7 +275,8 @@ class LadderDirector:
                 if not candidates:
                     candidates = []
                 tables = self.scheduler.plan(candidates, limit, now=time.monotonic())
-                versions = handle.connected_versions() if tables else {}
+                # The seated bots' versions only: a look over every connected bot cost more than the round's plan.
+                versions = {bot: handle.version_of(bot) for table in tables for bot in table.bots}
                 for table in tables:
                     for bot in table.bots:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1

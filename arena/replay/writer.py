@@ -207,15 +207,22 @@ class ReplayWriter:
         """Write an ``aborted`` result line and fsync it (replacing an unsealed result line); `seal` next."""
         return self._write_result(result_line({}, self.header.players, ABORTED, reason=reason or "aborted"))
 
-    def seal(self) -> Path:
-        """Rename the fsynced ``.part`` to ``.jsonl`` and make the rename durable; returns the final path."""
+    def seal(self, sync_directory: bool = True) -> Path:
+        """Rename the fsynced ``.part`` to ``.jsonl`` and make the rename durable; returns the final path.
+
+        ``sync_directory=False`` leaves the rename to the file system's next journal commit (on ext4
+        the next fsync anywhere on it), for a caller whose recovery renames a committed ``.part`` anyway (the
+        ladder's: `arena.ladder.recovery`); the file is whole either way, and a crash of the process
+        alone never undoes a rename.
+        """
         self._check_open()
         if self._result_at is None:
             raise ReplayWriterError(f"replay {self.part_path} has no result line to seal")
         self._handle.close()
         self._closed = True
         os.replace(self.part_path, self.final_path)
-        _fsync_directory(self.final_path.parent)
+        if sync_directory:
+            _fsync_directory(self.final_path.parent)
         return self.final_path
 
     def _write_result(self, line: dict[str, Any]) -> Path:

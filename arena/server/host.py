@@ -88,6 +88,11 @@ class Handle:
         director that only watches who comes and goes (it runs at every change)."""
         return {name: session.version for name, session in self.hub.by_name.items() if session.connected}
 
+    def version_of(self, name: str) -> str:
+        """A connected bot's declared version ("" if it is not connected)."""
+        session = self.hub.by_name.get(name)
+        return session.version if session is not None and session.connected else ""
+
     def slots(self) -> dict[str, tuple[int, int, tuple[str, ...]]]:
         """Connected bots' (capacity, games running, rulesets played), by name: what a scheduler plans
         with, without `sessions`' snapshots (a ladder plans again after every game)."""

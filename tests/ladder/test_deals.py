@@ -48,6 +48,9 @@ class FakeHandle:
     def connected_versions(self) -> dict[str, str]:
         return {session.name: session.version for session in self.sessions()}
 
+    def version_of(self, name: str) -> str:
+        return self.connected_versions().get(name, "")
+
     def slots(self) -> dict[str, tuple[int, int, tuple[str, ...]]]:
         return {s.name: (s.capacity, s.busy, s.games) for s in self.sessions()}
 
