@@ -596,3 +596,21 @@ def test_legal_melds_and_layoffs_are_the_offers_of_the_melds_module(players, opt
             checked += 1
         state.apply(rng.choice(state.legal_actions()))
     assert checked > 100
+
+
+def test_a_clone_copies_every_field_and_plays_on_alone():
+    from arena.games.mose.state import MoseState
+
+    rng = __import__("random").Random(5)
+    for players in (2, 4):
+        state = games.new_game("mose", players=players, seed=21, rounds=2)
+        for _ in range(150):  # into the round, with melds on the table
+            state.apply(rng.choice(state.legal_actions()))
+        copy = state.clone()
+        assert all(hasattr(copy, name) for name in MoseState.__slots__)  # a field clone() forgot is unset
+        before = state.to_position()
+        assert copy.to_position() == before
+        assert copy.legal_actions() == state.legal_actions()
+        while not copy.is_over:
+            copy.apply(rng.choice(copy.legal_actions()))
+        assert state.to_position() == before

@@ -232,6 +232,22 @@ class MoseState(GameState):
 
     VERBS = frozenset({"draw", "take", "meld", "layoff", "swap", "discard", "pass", "call"})
 
+    # Slots, not a dict: read at every step, and over 30 fields would leave CPython's fast instance layout.
+    # A new field goes into `clone` too (`tests/games/test_mose.py` checks that every slot is copied).
+    __slots__ = (
+        # the table and its rules (set once)
+        "ruleset", "options", "players", "decks", "seed",
+        # the match
+        "chance", "round", "wild", "dealer", "scores", "history", "log",
+        # the round
+        "hands", "stock", "discard", "melds", "table", "pending", "window", "round_started", "exhaustions",
+        "last_pickup", "penalties", "next_meld", "turns",
+        # the turn
+        "turn", "decider", "phase", "mistake", "false_plays",
+        # what was worked out from the state, kept while what it depends on is unchanged
+        "_legal", "_table_of", "_view_of", "_plays_of", "_asked_of", "_holdings",
+    )
+
     # -- construction ------------------------------------------------------------------
 
     def __init__(self, players: int, seed: int, options: Mapping[str, Any]):
@@ -401,19 +417,49 @@ class MoseState(GameState):
         return legal[0]
 
     def clone(self) -> "MoseState":
+        """A copy that plays on independently, field by field.  The lists the engine changes in place
+        (stock, discard, table; the window's queue, a pickup's record) are copied; the rest (hands are
+        tuples; melds, scores, penalties, history and options are replaced when they change, never changed)
+        is shared, and so is what was worked out from them."""
         twin = object.__new__(MoseState)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = list(self.hands)  # tuples, never changed in place
-        twin.stock, twin.discard, twin.table = list(self.stock), list(self.discard), list(self.table)
-        # the melds list is replaced at every change, never changed in place, and a Meld is immutable
-        twin.pending = None if self.pending is None else dict(self.pending)
-        twin.window = None if self.window is None else {"queue": list(self.window["queue"]), "acted": self.window["acted"]}
-        twin.last_pickup = None if self.last_pickup is None else dict(self.last_pickup, cards=list(self.last_pickup["cards"]))
-        # options, penalties, scores and history are shared: the engine replaces them, never changes them
+        twin.ruleset = self.ruleset
+        twin.options = self.options
+        twin.players = self.players
+        twin.decks = self.decks
+        twin.seed = self.seed
+        twin.chance = self.chance
+        twin.round = self.round
+        twin.wild = self.wild
+        twin.dealer = self.dealer
+        twin.scores = self.scores
+        twin.history = self.history
         twin.log = None
-        twin._plays_of, twin._asked_of = list(self._plays_of), list(self._asked_of)
-        twin._holdings = list(self._holdings)
+        twin.hands = list(self.hands)
+        twin.stock = list(self.stock)
+        twin.discard = list(self.discard)
+        twin.melds = self.melds
+        twin.table = list(self.table)
+        twin.pending = None if self.pending is None else dict(self.pending)
+        window = self.window
+        twin.window = None if window is None else {"queue": list(window["queue"]), "acted": window["acted"]}
+        twin.round_started = self.round_started
+        twin.exhaustions = self.exhaustions
+        pickup = self.last_pickup
+        twin.last_pickup = None if pickup is None else dict(pickup, cards=list(pickup["cards"]))
+        twin.penalties = self.penalties
+        twin.next_meld = self.next_meld
+        twin.turns = self.turns
+        twin.turn = self.turn
+        twin.decider = self.decider
+        twin.phase = self.phase
+        twin.mistake = self.mistake
         twin.false_plays = self.false_plays
+        twin._legal = self._legal
+        twin._table_of = self._table_of
+        twin._view_of = self._view_of
+        twin._plays_of = list(self._plays_of)
+        twin._asked_of = list(self._asked_of)
+        twin._holdings = list(self._holdings)
         return twin
 
     # -- public events -------------------------------------------------------------------
