@@ -10,8 +10,9 @@ once, D-8), ``over``.  See the package docstring for the window model.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
-from typing import Any, Iterable, Mapping, NamedTuple
+from functools import lru_cache, reduce
+from operator import or_
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from arena.games import chance
 from arena.games.base import (
@@ -44,6 +45,7 @@ from arena.games.mose.melds import (
     meld_offers_of,
     new_meld_offers,
     parse_token,
+    positions_of,
     rank_at,
     run_offers,
     set_offers,
@@ -114,26 +116,38 @@ def _meld_action(tokens: tuple[Token, ...]) -> Action:
 
 
 class MeldFit(NamedTuple):
-    """What one meld on the table can take: the naturals a lay-off may add, whether a wild may be laid
-    off, and the naturals that may be swapped in for one of its wilds; with the lay-off actions of its
-    naturals, by end for a run (``ends``: end, natural, action) and by card for a set (``plain``)."""
+    """What one meld on the table can take, as hand masks (`CARD_BITS`) and in offer order.
+
+    ``bits``: the naturals a lay-off may add; ``takes_wild``: whether a wild may be laid off;
+    ``swap_bits`` and ``swaps``: the naturals that may be swapped in for one of its wilds (a run's in
+    token order, a set's in hand order).  A run's lay-offs by end (``ends``: end, natural, its bits, the
+    action), a set's by card in hand order (``plain``: card, its bits, the action; None for a run).
+    """
 
     meld: Meld
-    naturals: frozenset[str]
+    bits: int
     takes_wild: bool
-    swaps: frozenset[str]
-    ends: tuple[tuple[str, str, Action], ...] = ()
-    plain: dict[str, Action] | None = None
+    swap_bits: int
+    swaps: tuple[str, ...]
+    ends: tuple[tuple[str, str, int, Action], ...] = ()
+    plain: tuple[tuple[str, int, Action], ...] | None = None
 
 
 class TableNeeds(NamedTuple):
-    """What the melds on the table can take, each (``melds``) and all together; ``swaps`` maps a natural
-    to the owners of the melds it may be swapped into."""
+    """What the melds on the table can take, each (``melds``) and all together (as hand masks: ``bits``
+    the naturals some lay-off takes, ``swap_bits`` those some swap takes); ``swaps`` maps a natural to
+    the owners of the melds it may be swapped into."""
 
     melds: tuple[MeldFit, ...]
-    naturals: frozenset[str]
+    bits: int
     takes_wild: bool
+    swap_bits: int
     swaps: dict[str, set[int]]
+
+
+def _bits_of(cards: Iterable[str]) -> int:
+    """The hand mask of these cards (`CARD_BITS`)."""
+    return reduce(or_, map(CARD_BITS.__getitem__, cards), 0)
 
 
 def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | None = None) -> TableNeeds:
@@ -154,13 +168,13 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
             ends = []
             if len(meld.tokens) < 13:
                 ends = [
-                    (end, natural, _layoff_action_of(meld.id, end, Token(natural)))
+                    (end, natural, CARD_BITS[natural], _layoff_action_of(meld.id, end, Token(natural)))
                     for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1))
                     if 1 <= p <= 14
                     for natural in (rank_at(p) + meld.suit,)
                 ]
-            swaps = frozenset(t.stands for t in meld.tokens if t.stands is not None)
-            fits.append(MeldFit(meld, frozenset(natural for _, natural, _ in ends), bool(ends), swaps, tuple(ends)))
+            swaps = tuple(t.stands for t in meld.tokens if t.stands is not None)
+            fits.append(MeldFit(meld, _bits_of(e[1] for e in ends), bool(ends), _bits_of(swaps), swaps, tuple(ends)))
             continue
         per_suit = dict.fromkeys(SUITS, 0)
         for token in meld.tokens:
@@ -168,51 +182,71 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
                 per_suit[token.card[1]] += 1
         n = sum(per_suit.values())
         w = len(meld.tokens) - n
-        open_naturals = frozenset(meld.rank + s for s, count in per_suit.items() if count < decks)
-        naturals = open_naturals if set_size_ok(n + 1, w, decks) else frozenset()
+        open_naturals = tuple(meld.rank + s for s, count in per_suit.items() if count < decks)  # hand order
+        naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
+        swaps = open_naturals if w else ()
         fits.append(MeldFit(
             meld,
-            naturals,
+            _bits_of(naturals),
             meld.rank != wild and set_size_ok(n, w + 1, decks),
-            open_naturals if w else frozenset(),
-            plain={card: _layoff_action_of(meld.id, None, Token(card)) for card in naturals},
+            _bits_of(swaps),
+            swaps,
+            plain=tuple((card, CARD_BITS[card], _layoff_action_of(meld.id, None, Token(card))) for card in naturals),
         ))
-    naturals: set[str] = set()
+    bits = swap_bits = 0
     takes_wild = False
     swaps: dict[str, set[int]] = {}
     for fit in fits:
-        naturals |= fit.naturals
+        bits |= fit.bits
+        swap_bits |= fit.swap_bits
         takes_wild = takes_wild or fit.takes_wild
         for card in fit.swaps:
             swaps.setdefault(card, set()).add(fit.meld.owner)
-    return TableNeeds(tuple(fits), frozenset(naturals), takes_wild, swaps)
+    return TableNeeds(tuple(fits), bits, takes_wild, swap_bits, swaps)
+
+
+#: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
+_COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
 
 
 class Holding:
     """What the offers read of one seat's hand, worked out once per hand: a hand is a tuple replaced at
-    every change, so this is kept with it (`MoseState._holding`) through any number of table changes."""
+    every change, so this is kept with it (`MoseState._holding`) through any number of table changes.
+    ``mask`` says which cards it holds (`CARD_BITS`; not how many, with two decks): given when the hand
+    grew or shrank from one whose mask was known (`MoseState._add`, `_remove`), else worked out.
+    Whether it holds a meld is worked out when first asked (`meldable`)."""
 
-    __slots__ = ("hand", "held", "first_wild", "has_meld", "_melds")
+    __slots__ = ("hand", "mask", "wilds", "first_wild", "_has_meld", "_melds")
 
-    def __init__(self, hand: tuple[str, ...], wild: str, decks: int) -> None:
+    def __init__(self, hand: tuple[str, ...], wild: str, decks: int, mask: int | None = None) -> None:
         self.hand = hand
-        self.held = frozenset(hand)
-        mask = wilds = 0
+        if mask is None:
+            mask = reduce(or_, map(CARD_BITS.__getitem__, hand), 0)
+        self.mask = mask
+        self.wilds = wilds = (
+            (mask & _COUNT_BITS[wild]).bit_count() if decks == 1 else [card[0] for card in hand].count(wild)
+        )
         first_wild = None  # the wild a lay-off uses: the first in hand order
-        for card in hand:
-            mask |= CARD_BITS[card]
-            if card[0] == wild:
-                wilds += 1
-                if first_wild is None:
-                    first_wild = card
+        if wilds:
+            for suit in SUITS:
+                if mask & CARD_BITS[wild + suit]:
+                    first_wild = wild + suit
+                    break
         self.first_wild = first_wild
-        self.has_meld = mask_has_meld(mask, wilds, wild, decks, hand)
+        self._has_meld: bool | None = None
         self._melds: list[Action] | None = None
+
+    def meldable(self, wild: str, decks: int) -> bool:
+        """Whether the hand holds a meld (`mask_has_meld`), worked out the first time it is asked."""
+        has = self._has_meld
+        if has is None:
+            has = self._has_meld = mask_has_meld(self.mask, self.wilds, wild, decks, self.hand)
+        return has
 
     def meld_actions(self, wild: str, decks: int) -> list[Action]:
         """The hand's ``meld`` actions (`meld_actions`), worked out the first time they are asked for."""
         if self._melds is None:
-            self._melds = meld_actions(self.hand, wild, decks) if self.has_meld else []
+            self._melds = meld_actions(self.hand, wild, decks) if self.meldable(wild, decks) else []
         return self._melds
 
 
@@ -244,6 +278,8 @@ class MoseState(GameState):
         "last_pickup", "penalties", "next_meld", "turns",
         # the turn
         "turn", "decider", "phase", "mistake", "false_plays",
+        # the contract's `current` and `is_over`, set by `_settle`
+        "current", "is_over",
         # what was worked out from the state, kept while what it depends on is unchanged
         "_legal", "_table_of", "_view_of", "_plays_of", "_asked_of", "_holdings",
     )
@@ -293,6 +329,7 @@ class MoseState(GameState):
         self._asked_of: list[tuple | None] = [None] * players
         self._holdings: list[Holding | None] = [None] * players  # per seat, see `_holding`
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
+        self._settle()
 
     @classmethod
     def new(cls, players: int, seed: int, options: Mapping[str, Any]) -> "MoseState":
@@ -300,6 +337,7 @@ class MoseState(GameState):
         state.dealer = chance.generator(seed, 0).randrange(players)
         state.chance = 1
         state._deal()
+        state._settle()
         return state
 
     @property
@@ -334,19 +372,18 @@ class MoseState(GameState):
 
     # -- the contract ------------------------------------------------------------------
 
-    @property
-    def current(self) -> int | None:
-        if self.phase == "over":
-            return None
-        return self.turn if self.phase in ("draw", "play") else self.decider
+    # `current` and `is_over` are fields (a search loop reads them at every step, a property costs a call),
+    # set from the phase and the seats by `_settle` after every change.
+
+    def _settle(self) -> None:
+        """Set `current` and `is_over` from the phase and the seats: at the end of every change."""
+        over = self.phase == "over"
+        self.is_over = over
+        self.current = None if over else self.turn if self.phase in ("draw", "play") else self.decider
 
     @property
     def decision(self) -> str:
         return self.phase
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
 
     def result(self) -> Result:
         if not self.is_over:
@@ -454,6 +491,8 @@ class MoseState(GameState):
         twin.phase = self.phase
         twin.mistake = self.mistake
         twin.false_plays = self.false_plays
+        twin.current = self.current
+        twin.is_over = self.is_over
         twin._legal = self._legal
         twin._table_of = self._table_of
         twin._view_of = self._view_of
@@ -515,25 +554,23 @@ class MoseState(GameState):
         holding = self._holding(seat)
         actions = list(holding.meld_actions(self.wild, self.decks))
         needs = self._table_needs()
-        held = holding.held
+        mask = holding.mask
         first = holding.first_wild if needs.takes_wild else None
-        if first is not None or not needs.naturals.isdisjoint(held):  # else no meld takes anything of this hand
+        if first is not None or needs.bits & mask:  # else no meld takes anything of this hand
             for fit in needs.melds:
-                if fit.plain is None:  # a run: each end, lo then hi
-                    for end, natural, action in fit.ends:
-                        if natural in held:
+                plain = fit.plain
+                if plain is None:  # a run: each end, lo then hi
+                    for end, natural, bits, action in fit.ends:
+                        if mask & bits:
                             actions.append(action)
                         elif first is not None:
                             actions.append(_layoff_action_of(fit.meld.id, end, _stand_in(first, natural)))
-                else:
-                    fitting = fit.naturals & held
-                    if fitting:
-                        plain = fit.plain
-                        actions.extend(plain[card] for card in sorted(fitting, key=_order))
-                    elif first is not None and fit.takes_wild:
-                        actions.append(_layoff_action_of(fit.meld.id, None, _stand_in(first, fit.meld.rank)))
-        if not held.isdisjoint(needs.swaps):
-            actions.extend(self._swaps(seat, held))
+                elif fit.bits & mask:
+                    actions.extend([action for _, bits, action in plain if mask & bits])
+                elif first is not None and fit.takes_wild:
+                    actions.append(_layoff_action_of(fit.meld.id, None, _stand_in(first, fit.meld.rank)))
+        if needs.swap_bits & mask:
+            actions.extend(self._swaps(seat, mask))
         return actions
 
     def _has_plays(self, seat: int) -> bool:
@@ -552,16 +589,15 @@ class MoseState(GameState):
     def _work_out_has_plays(self, seat: int) -> bool:
         """The table's needs against the hand, without listing the plays."""
         holding = self._holding(seat)
-        if holding.has_meld:
-            return True
         needs = self._table_needs()
-        held = holding.held
-        if not needs.naturals.isdisjoint(held) or (needs.takes_wild and holding.first_wild is not None):
+        mask = holding.mask
+        if needs.bits & mask or (needs.takes_wild and holding.first_wild is not None):
             return True
-        for card in held & needs.swaps.keys():
-            if self.options["owner_may_swap"] or needs.swaps[card] - {seat}:
-                return True
-        return False
+        if needs.swap_bits & mask:
+            for card, owners in needs.swaps.items():
+                if mask & CARD_BITS[card] and (self.options["owner_may_swap"] or owners - {seat}):
+                    return True
+        return holding.meldable(self.wild, self.decks)  # the dearest question last
 
     def _table_needs(self) -> TableNeeds:
         """What the melds on the table can take (`TableNeeds`).
@@ -575,7 +611,8 @@ class MoseState(GameState):
         self._table_of = (self.melds, needs)
         return needs
 
-    def _swaps(self, seat: int, held: set[str]) -> list[Action]:
+    def _swaps(self, seat: int, mask: int) -> list[Action]:
+        """The swaps the hand (``mask``: its `Holding`'s) may make, meld by meld."""
         hand = self.hands[seat]
         actions = []
         fits = self._table_needs().melds
@@ -584,13 +621,11 @@ class MoseState(GameState):
         run_takes_wild = any(fit.takes_wild for fit in fits if fit.plain is None)
         for fit in fits:
             meld = fit.meld
-            if fit.swaps.isdisjoint(held) or (meld.owner == seat and not self.options["owner_may_swap"]):
+            if not fit.swap_bits & mask or (meld.owner == seat and not self.options["owner_may_swap"]):
                 continue
-            if meld.kind == "run":
-                naturals = [t.stands for t in meld.tokens if t.stands in fit.swaps and t.stands in held]
-            else:
-                naturals = sorted(fit.swaps & held, key=_order)
-            for natural in naturals:
+            for natural in fit.swaps:
+                if not mask & CARD_BITS[natural]:
+                    continue
                 actions.append(_swap_action(meld.id, natural, "take"))
                 if run_takes_wild:
                     actions.append(_swap_action(meld.id, natural, "place"))
@@ -646,6 +681,10 @@ class MoseState(GameState):
     # -- applying ----------------------------------------------------------------------
 
     def _apply_legal(self, action: Action) -> None:
+        self._act(action)
+        self._settle()
+
+    def _act(self, action: Action) -> None:
         self._legal = None
         seat = self.turn if self.phase in ("draw", "play") else self.decider  # `current`, the game not over
         verb = action.verb
@@ -706,17 +745,29 @@ class MoseState(GameState):
             self.pending = None
         self._remove(seat, cards)
 
-    def _remove(self, seat: int, cards: Iterable[str]) -> None:
+    def _remove(self, seat: int, cards: Sequence[str]) -> None:
         """The seat's hand without these cards (one copy each); a new tuple, so what was kept for the old
-        hand is not mistaken for the new one's."""
-        rest = list(self.hands[seat])
+        hand is not mistaken for the new one's.  A known `Holding`'s mask goes on to the new hand."""
+        old = self.hands[seat]
+        rest = list(old)
         for card in cards:
             rest.remove(card)
-        self.hands[seat] = tuple(rest)
+        hand = self.hands[seat] = tuple(rest)
+        holding = self._holdings[seat]
+        if holding is not None and holding.hand is old:
+            mask = holding.mask
+            for card in cards:
+                if mask & CARD_BITS[card] and card not in hand:  # the last copy left: its bits go
+                    mask ^= CARD_BITS[card]
+            self._holdings[seat] = Holding(hand, self.wild, self.decks, mask)
 
-    def _add(self, seat: int, cards: Iterable[str]) -> None:
+    def _add(self, seat: int, cards: Sequence[str]) -> None:
         """The seat's hand with these cards, sorted (a new tuple, as `_remove`)."""
-        self.hands[seat] = tuple(sorted((*self.hands[seat], *cards), key=_order))
+        old = self.hands[seat]
+        hand = self.hands[seat] = tuple(sorted((*old, *cards), key=_order))
+        holding = self._holdings[seat]
+        if holding is not None and holding.hand is old:
+            self._holdings[seat] = Holding(hand, self.wild, self.decks, holding.mask | _bits_of(cards))
 
     def _meld(self, seat: int, texts: tuple[str, ...], placing: bool) -> None:
         tokens = [parse_token(t, self.wild) for t in texts]
@@ -1136,6 +1187,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
         raise PositionError("the turn's seat has nothing to draw (empty stock and pile)")
     if state.phase in ("play", "react", "place") and not state.round_started:
         raise PositionError("plays need a started round")
+    state._settle()
     return state
 
 
