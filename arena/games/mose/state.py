@@ -431,7 +431,8 @@ class MoseState(GameState):
         if self.phase == "react":
             return [PASS, *plays]
         hand = self.hands[seat]
-        discards = [DISCARDS[c] for c in dict.fromkeys(hand)]  # the hand is sorted
+        # The hand is sorted; only with two decks can a card come twice (then one discard for both).
+        discards = [*map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
         actions = [*plays, *discards]
         if self.options["mode"] == "contested":
             actions.extend(self._false_plays(seat))
