@@ -103,6 +103,31 @@ TOTALS_SQL = (
 )
 
 
+def cpu_by_pid(pids: list[int]) -> dict[int, float]:
+    """CPU seconds of each of these processes that is still alive."""
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = proc_stats(pid)[0]
+        except OSError:
+            pass
+    return found
+
+
+def children_of(parent: int) -> list[int]:
+    """The process and its children now, from /proc (a PostgreSQL postmaster and its server processes)."""
+    found = [parent]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == parent:
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
 class Totals:
     """Reads the ladder's totals from its database (a SQLite file or a PostgreSQL URL)."""
 
@@ -165,6 +190,19 @@ class Totals:
             return []
         return [{"calls": int(calls), "total_ms": round(total, 1), "mean_ms": round(total / max(1, calls), 3),
                  "query": query} for calls, total, query in rows]
+
+    def server_pids(self) -> list[int]:
+        """The PostgreSQL server's processes (its postmaster and every child: backends, WAL writer,
+        checkpointer...), found from this connection's backend; [] on SQLite."""
+        if not self.pg:
+            return []
+        try:
+            backend = int(self._rows("SELECT pg_backend_pid()")[0][0])
+            with open(f"/proc/{backend}/stat") as f:
+                postmaster = int(f.read().rsplit(")", 1)[1].split()[1])
+        except Exception:
+            return []
+        return children_of(postmaster)
 
     def close(self) -> None:
         if self._connection is not None:
@@ -335,13 +373,14 @@ def median(values: list[float]) -> float:
 
 
 def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float = 90,
-            load_pids: list[int] = ()) -> dict:
+            load_pids: list[int] = (), db_pids=None) -> dict:
     """Wait until ``warm`` games finished, then sample every second for ``seconds``.
 
     ``sample()`` returns the totals (finished, decisions, running...).  Returns the rates
     (games/min, decisions/s) over the window, the CPU µs per decision of the ``pids`` together,
     the median running games and resident memory, and the first and last totals; the CPU of
-    the load-bot processes ``load_pids`` over the same window (cores they used, and per decision).
+    the load-bot processes ``load_pids`` over the same window (cores they used, and per decision);
+    with ``db_pids`` (a function: the PostgreSQL server's processes now), that of the database server too.
     """
     deadline = time.monotonic() + warmup_s
     while time.monotonic() < deadline and sample().get("finished", 0) < warm:
@@ -350,6 +389,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
     cpu0 = sum(proc_stats(pid)[0] for pid in pids)
     sys0 = sum(sys_cpu(pid) for pid in pids)
     load0 = sum(proc_stats(pid)[0] for pid in load_pids)
+    db0 = cpu_by_pid(db_pids()) if db_pids is not None else {}
     t0 = time.monotonic()
     running, rss, rates = [], [], []
     last, last_t = before, t0
@@ -364,9 +404,14 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
     cpu1 = sum(proc_stats(pid)[0] for pid in pids)
     sys1 = sum(sys_cpu(pid) for pid in pids)
     load1 = sum(proc_stats(pid)[0] for pid in load_pids)
+    db1 = cpu_by_pid(db_pids()) if db_pids is not None else {}
     elapsed = time.monotonic() - t0
     games = after.get("finished", 0) - before.get("finished", 0)
     decisions = after.get("decisions", 0) - before.get("decisions", 0)
+    # A backend that ended in the window is missed; one that began counts from 0.
+    db_cpu = sum(cpu - db0.get(pid, 0.0) for pid, cpu in db1.items())
+    database = {"database_cores": round(db_cpu / elapsed, 2),
+                "database_cpu_us_per_decision": round(db_cpu / max(1, decisions) * 1e6, 1)} if db1 else {}
     return {
         "seconds": round(elapsed, 1),
         "games": games,
@@ -385,6 +430,7 @@ def measure(sample, pids: list[int], seconds: float, warm: int, warmup_s: float 
         "server_cores": round((cpu1 - cpu0) / elapsed, 2),
         "load_cores": round((load1 - load0) / elapsed, 2),
         "load_cpu_us_per_decision": round((load1 - load0) / max(1, decisions) * 1e6, 1),
+        **database,
         "before": before,
         "after": after,
     }
@@ -463,7 +509,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         report["bots_connected_at_start"] = bots.connected()
         told0 = {key: bots.progress(key) for key in ("timeouts", "late", "timeouts_load_side")}
         figures = measure(totals.read, [s.pid for s in servers], args.seconds, warm=args.concurrency * hosts // 2,
-                          load_pids=bots.pids)
+                          load_pids=bots.pids, db_pids=totals.server_pids if totals.pg else None)
         statements1 = totals.statements()
         report["bots_connected_at_end"] = bots.connected()
         report["told_timeouts_in_window"] = bots.progress("timeouts") - told0["timeouts"]
@@ -828,7 +874,9 @@ def main() -> int:
               f"{report['server_cpu_us_per_decision']:.0f} µs server CPU/decision, "
               f"timeouts {report['arena_caused_timeouts']} ({report.get('timeouts_in_window', '-')} in the "
               f"window), strikes {report['strikes']}")
-        print(f"  {'':<22} server {report['server_cores']:.2f} cores; load bots {report['load_cores']:.2f} cores "
+        database = (f"; PostgreSQL server {report['database_cores']:.2f} cores "
+                    f"({report['database_cpu_us_per_decision']:.0f} µs/decision)" if "database_cores" in report else "")
+        print(f"  {'':<22} server {report['server_cores']:.2f} cores{database}; load bots {report['load_cores']:.2f} cores "
               f"({report['load_cpu_us_per_decision']:.0f} µs/decision), worst loop lag "
               f"{report.get('loop_lag_ms_max', float('nan')):.0f} ms; bots told {report['told_timeouts']} timeouts, "
               f"{report['late_answers']} late answers; arena think time/decision median "
@@ -861,8 +909,11 @@ def main() -> int:
         rates = [b["decisions_per_second"] / a["decisions_per_second"] for a, b in pairs]
         cpu = [b["server_cpu_us_per_decision"] / a["server_cpu_us_per_decision"] for a, b in pairs]
         spread = f" (pairs: {', '.join(f'{r:.2f}' for r in rates)})" if len(rates) > 1 else ""
+        both = [(b["server_cpu_us_per_decision"] + b.get("database_cpu_us_per_decision", 0))
+                / a["server_cpu_us_per_decision"] for a, b in pairs]
         print(f"  decisions/s, PostgreSQL / SQLite: {median(rates):.2f}{spread} (target >= 0.9); "
-              f"server CPU/decision PostgreSQL / SQLite: {median(cpu):.2f}")
+              f"server CPU/decision PostgreSQL / SQLite: {median(cpu):.2f} "
+              f"(pairs: {', '.join(f'{r:.2f}' for r in cpu)}); with the PostgreSQL server's: {median(both):.2f}")
     return 0
 
 
