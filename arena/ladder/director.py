@@ -384,10 +384,6 @@ class LadderDirector:
                 if not all(handle.is_connected(bot) for bot in seats):
                     break  # a bot left before its game started
                 game_id = new_game_id()
-                if self.membership is not None and not await self.membership.claim(game_id, table.ruleset, seats):
-                    break  # another host seated one of these bots meanwhile: plan again
-                if self.membership is not None:
-                    claimed.append(game_id)
                 self._started_games += 1
                 set_id = game_id
                 header = {
@@ -407,19 +403,23 @@ class LadderDirector:
                 # The file is created on the commit's worker thread once the row is committed (one
                 # hand-off for both: `Call.after`).
                 final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
+                # On a shared ladder the seats are claimed in the start's own transaction (its checks first).
+                claim = None
+                if self.membership is not None:
+                    claim = self.membership.start_claim(game_id, table.ruleset, seats)
+                    claimed.append(game_id)  # freed by the end's commit, or apart (a start whose reply was lost)
                 start = Call(
                     functools.partial(
                         self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
                         replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
-                        versions=[versions.get(bot, "") for bot in seats],
+                        versions=[versions.get(bot, "") for bot in seats], claim=claim,
                     ),
-                    after=functools.partial(ReplayWriter.create, self.settings.replays, header,
-                                            self.settings.replay_flush_s, self.settings.replay_hash_every),
                 )
+                start.after = functools.partial(self._replay_if_started, start, header)
                 try:
                     await self._db_commit(start)
                 except BaseException:
-                    if start.done and start.error is None:  # written, then cancelled: abort what was started
+                    if start.done and start.error is None and start.result:  # written, then cancelled: abort it
                         with trio.CancelScope(shield=True):
                             if isinstance(start.after_result, ReplayWriter):
                                 await trio.to_thread.run_sync(start.after_result.abort, "server shutting down")
@@ -428,8 +428,12 @@ class LadderDirector:
                 if start.error is not None:
                     if not isinstance(start.error, _db_errors()):
                         raise start.error
-                    # the database went away since the claim: this game never starts
+                    # the database is away: this game never starts
                     log.warning("cannot record the start of game %s: %s", game_id, _one_line(start.error))
+                    self._started_games -= 1
+                    break
+                if not start.result:  # another host seated one of these bots meanwhile: plan again
+                    claimed.remove(game_id)
                     self._started_games -= 1
                     break
                 if start.after_error is not None:
@@ -496,9 +500,26 @@ class LadderDirector:
         """
         try:
             await self._db_write(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path,
-                                 replay=replay)
+                                 replay=replay, **self._freeing(game_id))
         except _db_errors() as error:
             log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
+            return
+        if self.membership is not None:
+            self.membership.ended(game_id)
+
+    def _replay_if_started(self, start: Call, header: dict[str, Any]) -> Any:
+        """A game's `ReplayWriter`, created on the commit's worker thread once its start is committed
+        (`Call.after`); none when the start was not recorded (a shared ladder's claim lost a seat)."""
+        from arena.replay.writer import ReplayWriter
+
+        if not start.result:
+            return None
+        return ReplayWriter.create(self.settings.replays, header, self.settings.replay_flush_s,
+                                   self.settings.replay_hash_every)
+
+    def _freeing(self, game_id: str) -> dict[str, Any]:
+        """`LadderStore.game_ended`'s keywords that free the game's seats on a shared ladder in the same commit."""
+        return {"then": self.membership.release_statements(game_id)} if self.membership is not None else {}
 
     async def _commit_result(self, outcome: Any, recorder: CommitClosedRecorder | None = None) -> None:
         """The runner's ``on_result``: commit the game's result (the point that makes it final).
@@ -530,7 +551,7 @@ class LadderDirector:
             self.store.game_ended(
                 outcome.game_id, outcome.status, seats, ended_at=outcome.ended_at or None,
                 replay_path=replay["path"], reason=outcome.reason, decisions=outcome.decisions,
-                replay=replay["packed"],
+                replay=replay["packed"], **self._freeing(outcome.game_id),
             )
 
         # The replay's result line is fsynced before the first try, so a database that is away
@@ -558,6 +579,8 @@ class LadderDirector:
                 await trio.sleep(pause)
                 pause = min(5.0, pause * 2)
                 continue
+            if self.membership is not None:
+                self.membership.ended(outcome.game_id)
             if outcome.game_id in self._waiting_results:
                 self._waiting_results.discard(outcome.game_id)
                 log.warning("game %s committed after the database came back", outcome.game_id)

@@ -16,13 +16,15 @@ host, as a single server does; this module adds what makes that sound with sever
 * before planning, `Membership.adjust` turns each connected bot's free slots into the
   cluster's: its open claims on every host count, its share is of every live host's
   slots, and the scheduler's fairness counts become those of every host;
-* every game's seats are claimed in the database before it starts (`claim`) and
-  released when it has ended (`release`, retried until the database takes it).
+* every game's seats are claimed in the transaction that records its start (`start_claim`,
+  one commit for both) and freed in the one that records its end (`release_statements`),
+  both on the store's connection and in its group commits; a game whose end could not be
+  recorded has them freed apart (`release`, retried until the database takes it).
 
 Every database call runs on a worker thread, one at a time per connection: the registry's
-own (lease, live hosts, sweeps) and its work connection (claims, releases, the cluster's
-counts), both apart from the store's, so a slow commit never delays a heartbeat and a
-heartbeat never delays a claim.  Releases that queue while one runs go together in the next.
+own (lease, live hosts, sweeps) and its work connection (the cluster's counts for planning,
+and the releases apart), both apart from the store's, so a slow commit never delays a
+heartbeat.  Releases that queue while one runs go together in the next.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class Membership:
         self._db = trio.CapacityLimiter(1)    # the registry's connection
         self._work = trio.CapacityLimiter(1)  # its work connection (claims)
         self._unreleased: set[str] = set()
+        self._freed: set[str] = set()         # games whose end's commit freed their seats
         self._caps: dict[str, int] = {}
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -161,7 +164,6 @@ class Membership:
         assert self.claims is not None
         names = [s.name for s in sessions]
         try:
-            await self._claims_call(self.claims.ensure_bots, names)
             load: ClusterLoad = await self._claims_call(self.claims.load, self.since, names)
         except Exception as error:
             self.problem = f"database unreachable: {' '.join(str(error).split())[:200]}; no new games until it is back"
@@ -180,6 +182,7 @@ class Membership:
     # ---- one game
 
     async def claim(self, game_id: str, ruleset: str, bots: Sequence[str]) -> bool:
+        """Claim the seats in a transaction of their own (the director claims in the game's start: `start_claim`)."""
         assert self.claims is not None
         caps = {bot: self._caps.get(bot, 1) for bot in bots}
         try:
@@ -188,8 +191,30 @@ class Membership:
             log.warning("cannot claim seats for %s: %s", game_id, " ".join(str(error).split())[:200])
             return False
 
+    def start_claim(self, game_id: str, ruleset: str, bots: Sequence[str]) -> Callable[[Any], bool]:
+        """The seat claim for `LadderStore.game_started(claim=...)`: in the start's transaction (one commit,
+        one worker-thread call for both), with the caps of the last planning round."""
+        assert self.claims is not None
+        caps = {bot: self._caps.get(bot, 1) for bot in bots}
+        claims = self.claims
+        return lambda backend: claims.claim_in(backend, game_id, ruleset, list(bots), caps)
+
+    def release_statements(self, game_id: str) -> list[tuple[str, tuple]]:
+        """For `LadderStore.game_ended(then=...)`: the game's seats freed in its end's commit; say `ended`
+        once that committed."""
+        assert self.claims is not None
+        return self.claims.release_statements(game_id)
+
+    def ended(self, game_id: str) -> None:
+        """The game's end committed with its `release_statements`: `release` has nothing left to do."""
+        self._freed.add(game_id)
+
     async def release(self, game_id: str) -> None:
-        """The game has ended: free its seats (with every other release waiting meanwhile)."""
+        """The game has ended: free its seats (with every other release waiting meanwhile), unless its end's
+        commit did (`ended`)."""
+        if game_id in self._freed:
+            self._freed.discard(game_id)
+            return
         self._unreleased.add(game_id)
         with trio.CancelScope(shield=True):
             await self._release_quietly(game_id)

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
-from arena.ladder.store.hosts import NOW, SEATS_FREED, HostRegistry
-from arena.ladder.store.postgres import literal, results, roll_back, run_script
+from arena.ladder.store.hosts import NOW, SEATS_FREED, SEATS_LOCK, HostRegistry
+from arena.ladder.store.postgres import LOCK_CLASS, PostgresBackend, literal, results, roll_back, run_script
 
 
 @dataclass
@@ -121,69 +121,126 @@ class SeatClaims:
         self._known.update(new)
 
     def claim(self, game_id: str, ruleset: str, bots: Sequence[str], caps: Mapping[str, int]) -> bool:
-        """Claim every seat of a game (seat i is bots[i]) or none; False when a bot is busy or being claimed."""
+        """Claim every seat of a game (seat i is bots[i]) or none, in a transaction of its own on the work
+        connection; False when a bot is busy or being claimed.  (The ladder claims in its game's start
+        instead: `claim_in`.)"""
         bots = list(bots)
         self.ensure_bots(bots)
         with self.registry.work_connection() as db:
             try:
-                # Not waited for on disk: the game's start (`LadderStore.game_started`, committed durably
-                # after this returns) comes later in the write-ahead log, so once a game has durably
-                # started its claim is durable too; a claim a crash loses belongs to a game that never
-                # started (and its release finds nothing).  Visible to every host at once either way.
-                # Only under a current lease: a host whose lease lapsed may be swept at any moment (its
-                # claims released), so it claims nothing until it has renewed.  The share lock keeps a
-                # sweep of this host (FOR UPDATE SKIP LOCKED) from interleaving with the claim.
-                # The count is a statement of its own, after the locks (a fresh snapshot: every claim of
-                # these bots committed before the locks were taken is counted).
-                _, _, host, locked, counted = results(db, [
-                    "BEGIN", "SET LOCAL synchronous_commit = off",
-                    literal(db, f"SELECT 1 FROM hosts WHERE name = %s AND state = 'live' AND lease_until >= {NOW} "
-                                "FOR SHARE", (self.registry.name,)),
-                    literal(db, "SELECT bot FROM bot_slots WHERE bot = ANY(%s) ORDER BY bot FOR UPDATE SKIP LOCKED",
-                            (bots,)),
-                    literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL "
-                                "GROUP BY bot", (bots,)),
-                ])
-                busy = dict(counted or ())
-                if (not host or len(locked or ()) < len(set(bots))
-                        or any(busy.get(bot, 0) + 1 > caps[bot] for bot in bots)):
+                # Not waited for on disk: nothing else commits with it (see `claim_in` for the ladder's claims).
+                checks = [literal(db, _format(sql), parameters) for sql, parameters in self._checks(bots)]
+                found = results(db, ["BEGIN", "SET LOCAL synchronous_commit = off", *checks])[2:]
+                if not self._allowed(bots, caps, found):
                     db.execute("ROLLBACK")
                     return False
-                # One time for every seat of the game (a statement's clock), and the transaction's id
-                # for the other hosts' incremental reads (`ClaimTally`).
-                run_script(db, [literal(
-                    db,
-                    "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
-                    f"SELECT %s, s.seat - 1, s.bot, %s, %s, s.cap, s.busy, t.at, pg_current_xact_id() "
-                    f"FROM (SELECT {NOW} AS at) t, "
-                    "unnest(CAST(%s AS TEXT[]), CAST(%s AS INTEGER[]), CAST(%s AS INTEGER[])) "
-                    "WITH ORDINALITY AS s (bot, cap, busy, seat)",
-                    (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots],
-                     [busy.get(bot, 0) + 1 for bot in bots]),
-                ), "COMMIT"])
+                sql, parameters = self._insert(game_id, ruleset, bots, caps, found)
+                run_script(db, [literal(db, _format(sql), parameters), "COMMIT"])
                 return True
             except BaseException:
                 roll_back(db)
                 raise
 
+    def claim_in(self, backend: PostgresBackend, game_id: str, ruleset: str, bots: Sequence[str],
+                 caps: Mapping[str, int]) -> bool:
+        """`claim`, inside the transaction that records the game's start (`LadderStore.game_started`).
+
+        One round trip for the checks; the insert waits for the start's statements and its commit,
+        so the claim is durable with the start, one commit for both (and for every start and
+        result of the same group commit).  On False the caller writes nothing more; the rows the
+        checks locked stay locked until that transaction ends, so another host's claim of these
+        bots skips them for as long.
+        """
+        bots = list(bots)
+        found = backend.read_together(self._checks(bots))
+        if not self._allowed(bots, caps, found):
+            return False
+        backend.send(*self._insert(game_id, ruleset, bots, caps, found))
+        return True
+
+    def _checks(self, bots: list[str]) -> list[tuple[str, tuple]]:
+        """A claim's checks, run in order in its transaction (the shared SQL's ``?`` placeholders).
+
+        Only under a current lease: a host whose lease lapsed may be swept at any moment (its
+        claims released), so it claims nothing until it has renewed.  The share lock keeps a
+        sweep of this host (FOR UPDATE SKIP LOCKED) from interleaving with the claim.  The
+        count is a statement of its own, after the locks (a fresh snapshot: every claim of
+        these bots committed before the locks were taken is counted).
+        """
+        return [
+            (f"SELECT 1 FROM hosts WHERE name = ? AND state = 'live' AND lease_until >= {NOW} FOR SHARE",
+             (self.registry.name,)),
+            ("SELECT bot FROM bot_slots WHERE bot = ANY(?) ORDER BY bot FOR UPDATE SKIP LOCKED", (bots,)),
+            ("SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(?) AND released_at IS NULL GROUP BY bot", (bots,)),
+        ]
+
+    @staticmethod
+    def _allowed(bots: list[str], caps: Mapping[str, int], found: list) -> bool:
+        host, locked, counted = found
+        busy = dict(counted or ())
+        return bool(host) and len(locked or ()) >= len(set(bots)) and all(
+            busy.get(bot, 0) + 1 <= caps[bot] for bot in bots)
+
+    def _insert(self, game_id: str, ruleset: str, bots: list[str], caps: Mapping[str, int],
+                found: list) -> tuple[str, tuple]:
+        """The claim's rows: one time for every seat of the game (a statement's clock), and the
+        transaction's id for the other hosts' incremental reads (`ClaimTally`)."""
+        busy = dict(found[2] or ())
+        return (
+            "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
+            f"SELECT ?, s.seat - 1, s.bot, ?, ?, s.cap, s.busy, t.at, pg_current_xact_id() "
+            f"FROM (SELECT {NOW} AS at) t, "
+            "unnest(CAST(? AS TEXT[]), CAST(? AS INTEGER[]), CAST(? AS INTEGER[])) "
+            "WITH ORDINALITY AS s (bot, cap, busy, seat)",
+            (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots],
+             [busy.get(bot, 0) + 1 for bot in bots]),
+        )
+
+    def release_statements(self, *game_ids: str) -> list[tuple[str, tuple]]:
+        """These games are over: the statements that free their seats, for the transaction that records
+        their end (shared SQL, ``?`` placeholders; the ladder's result commit), so the seats are free on every
+        host the moment the result is durable.  The first element of the last one's row: how many.
+
+        The other live hosts are told (``NOTIFY``, delivered when the transaction commits); a host
+        alone tells nobody.  A host that joins meanwhile misses nothing: this transaction holds
+        `hosts.SEATS_LOCK` shared, which a host takes exclusively to become live (after it began
+        to listen, `HostRegistry.join`), so either the release's check already sees the new host
+        live (and it is told), or the new host goes live after this commit (and sees the seats free).
+        """
+        name = self.registry.name
+        return [
+            ("SELECT pg_advisory_xact_lock_shared(?, ?)", (LOCK_CLASS, SEATS_LOCK)),
+            (f"WITH freed AS (UPDATE seat_claims SET released_at = {NOW} "
+             "WHERE game_id = ANY(?) AND released_at IS NULL RETURNING 1), n AS (SELECT COUNT(*) AS n FROM freed) "
+             "SELECT n.n, (SELECT pg_notify(?, ?) FROM hosts WHERE state = 'live' AND name <> ? AND n.n > 0 "
+             "LIMIT 1) FROM n",
+             (list(game_ids), SEATS_FREED, name, name)),
+        ]
+
     def release(self, *game_ids: str) -> int:
         """These games are over: their seats are free again (the other hosts are told).  Returns how many.
 
-        One statement for any number of games (the ones that ended while the last release ran).
+        One transaction for any number of games (the ones that ended while the last release ran),
+        on the work connection; the ladder frees a game's seats in its result's commit instead
+        (`release_statements`), and comes here only for a game whose end was not recorded.
         """
         if not game_ids:
             return 0
         with self.registry.work_connection() as db:
-            return int(db.execute(
-                f"WITH freed AS (UPDATE seat_claims SET released_at = {NOW} "
-                "WHERE game_id = ANY(%s) AND released_at IS NULL RETURNING 1) "
-                "SELECT n, CASE WHEN n > 0 THEN pg_notify(%s, %s) END FROM (SELECT COUNT(*) AS n FROM freed) f",
-                (list(game_ids), SEATS_FREED, self.registry.name),
-            ).fetchone()[0])
+            try:
+                statements = [literal(db, _format(sql), parameters)
+                              for sql, parameters in self.release_statements(*game_ids)]
+                freed = results(db, ["BEGIN", *statements, "COMMIT"])[-2]
+                return int(freed[0][0]) if freed else 0
+            except BaseException:
+                roll_back(db)
+                raise
 
     def load(self, since: float, bots: Sequence[str]) -> ClusterLoad:
-        """Busy counts of these bots, and the games and pairings every host scheduled since ``since``."""
+        """Busy counts of these bots, and the games and pairings every host scheduled since ``since``
+        (new bots get their ``bot_slots`` row first, so they can be claimed)."""
         load = ClusterLoad(since=since)
+        self.ensure_bots(bots)
         with self.registry.work_connection() as db:
             if self.tally is None or self.tally.since != since:
                 self.tally = ClaimTally(since)
@@ -201,3 +258,8 @@ class SeatClaims:
             load.games = {ruleset: dict(games) for ruleset, games in tally.games.items()}
             load.pairs = {ruleset: dict(pairs) for ruleset, pairs in tally.pairs.items()}
         return load
+
+
+def _format(sql: str) -> str:
+    """A statement of the shared SQL (``?`` placeholders, no ``%``) for psycopg on the work connection."""
+    return sql.replace("?", "%s")

@@ -50,6 +50,10 @@ log = logging.getLogger("arena.ladder")
 HOST_LOCK_CLASS = 0x4D4148
 #: Under LOCK_CLASS: serialises handing out lock keys to new host names.
 REGISTRY_LOCK = 3
+#: Under LOCK_CLASS: a seat release holds it shared (in its transaction), a host becoming live holds it
+#: exclusively, so a release that tells nobody (no other live host) commits before a new host goes live
+#: (`SeatClaims.release_statements`).
+SEATS_LOCK = 4
 
 NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 #: The NOTIFY channel a host signals when it frees seats (payload: its name), so the others plan again at once.
@@ -91,6 +95,7 @@ class HostRegistry:
         self._work_lock = threading.RLock()
         self._work: Any = None
         self._key: int | None = None
+        self._listener: Any = None  # the connection LISTENing since `join`, until `listen` takes it
         #: When this host's heartbeats began to succeed without a break (monotonic), None after a failure
         #: or a new connection: a host sweeps others only after a whole lease of its own steady contact.
         self._steady_since: float | None = None
@@ -174,7 +179,11 @@ class HostRegistry:
                     key = row[0]
             self._take_lock(key)
             self._key = key
+            # Listening before this host is live: a release that sees it live tells it (`SeatClaims.release_statements`).
+            if self._listener is None:
+                self._listener = self._open_listener()
             with db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
                 db.execute(
                     f"UPDATE hosts SET address = %s, concurrency = %s, started_at = {NOW}, "
                     f"lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
@@ -207,6 +216,9 @@ class HostRegistry:
         self.close()
 
     def close(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
         with self._work_lock:
             if self._work is not None:
                 self._work.close()
@@ -228,6 +240,8 @@ class HostRegistry:
             with self.connection() as db:
                 with db.transaction():
                     row = db.execute("SELECT state FROM hosts WHERE name = %s FOR UPDATE", (self.name,)).fetchone()
+                    if row and row[0] != "live":  # live again (after a sweep): as `join`, after every release in flight
+                        db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
                     db.execute(f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
                                (self.lease_s, self.name))
         except BaseException:
@@ -292,24 +306,36 @@ class HostRegistry:
         return found
 
 
+    def _open_listener(self) -> Any:
+        """A connection of its own (a LISTEN must not share the one that runs transactions), listening."""
+        db = self._open(" (listen)")
+        try:
+            db.execute(f"LISTEN {SEATS_FREED}")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
     def listen(self, wake: Callable[[], None], stopped: threading.Event) -> None:
         """Block until ``stopped``: call ``wake()`` whenever another host frees seats (LISTEN/NOTIFY).
 
-        Its own connection (a LISTEN must not share the one that runs transactions); after a lost
-        connection it connects again.  A missed notice costs at most the scheduler's one-second
-        re-plan, so this is only what makes the others quick.
+        On the connection that `join` opened (listening before this host went live), then, after a
+        lost connection, on a new one.  ``wake()`` is also called once each time listening begins:
+        a notice sent while nobody listened is lost, but a plan after the LISTEN sees its seats
+        free.  A missed notice would cost at most the scheduler's one-second re-plan, so this is
+        only what makes the others quick.
         """
         psycopg = self._psycopg
         while not stopped.is_set():
             try:
-                with psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
-                                     application_name=f"mau-arena host {self.name} (listen)"[:63]) as db:
-                    db.execute(f"LISTEN {SEATS_FREED}")
+                db, self._listener = self._listener, None
+                with db if db is not None else self._open_listener() as db:
+                    wake()
                     while not stopped.is_set():
                         for notice in db.notifies(timeout=1.0):
                             if notice.payload != self.name:
                                 wake()
-            except psycopg.Error:
+            except (psycopg.Error, StoreError):
                 stopped.wait(1.0)
 
 
@@ -327,4 +353,4 @@ def default_host_name(port: int) -> str:
     return f"{socket.gethostname()}:{port}"
 
 
-__all__ = ["DeadHost", "HostRegistry", "default_host_name", "HOST_LOCK_CLASS"]
+__all__ = ["DeadHost", "HostRegistry", "default_host_name", "HOST_LOCK_CLASS", "SEATS_LOCK"]

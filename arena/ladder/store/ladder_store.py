@@ -304,10 +304,14 @@ class LadderStore:
         started_at: str | None = None,
         replay_path: str | None = None,
         versions: Sequence[str] | None = None,
-    ) -> None:
+        claim: Callable[[Backend], bool] | None = None,
+    ) -> bool:
         """Record a game as running (replay_path: its unfinished replay, sealed after a crash).
 
         versions: what each seat's bot declared (Hello.bot_version), in seat order.
+        claim: runs first in the same transaction, on the backend (a shared ladder's seat claims,
+        `SeatClaims.claim_in`); when it returns False nothing is recorded and neither is this
+        game: returns False.  The claim is then as durable as the start, in one commit.
         """
         statements: list[tuple[str, Sequence[Any]]] = [
             (
@@ -323,7 +327,12 @@ class LadderStore:
              (game_id, seat, bot, versions[seat] if seat < len(versions) else ""))
             for seat, bot in enumerate(bots)
         ]
-        self._send(statements)
+        with self._transaction():
+            if claim is not None and not claim(self.backend):
+                return False
+            for sql, parameters in statements:
+                self.backend.send(sql, parameters)
+        return True
 
     def game_ended(
         self,
@@ -336,6 +345,7 @@ class LadderStore:
         reason: str = "",
         decisions: int = 0,
         replay: PackedReplay | None = None,
+        then: Sequence[tuple[str, Sequence[Any]]] = (),
     ) -> None:
         """Commit one game's result: its own transaction, durable when this returns.
 
@@ -352,6 +362,10 @@ class LadderStore:
         replay: the game's replay text (`PackedReplay.of`), stored in the same transaction
         (`arena.ladder.store.replays`) with the result it records; an abort meeting a row another
         host aborted keeps its replay there if none is stored (a fenced host's games).
+
+        then: statements (shared SQL) committed with the end whatever the row was, unless this
+        raises: what the game held is freed with it (a shared ladder's seat claims,
+        `SeatClaims.release_statements`).
         """
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
@@ -396,8 +410,10 @@ class LadderStore:
                     # another host aborted it (this one was taken for dead): the abort this host
                     # recorded after `GameClosed` is its replay, kept unless one is stored already
                     replays.put(self.backend, game_id, replay, utc_now(), replace=False)
+                for sql, parameters in then:
+                    self.backend.send(sql, parameters)
                 return  # ended already (the same result again, or a second abort): it stands
-            for sql, parameters in statements:
+            for sql, parameters in [*statements, *then]:
                 self.backend.send(sql, parameters)
             # The fit's totals take a game once, when it becomes finished (a running row, just now).
             if status == "finished":

@@ -77,8 +77,7 @@ def run_script(db: Any, statements: Sequence[str]) -> Any:
     PostgreSQL runs them in order and stops at the first error, which psycopg raises here.  Outside
     an explicit transaction they form one implicit transaction; each statement takes its own snapshot.
     """
-    cursor = db.cursor()
-    cursor.execute("; ".join(statements))
+    cursor = _sent(db, statements)
     while cursor.nextset():
         pass
     return cursor
@@ -86,13 +85,19 @@ def run_script(db: Any, statements: Sequence[str]) -> Any:
 
 def results(db: Any, statements: Sequence[str]) -> list[list[tuple] | None]:
     """`run_script`, keeping every statement's rows (None for a statement that returns none)."""
-    cursor = db.cursor()
-    cursor.execute("; ".join(statements))
+    cursor = _sent(db, statements)
     found: list[list[tuple] | None] = []
     while True:
         found.append(cursor.fetchall() if cursor.description is not None else None)
         if not cursor.nextset():
             return found
+
+
+def _sent(db: Any, statements: Sequence[str]) -> Any:
+    """The statements sent as one message; the cursor on the first one's result."""
+    cursor = db.cursor()
+    cursor.execute("; ".join(statements))
+    return cursor
 
 
 def roll_back(db: Any) -> None:
@@ -171,6 +176,17 @@ class PostgresBackend(Backend):
         if self._in_transaction:
             return self._with_queued(sql, parameters).rowcount
         return self._connection().execute(self.sql(sql), parameters).rowcount
+
+    def read_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple] | None]:
+        """Inside a transaction: run what waits, then these statements (shared SQL), in one round trip;
+        each one's rows (None for a statement that returns none).  Each takes its own snapshot, in order."""
+        assert self._in_transaction, "read_together runs inside a transaction"
+        db = self._connection()
+        for sql, _ in statements:
+            self.stats.statement(sql)
+        sent = [literal(db, self.sql(sql), parameters) for sql, parameters in statements]
+        queued, self._queued = self._queued, []
+        return results(db, queued + sent)[len(queued):]
 
     def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         if not self._in_transaction:
