@@ -1,8 +1,10 @@
 """Seat claims: how hosts sharing one PostgreSQL ladder keep every bot within its games at once.
 
-A host seats a table only after claiming every seat in the database, in one short
-transaction (`SeatClaims.claim`), and only while its own lease is current (a host whose
-lease lapsed may be swept at any moment: it claims nothing until it has renewed):
+A host seats a table only after claiming every seat in the database, in the transaction
+that records the game's start (`SeatClaims.claim_in`, through `LadderStore.game_started`;
+`SeatClaims.claim` is the same in a transaction of its own), and only while its own lease
+is current (a host whose lease lapsed may be swept at any moment: it claims nothing until
+it has renewed):
 
 1. lock the bots' rows of ``bot_slots`` with ``FOR UPDATE SKIP LOCKED``, in name order:
    if another host is claiming one of these bots at this very moment, the row is skipped
@@ -14,9 +16,12 @@ lease lapsed may be swept at any moment: it claims nothing until it has renewed)
    seat, recording the cap and the count it was checked against.
 
 The open claims *are* the busy counts: there is no counter that a crash could leave
-wrong.  A seat is released when its game has ended (`SeatClaims.release`, which also
-wakes the other hosts' schedulers with ``NOTIFY``, see `HostRegistry.listen`); the claims
-of a host that died are released by whichever live host finds it dead
+wrong.  A seat is released in the transaction that records its game's end
+(`SeatClaims.release_statements`, through `LadderStore.game_ended`), so it is free on
+every host the moment the result is durable, or apart when that end could not be
+recorded (`SeatClaims.release`); either wakes the other live hosts' schedulers with
+``NOTIFY`` (`HostRegistry.listen`), and a host alone tells nobody.  The claims of a
+host that died are released by whichever live host finds it dead
 (`arena.ladder.store.hosts`).  Rows are kept afterwards: ``(bot, claimed_at,
 released_at)`` on the database's clock is the audit that shows, after the fact, that
 no bot was ever over its cap and no seat was booked twice.
@@ -27,11 +32,11 @@ compare counts over the whole ladder rather than one host's share of it.  It rea
 claims since that moment once, then at each planning round only the claims committed
 since its last read (`ClaimTally`): a round costs the new claims, not the host's history.
 
-Round trips: a claim is one message of statements for its checks and one for its insert
-and commit (`arena.ladder.store.postgres.run_script`: a network write each, not one per
-statement), a release one statement (for every game that ended meanwhile), a load one
-message; all on the registry's work connection (`HostRegistry.work_connection`), apart
-from the one that renews the lease.
+Round trips: a claim adds one to its game's start (its checks, sent with the statements
+queued before them; its insert waits for the start's commit), a release none (its
+statements go with the result's commit), a load one message on the registry's work
+connection (`HostRegistry.work_connection`).  So a game's seats cost no transaction,
+no durable commit and no worker-thread call of their own.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
 from arena.ladder.store.hosts import NOW, SEATS_FREED, SEATS_LOCK, HostRegistry
-from arena.ladder.store.postgres import LOCK_CLASS, PostgresBackend, literal, results, roll_back, run_script
+from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, results, roll_back, run_script
 
 
 @dataclass
@@ -105,6 +110,7 @@ class SeatClaims:
     def __init__(self, registry: HostRegistry) -> None:
         self.registry = registry
         self._known: set[str] = set()
+        self._literal = Binder()  # for the work connection
         self.tally: ClaimTally | None = None
 
     def now(self) -> float:
@@ -129,13 +135,13 @@ class SeatClaims:
         with self.registry.work_connection() as db:
             try:
                 # Not waited for on disk: nothing else commits with it (see `claim_in` for the ladder's claims).
-                checks = [literal(db, _format(sql), parameters) for sql, parameters in self._checks(bots)]
+                checks = [self._literal(db, _format(sql), parameters) for sql, parameters in self._checks(bots)]
                 found = results(db, ["BEGIN", "SET LOCAL synchronous_commit = off", *checks])[2:]
                 if not self._allowed(bots, caps, found):
                     db.execute("ROLLBACK")
                     return False
                 sql, parameters = self._insert(game_id, ruleset, bots, caps, found)
-                run_script(db, [literal(db, _format(sql), parameters), "COMMIT"])
+                run_script(db, [self._literal(db, _format(sql), parameters), "COMMIT"])
                 return True
             except BaseException:
                 roll_back(db)
@@ -228,7 +234,7 @@ class SeatClaims:
             return 0
         with self.registry.work_connection() as db:
             try:
-                statements = [literal(db, _format(sql), parameters)
+                statements = [self._literal(db, _format(sql), parameters)
                               for sql, parameters in self.release_statements(*game_ids)]
                 freed = results(db, ["BEGIN", *statements, "COMMIT"])[-2]
                 return int(freed[0][0]) if freed else 0
@@ -246,10 +252,10 @@ class SeatClaims:
                 self.tally = ClaimTally(since)
             tally = self.tally
             busy, slots, rows = results(db, [
-                literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL "
+                self._literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL "
                             "GROUP BY bot", (list(bots),)),
                 f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}",
-                literal(db, *tally.query()),
+                self._literal(db, *tally.query()),
             ])
             load.busy = {bot: int(n) for bot, n in busy or ()}
             load.slots = int(slots[0][0]) if slots else 0

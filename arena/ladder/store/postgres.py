@@ -71,6 +71,22 @@ def literal(db: Any, sql: str, parameters: Sequence[Any] = ()) -> str:
     return psycopg.ClientCursor(db).mogrify(sql, tuple(parameters))
 
 
+class Binder:
+    """`literal` for one connection, keeping its client cursor: a new one for every statement cost
+    about three times the binding itself.  Used by one thread at a time, as its connection is."""
+
+    def __init__(self) -> None:
+        self._db: Any = None
+        self._cursor: Any = None
+
+    def __call__(self, db: Any, sql: str, parameters: Sequence[Any] = ()) -> str:
+        if db is not self._db:  # the first statement, or a new connection
+            import psycopg
+
+            self._db, self._cursor = db, psycopg.ClientCursor(db)
+        return self._cursor.mogrify(sql, tuple(parameters))
+
+
 def run_script(db: Any, statements: Sequence[str]) -> Any:
     """Run SQL texts (`literal`) as one message, one round trip; returns the cursor on the last one's result.
 
@@ -133,6 +149,7 @@ class PostgresBackend(Backend):
         self._url, self._options = url, options
         self._in_transaction = False
         self._queued: list[str] = []  # inside a transaction: statements to send with the next one read
+        self._literal = Binder()
         try:
             self._db = self._open()
         except psycopg.Error as error:
@@ -162,7 +179,7 @@ class PostgresBackend(Backend):
     def _with_queued(self, sql: str, parameters: Sequence[Any]) -> Any:
         """Inside a transaction: run what waits, then this statement, in one round trip; its cursor."""
         db = self._connection()
-        statements, self._queued = self._queued + [literal(db, self.sql(sql), parameters)], []
+        statements, self._queued = self._queued + [self._literal(db, self.sql(sql), parameters)], []
         return run_script(db, statements)
 
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
@@ -184,7 +201,7 @@ class PostgresBackend(Backend):
         db = self._connection()
         for sql, _ in statements:
             self.stats.statement(sql)
-        sent = [literal(db, self.sql(sql), parameters) for sql, parameters in statements]
+        sent = [self._literal(db, self.sql(sql), parameters) for sql, parameters in statements]
         queued, self._queued = self._queued, []
         return results(db, queued + sent)[len(queued):]
 
@@ -193,7 +210,7 @@ class PostgresBackend(Backend):
             self.run(sql, parameters)
             return
         self.stats.statement(sql)
-        self._queued.append(literal(self._connection(), self.sql(sql), parameters))
+        self._queued.append(self._literal(self._connection(), self.sql(sql), parameters))
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
