@@ -53,7 +53,7 @@ from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, res
 class ClusterLoad:
     """What every host has scheduled, as the database says now."""
 
-    busy: dict[str, int] = field(default_factory=dict)                      # bot -> open claims
+    busy: dict[str, int] = field(default_factory=dict)                      # bot -> open claims (any bot with one)
     games: dict[str, dict[str, int]] = field(default_factory=dict)          # ruleset -> bot -> games since
     pairs: dict[str, dict[frozenset[str], int]] = field(default_factory=dict)  # ruleset -> pair -> games since
     slots: int = 0                                                          # the live hosts' concurrency, summed
@@ -243,8 +243,8 @@ class SeatClaims:
                 raise
 
     def load(self, since: float, bots: Sequence[str]) -> ClusterLoad:
-        """Busy counts of these bots, and the games and pairings every host scheduled since ``since``
-        (new bots get their ``bot_slots`` row first, so they can be claimed)."""
+        """Busy counts (of every bot with an open claim), and the games and pairings every host scheduled
+        since ``since`` (new bots among ``bots`` get their ``bot_slots`` row first, so they can be claimed)."""
         load = ClusterLoad(since=since)
         self.ensure_bots(bots)
         with self.registry.work_connection() as db:
@@ -252,8 +252,9 @@ class SeatClaims:
                 self.tally = ClaimTally(since)
             tally = self.tally
             busy, slots, rows = results(db, [
-                self._literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(%s) AND released_at IS NULL "
-                            "GROUP BY bot", (list(bots),)),
+                # every open claim (as many as the cluster's slots hold), not those of a list of every
+                # connected bot: binding and parsing that list cost more than the rows it leaves out
+                "SELECT bot, COUNT(*) FROM seat_claims WHERE released_at IS NULL GROUP BY bot",
                 f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}",
                 self._literal(db, *tally.query()),
             ])
