@@ -181,16 +181,6 @@ class Membership:
 
     # ---- one game
 
-    async def claim(self, game_id: str, ruleset: str, bots: Sequence[str]) -> bool:
-        """Claim the seats in a transaction of their own (the director claims in the game's start: `start_claim`)."""
-        assert self.claims is not None
-        caps = {bot: self._caps.get(bot, 1) for bot in bots}
-        try:
-            return bool(await self._claims_call(self.claims.claim, game_id, ruleset, list(bots), caps))
-        except Exception as error:
-            log.warning("cannot claim seats for %s: %s", game_id, " ".join(str(error).split())[:200])
-            return False
-
     def start_claim(self, game_id: str, ruleset: str, bots: Sequence[str]) -> Callable[[Any], bool]:
         """The seat claim for `LadderStore.game_started(claim=...)`: in the start's transaction (one commit,
         one worker-thread call for both), with the caps of the last planning round."""

@@ -4,7 +4,7 @@ The connection runs in autocommit mode, so every read is its own short
 statement (no snapshot held open between a dashboard's requests), and a write
 is an explicit transaction.  Inside it the statements whose result is not read
 (`Backend.send`) are not sent at once: they wait, bound to their parameters on
-the client (`literal`), and go with the next statement whose result is read,
+the client (`Binder`), and go with the next statement whose result is read,
 or with the ``COMMIT``, as one message of several statements (`run_script`).
 So a transaction costs one network write and one round trip per result it
 reads, not one per statement: on a small machine that shares its cores with
@@ -63,17 +63,12 @@ def one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-def literal(db: Any, sql: str, parameters: Sequence[Any] = ()) -> str:
-    """A statement with ``%s`` placeholders and its parameters as one SQL text, bound by psycopg on the
-    client (`psycopg.ClientCursor.mogrify`: quoted and escaped for this connection), for `run_script`."""
-    import psycopg
-
-    return psycopg.ClientCursor(db).mogrify(sql, tuple(parameters))
-
-
 class Binder:
-    """`literal` for one connection, keeping its client cursor: a new one for every statement cost
-    about three times the binding itself.  Used by one thread at a time, as its connection is."""
+    """Binds a statement with ``%s`` placeholders to its parameters as one SQL text, on the client
+    (`psycopg.ClientCursor.mogrify`: quoted and escaped for this connection), for `run_script`.
+
+    One per connection, keeping its client cursor: a new one for every statement cost about three
+    times the binding itself.  Used by one thread at a time, as its connection is."""
 
     def __init__(self) -> None:
         self._db: Any = None
@@ -88,7 +83,7 @@ class Binder:
 
 
 def run_script(db: Any, statements: Sequence[str]) -> Any:
-    """Run SQL texts (`literal`) as one message, one round trip; returns the cursor on the last one's result.
+    """Run SQL texts (bound: `Binder`) as one message, one round trip; returns the cursor on the last one's result.
 
     PostgreSQL runs them in order and stops at the first error, which psycopg raises here.  Outside
     an explicit transaction they form one implicit transaction; each statement takes its own snapshot.
