@@ -161,8 +161,8 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
         assert served["status"] == "aborted"
         assert spectate(hosts["B"].port, aborted)[-1].ended.status == pb.GameEnded.ABORTED
     finally:
-        for process in bots:
-            process.terminate()
+        # the hosts first, with their bots still there: a drain then only waits for the games under
+        # way to end (a second or so); with the bots gone first it waited out their resume windows
         for host in hosts.values():
             if host.process.poll() is None:
                 host.process.send_signal(signal.SIGTERM)
@@ -171,6 +171,8 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
                 host.wait(60)
             except subprocess.TimeoutExpired:
                 host.kill()
+        for process in bots:
+            process.terminate()
         for process in bots:
             try:
                 process.wait(20)
