@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import statistics
 import sys
 from collections import defaultdict
@@ -32,11 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arena.cli.match_result import parse_game_lines  # noqa: E402
 from arena.ladder.elo import Z95, score_to_elo  # noqa: E402
-
-_GAME = re.compile(r"Finished game (\d+) \(deal (\d+), seed (\d+)\): (.*)$")
-_SEAT = re.compile(r"^(\S+) #(\d+) (-?\d+) pts")
-
 
 @dataclass(frozen=True)
 class FieldElo:
@@ -61,22 +57,8 @@ class FieldElo:
 
 
 def parse_games(lines) -> list[tuple[int, dict[str, int]]]:
-    """(seed, {bot: placement}) of every finished game in a `-v` log (progress output may share its lines):
-    the seed names the deal across runs."""
-    found = []
-    for raw in lines:
-        for line in raw.split("\r"):
-            match = _GAME.search(line.strip())
-            if not match or match.group(4).startswith("aborted"):
-                continue
-            places = {}
-            for part in re.sub(r" \([^()]*\)$", "", match.group(4)).split(", "):
-                seat = _SEAT.match(part.strip())
-                if seat:
-                    places[seat.group(1)] = int(seat.group(2))
-            if places:
-                found.append((int(match.group(3)), places))
-    return found
+    """(seed, {bot: placement}) of every finished game in a `-v` log: the seed names the deal across runs."""
+    return parse_game_lines(lines)[0]
 
 
 def pairwise_score(bot: str, places: dict[str, int]) -> float:

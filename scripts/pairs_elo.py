@@ -18,39 +18,23 @@ with one finished game (a run stopped midway) are left out and counted.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from arena.cli.match_result import parse_game_lines  # noqa: E402
 from arena.ladder.elo import elo_from_pairs, pair_bucket  # noqa: E402
-
-_GAME = re.compile(r"Finished game \d+ \(deal \d+, seed (\d+)\): (.*)$")
-_SEAT = re.compile(r"^(\S+) #(\d+) (-?\d+) pts")
-
 
 def parse(lines) -> tuple[dict[int, list[dict[str, int]]], int]:
     """{seed: [{bot: placement} per finished game]} of `-v` lines, and the number of aborted games."""
     games: dict[int, list[dict[str, int]]] = defaultdict(list)
-    aborted = 0
-    for raw in lines:
-        for line in raw.split("\r"):  # progress output may share the line
-            match = _GAME.search(line.strip())
-            if not match:
-                continue
-            if match.group(2).startswith("aborted"):
-                aborted += 1
-                continue
-            places = {}
-            for part in re.sub(r" \([^()]*\)$", "", match.group(2)).split(", "):
-                seat = _SEAT.match(part.strip())
-                if seat:
-                    places[seat.group(1)] = int(seat.group(2))
-            if len(places) != 2:
-                raise ValueError(f"not a two-seat game: {line.strip()}")
-            games[int(match.group(1))].append(places)
+    found, aborted = parse_game_lines(lines)
+    for seed, places in found:
+        if len(places) != 2:
+            raise ValueError(f"not a two-seat game at seed {seed}: {', '.join(sorted(places))}")
+        games[seed].append(places)
     return games, aborted
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
 import sys
-from typing import Any
+from typing import Any, Iterable
 
 from arena.match.outcome import GameOutcome
 from arena.match.plan import PlannedGame
@@ -62,6 +63,35 @@ def _game_line(number: int, planned: PlannedGame, outcome: GameOutcome) -> str:
         f"{s.name} #{s.placement} {s.points} pts" + (" forfeited" if s.forfeited else "") for s in seats
     )
     return f"Finished game {number} (deal {planned.set_index}, seed {planned.seed}): {shown} ({outcome.reason or 'finished'})"
+
+
+_GAME_LINE = re.compile(r"Finished game \d+ \(deal \d+, seed (\d+)\): (.*)$")
+_SEAT_PART = re.compile(r"^(\S+) #(\d+) (-?\d+) pts")
+
+
+def parse_game_lines(lines: Iterable[str]) -> tuple[list[tuple[int, dict[str, int]]], int]:
+    """The games of `describe_game`'s lines (``arena match -v``): ``(seed, {bot: placement})`` for each
+    finished game, in order, and the number of aborted ones.  Other output may share a line (a
+    progress bar's carriage returns); lines that are not game lines are skipped.  The seed names a
+    deal across runs (each run counts its deals from 0), so the scripts that combine runs key on it."""
+    found: list[tuple[int, dict[str, int]]] = []
+    aborted = 0
+    for raw in lines:
+        for line in raw.split("\r"):
+            match = _GAME_LINE.search(line.strip())
+            if not match:
+                continue
+            if match.group(2).startswith("aborted"):
+                aborted += 1
+                continue
+            places = {}
+            for part in re.sub(r" \([^()]*\)$", "", match.group(2)).split(", "):
+                seat = _SEAT_PART.match(part.strip())
+                if seat:
+                    places[seat.group(1)] = int(seat.group(2))
+            if places:
+                found.append((int(match.group(1)), places))
+    return found, aborted
 
 
 def _number(value: float, digits: int = 1) -> float | None:
