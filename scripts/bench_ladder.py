@@ -558,6 +558,10 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             finished += int(found[-1]["finished"]) + int(found[-1]["aborted"])
             statements += int(found[-1]["statements"])
             writes += int(found[-1]["writes"])
+    gaps = [json.loads(line.split(":", 1)[1]) for lines in tails for line in lines.lines
+            if line.startswith("between games: ")]
+    if len(gaps) == 1:  # where the time between a game's end and its seats' next game went (arena.ladder.game_gaps)
+        report["between_games"] = gaps[0]
     if finished:
         report["store_statements_per_game"] = round(statements / finished, 2)
         report["store_writes_per_game"] = round(writes / finished, 2)
@@ -892,6 +896,15 @@ def main() -> int:
                   f"{report['bots_connected_at_end']} at its end; within the window the bots were told "
                   f"{report['told_timeouts_in_window']} timeouts ({report['told_timeouts_in_window_load_side']} of "
                   f"them the load side's own lag) and gave {report['late_answers_in_window']} late answers")
+            if "between_games" in report:
+                gaps = report["between_games"]
+                means = {step: ms for step, ms in gaps["mean_ms"].items() if ms is not None and step != "in_game"}
+                print(f"  {'':<22} between games (mean ms over the run): "
+                      + ", ".join(f"{step} {ms:.1f}" for step, ms in means.items())
+                      + f"; dead time a seat {sum(means.values()):.0f} ms against {gaps['mean_ms']['in_game'] or 0:.0f} ms "
+                      f"in a game; {gaps['rounds']} planning rounds"
+                      + (f" (cluster read {gaps['round_read_ms']:.1f} ms)" if gaps.get("round_read_ms") else "")
+                      + f", {gaps['writes_per_group_commit']} writes a group commit")
             print(f"  {'':<22} memory: idle {report['server_rss_idle_mib']:.0f} MiB; "
                   + "; ".join(f"{m['bots']} bots, {m['running_games']:g} games: {m['rss_mib']:.0f} MiB at {m['seconds']:.0f} s"
                               for m in report["memory_plateaus"])

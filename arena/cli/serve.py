@@ -7,6 +7,7 @@ seconds without any setup.
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
@@ -474,6 +475,8 @@ def _serve(args, store, config, players, options, time_control) -> int:
         f"{stats.writes} writes in {stats.transactions} transactions",
         flush=True,
     )
+    if summary.gaps:  # where the time between games went (arena.ladder.game_gaps; scripts/bench_ladder.py reads it)
+        print(f"between games: {json.dumps(summary.gaps)}", flush=True)
     return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
 
 

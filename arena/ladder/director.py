@@ -32,6 +32,7 @@ import trio
 from arena.ladder.candidates import CandidatePool
 from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
+from arena.ladder.game_gaps import GameGaps
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
@@ -90,6 +91,8 @@ class LadderSummary:
     decisions: int
     seconds: float
     stopped_because: str
+    #: Where the time between games went (`GameGaps.summary`).
+    gaps: dict[str, Any] = field(default_factory=dict)
 
 
 def _db_errors() -> tuple[type[BaseException], ...]:
@@ -108,6 +111,11 @@ def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
     return result, time.thread_time() - began
 
 
+def _note_time(times: list[float]) -> None:
+    """A `Call.before` that notes when its group commit began (for `GameGaps`)."""
+    times.append(time.monotonic())
+
+
 def _ordinal(place: int | None) -> str:
     if place is None:
         return "-"
@@ -121,9 +129,11 @@ class _ResultCommit:
         self.director = director
         self.recorder = recorder
         self.status: str | None = None
+        self.committed_at = 0.0  # time.monotonic() when the commit returned
 
     async def __call__(self, outcome: Any) -> None:
         await self.director._commit_result(outcome, self.recorder)
+        self.committed_at = time.monotonic()
         self.status = outcome.status
 
 
@@ -135,6 +145,7 @@ class LadderDirector:
         self.scheduler = Scheduler(settings.players, max_lead=settings.max_lead)
         self._pool = CandidatePool()
         self.live_elo = LiveElo()
+        self.gaps = GameGaps()
         self.standings: dict[str, list[Standing]] = {}
         self.stopping: trio.Event | None = None  # created inside trio
         self.stop_reason = ""
@@ -226,6 +237,7 @@ class LadderDirector:
             decisions=self.view.decisions,
             seconds=time.monotonic() - started,
             stopped_because=self.stop_reason,
+            gaps=self.gaps.summary(),
         )
 
     def stop(self, reason: str) -> None:
@@ -262,10 +274,13 @@ class LadderDirector:
                     slots = handle.slots()
                     share = slot_share(self.settings.concurrency, len(slots), smallest)
                     candidates = self._pool.update(slots, self._reserved, min(self.settings.max_games_per_bot, share))
+                    self.gaps.round(0.0)
                 else:  # the whole ladder's busy counts, shares and fairness counts
                     sessions = handle.sessions()
                     limits = {s.name: min(s.capacity, self.settings.max_games_per_bot) for s in sessions}
+                    read_from = time.monotonic()
                     candidates = await self.membership.adjust(self.scheduler, sessions, limits, self._reserved, smallest)
+                    self.gaps.round(time.monotonic() - read_from)
                     if self.membership.problem:
                         self.view.note = self.membership.problem
                     elif self.view.note.startswith("database unreachable"):
@@ -274,7 +289,8 @@ class LadderDirector:
                     handle.set_serving(not self.membership.problem)
                 if not candidates:
                     candidates = []
-                tables = self.scheduler.plan(candidates, limit, now=time.monotonic())
+                planned_at = time.monotonic()
+                tables = self.scheduler.plan(candidates, limit, now=planned_at)
                 # The seated bots' versions only: a look over every connected bot cost more than the round's plan.
                 versions = {bot: handle.version_of(bot) for table in tables for bot in table.bots}
                 for table in tables:
@@ -282,7 +298,8 @@ class LadderDirector:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1
                     self._running_sets += 1
                     self._all_done = trio.Event()
-                    sets.start_soon(self._play_set, handle, table, versions)
+                    self.gaps.planned(table.bots, planned_at)
+                    sets.start_soon(self._play_set, handle, table, versions, planned_at)
             # A bot the fairness caps hold back is released after a while: plan again then.
             wakeup = self.scheduler.next_wakeup(time.monotonic())
             await self._sleep_until_kicked(1.0 if wakeup is None else min(1.0, max(0.0, wakeup - time.monotonic())))
@@ -314,6 +331,9 @@ class LadderDirector:
             changed += [(name, version) for name, version in present.items() if name not in sessions]
             if changed or len(sessions) != len(present):
                 self.view.connected = sorted(sessions)
+                for name in present:
+                    if name not in sessions:
+                        self.gaps.gone(name)
             present = sessions
             self._kick()
             if changed:
@@ -361,7 +381,7 @@ class LadderDirector:
 
     # ------------------------------------------------------------ one set
 
-    async def _play_set(self, handle: Any, table: Table, versions: dict[str, str]) -> None:
+    async def _play_set(self, handle: Any, table: Table, versions: dict[str, str], planned_at: float = 0.0) -> None:
         from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayHeader
         from arena.replay.writer import ReplayWriter, replay_path
         from arena.server.host import new_game_id
@@ -416,6 +436,8 @@ class LadderDirector:
                     ),
                 )
                 start.after = functools.partial(self._replay_if_started, start, header)
+                start_ran: list[float] = []
+                start.before = functools.partial(_note_time, start_ran)
                 try:
                     await self._db_commit(start)
                 except BaseException:
@@ -442,6 +464,10 @@ class LadderDirector:
                     raise start.after_error
                 writer = start.after_result
                 recorder = CommitClosedRecorder(writer)
+                committed_at = time.monotonic()
+                if start_ran and planned_at:
+                    self.gaps.add("start_queue", start_ran[0] - planned_at)
+                    self.gaps.add("start_commit", committed_at - start_ran[0])
                 self.view.running[game_id] = RunningGame(
                     game_id, table.ruleset, tuple(seats), "-", time.monotonic()
                 )
@@ -451,6 +477,7 @@ class LadderDirector:
                     self._stops[game_id] = extra["stop"] = GameStop()
                 try:
                     commit = _ResultCommit(self, recorder)
+                    self.gaps.add("to_play", time.monotonic() - committed_at)
                     outcome = await handle.play_game(
                         table.ruleset, options, seed, list(seats), self.settings.time_control,
                         recorder=recorder, game_id=game_id, on_result=commit, **extra,
@@ -478,8 +505,13 @@ class LadderDirector:
                 finally:
                     self.view.running.pop(game_id, None)
                     self._stops.pop(game_id, None)
-                self.scheduler.game_finished(time.monotonic() - began)
-                self._record(outcome, time.monotonic() - began)
+                returned = time.monotonic()
+                if commit.committed_at:
+                    self.gaps.add("told", returned - commit.committed_at)
+                self.gaps.freed(seats, returned)
+                self.gaps.add("in_game", returned - began)
+                self.scheduler.game_finished(returned - began)
+                self._record(outcome, returned - began)
                 if outcome.status != "finished":
                     break
         finally:
@@ -538,10 +570,13 @@ class LadderDirector:
             for s in outcome.seats
         ]
         replay: dict[str, Any] = {"path": outcome.replay_path, "packed": None}
+        asked = time.monotonic()
+        ran: list[float] = []
 
         def before() -> None:
             """The replay's result line, fsynced (sealing it is then only a rename); the replay for the
             database, read after that fsync, goes in the same transaction."""
+            ran.append(time.monotonic())
             if recorder is not None and not recorder.write_pending():
                 replay["path"] = outcome.replay_path = None  # the writer failed: the game has no replay
             if replay["path"] and self.settings.replays_in_db and replay["packed"] is None:
@@ -581,6 +616,9 @@ class LadderDirector:
                 continue
             if self.membership is not None:
                 self.membership.ended(outcome.game_id)
+            if ran:
+                self.gaps.add("result_queue", ran[-1] - asked)
+                self.gaps.add("result_commit", time.monotonic() - ran[-1])
             if outcome.game_id in self._waiting_results:
                 self._waiting_results.discard(outcome.game_id)
                 log.warning("game %s committed after the database came back", outcome.game_id)
@@ -731,6 +769,7 @@ class LadderDirector:
             async with self._db:
                 if not call.done:
                     batch, self._writes = self._writes, []
+                    self.gaps.batch(len(batch))
                     try:
                         await trio.to_thread.run_sync(self.store.run_together, batch)
                     finally:
