@@ -252,7 +252,8 @@ class Lines:
 
 
 STOPPED = re.compile(r"(?P<finished>\d+) games finished, (?P<aborted>\d+) aborted, .*store: "
-                     r"(?P<statements>\d+) statements, (?P<writes>\d+) writes")
+                     r"(?P<statements>\d+) statements, (?P<writes>\d+) writes in \d+ transactions"
+                     r"(, (?P<round_trips>\d+) round trips)?")
 
 
 def port_of(line: str) -> int:
@@ -550,7 +551,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             tails.append(lines)
         bot_totals = bots.stop()
         totals.close()
-    finished = statements = writes = 0
+    finished = statements = writes = round_trips = 0
     for lines in tails:  # the store's own count over each host's whole run, from its last line
         found = [STOPPED.search(line) for line in lines.lines]
         found = [m for m in found if m]
@@ -558,6 +559,7 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             finished += int(found[-1]["finished"]) + int(found[-1]["aborted"])
             statements += int(found[-1]["statements"])
             writes += int(found[-1]["writes"])
+            round_trips += int(found[-1]["round_trips"] or 0)
     gaps = [json.loads(line.split(":", 1)[1]) for lines in tails for line in lines.lines
             if line.startswith("between games: ")]
     if len(gaps) == 1:  # where the time between a game's end and its seats' next game went (arena.ladder.game_gaps)
@@ -565,6 +567,8 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
     if finished:
         report["store_statements_per_game"] = round(statements / finished, 2)
         report["store_writes_per_game"] = round(writes / finished, 2)
+        if round_trips:  # PostgreSQL: messages the store's connection waited on (a group commit's reads go as one)
+            report["store_round_trips_per_game"] = round(round_trips / finished, 2)
     report.update(load_side(bot_totals))
     for key in ("before", "after"):
         report.pop(key, None)
@@ -886,7 +890,9 @@ def main() -> int:
               f"{report['late_answers']} late answers; arena think time/decision median "
               f"{report.get('think_ms_p50', float('nan')):.1f} ms, p99 {report.get('think_ms_p99', float('nan')):.1f} ms")
         if "kib_per_connected_bot" in report:
-            print(f"  {'':<22} {report.get('store_statements_per_game', float('nan')):.2f} store statements/game; "
+            trips = (f" ({report['store_round_trips_per_game']:.2f} round trips)"
+                     if "store_round_trips_per_game" in report else "")
+            print(f"  {'':<22} {report.get('store_statements_per_game', float('nan')):.2f} store statements/game{trips}; "
                   f"{report['kib_per_connected_bot']:.1f} KiB per connected bot, {report['kib_per_running_game']:.1f} "
                   f"KiB per running game, peak {report['server_peak_rss_mib']:.0f} MiB; decisions/s per host "
                   f"{report['decisions_per_second_per_host']}")

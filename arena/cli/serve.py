@@ -472,7 +472,8 @@ def _serve(args, store, config, players, options, time_control) -> int:
     print(
         f"stopped ({summary.stopped_because}): {summary.finished} games finished, {summary.aborted} aborted, "
         f"{summary.decisions} decisions in {summary.seconds:.0f} s; store: {stats.statements} statements, "
-        f"{stats.writes} writes in {stats.transactions} transactions",
+        f"{stats.writes} writes in {stats.transactions} transactions"
+        + (f", {stats.round_trips} round trips" if stats.round_trips else ""),
         flush=True,
     )
     if summary.gaps:  # where the time between games went (arena.ladder.game_gaps; scripts/bench_ladder.py reads it)

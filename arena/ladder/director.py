@@ -428,12 +428,14 @@ class LadderDirector:
                 if self.membership is not None:
                     claim = self.membership.start_claim(game_id, table.ruleset, seats)
                     claimed.append(game_id)  # freed by the end's commit, or apart (a start whose reply was lost)
+                # In steps: the claim's read goes with the reads of the group commit's other starts and results.
                 start = Call(
                     functools.partial(
-                        self.store.game_started, game_id, table.ruleset, options, seed, set_id, index, list(seats),
-                        replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
+                        self.store.game_started_steps, game_id, table.ruleset, options, seed, set_id, index,
+                        list(seats), replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
                         versions=[versions.get(bot, "") for bot in seats], claim=claim,
                     ),
+                    keys=frozenset(seats) if claim is not None else frozenset(),
                 )
                 start.after = functools.partial(self._replay_if_started, start, header)
                 start_ran: list[float] = []
@@ -582,8 +584,9 @@ class LadderDirector:
             if replay["path"] and self.settings.replays_in_db and replay["packed"] is None:
                 replay["packed"] = self._read_packed(replay["path"])
 
-        def write() -> None:
-            self.store.game_ended(
+        def write() -> Any:
+            """The result's steps: its fenced update is read with the group commit's other reads."""
+            return self.store.game_ended_steps(
                 outcome.game_id, outcome.status, seats, ended_at=outcome.ended_at or None,
                 replay_path=replay["path"], reason=outcome.reason, decisions=outcome.decisions,
                 replay=replay["packed"], **self._freeing(outcome.game_id),

@@ -19,6 +19,7 @@ import threading
 import time
 
 import pytest
+from seat_claim import claim
 
 from arena.ladder.store import LadderStore, StoreError
 from arena.ladder.store.claims import SeatClaims
@@ -34,23 +35,24 @@ def host(url: str, name: str, lease_s: float = 10.0, grace_s: float = 0.0) -> tu
 
 
 def test_racing_claims_from_two_hosts_never_exceed_a_bots_cap(postgres_db):
-    LadderStore.open(postgres_db, shared=True).close()  # the schema
+    # Each host claims in its games' starts on its own store connection, as the director does.
+    store_a, store_b = LadderStore.open(postgres_db, shared=True), LadderStore.open(postgres_db, shared=True)
     (a, claims_a), (b, claims_b) = host(postgres_db, "A"), host(postgres_db, "B")
     bots = ["x", "y", "z"]
     caps = {bot: 2 for bot in bots}
     won: list[tuple[str, tuple[str, ...]]] = []
     lock = threading.Lock()
 
-    def claimer(claims: SeatClaims, prefix: str) -> None:
+    def claimer(store: LadderStore, claims: SeatClaims, prefix: str) -> None:
         for i in range(40):
             seats = (bots[i % 3], bots[(i + 1) % 3])
             game = f"{prefix}{i}"
-            if claims.claim(game, "moumou", seats, caps):  # threads of one host take turns on its connection
+            if claim(store, claims, game, seats, caps):  # threads of one host take turns on its store
                 with lock:
                     won.append((game, seats))
 
-    threads = [threading.Thread(target=claimer, args=(c, f"{name}{t}-"))
-               for name, c in (("A", claims_a), ("B", claims_b)) for t in range(3)]
+    threads = [threading.Thread(target=claimer, args=(s, c, f"{name}{t}-"))
+               for name, s, c in (("A", store_a, claims_a), ("B", store_b, claims_b)) for t in range(3)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -66,19 +68,21 @@ def test_racing_claims_from_two_hosts_never_exceed_a_bots_cap(postgres_db):
         per_bot = dict(db.execute("SELECT bot, COUNT(*) FROM seat_claims WHERE released_at IS NULL GROUP BY bot"))
     assert {r[0] for r in rows} == {game for game, _ in won} and all(r[1] == 2 and r[2] <= r[3] == 2 for r in rows)
     assert per_bot == held
+    # A game is recorded exactly when its seats were claimed.
+    assert {g.id for g in store_a.games(status="running")} == {game for game, _ in won}
     # Released seats are free again, on the other host too.
     for game, _seats in won:
         (claims_a if game.startswith("A") else claims_b).release(game)
-    assert claims_b.claim("after", "moumou", ("x", "y"), caps)
+    assert claim(store_b, claims_b, "after", ("x", "y"), caps)
     a.close(), b.close()
+    store_a.close(), store_b.close()
 
 
 def test_a_host_is_dead_only_without_lease_and_lock_and_then_its_games_are_aborted(postgres_db):
     store = LadderStore.open(postgres_db, shared=True)
     survivor, _ = host(postgres_db, "live", lease_s=60)
     doomed, doomed_claims = host(postgres_db, "doomed")
-    assert doomed_claims.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
-    store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
+    assert claim(store, doomed_claims, "g1", ("x", "y"), {"x": 1, "y": 1})
     lapse(doomed)
     # Lease long expired, but the process still holds its lock (a late heartbeat): alive.
     assert survivor.sweep_dead() == []
@@ -118,8 +122,7 @@ def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(po
     store = LadderStore.open(postgres_db, shared=True)
     survivor, _ = host(postgres_db, "live")
     cut_off, cut_claims = host(postgres_db, "cut")
-    assert cut_claims.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
-    store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
+    assert claim(store, cut_claims, "g1", ("x", "y"), {"x": 1, "y": 1})
     # Its connections are lost (its lock goes with them) for longer than its lease: the survivor sweeps it.
     lapse(cut_off)
     with survivor.connection() as db:
@@ -127,12 +130,13 @@ def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(po
                    "WHERE application_name LIKE 'mau-arena host cut%'")
     wait_gone(survivor, "cut")
     assert [(d.name, d.aborted, d.released) for d in survivor.sweep_dead()] == [("cut", 1, 2)]
-    # Back, before its heartbeat: no claim while its lease is lapsed, and its result changes nothing.
+    # Back, before its heartbeat: no claim while its lease is lapsed (no game either), and its result
+    # changes nothing.
     import psycopg
 
     with pytest.raises(psycopg.OperationalError):  # the lost connection, noticed; the next call reconnects
-        cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
-    assert not cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+        cut_claims.ensure_bots(["w"])
+    assert not claim(store, cut_claims, "g2", ("x", "y"), {"x": 1, "y": 1}) and store.game("g2") is None
     with pytest.raises(GameClosed):
         store.game_ended("g1", "finished", [SeatRecord(0, "x", placement=1), SeatRecord(1, "y", placement=2)])
     game = store.game("g1")
@@ -142,7 +146,7 @@ def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(po
         cut_off.heartbeat()
     assert cut_off.heartbeat() == "dead"
     assert cut_off.heartbeat() == "live"
-    assert cut_claims.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    assert claim(store, cut_claims, "g2", ("x", "y"), {"x": 1, "y": 1})
     survivor.close(), cut_off.close()
     store.close()
 
@@ -167,17 +171,15 @@ def test_a_restarting_host_aborts_only_its_own_games_and_a_live_name_is_refused(
     store = LadderStore.open(postgres_db, shared=True)
     other, other_claims = host(postgres_db, "other")
     mine, mine_claims = host(postgres_db, "mine")
-    assert other_claims.claim("theirs", "moumou", ("a", "b"), {"a": 1, "b": 1})
-    assert mine_claims.claim("ours", "moumou", ("c", "d"), {"c": 1, "d": 1})
-    store.game_started("theirs", "moumou", {}, 1, "theirs", 0, ["a", "b"])
-    store.game_started("ours", "moumou", {}, 2, "ours", 0, ["c", "d"])
+    assert claim(store, other_claims, "theirs", ("a", "b"), {"a": 1, "b": 1})
+    assert claim(store, mine_claims, "ours", ("c", "d"), {"c": 1, "d": 1})
     with pytest.raises(StoreError, match="host name 'mine' is in use by a live `arena serve`"):
         HostRegistry(postgres_db, "mine", "x:1", 4).join()
     mine.close()  # killed
     again = HostRegistry(postgres_db, "mine", "mine.example:2", 4)
     assert again.join() == [("ours", None)]
     assert store.game("ours").status == "aborted" and store.game("theirs").status == "running"
-    assert SeatClaims(again).claim("next", "moumou", ("c", "d"), {"c": 1, "d": 1})  # its seats were released
+    assert claim(store, SeatClaims(again), "next", ("c", "d"), {"c": 1, "d": 1})  # its seats were released
     again.close(), other.close()
     store.close()
 
@@ -206,13 +208,13 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
 
     import psycopg
 
-    LadderStore.open(postgres_db, shared=True).close()
+    store = LadderStore.open(postgres_db, shared=True)
     (a, claims_a), (b, claims_b) = host(postgres_db, "A"), host(postgres_db, "B")
     rng = random.Random(15)
     bots = [f"bot{i}" for i in range(7)]
     caps = {bot: 1000 for bot in bots}
     for i in range(5):  # before the reader's start: not counted
-        claims_b.claim(f"old{i}", "moumou", rng.sample(bots, 2), caps)
+        claim(store, claims_b, f"old{i}", rng.sample(bots, 2), caps)
     since = claims_a.now()
     reference = psycopg.connect(postgres_db, autocommit=True)
     late: list[psycopg.Connection] = []  # transactions that claimed and have not committed yet
@@ -223,9 +225,9 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
         ruleset = rng.choice(("moumou", "mose"))
         if action < 0.45:
             claims = claims_a if rng.random() < 0.5 else claims_b
-            if claims.claim(f"g{step}", ruleset, seats, caps):
+            if claim(store, claims, f"g{step}", seats, caps, ruleset):
                 claimed.append(f"g{step}")
-        elif action < 0.6 and len(late) < 3:  # claimed as `SeatClaims.claim` does, committed later
+        elif action < 0.6 and len(late) < 3:  # claimed as `SeatClaims.claim_in` does, committed later
             db = psycopg.connect(postgres_db)
             db.execute(
                 "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
@@ -251,4 +253,4 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
     # A round with nothing new reads nothing but its snapshot.
     with a.work_connection() as db:
         assert [row[1:] for row in db.execute(*claims_a.tally.query()).fetchall()] == [(None, None, None)]
-    reference.close(), a.close(), b.close()
+    reference.close(), a.close(), b.close(), store.close()

@@ -18,6 +18,7 @@ import threading
 import time
 
 import pytest
+from seat_claim import claim
 
 from arena.ladder.store import LadderStore, SeatRecord
 from arena.ladder.store.claims import SeatClaims
@@ -79,16 +80,51 @@ def test_the_start_claims_its_seats_and_the_end_frees_them_in_the_same_commits(p
     store.close()
 
 
+def test_two_claims_of_one_bot_in_one_group_commit_count_each_other(postgres_db):
+    """A group commit's starts read their claims' checks side by side, in one round trip, unless they
+    share a bot (`Call.keys`): then the later one reads after the earlier one's claim, so a bot at its
+    cap gets one of them, never both."""
+    import functools
+
+    from arena.ladder.store.ladder_store import Call
+
+    store = LadderStore.open(postgres_db, shared=True)
+    a, claims = host(postgres_db, "A")
+    claims.ensure_bots(["w", "x", "y", "z"])
+
+    def start(game: str, bots: list[str]) -> Call:
+        caps = dict.fromkeys(bots, 1)
+        return Call(functools.partial(store.game_started_steps, game, "moumou", {}, 1, game, 0, bots,
+                                      claim=lambda backend: claims.claim_in(backend, game, "moumou", bots, caps)),
+                    keys=frozenset(bots))
+
+    trips = store.stats.round_trips
+    calls = [start("g1", ["x", "y"]), start("g2", ["z", "x"])]
+    store.run_together(calls)
+    assert store.stats.round_trips - trips == 3  # g1's checks, g2's after g1's claim, the commit
+    assert [c.result for c in calls] == [True, False] and [c.error for c in calls] == [None, None]
+    assert store.game("g2") is None and open_claims(postgres_db) == {"x": 1, "y": 1}
+    store.game_ended("g1", "aborted", [], reason="test", then=claims.release_statements("g1"))
+    trips = store.stats.round_trips
+    calls = [start("g3", ["x", "y"]), start("g4", ["z", "w"])]
+    store.run_together(calls)
+    assert [c.result for c in calls] == [True, True]
+    assert open_claims(postgres_db) == {"w": 1, "x": 1, "y": 1, "z": 1}
+    assert store.stats.round_trips - trips == 2  # both checks together, then the commit
+    a.close()
+    store.close()
+
+
 def test_a_host_alone_tells_nobody_and_a_second_host_hears_every_release(postgres_db):
     store = LadderStore.open(postgres_db, shared=True)
     a, claims_a = host(postgres_db, "A")
     with psycopg.connect(postgres_db, autocommit=True) as listener:
         listener.execute(f"LISTEN {SEATS_FREED}")
-        assert claims_a.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
+        assert claim(store, claims_a, "g1", ("x", "y"), {"x": 1, "y": 1})
         assert claims_a.release("g1") == 2
         assert notices_before_a_marker(listener, postgres_db) == []  # nobody else is live
         b, _ = host(postgres_db, "B")
-        assert claims_a.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+        assert claim(store, claims_a, "g2", ("x", "y"), {"x": 1, "y": 1})
         assert claims_a.release("g2") == 2
         store.game_started("g3", "moumou", {}, 1, "g3", 0, ["x", "y"],
                            claim=lambda backend: claims_a.claim_in(backend, "g3", "moumou", ["x", "y"], {"x": 1, "y": 1}))
@@ -103,7 +139,7 @@ def test_a_host_alone_tells_nobody_and_a_second_host_hears_every_release(postgre
 def test_a_host_joining_while_a_release_is_in_flight_is_told_or_sees_the_seats_free(postgres_db):
     store = LadderStore.open(postgres_db, shared=True)
     a, claims_a = host(postgres_db, "A")
-    assert claims_a.claim("g1", "moumou", ("x", "y"), {"x": 1, "y": 1})
+    assert claim(store, claims_a, "g1", ("x", "y"), {"x": 1, "y": 1})
     joiner = HostRegistry(postgres_db, "B", "B.example:1", concurrency=4)
     joined = threading.Event()
     # A's release has run its statements (no other host was live: it tells nobody), not yet committed.
@@ -134,12 +170,12 @@ def test_a_host_joining_while_a_release_is_in_flight_is_told_or_sees_the_seats_f
     listening.start()
     try:
         assert woken.get(timeout=30) == "wake"  # once as it starts listening: a plan sees what it missed
-        assert claims_a.claim("g2", "moumou", ("x", "y"), {"x": 1, "y": 1})
+        assert claim(store, claims_a, "g2", ("x", "y"), {"x": 1, "y": 1})
         assert claims_a.release("g2") == 2
         assert woken.get(timeout=30) == "wake"
-        assert claims_b.claim("g3", "moumou", ("x", "y"), {"x": 1, "y": 1})
+        assert claim(store, claims_b, "g3", ("x", "y"), {"x": 1, "y": 1})
         assert claims_b.release("g3") == 2  # B's own release does not wake B
-        assert claims_a.claim("g4", "moumou", ("x", "y"), {"x": 1, "y": 1})
+        assert claim(store, claims_a, "g4", ("x", "y"), {"x": 1, "y": 1})
         assert claims_a.release("g4") == 2
         assert woken.get(timeout=30) == "wake" and woken.empty()
     finally:

@@ -284,6 +284,43 @@ def test_a_group_commit_runs_each_writes_before_ahead_of_it_and_its_after_once_i
     store.close()
 
 
+def test_a_group_commit_takes_its_writes_steps_side_by_side(db):
+    """Writes in steps (`LadderStore.game_started_steps`, `game_ended_steps`) in one group commit: each
+    gets its own result; their reads go to the database together (on PostgreSQL the fenced updates of
+    every result in one round trip, then the commit); and when one of them fails the shared transaction
+    (a result meeting a row another host aborted), each is run again alone."""
+    import functools
+
+    from arena.ladder.store.ladder_store import Call
+
+    store = LadderStore.open(db)
+    for game_id in ("r1", "r2", "r3", "swept"):
+        store.game_started(game_id, "moumou", {}, 1, game_id, 0, ["a", "b"])
+    seats = [SeatRecord(0, "a", placement=1), SeatRecord(1, "b", placement=2)]
+
+    def start(game_id):
+        return Call(functools.partial(store.game_started_steps, game_id, "moumou", {}, 2, game_id, 0, ["c", "d"]))
+
+    def end(game_id):
+        return Call(lambda: store.game_ended_steps(game_id, "finished", seats))
+
+    trips = store.stats.round_trips
+    calls = [start("s1"), end("r1"), start("s2"), end("r2")]
+    store.run_together(calls)
+    assert [(c.result, c.error) for c in calls] == [(True, None), (None, None), (True, None), (None, None)]
+    assert store.statuses(["s1", "s2", "r1", "r2"]) == {"s1": "running", "s2": "running", "r1": "finished",
+                                                       "r2": "finished"}
+    if db.startswith("postgresql://"):
+        assert store.stats.round_trips - trips == 2  # both fenced updates in one message, then the commit
+    raw(db, "UPDATE games SET status = 'aborted', reason = 'host A died (not rated)' WHERE id = 'swept'")
+    calls = [start("s3"), end("swept"), end("r3")]
+    store.run_together(calls)
+    assert calls[0].result is True and isinstance(calls[1].error, GameClosed) and calls[2].error is None
+    assert store.statuses(["s3", "swept", "r3"]) == {"s3": "running", "swept": "aborted", "r3": "finished"}
+    assert len(store.rated_games("moumou")) == 3
+    store.close()
+
+
 def test_an_ended_game_is_never_written_again(db):
     """The fence of a host taken for dead: a result meets a row another host aborted and changes nothing."""
     store = LadderStore.open(db)

@@ -26,7 +26,37 @@ import functools
 from abc import ABC, abstractmethod
 from collections import Counter
 from contextlib import AbstractContextManager
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generator, Sequence
+
+
+@dataclass(eq=False)
+class Read:
+    """Statements (shared SQL) whose results a store step needs before it goes on: what a step of a
+    write yields (`drive`, `LadderStore.run_together`), and, once run, each one's rows (None for a
+    statement that returns none) and the number of rows it changed."""
+
+    statements: list[tuple[str, Sequence[Any]]]
+    rows: list[list[tuple] | None] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+
+
+#: A write in steps: a generator that yields a `Read` when it needs results, gets it back run, and
+#: returns its result.  Between two reads it may `Backend.send` statements (and read at once with
+#: `Backend.rows`/`run`, at the cost of a round trip of its own).
+Steps = Generator[Read, Read, Any]
+
+
+def drive(backend: "Backend", steps: Steps) -> Any:
+    """Run a write's steps alone, each read as soon as it is asked for; its result."""
+    try:
+        read = next(steps)
+        while True:
+            backend.defer(read)
+            backend.flush()
+            read = steps.send(read)
+    except StopIteration as done:
+        return done.value
 
 
 class Backend(ABC):
@@ -62,6 +92,22 @@ class Backend(ABC):
         """
         self.run(sql, parameters)
 
+    def defer(self, read: Read) -> None:
+        """Run a `Read`'s statements in order, or, inside a PostgreSQL transaction, queue them to go with
+        the next `flush` (with the statements sent before them, in order, in one message); either way its
+        results are there after `flush`.  The reads of several writes deferred together cost one round trip."""
+        for sql, parameters in read.statements:
+            rows, count = self.result(sql, parameters)
+            read.rows.append(rows)
+            read.counts.append(count)
+
+    def flush(self) -> None:
+        """Run the reads `defer` queued (nothing to do where `defer` runs them at once)."""
+
+    def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
+        """Run one statement: (its rows, or None if it returns none; how many rows it changed)."""
+        raise NotImplementedError
+
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
         """A write transaction: committed durably when the block ends, rolled back if it raises."""
@@ -87,12 +133,17 @@ class StatementStats:
     def __init__(self) -> None:
         self.by_kind: Counter[str] = Counter()
         self.transactions = 0
+        #: Messages sent to a database server that waited for its answer (PostgreSQL; SQLite has none).
+        self.round_trips = 0
 
     def statement(self, sql: str) -> None:
         self.by_kind[_kind(sql)] += 1
 
     def transaction(self) -> None:
         self.transactions += 1
+
+    def round_trip(self) -> None:
+        self.round_trips += 1
 
     @property
     def statements(self) -> int:
@@ -105,7 +156,7 @@ class StatementStats:
 
     def snapshot(self) -> dict[str, Any]:
         return {"statements": self.statements, "writes": self.writes, "transactions": self.transactions,
-                "by_kind": dict(self.by_kind)}
+                "round_trips": self.round_trips, "by_kind": dict(self.by_kind)}
 
 
 @functools.lru_cache(maxsize=512)

@@ -1,8 +1,8 @@
 """Seat claims: how hosts sharing one PostgreSQL ladder keep every bot within its games at once.
 
 A host seats a table only after claiming every seat in the database, in the transaction
-that records the game's start (`SeatClaims.claim_in`, through `LadderStore.game_started`;
-`SeatClaims.claim` is the same in a transaction of its own), and only while its own lease
+that records the game's start (`SeatClaims.claim_in`, through `LadderStore.game_started`
+or, in a group commit, `LadderStore.game_started_steps`), and only while its own lease
 is current (a host whose lease lapsed may be swept at any moment: it claims nothing until
 it has renewed):
 
@@ -32,11 +32,12 @@ compare counts over the whole ladder rather than one host's share of it.  It rea
 claims since that moment once, then at each planning round only the claims committed
 since its last read (`ClaimTally`): a round costs the new claims, not the host's history.
 
-Round trips: a claim adds one to its game's start (its checks, sent with the statements
-queued before them; its insert waits for the start's commit), a release none (its
-statements go with the result's commit), a load one message on the registry's work
-connection (`HostRegistry.work_connection`).  So a game's seats cost no transaction,
-no durable commit and no worker-thread call of their own.
+Round trips: a claim's checks are its start's one read (`backend.Read`), sent with the
+statements queued before them and, in a group commit, with the reads of every other start
+and result of that commit (`LadderStore.run_together`); its insert waits for the commit.
+A release costs none (its statements go with the result's commit), a load one message on
+the registry's work connection (`HostRegistry.work_connection`).  So a game's seats cost
+no transaction, no durable commit and no worker-thread call of their own.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
+from arena.ladder.store.backend import Read, Steps
 from arena.ladder.store.hosts import NOW, SEATS_FREED, SEATS_LOCK, HostRegistry
-from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, results, roll_back, run_script
+from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, results, roll_back
 
 
 @dataclass
@@ -126,39 +128,21 @@ class SeatClaims:
             db.execute("INSERT INTO bot_slots (bot) SELECT unnest(CAST(%s AS TEXT[])) ON CONFLICT DO NOTHING", (new,))
         self._known.update(new)
 
-    def claim(self, game_id: str, ruleset: str, bots: Sequence[str], caps: Mapping[str, int]) -> bool:
-        """Claim every seat of a game (seat i is bots[i]) or none, in a transaction of its own on the work
-        connection; False when a bot is busy or being claimed.  (The ladder claims in its game's start
-        instead: `claim_in`.)"""
-        bots = list(bots)
-        self.ensure_bots(bots)
-        with self.registry.work_connection() as db:
-            try:
-                # Not waited for on disk: nothing else commits with it (see `claim_in` for the ladder's claims).
-                checks = [self._literal(db, _format(sql), parameters) for sql, parameters in self._checks(bots)]
-                found = results(db, ["BEGIN", "SET LOCAL synchronous_commit = off", *checks])[2:]
-                if not self._allowed(bots, caps, found):
-                    db.execute("ROLLBACK")
-                    return False
-                sql, parameters = self._insert(game_id, ruleset, bots, caps, found)
-                run_script(db, [self._literal(db, _format(sql), parameters), "COMMIT"])
-                return True
-            except BaseException:
-                roll_back(db)
-                raise
-
     def claim_in(self, backend: PostgresBackend, game_id: str, ruleset: str, bots: Sequence[str],
-                 caps: Mapping[str, int]) -> bool:
-        """`claim`, inside the transaction that records the game's start (`LadderStore.game_started`).
+                 caps: Mapping[str, int]) -> Steps:
+        """Claim every seat of a game (seat i is bots[i]) or none, inside the transaction that records its
+        start (`LadderStore.game_started(claim=...)`): steps (`backend.Steps`) that return False when a bot
+        is busy, being claimed, or this host's lease has lapsed.
 
-        One round trip for the checks; the insert waits for the start's statements and its commit,
-        so the claim is durable with the start, one commit for both (and for every start and
-        result of the same group commit).  On False the caller writes nothing more; the rows the
-        checks locked stay locked until that transaction ends, so another host's claim of these
-        bots skips them for as long.
+        One read, the checks (a round trip shared with the group commit's other reads); the insert waits
+        for the start's statements and its commit, so the claim is durable with the start, one commit for
+        both (and for every start and result of the same group commit).  On False the caller writes
+        nothing more; the rows the checks locked stay locked until that transaction ends, so another
+        host's claim of these bots skips them for as long.  Two claims of one bot in one transaction
+        must not read side by side (the second must count the first: `Call.keys`).
         """
         bots = list(bots)
-        found = backend.read_together(self._checks(bots))
+        found = (yield Read(self._checks(bots))).rows
         if not self._allowed(bots, caps, found):
             return False
         backend.send(*self._insert(game_id, ruleset, bots, caps, found))

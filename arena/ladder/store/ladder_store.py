@@ -13,6 +13,7 @@ with ``?`` placeholders; nothing here knows which database it talks to.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import threading
@@ -22,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, Rating
 from arena.ladder.store import fit_totals, replays
-from arena.ladder.store.backend import Backend
+from arena.ladder.store.backend import Backend, Read, Steps, drive
 from arena.ladder.store.migrations import migrate, read_version
 from arena.ladder.store.replays import PackedReplay
 from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
@@ -41,6 +42,13 @@ class Call:
     transaction, outside it; if it raises, the write is not made and ``error`` is its exception.
     ``after`` runs only once the write is committed; what it returns or raises is kept in
     ``after_result`` / ``after_error`` and does not undo the write.
+
+    ``fn`` may return a write in steps (`backend.Steps`: a generator of this store's ``*_steps``
+    methods) instead of its result: `run_together` then runs the steps of all such writes side by
+    side, so their reads go to the database together (on PostgreSQL one round trip for the reads of
+    every start and result of a group commit, instead of one each).  ``keys`` (a start's bots) keep
+    two writes that read what the other writes (two claims of one bot) from reading side by side:
+    the later one takes its steps once the earlier one has queued its last statement.
     """
 
     fn: Callable[[], Any]
@@ -51,6 +59,7 @@ class Call:
     after: Callable[[], Any] | None = None
     after_result: Any = None
     after_error: BaseException | None = None
+    keys: frozenset[str] = frozenset()
 
 
 def count_if(condition: str) -> str:
@@ -168,8 +177,12 @@ class LadderStore:
                 self._together = True
                 try:
                     with self.backend.transaction():
+                        stepping = []
                         for call in ready:
                             call.result = call.fn()
+                            if inspect.isgenerator(call.result):
+                                stepping.append(call)
+                        self._step_together(stepping)
                 finally:
                     self._together = False
             except Exception:
@@ -177,6 +190,9 @@ class LadderStore:
                     call.result = call.error = None
                     try:
                         call.result = call.fn()
+                        if inspect.isgenerator(call.result):
+                            with self.backend.transaction():
+                                call.result = drive(self.backend, call.result)
                     except Exception as error:  # the caller gets it
                         call.error = error
         for call in ready:
@@ -185,6 +201,33 @@ class LadderStore:
                     call.after_result = call.after()
                 except Exception as error:  # the write stands; the caller decides what the failure means
                     call.after_error = error
+
+    def _step_together(self, calls: list[Call]) -> None:
+        """Run the steps (``call.result``, a generator) of these writes side by side in the open transaction:
+        in each pass every write takes its next step (queues its statements and asks for its next `Read`),
+        then all the reads asked for go together (`Backend.flush`); each call's result is its steps' return.
+
+        A write whose ``keys`` meet those of a write before it in ``calls`` that has not finished waits
+        for that one: its reads then come after the other's last statements, as if run one after the other.
+        """
+        steps: list[tuple[Call, Steps]] = [(call, call.result) for call in calls]
+        reads: dict[int, Read] = {}
+        while steps:
+            held: set[str] = set()
+            waiting = []
+            for call, generator in steps:
+                if not call.keys & held:
+                    try:
+                        read = generator.send(reads.pop(id(call))) if id(call) in reads else next(generator)
+                    except StopIteration as done:  # its last statements are queued: a later write may read after them
+                        call.result = done.value
+                        continue
+                    self.backend.defer(read)
+                    reads[id(call)] = read
+                held |= call.keys
+                waiting.append((call, generator))
+            self.backend.flush()
+            steps = waiting
 
     def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
@@ -304,15 +347,34 @@ class LadderStore:
         started_at: str | None = None,
         replay_path: str | None = None,
         versions: Sequence[str] | None = None,
-        claim: Callable[[Backend], bool] | None = None,
+        claim: Callable[[Backend], Steps] | None = None,
     ) -> bool:
         """Record a game as running (replay_path: its unfinished replay, sealed after a crash).
 
         versions: what each seat's bot declared (Hello.bot_version), in seat order.
-        claim: runs first in the same transaction, on the backend (a shared ladder's seat claims,
-        `SeatClaims.claim_in`); when it returns False nothing is recorded and neither is this
+        claim: steps run first in the same transaction, on the backend (a shared ladder's seat claims,
+        `SeatClaims.claim_in`); when they return False nothing is recorded and neither is this
         game: returns False.  The claim is then as durable as the start, in one commit.
         """
+        with self._transaction():
+            return drive(self.backend, self.game_started_steps(
+                game_id, ruleset, options, seed, set_id, rotation, bots, started_at, replay_path, versions, claim))
+
+    def game_started_steps(
+        self,
+        game_id: str,
+        ruleset: str,
+        options: dict[str, Any],
+        seed: int,
+        set_id: str,
+        rotation: int,
+        bots: Sequence[str],
+        started_at: str | None = None,
+        replay_path: str | None = None,
+        versions: Sequence[str] | None = None,
+        claim: Callable[[Backend], Steps] | None = None,
+    ) -> Steps:
+        """`game_started` in steps, for `run_together` (in its transaction): the claim's read is the one step."""
         statements: list[tuple[str, Sequence[Any]]] = [
             (
                 "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
@@ -327,11 +389,10 @@ class LadderStore:
              (game_id, seat, bot, versions[seat] if seat < len(versions) else ""))
             for seat, bot in enumerate(bots)
         ]
-        with self._transaction():
-            if claim is not None and not claim(self.backend):
-                return False
-            for sql, parameters in statements:
-                self.backend.send(sql, parameters)
+        if claim is not None and not (yield from claim(self.backend)):
+            return False
+        for sql, parameters in statements:
+            self.backend.send(sql, parameters)
         return True
 
     def game_ended(
@@ -367,6 +428,26 @@ class LadderStore:
         raises: what the game held is freed with it (a shared ladder's seat claims,
         `SeatClaims.release_statements`).
         """
+        with self._transaction():
+            drive(self.backend, self.game_ended_steps(
+                game_id, status, seats, ended_at=ended_at, replay_path=replay_path, reason=reason,
+                decisions=decisions, replay=replay, then=then))
+
+    def game_ended_steps(
+        self,
+        game_id: str,
+        status: str,
+        seats: Sequence[SeatRecord],
+        *,
+        ended_at: str | None = None,
+        replay_path: str | None = None,
+        reason: str = "",
+        decisions: int = 0,
+        replay: PackedReplay | None = None,
+        then: Sequence[tuple[str, Sequence[Any]]] = (),
+    ) -> Steps:
+        """`game_ended` in steps, for `run_together` (in its transaction): the fenced update is the one
+        read (a second one only when the row had ended already)."""
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
         update = (
@@ -399,27 +480,27 @@ class LadderStore:
                     ),
                 )
             )
-        with self._transaction():
-            # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
-            # game's host at the same moment either comes first (and this changes nothing) or waits.
-            if not self.backend.run(*update):
-                row = self.backend.rows("SELECT status, reason FROM games WHERE id = ?", (game_id,))
-                if row and row[0][0] == "aborted" and status == "finished":
-                    raise GameClosed(game_id, row[0][0], row[0][1])
-                if row and row[0][0] == "aborted" and replay is not None:
-                    # another host aborted it (this one was taken for dead): the abort this host
-                    # recorded after `GameClosed` is its replay, kept unless one is stored already
-                    replays.put(self.backend, game_id, replay, utc_now(), replace=False)
-                for sql, parameters in then:
-                    self.backend.send(sql, parameters)
-                return  # ended already (the same result again, or a second abort): it stands
-            for sql, parameters in [*statements, *then]:
+        # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
+        # game's host at the same moment either comes first (and this changes nothing) or waits.
+        updated = yield Read([update])
+        if not updated.counts[0]:
+            row = (yield Read([("SELECT status, reason FROM games WHERE id = ?", (game_id,))])).rows[0]
+            if row and row[0][0] == "aborted" and status == "finished":
+                raise GameClosed(game_id, row[0][0], row[0][1])
+            if row and row[0][0] == "aborted" and replay is not None:
+                # another host aborted it (this one was taken for dead): the abort this host
+                # recorded after `GameClosed` is its replay, kept unless one is stored already
+                self.backend.send(*replays.put_statement(game_id, replay, utc_now(), replace=False))
+            for sql, parameters in then:
                 self.backend.send(sql, parameters)
-            # The fit's totals take a game once, when it becomes finished (a running row, just now).
-            if status == "finished":
-                fit_totals.add_game(self.backend, game_id, seats)
-            if replay is not None:
-                self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
+            return  # ended already (the same result again, or a second abort): it stands
+        for sql, parameters in [*statements, *then]:
+            self.backend.send(sql, parameters)
+        # The fit's totals take a game once, when it becomes finished (a running row, just now).
+        if status == "finished":
+            fit_totals.add_game(self.backend, game_id, seats)
+        if replay is not None:
+            self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
 
     def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
         """Mark every game still ``running`` as aborted; returns their (id, replay path)."""

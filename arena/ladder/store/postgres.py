@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from arena.ladder.store.backend import Backend
+from arena.ladder.store.backend import Backend, Read
 from arena.ladder.store.records import StoreError
 
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -96,10 +96,15 @@ def run_script(db: Any, statements: Sequence[str]) -> Any:
 
 def results(db: Any, statements: Sequence[str]) -> list[list[tuple] | None]:
     """`run_script`, keeping every statement's rows (None for a statement that returns none)."""
+    return [rows for rows, _count in counted_results(db, statements)]
+
+
+def counted_results(db: Any, statements: Sequence[str]) -> list[tuple[list[tuple] | None, int]]:
+    """`run_script`, keeping every statement's rows (None for a statement that returns none) and row count."""
     cursor = _sent(db, statements)
-    found: list[list[tuple] | None] = []
+    found: list[tuple[list[tuple] | None, int]] = []
     while True:
-        found.append(cursor.fetchall() if cursor.description is not None else None)
+        found.append((cursor.fetchall() if cursor.description is not None else None, cursor.rowcount))
         if not cursor.nextset():
             return found
 
@@ -144,6 +149,7 @@ class PostgresBackend(Backend):
         self._url, self._options = url, options
         self._in_transaction = False
         self._queued: list[str] = []  # inside a transaction: statements to send with the next one read
+        self._deferred: list[tuple[Read, int]] = []  # `defer`red reads, with their first statement's place in _queued
         self._literal = Binder()
         try:
             self._db = self._open()
@@ -173,32 +179,58 @@ class PostgresBackend(Backend):
 
     def _with_queued(self, sql: str, parameters: Sequence[Any]) -> Any:
         """Inside a transaction: run what waits, then this statement, in one round trip; its cursor."""
+        self.flush()  # deferred reads get their results
         db = self._connection()
         statements, self._queued = self._queued + [self._literal(db, self.sql(sql), parameters)], []
+        self.stats.round_trip()
         return run_script(db, statements)
 
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
         self.stats.statement(sql)
         if self._in_transaction:
             return self._with_queued(sql, parameters).fetchall()
+        self.stats.round_trip()
         return self._connection().execute(self.sql(sql), parameters).fetchall()
 
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         self.stats.statement(sql)
         if self._in_transaction:
             return self._with_queued(sql, parameters).rowcount
+        self.stats.round_trip()
         return self._connection().execute(self.sql(sql), parameters).rowcount
 
-    def read_together(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple] | None]:
-        """Inside a transaction: run what waits, then these statements (shared SQL), in one round trip;
-        each one's rows (None for a statement that returns none).  Each takes its own snapshot, in order."""
-        assert self._in_transaction, "read_together runs inside a transaction"
+    def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
+        self.stats.statement(sql)
+        if self._in_transaction:
+            cursor = self._with_queued(sql, parameters)
+        else:
+            self.stats.round_trip()
+            cursor = self._connection().execute(self.sql(sql), parameters)
+        return (cursor.fetchall() if cursor.description is not None else None), cursor.rowcount
+
+    def defer(self, read: Read) -> None:
+        """Inside a transaction: queue the read's statements after what waits already; `flush` sends them
+        all as one message and hands each read its results (each statement takes its own snapshot, in order)."""
+        if not self._in_transaction:
+            super().defer(read)
+            return
         db = self._connection()
-        for sql, _ in statements:
+        self._deferred.append((read, len(self._queued)))
+        for sql, parameters in read.statements:
             self.stats.statement(sql)
-        sent = [self._literal(db, self.sql(sql), parameters) for sql, parameters in statements]
-        queued, self._queued = self._queued, []
-        return results(db, queued + sent)[len(queued):]
+            self._queued.append(self._literal(db, self.sql(sql), parameters))
+
+    def flush(self) -> None:
+        if not self._deferred:
+            return
+        deferred, self._deferred = self._deferred, []
+        statements, self._queued = self._queued, []
+        self.stats.round_trip()
+        found = counted_results(self._connection(), statements)
+        for read, first in deferred:
+            for rows, count in found[first : first + len(read.statements)]:
+                read.rows.append(rows)
+                read.counts.append(count)
 
     def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         if not self._in_transaction:
@@ -216,14 +248,17 @@ class PostgresBackend(Backend):
         try:
             try:
                 yield
+                self.flush()
                 if self._queued != ["BEGIN"]:
                     self._queued.append("COMMIT")
+                    self.stats.round_trip()
                     run_script(db, self._queued)
             except BaseException:
                 roll_back(db)
                 raise
         finally:
             self._queued = []
+            self._deferred = []
             self._in_transaction = False
 
     def lock_schema(self) -> None:

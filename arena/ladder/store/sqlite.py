@@ -47,6 +47,11 @@ class SqliteBackend(Backend):
         self.stats.statement(sql)
         return self._db.execute(sql, parameters).rowcount
 
+    def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
+        self.stats.statement(sql)
+        cursor = self._db.execute(sql, parameters)
+        return (cursor.fetchall() if cursor.description is not None else None), cursor.rowcount
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         self.stats.transaction()
