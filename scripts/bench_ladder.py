@@ -909,7 +909,6 @@ def main() -> int:
                       + ", ".join(f"{step} {ms:.1f}" for step, ms in means.items())
                       + f"; dead time a seat {sum(means.values()):.0f} ms against {gaps['mean_ms']['in_game'] or 0:.0f} ms "
                       f"in a game; {gaps['rounds']} planning rounds"
-                      + (f" (cluster read {gaps['round_read_ms']:.1f} ms)" if gaps.get("round_read_ms") else "")
                       + f", {gaps['writes_per_group_commit']} writes a group commit")
             print(f"  {'':<22} memory: idle {report['server_rss_idle_mib']:.0f} MiB; "
                   + "; ".join(f"{m['bots']} bots, {m['running_games']:g} games: {m['rss_mib']:.0f} MiB at {m['seconds']:.0f} s"

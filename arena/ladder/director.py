@@ -208,6 +208,7 @@ class LadderDirector:
             if self.membership is not None:
                 background.start_soon(self.membership.run, handle, self._kick, self.abort_games)
                 background.start_soon(self.membership.listen, self._kick)
+                background.start_soon(self.membership.watch, self._kick)
             if self.settings.handle_signals:
                 background.start_soon(self._watch_signals)
             if self.settings.duration_s is not None:
@@ -274,13 +275,13 @@ class LadderDirector:
                     slots = handle.slots()
                     share = slot_share(self.settings.concurrency, len(slots), smallest)
                     candidates = self._pool.update(slots, self._reserved, min(self.settings.max_games_per_bot, share))
-                    self.gaps.round(0.0)
+                    self.gaps.round()
                 else:  # the whole ladder's busy counts, shares and fairness counts
                     sessions = handle.sessions()
                     limits = {s.name: min(s.capacity, self.settings.max_games_per_bot) for s in sessions}
-                    read_from = time.monotonic()
-                    candidates = await self.membership.adjust(self.scheduler, sessions, limits, self._reserved, smallest)
-                    self.gaps.round(time.monotonic() - read_from)
+                    # From the cluster's view read last (in the background: a round never waits on the database).
+                    candidates = self.membership.adjust(self.scheduler, sessions, limits, self._reserved, smallest)
+                    self.gaps.round()
                     if self.membership.problem:
                         self.view.note = self.membership.problem
                     elif self.view.note.startswith("database unreachable"):

@@ -10,10 +10,10 @@ adds them up by step:
   ``result_commit`` (its transaction, with the replay's result line before and the seal after),
   ``told`` (the bots told, the seats released, back in the director);
 * each seat's way to its next game: ``to_plan`` (from its release until a planning round seats it: the
-  round's wake-up, its batching pause, its read of the cluster, a partner free and fair),
+  round's wake-up, its batching pause, a partner free and fair),
   ``start_queue`` and ``start_commit`` (the start's group commit, claim included, and the replay file
   created), ``to_play`` (until the runner has the game);
-* the planning rounds themselves: how many, and the time spent reading the cluster's view (PostgreSQL).
+* how many planning rounds, and group commits with how many writes each.
 
 `arena serve` prints the means when it stops (`summary`), and scripts/bench_ladder.py reads them.
 """
@@ -36,7 +36,6 @@ class GameGaps:
         self.counts = dict.fromkeys(END_STEPS + SEAT_STEPS + (IN_GAME,), 0)
         self._freed: dict[str, float] = {}  # bot -> when its last game released it (one entry per bot)
         self.rounds = 0
-        self.round_read_s = 0.0
         self.batches = 0
         self.batch_calls = 0
 
@@ -60,9 +59,8 @@ class GameGaps:
     def gone(self, bot: str) -> None:
         self._freed.pop(bot, None)
 
-    def round(self, read_s: float) -> None:
+    def round(self) -> None:
         self.rounds += 1
-        self.round_read_s += read_s
 
     def batch(self, calls: int) -> None:
         """A group commit ran ``calls`` writes together."""
@@ -77,7 +75,6 @@ class GameGaps:
             "mean_ms": means,
             "counts": dict(self.counts),
             "rounds": self.rounds,
-            "round_read_ms": round(self.round_read_s / self.rounds * 1e3, 2) if self.rounds else None,
             "group_commits": self.batches,
             "writes_per_group_commit": round(self.batch_calls / self.batches, 2) if self.batches else None,
         }

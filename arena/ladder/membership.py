@@ -14,8 +14,14 @@ host, as a single server does; this module adds what makes that sound with sever
   that another host swept this one meanwhile (fenced), it has the director abort every
   game still playing here;
 * before planning, `Membership.adjust` turns each connected bot's free slots into the
-  cluster's: its open claims on every host count, its share is of every live host's
-  slots, and the scheduler's fairness counts become those of every host;
+  cluster's: its open claims on the other hosts count, its share is of every live host's
+  slots, and the scheduler's fairness counts become those of every host.  It takes the
+  cluster's view read last (`Membership.watch`, in the background, asked for by every
+  round), so a planning round never waits on the database: a game's seats are planned
+  again as soon as its end wakes the director.  This host's own games are counted from
+  its own books (the director's running sets), which are never behind the database;
+  the other hosts' claims may be one read behind, which the claim itself makes safe (a
+  bot over its cap is refused in the start's transaction, and planned again);
 * every game's seats are claimed in the transaction that records its start (`start_claim`,
   one commit for both) and freed in the one that records its end (`release_statements`),
   both on the store's connection and in its group commits; a game whose end could not be
@@ -66,6 +72,10 @@ class Membership:
         self._unreleased: set[str] = set()
         self._freed: set[str] = set()         # games whose end's commit freed their seats
         self._caps: dict[str, int] = {}
+        self.load: ClusterLoad | None = None  # the cluster's view read last (`watch`)
+        self._synced: ClusterLoad | None = None  # the view the scheduler's fairness counts were taken from
+        self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
+        self._names: list[str] = []           # the connected bots at the last round (their bot_slots rows)
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call on the registry's connection (lease, live hosts, sweeps)."""
@@ -155,27 +165,61 @@ class Membership:
 
     # ---- planning
 
-    async def adjust(self, scheduler: Scheduler, sessions: Sequence[Any], limits: dict[str, int],
-                     reserved: dict[str, int], smallest_table: int) -> list[Candidate] | None:
-        """The candidates as the whole ladder sees them, or None when the database cannot say (plan nothing).
+    async def watch(self, kick: Callable[[], None]) -> None:
+        """Read the cluster's view whenever a planning round asks (`adjust`), one read at a time, in the
+        background; wake the director when a read lets it seat more than the last one did (the first
+        view, new bots' rows made, another host's seats freed)."""
+        assert self.claims is not None
+        self._wanted = trio.Event()
+        self._wanted.set()
+        while True:
+            await self._wanted.wait()
+            self._wanted = trio.Event()
+            names = list(self._names)
+            known = set(self.claims.known)
+            try:
+                load: ClusterLoad = await self._claims_call(self.claims.load, self.since, names)
+            except Exception as error:
+                self.problem = (f"database unreachable: {' '.join(str(error).split())[:200]}; "
+                                "no new games until it is back")
+                self.load = None
+                await trio.sleep(self.settings.heartbeat_s / 2)  # asked again by the next round
+                continue
+            before, self.load = self.load, load
+            if (before is None or not known.issuperset(names)
+                    or any(load.busy.get(bot, 0) < n for bot, n in before.busy.items())):
+                kick()
+
+    def adjust(self, scheduler: Scheduler, sessions: Sequence[Any], limits: dict[str, int],
+               reserved: dict[str, int], smallest_table: int) -> list[Candidate] | None:
+        """The candidates as the whole ladder sees them, from the view read last, or None when there is
+        none (not read yet, or the database cannot say: plan nothing).  Asks `watch` for a fresh view.
 
         limits: each bot's cap on this host (min of its max_games and --max-games-per-bot).
+        reserved: the games the director runs or starts for each bot here, which its claims on this
+        host never exceed; the view's claims are the other hosts'.  A bot without its ``bot_slots``
+        row yet (`SeatClaims.ensure_bots`, made by the next read) is not a candidate.
         """
         assert self.claims is not None
-        names = [s.name for s in sessions]
-        try:
-            load: ClusterLoad = await self._claims_call(self.claims.load, self.since, names)
-        except Exception as error:
-            self.problem = f"database unreachable: {' '.join(str(error).split())[:200]}; no new games until it is back"
+        self._names = [s.name for s in sessions]
+        if self._wanted is not None:
+            self._wanted.set()
+        load = self.load
+        if load is None:
             return None
-        for ruleset in scheduler.players:
-            scheduler.sync_counts(ruleset, load.games.get(ruleset, {}), load.pairs.get(ruleset, {}))
+        if load is not self._synced:  # the fairness counts change only with a new view
+            self._synced = load
+            for ruleset in scheduler.players:
+                scheduler.sync_counts(ruleset, load.games.get(ruleset, {}), load.pairs.get(ruleset, {}))
         share = slot_share(max(load.slots, self.concurrency), len(sessions), smallest_table)
+        known = self.claims.known
         candidates = []
         for s in sessions:
+            if s.name not in known:
+                continue
             cap = min(limits[s.name], share)
             self._caps[s.name] = cap
-            busy = max(s.busy, reserved.get(s.name, 0), load.busy.get(s.name, 0))
+            busy = max(s.busy, reserved.get(s.name, 0)) + load.busy.get(s.name, 0)
             candidates.append(Candidate(s.name, cap - busy, frozenset(s.games)))
         return candidates
 

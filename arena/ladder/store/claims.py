@@ -55,7 +55,7 @@ from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, res
 class ClusterLoad:
     """What every host has scheduled, as the database says now."""
 
-    busy: dict[str, int] = field(default_factory=dict)                      # bot -> open claims (any bot with one)
+    busy: dict[str, int] = field(default_factory=dict)                      # bot -> open claims on the other hosts
     games: dict[str, dict[str, int]] = field(default_factory=dict)          # ruleset -> bot -> games since
     pairs: dict[str, dict[frozenset[str], int]] = field(default_factory=dict)  # ruleset -> pair -> games since
     slots: int = 0                                                          # the live hosts' concurrency, summed
@@ -118,6 +118,11 @@ class SeatClaims:
     def now(self) -> float:
         with self.registry.work_connection() as db:
             return float(db.execute(f"SELECT {NOW}").fetchone()[0])
+
+    @property
+    def known(self) -> set[str]:
+        """The bots whose ``bot_slots`` row this host has made sure of (they can be claimed)."""
+        return self._known
 
     def ensure_bots(self, bots: Sequence[str]) -> None:
         """Give new bots their ``bot_slots`` row (outside any claim, so a claim never waits on an insert)."""
@@ -227,8 +232,9 @@ class SeatClaims:
                 raise
 
     def load(self, since: float, bots: Sequence[str]) -> ClusterLoad:
-        """Busy counts (of every bot with an open claim), and the games and pairings every host scheduled
-        since ``since`` (new bots among ``bots`` get their ``bot_slots`` row first, so they can be claimed)."""
+        """Busy counts on the other hosts (of every bot with an open claim there: this host counts its own
+        games itself), and the games and pairings every host scheduled since ``since`` (new bots among
+        ``bots`` get their ``bot_slots`` row first, so they can be claimed)."""
         load = ClusterLoad(since=since)
         self.ensure_bots(bots)
         with self.registry.work_connection() as db:
@@ -238,7 +244,8 @@ class SeatClaims:
             busy, slots, rows = results(db, [
                 # every open claim (as many as the cluster's slots hold), not those of a list of every
                 # connected bot: binding and parsing that list cost more than the rows it leaves out
-                "SELECT bot, COUNT(*) FROM seat_claims WHERE released_at IS NULL GROUP BY bot",
+                self._literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE released_at IS NULL AND host <> %s "
+                              "GROUP BY bot", (self.registry.name,)),
                 f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}",
                 self._literal(db, *tally.query()),
             ])
