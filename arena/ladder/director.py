@@ -111,6 +111,34 @@ def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
     return result, time.thread_time() - began
 
 
+class _GroupCommit:
+    """A queue of writes for one store connection, run together by whoever gets it next (`LadderDirector._db_commit`)."""
+
+    def __init__(self, store: LadderStore) -> None:
+        self.store = store
+        self.limiter = trio.CapacityLimiter(1)
+        self.writes: list[Call] = []
+
+    async def commit(self, call: Call, gaps: GameGaps) -> Call:
+        """Run ``call`` in the next group commit on this connection; returns it done (its result or error)."""
+        self.writes.append(call)
+        try:
+            async with self.limiter:
+                if not call.done:
+                    batch, self.writes = self.writes, []
+                    gaps.batch(len(batch))
+                    try:
+                        await trio.to_thread.run_sync(self.store.run_together, batch)
+                    finally:
+                        for queued in batch:
+                            queued.done = True
+        except BaseException:
+            if not call.done and call in self.writes:  # cancelled while waiting: not written
+                self.writes.remove(call)
+            raise
+        return call
+
+
 def _note_time(times: list[float]) -> None:
     """A `Call.before` that notes when its group commit began (for `GameGaps`)."""
     times.append(time.monotonic())
@@ -153,8 +181,12 @@ class LadderDirector:
         self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
         self._running_sets = 0
         self._started_games = 0
-        self._db = trio.CapacityLimiter(1)
-        self._writes: list[Call] = []  # writes waiting for the next group commit (`_db_write`)
+        self._group = _GroupCommit(store)  # the store's writes waiting for the next group commit (`_db_write`)
+        self._db = self._group.limiter  # one call at a time on the store's connection
+        #: Game starts commit on a connection of their own where the database has room for two writers
+        #: (PostgreSQL: `LadderStore.sibling`), so a start never waits behind results and their replays'
+        #: fsyncs; on SQLite they join the one group commit.
+        self._starts: _GroupCommit | None = None
         self._dirty: set[str] = set()
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
@@ -204,6 +236,9 @@ class LadderDirector:
 
     async def _direct(self, handle: Any, started: float) -> LadderSummary:
         await self._db_call(self._load_history)
+        starts = await self._db_call(self.store.sibling)
+        if starts is not self.store:
+            self._starts = _GroupCommit(starts)
         async with trio.open_nursery() as background:
             if self.membership is not None:
                 background.start_soon(self.membership.run, handle, self._kick, self.abort_games)
@@ -429,10 +464,12 @@ class LadderDirector:
                 if self.membership is not None:
                     claim = self.membership.start_claim(game_id, table.ruleset, seats)
                     claimed.append(game_id)  # freed by the end's commit, or apart (a start whose reply was lost)
-                # In steps: the claim's read goes with the reads of the group commit's other starts and results.
+                # In steps: the claim's read goes with the reads of the group commit's other starts (and, on
+                # SQLite, results); on PostgreSQL starts commit on a connection of their own (`_starts`).
+                group = self._starts or self._group
                 start = Call(
                     functools.partial(
-                        self.store.game_started_steps, game_id, table.ruleset, options, seed, set_id, index,
+                        group.store.game_started_steps, game_id, table.ruleset, options, seed, set_id, index,
                         list(seats), replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
                         versions=[versions.get(bot, "") for bot in seats], claim=claim,
                     ),
@@ -442,7 +479,7 @@ class LadderDirector:
                 start_ran: list[float] = []
                 start.before = functools.partial(_note_time, start_ran)
                 try:
-                    await self._db_commit(start)
+                    await group.commit(start, self.gaps)
                 except BaseException:
                     if start.done and start.error is None and start.result:  # written, then cancelled: abort it
                         with trio.CancelScope(shield=True):
@@ -768,19 +805,4 @@ class LadderDirector:
     async def _db_commit(self, call: Call) -> Call:
         """`_db_write` for a prepared `Call` (with its ``before`` and ``after``, run on the commit's
         thread); returns it done, with its result or error, and ``after``'s."""
-        self._writes.append(call)
-        try:
-            async with self._db:
-                if not call.done:
-                    batch, self._writes = self._writes, []
-                    self.gaps.batch(len(batch))
-                    try:
-                        await trio.to_thread.run_sync(self.store.run_together, batch)
-                    finally:
-                        for queued in batch:
-                            queued.done = True
-        except BaseException:
-            if not call.done and call in self._writes:  # cancelled while waiting: not written
-                self._writes.remove(call)
-            raise
-        return call
+        return await self._group.commit(call, self.gaps)

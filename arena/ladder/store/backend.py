@@ -112,6 +112,11 @@ class Backend(ABC):
     def transaction(self) -> AbstractContextManager[None]:
         """A write transaction: committed durably when the block ends, rolled back if it raises."""
 
+    def twin(self) -> "Backend | None":
+        """A second connection to the same database, for writes that need not wait behind this one's;
+        None where a second writer would only wait for the first (SQLite: one writer at a time)."""
+        return None
+
     @abstractmethod
     def lock_schema(self) -> None:
         """Inside a transaction: keep other processes from migrating the schema at the same time."""
@@ -153,6 +158,16 @@ class StatementStats:
     def writes(self) -> int:
         """Statements other than reads (SELECT, and WITH ... SELECT)."""
         return sum(count for kind, count in self.by_kind.items() if kind not in ("SELECT", "WITH"))
+
+    @classmethod
+    def summed(cls, parts: Sequence["StatementStats"]) -> "StatementStats":
+        """The counts of several connections together."""
+        total = cls()
+        for part in parts:
+            total.by_kind.update(part.by_kind)
+            total.transactions += part.transactions
+            total.round_trips += part.round_trips
+        return total
 
     def snapshot(self) -> dict[str, Any]:
         return {"statements": self.statements, "writes": self.writes, "transactions": self.transactions,

@@ -94,6 +94,7 @@ class LadderStore:
         self.path = backend.name
         #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
         self.recovered: list[tuple[str, str | None]] = []
+        self._siblings: list[LadderStore] = []
 
     # ---- opening and migrations
 
@@ -127,13 +128,29 @@ class LadderStore:
         return store
 
     def close(self) -> None:
+        for sibling in self._siblings:
+            sibling.close()
         with self._lock:
             self.backend.close()
 
+    def sibling(self) -> "LadderStore":
+        """A store on the same database with a connection of its own, for writes that need not wait behind
+        this store's (the ladder's game starts, beside its results); on SQLite, this store itself (one
+        writer at a time).  Closed with this store; its statements count in this store's `stats`."""
+        twin = self.backend.twin()
+        if twin is None:
+            return self
+        sibling = LadderStore(twin)
+        self._siblings.append(sibling)
+        return sibling
+
     @property
     def stats(self) -> Any:
-        """The backend's `StatementStats`: statements and write transactions run through this store so far."""
-        return self.backend.stats
+        """The backend's `StatementStats`: statements and write transactions run through this store (and its
+        siblings) so far."""
+        if not self._siblings:
+            return self.backend.stats
+        return type(self.backend.stats).summed([self.backend.stats, *(s.backend.stats for s in self._siblings)])
 
     def schema_version(self) -> int:
         with self._lock:

@@ -261,6 +261,10 @@ class PostgresBackend(Backend):
             self._deferred = []
             self._in_transaction = False
 
+    def twin(self) -> "PostgresBackend":
+        """Another connection to this database (the ladder's game starts: they need not wait behind results)."""
+        return PostgresBackend(self._url, connect_timeout=int(self._options.get("connect_timeout", 10)))
+
     def lock_schema(self) -> None:
         self.rows("SELECT pg_advisory_xact_lock(?, ?)", (LOCK_CLASS, SCHEMA_LOCK))
 
