@@ -24,7 +24,8 @@ host, as a single server does; this module adds what makes that sound with sever
   bot over its cap is refused in the start's transaction, and planned again);
 * every game's seats are claimed in the transaction that records its start (`start_claim`,
   one commit for both) and freed in the one that records its end (`release_statements`),
-  both on the store's connection and in its group commits; a game whose end could not be
+  in the store's group commits (the starts on a connection of their own on PostgreSQL,
+  `LadderStore.sibling`); a game whose end could not be
   recorded has them freed apart (`release`, retried until the database takes it).
 
 Every database call runs on a worker thread, one at a time per connection: the registry's

@@ -20,7 +20,7 @@ is one row of ``hosts`` plus a session advisory lock on that row's ``lock_key``:
   lease while the others' was not): its next heartbeat says so (`HostRegistry.heartbeat`
   returns ``"dead"``), the rows of its games are already aborted and never written again
   (`LadderStore.game_ended` takes a result only on a running row), it claims nothing
-  while its lease is lapsed (`SeatClaims.claim`), and it aborts what it still plays.
+  while its lease is lapsed (`SeatClaims.claim_in`), and it aborts what it still plays.
 
 Two processes cannot be the same host: the second one's lock attempt fails and it is
 refused in one line.  At start a host aborts only the games *it* left running

@@ -7,7 +7,9 @@ is an explicit transaction.  Inside it the statements whose result is not read
 the client (`Binder`), and go with the next statement whose result is read,
 or with the ``COMMIT``, as one message of several statements (`run_script`).
 So a transaction costs one network write and one round trip per result it
-reads, not one per statement: on a small machine that shares its cores with
+reads, not one per statement; and reads that several writes ask for at once
+(`Backend.defer`, `Backend.flush`: a group commit's claims and fenced updates)
+share one round trip: on a small machine that shares its cores with
 PostgreSQL, every message is a wake-up of another process, and their number,
 more than the statements' own work, is what the ladder pays.  (psycopg's
 pipeline mode saves the waits but still writes each statement on its own.)
