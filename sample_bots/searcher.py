@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 
 from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
+from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
 from quick_tactician import PlayModel, QuickTactician  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
@@ -57,6 +58,11 @@ ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online", "mose", "ddmau"
 PLAY_MODEL = frozenset({"maumau"})
 
 
+#: Rulesets (2 seats only) whose worlds give the opponent a hand drawn from `posterior.HandPosterior`: every
+#: card it held with the time it came, judged by each of its choices as the tactician's.
+POSTERIOR = frozenset({"maumau"})
+
+
 def default_budget(ruleset):
     return DEFAULT_BUDGETS.get(ruleset, SHEDDING_BUDGET)
 
@@ -86,7 +92,7 @@ class SearchBot(Bot):
         points = {card: info.get("points", 0) for card, info in (facts.data.get("cards") or {}).items()}
         rollout = QuickTactician()  # the tactician's choices, faster; one per game: games may overlap, with other facts
         rollout.facts["rollout"] = facts  # the rollouts' turns carry the game id "rollout"
-        searcher = Searcher(game.ruleset, game.options, rollout.act, self.budget(game.ruleset), points)
+        searcher = self.searcher(game, facts, rollout, points)
         seed = self.seed if self.seed is not None else random.randrange(2**32)
         tracker = None
         if self.infer and tracks(game.ruleset):
@@ -94,6 +100,16 @@ class SearchBot(Bot):
                                   play_model=PlayModel(facts) if game.ruleset in PLAY_MODEL else None)
         history = Tracker(game.ruleset, **game.options) if self.infer and game.ruleset in ENGINE_HISTORY else None
         self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker, history)
+
+    def searcher(self, game, facts, rollout, points):
+        """The game's `pimc.Searcher` (with a `HandPosterior` in the rulesets of `POSTERIOR`, two seats)."""
+        budget = self.budget(game.ruleset)
+        deck = facts.data.get("deck")
+        if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck):
+            return Searcher(game.ruleset, game.options, rollout.act, budget, points)
+        searcher = PosteriorSearcher(game.ruleset, game.options, rollout.act, budget, points)
+        searcher.posterior = HandPosterior(facts, deck)
+        return searcher
 
     def on_game_end(self, game, result):
         self.policy.on_game_end(game, result)
@@ -108,6 +124,9 @@ class SearchBot(Bot):
             tracker.update(turn.history)
         if history is not None:
             history.update(turn.history)
+        posterior = getattr(searcher, "posterior", None)
+        if posterior is not None:
+            posterior.update(turn.history, turn.observation)
         prior = self.policy.act(turn)
         if len(turn.legal) == 1 or searcher.budget.worlds <= 0:
             return prior
