@@ -36,8 +36,6 @@ from typing import Any, Iterable, Mapping, Sequence
 from pimc import Searcher
 from quick_tactician import CardTable, QuickTactician
 
-from arena import games
-
 SUITS = "shdc"
 
 
@@ -366,21 +364,22 @@ class PosteriorSearcher(Searcher):
     def world(self, sampler, rng, tracker, seat, visible):
         if not self._queue:
             return super().world(sampler, rng, tracker, seat, visible)
-        return with_hand(sampler.sample(rng), 1 - seat, self._queue.pop(), rng)
+        hand = self._queue.pop()
+        return sampler.sample(rng, arrange=lambda position: with_hand(position, 1 - seat, hand, rng))
 
 
-def with_hand(world, seat: int, hand: Sequence[str], rng: random.Random):
-    """`world` with `seat`'s hand made `hand`, trading cards with the stock (a new state; `world` if it cannot)."""
-    position = world.to_position()
+def with_hand(position: dict, seat: int, hand: Sequence[str], rng: random.Random) -> bool:
+    """Make `seat`'s hand in `position` (a deal, `from_position`'s form) `hand`, trading cards with the stock
+    (shuffled after): whether it could (every card of `hand` in that hand or the stock, the sizes equal)."""
     hands, stock = position.get("hands"), position.get("stock")
     if not isinstance(hands, list) or not isinstance(stock, list) or len(hands[seat]) != len(hand):
-        return world
+        return False
     rest = Counter(hands[seat]) + Counter(stock)
     want = Counter(hand)
     if want - rest:
-        return world
+        return False
     stock = list((rest - want).elements())
     rng.shuffle(stock)
     hands[seat] = list(hand)
     position["stock"] = stock
-    return games.from_position(world.ruleset, position, **dict(world.options))
+    return True

@@ -119,7 +119,10 @@ def test_a_world_with_the_drawn_hand_gives_the_seat_the_same_view():
     position = state.to_position()
     pool = position["hands"][1 - seat] + position["stock"]
     hand = sorted(pool)[: len(position["hands"][1 - seat])]
-    world = posterior.with_hand(state, 1 - seat, hand, random.Random(1))
+    position = state.to_position()
+    assert posterior.with_hand(position, 1 - seat, hand, random.Random(1))
+    world = games.from_position("maumau", position)
+    assert not posterior.with_hand(state.to_position(), 1 - seat, [*hand, "7s"], random.Random(1))  # wrong size
     assert world.to_position()["hands"][1 - seat] == hand
     assert Counter(world.to_position()["stock"]) == Counter(pool) - Counter(hand)
     assert world.observation(seat).to_dict() == state.observation(seat).to_dict()

@@ -174,28 +174,34 @@ class WorldSampler:
         return self._loose is not None
 
     def sample(self, rng: random.Random, attempts: int = ATTEMPTS, *,
-               judge: "Callable[[list], int] | None" = None, tries: int = 1) -> GameState:
+               judge: "Callable[[list], int] | None" = None, tries: int = 1,
+               arrange: "Callable[[dict], None] | None" = None) -> GameState:
         """One world.  With `judge`, rejection sampling priced at a deal, not a state: `judge` scores a
         candidate deal by its hands (a list of cards per seat; 0: it accepts the deal, more: how far it
         breaks what the caller knows), and of up to `tries` deals the first it scores 0 (else the lowest)
-        is the one built.  A search bot passes what its model of the other players rules out."""
+        is the one built.  A search bot passes what its model of the other players rules out.
+
+        With `arrange`, the deal's position (the `from_position` form: ``hands``, ``stock``...) is handed to
+        it before the state is built, to trade hidden cards between hidden places (a search bot's own
+        model of a hand); the world must still give the seat its observation, or it is dealt again."""
         if not isinstance(rng, random.Random):
             raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
         view, table = self.view, self.table
-        world = self._sample(rng, attempts, self.history, judge, tries)
+        world = self._sample(rng, attempts, self.history, judge, tries, arrange)
         if world is None and self.history is not None:
             # With several copies of a card the pools may have charged a copy to the wrong one, so that no
             # deal of them fits (a seat asked to answer must hold an answer): the same without the pools.
             if self._loose is None:
                 self._loose = _history_plan(self.tracker, self.view, self.table.seat, collapse=True)
-            world = self._sample(rng, attempts, self._loose, judge, tries)
+            world = self._sample(rng, attempts, self._loose, judge, tries, arrange)
         if world is None:
             raise WorldError(f"no world of {table.ruleset} fits this observation of seat {table.seat} in "
                              f"{attempts} deals{self._refused}")
         return world
 
     def _sample(self, rng: random.Random, attempts: int, history: "HistoryDeal | None",
-                judge: "Callable[[list], int] | None" = None, tries: int = 1) -> GameState | None:
+                judge: "Callable[[list], int] | None" = None, tries: int = 1,
+                arrange: "Callable[[dict], None] | None" = None) -> GameState | None:
         view, table = self.view, self.table
         refused = ""
         for _ in range(max(1, attempts)):
@@ -209,6 +215,8 @@ class WorldSampler:
                     broken = judge(candidate.get("hands"))
                     if broken < fewest:
                         position, fewest = candidate, broken
+            if arrange is not None:
+                arrange(position)
             try:
                 world = self._restore(position=position, options=dict(table.options))
             except GameError as error:
