@@ -6,8 +6,9 @@ Plays 2-seat `maumau` games (the seat observed plays as the tactician, or as the
 then seat 1 of each deal; its opponent is the tactician) and at each of the seat's decisions with more than
 one legal action draws `--hands` opponent hands from `HandPosterior` and prints, over all those decisions:
 
-* the share of the real hand's cards a drawn hand holds (the searcher's worlds held 23.3%, about what a
-  uniform deal holds), beside that of a uniform deal of the same pool (`uniform`);
+* the share of the real hand's cards a drawn hand holds (`overlap`), beside that of a uniform deal of the
+  same pool (`uniform`) and that of the worlds the searcher drew before (`tells`: the engine's history
+  sampler judged by `inference.CardTracker`'s voids and tells, up to 8 deals a world), on the same decisions;
 * on how many decisions the model was on (`active`: two seats, before the first reshuffle) and found an
   assignment (`settled`);
 * `exact`: on how many decisions the real assignment of cards to the opponent's slots (the cards it was
@@ -28,14 +29,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
 
+from inference import CardTracker  # noqa: E402
+from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior  # noqa: E402
-from quick_tactician import QuickTactician  # noqa: E402
+from quick_tactician import PlayModel, QuickTactician  # noqa: E402
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
 from arena import messages as convert  # noqa: E402
 from arena.match.seat import GameStart  # noqa: E402
+from arena.games.worlds import Tracker  # noqa: E402
 from arena.match.timecontrol import TimeControl  # noqa: E402
 from mau_arena_sdk import Facts, GameInfo, Turn  # noqa: E402
 
@@ -56,6 +60,9 @@ def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
     facts = info.facts or Facts({})
     posterior = HandPosterior(facts, list(facts.data.get("deck") or ()) or games.ruleset_info(ruleset).deck(2))
     rng = random.Random(seed * 2 + me)
+    cards = CardTracker(facts, policy_tells=True, play_model=PlayModel(facts))  # the searcher's worlds before
+    history = Tracker(ruleset)
+    previous = Searcher(ruleset, {}, QuickTactician().act, Budget(worlds=1, tries=8))
     state = games.new_game(ruleset, 2, seed)
     log = state.record_events()
     opp = 1 - me
@@ -79,6 +86,12 @@ def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
                 if drawn is not None:
                     totals["settled"] += 1
                     totals["overlap"] += sum(len(set(h) & set(truth)) / len(truth) for h in drawn) / len(drawn)
+                    cards.update(turn.history)
+                    history.update(turn.history)
+                    sampler = previous.sampler(turn.observation, history)
+                    visible = len(turn.observation.get("discard") or ())
+                    old = [previous.world(sampler, rng, cards, me, visible).to_position()["hands"][opp] for _ in drawn]
+                    totals["tells"] += sum(len(set(h) & set(truth)) / len(truth) for h in old) / len(old)
         choice = (bot if seat == me else other).act(turn)
         before = list(state.to_position()["hands"][opp])
         state.apply(legal[turn.index_of(choice)])
@@ -97,13 +110,14 @@ def main() -> None:
         first, last = (int(x) for x in args.seeds.split(":"))
     except ValueError:
         parser.error(f"--seeds wants first:last, got {args.seeds!r}")
-    totals = dict.fromkeys(("ms", "decisions", "active", "exact", "uniform", "settled", "overlap"), 0.0)
+    totals = dict.fromkeys(("ms", "decisions", "active", "exact", "uniform", "settled", "overlap", "tells"), 0.0)
     for seed in range(first, last):
         for me in (0, 1):
             play(seed, me, args.hands, args.me == "searcher", totals)
         t = totals
         print(f"seed {seed}: {int(t['decisions'])} decisions, active {int(t['active'])}, exact {int(t['exact'])}, "
               f"settled {int(t['settled'])}, overlap {t['overlap'] / max(1, t['settled']):.3f} "
+              f"(tells {t['tells'] / max(1, t['settled']):.3f}) "
               f"(uniform {t['uniform'] / max(1, t['active']):.3f}), {t['ms'] / max(1, t['decisions']):.1f} ms",
               flush=True)
 

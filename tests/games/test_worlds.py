@@ -251,3 +251,24 @@ def test_a_judge_rejects_deals_before_a_state_is_built_and_the_first_it_accepts_
     plain = [once.sample(random.Random(k)).hands for k in range(5)]
     judged_once = [once.sample(random.Random(k), judge=lambda hands: 0, tries=8).hands for k in range(5)]
     assert judged_once == plain  # a judge that accepts every deal draws the same worlds
+
+
+def test_arrange_trades_hidden_cards_before_the_state_is_built_and_a_wrong_arrangement_is_dealt_again():
+    state = games.new_game("maumau", 2, 5)
+    observation = state.observation(0)
+    sampler = worlds.WorldSampler("maumau", observation)
+    wanted = sorted(sampler.unseen.cards)[: len(state.hands[1])]  # a hand for seat 1 of the caller's choosing
+
+    def arrange(position):
+        pool = Counter(position["hands"][1]) + Counter(position["stock"])
+        position["hands"][1] = list(wanted)
+        position["stock"] = list((pool - Counter(wanted)).elements())
+
+    world = sampler.sample(random.Random(2), arrange=arrange)
+    assert world.hands[1] == wanted and world.observation(0).to_dict() == observation.to_dict()
+
+    def spoil(position):  # changes what seat 0 sees: never a world of this observation
+        position["hands"][0] = list(position["hands"][0][1:])
+
+    with pytest.raises(WorldError):
+        sampler.sample(random.Random(2), attempts=3, arrange=spoil)
