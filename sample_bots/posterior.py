@@ -44,6 +44,9 @@ class HandPosterior:
 
     def __init__(self, facts, deck: Sequence[str], sweeps: int = 1) -> None:
         self.table = CardTable(facts)
+        cards = facts.data.get("cards") or {}
+        self.draws = frozenset(c for c in cards if facts.has_role(c, "draw"))  # a 7: the next seat owes a draw
+        self.follows = frozenset(c for c in cards if facts.has_role(c, "follow"))  # an Ace: its player must go on
         self.deck = tuple(deck)
         self.sweeps = sweeps  # chain steps per slot between two hands drawn
         self.seen = 0
@@ -106,7 +109,7 @@ class HandPosterior:
             if card:
                 self.mine.add(card)
                 self.top, self.named = card, None
-                self.pending = "draw" in self.roles(card)
+                self.pending = card in self.draws
         elif kind == "play":
             card = details.get("card")
             if not card:
@@ -117,7 +120,7 @@ class HandPosterior:
                 self.mine.add(card)
             self.sizes[seat] -= 1
             self.top, self.named = card, None
-            self.pending = "draw" in self.roles(card)
+            self.pending = card in self.draws
         elif kind == "suit":
             self.named = details.get("suit")
             if seat == other and self.named:
@@ -134,28 +137,17 @@ class HandPosterior:
         if kind == "play":
             self.last_card = details.get("card")
 
-    def roles(self, card: str) -> frozenset:
-        table = self.table
-        roles = set()
-        if card in table.wild:
-            roles.add("wild")
-        if card in table.attack and card[0] == "7":
-            roles.add("draw")
-        if card[0] == "A":
-            roles.add("follow")
-        return frozenset(roles)
-
     def opponent_play(self, index: int, card: str, drawn: bool) -> None:
         other = 1 - self.me
         self.exits[card] = index
-        follow = self.last == (other, "play") and self.last_card is not None and self.last_card[0] == "A"
+        follow = self.last == (other, "play") and self.last_card in self.follows
         if not drawn:  # a choice among the cards that fitted (the drawn card is the only one offered)
             self.checks.append(("play", index, card, self.top, self.named, "follow" if follow else "turn",
                                 self.sizes[self.me]))
 
     def opponent_draw(self, index: int, count: int) -> None:
         other = 1 - self.me
-        follow = self.last == (other, "play") and self.last_card is not None and self.last_card[0] == "A"
+        follow = self.last == (other, "play") and self.last_card in self.follows
         plain = not self.pending and self.last[1] != "accuse"
         start = len(self.slots)
         self.slots.extend([index] * count)

@@ -61,6 +61,10 @@ PLAY_MODEL = frozenset({"maumau"})
 #: Rulesets (2 seats only) whose worlds give the opponent a hand drawn from `posterior.HandPosterior`: every
 #: card it held with the time it came, judged by each of its choices as the tactician's.
 POSTERIOR = frozenset({"maumau"})
+#: The options under which `posterior.py` reads the opponent's choices right (the defaults): a Jack on a
+#: Jack, no stacked 7s or 8s, one card a play, a failed Ace follow that ends the turn.
+POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
+                     "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
 
 def default_budget(ruleset):
@@ -105,7 +109,8 @@ class SearchBot(Bot):
         """The game's `pimc.Searcher` (with a `HandPosterior` in the rulesets of `POSTERIOR`, two seats)."""
         budget = self.budget(game.ruleset)
         deck = facts.data.get("deck")
-        if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck):
+        usual = all(game.options.get(key, value) == value for key, value in POSTERIOR_OPTIONS.items())
+        if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck and usual):
             return Searcher(game.ruleset, game.options, rollout.act, budget, points)
         searcher = PosteriorSearcher(game.ruleset, game.options, rollout.act, budget, points)
         searcher.posterior = HandPosterior(facts, deck)

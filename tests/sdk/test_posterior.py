@@ -159,3 +159,14 @@ def test_the_searcher_draws_its_maumau_worlds_from_the_posterior_and_plays_legal
         state.apply(state.legal_actions()[turn.index_of(answer)])
     assert drawn > 0
     assert importlib.import_module("searcher").POSTERIOR == frozenset({"maumau"})
+
+
+def test_options_that_change_what_a_choice_tells_keep_the_searchers_own_worlds():
+    searcher_module = load("searcher")
+    for options in ({"seven_stack": True}, {"no_jack_on_jack": True}):
+        bot = searcher_module.SearchBot(worlds=2, seed=1)
+        start_with_options(bot, "maumau", 2, options)
+        assert not isinstance(bot.games["g"][0], importlib.import_module("posterior").PosteriorSearcher)
+    bot = searcher_module.SearchBot(worlds=2, seed=1)
+    start_with_options(bot, "maumau", 3, {})  # three seats: not this model either
+    assert not isinstance(bot.games["g"][0], importlib.import_module("posterior").PosteriorSearcher)
