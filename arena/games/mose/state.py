@@ -10,9 +10,8 @@ once, D-8), ``over``.  See the package docstring for the window model.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache, reduce
-from operator import or_
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
 
 from arena.games import chance
 from arena.games.base import (
@@ -25,8 +24,8 @@ from arena.games.base import (
     RecordObservation,
     Result,
 )
-from arena.games.mose import events
-from arena.games.cards import RANKS, SUITS, deck
+from arena.games.cards import RANKS, deck
+from arena.games.mose import events, offers
 from arena.games.mose.melds import (
     CARD_BITS,
     CARD_ORDER,
@@ -37,23 +36,13 @@ from arena.games.mose.melds import (
     card_key,
     card_points,
     extended,
-    hand_shape,
     lay_off,
-    layoff_offers,
-    mask_has_meld,
     meld_from_dict,
-    meld_offers_of,
-    new_meld_offers,
     parse_token,
-    positions_of,
-    rank_at,
-    run_offers,
-    set_offers,
-    set_size_ok,
-    stand_in as _stand_in,
     swap_in,
     wild_rank,
 )
+from arena.games.mose.offers import DISCARDS, TableNeeds
 
 RULESET = "mose"
 HAND_SIZE = 7
@@ -88,166 +77,7 @@ OBSERVATION_KEYS = (
 )
 _Observation = RecordObservation.record_type(OBSERVATION_KEYS)
 
-#: One discard action per card (actions are immutable values, so every legal list shares them).
-DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
-
-
-def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> list[Action]:
-    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order)."""
-    return meld_offers_of(hand_shape(hand, wild), wild, decks, _run_actions, _set_actions)
-
-
-@lru_cache(maxsize=65536)
-def _run_actions(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[Action, ...]:
-    """`run_offers` as actions (kept by the same arguments)."""
-    return tuple(map(_meld_action, run_offers(k, lane, wilds, wild)))
-
-
-@lru_cache(maxsize=65536)
-def _set_actions(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
-    """`set_offers` as actions (kept by the same arguments)."""
-    return tuple(map(_meld_action, set_offers(rank, naturals, wilds, wild, decks)))
-
-
-@lru_cache(maxsize=8192)
-def _meld_action(tokens: tuple[Token, ...]) -> Action:
-    return Action("meld", tuple(map(str, tokens)))
-
-
-class MeldFit(NamedTuple):
-    """What one meld on the table can take, as hand masks (`CARD_BITS`) and in offer order.
-
-    ``bits``: the naturals a lay-off may add; ``takes_wild``: whether a wild may be laid off;
-    ``swap_bits`` and ``swaps``: the naturals that may be swapped in for one of its wilds (a run's in
-    token order, a set's in hand order).  A run's lay-offs by end (``ends``: end, natural, its bits, the
-    action), a set's by card in hand order (``plain``: card, its bits, the action; None for a run).
-    """
-
-    meld: Meld
-    bits: int
-    takes_wild: bool
-    swap_bits: int
-    swaps: tuple[str, ...]
-    ends: tuple[tuple[str, str, int, Action], ...] = ()
-    plain: tuple[tuple[str, int, Action], ...] | None = None
-
-
-class TableNeeds(NamedTuple):
-    """What the melds on the table can take, each (``melds``) and all together (as hand masks: ``bits``
-    the naturals some lay-off takes, ``swap_bits`` those some swap takes); ``swaps`` maps a natural to
-    the owners of the melds it may be swapped into."""
-
-    melds: tuple[MeldFit, ...]
-    bits: int
-    takes_wild: bool
-    swap_bits: int
-    swaps: dict[str, set[int]]
-
-
-def _bits_of(cards: Iterable[str]) -> int:
-    """The hand mask of these cards (`CARD_BITS`)."""
-    return reduce(or_, map(CARD_BITS.__getitem__, cards), 0)
-
-
-def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | None = None) -> TableNeeds:
-    """The lay-offs and swaps the table allows, by card: a hand that holds none of the cards (and no wild
-    where one fits) has none, whatever else it holds; otherwise `layoff_offers` and `swap_in` say which.
-
-    ``before``: the needs of the table before its last change (same round), whose unchanged melds (the
-    same objects: a Meld is immutable) keep their fits.
-    """
-    fits = []
-    known = {} if before is None else {id(fit.meld): fit for fit in before.melds}
-    for meld in melds:
-        fit = known.get(id(meld))
-        if fit is not None and fit.meld is meld:
-            fits.append(fit)
-            continue
-        if meld.kind == "run":
-            ends = []
-            if len(meld.tokens) < 13:
-                ends = [
-                    (end, natural, CARD_BITS[natural], _layoff_action_of(meld.id, end, Token(natural)))
-                    for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1))
-                    if 1 <= p <= 14
-                    for natural in (rank_at(p) + meld.suit,)
-                ]
-            swaps = tuple(t.stands for t in meld.tokens if t.stands is not None)
-            fits.append(MeldFit(meld, _bits_of(e[1] for e in ends), bool(ends), _bits_of(swaps), swaps, tuple(ends)))
-            continue
-        per_suit = dict.fromkeys(SUITS, 0)
-        for token in meld.tokens:
-            if token.stands is None:
-                per_suit[token.card[1]] += 1
-        n = sum(per_suit.values())
-        w = len(meld.tokens) - n
-        open_naturals = tuple(meld.rank + s for s, count in per_suit.items() if count < decks)  # hand order
-        naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
-        swaps = open_naturals if w else ()
-        fits.append(MeldFit(
-            meld,
-            _bits_of(naturals),
-            meld.rank != wild and set_size_ok(n, w + 1, decks),
-            _bits_of(swaps),
-            swaps,
-            plain=tuple((card, CARD_BITS[card], _layoff_action_of(meld.id, None, Token(card))) for card in naturals),
-        ))
-    bits = swap_bits = 0
-    takes_wild = False
-    swaps: dict[str, set[int]] = {}
-    for fit in fits:
-        bits |= fit.bits
-        swap_bits |= fit.swap_bits
-        takes_wild = takes_wild or fit.takes_wild
-        for card in fit.swaps:
-            swaps.setdefault(card, set()).add(fit.meld.owner)
-    return TableNeeds(tuple(fits), bits, takes_wild, swap_bits, swaps)
-
-
-#: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
-_COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
-
-
-class Holding:
-    """What the offers read of one seat's hand, worked out once per hand: a hand is a tuple replaced at
-    every change, so this is kept with it (`MoseState._holding`) through any number of table changes.
-    ``mask`` says which cards it holds (`CARD_BITS`; not how many, with two decks): given when the hand
-    grew or shrank from one whose mask was known (`MoseState._add`, `_remove`), else worked out.
-    Whether it holds a meld is worked out when first asked (`meldable`)."""
-
-    __slots__ = ("hand", "mask", "wilds", "first_wild", "_has_meld", "_melds")
-
-    def __init__(self, hand: tuple[str, ...], wild: str, decks: int, mask: int | None = None) -> None:
-        self.hand = hand
-        if mask is None:
-            mask = reduce(or_, map(CARD_BITS.__getitem__, hand), 0)
-        self.mask = mask
-        self.wilds = wilds = (
-            (mask & _COUNT_BITS[wild]).bit_count() if decks == 1 else [card[0] for card in hand].count(wild)
-        )
-        first_wild = None  # the wild a lay-off uses: the first in hand order
-        if wilds:
-            for suit in SUITS:
-                if mask & CARD_BITS[wild + suit]:
-                    first_wild = wild + suit
-                    break
-        self.first_wild = first_wild
-        self._has_meld: bool | None = None
-        self._melds: list[Action] | None = None
-
-    def meldable(self, wild: str, decks: int) -> bool:
-        """Whether the hand holds a meld (`mask_has_meld`), worked out the first time it is asked."""
-        has = self._has_meld
-        if has is None:
-            has = self._has_meld = mask_has_meld(self.mask, self.wilds, wild, decks, self.hand)
-        return has
-
-    def meld_actions(self, wild: str, decks: int) -> list[Action]:
-        """The hand's ``meld`` actions (`meld_actions`), worked out the first time they are asked for."""
-        if self._melds is None:
-            self._melds = meld_actions(self.hand, wild, decks) if self.meldable(wild, decks) else []
-        return self._melds
 
 
 def decks_for(players: int, option: int) -> int:
@@ -280,8 +110,12 @@ class MoseState(GameState):
         "turn", "decider", "phase", "mistake", "false_plays",
         # the contract's `current` and `is_over`, set by `_settle`
         "current", "is_over",
-        # what was worked out from the state, kept while what it depends on is unchanged
-        "_legal", "_table_of", "_view_of", "_plays_of", "_asked_of", "_holdings",
+        # per seat, the hand's mask (`CARD_BITS`), kept up to date with the hand
+        "masks",
+        # what was worked out from the state, dropped (None) when what it depends on changes: per seat
+        # (a list each) by the hand, whether it holds a meld and its meld actions; by the hand and the
+        # table, its plays and whether it has any; by the table, its needs and its observed view
+        "_legal", "_meldable", "_meld_acts", "_plays", "_can_play", "_needs", "_needs_before", "_view",
     )
 
     # -- construction ------------------------------------------------------------------
@@ -306,10 +140,8 @@ class MoseState(GameState):
         self.hands: list[tuple[str, ...]] = [() for _ in range(players)]
         self.stock: list[str] = []
         self.discard: list[str] = []
-        # Replaced at every change, never changed in place: `_table_needs`, `_melds_view` and clones rely on it.
+        # Replaced at every change (`_set_melds`), never changed in place: clones share it.
         self.melds: list[Meld] = []
-        self._table_of: tuple[list[Meld], TableNeeds] | None = None  # (melds, what they can take)
-        self._view_of: tuple[list[Meld], list[dict[str, Any]]] | None = None  # (melds, their observed form)
         self.table: list[str] = []
         self.pending: dict[str, Any] | None = None
         self.window: dict[str, Any] | None = None
@@ -324,10 +156,10 @@ class MoseState(GameState):
         self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
         self._legal: list[Action] | None = None
-        # Per seat: (hand, melds, its plays) and (hand, melds, whether it has any), see `_plays`.
-        self._plays_of: list[tuple | None] = [None] * players
-        self._asked_of: list[tuple | None] = [None] * players
-        self._holdings: list[Holding | None] = [None] * players  # per seat, see `_holding`
+        self._needs: TableNeeds | None = None  # what the melds can take (`offers.table_needs`)
+        self._needs_before: TableNeeds | None = None  # the last worked out, whose unchanged melds keep their fits
+        self._view: list[dict[str, Any]] | None = None  # the melds' observed form
+        self._reset_seats()
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
         self._settle()
 
@@ -354,9 +186,12 @@ class MoseState(GameState):
         for i in range(HAND_SIZE * n):
             dealt[(self.dealer + 1 + i) % n].append(cards[i])
         self.hands = [tuple(sorted(hand, key=_order)) for hand in dealt]
+        self._reset_seats()
         self.discard = [cards[HAND_SIZE * n]]
         self.stock = cards[HAND_SIZE * n + 1 :]
-        self.melds, self.table, self.pending, self.window = [], [], None, None
+        self._needs_before = None  # the last round's melds are gone
+        self._set_melds([])
+        self.table, self.pending, self.window = [], None, None
         self.turn = self.decider = (self.dealer + 1) % n
         self.phase = "draw"
         self.round_started = False
@@ -396,9 +231,11 @@ class MoseState(GameState):
         Tokens say what each card is, so a permutation has one reading: the
         offered meld with the same tokens, which is what gets applied.
         """
-        parsed = Action.parse(action)
-        if self.phase != "over":
-            legal = self._legal if self._legal is not None else self.legal_actions()
+        parsed = action if action.__class__ is Action else Action.parse(action)
+        if not self.is_over:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._compute_legal()
             for offered in legal:  # the common case, a pick from the legal list: found by identity
                 if offered is parsed:
                     self._apply_legal(parsed)
@@ -420,22 +257,22 @@ class MoseState(GameState):
         return list(self._legal)
 
     def _compute_legal(self) -> list[Action]:
-        if self.phase == "over":
-            return []
-        if self.phase == "draw":
+        phase = self.phase
+        if phase == "draw":
             return self._draws()
-        seat = self.turn if self.phase == "play" else self.decider  # `current` (play, react or place)
-        if self.phase == "place":
-            return self._placements(seat, self.hands[seat], self.melds, self.pending["card"])
-        plays = self._plays(seat)
-        if self.phase == "react":
-            return [PASS, *plays]
+        if phase == "over":
+            return []
+        seat = self.current  # play, react or place
+        if phase == "react":
+            return [PASS, *self._seat_plays(seat)]
+        if phase == "place":
+            return offers.placements(self.hands[seat], self.melds, self.pending["card"], self.wild, self.decks)
         hand = self.hands[seat]
         # The hand is sorted; only with two decks can a card come twice (then one discard for both).
-        discards = [*map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
-        actions = [*plays, *discards]
+        actions = [*self._seat_plays(seat), *map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
         if self.options["mode"] == "contested":
-            actions.extend(self._false_plays(seat))
+            if self.false_plays < MAX_FALSE_PLAYS:
+                actions.extend(offers.false_plays(hand, self.melds, self.wild, self.decks))
             if not self.mistake:
                 actions.append(CALL_MOSE)
         return actions
@@ -494,12 +331,15 @@ class MoseState(GameState):
         twin.false_plays = self.false_plays
         twin.current = self.current
         twin.is_over = self.is_over
+        twin.masks = list(self.masks)
         twin._legal = self._legal
-        twin._table_of = self._table_of
-        twin._view_of = self._view_of
-        twin._plays_of = list(self._plays_of)
-        twin._asked_of = list(self._asked_of)
-        twin._holdings = list(self._holdings)
+        twin._meldable = list(self._meldable)
+        twin._meld_acts = list(self._meld_acts)
+        twin._plays = list(self._plays)
+        twin._can_play = list(self._can_play)
+        twin._needs = self._needs
+        twin._needs_before = self._needs_before
+        twin._view = self._view
         return twin
 
     # -- public events -------------------------------------------------------------------
@@ -517,6 +357,9 @@ class MoseState(GameState):
         return self.log
 
     # -- offers ------------------------------------------------------------------------
+    #
+    # What a seat may play is worked out by `offers` and kept here per seat until what it depends on
+    # changes: `_set_hand` and `_set_melds` drop what is no longer true.
 
     def _draws(self) -> list[Action]:
         actions = []
@@ -526,195 +369,139 @@ class MoseState(GameState):
             actions.append(TAKE_PILE)
         return actions
 
-    def _plays(self, seat: int) -> tuple[Action, ...]:
-        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window).
-
-        They depend only on the seat's hand and the melds on the table (the round's wild comes with new
-        ones), both replaced at every change and never changed in place: so they are kept per seat with the
-        two they were worked out for, and a seat asked again with nothing changed gets them at once.
-        """
-        hand, melds = self.hands[seat], self.melds
-        kept = self._plays_of[seat]
-        if kept is not None and kept[0] is hand and kept[1] is melds:
-            return kept[2]
-        plays = tuple(self._work_out_plays(seat))
-        self._plays_of[seat] = (hand, melds, plays)
+    def _seat_plays(self, seat: int) -> tuple[Action, ...]:
+        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window), `offers.plays`."""
+        plays = self._plays[seat]
+        if plays is None:
+            plays = self._plays[seat] = offers.plays(
+                seat, self.hands[seat], self.masks[seat], self._hand_melds(seat), self._table_needs(), self.melds,
+                self.wild, self.decks, self.options["owner_may_swap"],
+            )
         return plays
 
-    def _holding(self, seat: int) -> Holding:
-        """The `Holding` of the seat's hand (kept with the hand: a new hand gets a new one)."""
-        hand = self.hands[seat]
-        holding = self._holdings[seat]
-        if holding is None or holding.hand is not hand:
-            holding = self._holdings[seat] = Holding(hand, self.wild, self.decks)
-        return holding
-
-    def _work_out_plays(self, seat: int) -> list[Action]:
-        """The melds (`meld_actions`), then the lay-offs meld by meld as `layoff_offers` gives them (a
-        natural that fits, else the first wild; a set's naturals in hand order), then the swaps."""
-        holding = self._holding(seat)
-        actions = list(holding.meld_actions(self.wild, self.decks))
-        needs = self._table_needs()
-        mask = holding.mask
-        first = holding.first_wild if needs.takes_wild else None
-        if first is not None or needs.bits & mask:  # else no meld takes anything of this hand
-            for fit in needs.melds:
-                plain = fit.plain
-                if plain is None:  # a run: each end, lo then hi
-                    for end, natural, bits, action in fit.ends:
-                        if mask & bits:
-                            actions.append(action)
-                        elif first is not None:
-                            actions.append(_layoff_action_of(fit.meld.id, end, _stand_in(first, natural)))
-                elif fit.bits & mask:
-                    actions.extend([action for _, bits, action in plain if mask & bits])
-                elif first is not None and fit.takes_wild:
-                    actions.append(_layoff_action_of(fit.meld.id, None, _stand_in(first, fit.meld.rank)))
-        if needs.swap_bits & mask:
-            actions.extend(self._swaps(seat, mask))
-        return actions
-
     def _has_plays(self, seat: int) -> bool:
-        """Whether a window should ask ``seat`` (whether `_plays` offers anything), kept as `_plays` is."""
-        hand, melds = self.hands[seat], self.melds
-        kept = self._asked_of[seat]
-        if kept is not None and kept[0] is hand and kept[1] is melds:
-            return kept[2]
-        kept = self._plays_of[seat]
-        if kept is not None and kept[0] is hand and kept[1] is melds:
-            return bool(kept[2])
-        answer = self._work_out_has_plays(seat)
-        self._asked_of[seat] = (hand, melds, answer)
+        """Whether a window should ask ``seat`` (whether `_seat_plays` offers anything), without listing
+        the plays unless they are known; a meld, the dearest question, is asked last."""
+        answer = self._can_play[seat]
+        if answer is None:
+            plays = self._plays[seat]
+            if plays is not None:
+                answer = bool(plays)
+            else:
+                answer = offers.may_play(seat, self.masks[seat], self._table_needs(), self.wild,
+                                         self.options["owner_may_swap"]) or self._has_meld(seat)
+            self._can_play[seat] = answer
         return answer
 
-    def _work_out_has_plays(self, seat: int) -> bool:
-        """The table's needs against the hand, without listing the plays."""
-        holding = self._holding(seat)
-        needs = self._table_needs()
-        mask = holding.mask
-        if needs.bits & mask or (needs.takes_wild and holding.first_wild is not None):
-            return True
-        if needs.swap_bits & mask:
-            for card, owners in needs.swaps.items():
-                if mask & CARD_BITS[card] and (self.options["owner_may_swap"] or owners - {seat}):
-                    return True
-        return holding.meldable(self.wild, self.decks)  # the dearest question last
+    def _has_meld(self, seat: int) -> bool:
+        has = self._meldable[seat]
+        if has is None:
+            has = self._meldable[seat] = offers.has_meld(self.hands[seat], self.masks[seat], self.wild, self.decks)
+        return has
+
+    def _hand_melds(self, seat: int) -> list[Action]:
+        """The hand's ``meld`` actions (`offers.meld_actions`)."""
+        melds = self._meld_acts[seat]
+        if melds is None:
+            melds = self._meld_acts[seat] = (
+                offers.meld_actions(self.hands[seat], self.wild, self.decks) if self._has_meld(seat) else []
+            )
+        return melds
 
     def _table_needs(self) -> TableNeeds:
-        """What the melds on the table can take (`TableNeeds`).
-
-        Kept with the melds list it was worked out for: the engine replaces that list at every change.
-        """
-        cached = self._table_of
-        if cached is not None and cached[0] is self.melds:
-            return cached[1]
-        needs = table_needs(self.melds, self.wild, self.decks, None if cached is None else cached[1])
-        self._table_of = (self.melds, needs)
+        """What the melds on the table can take (`offers.TableNeeds`), worked out once per melds list."""
+        needs = self._needs
+        if needs is None:
+            needs = self._needs = self._needs_before = offers.table_needs(
+                self.melds, self.wild, self.decks, self._needs_before
+            )
         return needs
 
-    def _swaps(self, seat: int, mask: int) -> list[Action]:
-        """The swaps the hand (``mask``: its `Holding`'s) may make, meld by meld."""
-        hand = self.hands[seat]
-        actions = []
-        fits = self._table_needs().melds
-        # A run with a free end takes the freed wild as a lay-off (a swap leaves every run's ends as they
-        # were), so the placement is there without `_can_place`'s search.
-        run_takes_wild = any(fit.takes_wild for fit in fits if fit.plain is None)
-        for fit in fits:
-            meld = fit.meld
-            if not fit.swap_bits & mask or (meld.owner == seat and not self.options["owner_may_swap"]):
-                continue
-            for natural in fit.swaps:
-                if not mask & CARD_BITS[natural]:
-                    continue
-                actions.append(_swap_action(meld.id, natural, "take"))
-                if run_takes_wild:
-                    actions.append(_swap_action(meld.id, natural, "place"))
-                    continue
-                swapped, freed = swap_in(meld, natural, self.wild, self.decks)
-                rest = list(hand)
-                rest.remove(natural)
-                melds = [swapped if m.id == meld.id else m for m in self.melds]
-                if self._can_place(rest, melds, freed):
-                    actions.append(_swap_action(meld.id, natural, "place"))
-        return actions
+    # -- hands and the table: every change goes through these, which drop what it invalidates --------
 
-    def _placements(self, seat: int, hand: list[str], melds: list[Meld], card: str) -> list[Action]:
-        """Where a freed wild may go at once: a lay-off, or a new meld with hand cards (D-8)."""
-        actions = []
-        for meld in melds:
-            for end, token in layoff_offers(meld, hand, self.wild, self.decks, only_wild=card):
-                actions.append(_layoff_action(meld, end, token))
-        for tokens in new_meld_offers([*hand, card], self.wild, self.decks, first_wild=card):
-            if any(t.card == card for t in tokens):
-                actions.append(Action("meld", tuple(str(t) for t in tokens)))
-        return actions
+    def _reset_seats(self) -> None:
+        """New hands all round (a deal, a restored position): their masks, and nothing known yet."""
+        n = self.players
+        self.masks = [*map(offers.bits_of, self.hands)]
+        self._meldable = [None] * n
+        self._meld_acts = [None] * n
+        self._plays = [None] * n
+        self._can_play = [None] * n
 
-    def _can_place(self, hand: list[str], melds: list[Meld], card: str) -> bool:
-        """Whether `_placements` offers anything, stopping at the first placement found."""
-        wild, decks = self.wild, self.decks
-        if any(layoff_offers(meld, hand, wild, decks, only_wild=card) for meld in melds):
-            return True
-        return any(
-            any(t.card == card for t in tokens)
-            for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card)
-        )
+    def _set_melds(self, melds: list[Meld]) -> None:
+        """A new melds list (never changed in place: clones share it)."""
+        self.melds = melds
+        self._needs = None
+        self._view = None
+        n = self.players
+        self._plays = [None] * n
+        self._can_play = [None] * n
 
-    def _false_plays(self, seat: int) -> list[Action]:
-        """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), at either end of a run;
-        offered while the turn has made fewer than MAX_FALSE_PLAYS."""
-        if self.false_plays >= MAX_FALSE_PLAYS:
-            return []
-        hand = self.hands[seat]
-        actions = []
-        for meld in self.melds:
-            offers = layoff_offers(meld, hand, self.wild, self.decks)
-            for end in ("lo", "hi") if meld.kind == "run" else (None,):
-                valid = {str(t) for e, t in offers if e == end}
-                for card in sorted(set(hand), key=card_key):
-                    if card not in valid:
-                        try:
-                            lay_off(meld, end, Token(card), self.wild, self.decks)
-                        except MeldError:
-                            actions.append(_layoff_action(meld, end, Token(card)))
-        return actions
+    def _remove(self, seat: int, cards: Sequence[str]) -> None:
+        """The seat's hand without these cards (one copy each), a new tuple; its mask without the cards
+        of which no copy is left.  A hand without a meld stays without one."""
+        rest = list(self.hands[seat])
+        for card in cards:
+            rest.remove(card)
+        hand = self.hands[seat] = tuple(rest)
+        mask = self.masks[seat]
+        for card in cards:
+            if card not in hand:
+                mask &= ~CARD_BITS[card]
+        self.masks[seat] = mask
+        if self._meldable[seat]:
+            self._meldable[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+
+    def _add(self, seat: int, cards: Sequence[str]) -> None:
+        """The seat's hand with these cards, sorted (a new tuple, as `_remove`).  A hand with a meld keeps it."""
+        self.hands[seat] = tuple(sorted((*self.hands[seat], *cards), key=_order))
+        mask = self.masks[seat]
+        for card in cards:
+            mask |= CARD_BITS[card]
+        self.masks[seat] = mask
+        if not self._meldable[seat]:
+            self._meldable[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
 
     # -- applying ----------------------------------------------------------------------
 
     def _apply_legal(self, action: Action) -> None:
-        self._act(action)
-        self._settle()
-
-    def _act(self, action: Action) -> None:
+        """Apply a legal action (the verbs by how often they come), then `_settle`."""
         self._legal = None
-        seat = self.turn if self.phase in ("draw", "play") else self.decider  # `current`, the game not over
+        seat = self.current
         verb = action.verb
-        grown = self._grown(action) if verb == "layoff" else None  # None: a lay-off that does not fit
-        if self.log is not None:
-            events.action(self, seat, action, verb != "layoff" or grown is not None)
-        if verb == "draw":
+        if verb == "layoff":
+            grown = self._grown(action)  # None: a lay-off that does not fit
+            if self.log is not None:
+                events.action(self, seat, action, grown is not None)
+        elif self.log is not None:
+            events.action(self, seat, action, True)
+        if verb == "discard":
+            self._discard(seat, action.args[0])
+        elif verb == "pass":
+            self._pass(seat)
+        elif verb == "draw":
             self._draw_stock(seat)
         elif verb == "take":
             self._take_pile(seat)
-        elif verb == "pass":
-            self._pass(seat)
-        elif verb == "discard":
-            self._discard(seat, action.args[0])
-        elif verb == "call":
-            self._false_mose(seat)
+        elif verb == "layoff" or verb == "meld":
+            phase = self.phase
+            if verb == "meld":
+                back = phase if phase != "place" else self.pending["back"]
+                self._meld(seat, action.args, phase == "place")
+                self._finish_play(seat, back)
+            elif grown is None:
+                self._false_play(seat, str(action))
+            else:
+                back = phase if phase != "place" else self.pending["back"]
+                self._layoff(seat, grown, parse_token(action.args[-1], self.wild).card, phase == "place")
+                self._finish_play(seat, back)
         elif verb == "swap":
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
-        elif verb in ("meld", "layoff"):
-            if verb == "layoff" and grown is None:
-                self._false_play(seat, str(action))
-                return
-            back = self.phase if self.phase != "place" else self.pending["back"]
-            placing = self.phase == "place"
-            if verb == "meld":
-                self._meld(seat, action.args, placing)
-            else:
-                self._layoff(seat, grown, parse_token(action.args[-1], self.wild).card, placing)
-            self._finish_play(seat, back)
+        else:  # call
+            self._false_mose(seat)
+        self._settle()
 
     def _grown(self, action: Action) -> Meld | None:
         """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play).
@@ -746,48 +533,24 @@ class MoseState(GameState):
             self.pending = None
         self._remove(seat, cards)
 
-    def _remove(self, seat: int, cards: Sequence[str]) -> None:
-        """The seat's hand without these cards (one copy each); a new tuple, so what was kept for the old
-        hand is not mistaken for the new one's.  A known `Holding`'s mask goes on to the new hand."""
-        old = self.hands[seat]
-        rest = list(old)
-        for card in cards:
-            rest.remove(card)
-        hand = self.hands[seat] = tuple(rest)
-        holding = self._holdings[seat]
-        if holding is not None and holding.hand is old:
-            mask = holding.mask
-            for card in cards:
-                if mask & CARD_BITS[card] and card not in hand:  # the last copy left: its bits go
-                    mask ^= CARD_BITS[card]
-            self._holdings[seat] = Holding(hand, self.wild, self.decks, mask)
-
-    def _add(self, seat: int, cards: Sequence[str]) -> None:
-        """The seat's hand with these cards, sorted (a new tuple, as `_remove`)."""
-        old = self.hands[seat]
-        hand = self.hands[seat] = tuple(sorted((*old, *cards), key=_order))
-        holding = self._holdings[seat]
-        if holding is not None and holding.hand is old:
-            self._holdings[seat] = Holding(hand, self.wild, self.decks, holding.mask | _bits_of(cards))
-
     def _meld(self, seat: int, texts: tuple[str, ...], placing: bool) -> None:
         tokens = [parse_token(t, self.wild) for t in texts]
         meld = build_meld(tokens, self.wild, self.decks, self.next_meld, seat)
         self.next_meld += 1
         self._take_cards(seat, [t.card for t in tokens], placing)
-        self.melds = [*self.melds, meld]
+        self._set_melds([*self.melds, meld])
         self._note_event(seat)
 
     def _layoff(self, seat: int, grown: Meld, card: str, placing: bool) -> None:
         self._take_cards(seat, [card], placing)
-        self.melds = [grown if m.id == grown.id else m for m in self.melds]
+        self._set_melds([grown if m.id == grown.id else m for m in self.melds])
         self._note_event(seat)
 
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
         meld = self.meld_by_id(meld_id)
         swapped, freed = swap_in(meld, natural, self.wild, self.decks)
         self._remove(seat, (natural,))
-        self.melds = [swapped if m.id == meld_id else m for m in self.melds]
+        self._set_melds([swapped if m.id == meld_id else m for m in self.melds])
         self._note_event(seat)
         back = self.phase
         if choice == "take":
@@ -886,9 +649,13 @@ class MoseState(GameState):
 
     def _advance_window(self) -> None:
         queue = self.window["queue"]
+        known = self._can_play
         while queue:
             seat = queue.pop(0)
-            if self._has_plays(seat):
+            answer = known[seat]
+            if answer is None:
+                answer = self._has_plays(seat)
+            if answer:
                 self.phase = "react"
                 self.decider = seat
                 self.window["acted"] = False
@@ -990,7 +757,7 @@ class MoseState(GameState):
             self.wild,
             self.dealer,
             self.turn,
-            view[1] if (view := self._view_of) is not None and view[0] is self.melds else self._melds_view(),
+            self._view if self._view is not None else self._melds_view(),
             self.table[:],
             self.round_started,
             self.exhaustions,
@@ -1010,20 +777,8 @@ class MoseState(GameState):
 
     def _melds_view(self) -> list[dict[str, Any]]:
         """The melds as observations show them, made once per melds list (shared, read-only); a meld
-        that the last change left alone (the same object: a Meld is immutable) keeps its view."""
-        cached = self._view_of
-        if cached is not None and cached[0] is self.melds:
-            return cached[1]
-        known = {} if cached is None else {id(m): (m, v) for m, v in zip(*cached)}
-        view = []
-        for meld in self.melds:
-            kept = known.get(id(meld))
-            if kept is not None and kept[0] is meld:
-                view.append(kept[1])
-            else:  # tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)
-                view.append({"id": meld.id, "owner": meld.owner, "kind": meld.kind,
-                             "tokens": [*map(_token_text, meld.tokens)]})
-        self._view_of = (self.melds, view)
+        that the last change left alone keeps its entry (the entries are made once per meld: `_meld_view`)."""
+        view = self._view = [*map(_meld_view, self.melds)]
         return view
 
     def to_position(self) -> dict[str, Any]:
@@ -1062,29 +817,21 @@ class MoseState(GameState):
         }
 
 
-@lru_cache(maxsize=4096)
-def _swap_action(meld_id: int, natural: str, choice: str) -> Action:
-    return Action("swap", (str(meld_id), natural, choice))
-
-
 #: A token's text (``7s``, ``Kd:7s``), kept: the same few come back in every meld's observed view.
 _token_text = lru_cache(maxsize=4096)(Token.__str__)
+
+
+@lru_cache(maxsize=1024)
+def _meld_view(meld: Meld) -> dict[str, Any]:
+    """A meld as observations show them (shared, read-only), kept per meld: a Meld is an immutable value.
+    Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)."""
+    return {"id": meld.id, "owner": meld.owner, "kind": meld.kind, "tokens": [*map(_token_text, meld.tokens)]}
 
 
 @lru_cache(maxsize=None)
 def _window_order(players: int, after: int, turn: int) -> tuple[int, ...]:
     """The seats a window asks: clockwise from ``after``'s left, never ``turn`` (nor ``after``)."""
     return tuple(seat for seat in ((after + i) % players for i in range(1, players)) if seat != turn)
-
-
-def _layoff_action(meld: Meld, end: str | None, token: Token) -> Action:
-    return _layoff_action_of(meld.id, end, token)
-
-
-@lru_cache(maxsize=8192)
-def _layoff_action_of(meld_id: int, end: str | None, token: Token) -> Action:
-    args = (str(meld_id), end, str(token)) if end else (str(meld_id), str(token))
-    return Action("layoff", args)
 
 
 # -- restoring positions ---------------------------------------------------------------------
@@ -1130,6 +877,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     except GameError as error:
         raise PositionError(str(error)) from None
     state.hands = [tuple(sorted(_cards(h, f"hands[{i}]"), key=_order)) for i, h in enumerate(hands)]
+    state._reset_seats()
     state.discard = _cards(position["discard"], "discard")
     state.stock = _cards(position["stock"], "stock")
     state.table = _cards(position.get("table", []), "table")
@@ -1163,7 +911,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     if not isinstance(melds, list):
         raise PositionError("'melds' must be a list")
     try:
-        state.melds = [meld_from_dict(m, state.wild, state.decks) for m in melds]
+        state._set_melds([meld_from_dict(m, state.wild, state.decks) for m in melds])
     except (MeldError, KeyError, TypeError, ValueError, AttributeError) as error:
         raise PositionError(f"bad meld in position: {error}") from None
     ids = [m.id for m in state.melds]

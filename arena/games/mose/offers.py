@@ -1,0 +1,315 @@
+"""What a Mose seat may play: its melds, lay-offs and swaps, as legal actions.
+
+Pure functions of a hand and the table.  The state (`arena/games/mose/state.py`)
+keeps their answers per seat and drops one when what it depends on changes:
+a seat's meld actions and whether it holds a meld when its hand changes, its
+plays and whether it has any when its hand or the table changes, the table's
+needs (`TableNeeds`) when the table changes.
+
+A hand is read as a bit mask (`CARD_BITS`: a 16-bit lane per suit, bit p for
+position p), which the state keeps up to date as cards come and go: which
+cards a hand holds (not how many, with two decks), its first wild and, with
+one deck, how many wilds it holds are read off it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache, reduce
+from operator import or_
+from typing import Iterable, NamedTuple
+
+from arena.games.base import Action
+from arena.games.cards import RANKS, SUITS
+from arena.games.mose.melds import (
+    CARD_BITS,
+    CARD_ORDER,
+    Meld,
+    MeldError,
+    Token,
+    hand_shape,
+    lay_off,
+    layoff_offers,
+    mask_has_meld,
+    meld_offers_of,
+    new_meld_offers,
+    positions_of,
+    rank_at,
+    run_offers,
+    set_offers,
+    set_size_ok,
+    stand_in,
+    swap_in,
+)
+
+#: One discard action per card (actions are immutable values, so every legal list shares them).
+DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
+
+#: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
+_COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
+#: That bit of each card, back to the card: the lowest of a hand's wild bits is its first wild.
+_CARD_OF_BIT = {1 << positions_of(rank)[0] + 16 * k: rank + suit for k, suit in enumerate(SUITS) for rank in RANKS}
+
+
+def bits_of(cards: Iterable[str]) -> int:
+    """The hand mask of these cards (`CARD_BITS`)."""
+    return reduce(or_, map(CARD_BITS.__getitem__, cards), 0)
+
+
+def wild_count(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> int:
+    """How many wilds the hand holds (with one deck read off its mask)."""
+    if decks == 1:
+        return (mask & _COUNT_BITS[wild]).bit_count()
+    return [card[0] for card in hand].count(wild)
+
+
+def first_wild(mask: int, wild: str) -> str | None:
+    """The wild a lay-off uses: the hand's first in hand order (suits s h d c), or None."""
+    wilds = mask & _COUNT_BITS[wild]
+    return _CARD_OF_BIT[wilds & -wilds] if wilds else None
+
+
+def has_meld(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> bool:
+    """Whether the hand holds a meld (`mask_has_meld`).  A hand with a meld keeps it when a card comes in,
+    a hand without one stays without when a card goes: the state asks again only in the other cases."""
+    return mask_has_meld(mask, wild_count(hand, mask, wild, decks), wild, decks, hand)
+
+
+# -- actions, made once each (immutable values every legal list shares) ----------------------
+
+
+def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> list[Action]:
+    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order)."""
+    return meld_offers_of(hand_shape(hand, wild), wild, decks, _run_actions, _set_actions)
+
+
+@lru_cache(maxsize=65536)
+def _run_actions(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[Action, ...]:
+    """`run_offers` as actions (kept by the same arguments)."""
+    return tuple(map(meld_action, run_offers(k, lane, wilds, wild)))
+
+
+@lru_cache(maxsize=65536)
+def _set_actions(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
+    """`set_offers` as actions (kept by the same arguments)."""
+    return tuple(map(meld_action, set_offers(rank, naturals, wilds, wild, decks)))
+
+
+@lru_cache(maxsize=8192)
+def meld_action(tokens: tuple[Token, ...]) -> Action:
+    return Action("meld", tuple(map(str, tokens)))
+
+
+@lru_cache(maxsize=8192)
+def layoff_action(meld_id: int, end: str | None, token: Token) -> Action:
+    args = (str(meld_id), end, str(token)) if end else (str(meld_id), str(token))
+    return Action("layoff", args)
+
+
+@lru_cache(maxsize=4096)
+def swap_action(meld_id: int, natural: str, choice: str) -> Action:
+    return Action("swap", (str(meld_id), natural, choice))
+
+
+# -- what the table takes ----------------------------------------------------------------------
+
+
+class MeldFit(NamedTuple):
+    """What one meld on the table can take, as hand masks (`CARD_BITS`) and in offer order.
+
+    ``bits``: the naturals a lay-off may add; ``takes_wild``: whether a wild may be laid off;
+    ``swap_bits`` and ``swaps``: the naturals that may be swapped in for one of its wilds (a run's in
+    token order, a set's in hand order).  A run's lay-offs by end (``ends``: end, natural, its bits, the
+    action), a set's by card in hand order (``plain``: card, its bits, the action; None for a run).
+    """
+
+    meld: Meld
+    bits: int
+    takes_wild: bool
+    swap_bits: int
+    swaps: tuple[str, ...]
+    ends: tuple[tuple[str, str, int, Action], ...] = ()
+    plain: tuple[tuple[str, int, Action], ...] | None = None
+
+
+class TableNeeds(NamedTuple):
+    """What the melds on the table can take, each (``melds``) and all together (as hand masks: ``bits``
+    the naturals some lay-off takes, ``swap_bits`` those some swap takes); ``swaps`` maps a natural to
+    the owners of the melds it may be swapped into; ``run_takes_wild``: some run has a free end."""
+
+    melds: tuple[MeldFit, ...]
+    bits: int
+    takes_wild: bool
+    swap_bits: int
+    swaps: dict[str, set[int]]
+    run_takes_wild: bool
+
+
+def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | None = None) -> TableNeeds:
+    """The lay-offs and swaps the table allows, by card: a hand that holds none of the cards (and no wild
+    where one fits) has none, whatever else it holds; otherwise `layoff_offers` and `swap_in` say which.
+
+    ``before``: the needs of the table before its last change (same round), whose unchanged melds (the
+    same objects: a Meld is immutable) keep their fits.
+    """
+    fits = []
+    known = {} if before is None else {id(fit.meld): fit for fit in before.melds}
+    for meld in melds:
+        fit = known.get(id(meld))
+        if fit is not None and fit.meld is meld:
+            fits.append(fit)
+            continue
+        if meld.kind == "run":
+            ends = []
+            if len(meld.tokens) < 13:
+                ends = [
+                    (end, natural, CARD_BITS[natural], layoff_action(meld.id, end, Token(natural)))
+                    for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1))
+                    if 1 <= p <= 14
+                    for natural in (rank_at(p) + meld.suit,)
+                ]
+            swaps = tuple(t.stands for t in meld.tokens if t.stands is not None)
+            fits.append(MeldFit(meld, bits_of(e[1] for e in ends), bool(ends), bits_of(swaps), swaps, tuple(ends)))
+            continue
+        per_suit = dict.fromkeys(SUITS, 0)
+        for token in meld.tokens:
+            if token.stands is None:
+                per_suit[token.card[1]] += 1
+        n = sum(per_suit.values())
+        w = len(meld.tokens) - n
+        open_naturals = tuple(meld.rank + s for s, count in per_suit.items() if count < decks)  # hand order
+        naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
+        swaps = open_naturals if w else ()
+        fits.append(MeldFit(
+            meld,
+            bits_of(naturals),
+            meld.rank != wild and set_size_ok(n, w + 1, decks),
+            bits_of(swaps),
+            swaps,
+            plain=tuple((card, CARD_BITS[card], layoff_action(meld.id, None, Token(card))) for card in naturals),
+        ))
+    bits = swap_bits = 0
+    takes_wild = run_takes_wild = False
+    swaps: dict[str, set[int]] = {}
+    for fit in fits:
+        bits |= fit.bits
+        swap_bits |= fit.swap_bits
+        takes_wild = takes_wild or fit.takes_wild
+        run_takes_wild = run_takes_wild or (fit.plain is None and fit.takes_wild)
+        for card in fit.swaps:
+            swaps.setdefault(card, set()).add(fit.meld.owner)
+    return TableNeeds(tuple(fits), bits, takes_wild, swap_bits, swaps, run_takes_wild)
+
+
+# -- a seat's plays ----------------------------------------------------------------------------
+
+
+def plays(
+    seat: int, hand: tuple[str, ...], mask: int, melds_of_hand: list[Action], needs: TableNeeds,
+    table: list[Meld], wild: str, decks: int, owner_may_swap: bool,
+) -> tuple[Action, ...]:
+    """The melds, lay-offs and swaps ``seat`` may make (on turn or in a window): the hand's melds
+    (``melds_of_hand``, `meld_actions`), then the lay-offs meld by meld as `layoff_offers` gives them (a
+    natural that fits, else the first wild; a set's naturals in hand order), then the swaps."""
+    first = first_wild(mask, wild) if needs.takes_wild else None
+    if first is None and not needs.bits & mask and not needs.swap_bits & mask:
+        return tuple(melds_of_hand)  # the table takes nothing of this hand
+    actions = list(melds_of_hand)
+    if first is not None or needs.bits & mask:
+        for fit in needs.melds:
+            plain = fit.plain
+            if plain is None:  # a run: each end, lo then hi
+                for end, natural, bits, action in fit.ends:
+                    if mask & bits:
+                        actions.append(action)
+                    elif first is not None:
+                        actions.append(layoff_action(fit.meld.id, end, stand_in(first, natural)))
+            elif fit.bits & mask:
+                actions.extend([action for _, bits, action in plain if mask & bits])
+            elif first is not None and fit.takes_wild:
+                actions.append(layoff_action(fit.meld.id, None, stand_in(first, fit.meld.rank)))
+    if needs.swap_bits & mask:
+        actions.extend(swaps(seat, hand, mask, needs, table, wild, decks, owner_may_swap))
+    return tuple(actions)
+
+
+def may_play(seat: int, mask: int, needs: TableNeeds, wild: str, owner_may_swap: bool) -> bool | None:
+    """Whether `plays` offers a lay-off or a swap (True), or nothing but perhaps a meld (None: ask
+    `has_meld`, the dearer question), without listing them."""
+    if needs.bits & mask or (needs.takes_wild and mask & _COUNT_BITS[wild]):
+        return True
+    if needs.swap_bits & mask:
+        for card, owners in needs.swaps.items():
+            if mask & CARD_BITS[card] and (owner_may_swap or owners - {seat}):
+                return True
+    return None
+
+
+def swaps(
+    seat: int, hand: tuple[str, ...], mask: int, needs: TableNeeds, table: list[Meld], wild: str, decks: int,
+    owner_may_swap: bool,
+) -> list[Action]:
+    """The swaps the hand (``mask``) may make, meld by meld: ``take``, and ``place`` when the freed wild
+    has a place at once (D-8)."""
+    actions = []
+    # A run with a free end takes the freed wild as a lay-off (a swap leaves every run's ends as they
+    # were), so the placement is there without `can_place`'s search.
+    run_takes_wild = needs.run_takes_wild
+    for fit in needs.melds:
+        meld = fit.meld
+        if not fit.swap_bits & mask or (meld.owner == seat and not owner_may_swap):
+            continue
+        for natural in fit.swaps:
+            if not mask & CARD_BITS[natural]:
+                continue
+            actions.append(swap_action(meld.id, natural, "take"))
+            if run_takes_wild:
+                actions.append(swap_action(meld.id, natural, "place"))
+                continue
+            swapped, freed = swap_in(meld, natural, wild, decks)
+            rest = list(hand)
+            rest.remove(natural)
+            melds = [swapped if m.id == meld.id else m for m in table]
+            if can_place(rest, melds, freed, wild, decks):
+                actions.append(swap_action(meld.id, natural, "place"))
+    return actions
+
+
+def placements(hand: tuple[str, ...] | list[str], table: list[Meld], card: str, wild: str, decks: int) -> list[Action]:
+    """Where a freed wild may go at once: a lay-off, or a new meld with hand cards (D-8)."""
+    actions = []
+    for meld in table:
+        for end, token in layoff_offers(meld, hand, wild, decks, only_wild=card):
+            actions.append(layoff_action(meld.id, end, token))
+    for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card):
+        if any(t.card == card for t in tokens):
+            actions.append(Action("meld", tuple(str(t) for t in tokens)))
+    return actions
+
+
+def can_place(hand: list[str], table: list[Meld], card: str, wild: str, decks: int) -> bool:
+    """Whether `placements` offers anything, stopping at the first placement found."""
+    if any(layoff_offers(meld, hand, wild, decks, only_wild=card) for meld in table):
+        return True
+    return any(
+        any(t.card == card for t in tokens)
+        for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card)
+    )
+
+
+def false_plays(hand: tuple[str, ...], table: list[Meld], wild: str, decks: int) -> list[Action]:
+    """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), every hand card at either
+    end of a run or onto a set."""
+    from arena.games.mose.melds import card_key
+
+    actions = []
+    for meld in table:
+        offers = layoff_offers(meld, hand, wild, decks)
+        for end in ("lo", "hi") if meld.kind == "run" else (None,):
+            valid = {str(t) for e, t in offers if e == end}
+            for card in sorted(set(hand), key=card_key):
+                if card not in valid:
+                    try:
+                        lay_off(meld, end, Token(card), wild, decks)
+                    except MeldError:
+                        actions.append(layoff_action(meld.id, end, Token(card)))
+    return actions
