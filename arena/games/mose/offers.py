@@ -15,7 +15,8 @@ one deck, how many wilds it holds are read off it.
 from __future__ import annotations
 
 from functools import lru_cache, reduce
-from operator import or_
+from itertools import groupby
+from operator import itemgetter, or_
 from typing import Iterable, NamedTuple
 
 from arena.games.base import Action
@@ -25,8 +26,8 @@ from arena.games.mose.melds import (
     CARD_ORDER,
     Meld,
     MeldError,
+    HandShape,
     Token,
-    hand_shape,
     lay_off,
     layoff_offers,
     mask_has_meld,
@@ -77,9 +78,16 @@ def has_meld(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> bool:
 # -- actions, made once each (immutable values every legal list shares) ----------------------
 
 
-def meld_actions(hand: tuple[str, ...], wild: str, decks: int) -> list[Action]:
-    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order)."""
-    return meld_offers_of(hand_shape(hand, wild), wild, decks, _run_actions, _set_actions)
+def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> list[Action]:
+    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order) and its mask: the
+    hand's `HandShape` (`hand_shape`) with the suit lanes read off the mask."""
+    by_rank = {rank: (*cards,) for rank, cards in groupby(hand, _rank_of)}
+    lanes = (mask & _LANE, mask >> 16 & _LANE, mask >> 32 & _LANE, mask >> 48)
+    return meld_offers_of(HandShape(lanes, by_rank.get(wild, ()), by_rank), wild, decks, _run_actions, _set_actions)
+
+
+_LANE = 0xFFFF
+_rank_of = itemgetter(0)
 
 
 @lru_cache(maxsize=65536)
@@ -132,15 +140,14 @@ class MeldFit(NamedTuple):
 
 
 class TableNeeds(NamedTuple):
-    """What the melds on the table can take, each (``melds``) and all together (as hand masks: ``bits``
-    the naturals some lay-off takes, ``swap_bits`` those some swap takes); ``swaps`` maps a natural to
-    the owners of the melds it may be swapped into; ``run_takes_wild``: some run has a free end."""
+    """What the melds on the table can take, each (``melds``, in table order) and all together (as hand
+    masks: ``bits`` the naturals some lay-off takes, ``swap_bits`` those some swap takes);
+    ``run_takes_wild``: some run has a free end."""
 
     melds: tuple[MeldFit, ...]
     bits: int
     takes_wild: bool
     swap_bits: int
-    swaps: dict[str, set[int]]
     run_takes_wild: bool
 
 
@@ -149,14 +156,14 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
     where one fits) has none, whatever else it holds; otherwise `layoff_offers` and `swap_in` say which.
 
     ``before``: the needs of the table before its last change (same round), whose unchanged melds (the
-    same objects: a Meld is immutable) keep their fits.
+    same objects: a Meld is immutable) keep their fits.  A round's melds keep their places (a change
+    replaces one or adds one at the end), so a meld is looked for at its own place.
     """
     fits = []
-    known = {} if before is None else {id(fit.meld): fit for fit in before.melds}
-    for meld in melds:
-        fit = known.get(id(meld))
-        if fit is not None and fit.meld is meld:
-            fits.append(fit)
+    kept = () if before is None else before.melds
+    for i, meld in enumerate(melds):
+        if i < len(kept) and kept[i].meld is meld:
+            fits.append(kept[i])
             continue
         if meld.kind == "run":
             ends = []
@@ -189,30 +196,33 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
         ))
     bits = swap_bits = 0
     takes_wild = run_takes_wild = False
-    swaps: dict[str, set[int]] = {}
     for fit in fits:
         bits |= fit.bits
         swap_bits |= fit.swap_bits
-        takes_wild = takes_wild or fit.takes_wild
-        run_takes_wild = run_takes_wild or (fit.plain is None and fit.takes_wild)
-        for card in fit.swaps:
-            swaps.setdefault(card, set()).add(fit.meld.owner)
-    return TableNeeds(tuple(fits), bits, takes_wild, swap_bits, swaps, run_takes_wild)
+        if fit.takes_wild:
+            takes_wild = True
+            if fit.plain is None:
+                run_takes_wild = True
+    return TableNeeds(tuple(fits), bits, takes_wild, swap_bits, run_takes_wild)
 
 
 # -- a seat's plays ----------------------------------------------------------------------------
 
 
 def plays(
-    seat: int, hand: tuple[str, ...], mask: int, melds_of_hand: list[Action], needs: TableNeeds,
+    seat: int, hand: tuple[str, ...], mask: int, melds_of_hand: tuple[Action, ...], needs: TableNeeds,
     table: list[Meld], wild: str, decks: int, owner_may_swap: bool,
 ) -> tuple[Action, ...]:
     """The melds, lay-offs and swaps ``seat`` may make (on turn or in a window): the hand's melds
     (``melds_of_hand``, `meld_actions`), then the lay-offs meld by meld as `layoff_offers` gives them (a
     natural that fits, else the first wild; a set's naturals in hand order), then the swaps."""
-    first = first_wild(mask, wild) if needs.takes_wild else None
+    first = None
+    if needs.takes_wild:
+        wilds = mask & _COUNT_BITS[wild]
+        if wilds:
+            first = _CARD_OF_BIT[wilds & -wilds]  # `first_wild`
     if first is None and not needs.bits & mask and not needs.swap_bits & mask:
-        return tuple(melds_of_hand)  # the table takes nothing of this hand
+        return melds_of_hand  # the table takes nothing of this hand
     actions = list(melds_of_hand)
     if first is not None or needs.bits & mask:
         for fit in needs.melds:
@@ -238,8 +248,8 @@ def may_play(seat: int, mask: int, needs: TableNeeds, wild: str, owner_may_swap:
     if needs.bits & mask or (needs.takes_wild and mask & _COUNT_BITS[wild]):
         return True
     if needs.swap_bits & mask:
-        for card, owners in needs.swaps.items():
-            if mask & CARD_BITS[card] and (owner_may_swap or owners - {seat}):
+        for fit in needs.melds:
+            if fit.swap_bits & mask and (owner_may_swap or fit.meld.owner != seat):
                 return True
     return None
 

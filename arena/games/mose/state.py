@@ -399,12 +399,15 @@ class MoseState(GameState):
             has = self._meldable[seat] = offers.has_meld(self.hands[seat], self.masks[seat], self.wild, self.decks)
         return has
 
-    def _hand_melds(self, seat: int) -> list[Action]:
+    def _hand_melds(self, seat: int) -> tuple[Action, ...]:
         """The hand's ``meld`` actions (`offers.meld_actions`)."""
         melds = self._meld_acts[seat]
         if melds is None:
+            has = self._meldable[seat]
+            if has is None:
+                has = self._has_meld(seat)
             melds = self._meld_acts[seat] = (
-                offers.meld_actions(self.hands[seat], self.wild, self.decks) if self._has_meld(seat) else []
+                (*offers.meld_actions(self.hands[seat], self.masks[seat], self.wild, self.decks),) if has else ()
             )
         return melds
 
@@ -449,6 +452,17 @@ class MoseState(GameState):
             if card not in hand:
                 mask &= ~CARD_BITS[card]
         self.masks[seat] = mask
+        if self._meldable[seat]:
+            self._meldable[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+
+    def _remove_card(self, seat: int, card: str) -> None:
+        """`_remove` of one card (a discard, a swap)."""
+        hand = self.hands[seat]
+        i = hand.index(card)
+        hand = self.hands[seat] = hand[:i] + hand[i + 1 :]
+        if self.decks == 1 or card not in hand:
+            self.masks[seat] &= ~CARD_BITS[card]
         if self._meldable[seat]:
             self._meldable[seat] = None
         self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
@@ -501,7 +515,12 @@ class MoseState(GameState):
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
         else:  # call
             self._false_mose(seat)
-        self._settle()
+        phase = self.phase  # `_settle`, inline: this runs at every step
+        if phase == "over":
+            self.is_over = True
+            self.current = None
+        else:
+            self.current = self.turn if phase == "draw" or phase == "play" else self.decider
 
     def _grown(self, action: Action) -> Meld | None:
         """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play).
@@ -549,7 +568,7 @@ class MoseState(GameState):
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
         meld = self.meld_by_id(meld_id)
         swapped, freed = swap_in(meld, natural, self.wild, self.decks)
-        self._remove(seat, (natural,))
+        self._remove_card(seat, natural)
         self._set_melds([swapped if m.id == meld_id else m for m in self.melds])
         self._note_event(seat)
         back = self.phase
@@ -601,7 +620,7 @@ class MoseState(GameState):
         self.phase = "play"
 
     def _discard(self, seat: int, card: str) -> None:
-        self._remove(seat, (card,))
+        self._remove_card(seat, card)
         self.discard.append(card)
         self._note_event(seat)
         if not self.hands[seat]:
@@ -731,19 +750,20 @@ class MoseState(GameState):
         the scores and penalties lists (replaced when they change), the last round's record and the
         melds' view (made once per melds list, which is replaced at every change).
         """
-        if seat is not None and not (seat.__class__ is int and 0 <= seat < self.players) and seat not in range(
-            self.players
-        ):
-            raise GameError(f"seat {seat!r} is not in this {self.players}-player game")
+        players = self.players
+        if seat.__class__ is not int or not 0 <= seat < players:
+            if seat is not None and seat not in range(players):
+                raise GameError(f"seat {seat!r} is not in this {players}-player game")
         pickup = self.last_pickup
         window = self.window
         history = self.history
+        options = self.options
         observation = _Observation()  # see RecordObservation
         observation._data = (
             self.ruleset,
             seat,
-            self.players,
-            None if self.phase == "over" else self.turn if self.phase in ("draw", "play") else self.decider,  # current
+            players,
+            self.current,
             self.phase,
             None if seat is None else list(self.hands[seat]),
             [*map(len, self.hands)],
@@ -753,7 +773,7 @@ class MoseState(GameState):
             1,
             self.scores,
             self.round,
-            self.options["rounds"],
+            options["rounds"],
             self.wild,
             self.dealer,
             self.turn,
@@ -770,7 +790,7 @@ class MoseState(GameState):
                   "by": pickup["by"]},
             None if window is None else {"queue": window["queue"][:], "acted": window["acted"]},
             self.turns,
-            self.options["turn_limit"],
+            options["turn_limit"],
             history[-1] if history else None,
         )
         return observation
