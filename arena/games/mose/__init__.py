@@ -88,7 +88,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from arena.games.mose.state import MoseState, restore
+from arena.games.mose.position import restore
+from arena.games.mose.state import MoseState
 from arena.games.registry import OptionSpec, RulesetInfo, register
 
 OPTIONS = {
