@@ -668,9 +668,22 @@ class MoseState(GameState):
     # -- reaction windows ----------------------------------------------------------------
 
     def _open_window(self, after: int) -> None:
-        """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play."""
-        self.window = {"queue": list(_window_order(self.players, after, self.turn)), "acted": False}
-        self._advance_window()
+        """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play
+        (`_advance_window` on a fresh queue; a window nobody can use, the usual one, is not even made)."""
+        order = _window_order(self.players, after, self.turn)
+        known = self._can_play
+        for i, seat in enumerate(order):
+            answer = known[seat]
+            if answer is None:
+                answer = self._has_plays(seat)
+            if answer:
+                self.window = {"queue": [*order[i + 1 :]], "acted": False}
+                self.phase = "react"
+                self.decider = seat
+                return
+        self.window = None
+        self.phase = "play"
+        self.decider = self.turn
 
     def _advance_window(self) -> None:
         queue = self.window["queue"]
