@@ -157,7 +157,11 @@ class MoseState(GameState):
         self._needs: TableNeeds | None = None  # what the melds can take (`offers.table_needs`)
         self._needs_before: TableNeeds | None = None  # the last worked out, whose unchanged melds keep their fits
         self._view: list[dict[str, Any]] | None = None  # the melds' observed form
-        self._reset_seats()
+        self.masks = [0] * players  # the hands are empty
+        self._meldable = [False] * players
+        self._meld_acts = [None] * players
+        self._plays = [None] * players
+        self._can_play = [None] * players
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
         self._settle()
 
@@ -433,8 +437,7 @@ class MoseState(GameState):
         """Called once a position's fields are all set (`position.restore`): the hands' masks, nothing
         worked out yet, and `current` and `is_over`."""
         self._reset_seats()
-        self._needs_before = None
-        self._set_melds(self.melds)
+        self._needs = self._needs_before = self._view = None
         self._settle()
 
     def _set_melds(self, melds: list[Meld]) -> None:
