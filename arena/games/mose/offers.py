@@ -8,8 +8,8 @@ needs (`TableNeeds`) when the table changes.
 
 A hand is read as a bit mask (`CARD_BITS`: a 16-bit lane per suit, bit p for
 position p), which the state keeps up to date as cards come and go: which
-cards a hand holds (not how many, with two decks), its first wild and, with
-one deck, how many wilds it holds are read off it.
+cards a hand holds (not how many, with two decks), its suit lanes, its first
+wild and, with one deck, how many wilds it holds are read off it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from arena.games.mose.melds import (
     MeldError,
     HandShape,
     Token,
+    card_key,
     lay_off,
     layoff_offers,
     mask_has_meld,
@@ -61,12 +62,6 @@ def wild_count(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> int:
     if decks == 1:
         return (mask & _COUNT_BITS[wild]).bit_count()
     return [card[0] for card in hand].count(wild)
-
-
-def first_wild(mask: int, wild: str) -> str | None:
-    """The wild a lay-off uses: the hand's first in hand order (suits s h d c), or None."""
-    wilds = mask & _COUNT_BITS[wild]
-    return _CARD_OF_BIT[wilds & -wilds] if wilds else None
 
 
 def has_meld(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> bool:
@@ -220,7 +215,7 @@ def plays(
     if needs.takes_wild:
         wilds = mask & _COUNT_BITS[wild]
         if wilds:
-            first = _CARD_OF_BIT[wilds & -wilds]  # `first_wild`
+            first = _CARD_OF_BIT[wilds & -wilds]  # the wild a lay-off uses: the first in hand order
     if first is None and not needs.bits & mask and not needs.swap_bits & mask:
         return melds_of_hand  # the table takes nothing of this hand
     actions = list(melds_of_hand)
@@ -309,8 +304,6 @@ def can_place(hand: list[str], table: list[Meld], card: str, wild: str, decks: i
 def false_plays(hand: tuple[str, ...], table: list[Meld], wild: str, decks: int) -> list[Action]:
     """Contested mode: lay-offs that do not fit (a False Play, +10, D-17), every hand card at either
     end of a run or onto a set."""
-    from arena.games.mose.melds import card_key
-
     actions = []
     for meld in table:
         offers = layoff_offers(meld, hand, wild, decks)
