@@ -52,18 +52,115 @@ def is_attack(card, facts):
     return facts.has_role(card, "draw") or facts.has_role(card, "skip")
 
 
+class CardTable:
+    """One game's facts as plain lookups: points, and the roles the tactician's scoring asks about.
+
+    Built once a game: the scoring asks about every card of every candidate play, and a search bot's
+    rollouts ask the tactician thousands of times a decision."""
+
+    __slots__ = ("points", "wild", "attack", "covers", "no_finish", "plain_suit")
+
+    def __init__(self, facts) -> None:
+        cards = facts.data.get("cards") or {}
+        self.points = {card: facts.points(card) for card in cards}
+        self.wild = frozenset(card for card in cards if facts.has_role(card, "wild"))
+        self.attack = frozenset(card for card in cards if is_attack(card, facts))
+        covers = {card: cover_ranks(card, facts) for card in cards}
+        self.covers = {card: ranks for card, ranks in covers.items() if ranks}
+        self.no_finish = frozenset(card for card in cards if facts.has_role(card, "no-finish"))
+        # the suit `suit_counts` counts a card under (None: a wild, or no suit)
+        self.plain_suit = {card: (None if card in self.wild else suit(card)) for card in cards}
+
+    def suits_held(self, cards) -> int:
+        """How many of the four suits the cards hold, wilds left out (`suit_counts`, counted)."""
+        plain = self.plain_suit
+        held = set()
+        for card in cards:
+            s = plain[card] if card in plain else suit(card)
+            if s is not None and s in "shdc":
+                held.add(s)
+        return len(held)
+
+
 def next_player(obs):
-    """The seat that plays after us (skipping seats that are out), or None if unknown."""
+    """The seat that plays after us (skipping seats that are out), or None if unknown.
+
+    Over the wire the observation lists the seats with their statuses; an engine observation (a search
+    bot's rollouts) has none, and there the next seat follows from `seat`, `direction` and `seat_count`
+    (every seat of a shedding hand is active)."""
     seats = obs.get("seats") or ()
     me = obs.get("seat")
-    if me is None or not seats:
-        return None
     step = -1 if obs.get("direction", 1) == -1 else 1
+    if not seats:
+        count = obs.get("seat_count")
+        if me is None or not count or count < 2:
+            return None
+        return (me + step) % count
+    if me is None:
+        return None
     for k in range(1, len(seats)):
         candidate = seats[(me + step * k) % len(seats)]
         if candidate.status in ("", "active"):
             return candidate.seat
     return None
+
+
+def score_play(table, cards, hand, decision, plain_play, next_size, danger=5) -> float:
+    """How much the tactician likes playing `cards` from `hand` (`plain_play`: some legal play holds no wild
+    card; `next_size`: the next player's hand size; `danger`: the fewest cards an opponent holds)."""
+    points = table.points
+    card = cards[0]
+    rest = list(hand)
+    for c in cards:
+        if c in rest:
+            rest.remove(c)
+    score = 100.0 + sum(points.get(c, 0) for c in cards) + 15 * (len(cards) - 1)
+    wild = table.wild
+    if decision == "cover":
+        # Any cover will do: spend the cheapest fitting non-wild first.
+        return score - (40 if card in wild else 0) - points.get(card, 0) * 2
+    if card in wild and plain_play and rest:
+        # Keep the wild for when nothing else fits, unless someone is about to go out:
+        # then an expensive wild is a liability.
+        score -= 60 if danger > 2 else 10
+    if card in table.attack:
+        score += 20 + (25 if next_size <= 2 else 0)
+    covers = table.covers.get(card)
+    if covers and decision != "combo":
+        mine = suit(card)
+        has_cover = any(rank(c) in covers or suit(c) == mine or c in wild for c in rest)
+        score += 10 if has_cover else -80
+    if not rest:
+        score += 1000  # going out (the engine only offers it when allowed)
+    elif len(rest) == 1:
+        if rest[0] in table.no_finish:
+            score -= 70  # would leave a last card that cannot finish
+        if card in table.no_finish:
+            score += 40  # get rid of it while another card remains to finish with
+    if rest:
+        score += 2 * table.suits_held(rest)  # keep suits diverse
+    return score
+
+
+def choose_suit(table, legal, hand):
+    """The suit to name: the one held most (wilds left out), then the one of most points; the first of equals."""
+    counts = {"s": 0, "h": 0, "d": 0, "c": 0}
+    points = {"s": 0, "h": 0, "d": 0, "c": 0}
+    plain, worth = table.plain_suit, table.points
+    for card in hand:
+        s = plain[card] if card in plain else suit(card)
+        if s in counts:
+            counts[s] += 1
+            points[s] += worth.get(card, 0)
+    best, best_key = None, None
+    for action in legal:
+        if action.verb != "suit":
+            continue
+        s = action.args[0] if action.args else ""
+        key = (counts.get(s, -1), points.get(s, -1))
+        if best_key is None or key > best_key:
+            best, best_key = action, key
+    return best
 
 
 def _offender_called(obs):
@@ -82,32 +179,45 @@ class Tactician(Bot):
 
     def __init__(self):
         self.facts = {}  # game id -> Facts (games may overlap with max_games > 1)
+        self._tables = {}  # id(facts) -> (facts, CardTable): the facts are kept so that the id stays theirs
 
     def on_game_start(self, game):
         self.facts[game.game_id] = game.facts or _NO_FACTS
 
     def on_game_end(self, game, result):
-        self.facts.pop(game.game_id, None)
+        facts = self.facts.pop(game.game_id, None)
+        if facts is not None and all(other is not facts for other in self.facts.values()):
+            self._tables.pop(id(facts), None)
+
+    def table(self, facts) -> CardTable:
+        """The `CardTable` of these facts, built once (a search bot may set `facts[game id]` itself)."""
+        entry = self._tables.get(id(facts))
+        if entry is None or entry[0] is not facts:
+            entry = self._tables[id(facts)] = (facts, CardTable(facts))
+        return entry[1]
 
     def act(self, turn):
-        obs = turn.observation
         facts = self.facts.get(turn.game_id, _NO_FACTS)
-        hand = list(obs.get("hand") or ())
-        legal = turn.legal
-        plays = [a for a in legal if a.verb == "play" and a.cards]
-
         if turn.ruleset == "mose":
             return self.act_mose(turn, facts)
-        if any(a.verb == "suit" for a in legal):
-            return self.choose_suit(legal, hand, facts)
-        if any(a.verb == "bonus" for a in legal):
+        obs = turn.observation
+        legal = turn.legal
+        table = self.table(facts)
+        hand = obs.get("hand") or ()
+        bonus = accuse = False
+        for action in legal:
+            verb = action.verb
+            if verb == "suit":
+                return choose_suit(table, legal, hand)
+            bonus = bonus or verb == "bonus"
+            accuse = accuse or verb == "accuse"
+        if bonus:
             return self.choose_bonus(legal)
-        if any(a.verb == "accuse" for a in legal):
-            called = _offender_called(obs)
-            accuse = next(a for a in legal if a.verb == "accuse")
-            if called is False:
-                return accuse
+        if accuse:
+            if _offender_called(obs) is False:
+                return next(a for a in legal if a.verb == "accuse")
             return next((a for a in legal if a.verb == "pass"), legal[0])
+        plays = [a for a in legal if a.verb == "play" and a.cards]
         calls = [a for a in legal if a.verb == "call"]
         # Online Mau-Mau also offers the call with 3 cards, where it is false (5 cards, RULES.md B-7).
         due = turn.ruleset != "maumau-online" or len(hand) <= 2
@@ -120,55 +230,24 @@ class Tactician(Bot):
         decision = turn.decision
         me = obs.get("seat")
         danger = min((n for i, n in enumerate(sizes) if i != me and n), default=5)  # fewest cards of an opponent
+        wild = table.wild
+        plain_play = any(not any(c in wild for c in a.cards) for a in plays)
 
-        def score(action):
+        best, best_score = None, None
+        for action in legal:  # the first of the best
+            cards = action.cards
             if action.verb == "call":
-                return -100  # a call without a play to follow is a false call
-            if not action.cards:
-                if "draw" in action.verb:
-                    return 2
-                return QUIET_VERBS.get(action.verb, 1)
-            return self.score_play(action.cards, hand, facts, decision, plays, next_size, danger)
-
-        return max(legal, key=score)
+                value = -100  # a call without a play to follow is a false call
+            elif not cards:
+                verb = action.verb
+                value = 2 if "draw" in verb else QUIET_VERBS.get(verb, 1)  # a draw beats a pass
+            else:
+                value = score_play(table, cards, hand, decision, plain_play, next_size, danger)
+            if best_score is None or value > best_score:
+                best, best_score = action, value
+        return best
 
     # ------------------------------------------------------------------ pieces
-    def score_play(self, cards, hand, facts, decision, plays, next_size, danger=5):
-        card = cards[0]
-        rest = list(hand)
-        for c in cards:
-            if c in rest:
-                rest.remove(c)
-        score = 100.0 + sum(facts.points(c) for c in cards) + 15 * (len(cards) - 1)
-
-        if decision == "cover":
-            # Any cover will do: spend the cheapest fitting non-wild first.
-            return score - (40 if facts.has_role(card, "wild") else 0) - facts.points(card) * 2
-
-        others = [a for a in plays if not any(facts.has_role(c, "wild") for c in a.cards)]
-        if facts.has_role(card, "wild") and others and len(rest) > 0:
-            # Keep the wild for when nothing else fits, unless someone is about to go out:
-            # then an expensive wild is a liability.
-            score -= 60 if danger > 2 else 10
-        if is_attack(card, facts):
-            score += 20 + (25 if next_size <= 2 else 0)
-        covers = cover_ranks(card, facts)
-        if covers and decision != "combo":
-            has_cover = any(rank(c) in covers or suit(c) == suit(card) or facts.has_role(c, "wild") for c in rest)
-            score += 10 if has_cover else -80
-
-        if not rest:
-            score += 1000  # going out (the engine only offers it when allowed)
-        elif len(rest) == 1:
-            if facts.has_role(rest[0], "no-finish"):
-                score -= 70  # would leave a last card that cannot finish
-            if facts.has_role(card, "no-finish"):
-                score += 40  # get rid of it while another card remains to finish with
-        if rest:
-            counts = suit_counts(rest, facts)
-            score += 2 * sum(1 for n in counts.values() if n)  # keep suits diverse
-        return score
-
     def act_mose(self, turn, facts):
         """Mose (a rummy): meld and lay off as much as possible, win wilds back by swaps, keep the
         round's wild rank, discard the costliest other card, and draw from the stock."""
@@ -192,16 +271,6 @@ class Tactician(Bot):
             return QUIET_VERBS.get(action.verb, 1)
 
         return max(turn.legal, key=score)
-
-    def choose_suit(self, legal, hand, facts):
-        counts = suit_counts(hand, facts)
-        points = {s: sum(facts.points(c) for c in hand if suit(c) == s and not facts.has_role(c, "wild")) for s in counts}
-
-        def score(action):
-            s = action.args[0] if action.args else ""
-            return (counts.get(s, -1), points.get(s, -1))
-
-        return max((a for a in legal if a.verb == "suit"), key=score)
 
     def choose_bonus(self, legal):
         # Adding points to the opponents pushes them toward the match limit; it hurts most with one opponent.
