@@ -83,6 +83,7 @@ class PlayTell:
     top: str
     named: str | None
     sizes: tuple
+    step: int = 1  # the direction of play then (+1 or -1): the tactician's "next player" is seat + step
     played: Counter = field(default_factory=Counter)
 
 
@@ -99,6 +100,9 @@ class CardTracker:
     play_model: Any = None  # a model of the opponents' choice of card (`quick_tactician.PlayModel`): `PlayTell`s
     plays: list[PlayTell] = field(default_factory=list)
     penalty_draw: bool = False  # the last draw paid an effect (a 7): the play after it is a free choice
+    step: int = 1  # the direction of play: -1 after an odd number of reversing cards (Online Mau-Mau's Queen)
+    accuse_in_turn: bool = False  # the next player may accuse during its turn (Online Mau-Mau, B-8; `update`)
+    window: int | None = None  # the seat whose accusation window may reach into the next player's turn
     top: str | None = None
     named: str | None = None
     plain: bool = True  # no effect (a draw penalty, an accusation's) waits to be paid by the next draw
@@ -112,6 +116,10 @@ class CardTracker:
             return frozenset()
         info = self.facts.data.get("cards", {}).get(card) or {}
         return frozenset(info.get("roles") or ())
+
+    def _options(self) -> Mapping[str, Any]:
+        """The game's options as the facts tell them (every option, the defaults filled in)."""
+        return (self.facts.data.get("options") if self.facts is not None else None) or {}
 
     def rule(self, card: str) -> Mapping[str, Any]:
         if self.facts is None:
@@ -171,7 +179,7 @@ class CardTracker:
             return
         if self.last_kind in ("accept", "accuse", "blind", "challenge", "call", "target"):
             return
-        tell = PlayTell(seat, card, self.top, self.named, tuple(self.sizes))
+        tell = PlayTell(seat, card, self.top, self.named, tuple(self.sizes), self.step)
         tell.played[card] += 1
         self.plays.append(tell)
         del self.plays[:-MAX_VOIDS]
@@ -181,8 +189,15 @@ class CardTracker:
         return bool(self.voids) or (self.play_model is not None and bool(self.tells or self.plays))
 
     # ------------------------------------------------------------------ events
-    def update(self, history: Iterable[Any]) -> None:
-        """Read the events of `history` (the whole game's, oldest first) not read yet."""
+    def update(self, history: Iterable[Any], observation: Mapping[str, Any] | None = None) -> None:
+        """Read the events of `history` (the whole game's, oldest first) not read yet.
+
+        `observation` (the seat's own, optional) tells whether the ruleset lets the next player accuse
+        during its turn (the observation then has `accusable`): in such a turn a tactician-like player
+        does not choose its card by its scoring (it plays the first legal action, or passes after its
+        draw), so its play and its pass tell nothing there."""
+        if observation is not None:
+            self.accuse_in_turn = "accusable" in observation
         events = tuple(history)
         for event in events[self.seen:]:
             self.event(event.seat, event.kind, event.details)
@@ -197,6 +212,7 @@ class CardTracker:
             sizes = details.get("hand_sizes") if kind == "deal" else None
             self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else None
             self.top, self.named, self.plain, self.last_player = None, None, True, None
+            self.step, self.window = 1, None
         elif kind == "open":
             card = details.get("card")
             if details.get("from_hand"):
@@ -205,6 +221,8 @@ class CardTracker:
                 self.buried[card] += 1
                 self.top, self.named = card, None
                 self.plain = not (self.roles(card) & {"draw", "cover"})
+                if "reverse" in self.roles(card) and self._options().get("starter_effects"):
+                    self.step = -self.step  # the upcard's effects apply as if seat 0 had played it
         elif kind == "play":
             card = details.get("card")
             for tell in self.tells:
@@ -215,14 +233,21 @@ class CardTracker:
                     tell.played[card] += 1
             if card:
                 combo = self.last_kind == "play" and self.last_seat == seat  # a combo's effects add up
-                self._play_tell(seat, card)
-                self._wild_tell(seat, card, combo)
+                if self.window is None or self.window == seat:
+                    self._play_tell(seat, card)
+                    self._wild_tell(seat, card, combo)
+                else:
+                    self.window = None  # this discard closes the window
                 self._resize(seat, -1)
+                if self.accuse_in_turn and self.sizes is not None and seat is not None and self.sizes[seat] == 1:
+                    self.window = seat  # from 2 cards to 1: an accusation window, then into the next turn
                 self.buried[card] += 1
                 self.top, self.named = card, None
                 effect = bool(self.roles(card) & {"draw", "cover"})
                 self.plain = (self.plain or not combo) and not effect
                 self.last_player = seat
+                if "reverse" in self.roles(card):
+                    self.step = -self.step
         elif kind == "suit":
             self.named = details.get("suit")
             if self.policy_tells and seat is not None and self.named:
@@ -234,6 +259,8 @@ class CardTracker:
                 self.buried[self.top] += 1
         elif kind in ("accept", "accuse", "blind", "challenge", "call", "target"):
             self.plain = kind == "call" and self.plain  # a call may be false: its penalty draw tells nothing
+            if kind == "accept" and self.window != seat:
+                self.window = None  # a forced draw closes an accusation window, as a pass does
             if kind == "blind":
                 self.top = None  # the face-down card's truth is unknown: stop inferring until the next play
                 self.sizes = None  # and cards go back and forth unseen
@@ -257,8 +284,11 @@ class CardTracker:
                 self.voids.append(Void(seat, self.top, self.named, count))
             self.plain = True
         elif kind == "pass":
-            # Right after its own draw: the drawn card(s) did not fit either.
-            if self.last_kind == "draw" and self.last_seat == seat and self.plain and self.top is not None:
+            # Right after its own draw: the drawn card(s) did not fit either (unless an accusation was open).
+            turn_pass = self.last_kind == "draw" and self.last_seat == seat
+            if turn_pass and self.window is not None and self.window != seat:
+                self.window = None  # the pass closes the window, and tells nothing of the drawn card
+            elif turn_pass and self.plain and self.top is not None:
                 for void in self.voids:
                     if void.seat == seat and void.top == self.top and void.named == self.named:
                         void.drawn = 0
@@ -307,7 +337,7 @@ class CardTracker:
                 hand = [*hands[tell.seat], *tell.played.elements()]
                 sizes = tell.sizes
                 n = len(sizes)
-                nxt = (tell.seat + 1) % n
+                nxt = (tell.seat + tell.step) % n
                 danger = min((k for i, k in enumerate(sizes) if i != tell.seat and k), default=5)
                 if model.beaten(tell.card, hand, lambda c, t=tell: self.fits(c, t.top, t.named),
                                 sizes[nxt] if n > 1 else 5, danger):

@@ -74,12 +74,13 @@ def default_budget(ruleset):
 class SearchBot(Bot):
     name = "searcher"
 
-    def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True):
+    def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None):
         self.worlds = worlds
         self.depth = depth
         self.seed = seed
         self.confidence = confidence
         self.infer = infer  # read the public history (inference.py) to make the sampled worlds agree with it
+        self.play_model = play_model  # read the opponents' chosen cards (`PlayTell`); None: where `PLAY_MODEL` says
         self.policy = Tactician()  # plays the forced and budget-0 decisions, and is the search's prior
         self.games = {}  # game id -> (Searcher, rng, CardTracker or None)
 
@@ -89,6 +90,10 @@ class SearchBot(Bot):
                       depth=base.depth if self.depth is None else self.depth,
                       confidence=base.confidence if self.confidence is None else self.confidence,
                       tries=base.tries)
+
+    def reads_plays(self, ruleset):
+        """Whether the card tracker reads the opponents' choice of card as the tactician's (`PlayTell`)."""
+        return ruleset in PLAY_MODEL if self.play_model is None else bool(self.play_model)
 
     def on_game_start(self, game):
         self.policy.on_game_start(game)
@@ -101,7 +106,7 @@ class SearchBot(Bot):
         tracker = None
         if self.infer and tracks(game.ruleset):
             tracker = CardTracker(facts, policy_tells=game.ruleset in ENGINE_HISTORY,
-                                  play_model=PlayModel(facts) if game.ruleset in PLAY_MODEL else None)
+                                  play_model=PlayModel(facts) if self.reads_plays(game.ruleset) else None)
         history = Tracker(game.ruleset, **game.options) if self.infer and game.ruleset in ENGINE_HISTORY else None
         self.games[game.game_id] = (searcher, random.Random(f"{seed}:{game.game_id}"), tracker, history)
 
@@ -126,7 +131,7 @@ class SearchBot(Bot):
             return self.policy.act(turn)
         searcher, rng, tracker, history = entry
         if tracker is not None:
-            tracker.update(turn.history)
+            tracker.update(turn.history, turn.observation)
         if history is not None:
             history.update(turn.history)
         posterior = getattr(searcher, "posterior", None)
@@ -148,10 +153,15 @@ def parse_budget(argv):
                         help="standard errors of gain the search needs to overrule the tactician (default 0: ties only)")
     parser.add_argument("--no-history", dest="infer", action="store_false",
                         help="sample worlds from the observation alone, not what the public history tells")
+    parser.add_argument("--play-model", dest="play_model", action="store_true", default=None,
+                        help="read the opponents' chosen cards as the tactician's (`PlayTell`) in every shedding ruleset")
+    parser.add_argument("--no-play-model", dest="play_model", action="store_false",
+                        help="do not read the opponents' chosen cards (default: in the rulesets of `PLAY_MODEL`)")
     return parser.parse_known_args(argv)
 
 
 if __name__ == "__main__":
     budget, rest = parse_budget(sys.argv[1:])
     sys.argv[1:] = rest
-    run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer), name="searcher")
+    run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model),
+        name="searcher")

@@ -132,7 +132,7 @@ def test_what_the_history_tells_is_true_of_the_real_deal_and_the_worlds_agree_wi
             if state.is_over:
                 break
             if state.current == 0:
-                tracker.update(state.events)
+                tracker.update(state.events, turn.observation)
                 position, obs = state.to_position(), state.observation(0)
                 visible = len(obs["discard"])
                 pile = position["discard"]
@@ -342,3 +342,59 @@ def test_the_card_an_opponent_chose_tells_what_a_tactician_would_have_played_ins
     tracker.update([*events, Event(0, "play", "", {"card": "9s"}), Event(1, "draw", "", {"count": 1})])
     assert not [t for t in tracker.plays if t.seat == 1] and excess(["Tc", "7d", "Td", "Qd", "Kd"]) == 0
 
+
+
+@pytest.mark.parametrize("ruleset,players", [("maumau", 2), ("maumau-online", 4)])
+def test_against_tacticians_the_play_model_never_rules_out_the_real_deal(ruleset, players):
+    # The opponents are tacticians, so a right model of their choices keeps their real hands: in Online
+    # Mau-Mau that needs the direction of play (a Queen reverses it: the "next player" the tactician
+    # attacks) and the turns where an accusation is open (there the tactician plays its first legal
+    # action, and passes after a draw whatever it drew).
+    inference = importlib.import_module("inference")
+    tactician = load("tactician").Tactician()
+    info = start_with_options(tactician, ruleset, players, {})
+    model = importlib.import_module("quick_tactician").PlayModel(info.facts)
+    judged = 0
+    for seed in range(4):
+        state = games.new_game(ruleset, players, seed)
+        state.record_events()
+        tracker = inference.CardTracker(info.facts, policy_tells=True, play_model=model)
+        for _ in range(400):
+            if state.is_over:
+                break
+            turn = turn_for(state, state.current)
+            if state.current == 0:
+                tracker.update(state.events, turn.observation)
+                judged += bool(tracker.plays)
+                assert tracker.broken(state.to_position()["hands"], 0) == 0, (seed, tracker.plays, tracker.voids)
+            state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])
+    assert judged > 20
+
+
+def test_the_tracker_follows_the_direction_of_play_that_the_tacticians_next_player_depends_on():
+    # Online Mau-Mau: a Queen reverses play, the upcard's too (its effects apply, B-2); a play tell keeps the
+    # direction before the play, so the model scores the attack on the right "next player".
+    from mau_arena_sdk.history import Event
+
+    inference = importlib.import_module("inference")
+    info = start_with_options(load("tactician").Tactician(), "maumau-online", 4, {})
+    model = importlib.import_module("quick_tactician").PlayModel(info.facts)
+    tracker = inference.CardTracker(info.facts, policy_tells=True, play_model=model)
+    tracker.update([Event(None, "deal", "", {"hand": 1, "dealer": 0, "hand_sizes": [5, 5, 5, 5]}),
+                    Event(None, "open", "", {"card": "Qd", "from_hand": False})])
+    assert tracker.step == -1
+    tracker.update([*tracker_events(), Event(3, "play", "", {"card": "5d"}), Event(2, "play", "", {"card": "5h"}),
+                    Event(1, "play", "", {"card": "Qh"}), Event(2, "play", "", {"card": "4h"})])
+    assert [(t.seat, t.card, t.step) for t in tracker.plays] == [(3, "5d", -1), (2, "5h", -1), (1, "Qh", -1),
+                                                                (2, "4h", 1)]
+    no_effects = inference.CardTracker(start_with_options(load("tactician").Tactician(), "maumau-online", 4,
+                                                          {"starter_effects": False}).facts)
+    no_effects.update(tracker_events())
+    assert no_effects.step == 1
+
+
+def tracker_events():
+    from mau_arena_sdk.history import Event
+
+    return [Event(None, "deal", "", {"hand": 1, "dealer": 0, "hand_sizes": [5, 5, 5, 5]}),
+            Event(None, "open", "", {"card": "Qd", "from_hand": False})]
