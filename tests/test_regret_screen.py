@@ -1,0 +1,49 @@
+"""scripts/regret_screen.py: positions with their real states, reference values from the real state, and a
+variant's regret against them."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from arena import games
+from tests.scripts_loaded import load_script
+
+
+def test_positions_reference_and_screen_fit_together(monkeypatch, tmp_path, capsys):
+    screen = load_script(monkeypatch, "regret_screen")
+    positions, reference = tmp_path / "pos.jsonl", tmp_path / "ref.json"
+    screen.main(["positions", "--seeds", "31:40", "--count", "2", "--share", "1", "--out", str(positions)])
+    data = screen.load_positions(str(positions))
+    assert (data["ruleset"], data["players"], len(data["positions"])) == ("maumau-online", 4, 2)
+    for position in data["positions"]:  # the real state is the one the turn was asked in
+        turn = screen.turn_of(base64.b64decode(position["turn"]))
+        real = games.from_position("maumau-online", position["truth"])
+        assert [str(a) for a in real.legal_actions()] == [a.text for a in turn.legal]
+        assert real.to_position()["hands"][turn.observation["seat"]] == list(turn.observation["hand"])
+
+    screen.main(["reference", str(positions), "--rollouts", "2", "--out", str(reference)])
+    values = json.loads(reference.read_text())["values"]
+    assert [len(v) for v in values.values()] == [len(screen.turn_of(base64.b64decode(p["turn"])).legal)
+                                                 for p in data["positions"]]
+
+    capsys.readouterr()
+    screen.main(["screen", str(positions), str(reference), "--variant", "small:worlds=2,tries=2",
+                 "--variant", "tactician:worlds=0", "--repeats", "1", "--world-check", "2"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["small", "tactician"]
+    assert "off the tactician  0.0%" in lines[1]  # no worlds: the tactician's own choice
+    assert all("real deal judged wrong  0.0%" in line for line in lines)  # the opponents are tacticians
+
+
+def test_a_variant_names_budget_and_bot_settings_and_rejects_others(monkeypatch):
+    screen = load_script(monkeypatch, "regret_screen")
+    variant = screen.Variant.parse("tells:play_model=1,worlds=40,confidence=0.5")
+    assert (variant.name, variant.budget, variant.bot) == ("tells", {"worlds": 40, "confidence": 0.5},
+                                                           {"play_model": True})
+    with pytest.raises(ValueError, match="not key=value"):
+        screen.Variant.parse("x:speed=3")
+    with pytest.raises(ValueError, match="not a valid worlds"):
+        screen.Variant.parse("x:worlds=many")
