@@ -54,8 +54,11 @@ ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online", "mose", "ddmau"
 
 #: Rulesets whose card tracker also reads the opponents' choice of card as the tactician's (`inference.PlayTell`:
 #: a hand from which the tactician would have played another card is judged wrong) and judges the deals by
-#: the suit named after a wild even without a void.
-PLAY_MODEL = frozenset({"maumau"})
+#: the suit named after a wild even without a void.  Online Mau-Mau since its tells follow the direction of
+#: play and skip the turns with an accusation open (2026-11-27: on 224 positions the real deal ruled out at
+#: none, from 15%; `scripts/regret_screen.py`: regret -1.7 ± 1.9 thousandths against the default without it,
+#: hidden cards placed right 13.44% from 13.06%, 4% more CPU).
+PLAY_MODEL = frozenset({"maumau", "maumau-online"})
 
 
 #: Rulesets (2 seats only) whose worlds give the opponent a hand drawn from `posterior.HandPosterior`: every
