@@ -132,7 +132,7 @@ def test_what_the_history_tells_is_true_of_the_real_deal_and_the_worlds_agree_wi
             if state.is_over:
                 break
             if state.current == 0:
-                tracker.update(state.events, turn.observation)
+                tracker.update(state.events, turn_for(state, 0).observation)  # as the searcher feeds it
                 position, obs = state.to_position(), state.observation(0)
                 visible = len(obs["discard"])
                 pile = position["discard"]
@@ -341,7 +341,6 @@ def test_the_card_an_opponent_chose_tells_what_a_tactician_would_have_played_ins
     assert not plain.judging() and excess(["Tc", "7s", "Ts", "Qd"], plain) == 0
     tracker.update([*events, Event(0, "play", "", {"card": "9s"}), Event(1, "draw", "", {"count": 1})])
     assert not [t for t in tracker.plays if t.seat == 1] and excess(["Tc", "7d", "Td", "Qd", "Kd"]) == 0
-
 
 
 @pytest.mark.parametrize("ruleset,players", [("maumau", 2), ("maumau-online", 4)])
