@@ -77,7 +77,7 @@ def turn_of(raw: bytes) -> Turn:
 
 # ---------------------------------------------------------------------------------------------- positions
 def record_positions(ruleset: str, players: int, options: dict, seeds: range, count: int, share: float,
-                     out, progress=None) -> int:
+                     out, progress=None, worlds: int | None = None) -> int:
     """Write up to `count` of the default searcher's decisions with a choice, in games of the given seeds, to
     `out` (a text file) as JSON lines after a header line, each game's as it ends (a stopped run keeps them)."""
     out.write(json.dumps({"ruleset": ruleset, "players": players, "options": options}) + "\n")
@@ -87,7 +87,7 @@ def record_positions(ruleset: str, players: int, options: dict, seeds: range, co
         if found >= count:
             break
         me = seed % players
-        bot, other = SearchBot(seed=seed), Tactician()
+        bot, other = SearchBot(worlds, seed=seed), Tactician()
         for b in (bot, other):
             start(b, ruleset, players, options)
         state = games.new_game(ruleset, players, seed, **options)
@@ -316,6 +316,7 @@ def main(argv=None) -> None:
     p.add_argument("--seeds", type=span, default=span("20000:20100"), help="first:last (exclusive) game seeds")
     p.add_argument("--count", type=int, default=160)
     p.add_argument("--share", type=float, default=0.5, help="the share of the searched decisions kept")
+    p.add_argument("--worlds", type=int, default=None, help="the recording searcher's worlds (default: its budget's)")
     p.add_argument("--out", required=True)
     r = sub.add_parser("reference", help="every action's value in the real state, rollouts to the end of the hand")
     r.add_argument("positions")
@@ -336,7 +337,8 @@ def main(argv=None) -> None:
     if args.command == "positions":
         options = options_of(args.option)
         with open(args.out, "w") as out:
-            found = record_positions(args.ruleset, args.players, options, args.seeds, args.count, args.share, out, say)
+            found = record_positions(args.ruleset, args.players, options, args.seeds, args.count, args.share, out, say,
+                                     args.worlds)
         print(f"{found} positions of {args.ruleset} written to {args.out}")
     elif args.command == "reference":
         data = load_positions(args.positions)

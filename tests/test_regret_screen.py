@@ -15,7 +15,8 @@ from tests.scripts_loaded import load_script
 def test_positions_reference_and_screen_fit_together(monkeypatch, tmp_path, capsys):
     screen = load_script(monkeypatch, "regret_screen")
     positions, reference = tmp_path / "pos.jsonl", tmp_path / "ref.json"
-    screen.main(["positions", "--seeds", "31:40", "--count", "2", "--share", "1", "--out", str(positions)])
+    screen.main(["positions", "--seeds", "31:40", "--count", "2", "--share", "1", "--worlds", "2",
+                 "--out", str(positions)])
     data = screen.load_positions(str(positions))
     assert (data["ruleset"], data["players"], len(data["positions"])) == ("maumau-online", 4, 2)
     for position in data["positions"]:  # the real state is the one the turn was asked in
