@@ -34,10 +34,14 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: error over it, world by world: with 9 worlds of 4-seat rollouts cut at 60 decisions the noise was
 #: enough to make plain "best mean" lose (-126 Elo over 148 games; +4.6 over 400 with confidence 1).
 #: 20 worlds (72 ms a decision, 2026-11-27) with the history sampler: +37.5 over 400 games (9: +32.8).
-#: Rollouts by `QuickTactician` (the same choices, 1.3-1.4 times faster) and void rejection judged on a
+#: Rollouts by the table-driven tactician (the same choices, 1.3-1.4 times faster) and void rejection judged on a
 #: deal before its state is built let Moumou take 40 worlds (from 30), Mau-Mau 56 (from 42) and Online
 #: Mau-Mau 28 with the rejection of up to 8 deals (from 20 without) in about the same CPU time a
 #: decision (2026-11-27, README: Mau-Mau +50.7 ± 29.3 over 400 games, from +41.9 ± 29.6 with 42).
+#: Online Mau-Mau, 28 worlds: +44.8 (+24.6 .. +65.4) over 400 games (seeds 5000-5100); with `PlayTell` and
+#: tells that follow the direction of play and the accusation turns (`PLAY_MODEL`), +53.4 (+28.1 .. +79.3)
+#: over 400 fresh games (100 deals, seeds 12000-12099, `arena match ... --seed 12000 --games 200` and
+#: `--seed 12050 --games 200` under `nice -n 19`, combined by `scripts/field_elo.py`; README).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=56, depth=60, tries=8),
                    "maumau-online": Budget(worlds=28, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
