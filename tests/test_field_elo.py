@@ -76,3 +76,26 @@ def test_runs_on_disjoint_seeds_combine_by_seed_and_overlapping_runs_are_an_erro
     assert together.startswith("6 games in 2 deals: pairwise score 62.5%")  # as the one log of the same games
     assert field.main([str(first), str(first), "--bot", "s"]) == 2
     assert "seed 5000 has 6 finished games for 3 seats" in capsys.readouterr().err
+
+
+def test_two_versions_on_the_same_deals_compare_deal_by_deal_so_the_deals_luck_cancels(field, tmp_path, capsys):
+    # Deal 0 is easy for both versions and deal 1 hard; the new one gains 1/3 on each, so the difference is
+    # sure although each version's own estimate spreads widely. Deal 2 is complete in one set only.
+    def rotations(deal, *won):  # the deal's games: s placed first (1) or second (0) in each
+        return [line(3 * deal + k, deal, *((("s", 1, 0), ("t", 2, 1)) if w else (("s", 2, 1), ("t", 1, 0))))
+                for k, w in enumerate(won)]
+
+    old = rotations(0, 1, 0, 1) + rotations(1, 0, 0, 0) + rotations(2, 1, 1, 1)
+    new = rotations(0, 1, 1, 1) + rotations(1, 1, 0, 0) + rotations(2, 1)
+    paired = field.paired_elo(field.parse_games(new), field.parse_games(old), "s", per_deal=3)
+    assert (paired.deals, paired.score, paired.other) == (2, pytest.approx(2 / 3), pytest.approx(1 / 3))
+    assert paired.error == pytest.approx(0.0, abs=1e-12)
+    assert field.field_elo(field.parse_games(new), "s", per_deal=3).low < 0.4  # alone, far less sure
+    (tmp_path / "new.log").write_text("\n".join(new))
+    (tmp_path / "old.log").write_text("\n".join(old))
+    assert field.main([str(tmp_path / "new.log"), "--bot", "s", "--seats", "3",
+                       "--against", str(tmp_path / "old.log")]) == 0
+    printed = capsys.readouterr().out
+    assert "2 deals in both: pairwise score 66.7% (+120.4) against 33.3% (-120.4): +33.33 ± 0.00 points" in printed
+    with pytest.raises(ValueError, match="at least 2"):
+        field.paired_elo(field.parse_games(new[:3]), field.parse_games(old), "s", per_deal=3)
