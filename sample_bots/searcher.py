@@ -38,10 +38,11 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: deal before its state is built let Moumou take 40 worlds (from 30), Mau-Mau 56 (from 42) and Online
 #: Mau-Mau 28 with the rejection of up to 8 deals (from 20 without) in about the same CPU time a
 #: decision (2026-11-27, README: Mau-Mau +50.7 ± 29.3 over 400 games, from +41.9 ± 29.6 with 42).
-#: Online Mau-Mau, 28 worlds: +44.8 (+24.6 .. +65.4) over 400 games (seeds 5000-5100); with `PlayTell` and
-#: tells that follow the direction of play and the accusation turns (`PLAY_MODEL`), +53.4 (+28.1 .. +79.3)
-#: over 400 fresh games (100 deals, seeds 12000-12099, `arena match ... --seed 12000 --games 200` and
-#: `--seed 12050 --games 200` under `nice -n 19`, combined by `scripts/field_elo.py`; README).
+#: Online Mau-Mau, 28 worlds: +44.8 (+24.6 .. +65.4) over 400 games (seeds 5000-5100) and +71.6 (+47.5 ..
+#: +96.5) over 400 fresh ones (100 deals, seeds 12000-12099: `arena match ... --seed 12000 --games 200` and
+#: `--seed 12050 --games 200` under `nice -n 19`, combined by `scripts/field_elo.py`; README) with main's
+#: code at ad71bc1; with void tells that skip the accusation turns (the default now) +50.7 (+29.7 .. +72.1)
+#: on the same 100 deals, -20.9 Elo (-53.0 .. +12.0) against it deal by deal: inside the noise.
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=56, depth=60, tries=8),
                    "maumau-online": Budget(worlds=28, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
@@ -58,11 +59,12 @@ ENGINE_HISTORY = frozenset({"moumou", "maumau", "maumau-online", "mose", "ddmau"
 
 #: Rulesets whose card tracker also reads the opponents' choice of card as the tactician's (`inference.PlayTell`:
 #: a hand from which the tactician would have played another card is judged wrong) and judges the deals by
-#: the suit named after a wild even without a void.  Online Mau-Mau since its tells follow the direction of
-#: play and skip the turns with an accusation open (2026-11-27: on 224 positions the real deal ruled out at
-#: none, from 15%; `scripts/regret_screen.py`: regret -1.7 ± 1.9 thousandths against the default without it,
-#: hidden cards placed right 13.44% from 13.06%, 4% more CPU).
-PLAY_MODEL = frozenset({"maumau", "maumau-online"})
+#: the suit named after a wild even without a void (`--play-model` reads them in any shedding ruleset).
+#: Not Online Mau-Mau: even with tells that follow the direction of play and skip the accusation turns (the
+#: real deal ruled out at none of 224 screened positions, from 15%), `scripts/regret_screen.py` found the
+#: regret -1.7 ± 1.9 thousandths, inside the noise, and on the same 100 deals (seeds 12000-12099, 400 games)
+#: the searcher scored +53.4 with them against +71.6 without (main at ad71bc1): -18.2 Elo (-46.8 .. +11.0).
+PLAY_MODEL = frozenset({"maumau"})
 
 
 #: Rulesets (2 seats only) whose worlds give the opponent a hand drawn from `posterior.HandPosterior`: every
