@@ -97,7 +97,7 @@ class CardTracker:
     tells: list[SuitTell] = field(default_factory=list)
     sizes: list | None = None  # every seat's hand size, as the events tell (None: lost track)
     policy_tells: bool = False  # also read what a tactician-like opponent's choices tell (`SuitTell`, wild plays)
-    play_model: Any = None  # a model of the opponents' choice of card (`quick_tactician.PlayModel`): `PlayTell`s
+    play_model: Any = None  # a model of the opponents' choice of card (`play_model.PlayModel`): `PlayTell`s
     plays: list[PlayTell] = field(default_factory=list)
     penalty_draw: bool = False  # the last draw paid an effect (a 7): the play after it is a free choice
     step: int = 1  # the direction of play: -1 after an odd number of reversing cards (Online Mau-Mau's Queen)

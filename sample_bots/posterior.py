@@ -7,13 +7,13 @@ draw that brought it) and, for the cards it played, the time it left, so that ea
 constrains exactly the cards it held *then*:
 
 * **a play by choice** (a normal turn, or following its own Ace): no other card it held that fitted the
-  pile scored strictly higher with the tactician's own scoring (`QuickTactician.quick_score`); ties tell
+  pile scored strictly higher with the tactician's own scoring (`tactician.score_play`); ties tell
   nothing (the tactician then plays the first in the engine's order, which depends on its hand's order);
 * **a draw on its own turn** (nothing pending): it held no card that fitted (a rule of Mau-Mau: a seat that
   can play must play); a failed Ace follow likewise held nothing that fitted the Ace;
 * **the card it drew**: played at once (it fitted: the tactician always plays it), or not (it did not fit);
 * **a suit named after its Jack**: the suit of the most cards it held (wilds left out), then of the most
-  points, the first of ``s h d c`` among equals (`QuickTactician.quick_suit`).
+  points, the first of ``s h d c`` among equals (`tactician.choose_suit`).
 
 `HandPosterior.hands(rng, n)` draws opponent hands from the posterior: uniform over every assignment of the
 unseen cards to the slots under which the tactician would have made every choice it made.  It is a
@@ -34,7 +34,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from pimc import Searcher
-from quick_tactician import CardTable, QuickTactician
+from tactician import CardTable, score_play
 
 SUITS = "shdc"
 
@@ -193,7 +193,7 @@ class HandPosterior:
                 return True
             wild = self.table.wild
             plain = card not in wild or any(c not in wild for c in fitting)
-            score = QuickTactician.quick_score
+            score = score_play
             played = score(self.table, (card,), hand, decision, plain, mine, mine)
             return not any(score(self.table, (c,), hand, decision, plain, mine, mine) > played for c in fitting)
         if kind == "suit":

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
-from quick_tactician import PlayModel, QuickTactician  # noqa: E402
+from play_model import PlayModel  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena.games.worlds import Tracker  # noqa: E402
@@ -109,7 +109,7 @@ class SearchBot(Bot):
         self.policy.on_game_start(game)
         facts = game.facts or Facts({})
         points = {card: info.get("points", 0) for card, info in (facts.data.get("cards") or {}).items()}
-        rollout = QuickTactician()  # the tactician's choices, faster; one per game: games may overlap, with other facts
+        rollout = Tactician()  # the rollout policy; one per game: games may overlap, with other facts
         rollout.facts["rollout"] = facts  # the rollouts' turns carry the game id "rollout"
         searcher = self.searcher(game, facts, rollout, points)
         seed = self.seed if self.seed is not None else random.randrange(2**32)

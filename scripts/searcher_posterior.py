@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from inference import CardTracker  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior  # noqa: E402
-from quick_tactician import PlayModel, QuickTactician  # noqa: E402
+from play_model import PlayModel  # noqa: E402
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
@@ -53,7 +53,7 @@ def start(bot, ruleset: str) -> GameInfo:
 
 def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
     ruleset = "maumau"
-    bot = SearchBot(seed=seed) if searcher else QuickTactician()
+    bot = SearchBot(seed=seed) if searcher else Tactician()
     other = Tactician()
     info = start(bot, ruleset)
     start(other, ruleset)
@@ -62,7 +62,7 @@ def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
     rng = random.Random(seed * 2 + me)
     cards = CardTracker(facts, policy_tells=True, play_model=PlayModel(facts))  # the searcher's worlds before
     history = Tracker(ruleset)
-    previous = Searcher(ruleset, {}, QuickTactician().act, Budget(worlds=1, tries=8))
+    previous = Searcher(ruleset, {}, Tactician().act, Budget(worlds=1, tries=8))
     state = games.new_game(ruleset, 2, seed)
     log = state.record_events()
     opp = 1 - me

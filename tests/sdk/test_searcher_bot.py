@@ -249,7 +249,7 @@ def test_worlds_from_the_engine_history_keep_the_real_pile_and_break_no_void(rul
     for seed in range(4):
         state = games.new_game(ruleset, 2, seed)
         log = state.record_events()
-        model = importlib.import_module("quick_tactician").PlayModel(info.facts) if ruleset == "maumau" else None
+        model = importlib.import_module("play_model").PlayModel(info.facts) if ruleset == "maumau" else None
         cards, history = inference.CardTracker(info.facts, policy_tells=True, play_model=model), Tracker(ruleset)
         for _ in range(400):
             if state.is_over:
@@ -319,7 +319,7 @@ def test_the_card_an_opponent_chose_tells_what_a_tactician_would_have_played_ins
 
     inference = importlib.import_module("inference")
     info = start_with_options(load("tactician").Tactician(), "maumau", 2, {})
-    model = importlib.import_module("quick_tactician").PlayModel(info.facts)
+    model = importlib.import_module("play_model").PlayModel(info.facts)
     events = [Event(None, "deal", "", {"hand": 1, "dealer": 1, "hand_sizes": [5, 5]}),
               Event(None, "open", "", {"card": "8c"}), Event(0, "play", "", {"card": "9c"}),
               Event(1, "play", "", {"card": "9h"})]
@@ -352,7 +352,7 @@ def test_against_tacticians_the_play_model_never_rules_out_the_real_deal(ruleset
     inference = importlib.import_module("inference")
     tactician = load("tactician").Tactician()
     info = start_with_options(tactician, ruleset, players, {})
-    model = importlib.import_module("quick_tactician").PlayModel(info.facts)
+    model = importlib.import_module("play_model").PlayModel(info.facts)
     judged = 0
     for seed in range(4):
         state = games.new_game(ruleset, players, seed)
@@ -377,7 +377,7 @@ def test_the_tracker_follows_the_direction_of_play_that_the_tacticians_next_play
 
     inference = importlib.import_module("inference")
     info = start_with_options(load("tactician").Tactician(), "maumau-online", 4, {})
-    model = importlib.import_module("quick_tactician").PlayModel(info.facts)
+    model = importlib.import_module("play_model").PlayModel(info.facts)
     tracker = inference.CardTracker(info.facts, policy_tells=True, play_model=model)
     tracker.update([Event(None, "deal", "", {"hand": 1, "dealer": 0, "hand_sizes": [5, 5, 5, 5]}),
                     Event(None, "open", "", {"card": "Qd", "from_hand": False})])

@@ -1,28 +1,16 @@
 """The tactician as a model of the opponents' choices, for the searcher's inference.
 
 `PlayModel` says what a tactician's choice of card tells of the hand it chose from, with the tactician's
-very scoring (`tactician.score_play`, from a `tactician.CardTable` built once a game).
-
-`QuickTactician` is the name the searcher's rollouts and other modules knew the table-driven tactician
-by, when `tactician.Tactician` still asked the `Facts` for every card of every candidate play: the
-tactician itself now scores from `CardTable`s (one scoring function for the bot over the wire and in a
-rollout), so `QuickTactician` is the tactician, and `quick_score` and `quick_suit` are
-`tactician.score_play` and `tactician.choose_suit`.
+very scoring (`tactician.score_play`, from a `tactician.CardTable` built once a game).  The rollouts
+play the tactician itself (`tactician.Tactician`): one scoring serves the bot over the wire, the
+rollouts, this model and `posterior.py`.
 """
 
 from __future__ import annotations
 
-from tactician import CardTable, Tactician, choose_suit, score_play
+from tactician import CardTable, score_play
 
-__all__ = ["CardTable", "PlayModel", "QuickTactician"]
-
-
-class QuickTactician(Tactician):
-    """`tactician.Tactician` (see the module's docstring)."""
-
-    name = "quick-tactician"
-    quick_score = staticmethod(score_play)
-    quick_suit = staticmethod(choose_suit)
+__all__ = ["PlayModel"]
 
 
 class PlayModel:
