@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
 
-from pimc import Budget, Searcher  # noqa: E402
+from pimc import Searcher  # noqa: E402
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 

@@ -34,8 +34,6 @@ def check(replay: Any, seat: int, start: int) -> None:
 def run_takeover(replay: Any, seat: int, start: int, bot: str, others: str | None, out: Any,
                  log_dir: Path | None = None) -> int:
     """Play it; print the course and the result.  Returns the exit status (0: it ran)."""
-    import trio
-
     from arena.cli.match_bots import name_bots, parse_bot
     from arena.cli.match_play import first_command_error
     from arena.cli.match_processes import BotProcess, stop_all

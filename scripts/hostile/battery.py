@@ -257,7 +257,7 @@ class Report:
                    + (f" ({flood.owner_refusal})" if flood.owner_refusal else ""))
         out.append(f"  7 name tricks: admitted {len(x.tricks.admitted)} of {len(x.tricks.tried)}"
                    + (f" ({'; '.join(x.tricks.admitted)})" if x.tricks.admitted else "")
-                   + f"; control characters stored in the ladder DB: "
+                   + "; control characters stored in the ladder DB: "
                    + (", ".join(x.stored_control_characters) or "none"))
         silent = x.silent
         out.append(f"  8 silent streams: {silent.streams} opened, {silent.ended_by_server} ended by the arena; "

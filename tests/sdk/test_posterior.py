@@ -131,7 +131,7 @@ def test_a_world_with_the_drawn_hand_gives_the_seat_the_same_view():
 def test_the_searcher_draws_its_maumau_worlds_from_the_posterior_and_plays_legally():
     searcher_module = load("searcher")
     bot = searcher_module.SearchBot(worlds=4, depth=8, seed=3)
-    info = start_with_options(bot, "maumau", 2, {})
+    start_with_options(bot, "maumau", 2, {})
     other = tactician_module.Tactician()
     start_with_options(other, "maumau", 2, {})
     searcher = bot.games["g"][0]

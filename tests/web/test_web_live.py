@@ -26,7 +26,7 @@ import pytest
 pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
 
 from arena.replay import load  # noqa: E402
-from arena.replay.render import FrameBuilder, View  # noqa: E402
+from arena.replay.render import FrameBuilder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")

@@ -186,7 +186,7 @@ class WorldSampler:
         model of a hand); the world must still give the seat its observation, or it is dealt again."""
         if not isinstance(rng, random.Random):
             raise WorldError(f"rng must be a random.Random, not {type(rng).__name__}")
-        view, table = self.view, self.table
+        table = self.table
         world = self._sample(rng, attempts, self.history, judge, tries, arrange)
         if world is None and self.history is not None:
             # With several copies of a card the pools may have charged a copy to the wrong one, so that no

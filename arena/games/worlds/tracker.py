@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from arena.games import registry
-from arena.games.facts import family_of
 from arena.games.worlds.places import WorldError
 from arena.games.worlds.ledger import STOCK as STOCK_KEY, Ledger, LedgerError, hand
 
