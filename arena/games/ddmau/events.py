@@ -18,7 +18,7 @@ _DETAILS = {"play": "card", "declare": "name", "color": "color", "call": "word",
 
 def action(state: "DDMauState", act: Action) -> None:
     """The deciding seat's action, before it applies (a draw's card is counted as it comes)."""
-    seat = state.cur
+    seat = state.current
     verb = act.verb
     if verb == "draw":
         state.log.append(PublicEvent(seat, "draw", "draw 0", {"count": 0}))
@@ -32,7 +32,7 @@ def action(state: "DDMauState", act: Action) -> None:
 
 def play_ended(state: "DDMauState") -> None:
     """Nothing more could be added to the play: the engine ended it without asking."""
-    state.log.append(PublicEvent(state.cur, "stop", "stop (forced)", {"forced": True}))
+    state.log.append(PublicEvent(state.current, "stop", "stop (forced)", {"forced": True}))
 
 
 def reshuffled(state: "DDMauState", count: int) -> None:
@@ -49,7 +49,7 @@ def hand_scored(state: "DDMauState") -> None:
     last = state.last_hand
     state.log.append(PublicEvent(None, "hand-end", f"hand {last['hand']} ends: {last['reason']}",
                                  {**last, "points": list(last["points"]), "scores": list(state.scores)}))
-    if state.over:
+    if state.is_over:
         state.log.append(PublicEvent(None, "game-end", f"game over: {state.reason}",
                                      {"reason": state.reason, "scores": list(state.scores)}))
 

@@ -108,7 +108,6 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     It is `DDMauState.observation` itself (one call per decision fewer), so it checks the seat."""
     if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
-    over = state.over
     view = state._view or state.pile_view()  # (the engine's cache, read without a call while it holds)
     hit = state.hit
     window = state.window
@@ -119,8 +118,8 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         state.ruleset,
         seat,
         state.players,
-        None if over else state.cur,
-        "over" if over else state.phase,
+        state.current,  # (None once the game is over)
+        state.phase,  # ("over" then)
         None if seat is None else state.hands[seat][:],
         [*map(len, state.hands)],
         view[0],

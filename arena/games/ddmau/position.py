@@ -40,11 +40,11 @@ def to_position(state) -> dict[str, Any]:
         "discard": list(state.discard),
         "marks": list(state.marks),
         "stock": state.stock[::-1],
-        "current": None if state.over else state.cur,
+        "current": None if state.is_over else state.current,
         "direction": state.direction,
         "scores": list(state.scores),
         "individual": list(state.individual),
-        "phase": "over" if state.over else state.phase,
+        "phase": "over" if state.is_over else state.phase,
         "chain": state.chain,
         "last_play": state.last_play,
         "drawn": state.drawn,
@@ -148,8 +148,8 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.scores = list(scores)
     state.individual = list(individual)
     state.active = list(active)
-    state.over = over
-    state.cur = current
+    state.is_over = over
+    state.current = current
     state.phase = phase
     state.chain = _int(position, "chain", 0, 0, len(discard))
     state.last_play = _int(position, "last_play", 1 if discard else 0, 0, len(discard) - state.chain)
@@ -242,7 +242,7 @@ def _window(value: Any, players: int, phase: str, current: int | None) -> dict |
 
 
 def _check_phase(state, phase: str) -> None:
-    cur = state.cur
+    cur = state.current
     if not state.active[cur]:
         raise PositionError(f"seat {cur} is eliminated and cannot be current")
     if phase in ("chain", "declare", "color") and state.chain < 1:

@@ -93,15 +93,15 @@ class DDMauState(GameState):
         # the table and its rules (set once)
         "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play",
         # caches of what was worked out from the state (`_pile_changed`, `legal_actions`)
-        "_legal", "_view", "_node",
+        "_legal", "_view", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
-        "direction", "over", "reason", "last_hand", "dealer",
+        "direction", "is_over", "reason", "last_hand", "dealer",
         # the hand
         "hands", "stock", "discard", "marks", "last_play", "hit", "window", "final", "next_seat", "idle",
         "stall", "turn_open", "turns",
-        # the turn
-        "cur", "phase", "drawn", "optional", "chain", "called",
+        # the turn (``current`` and ``is_over`` are the contract's, kept as fields: read at every decision)
+        "current", "phase", "drawn", "optional", "chain", "called",
     )
 
     def __init__(self, players: int, seed: int, options: dict[str, Any], counts: dict[str, int],
@@ -117,7 +117,7 @@ class DDMauState(GameState):
         self.eliminated: list[list[int]] = []
         self.hand_number = 1
         self.direction = 1
-        self.over = False
+        self.is_over = False
         self.reason = ""
         self.last_hand: dict | None = None
         self.dealer = self._draw_for_dealer()
@@ -141,6 +141,7 @@ class DDMauState(GameState):
         self.target = options["target"]
         self.must_play = options["must_play_if_able"]
         self._legal: list[Action] | None = None
+        self._under: C.Node | None = None  # `_node_under()`, set by `_play`
         self._pile_changed()
 
     def _pile_changed(self) -> None:
@@ -196,9 +197,6 @@ class DDMauState(GameState):
         self.turns = 0
         self._start_turn(self._step(self.dealer, 1, 1))
 
-    def _can_draw(self) -> bool:
-        return bool(self.stock) or len(self.discard) - self.last_play - self.chain > 0
-
     def _draw_one(self, seat: int) -> str | None:
         if not self.stock:
             keep = self.last_play + self.chain
@@ -238,7 +236,7 @@ class DDMauState(GameState):
             return
         self.turn_open = [seat, len(self.hands[seat]), not self.stock]
         self.turns += 1
-        self.cur = seat
+        self.current = seat
         self.phase = "turn"
         self.drawn = 0
         self.optional = optional
@@ -270,76 +268,83 @@ class DDMauState(GameState):
     # -- contract -----------------------------------------------------------------------
 
     @property
-    def current(self) -> int | None:
-        return None if self.over else self.cur
-
-    @property
     def decision(self) -> str:
-        return "over" if self.over else self.phase
-
-    @property
-    def is_over(self) -> bool:
-        return self.over
+        return self.phase  # ("over" once the game is over, as `current` is None then)
 
     def legal_actions(self) -> list[Action]:
-        if self.over:
+        if self.is_over:
             return []
         if self._legal is None:
             self._legal = self._compute_legal()
         return list(self._legal)
 
     def apply(self, action: "Action | str") -> None:
-        """The base contract's apply, with the legal list taken from the cache (hot path)."""
-        if action.__class__ is not Action:
-            action = Action.parse(action)
+        """The contract's apply.  The hot path, an action of the cached legal list itself (as a bot picks
+        them), runs in this one frame; anything else goes through the base class's checks (`GameState.apply`:
+        it parses, raises with the contract's messages, or calls `_apply_legal`)."""
         legal = self._legal
         if legal is not None:  # (a game over has no list)
-            for known in legal:  # the actions of the list itself, as a bot picks them: no field-wise comparison
+            for known in legal:  # identity, as a bot picks them: no field-wise comparison
                 if known is action:
-                    self._apply_legal(action)
-                    return
-        super().apply(action)  # computes the list, or raises with the contract's message
-
-    def _apply_legal(self, action: Action) -> None:
-        legal, self._legal = self._legal, None
-        verb = action.verb
+                    break
+            else:
+                legal = None
+        if legal is None:
+            super().apply(action)
+            return
+        self._legal = None
         self.fresh = False
         if self.log is not None:
             events.action(self, action)
-        if verb == "play":  # (the verbs by how often random play picks them)
+        verb = action.verb
+        # (the verbs by how often random play picks them; only a play, a declaration, a colour or the call can
+        # leave a play under way, whose legal list is made now: a play that cannot go on ends by itself)
+        if verb == "play":
             self._play(action.args[0])
+            if self.phase == "chain":
+                self._chain_goes_on(self._chain_legal())
         elif verb == "draw":
-            self._draw_one(self.cur)
+            self._draw_one(self.current)
             self.drawn += 1
             self.idle = 0
         elif verb == "stop":
             self._resolve_play()
-        elif verb == "declare":
-            self._declare(action.args[0])
-        elif verb == "color":
-            self._color(action.args[0])
-        elif verb == "pass":
-            self._pass(legal)
-        elif verb == "accept":
-            self._accept()
-        elif verb == "block":
-            self._block()
         elif verb == "call":
             self.called = True
+            # the same play, hand and node: the same list without the call (`_chain_legal`)
+            self._chain_goes_on([known for known in legal if known is not CALL])
+        elif verb == "accept":
+            self._accept()
+        elif verb == "pass":
+            self._pass(legal)
+        elif verb == "color":
+            self._color(action.args[0])
+            self._chain_goes_on(self._chain_legal())
+        elif verb == "declare":
+            self._declare(action.args[0])
+            if self.phase == "chain":
+                self._chain_goes_on(self._chain_legal())
+        elif verb == "block":
+            self._block()
         elif verb == "catch":
             self._catch()
-        self._legal = None
-        if not self.over and self.phase == "chain":
-            if verb == "call" and legal is not None:  # the same play, hand and node: the same list without the call (`_compute_legal`)
-                legal = [known for known in legal if known is not CALL]
-            else:
-                legal = self._compute_legal()
-            if len(legal) == 1 and legal[0] is STOP:  # nothing more can be added: the play ends by itself
-                if self.log is not None:
-                    events.play_ended(self)
-                self._resolve_play()
-            else:
-                self._legal = legal
+
+    def _apply_legal(self, action: Action) -> None:
+        """`GameState.apply`'s last step, after its checks (the list is cached then): `apply` with the list's
+        own action."""
+        for known in self._legal:
+            if known == action:
+                self.apply(known)
+                return
+
+    def _chain_goes_on(self, legal: list[Action]) -> None:
+        """A play under way with this legal list: its decision, or its end when nothing more can be added."""
+        if len(legal) == 1 and legal[0] is STOP:
+            if self.log is not None:
+                events.play_ended(self)
+            self._resolve_play()
+        else:
+            self._legal = legal
 
     def default_action(self) -> Action:
         """Timeout choice: accept, the call with a last card, stop, draw, pass, the most-held colour."""
@@ -348,14 +353,14 @@ class DDMauState(GameState):
             raise GameError("the game is over; there is no default action")
         phase = self.phase
         if phase == "color":
-            hand = self.hands[self.cur]
+            hand = self.hands[self.current]
             held = Counter(ident(c).colour for c in hand)
             best = max(COLOURS, key=lambda c: held.get(c, 0))
             for action in legal:
                 if action.args == (best,):
                     return action
             return legal[0]
-        if phase == "chain" and CALL in legal and len(self.hands[self.cur]) == 1 and STOP in legal:
+        if phase == "chain" and CALL in legal and len(self.hands[self.current]) == 1 and STOP in legal:
             return CALL
         for preferred in (ACCEPT, STOP, DRAW, PASS):
             if preferred in legal:
@@ -374,7 +379,7 @@ class DDMauState(GameState):
         return view
 
     def result(self) -> Result:
-        if not self.over:
+        if not self.is_over:
             raise GameError("the game is still running; there is no result yet")
         if self.options["tournament"]:
             return self._tournament_result()
@@ -403,6 +408,7 @@ class DDMauState(GameState):
         new._legal = None
         new._view = self._view
         new._node = self._node
+        new._under = self._under
         new.log = None
         new.fresh = self.fresh
         new.seed = self.seed
@@ -413,7 +419,7 @@ class DDMauState(GameState):
         new.eliminated = self.eliminated
         new.hand_number = self.hand_number
         new.direction = self.direction
-        new.over = self.over
+        new.is_over = self.is_over
         new.reason = self.reason
         new.last_hand = self.last_hand
         new.dealer = self.dealer
@@ -431,7 +437,7 @@ class DDMauState(GameState):
         new.stall = self.stall
         new.turn_open = self.turn_open
         new.turns = self.turns
-        new.cur = self.cur
+        new.current = self.current
         new.phase = self.phase
         new.drawn = self.drawn
         new.optional = self.optional
@@ -481,14 +487,14 @@ class DDMauState(GameState):
                 raise GameError("the play in progress is not a legal chain")
         return node
 
-    def _playable(self, node: C.Node) -> list[str]:
-        """Distinct hand cards that can be added now and still lead to a legal play (in `_ORDER`).
+    def _plays(self, node: C.Node, hand: list[str]) -> list[Action]:
+        """``play CARD`` for each distinct card of ``hand`` that can be added to the play ``node`` and still
+        lead to a legal play (cards in `_ORDER`).
 
         The node knows the cards that are always offered and those that depend on the hand
         (`Node.offers`); of these, most settle on the LMs and MMs left in hand, the rest get the
         validator's full `completes`, with the hand counted.
         """
-        hand = self.hands[self.cur]
         offered = node.offers(hand)
         if offered is None:
             return []
@@ -498,7 +504,7 @@ class DDMauState(GameState):
             self._playable_maybe(node, hand, maybe, out)
         if len(out) > 1:
             out.sort(key=_ORDER.__getitem__)
-        return out
+        return [*map(_PLAY.__getitem__, out)]
 
     @staticmethod
     def _playable_maybe(node: C.Node, hand: list[str], cards: set[str], out: list[str]) -> None:
@@ -549,39 +555,36 @@ class DDMauState(GameState):
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase == "turn":
-            plays = self._playable(self._node or self.play_so_far())
-            legal = [*map(_PLAY.__getitem__, plays)]
-            can_draw = self.drawn < DIG_LIMIT and self._can_draw()
+            node = self._node
+            if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
+                node = self._node = C.start_node((self._view or self.pile_view())[6], self.rules)
+            legal = self._plays(node, self.hands[self.current])
+            playable = bool(legal)
+            drawn = self.drawn
+            can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
+                self.stock or len(self.discard) - self.last_play - self.chain > 0)
             if can_draw:
                 legal.append(DRAW)
             if self.optional or (not can_draw and (
-                not plays or (self.drawn >= DIG_LIMIT and not self.must_play)
+                not playable or (drawn >= DIG_LIMIT and not self.must_play)
             )):  # 7.3: a play is made unless none exists; E-6: optional after 3 draws
                 legal.append(PASS)
             return legal
         if phase == "chain":
-            node = self._node or self.play_so_far()
-            hand = self.hands[self.cur]
-            if node.done if hand else node.done_out:  # `complete`, going out when the hand is empty
-                legal = [STOP, *map(_PLAY.__getitem__, self._playable(node))]
-            else:
-                legal = [*map(_PLAY.__getitem__, self._playable(node))]
-            if hand and not self.called:
-                legal.append(CALL)
-            return legal
+            return self._chain_legal()
         if phase == "declare":
-            node = self.play_so_far(self.chain - 1)
-            colour = node.chain.prev.colour if node.chain.prev is not None else None
-            rest = C.counted(self.hands[self.cur])
+            node = self._node_under()
+            prev = node.chain.prev
+            rest = C.counted(self.hands[self.current])
             legal = []
-            for name in MM_DECLARATIONS:
-                after = node.then("MM", declaration_mark(name, colour))
+            for name, mark in _DECLARATION_MARKS[None if prev is None else prev.colour]:
+                after = node.then("MM", mark)
                 if after is not None and C.completes(after, rest):
                     legal.append(_DECLARE[name])
             return legal
         if phase == "color":
-            node = self.play_so_far(self.chain - 1)
-            rest = C.counted(self.hands[self.cur])
+            node = self._node_under()
+            rest = C.counted(self.hands[self.current])
             card = self.discard[-1]
             legal = []
             for colour in COLOURS:
@@ -591,7 +594,7 @@ class DDMauState(GameState):
             return legal
         if phase == "hit":
             legal = [ACCEPT]
-            if "MM" in self.hands[self.cur]:
+            if "MM" in self.hands[self.current]:
                 legal.append(BLOCK)
             return legal
         if phase == "catch":
@@ -600,9 +603,29 @@ class DDMauState(GameState):
 
     # -- playing ------------------------------------------------------------------------
 
+    def _chain_legal(self) -> list[Action]:
+        """The legal list of a play under way: ``stop`` when it is a legal play as it stands (going out
+        when the hand is empty), the cards that can follow, the call while cards are left."""
+        node = self._node or self.play_so_far()
+        hand = self.hands[self.current]
+        if not hand:  # (nothing can follow)
+            return [STOP] if node.done_out else []
+        legal = [STOP, *self._plays(node, hand)] if node.done else self._plays(node, hand)
+        if not self.called:
+            legal.append(CALL)
+        return legal
+
+    def _node_under(self) -> C.Node:
+        """The play in progress without its last card (an MM or SM waiting for its declaration or colour),
+        as a validator node: kept by `_play` from the play's node before that card."""
+        under = self._under
+        if under is None:
+            under = self._under = self.play_so_far(self.chain - 1)
+        return under
+
     def _play(self, card: str) -> None:
-        before = self._node
-        self.hands[self.cur].remove(card)
+        before = self._under = self._node  # (read only in the declare and color phases that may follow)
+        self.hands[self.current].remove(card)
         self.discard.append(card)
         self.marks.append(None)
         self._view = self._node = None  # `_pile_changed`, inline: a play makes a third of the decisions
@@ -610,7 +633,7 @@ class DDMauState(GameState):
         self.idle = 0
         if card == "MM":
             self.phase = "declare"
-        elif card == "SM" and self.hands[self.cur]:
+        elif card == "SM" and self.hands[self.current]:
             self.phase = "color"
         else:
             self.phase = "chain"
@@ -618,19 +641,22 @@ class DDMauState(GameState):
                 self._node = before.then(card, None)
 
     def _declare(self, name: str) -> None:
-        prev = self.summary(self.chain - 1).prev
-        self.marks[-1] = declaration_mark(name, None if prev is None else prev.colour)
+        under = self._node_under()
+        prev = under.chain.prev
+        mark = self.marks[-1] = declaration_mark(name, None if prev is None else prev.colour)
         self._pile_changed()
-        self.phase = "color" if name == "SM" and self.hands[self.cur] else "chain"
+        self._node = under.then("MM", mark)  # (a declaration the legal list offered: never None)
+        self.phase = "color" if name == "SM" and self.hands[self.current] else "chain"
 
     def _color(self, colour: str) -> None:
-        self.marks[-1] = f"SM:{colour}"
+        mark = self.marks[-1] = f"SM:{colour}"
         self._pile_changed()
+        self._node = self._node_under().then(self.discard[-1], mark)
         self.phase = "chain"
 
     def _resolve_play(self) -> None:
         """Apply the play's effects in card order (7.5, E-25, E-26, E-28)."""
-        seat = self.cur
+        seat = self.current
         base = len(self.discard) - self.chain
         d = self.direction
         pos = seat
@@ -687,7 +713,7 @@ class DDMauState(GameState):
                 other = self._step(other, 1)
             self.window = {"offender": seat, "queue": queue}
             self.phase = "catch"
-            self.cur = queue[0]
+            self.current = queue[0]
             return
         self._continue()
 
@@ -700,7 +726,7 @@ class DDMauState(GameState):
 
     def _ask_hit(self) -> None:
         self.phase = "hit"
-        self.cur = self.hit["target"]
+        self.current = self.hit["target"]
 
     def _accept(self) -> None:
         hit = self.hit
@@ -713,7 +739,7 @@ class DDMauState(GameState):
 
     def _block(self) -> None:
         """E-23: the MM goes on the pile with the colour under it; the run is broken; the blocker may play."""
-        seat = self.cur
+        seat = self.current
         top = effective_top(self.discard, self.marks)
         colour = top[1].colour if top is not None else None
         self.hands[seat].remove("MM")
@@ -742,7 +768,7 @@ class DDMauState(GameState):
             window = self.window
             window["queue"].pop(0)
             if window["queue"]:
-                self.cur = window["queue"][0]
+                self.current = window["queue"][0]
             else:
                 self.window = None
                 self._continue()
@@ -752,7 +778,7 @@ class DDMauState(GameState):
         if self.idle >= sum(self.active):  # not in the rules: a full round nobody could play or draw
             self._score_hand(None)
             return
-        self._start_turn(self._step(self.cur, 1))
+        self._start_turn(self._step(self.current, 1))
 
     # -- scoring and the match ------------------------------------------------------------
 
@@ -826,8 +852,8 @@ class DDMauState(GameState):
             done = True
             self.reason = f"{self.hand_number} hands played (max_hands)"
         if done:
-            self.over = True
-            self.cur = None
+            self.is_over = True
+            self.current = None
             self.phase = "over"
             if scored:
                 events.hand_scored(self)
@@ -843,7 +869,7 @@ class DDMauState(GameState):
         if winner is not None and "DM" in final_cards and self.active[winner]:
             self.dealer = winner
             return
-        origin = winner if winner is not None else self.cur
+        origin = winner if winner is not None else self.current
         seat = origin
         for _ in range(self.players - 1):
             seat = (seat + self.direction) % self.players
@@ -887,4 +913,7 @@ _ORDER = {card: rank for rank, card in enumerate(sorted(set(deck()) | {"PT-r", "
 #: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build).
 _PLAY = {card: Action("play", (card,)) for card in _ORDER}
 _DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
+#: Each declaration with its pile mark, by the colour of the card it is declared on (`declaration_mark`).
+_DECLARATION_MARKS = {colour: tuple((name, declaration_mark(name, colour)) for name in MM_DECLARATIONS)
+                      for colour in (None, *COLOURS)}
 _COLOR = {colour: Action("color", (colour,)) for colour in COLOURS}
