@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, NamedTuple
 
-from arena.games.ddmau.cards import CODES, Ident, ident
+from arena.games.ddmau.cards import CODES, PRINTED, Ident, ident
 
 NUMBERS_PHASE = 1
 POWERS_PHASE = 2
@@ -210,8 +210,13 @@ class Node:
         found = self._moves.get(card)
         if found is None:
             rules = self.rules
-            afters = (add(self.chain, card, idt, rules) for idt in identities(card, self.chain))
-            found = self._moves[card] = tuple(node(a, rules) for a in afters if a is not None)
+            if card == "MM":
+                afters = [add(self.chain, card, idt, rules) for idt in identities(card, self.chain)]
+                found = tuple(node(a, rules) for a in afters if a is not None)
+            else:  # (the usual card: one identity, no generators; most cards met in a play cannot follow)
+                after = add(self.chain, card, PRINTED[card], rules)
+                found = () if after is None else (node(after, rules),)
+            self._moves[card] = found
         return found
 
     def then(self, card: str, mark: str | None) -> "Node | None":

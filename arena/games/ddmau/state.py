@@ -32,7 +32,7 @@ from arena.games.base import Action, GameError, GameState, PublicEvent, Result, 
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
-from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, TRANSPARENT, Ident, deck, ident, points
+from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, PRINTED, TRANSPARENT, Ident, deck, ident, points
 from arena.games.ddmau.observation import build as build_observation
 from arena.games.ddmau.observation import pile_view
 
@@ -255,8 +255,8 @@ class DDMauState(GameState):
         opened = self.turn_open
         if opened is not None:
             seat, size, empty = opened
-            self.stall = self.stall + 1 if empty and len(self.hands[seat]) >= size else 0
-            if self.stall >= sum(self.active):
+            stall = self.stall = self.stall + 1 if empty and len(self.hands[seat]) >= size else 0
+            if stall and stall >= sum(self.active):
                 self._score_hand(None, "stalled")
                 return True
         limit = self.options["turn_limit"]
@@ -272,11 +272,12 @@ class DDMauState(GameState):
         return self.phase  # ("over" once the game is over, as `current` is None then)
 
     def legal_actions(self) -> list[Action]:
-        if self.is_over:
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
+        legal = self._legal
+        if legal is None:
+            if self.is_over:
+                return []
+            legal = self._legal = self._compute_legal()
+        return legal[:]
 
     def apply(self, action: "Action | str") -> None:
         """The contract's apply.  The hot path, an action of the cached legal list itself (as a bot picks
@@ -666,8 +667,13 @@ class DDMauState(GameState):
         hit_direction = d
         target = None
         sms = 0
-        for i in range(base, len(self.discard)):
-            kind = ident(self.discard[i], self.marks[i]).kind
+        marks = self.marks
+        play = self.discard[base:]
+        for i, card in enumerate(play, base):
+            mark = marks[i]
+            kind = (PRINTED[card] if mark is None else ident(card, mark)).kind
+            if kind == "N":  # (the usual card: no effect)
+                continue
             if kind == "OWM":
                 d = -d
                 owm = True
@@ -684,7 +690,6 @@ class DDMauState(GameState):
         self.direction = d
         self.last_play = self.chain
         self._pile_changed()
-        play = self.discard[base:]
         self.chain = 0
         self.hit = None
         if hit_index is not None:
