@@ -163,7 +163,7 @@ class DDMauState(GameState):
         for card in self._shuffle(deck(self.counts)):
             if card == "DM":
                 return seat
-            seat = self._step(seat, 1, 1)
+            seat = self._step(seat, 1)
         return 0
 
     def _deal(self) -> None:
@@ -174,7 +174,7 @@ class DDMauState(GameState):
         order = []
         seat = self.dealer
         for _ in seats:
-            seat = self._step(seat, 1, 1)
+            seat = self._step(seat, 1)
             order.append(seat)
         for _ in range(size):
             for seat in order:
@@ -195,7 +195,7 @@ class DDMauState(GameState):
         self.stall = 0
         self.turn_open: list | None = None
         self.turns = 0
-        self._start_turn(self._step(self.dealer, 1, 1))
+        self._start_turn(self._step(self.dealer, 1))
 
     def _draw_one(self, seat: int) -> str | None:
         if not self.stock:
@@ -222,13 +222,13 @@ class DDMauState(GameState):
 
     # -- seats --------------------------------------------------------------------------
 
-    def _step(self, seat: int, steps: int, direction: int | None = None) -> int:
-        """``steps`` active seats along ``direction`` (eliminated seats are passed over)."""
-        d = self.direction if direction is None else direction
-        for _ in range(steps):
-            seat = (seat + d) % self.players
-            while not self.active[seat]:
-                seat = (seat + d) % self.players
+    def _step(self, seat: int, direction: int) -> int:
+        """The next active seat along ``direction`` (1 or -1; eliminated seats are passed over)."""
+        seat = (seat + direction) % self.players
+        if not self.active[seat]:
+            active = self.active
+            while not active[seat]:
+                seat = (seat + direction) % self.players
         return seat
 
     def _start_turn(self, seat: int, optional: bool = False) -> None:
@@ -678,15 +678,15 @@ class DDMauState(GameState):
                 d = -d
                 owm = True
             elif kind == "SK":
-                pos = self._step(pos, 1, d)
+                pos = self._step(pos, d)
             elif kind in HIT_KINDS:
                 hit_index, hit_kind, hit_direction = i, kind, d
             elif kind == "SM":
                 sms += 1
         if hit_index is not None:  # 7.5: k+1 seats along, k = every Skip of the play, before or after it
-            target = self._step(pos, 1, hit_direction)
+            target = self._step(pos, hit_direction)
             if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
-                target = self._step(seat, 1, hit_direction)
+                target = self._step(seat, hit_direction)
         self.direction = d
         self.last_play = self.chain
         self._pile_changed()
@@ -707,15 +707,15 @@ class DDMauState(GameState):
         if owm:
             self.next_seat = seat
         elif self.hit is not None:
-            self.next_seat = self._step(target, 1, d) if hit_kind == "PT" else target
+            self.next_seat = self._step(target, d) if hit_kind == "PT" else target
         else:
-            self.next_seat = self._step(pos, 1, d)
+            self.next_seat = self._step(pos, d)
         if len(hand) == 1 and not self.called:
             queue = []
-            other = self._step(seat, 1)
+            other = self._step(seat, self.direction)
             while other != seat:
                 queue.append(other)
-                other = self._step(other, 1)
+                other = self._step(other, self.direction)
             self.window = {"offender": seat, "queue": queue}
             self.phase = "catch"
             self.current = queue[0]
@@ -783,7 +783,7 @@ class DDMauState(GameState):
         if self.idle >= sum(self.active):  # not in the rules: a full round nobody could play or draw
             self._score_hand(None)
             return
-        self._start_turn(self._step(self.current, 1))
+        self._start_turn(self._step(self.current, self.direction))
 
     # -- scoring and the match ------------------------------------------------------------
 
@@ -882,7 +882,7 @@ class DDMauState(GameState):
                 self.dealer = seat
                 return
         if not self.active[self.dealer]:
-            self.dealer = self._step(self.dealer, 1, 1)
+            self.dealer = self._step(self.dealer, 1)
 
     def _tournament_result(self) -> Result:
         """Last standing first; the eliminated by how long they lasted (points: hands survived)."""
