@@ -64,8 +64,11 @@ def pile_view(state: "DDMauState") -> tuple:
                 low = size - 1
             elif low < 0:
                 low = 0
-            return (discard[low:], _shown(marks[low:]), {"index": size - 1 - low, "kind": _LOWER[idt.kind]},
-                    idt.colour, idt.number, 0, idt)
+            shown = marks[low:]
+            if shown.count(None) != len(shown):  # (`_shown`, inline: the shown part usually has no mark)
+                shown = _shown(shown)
+            return (discard[low:], shown, {"index": size - 1 - low, "kind": _LOWER[idt.kind]}, idt.colour, idt.number,
+                    0, idt)
     top = None  # (index, identity) of the effective top
     run = 0  # hit cards in the run from the top (E-13)
     walking = True  # still inside the run of hit cards, LMs and DMs

@@ -658,7 +658,9 @@ class DDMauState(GameState):
     def _resolve_play(self) -> None:
         """Apply the play's effects in card order (7.5, E-25, E-26, E-28)."""
         seat = self.current
-        base = len(self.discard) - self.chain
+        chain = self.chain
+        discard = self.discard
+        base = len(discard) - chain
         d = self.direction
         pos = seat
         owm = False
@@ -668,7 +670,7 @@ class DDMauState(GameState):
         target = None
         sms = 0
         marks = self.marks
-        play = self.discard[base:]
+        play = discard[base:]
         for i, card in enumerate(play, base):
             mark = marks[i]
             kind = (PRINTED[card] if mark is None else ident(card, mark)).kind
@@ -688,14 +690,19 @@ class DDMauState(GameState):
             if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
                 target = self._step(seat, hit_direction)
         self.direction = d
-        self.last_play = self.chain
-        self._pile_changed()
+        self.last_play = chain
+        self._view = self._node = None  # `_pile_changed`, inline
         self.chain = 0
-        self.hit = None
-        if hit_index is not None:
-            count = 2 * hit_run(self.discard, self.marks, hit_index)
-            self.hit = {"target": target, "count": count, "kind": hit_kind, "by": seat}
         hand = self.hands[seat]
+        if hit_index is None:
+            self.hit = None
+            if hand and not owm and (self.called or len(hand) != 1):  # the usual play: on to the next seat
+                following = self.next_seat = self._step(pos, d)
+                self._start_turn(following)
+                return
+        else:
+            count = 2 * hit_run(discard, marks, hit_index)
+            self.hit = {"target": target, "count": count, "kind": hit_kind, "by": seat}
         if not hand:
             self.final = {"seat": seat, "cards": play, "sm": sms}
             self.next_seat = None
