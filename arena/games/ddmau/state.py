@@ -32,7 +32,7 @@ from arena.games.base import Action, GameError, GameState, PublicEvent, Result, 
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
-from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, PRINTED, TRANSPARENT, Ident, deck, ident, points
+from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, PRINTED, TRANSPARENT, Ident, deck, ident, points
 from arena.games.ddmau.observation import build as build_observation
 from arena.games.ddmau.observation import pile_view
 
@@ -277,7 +277,7 @@ class DDMauState(GameState):
             if self.is_over:
                 return []
             legal = self._legal = self._compute_legal()
-        return legal[:]
+        return list(legal)
 
     def apply(self, action: "Action | str") -> None:
         """The contract's apply.  The hot path, an action of the cached legal list itself (as a bot picks
@@ -527,7 +527,8 @@ class DDMauState(GameState):
             if len(afters) == 1:  # all but an MM
                 after = afters[0]
                 if after.simple:
-                    if after.meets(left_lms, left_mms):
+                    # (without LMs or MMs it never meets: it would be one of the node's free cards)
+                    if (left_lms or left_mms) and after.meets(left_lms, left_mms):
                         out.append(card)
                         continue
                     # a simple play takes no other card but by going out (`completes`); the rest holds at
@@ -638,8 +639,8 @@ class DDMauState(GameState):
             self.phase = "color"
         else:
             self.phase = "chain"
-            if before is not None:  # the play so far, one card on (no mark to wait for)
-                self._node = before.then(card, None)
+            if before is not None:  # the play so far, one card on (no mark to wait for; not an MM: one identity)
+                self._node = before.options(card)[0]  # (the move the legal list offered, worked out then)
 
     def _declare(self, name: str) -> None:
         under = self._node_under()
@@ -661,6 +662,17 @@ class DDMauState(GameState):
         chain = self.chain
         discard = self.discard
         base = len(discard) - chain
+        play = discard[base:]
+        self.last_play = chain
+        self._view = self._node = None  # `_pile_changed`, inline
+        self.chain = 0
+        hand = self.hands[seat]
+        if _EFFECTS.isdisjoint(play) and hand and (self.called or len(hand) != 1):
+            # the usual play (numbers, LMs, DMs): no hit, no turn order change, nothing to catch
+            self.hit = None
+            following = self.next_seat = self._step(seat, self.direction)
+            self._start_turn(following)
+            return
         d = self.direction
         pos = seat
         owm = False
@@ -670,12 +682,9 @@ class DDMauState(GameState):
         target = None
         sms = 0
         marks = self.marks
-        play = discard[base:]
         for i, card in enumerate(play, base):
             mark = marks[i]
             kind = (PRINTED[card] if mark is None else ident(card, mark)).kind
-            if kind == "N":  # (the usual card: no effect)
-                continue
             if kind == "OWM":
                 d = -d
                 owm = True
@@ -690,17 +699,8 @@ class DDMauState(GameState):
             if target == seat:  # Skips sent the hit round the table: it goes on to the next seat
                 target = self._step(seat, hit_direction)
         self.direction = d
-        self.last_play = chain
-        self._view = self._node = None  # `_pile_changed`, inline
-        self.chain = 0
-        hand = self.hands[seat]
-        if hit_index is None:
-            self.hit = None
-            if hand and not owm and (self.called or len(hand) != 1):  # the usual play: on to the next seat
-                following = self.next_seat = self._step(pos, d)
-                self._start_turn(following)
-                return
-        else:
+        self.hit = None
+        if hit_index is not None:
             count = 2 * hit_run(discard, marks, hit_index)
             self.hit = {"target": target, "count": count, "kind": hit_kind, "by": seat}
         if not hand:
@@ -917,6 +917,10 @@ def _order_key(card: str) -> tuple:
         return (0, "rybg".index(idt.colour), idt.number)
     return (1, ("PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM").index(idt.kind), idt.colour or "")
 
+
+#: The cards that can have an effect when a play is resolved (turn order, hits, the SM multiplier): an MM as any
+#: of them.  A play without them passes the turn to the next seat.
+_EFFECTS = frozenset(code for code in CODES if PRINTED[code].kind in ("OWM", "SK", "PT", "JTT", "SM", "MM"))
 
 #: A stable order for legal lists: numbered cards by colour and number, then the powers.
 _ORDER = {card: rank for rank, card in enumerate(sorted(set(deck()) | {"PT-r", "PT-y", "PT-b", "PT-g", "SK-r",
