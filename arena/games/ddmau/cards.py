@@ -77,6 +77,17 @@ PRINTED: dict[str, Ident] = {code: printed(code) for code in CODES}
 _MARKED: dict[str, Ident] = {}
 
 
+def _order_key(card: str) -> tuple:
+    idt = PRINTED[card]
+    if idt.kind == "N":
+        return (0, "rybg".index(idt.colour), idt.number)
+    return (1, ("PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM").index(idt.kind), idt.colour or "")
+
+
+#: A stable order of the codes (for legal lists): numbered cards by colour and number, then the powers.
+ORDER: dict[str, int] = {card: rank for rank, card in enumerate(sorted(CODES, key=_order_key))}
+
+
 def ident(card: str, mark: str | None = None) -> Ident:
     """The card's identity on the pile, given its mark (MM declaration / SM colour / block)."""
     if mark is None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, NamedTuple
 
-from arena.games.ddmau.cards import CODES, PRINTED, Ident, ident
+from arena.games.ddmau.cards import CODES, ORDER, PRINTED, Ident, ident
 
 NUMBERS_PHASE = 1
 POWERS_PHASE = 2
@@ -200,7 +200,7 @@ class Node:
         self.done = complete(chain, False, rules)
         self.done_out = complete(chain, True, rules)
         self._moves: dict = {}
-        self._sorted: set[str] = set()  # the cards `offers` has put in _free, _maybe or neither
+        self._sorted: set[str] = set()  # the cards `plays` has put in _free, _maybe or neither
         self._free: set[str] = set()
         self._maybe: set[str] = set()
         self._addable: set[str] = set()  # _free and _maybe together
@@ -228,16 +228,15 @@ class Node:
             found = self._moves[key] = None if after is None else node(after, self.rules)
         return found
 
-    def offers(self, hand: list[str]) -> "tuple[set[str], set[str]] | None":
-        """(free, maybe): the distinct cards of ``hand`` that may be added now, split by what else it
-        takes; None when no card of ``hand`` can be added (the usual answer once a play is under way).
+    def plays(self, hand: list[str]) -> list[str]:
+        """The distinct cards of ``hand`` that may be added now and still lead to a legal play, in `ORDER`.
 
         A *free* card leads to a play that is legal as it stands (or as a power on power, a
         number on a number): it is offered whenever it is held.  A *maybe* card needs more (a run's
         third card, an LM for a DM or a run, a visible card after an LM): whether it is offered
-        depends on the rest of the hand.  Other cards cannot be added at all.  Each card is sorted
-        the first time it is held here.  The hand is read as a list: the usual answer, nothing, is
-        found without building a set of it.
+        depends on the rest of the hand (`_maybe_plays`).  Other cards cannot be added at all.  Each
+        card is sorted the first time it is held here.  The hand is read as a list: the usual answer
+        once a play is under way, nothing, is found without building a set of it.
         """
         if not self._sorted.issuperset(hand):
             new = set(hand) - self._sorted
@@ -250,15 +249,68 @@ class Node:
             self._sorted |= new
             self._addable = self._free | self._maybe
         if self._addable.isdisjoint(hand):
-            return None
+            return []
         held = set(hand)
-        return held & self._free, held & self._maybe
+        out = [*(held & self._free)]
+        maybe = held & self._maybe
+        if maybe:
+            _maybe_plays(self, hand, held, maybe, out)
+        if len(out) > 1:
+            out.sort(key=ORDER.__getitem__)
+        return out
 
     def meets(self, lms: int, mms: int, going_out: bool = False) -> bool:
         """`_needs_met`: would ``lms`` LMs and ``mms`` MMs added as LMs make the play legal?"""
         if self.needs_mm:
             return mms > 0 and lms + mms >= (self.lack_out if going_out else self.lack)
         return lms + mms >= (self.lack_out if going_out else self.lack)
+
+
+def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:
+    """`Node.plays`: add to ``out`` those of ``cards`` (the node's maybe cards in ``hand``, whose distinct cards
+    are ``held``) that the rest of the hand can complete.
+
+    Most are settled by the LMs and MMs left in hand (`Node.meets`, `Node.lack_out`).  The usual
+    one left is a DM with no LM in hand: it needs the whole hand to go with it, which a hand of
+    numbers and powers can never do, so the search is skipped.  The others get the validator's
+    full `completes`, with the hand counted.
+    """
+    lms = hand.count("LM")
+    mms = hand.count("MM")
+    rest = mix = None
+    for card in cards:
+        afters = node.options(card)
+        left_lms = lms - (card == "LM")
+        left_mms = mms - (card == "MM")
+        if len(afters) == 1:  # all but an MM
+            after = afters[0]
+            if after.simple:
+                # (without LMs or MMs it never meets: it would be one of the node's free cards)
+                if (left_lms or left_mms) and after.meets(left_lms, left_mms):
+                    out.append(card)
+                    continue
+                # a simple play takes no other card but by going out (`completes`); the rest holds at
+                # least the other held cards (a second copy of this one only adds to the mix)
+                if left_lms + left_mms < after.lack_out:
+                    continue
+                if mix is None:
+                    mix = phase_mix(held)
+                if never_all_in_one_play_but(mix, card, node.rules):
+                    continue
+                if not (left_lms or left_mms or after.chain.L) and card[0] not in "RYBG" and needs_a_step(
+                        after.chain, held):
+                    continue  # going out with numbers that differ needs an LM, and none is left (`completes`)
+            elif left_lms + left_mms < after.lack_out:
+                continue  # short of LMs whatever comes (`completes`)
+        elif any(after.simple and after.meets(left_lms, left_mms) for after in afters):
+            out.append(card)
+            continue
+        if rest is None:  # (a hand of distinct cards, the usual one, is counted in C)
+            rest = dict.fromkeys(hand, 1) if len(held) == len(hand) else counted(hand)
+        rest[card] -= 1
+        if any(completes(after, rest) for after in afters):
+            out.append(card)
+        rest[card] += 1
 
 
 #: Interned nodes per rules, and the start nodes by top; cleared by `start_node` (between plays,

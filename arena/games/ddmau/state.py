@@ -32,7 +32,7 @@ from arena.games.base import Action, GameError, GameState, PublicEvent, Result, 
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
-from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, PRINTED, TRANSPARENT, Ident, deck, ident, points
+from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, TRANSPARENT, Ident, deck, ident, points
 from arena.games.ddmau.observation import build as build_observation
 from arena.games.ddmau.observation import pile_view
 
@@ -488,79 +488,13 @@ class DDMauState(GameState):
                 raise GameError("the play in progress is not a legal chain")
         return node
 
-    def _plays(self, node: C.Node, hand: list[str]) -> list[Action]:
-        """``play CARD`` for each distinct card of ``hand`` that can be added to the play ``node`` and still
-        lead to a legal play (cards in `_ORDER`).
-
-        The node knows the cards that are always offered and those that depend on the hand
-        (`Node.offers`); of these, most settle on the LMs and MMs left in hand, the rest get the
-        validator's full `completes`, with the hand counted.
-        """
-        offered = node.offers(hand)
-        if offered is None:
-            return []
-        free, maybe = offered
-        out = [*free]
-        if maybe:
-            self._playable_maybe(node, hand, maybe, out)
-        if len(out) > 1:
-            out.sort(key=_ORDER.__getitem__)
-        return [*map(_PLAY.__getitem__, out)]
-
-    @staticmethod
-    def _playable_maybe(node: C.Node, hand: list[str], cards: set[str], out: list[str]) -> None:
-        """Add to ``out`` those of ``cards`` (the node's maybe cards held) that the rest of the hand can complete.
-
-        Most are settled by the LMs and MMs left in hand (`Node.meets`, `Node.lack_out`).  The usual
-        one left is a DM with no LM in hand: it needs the whole hand to go with it, which a hand of
-        numbers and powers can never do, so the search is skipped.  The others get the validator's
-        full `completes`, with the hand counted.
-        """
-        lms = hand.count("LM")
-        mms = hand.count("MM")
-        held = set(hand)
-        rest = mix = None
-        for card in cards:
-            afters = node.options(card)
-            left_lms = lms - (card == "LM")
-            left_mms = mms - (card == "MM")
-            if len(afters) == 1:  # all but an MM
-                after = afters[0]
-                if after.simple:
-                    # (without LMs or MMs it never meets: it would be one of the node's free cards)
-                    if (left_lms or left_mms) and after.meets(left_lms, left_mms):
-                        out.append(card)
-                        continue
-                    # a simple play takes no other card but by going out (`completes`); the rest holds at
-                    # least the other held cards (a second copy of this one only adds to the mix)
-                    if left_lms + left_mms < after.lack_out:
-                        continue
-                    if mix is None:
-                        mix = C.phase_mix(held)
-                    if C.never_all_in_one_play_but(mix, card, node.rules):
-                        continue
-                    if not (left_lms or left_mms or after.chain.L) and card[0] not in "RYBG" and C.needs_a_step(
-                            after.chain, held):
-                        continue  # going out with numbers that differ needs an LM, and none is left (`completes`)
-                elif left_lms + left_mms < after.lack_out:
-                    continue  # short of LMs whatever comes (`completes`)
-            elif any(after.simple and after.meets(left_lms, left_mms) for after in afters):
-                out.append(card)
-                continue
-            if rest is None:  # (a hand of distinct cards, the usual one, is counted in C)
-                rest = dict.fromkeys(hand, 1) if len(held) == len(hand) else C.counted(hand)
-            rest[card] -= 1
-            if any(C.completes(after, rest) for after in afters):
-                out.append(card)
-            rest[card] += 1
-
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase == "turn":
             node = self._node
             if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
                 node = self._node = C.start_node((self._view or self.pile_view())[6], self.rules)
-            legal = self._plays(node, self.hands[self.current])
+            legal = [*map(_PLAY.__getitem__, node.plays(self.hands[self.current]))]
             playable = bool(legal)
             drawn = self.drawn
             can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
@@ -612,7 +546,8 @@ class DDMauState(GameState):
         hand = self.hands[self.current]
         if not hand:  # (nothing can follow)
             return [STOP] if node.done_out else []
-        legal = [STOP, *self._plays(node, hand)] if node.done else self._plays(node, hand)
+        plays = node.plays(hand)
+        legal = [STOP, *map(_PLAY.__getitem__, plays)] if node.done else [*map(_PLAY.__getitem__, plays)]
         if not self.called:
             legal.append(CALL)
         return legal
@@ -911,23 +846,12 @@ def declaration_mark(name: str, colour: str | None) -> str:
     return name
 
 
-def _order_key(card: str) -> tuple:
-    idt = ident(card)
-    if idt.kind == "N":
-        return (0, "rybg".index(idt.colour), idt.number)
-    return (1, ("PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM").index(idt.kind), idt.colour or "")
-
-
 #: The cards that can have an effect when a play is resolved (turn order, hits, the SM multiplier): an MM as any
 #: of them.  A play without them passes the turn to the next seat.
 _EFFECTS = frozenset(code for code in CODES if PRINTED[code].kind in ("OWM", "SK", "PT", "JTT", "SM", "MM"))
 
-#: A stable order for legal lists: numbered cards by colour and number, then the powers.
-_ORDER = {card: rank for rank, card in enumerate(sorted(set(deck()) | {"PT-r", "PT-y", "PT-b", "PT-g", "SK-r",
-          "SK-y", "SK-b", "SK-g", "OWM-r", "OWM-y", "OWM-b", "OWM-g"}, key=_order_key))}
-
 #: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build).
-_PLAY = {card: Action("play", (card,)) for card in _ORDER}
+_PLAY = {card: Action("play", (card,)) for card in ORDER}
 _DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
 #: Each declaration with its pile mark, by the colour of the card it is declared on (`declaration_mark`).
 _DECLARATION_MARKS = {colour: tuple((name, declaration_mark(name, colour)) for name in MM_DECLARATIONS)
