@@ -137,21 +137,30 @@ def test_pages_are_served_without_anything_from_outside(ladder):
         assert "http://" not in text and "https://" not in text  # no CDN, no external font
 
 
-def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
+def _cli(argv, capsys) -> tuple[int, str]:
+    """`arena ARGV` in this process (a usage error needs no server process): exit status and stderr.  An
+    uncaught exception (what a user would see as a traceback) fails the test."""
+    from arena.cli import main
+
+    try:
+        status = main(argv)
+    except SystemExit as exit_:  # argparse's own usage errors
+        status = exit_.code
+    return status, capsys.readouterr().err
+
+
+def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path, capsys):
     import socket
     import subprocess
     import sys
 
-    missing = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "none.db")],
-                             capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 2 and "no ladder database at" in missing.stderr and "Traceback" not in missing.stderr
-    hops = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "none.db"), "--proxy-hops", "-1"],
-                          capture_output=True, text=True, timeout=60)
-    assert hops.returncode == 2 and "--proxy-hops must be 0 or more" in hops.stderr
-    lone = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web-proxy-hops", "1",
-                           "--db", str(tmp_path / "c.db"), "--replays", str(tmp_path / "r"), "--plain"],
-                          capture_output=True, text=True, timeout=60)
-    assert lone.returncode == 2 and "--web-proxy-hops needs --web" in lone.stderr
+    status, err = _cli(["web", "--db", str(tmp_path / "none.db")], capsys)
+    assert status == 2 and "no ladder database at" in err
+    status, err = _cli(["web", "--db", str(tmp_path / "none.db"), "--proxy-hops", "-1"], capsys)
+    assert status == 2 and "--proxy-hops must be 0 or more" in err
+    status, err = _cli(["serve", "--port", "0", "--web-proxy-hops", "1", "--db", str(tmp_path / "c.db"),
+                        "--replays", str(tmp_path / "r"), "--plain"], capsys)
+    assert status == 2 and "--web-proxy-hops needs --web" in err
     assert not (tmp_path / "c.db").exists()  # refused before anything was created
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
@@ -161,13 +170,12 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path):
         busy = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", str(port),
                                "--db", str(tmp_path / "a.db"), "--replays", str(tmp_path / "r"), "--plain"],
                               capture_output=True, text=True, timeout=60)
-        bad = subprocess.run([sys.executable, "-m", "arena", "web", "--db", str(tmp_path / "a.db"), "--listen", "x:y"],
-                             capture_output=True, text=True, timeout=60)
     finally:
         taken.close()
     assert busy.returncode == 1 and f"the web view cannot listen on 127.0.0.1:{port}" in busy.stderr  # runtime, not usage
     assert "Traceback" not in busy.stderr
-    assert bad.returncode == 2 and "expected PORT or HOST:PORT" in bad.stderr
+    status, err = _cli(["web", "--db", str(tmp_path / "a.db"), "--listen", "x:y"], capsys)
+    assert status == 2 and "expected PORT or HOST:PORT" in err
     bounded = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--duration", "1",
                               "--db", str(tmp_path / "b.db"), "--replays", str(tmp_path / "r"), "--plain"],
                              capture_output=True, text=True, timeout=60)
