@@ -13,6 +13,7 @@ with ``?`` placeholders; nothing here knows which database it talks to.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -76,6 +77,19 @@ def open_backend(db: str | os.PathLike) -> Backend:
     from arena.ladder.store.sqlite import SqliteBackend
 
     return SqliteBackend(db)
+
+
+def _in_own_transaction(steps: Callable[..., Steps]) -> Callable[..., Any]:
+    """The method that runs the write `steps` (a ``*_steps`` method) in a transaction of its own and
+    returns what the steps return: one signature and one docstring for both forms of a write."""
+
+    @functools.wraps(steps)
+    def write(self: "LadderStore", *args: Any, **kwargs: Any) -> Any:
+        with self._transaction():
+            return drive(self.backend, steps(self, *args, **kwargs))
+
+    write.__name__ = write.__qualname__ = steps.__name__.removesuffix("_steps")
+    return write
 
 
 class LadderStore:
@@ -352,31 +366,6 @@ class LadderStore:
 
     # ---- games
 
-    def game_started(
-        self,
-        game_id: str,
-        ruleset: str,
-        options: dict[str, Any],
-        seed: int,
-        set_id: str,
-        rotation: int,
-        bots: Sequence[str],
-        started_at: str | None = None,
-        replay_path: str | None = None,
-        versions: Sequence[str] | None = None,
-        claim: Callable[[Backend], Steps] | None = None,
-    ) -> bool:
-        """Record a game as running (replay_path: its unfinished replay, sealed after a crash).
-
-        versions: what each seat's bot declared (Hello.bot_version), in seat order.
-        claim: steps run first in the same transaction, on the backend (a shared ladder's seat claims,
-        `SeatClaims.claim_in`); when they return False nothing is recorded and neither is this
-        game: returns False.  The claim is then as durable as the start, in one commit.
-        """
-        with self._transaction():
-            return drive(self.backend, self.game_started_steps(
-                game_id, ruleset, options, seed, set_id, rotation, bots, started_at, replay_path, versions, claim))
-
     def game_started_steps(
         self,
         game_id: str,
@@ -391,7 +380,15 @@ class LadderStore:
         versions: Sequence[str] | None = None,
         claim: Callable[[Backend], Steps] | None = None,
     ) -> Steps:
-        """`game_started` in steps, for `run_together` (in its transaction): the claim's read is the one step."""
+        """Record a game as running (replay_path: its unfinished replay, sealed after a crash), in steps
+        (`run_together` runs them in its transaction; `game_started` in a transaction of its own): the
+        claim's read is the one step.
+
+        versions: what each seat's bot declared (Hello.bot_version), in seat order.
+        claim: steps run first in the same transaction, on the backend (a shared ladder's seat claims,
+        `SeatClaims.claim_in`); when they return False nothing is recorded and neither is this
+        game: returns False.  The claim is then as durable as the start, in one commit.
+        """
         statements: list[tuple[str, Sequence[Any]]] = [
             (
                 "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
@@ -412,7 +409,7 @@ class LadderStore:
             self.backend.send(sql, parameters)
         return True
 
-    def game_ended(
+    def game_ended_steps(
         self,
         game_id: str,
         status: str,
@@ -424,8 +421,10 @@ class LadderStore:
         decisions: int = 0,
         replay: PackedReplay | None = None,
         then: Sequence[tuple[str, Sequence[Any]]] = (),
-    ) -> None:
-        """Commit one game's result: its own transaction, durable when this returns.
+    ) -> Steps:
+        """Commit one game's result, in steps (`run_together` runs them in its transaction, with others;
+        `game_ended` in a transaction of its own, durable when it returns): the fenced update is the one
+        read (a second one only when the row had ended already).
 
         Only a ``running`` row takes a result, and an ended one is never written again (a game
         ends once): the fence that keeps a host which was taken for dead (and whose games another
@@ -445,26 +444,6 @@ class LadderStore:
         raises: what the game held is freed with it (a shared ladder's seat claims,
         `SeatClaims.release_statements`).
         """
-        with self._transaction():
-            drive(self.backend, self.game_ended_steps(
-                game_id, status, seats, ended_at=ended_at, replay_path=replay_path, reason=reason,
-                decisions=decisions, replay=replay, then=then))
-
-    def game_ended_steps(
-        self,
-        game_id: str,
-        status: str,
-        seats: Sequence[SeatRecord],
-        *,
-        ended_at: str | None = None,
-        replay_path: str | None = None,
-        reason: str = "",
-        decisions: int = 0,
-        replay: PackedReplay | None = None,
-        then: Sequence[tuple[str, Sequence[Any]]] = (),
-    ) -> Steps:
-        """`game_ended` in steps, for `run_together` (in its transaction): the fenced update is the one
-        read (a second one only when the row had ended already)."""
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
         update = (
@@ -518,6 +497,11 @@ class LadderStore:
             fit_totals.add_game(self.backend, game_id, seats)
         if replay is not None:
             self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
+
+
+    #: The same writes, each in a transaction of its own (returning what its steps return).
+    game_started = _in_own_transaction(game_started_steps)
+    game_ended = _in_own_transaction(game_ended_steps)
 
     def abort_running(self, reason: str) -> list[tuple[str, str | None]]:
         """Mark every game still ``running`` as aborted; returns their (id, replay path)."""
