@@ -9,6 +9,7 @@ constant and the longer games add no writes.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -20,6 +21,7 @@ from arena.ladder.store import LadderStore
 GAMES = 10
 STOPPED = re.compile(r"(\d+) games finished, (\d+) aborted, (\d+) decisions in .*store: (\d+) statements, "
                      r"(\d+) writes in (\d+) transactions")
+GAPS = re.compile(r"^between games: (\{.*\})$", re.MULTILINE)  # arena.ladder.game_gaps, bench_ladder reads it
 
 
 def run_ladder(tmp_path, db: str, ruleset: str, tag: str) -> dict[str, int]:
@@ -44,8 +46,22 @@ def run_ladder(tmp_path, db: str, ruleset: str, tag: str) -> dict[str, int]:
     found = STOPPED.search(output)
     assert found, output
     finished, aborted, decisions, statements, writes, transactions = map(int, found.groups())
+    gaps = GAPS.search(output)
+    assert gaps, output
     return {"games": finished + aborted, "finished": finished, "decisions": decisions, "statements": statements,
-            "writes": writes, "transactions": transactions}
+            "writes": writes, "transactions": transactions, "gaps": json.loads(gaps.group(1))}
+
+
+def check_gaps(run: dict) -> None:
+    """Where the time between games went, as `arena serve` prints it when it stops: every finished game's
+    start and result timed, its seats planned again, the group commits counted."""
+    gaps = run["gaps"]
+    counts, means = gaps["counts"], gaps["mean_ms"]
+    for step in ("start_queue", "start_commit", "result_queue", "result_commit", "told", "in_game"):
+        assert counts[step] >= run["finished"], gaps
+    assert counts["to_plan"] >= run["finished"], gaps  # 4 bots for 2 games at once: every game's seats came back
+    assert all(means[step] >= 0 for step in means if counts[step]), gaps
+    assert gaps["rounds"] >= 1 and gaps["group_commits"] >= 1 and gaps["writes_per_group_commit"] >= 1, gaps
 
 
 def check_no_write_per_decision(tmp_path, db: str) -> None:
@@ -53,6 +69,7 @@ def check_no_write_per_decision(tmp_path, db: str) -> None:
     long = run_ladder(tmp_path, db, "moumou", "long")
     for run in (short, long):
         assert run["finished"] >= GAMES, run
+        check_gaps(run)
         # per game: its row and seats, its result and the fit's running totals; then a bot's
         # arrival and the rating snapshot at the end: a constant, whatever the game's length
         assert run["writes"] <= 12 * run["games"] + 40, run
