@@ -75,12 +75,17 @@ class Backend(ABC):
         return _to_format(text) if self.paramstyle == "format" else text
 
     @abstractmethod
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
+        """Run one statement (shared SQL) now, counted in `stats`; the driver's cursor (DB-API: ``fetchall``,
+        ``description``, ``rowcount``).  `rows`, `run` and `result` read it."""
+
     def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
         """Run a query (shared SQL) and return all its rows."""
+        return self.execute(sql, parameters).fetchall()
 
-    @abstractmethod
     def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
         """Run a statement (shared SQL); returns how many rows it changed."""
+        return self.execute(sql, parameters).rowcount
 
     def send(self, sql: str, parameters: Sequence[Any] = ()) -> None:
         """Run a statement whose result the caller does not need (shared SQL).
@@ -106,7 +111,8 @@ class Backend(ABC):
 
     def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
         """Run one statement: (its rows, or None if it returns none; how many rows it changed)."""
-        raise NotImplementedError
+        cursor = self.execute(sql, parameters)
+        return (cursor.fetchall() if cursor.description is not None else None), cursor.rowcount
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

@@ -187,28 +187,13 @@ class PostgresBackend(Backend):
         self.stats.round_trip()
         return run_script(db, statements)
 
-    def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Any:
+        """Inside a transaction with what waits (`_with_queued`), else alone: one round trip either way."""
         self.stats.statement(sql)
         if self._in_transaction:
-            return self._with_queued(sql, parameters).fetchall()
+            return self._with_queued(sql, parameters)
         self.stats.round_trip()
-        return self._connection().execute(self.sql(sql), parameters).fetchall()
-
-    def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
-        self.stats.statement(sql)
-        if self._in_transaction:
-            return self._with_queued(sql, parameters).rowcount
-        self.stats.round_trip()
-        return self._connection().execute(self.sql(sql), parameters).rowcount
-
-    def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
-        self.stats.statement(sql)
-        if self._in_transaction:
-            cursor = self._with_queued(sql, parameters)
-        else:
-            self.stats.round_trip()
-            cursor = self._connection().execute(self.sql(sql), parameters)
-        return (cursor.fetchall() if cursor.description is not None else None), cursor.rowcount
+        return self._connection().execute(self.sql(sql), parameters)
 
     def defer(self, read: Read) -> None:
         """Inside a transaction: queue the read's statements after what waits already; `flush` sends them

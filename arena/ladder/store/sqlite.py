@@ -39,18 +39,9 @@ class SqliteBackend(Backend):
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.name}: cannot open as a ladder database: {error}") from None
 
-    def rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
         self.stats.statement(sql)
-        return self._db.execute(sql, parameters).fetchall()
-
-    def run(self, sql: str, parameters: Sequence[Any] = ()) -> int:
-        self.stats.statement(sql)
-        return self._db.execute(sql, parameters).rowcount
-
-    def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
-        self.stats.statement(sql)
-        cursor = self._db.execute(sql, parameters)
-        return (cursor.fetchall() if cursor.description is not None else None), cursor.rowcount
+        return self._db.execute(sql, parameters)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
