@@ -153,9 +153,9 @@ class SearchBot(Bot):
         return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker, history)
 
 
-def parse_budget(argv):
-    """The budget flags (`--worlds`, `--depth`, `--search-seed`); the SDK's flags pass through."""
-    parser = argparse.ArgumentParser(add_help=False)
+def budget_parser():
+    """The search's own flags (`--worlds`, `--depth`, `--search-seed`, ...)."""
+    parser = argparse.ArgumentParser(add_help=False, prog="searcher.py", description="The search's own flags:")
     parser.add_argument("--worlds", type=int, default=None, help="worlds sampled per decision")
     parser.add_argument("--depth", type=int, default=None, help="rollout cap in decisions")
     parser.add_argument("--search-seed", type=int, default=None, help="seed of the search's randomness")
@@ -167,11 +167,18 @@ def parse_budget(argv):
                         help="read the opponents' chosen cards as the tactician's (`PlayTell`) in every shedding ruleset")
     parser.add_argument("--no-play-model", dest="play_model", action="store_false",
                         help="do not read the opponents' chosen cards (default: in the rulesets of `PLAY_MODEL`)")
-    return parser.parse_known_args(argv)
+    return parser
+
+
+def parse_budget(argv):
+    """The budget flags and the rest (the SDK's flags, which pass through)."""
+    return budget_parser().parse_known_args(argv)
 
 
 if __name__ == "__main__":
     budget, rest = parse_budget(sys.argv[1:])
+    if "-h" in rest or "--help" in rest:  # the SDK's --help follows, and exits
+        print(budget_parser().format_help())
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model),
         name="searcher")

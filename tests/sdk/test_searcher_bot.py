@@ -397,3 +397,16 @@ def tracker_events():
 
     return [Event(None, "deal", "", {"hand": 1, "dealer": 0, "hand_sizes": [5, 5, 5, 5]}),
             Event(None, "open", "", {"card": "Qd", "from_hand": False})]
+
+
+def test_the_searchers_help_lists_its_own_flags_and_the_sdks():
+    """`searcher.py --help`: the search's flags (which the SDK's parser never sees) and then the SDK's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bot = Path(__file__).resolve().parents[2] / "sample_bots" / "searcher.py"
+    shown = subprocess.run([sys.executable, str(bot), "--help"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    for flag in ("--worlds", "--depth", "--play-model", "--no-history", "--arena", "--games-limit"):
+        assert flag in shown.stdout, (flag, shown.stdout)
