@@ -265,6 +265,8 @@ def load_positions(path: str) -> dict:
         with open(path) as lines:
             for number, line in enumerate(lines, 1):
                 item = json.loads(line)
+                if not isinstance(item, dict):
+                    raise ValueError(f"line {number}: not a JSON object")
                 if "turn" in item:
                     positions.append(item)
                 elif header is None:
@@ -273,7 +275,7 @@ def load_positions(path: str) -> dict:
                     raise ValueError(f"line {number}: a header for another game ({item}) than the first ({header})")
     except (OSError, ValueError) as error:
         raise SystemExit(f"cannot read positions {path}: {error}") from None
-    if header is None:
+    if header is None or not {"ruleset", "players", "options"} <= header.keys():
         raise SystemExit(f"{path} is not a positions file (made by `regret_screen.py positions`)")
     return {**header, "positions": positions}
 

@@ -48,3 +48,12 @@ def test_a_variant_names_budget_and_bot_settings_and_rejects_others(monkeypatch)
         screen.Variant.parse("x:speed=3")
     with pytest.raises(ValueError, match="not a valid worlds"):
         screen.Variant.parse("x:worlds=many")
+
+
+@pytest.mark.parametrize("text", ["{}\n", "[1]\n", "not json\n"], ids=["no-header", "not-an-object", "not-json"])
+def test_a_file_that_is_not_a_positions_file_is_refused_in_one_line(monkeypatch, tmp_path, text):
+    screen = load_script(monkeypatch, "regret_screen")
+    path = tmp_path / "positions.jsonl"
+    path.write_text(text)
+    with pytest.raises(SystemExit, match="positions"):
+        screen.load_positions(str(path))
