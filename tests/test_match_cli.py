@@ -267,7 +267,7 @@ def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):
                    "--local", "--seed", "1", "--concurrency", "4"])
     assert status == 0
     out = capsys.readouterr().out
-    assert "H1 accepted: tactician is stronger by at least 150 Elo" in out
+    assert "H1 accepted: tactician is stronger by at least 150 Elo" in out, out  # the whole table if not
     played = int(re.search(r"Result: (\d+) games", out).group(1))
     assert 10 <= played < 400
 
