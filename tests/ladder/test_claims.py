@@ -5,7 +5,8 @@
 * a host is dead only when its lease has expired *and* its lock is free: a live host with a
   late heartbeat keeps its games; once its session is gone, another host aborts its running
   games (unrated) and frees its bots;
-* a host restarting under its name aborts only its own running games, never another live host's;
+* a host restarting under its name aborts only its own running games, never another live host's,
+  and waits for the lock its killed process's backend still holds rather than refusing;
 * a host sweeps nobody before it has been in steady contact for its grace, and a host that was
   swept while it lived (fenced) learns it at its next heartbeat, claims nothing while its lease
   is lapsed, and its results never overwrite the rows the sweep aborted;
@@ -174,13 +175,52 @@ def test_a_restarting_host_aborts_only_its_own_games_and_a_live_name_is_refused(
     assert claim(store, other_claims, "theirs", ("a", "b"), {"a": 1, "b": 1})
     assert claim(store, mine_claims, "ours", ("c", "d"), {"c": 1, "d": 1})
     with pytest.raises(StoreError, match="host name 'mine' is in use by a live `arena serve`"):
-        HostRegistry(postgres_db, "mine", "x:1", 4).join()
+        HostRegistry(postgres_db, "mine", "x:1", 4, lock_wait_s=0.1).join()
     mine.close()  # killed
     again = HostRegistry(postgres_db, "mine", "mine.example:2", 4)
     assert again.join() == [("ours", None)]
     assert store.game("ours").status == "aborted" and store.game("theirs").status == "running"
     assert claim(store, SeatClaims(again), "next", ("c", "d"), {"c": 1, "d": 1})  # its seats were released
     again.close(), other.close()
+    store.close()
+
+
+def test_a_restart_waits_for_the_lock_its_dying_process_still_holds(postgres_db):
+    # A killed host's backend holds its lock until it sees the connection close; a restart in that
+    # moment used to be refused as "in use by a live `arena serve`" (a flake in CI). Here a session
+    # that stands for that backend holds the lock until the new process is seen waiting for it.
+    import psycopg
+
+    from arena.ladder.store.hosts import HOST_LOCK_CLASS
+
+    store = LadderStore.open(postgres_db, shared=True)
+    first, _ = host(postgres_db, "mine")
+    first.close()
+    dying = psycopg.connect(postgres_db, autocommit=True)
+    key = dying.execute("SELECT lock_key FROM hosts WHERE name = 'mine'").fetchone()[0]
+    dying.execute("SELECT pg_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key))
+    restarted = HostRegistry(postgres_db, "mine", "mine.example:2", 4, lock_wait_s=60.0)
+    outcome: dict[str, object] = {}
+
+    def join() -> None:
+        try:
+            outcome["games"] = restarted.join()
+        except StoreError as error:
+            outcome["error"] = error
+
+    joiner = threading.Thread(target=join)
+    joiner.start()
+    waiting = "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = %s"
+    with psycopg.connect(postgres_db, autocommit=True) as watch:
+        deadline = time.monotonic() + 30
+        while watch.execute(waiting, (key,)).fetchone()[0] == 0:
+            assert time.monotonic() < deadline and joiner.is_alive(), f"the restart never waited: {outcome}"
+    dying.close()
+    joiner.join(30)
+    assert outcome == {"games": []}
+    with pytest.raises(StoreError, match="host name 'mine' is in use by a live `arena serve`"):
+        HostRegistry(postgres_db, "mine", "x:1", 4, lock_wait_s=0.1).join()
+    restarted.close()
     store.close()
 
 

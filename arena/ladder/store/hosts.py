@@ -22,8 +22,9 @@ is one row of ``hosts`` plus a session advisory lock on that row's ``lock_key``:
   (`LadderStore.game_ended` takes a result only on a running row), it claims nothing
   while its lease is lapsed (`SeatClaims.claim_in`), and it aborts what it still plays.
 
-Two processes cannot be the same host: the second one's lock attempt fails and it is
-refused in one line.  At start a host aborts only the games *it* left running
+Two processes cannot be the same host: the second one's lock attempt fails (after waiting a
+moment, `HostRegistry.lock_wait_s`, in case the holder is a killed process whose backend has not
+yet noticed) and it is refused in one line.  At start a host aborts only the games *it* left running
 (`HostRegistry.join`); a single `arena serve` on SQLite keeps aborting every running
 game, as it always owned the whole database.
 
@@ -75,7 +76,7 @@ class HostRegistry:
     """
 
     def __init__(self, url: str, name: str, address: str, concurrency: int, lease_s: float = 10.0,
-                 connect_timeout: int = 10, grace_s: float | None = None) -> None:
+                 connect_timeout: int = 10, grace_s: float | None = None, lock_wait_s: float = 2.0) -> None:
         try:
             import psycopg
         except ImportError:
@@ -89,6 +90,9 @@ class HostRegistry:
         #: How long this host must have been in steady contact, and the database up, before it sweeps
         #: others (default a lease: every live host renews within one).
         self.grace_s = lease_s if grace_s is None else grace_s
+        #: How long `join` waits for the host lock before refusing: a process of this host that has just
+        #: died still holds it until its PostgreSQL backend notices the closed connection and exits.
+        self.lock_wait_s = lock_wait_s
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
         self._db: Any = None
@@ -141,7 +145,24 @@ class HostRegistry:
             yield self._work
 
     def _take_lock(self, key: int) -> None:
-        taken = self._db.execute("SELECT pg_try_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key)).fetchone()[0]
+        """Take the host lock, waiting up to `lock_wait_s` for it; refuse in one line if it stays held.
+
+        The wait is for the common case of a restart: the previous process was killed a moment ago,
+        and its backend, which holds the lock, has not yet seen the connection close.  Refusing at
+        once would turn that race into "in use by a live `arena serve`".  A session lock taken inside
+        a transaction outlives the transaction, so ``lock_timeout`` can bound the wait.
+        """
+        if self.lock_wait_s > 0:
+            try:
+                with self._db.transaction():
+                    self._db.execute("SELECT set_config('lock_timeout', %s, true)",
+                                     (f"{max(1, round(self.lock_wait_s * 1000))}ms",))
+                    self._db.execute("SELECT pg_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key))
+                taken = True
+            except self._psycopg.errors.LockNotAvailable:
+                taken = False
+        else:
+            taken = self._db.execute("SELECT pg_try_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key)).fetchone()[0]
         if not taken:
             holder = self._db.execute(
                 "SELECT a.application_name, COALESCE(host(a.client_addr), 'local socket'), a.pid "
