@@ -101,8 +101,6 @@ class CardTracker:
     plays: list[PlayTell] = field(default_factory=list)
     penalty_draw: bool = False  # the last draw paid an effect (a 7): the play after it is a free choice
     step: int = 1  # the direction of play: -1 after an odd number of reversing cards (Online Mau-Mau's Queen)
-    accuse_in_turn: bool = False  # the next player may accuse during its turn (Online Mau-Mau, B-8; `update`)
-    window: int | None = None  # the seat whose accusation window may reach into the next player's turn
     top: str | None = None
     named: str | None = None
     plain: bool = True  # no effect (a draw penalty, an accusation's) waits to be paid by the next draw
@@ -189,15 +187,11 @@ class CardTracker:
         return bool(self.voids) or (self.play_model is not None and bool(self.tells or self.plays))
 
     # ------------------------------------------------------------------ events
-    def update(self, history: Iterable[Any], observation: Mapping[str, Any] | None = None) -> None:
+    def update(self, history: Iterable[Any]) -> None:
         """Read the events of `history` (the whole game's, oldest first) not read yet.
 
-        `observation` (the seat's own, optional) tells whether the ruleset lets the next player accuse
-        during its turn (the observation then has `accusable`): in such a turn a tactician-like player
-        does not choose its card by its scoring (it plays the first legal action, or passes after its
-        draw), so its play and its pass tell nothing there."""
-        if observation is not None:
-            self.accuse_in_turn = "accusable" in observation
+        A turn with an accusation window open (Online Mau-Mau, B-8) is read like any other: the
+        tactician plays it by its scoring too."""
         events = tuple(history)
         for event in events[self.seen:]:
             self.event(event.seat, event.kind, event.details)
@@ -212,7 +206,7 @@ class CardTracker:
             sizes = details.get("hand_sizes") if kind == "deal" else None
             self.sizes = list(sizes) if isinstance(sizes, (list, tuple)) else None
             self.top, self.named, self.plain, self.last_player = None, None, True, None
-            self.step, self.window = 1, None
+            self.step = 1
         elif kind == "open":
             card = details.get("card")
             if details.get("from_hand"):
@@ -233,14 +227,9 @@ class CardTracker:
                     tell.played[card] += 1
             if card:
                 combo = self.last_kind == "play" and self.last_seat == seat  # a combo's effects add up
-                if self.window is None or self.window == seat:
-                    self._play_tell(seat, card)
-                    self._wild_tell(seat, card, combo)
-                else:
-                    self.window = None  # this discard closes the window
+                self._play_tell(seat, card)
+                self._wild_tell(seat, card, combo)
                 self._resize(seat, -1)
-                if self.accuse_in_turn and self.sizes is not None and seat is not None and self.sizes[seat] == 1:
-                    self.window = seat  # from 2 cards to 1: an accusation window, then into the next turn
                 self.buried[card] += 1
                 self.top, self.named = card, None
                 effect = bool(self.roles(card) & {"draw", "cover"})
@@ -259,8 +248,6 @@ class CardTracker:
                 self.buried[self.top] += 1
         elif kind in ("accept", "accuse", "blind", "challenge", "call", "target"):
             self.plain = kind == "call" and self.plain  # a call may be false: its penalty draw tells nothing
-            if kind == "accept" and self.window != seat:
-                self.window = None  # a forced draw closes an accusation window, as a pass does
             if kind == "blind":
                 self.top = None  # the face-down card's truth is unknown: stop inferring until the next play
                 self.sizes = None  # and cards go back and forth unseen
@@ -284,11 +271,9 @@ class CardTracker:
                 self.voids.append(Void(seat, self.top, self.named, count))
             self.plain = True
         elif kind == "pass":
-            # Right after its own draw: the drawn card(s) did not fit either (unless an accusation was open).
+            # Right after its own draw: the drawn card(s) did not fit either.
             turn_pass = self.last_kind == "draw" and self.last_seat == seat
-            if turn_pass and self.window is not None and self.window != seat:
-                self.window = None  # the pass closes the window, and tells nothing of the drawn card
-            elif turn_pass and self.plain and self.top is not None:
+            if turn_pass and self.plain and self.top is not None:
                 for void in self.voids:
                     if void.seat == seat and void.top == self.top and void.named == self.named:
                         void.drawn = 0

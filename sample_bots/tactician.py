@@ -164,7 +164,13 @@ def choose_suit(table, legal, hand):
 
 
 def _offender_called(obs):
-    """Whether the seat in an open accusation window said its word; None if the observation does not say."""
+    """Whether the offender of an open accusation window said its word; None if the observation does not say.
+
+    Out of turn (right after the discard) the window is `window` {offender, called, ...}; in the
+    turn of the next player (Online Mau-Mau, B-8) it is `accusable` {offender, guilty}."""
+    accusable = obs.get("accusable")
+    if hasattr(accusable, "get") and "guilty" in accusable:
+        return not accusable["guilty"]
     for key in ("window", "call_window"):
         window = obs.get(key)
         if hasattr(window, "get"):
@@ -216,7 +222,11 @@ class Tactician(Bot):
         if accuse:
             if _offender_called(obs) is False:
                 return next(a for a in legal if a.verb == "accuse")
-            return next((a for a in legal if a.verb == "pass"), legal[0])
+            others = [a for a in legal if a.verb not in ("accuse", "pass")]
+            if not others:  # asked only whether to accuse (out of turn): an innocent offender is let be
+                return next((a for a in legal if a.verb == "pass"), legal[0])
+            # In its own turn the window is one more choice beside the turn's (B-8): play the turn as usual.
+            legal = [a for a in legal if a.verb != "accuse"]
         plays = [a for a in legal if a.verb == "play" and a.cards]
         calls = [a for a in legal if a.verb == "call"]
         # Online Mau-Mau also offers the call with 3 cards, where it is false (5 cards, RULES.md B-7).

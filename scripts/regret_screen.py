@@ -244,7 +244,7 @@ def screen_variant(variant: Variant, ruleset: str, players: int, options: dict, 
             bot = variant.bot_for(ruleset, players, options, seed=k)
             tracker, history = bot.games[GAME_ID][2:]  # fed as `SearchBot.act` feeds them
             if tracker is not None:
-                tracker.update(turn.history, turn.observation)
+                tracker.update(turn.history)
             if history is not None:
                 history.update(turn.history)
             h, t, w = hidden_hits(bot, turn, position["truth"], world_check, f"check:{k}")

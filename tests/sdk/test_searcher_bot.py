@@ -132,7 +132,7 @@ def test_what_the_history_tells_is_true_of_the_real_deal_and_the_worlds_agree_wi
             if state.is_over:
                 break
             if state.current == 0:
-                tracker.update(state.events, turn_for(state, 0).observation)  # as the searcher feeds it
+                tracker.update(state.events)  # as the searcher feeds it
                 position, obs = state.to_position(), state.observation(0)
                 visible = len(obs["discard"])
                 pile = position["discard"]
@@ -347,8 +347,8 @@ def test_the_card_an_opponent_chose_tells_what_a_tactician_would_have_played_ins
 def test_against_tacticians_the_play_model_never_rules_out_the_real_deal(ruleset, players):
     # The opponents are tacticians, so a right model of their choices keeps their real hands: in Online
     # Mau-Mau that needs the direction of play (a Queen reverses it: the "next player" the tactician
-    # attacks) and the turns where an accusation is open (there the tactician plays its first legal
-    # action, and passes after a draw whatever it drew).
+    # attacks); the turns where an accusation is open are read like any other (the tactician plays them
+    # by its scoring).
     inference = importlib.import_module("inference")
     tactician = load("tactician").Tactician()
     info = start_with_options(tactician, ruleset, players, {})
@@ -363,7 +363,7 @@ def test_against_tacticians_the_play_model_never_rules_out_the_real_deal(ruleset
                 break
             turn = turn_for(state, state.current)
             if state.current == 0:
-                tracker.update(state.events, turn.observation)
+                tracker.update(state.events)
                 judged += bool(tracker.plays)
                 assert tracker.broken(state.to_position()["hands"], 0) == 0, (seed, tracker.plays, tracker.voids)
             state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])

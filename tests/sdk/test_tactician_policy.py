@@ -58,9 +58,11 @@ def test_the_tactician_chooses_alike_over_the_wire_and_as_a_rollout_policy_at_ev
 
 #: (ruleset, seats, options, choices made, digest of the choices): the tactician's choices on two fixed games
 #: each, off its own path a fifth of the time.  Measured with the tactician as it was when the searcher's
-#: rollouts still had their own copy of its scoring (main at ad71bc1), and unchanged by the scoring's merge.
+#: rollouts still had their own copy of its scoring (main at ad71bc1), and unchanged by the scoring's merge;
+#: Online Mau-Mau's since the tactician plays its turns with an accusation window open by its scoring (it had
+#: played its first legal action there, 272 choices, 425952af2ebd1707).
 PINNED = [("maumau", 2, {}, 40, "5eaeb83834de2d91"), ("moumou", 2, {}, 191, "36069118b3b0890c"),
-          ("maumau-online", 4, {}, 272, "425952af2ebd1707"), ("pesten", 3, {}, 212, "f5e312efa333029f"),
+          ("maumau-online", 4, {}, 267, "77f16c6234199acf"), ("pesten", 3, {}, 212, "f5e312efa333029f"),
           ("mose", 2, {"rounds": 1}, 107, "1bbcfa144b7fa095"), ("ddmau", 3, {"max_hands": 1}, 300, "e21bf7d9f605ba42")]
 
 
@@ -88,3 +90,43 @@ def test_the_tacticians_choices_on_fixed_games_are_pinned(ruleset, players, opti
             choices.append(choice)
             state.apply(legal[choice] if rng.random() < 0.8 else rng.choice(legal))
     assert (len(choices), hashlib.sha256(bytes(choices)).hexdigest()[:16]) == (count, digest)
+
+
+def test_the_tactician_accuses_only_the_guilty_and_otherwise_plays_its_turn_as_usual():
+    """Online Mau-Mau (B-8): the next player's turn may carry `accuse` while the window is open.  The
+    tactician accuses an offender who did not call; an offender who called is let be, and the turn is
+    chosen exactly as it would be without `accuse` among the choices (it used to play its first legal
+    action there: the worst of its moves at the moment an opponent is down to one card)."""
+    ruleset, players = "maumau-online", 4
+    names = [f"p{i}" for i in range(players)]
+    tactician = Tactician()
+    start(tactician, ruleset, players=players)
+    asked = guilty = innocent = differs = 0
+    for seed in range(40):
+        state = games.new_game(ruleset, players, seed)
+        rng = random.Random(seed)
+        while not state.is_over and (guilty < 5 or innocent < 10):
+            legal, seat = state.legal_actions(), state.current
+            observation = state.observation(seat)
+            turn = Turn.from_pb(convert.turn_request_to_pb("g", 1, observation, legal, 1000, 1000, names))
+            choice = tactician.act(turn)
+            in_turn = state.decision != "accuse"  # not the seats asked right after the discard
+            window = observation.get("accusable") if in_turn else observation.get("window")
+            if any(a.verb == "accuse" for a in legal):
+                wrongdoing = window["guilty"] if in_turn else not window["called"]
+                assert (choice.verb == "accuse") == wrongdoing, (in_turn, window, choice)
+                asked += not in_turn
+                guilty += in_turn and wrongdoing
+                if in_turn and not wrongdoing:
+                    innocent += 1
+                    without = [a for a in legal if a.verb != "accuse"]
+                    plain = Turn.from_pb(convert.turn_request_to_pb("g", 1, observation, without, 1000, 1000, names))
+                    assert plain.index_of(tactician.act(plain)) == without.index(legal[turn.index_of(choice)])
+                    differs += turn.index_of(choice) != 0
+            # The others let every window pass, so that guilty ones reach the next turn; random play leaves
+            # calls out, the tactician's own keeps the hands moving.
+            if not in_turn:
+                state.apply(next(a for a in legal if a.verb == "pass"))
+            else:
+                state.apply(rng.choice(legal) if rng.random() < 0.5 else legal[turn.index_of(choice)])
+    assert asked > 0 and guilty >= 5 and innocent >= 10 and differs > 0, (asked, guilty, innocent, differs)
