@@ -20,11 +20,12 @@ import threading
 import time
 
 import pytest
+from dying_session import successor_outcome
 from seat_claim import claim
 
 from arena.ladder.store import LadderStore, StoreError
 from arena.ladder.store.claims import SeatClaims
-from arena.ladder.store.hosts import HostRegistry
+from arena.ladder.store.hosts import HOST_LOCK_CLASS, HostRegistry
 
 pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
@@ -187,37 +188,13 @@ def test_a_restarting_host_aborts_only_its_own_games_and_a_live_name_is_refused(
 
 def test_a_restart_waits_for_the_lock_its_dying_process_still_holds(postgres_db):
     # A killed host's backend holds its lock until it sees the connection close; a restart in that
-    # moment used to be refused as "in use by a live `arena serve`" (a flake in CI). Here a session
-    # that stands for that backend holds the lock until the new process is seen waiting for it.
-    import psycopg
-
-    from arena.ladder.store.hosts import HOST_LOCK_CLASS
-
+    # moment used to be refused as "in use by a live `arena serve`" (a flake in CI).
     store = LadderStore.open(postgres_db, shared=True)
     first, _ = host(postgres_db, "mine")
     first.close()
-    dying = psycopg.connect(postgres_db, autocommit=True)
-    key = dying.execute("SELECT lock_key FROM hosts WHERE name = 'mine'").fetchone()[0]
-    dying.execute("SELECT pg_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key))
+    key = store.backend.rows("SELECT lock_key FROM hosts WHERE name = 'mine'")[0][0]
     restarted = HostRegistry(postgres_db, "mine", "mine.example:2", 4, lock_wait_s=60.0)
-    outcome: dict[str, object] = {}
-
-    def join() -> None:
-        try:
-            outcome["games"] = restarted.join()
-        except StoreError as error:
-            outcome["error"] = error
-
-    joiner = threading.Thread(target=join)
-    joiner.start()
-    waiting = "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = %s"
-    with psycopg.connect(postgres_db, autocommit=True) as watch:
-        deadline = time.monotonic() + 30
-        while watch.execute(waiting, (key,)).fetchone()[0] == 0:
-            assert time.monotonic() < deadline and joiner.is_alive(), f"the restart never waited: {outcome}"
-    dying.close()
-    joiner.join(30)
-    assert outcome == {"games": []}
+    assert successor_outcome(postgres_db, HOST_LOCK_CLASS, key, restarted.join) == {"result": []}
     with pytest.raises(StoreError, match="host name 'mine' is in use by a live `arena serve`"):
         HostRegistry(postgres_db, "mine", "x:1", 4, lock_wait_s=0.1).join()
     restarted.close()

@@ -200,6 +200,22 @@ def test_a_second_server_cannot_take_a_database_in_use(db):
     LadderStore.open(db).close()  # released on close
 
 
+def test_a_restarted_server_waits_for_the_claim_its_killed_process_still_holds(postgres_db):
+    """A server killed a moment ago holds its claim until its backend sees the connection close; the
+    restart in that moment was refused as "in use" (a test that closes and reopens failed once so)."""
+    from dying_session import successor_outcome
+
+    from arena.ladder.store.postgres import LOCK_CLASS, SERVER_LOCK
+
+    killed = LadderStore.open(postgres_db)
+    killed.game_started("g1", "moumou", {}, 7, "s1", 0, ["a", "b"])
+    killed.close()
+    outcome = successor_outcome(postgres_db, LOCK_CLASS, SERVER_LOCK, lambda: LadderStore.open(postgres_db))
+    restarted = outcome["result"]
+    assert restarted.recovered == [("g1", None)] and restarted.game("g1").status == "aborted"
+    restarted.close()
+
+
 def test_open_names_that_never_played_are_forgotten_the_others_kept(db):
     store = LadderStore.open(db)
     store.add_bot("registered", "token")

@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from arena.ladder.store.postgres import LOCK_CLASS, redact
+from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, redact, take_session_lock
 from arena.ladder.store.records import StoreError, utc_now
 
 log = logging.getLogger("arena.ladder")
@@ -76,7 +76,7 @@ class HostRegistry:
     """
 
     def __init__(self, url: str, name: str, address: str, concurrency: int, lease_s: float = 10.0,
-                 connect_timeout: int = 10, grace_s: float | None = None, lock_wait_s: float = 2.0) -> None:
+                 connect_timeout: int = 10, grace_s: float | None = None, lock_wait_s: float = LOCK_WAIT_S) -> None:
         try:
             import psycopg
         except ImportError:
@@ -148,21 +148,10 @@ class HostRegistry:
         """Take the host lock, waiting up to `lock_wait_s` for it; refuse in one line if it stays held.
 
         The wait is for the common case of a restart: the previous process was killed a moment ago,
-        and its backend, which holds the lock, has not yet seen the connection close.  Refusing at
-        once would turn that race into "in use by a live `arena serve`".  A session lock taken inside
-        a transaction outlives the transaction, so ``lock_timeout`` can bound the wait.
+        and its backend, which holds the lock, has not yet seen the connection close
+        (`postgres.take_session_lock`).
         """
-        if self.lock_wait_s > 0:
-            try:
-                with self._db.transaction():
-                    self._db.execute("SELECT set_config('lock_timeout', %s, true)",
-                                     (f"{max(1, round(self.lock_wait_s * 1000))}ms",))
-                    self._db.execute("SELECT pg_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key))
-                taken = True
-            except self._psycopg.errors.LockNotAvailable:
-                taken = False
-        else:
-            taken = self._db.execute("SELECT pg_try_advisory_lock(%s, %s)", (HOST_LOCK_CLASS, key)).fetchone()[0]
+        taken = take_session_lock(self._db, HOST_LOCK_CLASS, key, self.lock_wait_s)
         if not taken:
             holder = self._db.execute(
                 "SELECT a.application_name, COALESCE(host(a.client_addr), 'local socket'), a.pid "

@@ -118,6 +118,30 @@ def _sent(db: Any, statements: Sequence[str]) -> Any:
     return cursor
 
 
+#: How long taking a session lock (the server's claim, a host's name) waits before refusing: a process
+#: killed a moment ago still holds its locks until its backend notices the closed connection and exits,
+#: and a restart right after must not be refused as "in use" for that.
+LOCK_WAIT_S = 1.0
+
+
+def take_session_lock(db: Any, classid: int, objid: int, wait_s: float = LOCK_WAIT_S) -> bool:
+    """Take a session advisory lock on an autocommit connection, waiting up to `wait_s`; False if still held.
+
+    The lock is taken inside a transaction only so that ``lock_timeout`` can bound the wait: a session
+    lock outlives the transaction it was taken in."""
+    import psycopg
+
+    if wait_s <= 0:
+        return bool(db.execute("SELECT pg_try_advisory_lock(%s, %s)", (classid, objid)).fetchone()[0])
+    try:
+        with db.transaction():
+            db.execute("SELECT set_config('lock_timeout', %s, true)", (f"{max(1, round(wait_s * 1000))}ms",))
+            db.execute("SELECT pg_advisory_lock(%s, %s)", (classid, objid))
+        return True
+    except psycopg.errors.LockNotAvailable:
+        return False
+
+
 def roll_back(db: Any) -> None:
     """End a transaction that failed half-way (a statement of a script failed, or its caller raised), if any:
     quietly, since a connection that is gone has ended it already."""
@@ -257,7 +281,7 @@ class PostgresBackend(Backend):
 
     def claim_server(self) -> None:
         """Hold a session advisory lock for as long as this store is open, or raise StoreError."""
-        if self.rows("SELECT pg_try_advisory_lock(?, ?)", (LOCK_CLASS, SERVER_LOCK))[0][0]:
+        if take_session_lock(self._connection(), LOCK_CLASS, SERVER_LOCK):
             self._claimed = True
             return
         holders = self.rows(
