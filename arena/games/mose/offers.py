@@ -83,6 +83,8 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> lis
 
 _LANE = 0xFFFF
 _rank_of = itemgetter(0)
+#: Tokens of plain cards, made once (a Token is an immutable value; `layoff_action` keys on them).
+_PLAIN = {card: Token(card) for card in CARD_BITS}
 
 
 @lru_cache(maxsize=65536)
@@ -154,51 +156,55 @@ def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | N
     same objects: a Meld is immutable) keep their fits.  A round's melds keep their places (a change
     replaces one or adds one at the end), so a meld is looked for at its own place.
     """
-    fits = []
     kept = () if before is None else before.melds
-    for i, meld in enumerate(melds):
-        if i < len(kept) and kept[i].meld is meld:
-            fits.append(kept[i])
-            continue
-        if meld.kind == "run":
-            ends = []
-            if len(meld.tokens) < 13:
-                ends = [
-                    (end, natural, CARD_BITS[natural], layoff_action(meld.id, end, Token(natural)))
-                    for end, p in (("lo", meld.low - 1), ("hi", meld.high + 1))
-                    if 1 <= p <= 14
-                    for natural in (rank_at(p) + meld.suit,)
-                ]
-            swaps = tuple(t.stands for t in meld.tokens if t.stands is not None)
-            fits.append(MeldFit(meld, bits_of(e[1] for e in ends), bool(ends), bits_of(swaps), swaps, tuple(ends)))
-            continue
-        per_suit = dict.fromkeys(SUITS, 0)
-        for token in meld.tokens:
-            if token.stands is None:
-                per_suit[token.card[1]] += 1
-        n = sum(per_suit.values())
-        w = len(meld.tokens) - n
-        open_naturals = tuple(meld.rank + s for s, count in per_suit.items() if count < decks)  # hand order
-        naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
-        swaps = open_naturals if w else ()
-        fits.append(MeldFit(
-            meld,
-            bits_of(naturals),
-            meld.rank != wild and set_size_ok(n, w + 1, decks),
-            bits_of(swaps),
-            swaps,
-            plain=tuple((card, CARD_BITS[card], layoff_action(meld.id, None, Token(card))) for card in naturals),
-        ))
+    fits = []
     bits = swap_bits = 0
     takes_wild = run_takes_wild = False
-    for fit in fits:
+    for i, meld in enumerate(melds):
+        fit = kept[i] if i < len(kept) else None
+        if fit is None or fit.meld is not meld:
+            fit = meld_fit(meld, wild, decks)
+        fits.append(fit)
         bits |= fit.bits
         swap_bits |= fit.swap_bits
         if fit.takes_wild:
             takes_wild = True
             if fit.plain is None:
                 run_takes_wild = True
-    return TableNeeds(tuple(fits), bits, takes_wild, swap_bits, run_takes_wild)
+    return TableNeeds((*fits,), bits, takes_wild, swap_bits, run_takes_wild)
+
+
+def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
+    """What one meld can take (`MeldFit`)."""
+    if meld.kind == "run":
+        tokens = meld.tokens
+        ends = []
+        end_bits = 0
+        if len(tokens) < 13:
+            for end, p in (("lo", meld.low - 1), ("hi", meld.low + len(tokens))):
+                if 1 <= p <= 14:
+                    natural = rank_at(p) + meld.suit
+                    ends.append((end, natural, CARD_BITS[natural], layoff_action(meld.id, end, _PLAIN[natural])))
+                    end_bits |= CARD_BITS[natural]
+        swaps = tuple([t.stands for t in tokens if t.stands is not None])
+        return MeldFit(meld, end_bits, bool(ends), bits_of(swaps) if swaps else 0, swaps, (*ends,))
+    per_suit = dict.fromkeys(SUITS, 0)
+    for token in meld.tokens:
+        if token.stands is None:
+            per_suit[token.card[1]] += 1
+    n = sum(per_suit.values())
+    w = len(meld.tokens) - n
+    open_naturals = tuple(meld.rank + s for s, count in per_suit.items() if count < decks)  # hand order
+    naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
+    swaps = open_naturals if w else ()
+    return MeldFit(
+        meld,
+        bits_of(naturals),
+        meld.rank != wild and set_size_ok(n, w + 1, decks),
+        bits_of(swaps),
+        swaps,
+        plain=tuple((card, CARD_BITS[card], layoff_action(meld.id, None, _PLAIN[card])) for card in naturals),
+    )
 
 
 # -- a seat's plays ----------------------------------------------------------------------------

@@ -265,13 +265,16 @@ class MoseState(GameState):
         if phase == "over":
             return []
         seat = self.current  # play, react or place
-        if phase == "react":
-            return [PASS, *self._seat_plays(seat)]
         if phase == "place":
             return offers.placements(self.hands[seat], self.melds, self.pending["card"], self.wild, self.decks)
+        plays = self._plays[seat]
+        if plays is None:
+            plays = self._seat_plays(seat)
+        if phase == "react":
+            return [PASS, *plays]
         hand = self.hands[seat]
         # The hand is sorted; only with two decks can a card come twice (then one discard for both).
-        actions = [*self._seat_plays(seat), *map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
+        actions = [*plays, *map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
         if self.options["mode"] == "contested":
             if self.false_plays < MAX_FALSE_PLAYS:
                 actions.extend(offers.false_plays(hand, self.melds, self.wild, self.decks))
@@ -372,13 +375,18 @@ class MoseState(GameState):
         return actions
 
     def _seat_plays(self, seat: int) -> tuple[Action, ...]:
-        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window), `offers.plays`."""
-        plays = self._plays[seat]
-        if plays is None:
-            plays = self._plays[seat] = offers.plays(
-                seat, self.hands[seat], self.masks[seat], self._hand_melds(seat), self._table_needs(), self.melds,
-                self.wild, self.decks, self.options["owner_may_swap"],
-            )
+        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window), `offers.plays`, worked
+        out and kept (the caller has found none kept)."""
+        melds = self._meld_acts[seat]
+        if melds is None:
+            melds = self._hand_melds(seat)
+        needs = self._needs
+        if needs is None:
+            needs = self._table_needs()
+        plays = self._plays[seat] = offers.plays(
+            seat, self.hands[seat], self.masks[seat], melds, needs, self.melds, self.wild, self.decks,
+            self.options["owner_may_swap"],
+        )
         return plays
 
     def _has_plays(self, seat: int) -> bool:
@@ -390,8 +398,14 @@ class MoseState(GameState):
             if plays is not None:
                 answer = bool(plays)
             else:
-                answer = offers.may_play(seat, self.masks[seat], self._table_needs(), self.wild,
-                                         self.options["owner_may_swap"]) or self._has_meld(seat)
+                needs = self._needs
+                if needs is None:
+                    needs = self._table_needs()
+                answer = offers.may_play(seat, self.masks[seat], needs, self.wild, self.options["owner_may_swap"])
+                if answer is None:
+                    answer = self._meldable[seat]
+                    if answer is None:
+                        answer = self._has_meld(seat)
             self._can_play[seat] = answer
         return answer
 
@@ -402,15 +416,13 @@ class MoseState(GameState):
         return has
 
     def _hand_melds(self, seat: int) -> tuple[Action, ...]:
-        """The hand's ``meld`` actions (`offers.meld_actions`)."""
-        melds = self._meld_acts[seat]
-        if melds is None:
-            has = self._meldable[seat]
-            if has is None:
-                has = self._has_meld(seat)
-            melds = self._meld_acts[seat] = (
-                (*offers.meld_actions(self.hands[seat], self.masks[seat], self.wild, self.decks),) if has else ()
-            )
+        """The hand's ``meld`` actions (`offers.meld_actions`), worked out and kept (none was)."""
+        has = self._meldable[seat]
+        if has is None:
+            has = self._has_meld(seat)
+        melds = self._meld_acts[seat] = (
+            (*offers.meld_actions(self.hands[seat], self.masks[seat], self.wild, self.decks),) if has else ()
+        )
         return melds
 
     def _table_needs(self) -> TableNeeds:
@@ -483,6 +495,14 @@ class MoseState(GameState):
         for card in cards:
             mask |= CARD_BITS[card]
         self.masks[seat] = mask
+        if not self._meldable[seat]:
+            self._meldable[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+
+    def _add_card(self, seat: int, card: str) -> None:
+        """`_add` of one card (a draw from the stock)."""
+        self.hands[seat] = tuple(sorted((*self.hands[seat], card), key=_order))
+        self.masks[seat] |= CARD_BITS[card]
         if not self._meldable[seat]:
             self._meldable[seat] = None
         self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
@@ -609,7 +629,10 @@ class MoseState(GameState):
             self.chance += 1
             self.discard = []
         card = self.stock.pop(0)
-        self._pick_up(seat, [card], "stock")
+        self._add_card(seat, card)
+        self.last_pickup = {"seat": seat, "source": "stock", "cards": [card], "by": None}
+        self.round_started = True
+        self.phase = "play"
         if not self.stock:
             self.exhaustions += 1
             if self.exhaustions >= 2 and self.options["second_exhaustion_end"] == "immediate":
@@ -619,28 +642,29 @@ class MoseState(GameState):
 
     def _take_pile(self, seat: int) -> None:
         cards, self.discard = self.discard, []
-        self._pick_up(seat, cards, "pile")
-        self._open_window(seat)
-
-    def _pick_up(self, seat: int, cards: list[str], source: str) -> None:
         self._add(seat, cards)
-        self.last_pickup = {"seat": seat, "source": source, "cards": list(cards), "by": None}
+        self.last_pickup = {"seat": seat, "source": "pile", "cards": cards[:], "by": None}
         self.round_started = True
         self.phase = "play"
+        self._open_window(seat)
 
     def _discard(self, seat: int, card: str) -> None:
+        """The turn's last play; the next seat's turn starts (unless the round ends)."""
         self._remove_card(seat, card)
         self.discard.append(card)
-        self._note_event(seat)
+        pickup = self.last_pickup
+        if pickup is not None:
+            if seat == pickup["seat"]:  # `_note_event`'s common case: the drawer's own discard
+                self.last_pickup = None
+            else:
+                self._note_event(seat)
         if not self.hands[seat]:
             self._go_out(seat)
-        elif self.exhaustions >= 2:
+            return
+        if self.exhaustions >= 2:
             self._end_round(None, "the stock ran out a second time")
-        else:
-            self._start_turn((seat + 1) % self.players)
-
-    def _start_turn(self, seat: int) -> None:
-        self.turn = self.decider = seat
+            return
+        seat = self.turn = self.decider = (seat + 1) % self.players
         self.phase = "draw"
         self.mistake = False
         self.false_plays = 0
@@ -673,7 +697,7 @@ class MoseState(GameState):
     def _open_window(self, after: int) -> None:
         """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play
         (`_advance_window` on a fresh queue; a window nobody can use, the usual one, is not even made)."""
-        order = _window_order(self.players, after, self.turn)
+        order = _WINDOW_ORDERS[self.players][after][self.turn]
         known = self._can_play
         for i, seat in enumerate(order):
             answer = known[seat]
@@ -870,7 +894,13 @@ def _meld_view(meld: Meld) -> dict[str, Any]:
     return {"id": meld.id, "owner": meld.owner, "kind": meld.kind, "tokens": [*map(_token_text, meld.tokens)]}
 
 
-@lru_cache(maxsize=None)
 def _window_order(players: int, after: int, turn: int) -> tuple[int, ...]:
     """The seats a window asks: clockwise from ``after``'s left, never ``turn`` (nor ``after``)."""
     return tuple(seat for seat in ((after + i) % players for i in range(1, players)) if seat != turn)
+
+
+#: `_window_order` for every table size, seat and turn: ``_WINDOW_ORDERS[players][after][turn]``.
+_WINDOW_ORDERS = [
+    [[_window_order(players, after, turn) for turn in range(players)] for after in range(players)]
+    for players in range(11)
+]
