@@ -427,9 +427,18 @@ def meld_offers_of(shape: HandShape, wild: str, decks: int, runs=None, sets=None
     offers: list = []
     wilds = shape.wilds
     many = len(wilds) >= 3
-    for k, lane in enumerate(shape.lanes):
-        if lane or many:
+    if many:
+        for k, lane in enumerate(shape.lanes):
             offers.extend(runs(k, lane, wilds, wild))
+    else:
+        own = ~_RANK_BITS[wild]
+        for k, lane in enumerate(shape.lanes):
+            # A lane offers a run only if a 3-card window is filled (`_fillable_windows`; a maximal natural
+            # run holds one too): most lanes do not, and are passed over without asking `runs`.
+            a = lane & own
+            b, c = a >> 1, a >> 2
+            if (a & b & c if not wilds else a & b | a & c | b & c if len(wilds) == 1 else a | b | c) & 0x1FFE:
+                offers.extend(runs(k, lane, wilds, wild))
     by_rank = shape.by_rank
     for rank in RANKS if many else by_rank:
         naturals = by_rank.get(rank, ())
