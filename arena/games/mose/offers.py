@@ -57,17 +57,11 @@ def bits_of(cards: Iterable[str]) -> int:
     return reduce(or_, map(CARD_BITS.__getitem__, cards), 0)
 
 
-def wild_count(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> int:
-    """How many wilds the hand holds (with one deck read off its mask)."""
-    if decks == 1:
-        return (mask & _COUNT_BITS[wild]).bit_count()
-    return [card[0] for card in hand].count(wild)
-
-
 def has_meld(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> bool:
     """Whether the hand holds a meld (`mask_has_meld`).  A hand with a meld keeps it when a card comes in,
     a hand without one stays without when a card goes: the state asks again only in the other cases."""
-    return mask_has_meld(mask, wild_count(hand, mask, wild, decks), wild, decks, hand)
+    wilds = (mask & _COUNT_BITS[wild]).bit_count() if decks == 1 else [card[0] for card in hand].count(wild)
+    return mask_has_meld(mask, wilds, wild, decks, hand)
 
 
 # -- actions, made once each (immutable values every legal list shares) ----------------------

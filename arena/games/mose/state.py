@@ -114,6 +114,7 @@ class MoseState(GameState):
         # (a list each) by the hand, whether it holds a meld and its meld actions; by the hand and the
         # table, its plays and whether it has any; by the table, its needs and its observed view
         "_legal", "_meldable", "_meld_acts", "_plays", "_can_play", "_needs", "_needs_before", "_view",
+        "_view_before",
     )
 
     # -- construction ------------------------------------------------------------------
@@ -157,6 +158,7 @@ class MoseState(GameState):
         self._needs: TableNeeds | None = None  # what the melds can take (`offers.table_needs`)
         self._needs_before: TableNeeds | None = None  # the last worked out, whose unchanged melds keep their fits
         self._view: list[dict[str, Any]] | None = None  # the melds' observed form
+        self._view_before: tuple[list[Meld], list[dict[str, Any]]] | None = None  # the last made, and its melds
         self.masks = [0] * players  # the hands are empty
         self._meldable = [False] * players
         self._meld_acts = [None] * players
@@ -191,7 +193,7 @@ class MoseState(GameState):
         self._reset_seats()
         self.discard = [cards[HAND_SIZE * n]]
         self.stock = cards[HAND_SIZE * n + 1 :]
-        self._needs_before = None  # the last round's melds are gone
+        self._needs_before = self._view_before = None  # the last round's melds are gone
         self._set_melds([])
         self.table, self.pending, self.window = [], None, None
         self.turn = self.decider = (self.dealer + 1) % n
@@ -345,6 +347,7 @@ class MoseState(GameState):
         twin._needs = self._needs
         twin._needs_before = self._needs_before
         twin._view = self._view
+        twin._view_before = self._view_before
         return twin
 
     # -- public events -------------------------------------------------------------------
@@ -449,7 +452,7 @@ class MoseState(GameState):
         """Called once a position's fields are all set (`position.restore`): the hands' masks, nothing
         worked out yet, and `current` and `is_over`."""
         self._reset_seats()
-        self._needs = self._needs_before = self._view = None
+        self._needs = self._needs_before = self._view = self._view_before = None
         self._settle()
 
     def _set_melds(self, melds: list[Meld]) -> None:
@@ -843,8 +846,18 @@ class MoseState(GameState):
 
     def _melds_view(self) -> list[dict[str, Any]]:
         """The melds as observations show them, made once per melds list (shared, read-only); a meld
-        that the last change left alone keeps its entry (the entries are made once per meld: `_meld_view`)."""
-        view = self._view = [*map(_meld_view, self.melds)]
+        that the last change left alone (the same object at its place: a round's melds keep their
+        places) keeps its entry, the others get one (`_meld_view`)."""
+        melds = self.melds
+        before = self._view_before
+        if before is None:
+            view = [*map(_meld_view, melds)]
+        else:
+            old_melds, old_view = before
+            n = len(old_melds)
+            view = [old_view[i] if i < n and old_melds[i] is meld else _meld_view(meld) for i, meld in enumerate(melds)]
+        self._view = view
+        self._view_before = (melds, view)
         return view
 
     def to_position(self) -> dict[str, Any]:
@@ -887,9 +900,8 @@ class MoseState(GameState):
 _token_text = lru_cache(maxsize=4096)(Token.__str__)
 
 
-@lru_cache(maxsize=1024)
 def _meld_view(meld: Meld) -> dict[str, Any]:
-    """A meld as observations show them (shared, read-only), kept per meld: a Meld is an immutable value.
+    """A meld as observations show them (shared, read-only: `_melds_view` keeps it while the meld stays).
     Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)."""
     return {"id": meld.id, "owner": meld.owner, "kind": meld.kind, "tokens": [*map(_token_text, meld.tokens)]}
 
