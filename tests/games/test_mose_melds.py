@@ -213,3 +213,26 @@ def test_has_meld_says_whether_anything_is_offered(decks):
         assert answer == bool(new_meld_offers(hand, wild, decks)), (hand, wild)
         answers.add((answer, sum(c[0] == wild for c in hand)))
     assert {(True, 0), (False, 0), (True, 1), (False, 1), (True, 2)} <= answers  # every branch was tried
+
+
+def test_a_drawn_card_adds_a_meld_exactly_when_the_hand_now_has_one():
+    """The engine's question after a one-deck draw to a hand without a meld (`card_adds_meld`, which looks
+    only at the new card's run windows and rank) agrees with asking the whole hand (`has_meld`)."""
+    import random
+
+    from arena.games.cards import RANKS, deck
+    from arena.games.mose.melds import card_adds_meld, hand_mask, has_meld
+
+    rng = random.Random(7)
+    pack = deck(RANKS)
+    answers = set()
+    for trial in range(3000):
+        wild = rng.choice(RANKS)
+        cards = rng.sample(pack, rng.randint(2, 10))
+        hand, card = cards[:-1], cards[-1]
+        if card[0] == wild or has_meld(hand, wild, 1):
+            continue
+        answer = card_adds_meld(hand_mask([*hand, card]), card, wild)
+        assert answer == has_meld([*hand, card], wild, 1), (hand, card, wild)
+        answers.add((answer, card[0] == "A"))
+    assert answers == {(True, False), (False, False), (True, True), (False, True)}  # Aces at both ends too

@@ -370,6 +370,27 @@ def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[s
     return any(n >= 3 or (rank != wild and n + wilds >= 3) for rank, n in counts.items())
 
 
+#: Per card, the lows of the 3-card run windows that hold it, in its suit's lane (an Ace: both ends).
+_NEAR = {card: (bits | bits >> 1 | bits >> 2) & _LOWS for card, bits in CARD_BITS.items()}
+#: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts the suits a hand holds.
+_SUITS_OF = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
+
+
+def card_adds_meld(mask: int, card: str, wild: str) -> bool:
+    """`mask_has_meld` for a one-deck hand that had no meld and now also holds ``card`` (``mask``, with
+    it), not a wild: any meld now holds that card, so only its run windows and its rank are looked at."""
+    wilds = (mask & _SUITS_OF[wild]).bit_count()
+    plain = mask & _NOT_WILD[wild]
+    a, b, c = plain, plain >> 1, plain >> 2
+    if wilds == 0:
+        windows = a & b & c
+    elif wilds == 1:
+        windows = (a & b) | (a & c) | (b & c)
+    else:
+        windows = a | b | c
+    return bool(windows & _NEAR[card]) or (plain & _SUITS_OF[card[0]]).bit_count() + wilds >= 3
+
+
 #: Tokens of plain cards, made once (a Token is an immutable value).
 _PLAIN = {card: Token(card) for card in CARD_BITS}
 

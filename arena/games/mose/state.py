@@ -32,6 +32,7 @@ from arena.games.mose.melds import (
     MeldError,
     Token,
     build_meld,
+    card_adds_meld,
     card_key,
     card_points,
     extended,
@@ -505,8 +506,11 @@ class MoseState(GameState):
     def _add_card(self, seat: int, card: str) -> None:
         """`_add` of one card (a draw from the stock)."""
         self.hands[seat] = tuple(sorted((*self.hands[seat], card), key=_order))
-        self.masks[seat] |= CARD_BITS[card]
-        if not self._meldable[seat]:
+        mask = self.masks[seat] = self.masks[seat] | CARD_BITS[card]
+        meldable = self._meldable[seat]
+        if meldable is False and self.decks == 1 and card[0] != self.wild:  # known without a meld: ask the card
+            self._meldable[seat] = card_adds_meld(mask, card, self.wild)
+        elif not meldable:
             self._meldable[seat] = None
         self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
 
