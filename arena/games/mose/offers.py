@@ -287,7 +287,7 @@ def placements(hand: tuple[str, ...] | list[str], table: list[Meld], card: str, 
             actions.append(layoff_action(meld.id, end, token))
     for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card):
         if any(t.card == card for t in tokens):
-            actions.append(Action("meld", tuple(str(t) for t in tokens)))
+            actions.append(meld_action(tokens))
     return actions
 
 
