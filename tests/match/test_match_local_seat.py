@@ -82,8 +82,8 @@ def test_a_slow_local_bot_is_cut_off_at_its_deadline_and_the_game_finishes():
             release.set()
 
     tc = TimeControl(move_ms=50, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=2)
-    try:
-        outcome, recorder = run_game([Stuck(), Greedy()], tc, start=6, recorder=ReleasingRecorder())
+    try:  # the other seat gets a roomy clock: a loaded machine must not make it time out too
+        outcome, recorder = run_game([Stuck(), Greedy()], [tc, ROOMY], start=6, recorder=ReleasingRecorder())
     finally:
         release.set()
     me = outcome.seats[0]
@@ -174,17 +174,22 @@ def test_every_ruleset_plays_through_the_runner_and_its_record_re_simulates(rule
 
 
 def test_an_unthreaded_local_seat_is_still_judged_by_its_answer_time():
-    import time
+    # An unthreaded bot blocks the event loop, so no deadline can fire while it thinks: its lateness shows
+    # only in the answer's time stamp. The seats and the runner share a clock that only the bot's thinking
+    # moves, so the outcome does not depend on how fast a loaded machine runs the other decisions.
+    now = [0.0]
 
     class Dawdler(Greedy):
         def act(self, turn):
             if len(self.turns) == 0:
-                time.sleep(0.08)  # think for longer than the limit (the bot's own slowness, not a sync)
+                now[0] += 0.08  # think for longer than the limit (the bot's own slowness, not a sync)
             return super().act(turn)
 
     tc = TimeControl(move_ms=50, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3)
     recorder = Recorder()
-    seats = [LocalSeat(Dawdler(), "d", threaded=False), LocalSeat(Greedy(), "g", threaded=False)]
-    outcome = trio.run(lambda: play_game("test-nim", {"start": 6}, 1, seats, tc, recorder=recorder))
+    clock = lambda: now[0]  # noqa: E731
+    seats = [LocalSeat(Dawdler(), "d", threaded=False, clock=clock),
+             LocalSeat(Greedy(), "g", threaded=False, clock=clock)]
+    outcome = trio.run(lambda: play_game("test-nim", {"start": 6}, 1, seats, tc, recorder=recorder, clock=clock))
     assert recorder.decisions[0][1:5] == ("take 1", 50, True, True)   # "take 2" came too late
     assert outcome.seats[0].timeouts == 1 and outcome.status == "finished"
