@@ -104,8 +104,8 @@ def test_the_node_starter_kit_passes_every_check_in_every_ruleset(node_bot):
 # ---------------------------------------------------------------------- broken bots
 
 
-def test_a_bot_answering_outside_the_legal_list_fails_index_and_text():
-    ran = run_arena("check-bot", misbehaving("illegal"), "--game", "prsi")
+def test_a_bot_answering_outside_the_legal_list_fails_index_and_text(arena_here):
+    ran = arena_here("check-bot", misbehaving("illegal"), "--game", "prsi")
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["hello"] == found["version"] == found["answers in time"] == "PASS", ran.out
@@ -113,9 +113,9 @@ def test_a_bot_answering_outside_the_legal_list_fails_index_and_text():
     assert "struck (illegal)" in ran.out
 
 
-def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only():
+def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only(arena_here):
     bot = f"{sys.executable} {ROOT / 'sample_bots' / 'random_bot.py'} --max-reconnects 0"
-    ran = run_arena("check-bot", bot, "--game", "prsi")
+    ran = arena_here("check-bot", bot, "--game", "prsi")
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["disconnect and resume"] == "FAIL", ran.out
@@ -124,9 +124,9 @@ def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only
                                                    "index and text", "stale answers")), ran.out
 
 
-def test_a_bot_that_plays_one_game_and_leaves_fails_game_end():
+def test_a_bot_that_plays_one_game_and_leaves_fails_game_end(arena_here):
     """misbehaving.py in its well-behaved 'stale' mode: one clean game (with stale repeats), then it exits."""
-    ran = run_arena("check-bot", misbehaving("stale"), "--game", "prsi")
+    ran = arena_here("check-bot", misbehaving("stale"), "--game", "prsi")
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["decisions prsi"] == found["index and text"] == found["answers in time"] == "PASS", ran.out
@@ -142,16 +142,16 @@ def test_a_silent_bot_fails_answers_in_time():
     assert found["index and text"] == "PASS", ran.out
 
 
-def test_a_bot_that_crashes_mid_game_fails_its_decisions_at_once():
-    ran = run_arena("check-bot", misbehaving("crash"), "--game", "prsi", timeout=120)
+def test_a_bot_that_crashes_mid_game_fails_its_decisions_at_once(arena_here):
+    ran = arena_here("check-bot", misbehaving("crash"), "--game", "prsi")
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["decisions prsi"] == "FAIL" and "aborted (the bot exited with status 3)" in ran.out, ran.out
     assert found["game end"] == "FAIL", ran.out
 
 
-def test_a_bot_that_never_connects_fails_hello_and_skips_the_rest():
-    ran = run_arena("check-bot", f"{sys.executable} -c 'import sys; sys.exit(5)'")
+def test_a_bot_that_never_connects_fails_hello_and_skips_the_rest(arena_here):
+    ran = arena_here("check-bot", f"{sys.executable} -c 'import sys; sys.exit(5)'")
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["hello"] == "FAIL" and "exited with status 5" in ran.out, ran.out
@@ -166,7 +166,7 @@ def test_a_bot_that_never_connects_fails_hello_and_skips_the_rest():
     ([str(ROOT / "sample_bots" / "random_bot.py"), "--game", "chess"], "unknown ruleset 'chess'"),
     ([str(ROOT / "sample_bots" / "random_bot.py"), "--games", "0"], "--games must be at least 1"),
 ])
-def test_bad_command_lines_get_one_line_and_status_2(args, message):
-    ran = run_arena("check-bot", *args)
+def test_bad_command_lines_get_one_line_and_status_2(args, message, arena_here):
+    ran = arena_here("check-bot", *args)
     assert ran.status == 2 and message in ran.err and "Traceback" not in ran.err, ran.err
     assert len(ran.err.strip().splitlines()) == 1

@@ -102,12 +102,12 @@ def test_the_bot_sees_the_whole_history_of_the_replayed_decisions():
     (["--from", "3"], "--from, --others and --log-dir go with --bot CMD"),
     (["--seat", "0", "--bot", GREEDY, "--step", "3"], "does not combine with --verify, --step"),
 ])
-def test_bad_takeovers_are_one_clear_line(logged, extra, message):
-    ran = run_arena("replay", logged, *extra, timeout=60)
+def test_bad_takeovers_are_one_clear_line(logged, extra, message, arena_here):
+    ran = arena_here("replay", logged, *extra)
     assert ran.status == 2 and message in ran.err and "Traceback" not in ran.err, ran.err
 
 
-def test_a_takeover_after_the_last_decision_is_refused(logged):
+def test_a_takeover_after_the_last_decision_is_refused(logged, arena_here):
     last = len(_decisions(logged))
-    ran = run_arena("replay", logged, "--seat", "0", "--from", str(last), "--bot", GREEDY, timeout=60)
+    ran = arena_here("replay", logged, "--seat", "0", "--from", str(last), "--bot", GREEDY)
     assert ran.status == 2 and f"the game is over after decision {last}" in ran.err, ran.err

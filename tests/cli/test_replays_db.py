@@ -15,15 +15,15 @@ import pytest
 from arena.ladder.store import LadderStore, SeatRecord
 from arena.replay import load
 
-from .conftest import ROOT, run_arena
+from .conftest import ROOT
 
 pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
 
-def test_replays_imported_into_a_database_are_served_from_a_folder_without_files(tmp_path, postgres_db):
+def test_replays_imported_into_a_database_are_served_from_a_folder_without_files(tmp_path, postgres_db, arena_here):
     work = tmp_path / "host"
     work.mkdir()
-    played = run_arena("match", ROOT / "sample_bots" / "random_bot.py", ROOT / "sample_bots" / "greedy_bot.py",
+    played = arena_here("match", ROOT / "sample_bots" / "random_bot.py", ROOT / "sample_bots" / "greedy_bot.py",
                        "--game", "moumou", "--games", "2", "--seed", "7", "--local", "--replays", work / "replays",
                        cwd=work)
     assert played.status == 0, played.err
@@ -42,36 +42,36 @@ def test_replays_imported_into_a_database_are_served_from_a_folder_without_files
 
     empty = tmp_path / "elsewhere"
     empty.mkdir()
-    nothing = run_arena("replays", "--db", postgres_db, cwd=empty)
+    nothing = arena_here("replays", "--db", postgres_db, cwd=empty)
     assert nothing.status == 0 and "no replays kept in" in nothing.out
-    imported = run_arena("replays", work / "replays", "--db", postgres_db, "--import", cwd=empty)
+    imported = arena_here("replays", work / "replays", "--db", postgres_db, "--import", cwd=empty)
     assert imported.status == 0, imported.err
     assert re.search(r"stored 2 replays in ", imported.out), imported.out
-    again = run_arena("replays", work / "replays", "--db", postgres_db, "--import", cwd=empty)
+    again = arena_here("replays", work / "replays", "--db", postgres_db, "--import", cwd=empty)
     assert "stored 0 replays" in again.out  # nothing twice
 
-    rows = json.loads(run_arena("replays", "--db", postgres_db, "--json", cwd=empty).out)
+    rows = json.loads(arena_here("replays", "--db", postgres_db, "--json", cwd=empty).out)
     by_id = {row["game_id"]: row for row in rows}
     assert set(by_id) == {load(p).header.game_id for p in files}
     for path in files:
         row = by_id[load(path).header.game_id]
         assert row["bytes"] == path.stat().st_size and 0 < row["stored_bytes"] < row["bytes"]
         assert row["status"] == "finished" and row["outcome"].startswith(("winner ", "tied "))
-    table = run_arena("replays", "--db", postgres_db, "--game", "moumou", "--limit", "1", cwd=empty)
+    table = arena_here("replays", "--db", postgres_db, "--game", "moumou", "--limit", "1", cwd=empty)
     assert table.status == 0 and table.out.count("finished") == 1, table.out
 
     game_id = load(files[0]).header.game_id
-    verified = run_arena("replay", game_id, "--db", postgres_db, "--verify", cwd=empty)
+    verified = arena_here("replay", game_id, "--db", postgres_db, "--verify", cwd=empty)
     assert verified.status == 0 and verified.out.startswith("OK "), verified.out + verified.err
-    short = run_arena("replay", game_id.rsplit("-", 1)[1], "--db", postgres_db, "--step", "1", cwd=empty)
+    short = arena_here("replay", game_id.rsplit("-", 1)[1], "--db", postgres_db, "--step", "1", cwd=empty)
     assert short.status == 0 and short.out.strip(), short.err
     assert list(empty.iterdir()) == []
 
 
-def test_replays_db_refuses_unclear_combinations_in_one_line(tmp_path):
-    both = run_arena("replays", tmp_path, "--db", tmp_path / "a.db")
+def test_replays_db_refuses_unclear_combinations_in_one_line(tmp_path, arena_here):
+    both = arena_here("replays", tmp_path, "--db", tmp_path / "a.db")
     assert both.status == 2 and "not both" in both.err and both.err.count("\n") == 1
-    alone = run_arena("replays", "--import", "--db", tmp_path / "a.db")
+    alone = arena_here("replays", "--import", "--db", tmp_path / "a.db")
     assert alone.status == 2 and "give both DIR and --db" in alone.err
-    missing = run_arena("replays", "--db", tmp_path / "none.db")
+    missing = arena_here("replays", "--db", tmp_path / "none.db")
     assert missing.status == 2 and "no ladder database at" in missing.err
