@@ -36,27 +36,27 @@ def test_match_json_holds_the_table_and_the_elo_and_nothing_else(played):
     assert sum(result["elo"]["pairs"]) == 1
 
 
-def test_replays_lists_files_and_json_and_replay_opens_a_game_by_its_id(played):
+def test_replays_lists_files_and_json_and_replay_opens_a_game_by_its_id(played, arena_here):
     work, _ = played
-    listed = run_arena("replays", "replays", cwd=work)
+    listed = arena_here("replays", "replays", cwd=work)
     assert listed.status == 0, listed.err
     files = sorted((work / "replays").rglob("*.jsonl"))
     assert len(files) == 2
     for path in files:
         assert str(path.relative_to(work)) in listed.out
-    records = json.loads(run_arena("replays", "replays", "--json", cwd=work).out)
+    records = json.loads(arena_here("replays", "replays", "--json", cwd=work).out)
     assert {r["path"] for r in records} == {str(p.relative_to(work)) for p in files}
     game_id = records[0]["game_id"]
-    by_id = run_arena("replay", game_id, "--step", "0", "--width", "100", cwd=work)
+    by_id = arena_here("replay", game_id, "--step", "0", "--width", "100", cwd=work)
     assert by_id.status == 0, by_id.err
     assert game_id in by_id.out
     short = game_id.rsplit("-", 1)[1]  # the short id the dashboard shows
-    assert run_arena("replay", short, "--step", "1", cwd=work).status == 0
-    missing = run_arena("replay", "nosuchgame", "--step", "0", cwd=work)
+    assert arena_here("replay", short, "--step", "1", cwd=work).status == 0
+    missing = arena_here("replay", "nosuchgame", "--step", "0", cwd=work)
     assert missing.status == 2 and "no replay of game 'nosuchgame'" in missing.err and missing.err.count("\n") == 1
 
 
-def test_replay_finds_a_game_through_the_ladder_database(played, tmp_path):
+def test_replay_finds_a_game_through_the_ladder_database(played, tmp_path, arena_here):
     work, _ = played
     source = sorted((work / "replays").rglob("*.jsonl"))[0]
     kept = tmp_path / "elsewhere" / "kept.jsonl"  # a name the folder scan would not match
@@ -67,12 +67,12 @@ def test_replay_finds_a_game_through_the_ladder_database(played, tmp_path):
     store.game_ended("20261124T000000-cafe0001", "finished", [SeatRecord(0, "a", 1, 0), SeatRecord(1, "b", 2, 3)],
                      replay_path=str(kept))
     store.close()
-    ran = run_arena("replay", "cafe0001", "--db", tmp_path / "ladder.db", "--replays", tmp_path / "none",
+    ran = arena_here("replay", "cafe0001", "--db", tmp_path / "ladder.db", "--replays", tmp_path / "none",
                     "--step", "0")
     assert ran.status == 0, ran.err
 
 
-def test_a_replay_of_a_ruleset_this_version_lacks_ends_in_one_line(played, tmp_path):
+def test_a_replay_of_a_ruleset_this_version_lacks_ends_in_one_line(played, tmp_path, arena_here):
     work, _ = played
     source = sorted((work / "replays").rglob("*.jsonl"))[0]
     lines = source.read_text().splitlines(keepends=True)
@@ -81,13 +81,13 @@ def test_a_replay_of_a_ruleset_this_version_lacks_ends_in_one_line(played, tmp_p
     bad = tmp_path / "klondike.jsonl"
     bad.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
     for argv in (["--step", "3"], []):
-        ran = run_arena("replay", bad, *argv)
+        ran = arena_here("replay", bad, *argv)
         assert ran.status == 2, ran
         assert "Traceback" not in ran.err and ran.err.count("\n") == 1
         assert "unknown ruleset 'klondike'" in ran.err
 
 
-def test_leaderboard_json_and_an_unknown_ruleset(tmp_path):
+def test_leaderboard_json_and_an_unknown_ruleset(tmp_path, arena_here):
     db = tmp_path / "l.db"
     store = LadderStore.open(db, recover=False)
     for k in range(4):
@@ -97,13 +97,13 @@ def test_leaderboard_json_and_an_unknown_ruleset(tmp_path):
     store.game_started("g9", "pesten", {}, 9, "s9", 0, ["evil\x1b[2J", "alpha"])  # a name from an old release
     store.game_ended("g9", "finished", [SeatRecord(0, "evil\x1b[2J", 1, 0), SeatRecord(1, "alpha", 2, 5)])
     store.close()
-    ran = run_arena("leaderboard", "--db", db, "--json")
+    ran = arena_here("leaderboard", "--db", db, "--json")
     assert ran.status == 0, ran.err
     rows = json.loads(ran.out)["moumou"]
     assert [r["bot"] for r in rows] == ["alpha", "beta"] and rows[0]["games"] == 4 and rows[0]["wins"] == 3
-    unknown = run_arena("leaderboard", "--db", db, "--game", "nosuch")
+    unknown = arena_here("leaderboard", "--db", db, "--game", "nosuch")
     assert unknown.status == 2 and "unknown ruleset 'nosuch'" in unknown.err and unknown.err.count("\n") == 1
-    table = run_arena("leaderboard", "--db", db)
+    table = arena_here("leaderboard", "--db", db)
     assert table.status == 0 and "alpha" in table.out
     assert "\x1b" not in table.out and "evil\\x1b[2J" in table.out
 
@@ -114,21 +114,21 @@ def test_leaderboard_json_and_an_unknown_ruleset(tmp_path):
     (["selfplay", "mose", "--option", "decks=7"], "option decks: 7 is not one of 0, 1, 2"),
     (["serve", "--port", "0", "--game", "moumou", "--option", "moumou:limit=0"], "option limit: 0 is out of range"),
 ])
-def test_out_of_range_options_are_refused_with_the_valid_range(tmp_path, argv, expected):
-    ran = run_arena(*argv, cwd=tmp_path)
+def test_out_of_range_options_are_refused_with_the_valid_range(tmp_path, argv, expected, arena_here):
+    ran = arena_here(*argv, cwd=tmp_path)
     assert ran.status == 2, ran
     assert expected in ran.err and ran.err.count("\n") == 1
     assert not (tmp_path / "arena.db").exists()
 
 
-def test_rules_show_lists_the_range_of_a_numeric_option():
-    ran = run_arena("rules", "show", "moumou", columns=120)
+def test_rules_show_lists_the_range_of_a_numeric_option(arena_here):
+    ran = arena_here("rules", "show", "moumou", columns=120)
     assert ran.status == 0 and "1 or more" in ran.out
 
 
 @pytest.mark.parametrize("ruleset", ["moumou", "ddmau"])
-def test_rules_show_renders_markdown_and_fits_80_columns(ruleset):
-    ran = run_arena("rules", "show", ruleset, columns=80)
+def test_rules_show_renders_markdown_and_fits_80_columns(ruleset, arena_here):
+    ran = arena_here("rules", "show", ruleset, columns=80)
     assert ran.status == 0, ran.err
     lines = ran.out.splitlines()
     assert max(len(line) for line in lines) <= 80
@@ -136,14 +136,14 @@ def test_rules_show_renders_markdown_and_fits_80_columns(ruleset):
     assert "Resolutions followed" in ran.out and "true or false" in ran.out
 
 
-def test_replays_escapes_names_and_reasons_from_the_files(tmp_path):
+def test_replays_escapes_names_and_reasons_from_the_files(tmp_path, arena_here):
     from arena.replay.writer import ReplayWriter
 
     header = {"game_id": "20261124T000000-bad00001", "ruleset": "moumou", "players": 2, "seed": 1,
               "seats": [{"seat": 0, "name": "evil\x1b[2J", "version": "v\x1b]0;pwned\x07"},
                         {"seat": 1, "name": "[red]ok", "version": ""}]}
     ReplayWriter.create(tmp_path, header).abort("evil\x1b[2J left \x9b31m")
-    ran = run_arena("replays", tmp_path)
+    ran = arena_here("replays", tmp_path)
     assert ran.status == 0, ran.err
     assert "\x1b" not in ran.out and "\x9b" not in ran.out
     assert "evil\\x1b[2J" in ran.out and "[red]ok" in ran.out
