@@ -12,19 +12,19 @@ def token_of(out: str) -> str:
     return out.splitlines()[1].strip()
 
 
-def test_add_refuses_a_registered_name_and_rotate_replaces_its_token(tmp_path, arena):
+def test_add_refuses_a_registered_name_and_rotate_replaces_its_token(tmp_path, arena_here):
     db = tmp_path / "a.db"
-    first = arena("bots", "add", "greedy", "--db", db)
+    first = arena_here("bots", "add", "greedy", "--db", db)
     assert first.status == 0, first.err
     old = token_of(first.out)
-    again = arena("bots", "add", "greedy", "--db", db)
+    again = arena_here("bots", "add", "greedy", "--db", db)
     assert again.status == 2
     assert again.err.count("\n") == 1 and "Traceback" not in again.err
     assert "already registered" in again.err and "arena bots rotate greedy" in again.err
     store = LadderStore.open(db, recover=False)
     auth = LadderAuthenticator(store, open_registration=False)
     assert auth("greedy", old, "peer") is None  # the refused add changed nothing
-    rotated = arena("bots", "rotate", "greedy", "--db", db)
+    rotated = arena_here("bots", "rotate", "greedy", "--db", db)
     assert rotated.status == 0, rotated.err
     assert "old token stops working" in rotated.out
     new = token_of(rotated.out)
@@ -34,14 +34,14 @@ def test_add_refuses_a_registered_name_and_rotate_replaces_its_token(tmp_path, a
     assert auth("greedy", new, "peer") is None
 
 
-def test_add_claims_an_open_registration_name_and_rotate_refuses_it(tmp_path, arena):
+def test_add_claims_an_open_registration_name_and_rotate_refuses_it(tmp_path, arena_here):
     db = tmp_path / "o.db"
     store = LadderStore.open(db, recover=False)
     store.touch_bot("walkin", "v1")  # connected once with open registration
-    rotate = arena("bots", "rotate", "walkin", "--db", db)
+    rotate = arena_here("bots", "rotate", "walkin", "--db", db)
     assert rotate.status == 2 and "open registration" in rotate.err and "arena bots add walkin" in rotate.err
-    assert arena("bots", "rotate", "nobody", "--db", db).status == 2
-    claimed = arena("bots", "add", "walkin", "--db", db)
+    assert arena_here("bots", "rotate", "nobody", "--db", db).status == 2
+    claimed = arena_here("bots", "add", "walkin", "--db", db)
     assert claimed.status == 0 and "open registration" in claimed.out
     token = token_of(claimed.out)
     closed = LadderAuthenticator(store, open_registration=True)
@@ -49,22 +49,22 @@ def test_add_claims_an_open_registration_name_and_rotate_refuses_it(tmp_path, ar
     assert closed("walkin", token, "peer") is None
 
 
-def test_list_escapes_what_a_bot_sent_and_prints_json(tmp_path, arena):
+def test_list_escapes_what_a_bot_sent_and_prints_json(tmp_path, arena_here):
     db = tmp_path / "l.db"
     LadderStore.open(db, recover=False).touch_bot("sneaky", "v1\x1b[2J\x9b31m[bold]x")
-    shown = arena("bots", "list", "--db", db)
+    shown = arena_here("bots", "list", "--db", db)
     assert shown.status == 0, shown.err
     assert "\x1b" not in shown.out and "\x9b" not in shown.out
     assert "v1\\x1b[2J\\x9b31m[bold]x" in shown.out  # visible, and rich markup left literal
-    listed = arena("bots", "list", "--db", db, "--json")
+    listed = arena_here("bots", "list", "--db", db, "--json")
     assert listed.status == 0 and "\x1b" not in listed.out
     bots = json.loads(listed.out)
     assert bots[0]["name"] == "sneaky" and bots[0]["version"] == "v1\x1b[2J\x9b31m[bold]x"
     assert bots[0]["registered"] is False
 
 
-def test_a_database_that_cannot_be_written_is_a_runtime_failure_in_one_line(tmp_path, arena):
+def test_a_database_that_cannot_be_written_is_a_runtime_failure_in_one_line(tmp_path, arena_here):
     (tmp_path / "plain-file").write_text("not a folder")
-    failed = arena("bots", "add", "b", "--db", tmp_path / "plain-file" / "arena.db")  # unwritable, even for root
+    failed = arena_here("bots", "add", "b", "--db", tmp_path / "plain-file" / "arena.db")  # unwritable, even for root
     assert failed.status == 1, failed
     assert failed.err.startswith("arena: error: cannot open the ladder database") and failed.err.count("\n") == 1
