@@ -181,6 +181,10 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
         store.close()
 
 
+@pytest.mark.slow(reason="the three-host test below plays the same scenario (games across entry hosts, kill -9 of "
+                         "a host running games, its games aborted unrated, its bots finishing games elsewhere, "
+                         "a clean SIGTERM of the rest) with one host more; this adds only the single-survivor "
+                         "shape, for some 5-10 s of real processes")
 def test_two_hosts_share_a_ladder_and_survive_kill_9_of_one(tmp_path, postgres_db):
     run_cluster(tmp_path, postgres_db, host_count=2)
 

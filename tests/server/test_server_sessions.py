@@ -253,7 +253,7 @@ def test_a_slow_authenticator_does_not_stall_running_games(toy):
 
     def authenticator(name, token, peer):
         if name == "slowpoke":
-            release.wait(10)  # a token check that takes "forever"
+            release.wait(60)  # a token check that takes "forever": a stalled loop would take this long
         return None
 
     async def director(handle):
@@ -271,7 +271,7 @@ def test_a_slow_authenticator_does_not_stall_running_games(toy):
         return outcome, took
 
     outcome, took = serve(director, authenticator=authenticator)
-    assert outcome.status == "finished" and took < 5
+    assert outcome.status == "finished" and took < 30  # far from the 60 s of a stall, whatever the load
 
 
 def test_cut_stream_ends_the_bots_call_with_an_error_status_and_the_bot_can_come_back():
