@@ -7,7 +7,7 @@ import sys
 
 from arena.cli import COMMANDS, build_parser
 
-from .conftest import ROOT, run_arena
+from .conftest import ROOT
 
 
 def _choices(parser):
@@ -21,7 +21,7 @@ def test_the_table_names_every_command_in_the_order_help_lists_them_and_the_modu
         assert command in alone and set(alone) == {c for c, m in COMMANDS.items() if m == module}
 
 
-def test_a_command_imports_only_what_it_needs_and_help_and_typos_still_list_every_command():
+def test_a_command_imports_only_what_it_needs_and_help_and_typos_still_list_every_command(arena_here):
     probe = ("import sys; from arena.cli import main\n"
              "try: main(['leaderboard', '--help'])\n"
              "except SystemExit: pass\n"
@@ -29,7 +29,7 @@ def test_a_command_imports_only_what_it_needs_and_help_and_typos_still_list_ever
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip().splitlines()[-1] == "[]"
-    listing = run_arena("--help")
+    listing = arena_here("--help")  # the fresh process above is the one that matters; these need none
     assert listing.status == 0 and all(command in listing.out for command in COMMANDS)
-    typo = run_arena("leaderbord")
+    typo = arena_here("leaderbord")
     assert typo.status == 2 and "invalid choice: 'leaderbord'" in typo.err and "check-bot" in typo.err
