@@ -5,29 +5,37 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
-import sys
 import threading
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from test_serve_e2e import ROOT, Server, cleanup  # noqa: F401 (cleanup: a fixture)
+from test_serve_e2e import Server, cleanup  # noqa: F401 (cleanup: a fixture)
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
-def arena_health(port: int) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", "health", f"127.0.0.1:{port}", "--timeout", "5"],
-                          capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+def arena(capsys, *argv: str) -> tuple[int, str, str]:
+    """`arena ARGV` in this process (a client command: no process of its own is what is tested): exit
+    status, stdout and stderr.  An uncaught exception (a user's traceback) fails the test."""
+    from arena.cli import main
+
+    capsys.readouterr()
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:  # argparse's own usage errors
+        status = exit_.code
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
-def test_health_says_serving_then_not_serving_while_draining_and_the_command_exits_accordingly(tmp_path, cleanup):
+def test_health_says_serving_then_not_serving_while_draining_and_the_command_exits_accordingly(tmp_path, cleanup,
+                                                                                                capsys):
     server = Server(tmp_path, "--log-format", "json", "--log-level", "info")
     cleanup.append(server)
-    ok = arena_health(server.port)
-    assert ok.returncode == 0 and ok.stdout.strip() == f"127.0.0.1:{server.port}: SERVING", ok.stdout + ok.stderr
+    status, out, err = arena(capsys, "health", f"127.0.0.1:{server.port}", "--timeout", "5")
+    assert status == 0 and out.strip() == f"127.0.0.1:{server.port}: SERVING", out + err
 
     # A balancer's watch: SERVING now, NOT_SERVING once the arena starts to stop.
     channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
@@ -54,8 +62,8 @@ def test_health_says_serving_then_not_serving_while_draining_and_the_command_exi
     channel.close()
     assert NOT_SERVING in statuses, statuses
 
-    gone = arena_health(server.port)
-    assert gone.returncode == 1 and "no health answer (UNAVAILABLE" in gone.stderr, gone.stdout + gone.stderr
+    status, out, err = arena(capsys, "health", f"127.0.0.1:{server.port}", "--timeout", "5")
+    assert status == 1 and "no health answer (UNAVAILABLE" in err, out + err
 
     records = [json.loads(line) for line in server.rest().splitlines() if line.startswith("{")]
     assert records, server.rest()
@@ -63,7 +71,6 @@ def test_health_says_serving_then_not_serving_while_draining_and_the_command_exi
     assert any("listening on" in r["message"] for r in records)
 
 
-def test_arena_health_refuses_a_bad_address_in_one_line():
-    ran = subprocess.run([sys.executable, "-m", "arena", "health", "nowhere"], capture_output=True, text=True,
-                         timeout=60, cwd=str(ROOT))
-    assert ran.returncode == 2 and "expected HOST:PORT, got 'nowhere'" in ran.stderr and "Traceback" not in ran.stderr
+def test_arena_health_refuses_a_bad_address_in_one_line(capsys):
+    status, _, err = arena(capsys, "health", "nowhere")
+    assert status == 2 and "expected HOST:PORT, got 'nowhere'" in err
