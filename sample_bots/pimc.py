@@ -33,6 +33,7 @@ class Budget:
     depth: int = 60
     confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
     tries: int = 1  # worlds drawn, at most, per world kept: the first the card tracker allows (else the least wrong)
+    edge: float = 0.1  # weight of the score gained on the others in the value of a finished game (placement: 1)
 
 
 @dataclass(frozen=True)
@@ -72,15 +73,18 @@ def hand_value(state, seat: int, points: Mapping[str, int]) -> float:
 
 
 def evaluate(state, seat: int, start_scores: Sequence[int] | None, points: Mapping[str, int],
-             lower_is_better: bool) -> float:
+             lower_is_better: bool, edge_weight: float = 0.1) -> float:
     """The value, for `seat`, of the state a rollout reached: 1 for the best place, 0 for the worst,
-    in between by score gains (hand ended) or by the cards still held (cut short)."""
+    in between by score gains (hand ended) or by the cards still held (cut short); a finished game
+    adds `edge_weight` times the score gained on the others (squashed to [-1, 1])."""
     n = state.players
     if state.is_over:
         result = state.result()
         place = result.placements[seat]
         value = (n - place) / (n - 1) if n > 1 else 1.0
-        return value + 0.1 * _score_edge(result.points, start_scores, seat, lower_is_better)
+        if not edge_weight:
+            return value
+        return value + edge_weight * _score_edge(result.points, start_scores, seat, lower_is_better)
     obs = state.observation(seat)
     scores = obs.get("scores")
     edge = _score_edge(scores, start_scores, seat, lower_is_better) if scores else 0.0
@@ -175,7 +179,7 @@ class Searcher:
         trial = world.clone()
         trial.apply(text)
         self.rollout(trial, rng)
-        return evaluate(trial, seat, start_scores, self.points, self.lower_is_better)
+        return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
 
     def rollout(self, state, rng: random.Random) -> None:
         """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""
