@@ -410,3 +410,22 @@ def test_the_searchers_help_lists_its_own_flags_and_the_sdks():
     assert shown.returncode == 0, shown.stderr
     for flag in ("--worlds", "--depth", "--play-model", "--no-history", "--arena", "--games-limit"):
         assert flag in shown.stdout, (flag, shown.stdout)
+
+
+def test_a_finished_game_is_valued_by_placement_alone_with_edge_zero_as_the_maumau_default():
+    # A 2-seat maumau game is one hand and the arena counts placements: its default budget weighs the score edge 0;
+    # with the weight of the other rulesets (0.1) the loser's points move the value off the placement.
+    tactician = load("tactician").Tactician()
+    start(tactician, "maumau")
+    state = games.new_game("maumau", 2, 3)
+    while not state.is_over:
+        turn = turn_for(state, state.current)
+        state.apply(state.legal_actions()[turn.index_of(tactician.act(turn))])
+    points = {card: 10 for card in ("Ac", "Ad", "Ah", "As", "Tc", "Td", "Th", "Ts")}
+    winner = state.result().placements.index(1)
+    values = [pimc.evaluate(state, seat, [0, 0], points, True, edge_weight=0.0) for seat in (0, 1)]
+    assert values[winner] == 1.0 and values[1 - winner] == 0.0
+    assert state.result().points[1 - winner] > 0  # the loser held points, so the default weight moves the value
+    assert pimc.evaluate(state, winner, [0, 0], points, True) > 1.0
+    assert searcher_module.default_budget("maumau").edge == 0.0
+    assert all(searcher_module.default_budget(r).edge == 0.1 for r in ("moumou", "maumau-online", "mose", "ddmau"))
