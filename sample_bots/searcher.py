@@ -50,8 +50,8 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: Mau-Mau 46 worlds since the posterior's chain moves 3 sweeps between hands (`POSTERIOR_SWEEPS`, the same CPU),
 #: and a finished game valued by its placement alone (`edge` 0: one hand, and the arena counts placements):
 #: +54.3 (+23.8 .. +85.7) over 400 games (seeds 13000-13199), main's code +33.1 on the same deals, inside the noise;
-#: +47.2 over 400 more (13200-13399, after the rebase on that fix), +50.7 ± 20.9 over all 800
-#: (the first 400 against the tactician before its accusation-turn fix, which 2-seat Mau-Mau has no turn of).
+#: +47.2 over 400 more (13200-13399), +50.7 ± 20.9 over all 800 (against the tactician before its accusation-turn
+#: fix, which 2-seat Mau-Mau has no turn of).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=46, depth=60, tries=8, edge=0.0),
                    "maumau-online": Budget(worlds=28, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
