@@ -312,10 +312,9 @@ class LadderDirector:
                     candidates = self._pool.update(slots, self._reserved, min(self.settings.max_games_per_bot, share))
                     self.gaps.round()
                 else:  # the whole ladder's busy counts, shares and fairness counts
-                    sessions = handle.sessions()
-                    limits = {s.name: min(s.capacity, self.settings.max_games_per_bot) for s in sessions}
                     # From the cluster's view read last (in the background: a round never waits on the database).
-                    candidates = self.membership.adjust(self.scheduler, sessions, limits, self._reserved, smallest)
+                    candidates = self.membership.adjust(self.scheduler, handle.slots(), self._reserved, smallest,
+                                                        self.settings.max_games_per_bot, self._pool)
                     self.gaps.round()
                     if self.membership.problem:
                         self.view.note = self.membership.problem

@@ -39,10 +39,11 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import trio
 
+from arena.ladder.candidates import CandidatePool
 from arena.ladder.scheduler import Candidate, Scheduler, slot_share
 from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.hosts import HostRegistry, default_host_name
@@ -72,11 +73,12 @@ class Membership:
         self._work = trio.CapacityLimiter(1)  # its work connection (claims)
         self._unreleased: set[str] = set()
         self._freed: set[str] = set()         # games whose end's commit freed their seats
-        self._caps: dict[str, int] = {}
+        self._cap = 1                          # the per-bot cap of the last planning round (and a bot's capacity)
+        self._slots: Mapping[str, tuple[int, int, Sequence[str]]] = {}  # the connected bots at the last round
         self.load: ClusterLoad | None = None  # the cluster's view read last (`watch`)
         self._synced: ClusterLoad | None = None  # the view the scheduler's fairness counts were taken from
         self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
-        self._names: list[str] = []           # the connected bots at the last round (their bot_slots rows)
+        self._names: Iterable[str] = ()       # the connected bots at the last round (their bot_slots rows)
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call on the registry's connection (lease, live hosts, sweeps)."""
@@ -191,18 +193,21 @@ class Membership:
                     or any(load.busy.get(bot, 0) < n for bot, n in before.busy.items())):
                 kick()
 
-    def adjust(self, scheduler: Scheduler, sessions: Sequence[Any], limits: dict[str, int],
-               reserved: dict[str, int], smallest_table: int) -> list[Candidate] | None:
+    def adjust(self, scheduler: Scheduler, slots: Mapping[str, tuple[int, int, Sequence[str]]],
+               reserved: Mapping[str, int], smallest_table: int, max_games_per_bot: int,
+               pool: CandidatePool) -> list[Candidate] | None:
         """The candidates as the whole ladder sees them, from the view read last, or None when there is
         none (not read yet, or the database cannot say: plan nothing).  Asks `watch` for a fresh view.
 
-        limits: each bot's cap on this host (min of its max_games and --max-games-per-bot).
+        slots: the connected bots' (capacity, games running here, rulesets) by name (`Handle.slots`).
         reserved: the games the director runs or starts for each bot here, which its claims on this
-        host never exceed; the view's claims are the other hosts'.  A bot without its ``bot_slots``
-        row yet (`SeatClaims.ensure_bots`, made by the next read) is not a candidate.
+        host never exceed; the view's claims are the other hosts'.  A bot's cap is the least of its
+        capacity, ``max_games_per_bot`` and its share of the cluster's slots.  A bot without its
+        ``bot_slots`` row yet (`SeatClaims.ensure_bots`, made by the next read) is not a candidate.
+        The pool (`CandidatePool`) builds a candidate again only for a bot whose inputs changed.
         """
         assert self.claims is not None
-        self._names = [s.name for s in sessions]
+        self._names = slots
         if self._wanted is not None:
             self._wanted.set()
         load = self.load
@@ -212,17 +217,12 @@ class Membership:
             self._synced = load
             for ruleset in scheduler.players:
                 scheduler.sync_counts(ruleset, load.games.get(ruleset, {}), load.pairs.get(ruleset, {}))
-        share = slot_share(max(load.slots, self.concurrency), len(sessions), smallest_table)
+        self._cap = min(max_games_per_bot, slot_share(max(load.slots, self.concurrency), len(slots), smallest_table))
+        self._slots = slots
         known = self.claims.known
-        candidates = []
-        for s in sessions:
-            if s.name not in known:
-                continue
-            cap = min(limits[s.name], share)
-            self._caps[s.name] = cap
-            busy = max(s.busy, reserved.get(s.name, 0)) + load.busy.get(s.name, 0)
-            candidates.append(Candidate(s.name, cap - busy, frozenset(s.games)))
-        return candidates
+        if not known.issuperset(slots):
+            slots = {name: slot for name, slot in slots.items() if name in known}
+        return pool.update(slots, reserved, self._cap, load.busy)
 
     # ---- one game
 
@@ -230,7 +230,7 @@ class Membership:
         """The seat claim for `LadderStore.game_started(claim=...)`: in the start's transaction (one commit,
         one worker-thread call for both), with the caps of the last planning round."""
         assert self.claims is not None
-        caps = {bot: self._caps.get(bot, 1) for bot in bots}
+        caps = {bot: min(self._slots[bot][0], self._cap) if bot in self._slots else 1 for bot in bots}
         claims = self.claims
         return lambda backend: claims.claim_in(backend, game_id, ruleset, list(bots), caps)
 

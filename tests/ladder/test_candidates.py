@@ -10,7 +10,8 @@ from arena.ladder.scheduler import Scheduler
 
 def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
     """Two schedulers with one seed, one fed a fresh rebuild every round and one the pool: the same
-    tables in every round, while bots arrive and leave, slots fill and free, and the cap moves."""
+    tables in every round, while bots arrive and leave, slots fill and free, the cap moves, and (a
+    shared ladder) the bots' games on other hosts change."""
     rng = random.Random(11)
     players = {"moumou": 2, "mose": 4}
     rebuilt, pooled = Scheduler(players, rng=random.Random(3)), Scheduler(players, rng=random.Random(3))
@@ -18,6 +19,7 @@ def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
     slots: dict[str, tuple[int, int, tuple[str, ...]]] = {}
     reserved: dict[str, int] = {}
     running: list[tuple[str, ...]] = []
+    elsewhere: dict[str, int] = {}
     now, rounds, tables = 0.0, 300, 0
     for round_ in range(rounds):
         event = rng.random()
@@ -38,9 +40,11 @@ def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
             rebuilt.game_finished(5.0)
             pooled.game_finished(5.0)
         cap = 2 if round_ % 50 < 25 else 3
+        if rng.random() < 0.2:  # a shared ladder: the bots' games on other hosts move now and then
+            elsewhere = {name: rng.randrange(2) for name in slots if rng.random() < 0.2}
         now += rng.random()
-        expected = full_rebuild(slots, reserved, cap)
-        got = pool.update(slots, reserved, cap)
+        expected = full_rebuild(slots, reserved, cap, elsewhere)
+        got = pool.update(slots, reserved, cap, elsewhere)
         assert got == expected
         planned = rebuilt.plan(expected, 8 - len(running), now=now)
         assert pooled.plan(got, 8 - len(running), now=now) == planned
