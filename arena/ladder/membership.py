@@ -77,6 +77,7 @@ class Membership:
         self._slots: Mapping[str, tuple[int, int, Sequence[str]]] = {}  # the connected bots at the last round
         self.load: ClusterLoad | None = None  # the cluster's view read last (`watch`)
         self._synced: ClusterLoad | None = None  # the view the scheduler's fairness counts were taken from
+        self._unsynced: list[ClusterLoad] = []   # the views read since, whose new counts it has not had yet
         self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
         self._names: Iterable[str] = ()       # the connected bots at the last round (their bot_slots rows)
 
@@ -189,6 +190,7 @@ class Membership:
                 await trio.sleep(self.settings.heartbeat_s / 2)  # asked again by the next round
                 continue
             before, self.load = self.load, load
+            self._unsynced.append(load)
             if (before is None or not known.issuperset(names)
                     or any(load.busy.get(bot, 0) < n for bot, n in before.busy.items())):
                 kick()
@@ -215,14 +217,33 @@ class Membership:
             return None
         if load is not self._synced:  # the fairness counts change only with a new view
             self._synced = load
-            for ruleset in scheduler.players:
-                scheduler.sync_counts(ruleset, load.games.get(ruleset, {}), load.pairs.get(ruleset, {}))
+            self._sync_counts(scheduler)
         self._cap = min(max_games_per_bot, slot_share(max(load.slots, self.concurrency), len(slots), smallest_table))
         self._slots = slots
         known = self.claims.known
         if not known.issuperset(slots):
             slots = {name: slot for name, slot in slots.items() if name in known}
         return pool.update(slots, reserved, self._cap, load.busy)
+
+    def _sync_counts(self, scheduler: Scheduler) -> None:
+        """Give the scheduler the games and pairings of every host that the views read since the last
+        round counted first (each view hands on only those, `SeatClaims.load`): a round's cost is what
+        is new, not every pairing of the ladder's history."""
+        views, self._unsynced = self._unsynced, []
+        fresh = max((i for i, view in enumerate(views) if view.fresh), default=None)
+        if fresh is not None:  # the first view, with all the counts: the others add to it
+            first, views = views[fresh], views[fresh + 1 :]
+            for ruleset in scheduler.players:
+                scheduler.sync_counts(ruleset, first.games.get(ruleset, {}), first.pairs.get(ruleset, {}))
+        for ruleset in scheduler.players:
+            games: dict[str, int] = {}
+            pairs: dict[frozenset[str], int] = {}
+            for view in views:
+                for bot, n in view.games.get(ruleset, {}).items():
+                    games[bot] = games.get(bot, 0) + n
+                for pair, n in view.pairs.get(ruleset, {}).items():
+                    pairs[pair] = pairs.get(pair, 0) + n
+            scheduler.add_counts(ruleset, games, pairs)
 
     # ---- one game
 

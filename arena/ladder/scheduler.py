@@ -126,6 +126,8 @@ class Scheduler:
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self._history: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self.ratings: dict[str, dict[str, tuple[float, float]]] = {r: {} for r in self.players}
+        #: Per ruleset synced from a shared ladder's database: the tables recorded since the last sync.
+        self._recorded: dict[str, list[Table]] = {}
         self._offsets: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self._present: dict[str, set[str]] = {r: set() for r in self.players}
         self._durations: deque[float] = deque(maxlen=window)
@@ -164,6 +166,28 @@ class Scheduler:
         for pair, count in pairs.items():
             merged[frozenset(pair)] += count
         self.pairs[ruleset] = merged
+        self._recorded[ruleset] = []  # from now on `add_counts` takes back what `record` counts
+
+    def add_counts(
+        self, ruleset: str, games: Mapping[str, int], pairs: Mapping[frozenset[str], int]
+    ) -> None:
+        """`sync_counts` by the difference: the games and pairings scheduled on every host since the last
+        call (or `sync_counts`), as the database counted them first.  The same counts as `sync_counts` with
+        the sums, at the cost of what is new: the games this scheduler recorded itself since then are taken
+        back first (the database counts them once their claims are read, as `sync_counts` would)."""
+        if ruleset not in self.players:
+            return
+        counts, pair_counts = self.games[ruleset], self.pairs[ruleset]
+        for table in self._recorded.get(ruleset, ()):
+            for bot in table.bots:
+                counts[bot] -= 1
+            for a, b in combinations(table.bots, 2):
+                pair_counts[frozenset((a, b))] -= 1
+        self._recorded[ruleset] = []
+        for bot, count in games.items():
+            counts[bot] += count
+        for pair, count in pairs.items():
+            pair_counts[frozenset(pair)] += count
 
     def set_ratings(self, ruleset: str, ratings: Mapping[str, tuple[float, float]]) -> None:
         """Current (rating, 95% half-width) per bot, for the uncertainty tie-break."""
@@ -176,6 +200,9 @@ class Scheduler:
             self.games[table.ruleset][bot] += 1
         for a, b in combinations(table.bots, 2):
             self.pairs[table.ruleset][frozenset((a, b))] += 1
+        recorded = self._recorded.get(table.ruleset)
+        if recorded is not None:  # counts synced from a shared ladder's database (`add_counts`)
+            recorded.append(table)
 
     def game_finished(self, seconds: float) -> None:
         """Report how long a game took: the patience and stall limits scale with the typical game."""

@@ -218,8 +218,8 @@ def full_counts(db, since: float) -> tuple[dict, dict]:
 
 
 def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_history(postgres_db):
-    """`SeatClaims.load` reads only the claims committed since its last read, yet its games and pairings
-    equal the full count's after every step: claims on two hosts, releases, and claims whose transaction
+    """`SeatClaims.load` reads only the claims committed since its last read and hands on what they add,
+    yet the sums of its games and pairings equal the full count's after every step: claims on two hosts, releases, and claims whose transaction
     commits only after a read that could not see them (in any order)."""
     import random
 
@@ -235,6 +235,17 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
     since = claims_a.now()
     reference = psycopg.connect(postgres_db, autocommit=True)
     late: list[psycopg.Connection] = []  # transactions that claimed and have not committed yet
+    # Each read hands on only what it counted first: their sums are the counts.
+    summed_games: dict[str, dict[str, int]] = {}
+    summed_pairs: dict[str, dict[frozenset[str], int]] = {}
+
+    def add(load) -> None:
+        for summed, new in ((summed_games, load.games), (summed_pairs, load.pairs)):
+            for ruleset, counts in new.items():
+                into = summed.setdefault(ruleset, {})
+                for key, n in counts.items():
+                    into[key] = into.get(key, 0) + n
+
     claimed: list[str] = []
     for step in range(80):
         action = rng.random()
@@ -258,15 +269,17 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
             db.close()
         elif action < 0.85 and claimed:
             claims_a.release(*rng.sample(claimed, min(len(claimed), rng.randint(1, 3))))
-        load = claims_a.load(since, bots)
+        add(load := claims_a.load(since, bots))
+        assert load.fresh == (step == 0)
         games, pairs = full_counts(reference, since)
-        assert (load.games, load.pairs) == (games, pairs), step
+        assert (summed_games, summed_pairs) == (games, pairs), step
+        assert (claims_a.tally.games, claims_a.tally.pairs) == (games, pairs), step
     for db in late:
         db.commit()
         db.close()
-    load = claims_a.load(since, bots)
-    assert (load.games, load.pairs) == full_counts(reference, since)
-    assert sum(map(sum, (g.values() for g in load.games.values()))) > 60
+    add(claims_a.load(since, bots))
+    assert (summed_games, summed_pairs) == full_counts(reference, since)
+    assert sum(map(sum, (g.values() for g in summed_games.values()))) > 60
     # A round with nothing new reads nothing but its snapshot.
     with a.work_connection() as db:
         assert [row[1:] for row in db.execute(*claims_a.tally.query()).fetchall()] == [(None, None, None)]

@@ -191,3 +191,44 @@ def test_no_wakeup_while_too_few_bots_are_free_to_seat_a_table():
     assert scheduler.plan([*busy[:3], Candidate("d", 1)], limit=10, now=0.2) == []
     assert scheduler.next_wakeup(0.3) is None  # one free bot: still no table
     assert scheduler.plan([*busy[:2], Candidate("c", 1), Candidate("d", 1)], limit=10, now=0.4) != []
+
+
+def test_counts_synced_by_their_differences_equal_counts_synced_whole():
+    """A shared ladder's host hands the scheduler only what each read of the database counted first
+    (`Scheduler.add_counts`): after every sync its games and pairings are those that syncing the sums
+    (`Scheduler.sync_counts`) gives, while it records its own tables between syncs."""
+    from arena.ladder.scheduler import Table
+
+    rng = random.Random(21)
+    players = {"duo": 2, "trio": 3}
+    bots = [f"bot{i}" for i in range(8)]
+    whole, by_difference = Scheduler(players), Scheduler(players)
+    history = {frozenset(("bot0", "bot1")): 3, frozenset(("bot2", "bot5")): 1}
+    for scheduler in (whole, by_difference):
+        scheduler.load_history("duo", history)
+    total_games: dict[str, Counter] = {r: Counter() for r in players}
+    total_pairs: dict[str, Counter] = {r: Counter() for r in players}
+    for step in range(200):
+        ruleset = rng.choice(list(players))
+        if rng.random() < 0.5:  # this host plans a table: counted at once, and by the database later
+            table = Table(ruleset, tuple(rng.sample(bots, players[ruleset])))
+            whole.record(table)
+            by_difference.record(table)
+        new_games: dict[str, Counter] = {r: Counter() for r in players}
+        new_pairs: dict[str, Counter] = {r: Counter() for r in players}
+        for _ in range(rng.choice((0, 0, 1, 3))):  # claims of any host, read for the first time
+            r = rng.choice(list(players))
+            seats = rng.sample(bots, players[r])
+            new_games[r].update(seats)
+            new_pairs[r].update(frozenset(pair) for pair in combinations(seats, 2))
+        for r in players:
+            total_games[r].update(new_games[r])
+            total_pairs[r].update(new_pairs[r])
+            if step == 0:
+                by_difference.sync_counts(r, new_games[r], new_pairs[r])
+            else:
+                by_difference.add_counts(r, new_games[r], new_pairs[r])
+            whole.sync_counts(r, total_games[r], total_pairs[r])
+            assert {b: n for b, n in by_difference.games[r].items() if n} == dict(whole.games[r]), step
+            assert {p: n for p, n in by_difference.pairs[r].items() if n} == dict(whole.pairs[r]), step
+    assert sum(total_games["duo"].values()) > 100

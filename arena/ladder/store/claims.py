@@ -30,7 +30,9 @@ no bot was ever over its cap and no seat was booked twice.
 the games and pairings scheduled on every host since a moment, so its fairness rules
 compare counts over the whole ladder rather than one host's share of it.  It reads the
 claims since that moment once, then at each planning round only the claims committed
-since its last read (`ClaimTally`): a round costs the new claims, not the host's history.
+since its last read (`ClaimTally`), and hands on only what they add: a round costs the
+new claims, not the host's history (copying and merging every pairing's count each
+round grew with the ladder's age, up to every pair of connected bots).
 
 Round trips: a claim's checks are its start's one read (`backend.Read`), sent with the
 statements queued before them and, in a group commit, with the reads of every other start
@@ -56,10 +58,13 @@ class ClusterLoad:
     """What every host has scheduled, as the database says now."""
 
     busy: dict[str, int] = field(default_factory=dict)                      # bot -> open claims on the other hosts
-    games: dict[str, dict[str, int]] = field(default_factory=dict)          # ruleset -> bot -> games since
-    pairs: dict[str, dict[frozenset[str], int]] = field(default_factory=dict)  # ruleset -> pair -> games since
+    #: The games and pairings scheduled on every host that this read counted first (ruleset -> bot or pair ->
+    #: games): the counts since ``since`` are the sums over the reads (`ClaimTally`), never copied whole.
+    games: dict[str, dict[str, int]] = field(default_factory=dict)
+    pairs: dict[str, dict[frozenset[str], int]] = field(default_factory=dict)
     slots: int = 0                                                          # the live hosts' concurrency, summed
     since: float = 0.0
+    fresh: bool = False  # the first read since ``since``: its counts are all of them
 
 
 class ClaimTally:
@@ -90,22 +95,27 @@ class ClaimTally:
                 "AND NOT pg_visible_in_snapshot(c.claim_xid, CAST(%s AS pg_snapshot)) AND c.claimed_at >= %s",
                 (self.snapshot, self.snapshot, self.since))
 
-    def add(self, rows: Iterable[tuple[str, str | None, str | None, str | None]]) -> None:
-        """Count the rows `query` returned (every seat of a game commits together, so a game's rows come together)."""
+    def add(self, rows: Iterable[tuple[str, str | None, str | None, str | None]]
+            ) -> tuple[dict[str, dict[str, int]], dict[str, dict[frozenset[str], int]]]:
+        """Count the rows `query` returned (every seat of a game commits together, so a game's rows come together);
+        returns what they added: (ruleset -> bot -> games, ruleset -> pair -> games)."""
         by_game: dict[str, list[tuple[str, str]]] = {}
+        new_games: dict[str, dict[str, int]] = {}
+        new_pairs: dict[str, dict[frozenset[str], int]] = {}
         for snapshot, game_id, ruleset, bot in rows:
             self.snapshot = snapshot
             if game_id is None:
                 continue
             by_game.setdefault(game_id, []).append((ruleset, bot))
-            games = self.games.setdefault(ruleset, {})
-            games[bot] = games.get(bot, 0) + 1
+            for counts in (self.games.setdefault(ruleset, {}), new_games.setdefault(ruleset, {})):
+                counts[bot] = counts.get(bot, 0) + 1
         for seats in by_game.values():
             for (ruleset, a), (_, b) in combinations(seats, 2):
                 if a != b:
-                    pairs = self.pairs.setdefault(ruleset, {})
                     key = frozenset((a, b))
-                    pairs[key] = pairs.get(key, 0) + 1
+                    for pairs in (self.pairs.setdefault(ruleset, {}), new_pairs.setdefault(ruleset, {})):
+                        pairs[key] = pairs.get(key, 0) + 1
+        return new_games, new_pairs
 
 
 class SeatClaims:
@@ -233,13 +243,15 @@ class SeatClaims:
 
     def load(self, since: float, bots: Sequence[str]) -> ClusterLoad:
         """Busy counts on the other hosts (of every bot with an open claim there: this host counts its own
-        games itself), and the games and pairings every host scheduled since ``since`` (new bots among
-        ``bots`` get their ``bot_slots`` row first, so they can be claimed)."""
+        games itself), and the games and pairings every host scheduled since ``since`` that the reads
+        before this one had not counted (all of them in the first: ``fresh``; the sums so far are
+        ``self.tally``'s).  New bots among ``bots`` get their ``bot_slots`` row first, so they can be claimed."""
         load = ClusterLoad(since=since)
         self.ensure_bots(bots)
         with self.registry.work_connection() as db:
             if self.tally is None or self.tally.since != since:
                 self.tally = ClaimTally(since)
+                load.fresh = True
             tally = self.tally
             busy, slots, rows = results(db, [
                 # every open claim (as many as the cluster's slots hold), not those of a list of every
@@ -251,10 +263,7 @@ class SeatClaims:
             ])
             load.busy = {bot: int(n) for bot, n in busy or ()}
             load.slots = int(slots[0][0]) if slots else 0
-            rows = rows or []
-            tally.add(rows)
-            load.games = {ruleset: dict(games) for ruleset, games in tally.games.items()}
-            load.pairs = {ruleset: dict(pairs) for ruleset, pairs in tally.pairs.items()}
+            load.games, load.pairs = tally.add(rows or [])
         return load
 
 
