@@ -32,7 +32,8 @@ waits until every bot is connected (as the load processes say), and reports:
   memory is read once the games run after each: the same games with half the
   bots and with all of them tell the bots' share; what the first plateau holds
   beyond the idle servers and its bots is the games' (`memory_split`; not
-  separable when every bot plays, e.g. 200 bots at 100 games);
+  separable when every bot plays, e.g. 200 bots at 100 games: then the
+  figure is KiB per bot with its share of the games, `memory_per_playing_bot`);
 * the logins while the bots connect: how many wait for a login slot of their
   process, have a Hello unanswered, were retried, timed out or gave up (every
   5 s), and the load processes' stderr in the work folder's ``bots/``;
@@ -528,8 +529,10 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
             "aborted_games": after.get("aborted", 0),
             "server_peak_rss_mib": round(sum(proc_stats(s.pid)[1] for s in servers) / 1024, 1),
             "server_rss_idle_mib": round(sum(idle_rss) / 1024, 1),
-            "kib_per_connected_bot": round(per_bot, 1),
-            "kib_per_running_game": round(per_game, 1),
+            # None (JSON null) when every bot plays in both plateaus: bots and games grew together
+            "kib_per_connected_bot": None if per_bot is None else round(per_bot, 1),
+            "kib_per_running_game": None if per_game is None else round(per_game, 1),
+            "kib_per_bot_with_its_games": _rounded(memory_per_playing_bot(plateaus, figures["rss_growth_kib_per_s"])),
         })
         if statements0 is not None and statements1 is not None:
             report["pg_statements_per_game"] = round((statements1 - statements0) / max(1, figures["games"]), 1)
@@ -645,25 +648,40 @@ def memory_plateau(pids: list[int], totals: Totals, bots: "Bots", games: int, se
 
 
 def memory_split(idle_kib: float, plateaus: list[tuple[int, float, float, float]],
-                 growth_kib_per_s: float = 0.0) -> tuple[float, float]:
+                 growth_kib_per_s: float = 0.0) -> tuple[float | None, float | None]:
     """(KiB per connected bot, KiB per running game) from the idle servers and the plateaus (bots, games, KiB,
     when), less the growth with bots and games steady (``growth_kib_per_s``, measured in the window).
 
     Two plateaus with the same games and different bots give the bots' share; the games' is what the
     first plateau holds beyond the idle servers and its bots.  Rough: the Python heap keeps what it once
-    took.  NaN when the plateaus cannot tell the two apart: one plateau, or every bot playing in both
-    (bots and games then grow together).
+    took.  None when the plateaus cannot tell the two apart: one plateau, or every bot playing in both
+    (bots and games then grow together; `memory_per_playing_bot` is the figure then).
     """
     if len(plateaus) < 2:
-        return float("nan"), float("nan")
+        return None, None
     (n1, g1, kib1, at1), (n2, g2, kib2, at2) = plateaus[0], plateaus[-1]
     grown1, grown2 = kib1 - idle_kib, kib2 - idle_kib - max(0.0, growth_kib_per_s) * (at2 - at1)
     determinant = n1 * g2 - n2 * g1
     if abs(determinant) < 0.05 * max(1.0, n2 * g2):
-        return float("nan"), float("nan")
+        return None, None
     per_bot = (grown1 * g2 - grown2 * g1) / determinant
     per_game = (n1 * grown2 - n2 * grown1) / determinant
     return per_bot, per_game
+
+
+def memory_per_playing_bot(plateaus: list[tuple[int, float, float, float]],
+                           growth_kib_per_s: float = 0.0) -> float | None:
+    """KiB per connected bot together with its share of the running games, from the first plateau to the
+    last (less the growth with bots and games steady): what the plateaus do tell when every bot plays in
+    both (200 bots at 100 games), where `memory_split` cannot separate the two.  None with one plateau."""
+    if len(plateaus) < 2 or plateaus[-1][0] == plateaus[0][0]:
+        return None
+    (n1, _g1, kib1, at1), (n2, _g2, kib2, at2) = plateaus[0], plateaus[-1]
+    return (kib2 - kib1 - max(0.0, growth_kib_per_s) * (at2 - at1)) / (n2 - n1)
+
+
+def _rounded(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 def per_host_rates(db: str, seconds: float) -> dict[str, float]:
@@ -892,9 +910,16 @@ def main() -> int:
         if "kib_per_connected_bot" in report:
             trips = (f" ({report['store_round_trips_per_game']:.2f} round trips)"
                      if "store_round_trips_per_game" in report else "")
+            if report["kib_per_connected_bot"] is not None:
+                memory = (f"{report['kib_per_connected_bot']:.1f} KiB per connected bot, "
+                          f"{report['kib_per_running_game']:.1f} KiB per running game")
+            elif report.get("kib_per_bot_with_its_games") is not None:
+                memory = (f"{report['kib_per_bot_with_its_games']:.1f} KiB per connected bot with its share of the "
+                          "games (every bot plays: bots and games not separable)")
+            else:
+                memory = "memory per bot and per game not measured (one plateau)"
             print(f"  {'':<22} {report.get('store_statements_per_game', float('nan')):.2f} store statements/game{trips}; "
-                  f"{report['kib_per_connected_bot']:.1f} KiB per connected bot, {report['kib_per_running_game']:.1f} "
-                  f"KiB per running game, peak {report['server_peak_rss_mib']:.0f} MiB; decisions/s per host "
+                  f"{memory}, peak {report['server_peak_rss_mib']:.0f} MiB; decisions/s per host "
                   f"{report['decisions_per_second_per_host']}")
             print(f"  {'':<22} {report['bots_connected_at_start']} of {report['bots']} bots connected when the window "
                   f"began ({report['seconds_to_connect_all']:.0f} s after the bots started; logins median "
