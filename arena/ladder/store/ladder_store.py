@@ -398,11 +398,12 @@ class LadderStore:
             )
         ]
         versions = list(versions or ())
-        statements += [
-            ("INSERT INTO seats (game_id, seat, bot, version) VALUES (?, ?, ?, ?)",
-             (game_id, seat, bot, versions[seat] if seat < len(versions) else ""))
-            for seat, bot in enumerate(bots)
-        ]
+        if bots:  # every seat in one statement (one to parse and plan, not one a seat)
+            statements.append((
+                "INSERT INTO seats (game_id, seat, bot, version) VALUES " + ", ".join(["(?, ?, ?, ?)"] * len(bots)),
+                [value for seat, bot in enumerate(bots)
+                 for value in (game_id, seat, bot, versions[seat] if seat < len(versions) else "")],
+            ))
         if claim is not None and not (yield from claim(self.backend)):
             return False
         for sql, parameters in statements:
@@ -452,28 +453,32 @@ class LadderStore:
             (status, ended_at or utc_now(), replay_path, reason, decisions, game_id),
         )
         statements: list[tuple[str, Sequence[Any]]] = []
-        for s in seats:
+        if seats:  # every seat in one statement (one to parse and plan, not one a seat)
             statements.append(
                 (
                     "INSERT INTO seats (game_id, seat, bot, placement, points, strikes, timeouts, think_ms, "
-                    "decisions, forfeited, errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (game_id, seat) DO UPDATE SET bot = excluded.bot, placement = excluded.placement, "
+                    "decisions, forfeited, errors) VALUES " + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(seats))
+                    + " ON CONFLICT (game_id, seat) DO UPDATE SET bot = excluded.bot, placement = excluded.placement, "
                     "points = excluded.points, strikes = excluded.strikes, timeouts = excluded.timeouts, "
                     "think_ms = excluded.think_ms, decisions = excluded.decisions, forfeited = excluded.forfeited, "
                     "errors = excluded.errors",
-                    (
-                        game_id,
-                        s.seat,
-                        s.bot,
-                        s.placement if status == "finished" else None,
-                        s.points if status == "finished" else None,
-                        s.strikes,
-                        s.timeouts,
-                        s.think_ms,
-                        s.decisions,
-                        int(s.forfeited),
-                        s.errors,
-                    ),
+                    [
+                        value
+                        for s in seats
+                        for value in (
+                            game_id,
+                            s.seat,
+                            s.bot,
+                            s.placement if status == "finished" else None,
+                            s.points if status == "finished" else None,
+                            s.strikes,
+                            s.timeouts,
+                            s.think_ms,
+                            s.decisions,
+                            int(s.forfeited),
+                            s.errors,
+                        )
+                    ],
                 )
             )
         # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
