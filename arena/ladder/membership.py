@@ -189,11 +189,17 @@ class Membership:
                 self.load = None
                 await trio.sleep(self.settings.heartbeat_s / 2)  # asked again by the next round
                 continue
-            before, self.load = self.load, load
-            self._unsynced.append(load)
+            before = self.load
+            self.take_view(load)
             if (before is None or not known.issuperset(names)
                     or any(load.busy.get(bot, 0) < n for bot, n in before.busy.items())):
                 kick()
+
+    def take_view(self, load: ClusterLoad) -> None:
+        """A read of the cluster's view (`SeatClaims.load`): the next planning round plans from it, and hands
+        the scheduler the counts it and the reads before it since the last round counted first."""
+        self.load = load
+        self._unsynced.append(load)
 
     def adjust(self, scheduler: Scheduler, slots: Mapping[str, tuple[int, int, Sequence[str]]],
                reserved: Mapping[str, int], smallest_table: int, max_games_per_bot: int,

@@ -1,0 +1,31 @@
+"""The ladder's benchmark scripts: their figures are computed as their docstrings say (no timing asserted)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+from scripts_loaded import load_script  # noqa: E402
+
+
+def test_bench_ladder_memory_per_bot_and_game_and_when_they_cannot_be_separated(monkeypatch):
+    bench = load_script(monkeypatch, "bench_ladder")
+    # 500 then 1,000 bots with the same 200 games: the bots' share, then the games' (no growth in the window)
+    per_bot, per_game = bench.memory_split(60_000, [(500, 200, 100_000, 10.0), (1000, 200, 130_000, 40.0)])
+    assert per_bot == pytest.approx(60.0) and per_game == pytest.approx(50.0)
+    # 100 bots at 50 games, then 200 at 100: every bot plays, the two grow together (was NaN, which is not JSON)
+    playing = [(100, 50, 90_000, 8.0), (200, 100, 104_000, 23.0)]
+    assert bench.memory_split(75_000, playing, 100.0) == (None, None)
+    assert bench.memory_per_playing_bot(playing, 100.0) == pytest.approx((14_000 - 1_500) / 100)
+    assert bench.memory_per_playing_bot(playing[:1]) is None
+
+
+def test_bench_planning_round_runs_and_checks_both_sides_agree(monkeypatch, capsys):
+    """The script asserts that the incremental round and the one built afresh end with the same candidates
+    and fairness counts; a small run shows it still does."""
+    bench = load_script(monkeypatch, "bench_planning_round")
+    monkeypatch.setattr(sys, "argv", ["bench_planning_round.py", "--bots", "30", "--pairs", "100", "--rounds", "30"])
+    assert bench.main() == 0
+    assert "afresh / incremental:" in capsys.readouterr().out
