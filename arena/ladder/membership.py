@@ -73,7 +73,7 @@ class Membership:
         self._work = trio.CapacityLimiter(1)  # its work connection (claims)
         self._unreleased: set[str] = set()
         self._freed: set[str] = set()         # games whose end's commit freed their seats
-        self._cap = 1                          # the per-bot cap of the last planning round (and a bot's capacity)
+        self._cap = 1                          # the per-bot cap of the last planning round (a bot's: at most its capacity)
         self._slots: Mapping[str, tuple[int, int, Sequence[str]]] = {}  # the connected bots at the last round
         self.load: ClusterLoad | None = None  # the cluster's view read last (`watch`)
         self._synced: ClusterLoad | None = None  # the view the scheduler's fairness counts were taken from
