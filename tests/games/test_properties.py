@@ -347,12 +347,22 @@ def check_events(state: GameState, position: Mapping[str, Any], action: Action, 
         return
     again = new_events(other, action)
     # The events themselves may differ (a forced step depends on what the next seat holds), the cards
-    # they name may not: none of them was hidden from the actor.
-    assert sum(map(lambda e: event_cards(e, deck), again), Counter()) == sum(
-        map(lambda e: event_cards(e, deck), events), Counter()
+    # they name may not: none of them was hidden from the actor.  Up to the end of a hand: what follows
+    # it (the next deal's upcard, or the game's end) depends on the points the hidden hands held, and
+    # those are public from then on.
+    assert sum(map(lambda e: event_cards(e, deck), until_hand_end(again)), Counter()) == sum(
+        map(lambda e: event_cards(e, deck), until_hand_end(events)), Counter()
     ), (
         f"{action}: the events name other cards when the hidden cards are dealt differently: {events} / {again}"
     )
+
+
+def until_hand_end(events: list) -> list:
+    """The events up to and including the first ``hand-end`` (all of them if there is none)."""
+    for place, event in enumerate(events):
+        if event.kind == "hand-end":
+            return events[: place + 1]
+    return events
 
 
 def event_cards(event: Any, deck: Counter) -> Counter:
