@@ -174,7 +174,10 @@ class RecordObservation(Observation):
     ``__setattr__`` that is the cheapest construction CPython offers (half
     the cost of the guarded base class's wrapper calls, measured).  The
     public side stays read-only: ``data`` has no setter and the slots leave
-    no room for other attributes.
+    no room for other attributes.  A subclass may assemble the tuple when it
+    is first read instead, by defining ``_data`` as a property (the shedding
+    engine's `SheddingObservation`); `record_type` makes one type per class
+    and key order.
     """
 
     __slots__ = ()
@@ -195,11 +198,11 @@ class RecordObservation(Observation):
     @classmethod
     def record_type(cls, keys: Sequence[str]) -> "type[RecordObservation]":
         keys = tuple(keys)
-        known = _RECORD_TYPES.get(keys)
+        known = _RECORD_TYPES.get((cls, keys))
         if known is None:
             index = {key: i for i, key in enumerate(keys)}
-            known = _RECORD_TYPES[keys] = type("RecordObservation", (cls,), {"__slots__": (), "KEYS": keys,
-                                                                            "INDEX": index})
+            known = _RECORD_TYPES[cls, keys] = type(cls.__name__, (cls,), {"__slots__": (), "KEYS": keys,
+                                                                          "INDEX": index})
         return known
 
     @property
@@ -232,7 +235,7 @@ class RecordObservation(Observation):
         return (Observation, (self.data,))
 
 
-_RECORD_TYPES: dict[tuple[str, ...], type] = {}
+_RECORD_TYPES: dict[tuple[type, tuple[str, ...]], type] = {}  # (the class, its keys) -> the subclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,7 @@ def play(state: "SheddingState", real: str, claim: str) -> None:
     if call is not None and call.timing == "before_discard" and len(hand) == 2 and not state.drawn:
         state.offender = seat
     hand.remove(real)
+    state.sizes[seat] -= 1
     state.accusable = None  # a discard, face down too, closes the B-8 accusation window
     state.forced = None  # the drawn card that had to be played now lies face down
     state.blind_play = {
@@ -104,6 +105,7 @@ def challenge(state: "SheddingState") -> None:
     del state.masks[top]
     seat = record["seat"]
     state.hands[seat].append(record["card"])
+    state.sizes[seat] += 1
     state.active_suit = record["active_suit"]
     state.suit_kind = record["suit_kind"]
     state.offender = None

@@ -72,6 +72,7 @@ def deal(state: SheddingState) -> None:
             for seat in order:
                 if stock and round_ < sizes[seat]:
                     state.hands[seat].append(stock.pop())
+    state.sizes = [*map(len, state.hands)]  # kept up to date from here on (`SheddingState.sizes`)
     reset_turn(state)
     state.current: int | None = state.dealer
     state.opening = True
@@ -79,6 +80,7 @@ def deal(state: SheddingState) -> None:
         events.dealt(state, state.log)
     if rules.opening == "hand_card":
         card = state.hands[state.dealer].pop()
+        state.sizes[state.dealer] -= 1
     else:
         card = stock.pop()
     if state.log is not None:

@@ -153,4 +153,5 @@ def rescue(state: SheddingState, card: str) -> None:
     state.paying = 0
     state.combo = []
     state.hands[state.current].remove(card)
+    state.sizes[state.current] -= 1
     playing.place(state, card, from_hand=True, combo=False)

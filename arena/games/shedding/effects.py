@@ -46,6 +46,7 @@ def draw_one(state: "SheddingState", seat: int) -> str | None:
         return None
     card = state.stock.pop()
     state.hands[seat].append(card)
+    state.sizes[seat] += 1
     if state.log is not None:
         events.drew(state, seat)
     return card

@@ -58,51 +58,66 @@ def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> froz
 
 
 def turn_actions(state: "SheddingState") -> list:
-    """The turn's choices; while an accusation may still be made in this turn (S1, B-8), ``accuse N``
-    after them (`SheddingState.accusable`)."""
-    out = _turn_choices(state)
+    """The turn's choices: plays (in hand order), then draw or pass, then the call; while an accusation may
+    still be made in this turn (S1, B-8), ``accuse N`` after them (`SheddingState.accusable`).
+
+    One frame for the common turn (the legal list is built at every decision): the plays of an ordinary
+    turn are a loop over the hand against the cards legal on the top, memoised per ruleset.
+    """
+    hand = state.hands[state.current]  # only asked while the game runs: the raw seat, not the property
+    rules = state.rules
+    if state.pending_draw or state.pending_skip:
+        out = _answers(state, hand)
+    elif state.forced is not None:
+        if rules.blind:
+            out = blind.plays(state, [state.forced], len(hand)) + [A.PASS]
+        else:
+            out = [PLAY[state.forced], A.PASS]
+    else:
+        if rules.blind:
+            cards = bool(playable_cards(state, hand))
+            out = blind.plays(state, hand, len(hand))
+        else:
+            on_top = rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+            if on_top is None:
+                on_top = legal_on_top(state)
+            out = []
+            for card in hand:
+                if card in on_top:
+                    out.append(PLAY[card])
+            if rules._no_finish and len(hand) == 1:
+                out = [a for a in out if a.args[0] not in rules._no_finish]
+            cards = bool(out)  # any play, before draw/pass/call join the list
+        if state.called != 1:
+            _turn_ends(state, rules, hand, cards, out)
     if state.accusable is not None:
         out.append(A.accuse(state.accusable[0]))
     return out
 
 
-def _turn_choices(state: "SheddingState") -> list:
-    hand = state.hands[state.current]  # only asked while the game runs: the raw seat, not the property
+def _answers(state: "SheddingState", hand: list[str]) -> list:
+    """A pending draw or skip: the cards that answer it, `accept`, and the call where it is due."""
     rules = state.rules
-    call = rules.call
-    call_at = rules._call_at
-    offer_call = call_at and not state.called and len(hand) == call_at
-    if state.pending_draw or state.pending_skip:
-        counters = state.rules.rule(state.discard[-1]).stack_with
-        plays = [
-            PLAY[c]
-            for c in hand
-            if (c[0] in counters or c in counters) and not (len(hand) == 1 and c in rules._no_finish)
-        ]
-        if state.called == 1:
-            return plays
-        plays.append(A.ACCEPT)
-        if offer_call and (len(plays) > 1 or call_at == 2):
-            plays.append(_call_word(call, hand, call_at))
-        return plays
-    if state.forced is not None:
-        if rules.blind:
-            return blind.plays(state, [state.forced], len(hand)) + [A.PASS]
-        return [PLAY[state.forced], A.PASS]
-    if rules.blind:
-        cards = bool(playable_cards(state, hand))
-        out = blind.plays(state, hand, len(hand))
-    else:
-        on_top = (state.active_suit is None and rules._playable_plain.get(state.discard[-1])) or legal_on_top(state)
-        out = [PLAY[c] for c in hand if c in on_top]
-        if rules._no_finish and len(hand) == 1:
-            out = [a for a in out if a.args[0] not in rules._no_finish]
-        cards = bool(out)  # any play, before draw/pass/call join the list
+    counters = rules.rule(state.discard[-1]).stack_with
+    plays = [
+        PLAY[c]
+        for c in hand
+        if (c[0] in counters or c in counters) and not (len(hand) == 1 and c in rules._no_finish)
+    ]
     if state.called == 1:
-        return out
+        return plays
+    plays.append(A.ACCEPT)
+    call_at = rules._call_at
+    if call_at and not state.called and len(hand) == call_at and (len(plays) > 1 or call_at == 2):
+        plays.append(_call_word(rules.call, hand, call_at))
+    return plays
+
+
+def _turn_ends(state: "SheddingState", rules, hand: list[str], cards: bool, out: list) -> None:
+    """Append what ends or adds to an ordinary turn besides its plays: draw or pass, and the call."""
     if not state.drawn:
-        if (rules.voluntary_draw or not cards) and can_draw(state):
-            out.append(A.DRAW)
+        if (rules.voluntary_draw or not cards) and (state.stock or len(state.discard) > rules.recycle_keep):
+            out.append(A.DRAW)  # a card can come from the stock, directly or after recycling (`can_draw`)
         elif not cards:
             out.append(A.PASS)
     else:
@@ -110,11 +125,12 @@ def _turn_choices(state: "SheddingState") -> list:
             out.append(A.DRAW)
         if not rules.must_play_after_draw or not cards:
             out.append(A.PASS)
-    if offer_call and (cards or call_at == 2):  # C-9 flag: the call is offered with a finishing play
-        out.append(_call_word(call, hand, call_at))
-    elif call_at == 2 and len(hand) == call.false_call_at and not state.called:  # B-7: a false call
-        out.append(_call_word(call, hand, call_at))
-    return out
+    call_at = rules._call_at
+    if call_at and not state.called:
+        if len(hand) == call_at and (cards or call_at == 2):  # C-9 flag: the call is offered with a finishing play
+            out.append(_call_word(rules.call, hand, call_at))
+        elif call_at == 2 and len(hand) == rules.call.false_call_at:  # B-7: a false call
+            out.append(_call_word(rules.call, hand, call_at))
 
 
 def _call_word(call, hand: list[str], call_at: int):

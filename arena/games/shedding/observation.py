@@ -1,11 +1,16 @@
 """Per-seat observations: public facts plus the seat's own hand, nothing else.
 
-Built at every decision (the benchmark builds one each time), so the
-snapshot is one tuple in a fixed key order (`RecordObservation`): the seat's
-hand, the hand sizes, the visible discards and the scores are copied, the
-rest are numbers and strings.  Only the top `visible_discard` cards are
-shown (Moumou 4, others 1, A-24).  Never the seed, the chance counter, the
-stock order or another seat's cards.
+Built at every decision (the benchmark builds one each time), so building
+one does only what a snapshot needs: `observe` copies the state's values
+into one tuple (the seat's hand, the hand sizes, the visible discards and
+a window's queue copied; the rest are numbers, strings and records the
+engine replaces rather than changes), and the record's values in `KEYS`
+order (`RecordObservation`), with what is derived from them (the pending
+dict, the obligation, the call flags, the ruleset's own keys), are
+assembled from it when the observation is first read (`_assemble`).  Only
+the top `visible_discard` cards are shown (Moumou 4, others 1, A-24).
+Never the seed, the chance counter, the stock order or another seat's
+cards.
 """
 
 from __future__ import annotations
@@ -19,13 +24,12 @@ if TYPE_CHECKING:
     from arena.games.shedding.rules import Ruleset
     from arena.games.shedding.state import SheddingState
 
-#: Every ruleset's keys, in the order of the tuple `observe` builds.
+#: Every ruleset's keys, in the order of the record's values.
 KEYS = (
     "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
     "stock_size", "direction", "scores", "active_suit", "suit_kind", "pending", "obligation", "drawn",
     "called", "window", "hand_number", "dealer", "last_hand",
-    # the turn under way and the public counters (30 keys in all: CPython builds a longer tuple display
-    # as a list turned into a tuple, +10% per observation; the decision limit is the game's option)
+    # the turn under way and the public counters (the decision limit is the game's option)
     "this_play", "opening", "next_seat", "offender", "false_call", "must_play_drawn", "idle", "decisions",
 )
 
@@ -36,7 +40,24 @@ _NOTHING_PENDING: dict = {}
 _NO_CARDS: list = []  # the same for an empty play
 
 
-def observation_type(rules: "Ruleset") -> type[RecordObservation]:
+class SheddingObservation(RecordObservation):
+    """A shedding observation: the snapshot `observe` took (`_parts`), and the record's values assembled from
+    it on first read (`_values`).  Each ruleset's keys have their own subclass (`observation_type`)."""
+
+    __slots__ = ("_parts", "_values")
+    RULESET = ""
+    #: Whether the keys end with `forced` / `accusable` (their values come from the snapshot's own parts).
+    FORCED = ACCUSABLE = False
+
+    @property
+    def _data(self) -> tuple:  # type: ignore[override]  # the record's values, as `RecordObservation` reads them
+        values = self._values
+        if values is None:
+            values = self._values = _assemble(self)
+        return values
+
+
+def observation_type(rules: "Ruleset") -> type[SheddingObservation]:
     """The record type of this ruleset's observations: `KEYS` plus the keys only some rulesets have."""
     extra: tuple[str, ...] = ()
     getters = []
@@ -45,12 +66,17 @@ def observation_type(rules: "Ruleset") -> type[RecordObservation]:
             extra += keys
             getters.append(values)
     if len(getters) == 1:
-        (values,) = getters
+        (eager,) = getters
+    elif getters:
+        def eager(state: "SheddingState") -> tuple:
+            return tuple(value for get in getters for value in get(state))
     else:
-        def values(state: "SheddingState", seat: int | None) -> tuple:
-            return tuple(value for get in getters for value in get(state, seat))
-    kind = RecordObservation.record_type(KEYS + extra)
-    object.__setattr__(rules, "_extra_values", values)
+        eager = None
+    forced, accusable = rules._forced_view, rules._accusable_view
+    keys = KEYS + extra + ("forced",) * forced + ("accusable",) * accusable
+    kind = SheddingObservation.record_type(keys)
+    kind.RULESET, kind.FORCED, kind.ACCUSABLE = rules.name, forced, accusable
+    object.__setattr__(rules, "_extra_values", eager)
     object.__setattr__(rules, "_observation_type", kind)
     return kind
 
@@ -60,19 +86,20 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     rules = state.rules
-    hands = state.hands
     discard = state.discard
     phase = state.phase
     window = state.window
-    values = (
-        state.ruleset,
+    observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
+    # The snapshot, in `_assemble`'s order (at most 30 values: CPython builds a longer tuple display as a
+    # list turned into a tuple).  Lists the engine changes in place are copied; the rest is shared.
+    observation._parts = (
         seat,
         state.players,
         state.current,  # None once over
         phase,  # "over" once over
-        None if seat is None else hands[seat][:],
-        [*map(len, hands)],
-        discard[rules._visible_from :],
+        None if seat is None else state.hands[seat].copy(),
+        state.sizes.copy(),  # the hands' lengths, kept by the engine
+        blind.shown_discard(state) if rules.blind else discard[rules._visible_from :],  # face-down cards as ??
         len(discard),
         len(state.stock),
         state.direction,
@@ -80,31 +107,50 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.active_suit,
         state.suit_kind,
         _pending(state) if state.pending_draw or state.pending_skip else _NOTHING_PENDING,
-        phase if phase == "cover" or phase == "follow" else "finish-word" if state.going_out else None,
+        state.going_out,
         state.drawn,
-        state.called == 1,
+        state.called,
         None if window is None else {"offender": window["offender"], "called": window["called"],
                                      "queue": window["queue"][:], "next": window["next"]},
         state.hand_number,
         state.dealer,
-        state.last_hand,
+        state.last_hand,  # replaced, never changed, when a hand is scored
         # the play's cards still on the pile (a recycle during the play took the others back)
         (state.combo[-len(discard):] if state.combo else _NO_CARDS),
         state.opening,
         _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
         state.offender,
-        state.called == 2,
-        state.forced is not None,  # the seat must play the card it drew (which one: `forced`, its own view)
+        state.forced,
         state.idle,
         state.decisions,
+        state.accusable,  # a tuple
+        None if rules._extra_values is None else rules._extra_values(state),
     )
-    observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
-    if rules._extra_view:
-        if rules.blind:  # face-down cards as ??
-            values = values[:7] + (blind.shown_discard(state),) + values[8:]
-        values += rules._extra_values(state, seat)
-    observation._data = values
+    observation._values = None  # assembled when first read
     return observation
+
+
+def _assemble(observation: SheddingObservation) -> tuple:
+    """The record's values in its keys' order, from the snapshot `observe` took."""
+    (seat, players, current, phase, hand, sizes, discard, discard_size, stock_size, direction, scores,
+     active_suit, suit_kind, pending, going_out, drawn, called, window, hand_number, dealer, last_hand,
+     this_play, opening, next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
+    values = (
+        observation.RULESET, seat, players, current, phase, hand, sizes, discard, discard_size, stock_size,
+        direction, scores, active_suit, suit_kind, pending,
+        phase if phase == "cover" or phase == "follow" else "finish-word" if going_out else None,
+        drawn, called == 1, window, hand_number, dealer, last_hand, this_play, opening, next_seat, offender,
+        called == 2,
+        forced is not None,  # the seat must play the card it drew (which one: `forced`, its own view)
+        idle, decisions,
+    )
+    if extra is not None:
+        values += extra
+    if observation.FORCED:  # the drawn card that is the seat's only play: its holder's view only
+        values += (forced if seat == current else None,)
+    if observation.ACCUSABLE:  # B-8: who can still be accused in this turn; public (everyone heard the call)
+        values += (None if accusable is None else {"offender": accusable[0], "guilty": accusable[1]},)
+    return values
 
 
 #: Decisions after which the next seat is already settled (the turn's play is over).
@@ -133,24 +179,19 @@ def _pending(state: "SheddingState") -> dict:
     return pending
 
 
-#: The keys only some rulesets have: (does the ruleset have them, the keys, their values in a state).
+#: The keys only some rulesets have, besides `forced` and `accusable` (which `_assemble` derives from the
+#: snapshot): (does the ruleset have them, the keys, their values in a state, taken when `observe` runs).
 _EXTRAS = (
-    # face-down cards as ?? and the top's claim, never the real card; a doubter's lost turn
-    (lambda r: r.blind, ("claim", "blind_skip"), lambda s, _: (blind.claim_view(s), s.blind_skip)),
+    # the top's claim, never the real card (face-down cards show as ?? in `discard`); a doubter's lost turn
+    (lambda r: r.blind, ("claim", "blind_skip"), lambda s: (blind.claim_view(s), s.blind_skip)),
     # a seat out of cards that can still be brought back (Prší 7♥), and the turns left before it has won
-    (lambda r: r.return_window, ("returning", "return_wait"), lambda s, _: (s.returning, s.return_wait)),
+    (lambda r: r.return_window, ("returning", "return_wait"), lambda s: (s.returning, s.return_wait)),
     # seats out of this hand (in order) and lost hands (Faraón)
-    (lambda r: r.ladder, ("finished", "losses"), lambda s, _: (list(s.finished), list(s.losses))),
+    (lambda r: r.ladder, ("finished", "losses"), lambda s: (list(s.finished), list(s.losses))),
     # who a "previous seat" card makes draw (B-14 alternative)
-    (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s, _: (s.last_discarder,)),
+    (lambda r: r.previous_seat == "discarder", ("last_discarder",), lambda s: (s.last_discarder,)),
     # a failed follow obligation passed on after a window (C-8 alternative)
-    (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s, _: (s.carry_follow,)),
+    (lambda r: r.follow_fail == "pass", ("carry_follow",), lambda s: (s.carry_follow,)),
     # cards drawn so far paying a debt that a drawn card can still answer
-    (lambda r: r.has_rescue, ("paying",), lambda s, _: (s.paying,)),
-    # the drawn card that is the seat's only play (C-4 after_draw_play, a cover drawn for, a rescue): its
-    # holder's view only (`must_play_drawn` tells the others there is one)
-    (lambda r: r._forced_view, ("forced",), lambda s, seat: (s.forced if seat == s.current else None,)),
-    # B-8: who can still be accused in this turn; public: everyone heard whether the offender called
-    (lambda r: r._accusable_view, ("accusable",),
-     lambda s, _: (None if s.accusable is None else {"offender": s.accusable[0], "guilty": s.accusable[1]},)),
+    (lambda r: r.has_rescue, ("paying",), lambda s: (s.paying,)),
 )

@@ -209,6 +209,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state.seed = _int(position, "seed", 0, 0)
     state.counter = _int(position, "counter", 0, 0)
     state.hands = hands
+    state.sizes = [*map(len, hands)]
     state.discard = discard
     state.stock = stock[::-1]
     state.current = current

@@ -220,13 +220,12 @@ class Ruleset:
     deck: tuple = _derived()
     _visible_from: int = _derived()
     _ladder: bool = _derived()
-    _extra_view: bool = _derived()
     #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
     has_rescue: bool = _derived()
     _forced_view: bool = _derived()
     _accusable_view: bool = _derived()
     _observation_type: type | None = _derived()
-    _extra_values: Any = _derived()  # (state, seat) -> the values of the ruleset's own observation keys (observation.py)
+    _extra_values: Any = _derived()  # state -> the values of the ruleset's own observation keys, or None (observation.py)
     _decision_cap: int = _derived()
     _playable: dict = _derived()
     _playable_plain: dict = _derived()
@@ -271,10 +270,6 @@ class Ruleset:
         object.__setattr__(self, "rules_by_card", rules)
         object.__setattr__(self, "rule", rules.__getitem__)
         object.__setattr__(self, "has_rescue", any(rule.rescue_first_k for rule in rules.values()))
-        # Whether the observation has keys beyond the common ones (observation.observation_type).
-        object.__setattr__(self, "_extra_view", self.blind or self.return_window or self._ladder
-                           or self.previous_seat == "discarder" or self.follow_fail == "pass"
-                           or self.has_rescue or self._forced_view or self._accusable_view)
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}

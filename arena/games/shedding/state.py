@@ -42,13 +42,15 @@ class SheddingState(GameState):
     # cheapest), where a 48-key instance dict costs a hinted dict probe each time, and a misspelt field
     # fails loudly instead of becoming a new attribute.  `current` is the seat to decide (None once the
     # game is over, when `phase` is "over" and `is_over` true): plain fields, read at every decision.
+    # `sizes` is the length of each hand, kept up to date wherever a card enters or leaves one (the
+    # observation copies it: counting the hands at every decision cost more than keeping the count).
     __slots__ = (
         # the game
         "rules", "ruleset", "options", "players", "seed", "counter", "decisions", "is_over", "reason",
         # the match
         "scores", "losses", "gone", "gone_count", "finished", "hand_number", "dealer", "last_hand",
         # the cards
-        "hands", "discard", "stock", "masks",
+        "hands", "sizes", "discard", "stock", "masks",
         # the pile's state
         "direction", "active_suit", "suit_kind", "pending_draw", "pending_skip", "opening", "idle",
         "last_discarder", "returning", "return_wait", "blind_play", "blind_skip", "carry_follow",
@@ -105,7 +107,7 @@ class SheddingState(GameState):
                 legal = self._legal = turn_actions(self) if self.phase == "turn" else phase_actions(self)
             else:
                 legal = self._legal = legal_actions(self)  # [] once over
-        return legal[:]
+        return legal.copy()
 
     def apply(self, action: "Action | str") -> None:
         """The contract's apply, in one frame on the hot path.
@@ -143,6 +145,7 @@ class SheddingState(GameState):
                     if self.rules._call_at == 2 and len(hand) == 2 and not self.drawn:
                         self.offender = self.current  # S1: MAU-MAU was due before this 2 -> 1 discard
                 hand.remove(card)
+                self.sizes[self.current] -= 1
                 playing.place(self, card, from_hand=True)
         elif verb == "draw":
             drawing.draw(self)
@@ -212,6 +215,7 @@ class SheddingState(GameState):
         if pattern and discard[-1][0] == rank and (pattern < 3 or (len(discard) > 1 and discard[-2][0] == rank)):
             return False  # the pile may complete the pattern (Moumou event): `playing.place` checks it
         hand.remove(card)
+        self.sizes[seat] -= 1
         discard.append(card)
         self.idle = 0
         self.active_suit = None
@@ -300,6 +304,7 @@ class SheddingState(GameState):
         for field in SheddingState.__slots__:
             setattr(new, field, getattr(self, field))
         new.hands = [list(h) for h in self.hands]
+        new.sizes = list(self.sizes)
         new.discard = list(self.discard)
         new.stock = list(self.stock)
         new.scores = list(self.scores)
