@@ -63,7 +63,12 @@ def draw(state: SheddingState) -> None:
 
 def can_play(state: SheddingState, card: str, on_top: frozenset | None = None) -> bool:
     """Is this card (just drawn into the current hand) legal on the top (`on_top`, if known)?"""
-    if card not in (legal_on_top(state) if on_top is None else on_top):
+    if on_top is None:
+        if state.active_suit is None:  # `legal_on_top`'s common case, without its frame
+            on_top = state.rules._playable_plain.get(state.discard[-1])
+        if on_top is None:
+            on_top = legal_on_top(state)
+    if card not in on_top:
         return False
     return not (len(state.hands[state.current]) == 1 and card in state.rules._no_finish)
 

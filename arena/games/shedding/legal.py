@@ -62,7 +62,8 @@ def turn_actions(state: "SheddingState") -> list:
     still be made in this turn (S1, B-8), ``accuse N`` after them (`SheddingState.accusable`).
 
     One frame for the common turn (the legal list is built at every decision): the plays of an ordinary
-    turn are a loop over the hand against the cards legal on the top, memoised per ruleset.
+    turn are a loop over the hand against the cards legal on the top, memoised per ruleset (a list
+    comprehension is a call of its own in CPython 3.11).
     """
     hand = state.hands[state.current]  # only asked while the game runs: the raw seat, not the property
     rules = state.rules
@@ -88,8 +89,23 @@ def turn_actions(state: "SheddingState") -> list:
             if rules._no_finish and len(hand) == 1:
                 out = [a for a in out if a.args[0] not in rules._no_finish]
             cards = bool(out)  # any play, before draw/pass/call join the list
-        if state.called != 1:
-            _turn_ends(state, rules, hand, cards, out)
+        if state.called != 1:  # then draw or pass, and the call
+            if not state.drawn:
+                if (rules.voluntary_draw or not cards) and (state.stock or len(state.discard) > rules.recycle_keep):
+                    out.append(A.DRAW)  # a card can come from the stock, directly or after recycling (`can_draw`)
+                elif not cards:
+                    out.append(A.PASS)
+            else:
+                if rules.repeat_draw and can_draw(state):  # B-3 alternative: no limit on draws per turn
+                    out.append(A.DRAW)
+                if not rules.must_play_after_draw or not cards:
+                    out.append(A.PASS)
+            call_at = rules._call_at
+            if call_at and not state.called:
+                if len(hand) == call_at and (cards or call_at == 2):  # C-9 flag: offered with a finishing play
+                    out.append(_call_word(rules.call, hand, call_at))
+                elif call_at == 2 and len(hand) == rules.call.false_call_at:  # B-7: a false call
+                    out.append(_call_word(rules.call, hand, call_at))
     if state.accusable is not None:
         out.append(A.accuse(state.accusable[0]))
     return out
@@ -111,26 +127,6 @@ def _answers(state: "SheddingState", hand: list[str]) -> list:
     if call_at and not state.called and len(hand) == call_at and (len(plays) > 1 or call_at == 2):
         plays.append(_call_word(rules.call, hand, call_at))
     return plays
-
-
-def _turn_ends(state: "SheddingState", rules, hand: list[str], cards: bool, out: list) -> None:
-    """Append what ends or adds to an ordinary turn besides its plays: draw or pass, and the call."""
-    if not state.drawn:
-        if (rules.voluntary_draw or not cards) and (state.stock or len(state.discard) > rules.recycle_keep):
-            out.append(A.DRAW)  # a card can come from the stock, directly or after recycling (`can_draw`)
-        elif not cards:
-            out.append(A.PASS)
-    else:
-        if rules.repeat_draw and can_draw(state):  # B-3 alternative: no limit on draws per turn
-            out.append(A.DRAW)
-        if not rules.must_play_after_draw or not cards:
-            out.append(A.PASS)
-    call_at = rules._call_at
-    if call_at and not state.called:
-        if len(hand) == call_at and (cards or call_at == 2):  # C-9 flag: the call is offered with a finishing play
-            out.append(_call_word(rules.call, hand, call_at))
-        elif call_at == 2 and len(hand) == rules.call.false_call_at:  # B-7: a false call
-            out.append(_call_word(rules.call, hand, call_at))
 
 
 def _call_word(call, hand: list[str], call_at: int):

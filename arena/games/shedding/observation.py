@@ -83,7 +83,7 @@ def observation_type(rules: "Ruleset") -> type[SheddingObservation]:
 
 def observe(state: "SheddingState", seat: int | None) -> Observation:
     """`SheddingState.observation`: what `seat` may see (None: the spectator)."""
-    if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
+    if seat is not None and (type(seat) is not int or not 0 <= seat < state.players):
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     rules = state.rules
     discard = state.discard
