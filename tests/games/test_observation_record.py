@@ -58,3 +58,22 @@ def test_scores_in_an_earlier_observation_survive_the_scoring_of_a_hand():
     while state.to_position()["scores"] == [0, 0]:
         state.apply(state.legal_actions()[0])
     assert first["scores"] == [0, 0] and state.observation(0)["scores"] != [0, 0]
+
+
+def test_a_shedding_clone_copies_every_field_and_the_kept_hand_sizes_stay_true():
+    # clone() lists the fields one by one, and the engine keeps each hand's length as cards move
+    # (`SheddingState.sizes`, what the observation's hand_sizes copy): both checked over random play.
+    from arena.games.selfplay import chooser
+    from arena.games.shedding.state import SheddingState
+
+    rng = chooser(5)
+    for ruleset, players, options in (("moumou", 2, {}), ("maumau", 3, {"blind": True}), ("faraon", 3, {})):
+        state = games.new_game(ruleset, players=players, seed=11, **options)
+        while not state.is_over:
+            copy = state.clone()
+            assert all(hasattr(copy, name) for name in SheddingState.__slots__)  # a field clone() forgot is unset
+            assert copy.to_position() == state.to_position()
+            assert state.observation(None)["hand_sizes"] == [len(hand) for hand in state.to_position()["hands"]]
+            state.apply(rng.choice(state.legal_actions()))
+            if copy.legal_actions():  # the copy plays on alone
+                copy.apply(copy.legal_actions()[0])

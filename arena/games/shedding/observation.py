@@ -42,7 +42,8 @@ _NO_CARDS: list = []  # the same for an empty play
 
 class SheddingObservation(RecordObservation):
     """A shedding observation: the snapshot `observe` took (`_parts`), and the record's values assembled from
-    it on first read (`_values`).  Each ruleset's keys have their own subclass (`observation_type`)."""
+    it on first read (`_values`).  Each ruleset has its own subclass (`observation_type`), of the one for
+    its keys."""
 
     __slots__ = ("_parts", "_values")
     RULESET = ""
@@ -74,8 +75,9 @@ def observation_type(rules: "Ruleset") -> type[SheddingObservation]:
         eager = None
     forced, accusable = rules._forced_view, rules._accusable_view
     keys = KEYS + extra + ("forced",) * forced + ("accusable",) * accusable
-    kind = SheddingObservation.record_type(keys)
-    kind.RULESET, kind.FORCED, kind.ACCUSABLE = rules.name, forced, accusable
+    keyed = SheddingObservation.record_type(keys)  # one per key order, shared by rulesets with the same keys
+    keyed.FORCED, keyed.ACCUSABLE = forced, accusable  # what the keys say
+    kind = type(keyed.__name__, (keyed,), {"__slots__": (), "RULESET": rules.name})  # this ruleset's own
     object.__setattr__(rules, "_extra_values", eager)
     object.__setattr__(rules, "_observation_type", kind)
     return kind

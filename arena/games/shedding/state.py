@@ -300,24 +300,66 @@ class SheddingState(GameState):
         return to_position(self)
 
     def clone(self) -> "SheddingState":
+        """An independent copy: field by field (a loop of getattr/setattr over the slots cost four times
+        as much); lists and dicts the engine changes in place are copied, the rest shared."""
         new = object.__new__(SheddingState)
-        for field in SheddingState.__slots__:
-            setattr(new, field, getattr(self, field))
+        # the game
+        new.rules = self.rules
+        new.ruleset = self.ruleset
+        new.options = self.options
+        new.players = self.players
+        new.seed = self.seed
+        new.counter = self.counter
+        new.decisions = self.decisions
+        new.is_over = self.is_over
+        new.reason = self.reason
+        # the match
+        new.scores = list(self.scores)
+        new.losses = list(self.losses)
+        new.gone = list(self.gone)
+        new.gone_count = self.gone_count
+        new.finished = list(self.finished)
+        new.hand_number = self.hand_number
+        new.dealer = self.dealer
+        new.last_hand = None if self.last_hand is None else dict(self.last_hand)
+        # the cards
         new.hands = [list(h) for h in self.hands]
         new.sizes = list(self.sizes)
         new.discard = list(self.discard)
         new.stock = list(self.stock)
-        new.scores = list(self.scores)
-        new.losses = list(self.losses)
-        new.finished = list(self.finished)
-        new.gone = list(self.gone)
         new.masks = dict(self.masks)
+        # the pile's state
+        new.direction = self.direction
+        new.active_suit = self.active_suit
+        new.suit_kind = self.suit_kind
+        new.pending_draw = self.pending_draw
+        new.pending_skip = self.pending_skip
+        new.opening = self.opening
+        new.idle = self.idle
+        new.last_discarder = self.last_discarder
+        new.returning = self.returning
+        new.return_wait = self.return_wait
         new.blind_play = None if self.blind_play is None else dict(self.blind_play)
+        new.blind_skip = self.blind_skip
+        new.carry_follow = self.carry_follow
+        # the decision under way
+        new.current = self.current
+        new.phase = self.phase
+        new.drawn = self.drawn
+        new.called = self.called
+        new.placed = self.placed
+        new.forced = self.forced
         new.combo = list(self.combo)
+        new.offender = self.offender
+        new.next_seat = self.next_seat
+        new.advance = self.advance
         new.window = None if self.window is None else {**self.window, "queue": list(self.window["queue"])}
-        new.last_hand = None if self.last_hand is None else dict(self.last_hand)
+        new.going_out = self.going_out
+        new.paying = self.paying
+        new.accusable = self.accusable
         new._legal = None
-        new.log = None
+        new.log = None  # clones do not record
+        new.fresh = self.fresh
         return new
 
     # -- helpers ------------------------------------------------------------------
