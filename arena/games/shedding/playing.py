@@ -50,9 +50,16 @@ def resolve(state: SheddingState) -> None:
     """Apply the play's effects once, in order (RULES.md 8.2 step 3)."""
     rules = state.rules
     cards = state.combo
-    if len(cards) == 1 and not state.opening and cards[0] in rules._inert and state.hands[state.current]:
-        turns.end_turn(state, 1)  # hot path: one card without effects that does not empty the hand
-        return
+    if len(cards) == 1 and not state.opening and state.hands[state.current]:  # one card, cards left in hand
+        if cards[0] in rules._inert:  # hot path: a card without effects
+            turns.end_turn(state, 1)
+            return
+        obligation = rules._obliging.get(cards[0])
+        if obligation is not None:  # a card that only leaves its player a decision: as at the end below
+            state.phase = obligation
+            if obligation == "suit":
+                state.advance = 1
+            return
     last = cards[-1]
     rule = rules.rule(last)
     seat = state.current

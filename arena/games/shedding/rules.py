@@ -232,6 +232,7 @@ class Ruleset:
     rules_by_card: dict = _derived()  # card -> CardRule, every card of the deck
     rule: object = _derived()  # `rule(card)`: that dict's own lookup, no Python frame
     _inert: frozenset = _derived()
+    _obliging: dict = _derived()
     _turn_enders: dict = _derived()
     _wild: dict = _derived()
     _blocked: dict = _derived()
@@ -277,6 +278,10 @@ class Ruleset:
         # Those that do not even that: playing one that leaves cards in the hand just ends the turn
         # (`playing.resolve` takes that shortcut).
         object.__setattr__(self, "_inert", frozenset(c for c, e in turn_enders.items() if e == _ENDS_ONLY))
+        # Cards whose play, when it leaves cards in the hand, only hands their player a decision: card ->
+        # "suit", "cover" or "follow" (`playing.resolve` takes that shortcut too).
+        obliging = {c: o for c, r in rules.items() if (o := _obligation_only(r)) is not None}
+        object.__setattr__(self, "_obliging", obliging)
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
         blocked: dict = {}
@@ -354,6 +359,25 @@ def _turn_ending(rule: CardRule) -> tuple[int, int, bool] | None:
         if f.default is MISSING or getattr(rule, f.name) != f.default:
             return None
     return rule.draw_next, int(rule.skip), rule.reverse
+
+
+#: Effects that leave the player a decision, and its name.
+_OBLIGATIONS = {"suit_choice": "suit", "cover_ranks": "cover", "follow": "follow"}
+
+
+def _obligation_only(rule: CardRule) -> str | None:
+    """The decision (`_OBLIGATIONS`) that is all the rule does to a play that keeps cards in hand, or None.
+
+    As in `_turn_ending`, every other field must be at its default, so a field added later counts as more.
+    """
+    found = None
+    for f in fields(CardRule):
+        if f.name in _PLACEMENT or f.name in _FINISHING or getattr(rule, f.name) == f.default:
+            continue
+        if f.name not in _OBLIGATIONS or found is not None:
+            return None
+        found = _OBLIGATIONS[f.name]
+    return found
 
 
 #: The turn-ending effects of a card that has none.
