@@ -77,3 +77,44 @@ def test_a_shedding_clone_copies_every_field_and_the_kept_hand_sizes_stay_true()
             state.apply(rng.choice(state.legal_actions()))
             if copy.legal_actions():  # the copy plays on alone
                 copy.apply(copy.legal_actions()[0])
+
+
+def _held(value, found: set) -> set:
+    """Every string inside a value: containers, dicts, and the slots of objects (an observation's own)."""
+    if isinstance(value, str):
+        found.add(value)
+    elif isinstance(value, dict):
+        for item in (*value.keys(), *value.values()):
+            _held(item, found)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _held(item, found)
+    elif value is not None and not isinstance(value, (int, float, bool, type)):
+        for cls in type(value).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if hasattr(value, name):
+                    _held(getattr(value, name), found)
+    return found
+
+
+@pytest.mark.parametrize("ruleset", ["moumou", "maumau", "neuner"])
+def test_an_observation_holds_no_other_seats_card_even_where_a_bot_does_not_look(ruleset):
+    """Not only its values: nothing an observation object keeps (a snapshot assembled on first read, for one)
+    names a card in another seat's hand.  One deck, so a card in a hand is nowhere else.  The drawn card a
+    seat must play (`forced`) is the case that matters: only its holder may know it."""
+    import random
+
+    forced_seen = 0
+    for seed in range(6):
+        state = games.new_game(ruleset, 2 if ruleset == "moumou" else 3, seed)
+        rng = random.Random(seed)
+        for _ in range(300):
+            if state.is_over:
+                break
+            forced_seen += state.forced is not None
+            for seat in (None, *range(state.players)):
+                held = _held(state.observation(seat), set())
+                others = {card for other, hand in enumerate(state.hands) if other != seat for card in hand}
+                assert not held & others, (seat, held & others)
+            state.apply(rng.choice(state.legal_actions()))
+    assert forced_seen > 0 or ruleset != "moumou"

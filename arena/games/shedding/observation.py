@@ -122,7 +122,8 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.opening,
         _next_seat(state, phase) if phase in _NEXT_KNOWN else None,
         state.offender,
-        state.forced,
+        # the drawn card the seat must play: the card only in its holder's view, elsewhere only that there is one
+        state.forced if state.forced is None or seat == state.current else True,
         state.idle,
         state.decisions,
         state.accusable,  # a tuple
