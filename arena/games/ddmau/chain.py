@@ -199,8 +199,9 @@ class Node:
         self.lack_out = _lm_need(chain, True, rules) - chain.L
         self.done = complete(chain, False, rules)
         self.done_out = complete(chain, True, rules)
-        self._moves: dict = {}
-        self._sorted: set[str] = set()  # the cards `plays` has put in _free, _maybe or neither
+        rejects = cannot_follow(chain, rules)  # (most cards: known without a move each)
+        self._moves: dict = dict.fromkeys(rejects, ())
+        self._sorted: set[str] = set(rejects)  # the cards `plays` has put in _free, _maybe or neither
         self._free: set[str] = set()
         self._maybe: set[str] = set()
         self._addable: set[str] = set()  # _free and _maybe together
@@ -264,6 +265,27 @@ class Node:
         if self.needs_mm:
             return mms > 0 and lms + mms >= (self.lack_out if going_out else self.lack)
         return lms + mms >= (self.lack_out if going_out else self.lack)
+
+
+#: `cannot_follow` by what it depends on.
+_REJECTS: dict[tuple, frozenset[str]] = {}
+
+
+def cannot_follow(s: Chain, rules: Rules) -> frozenset[str]:
+    """The cards that `add` turns down on ``s`` (as printed; an MM, an LM and a DM always follow).
+
+    Whether a card can follow depends only on the play's phase, its last visible card, whether a run
+    stands at two cards and the run's direction, and the rules: a few hundred cases in a game, against
+    thousands of summaries, so the answer is worked out once per case, card by card with `add` itself.
+    A node starts with these cards settled (most of the deck: a number on a number takes the same
+    number or the next one up or down), and moves are made only for the others.
+    """
+    key = (s.phase, s.prev, s.seg_len == 2, s.seg_dir, rules)
+    found = _REJECTS.get(key)
+    if found is None:
+        found = _REJECTS[key] = frozenset(
+            card for card in CODES if card != "MM" and add(s, card, PRINTED[card], rules) is None)
+    return found
 
 
 def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:

@@ -33,8 +33,9 @@ from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
 from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, TRANSPARENT, Ident, deck, ident, points
+from arena.games.ddmau import pile
 from arena.games.ddmau.observation import build as build_observation
-from arena.games.ddmau.observation import pile_view
+from arena.games.ddmau.pile import effective_top, hit_run
 
 VERBS = frozenset({"play", "draw", "pass", "stop", "declare", "color", "block", "accept", "call", "catch"})
 
@@ -59,31 +60,6 @@ def team_map(players: int, teams: str) -> list[int] | None:
     return [seat % (players // 2) for seat in range(players)]
 
 
-def effective_top(discard: list[str], marks: list, upto: int | None = None) -> tuple[int, Ident] | None:
-    """The most recent visible card below ``upto`` (JTT, LM, DM and MMs declared so are seen through)."""
-    i = len(discard) if upto is None else upto
-    while i > 0:
-        i -= 1
-        idt = ident(discard[i], marks[i])
-        if idt.kind not in TRANSPARENT:
-            return i, idt
-    return None
-
-
-def hit_run(discard: list[str], marks: list, top: int | None = None) -> int:
-    """Consecutive hit cards from ``top`` down, LM and DM ignored (E-13: never reset by paying)."""
-    i = len(discard) - 1 if top is None else top
-    run = 0
-    while i >= 0:
-        kind = ident(discard[i], marks[i]).kind
-        if kind in HIT_KINDS:
-            run += 1
-        elif kind not in ("LM", "DM"):
-            break
-        i -= 1
-    return run
-
-
 class DDMauState(GameState):
     VERBS = VERBS
 
@@ -92,8 +68,9 @@ class DDMauState(GameState):
     __slots__ = (
         # the table and its rules (set once)
         "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play",
-        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`)
-        "_legal", "_view", "_node", "_under",
+        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`,
+        # `match_view`)
+        "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
         "direction", "is_over", "reason", "last_hand", "dealer",
@@ -141,13 +118,15 @@ class DDMauState(GameState):
         self.target = options["target"]
         self.must_play = options["must_play_if_able"]
         self._legal: list[Action] | None = None
+        self.match_shown: tuple | None = None  # `match_view`
         self._under: C.Node | None = None  # `_node_under()`, set by `_play`
         self._pile_changed()
 
     def _pile_changed(self) -> None:
-        """Forget what was worked out from the pile and the play in progress (a card, a mark, a play
-        ended, a reshuffle, a new hand)."""
-        self._view: tuple | None = None  # `pile_view`
+        """Forget what was worked out from the pile and the play in progress (a mark, a reshuffle, a new
+        hand; a card without a mark changes the pile's facts by itself: `_play`)."""
+        self.facts: pile.Facts | None = None  # `pile_facts`: the pile's effective top and hit run
+        self.pile_shown: tuple | None = None  # `pile_view`
         self._node: C.Node | None = None  # `play_so_far()`
 
     # -- chance: dealer draw, deal, reshuffle ---------------------------------------------
@@ -183,6 +162,7 @@ class DDMauState(GameState):
         self.discard: list[str] = []
         self.marks: list[str | None] = []
         self._pile_changed()
+        self.facts = pile.EMPTY
         self.direction = 1
         self.last_play = 0
         self.hit: dict | None = None
@@ -372,11 +352,28 @@ class DDMauState(GameState):
     #: the seat: a method that only calls it would cost a call at every decision.
     observation = build_observation
 
+    def pile_facts(self) -> pile.Facts:
+        """The pile's effective top and hit run (`pile.Facts`), kept until the pile changes."""
+        facts = self.facts
+        if facts is None:
+            facts = self.facts = pile.facts(self.discard, self.marks)
+        return facts
+
     def pile_view(self) -> tuple:
-        """The pile as the observations show it (`observation.pile_view`), kept until the pile changes."""
-        view = self._view
+        """The pile as the observations show it (`pile.view`), kept in ``pile_shown`` until the pile or the
+        plays on it change."""
+        view = self.pile_shown
         if view is None:
-            view = self._view = pile_view(self)
+            view = self.pile_shown = pile.view(self)
+        return view
+
+    def match_view(self) -> tuple:
+        """The match as the observations show it: (teams, active, dealer, hand_number, target, last_hand),
+        kept in ``match_shown`` until a hand is scored (nothing of it changes in between)."""
+        view = self.match_shown
+        if view is None:
+            view = self.match_shown = (self.teams, self.active, self.dealer, self.hand_number, self.target,
+                                       self.last_hand)
         return view
 
     def result(self) -> Result:
@@ -407,7 +404,9 @@ class DDMauState(GameState):
         new.target = self.target
         new.must_play = self.must_play
         new._legal = None
-        new._view = self._view
+        new.facts = self.facts
+        new.pile_shown = self.pile_shown
+        new.match_shown = self.match_shown
         new._node = self._node
         new._under = self._under
         new.log = None
@@ -476,8 +475,8 @@ class DDMauState(GameState):
         return self._play_node(upto_chain)
 
     def _play_node(self, upto_chain: int) -> C.Node:
-        if not self.chain:  # no play under way: it starts on the pile's effective top, which the pile view knows
-            return C.start_node((self._view or self.pile_view())[6], self.rules)
+        if not self.chain:  # no play under way: it starts on the pile's effective top
+            return C.start_node((self.facts or self.pile_facts())[1], self.rules)
         discard, marks = self.discard, self.marks
         base = len(discard) - self.chain
         top = effective_top(discard, marks, base)
@@ -493,7 +492,7 @@ class DDMauState(GameState):
         if phase == "turn":
             node = self._node
             if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
-                node = self._node = C.start_node((self._view or self.pile_view())[6], self.rules)
+                node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
             legal = [*map(_PLAY.__getitem__, node.plays(self.hands[self.current]))]
             playable = bool(legal)
             drawn = self.drawn
@@ -563,9 +562,13 @@ class DDMauState(GameState):
     def _play(self, card: str) -> None:
         before = self._under = self._node  # (read only in the declare and color phases that may follow)
         self.hands[self.current].remove(card)
-        self.discard.append(card)
+        discard = self.discard
+        facts = self.facts
+        if facts is not None:
+            self.facts = pile.after_card(facts, len(discard), PRINTED[card])
+        discard.append(card)
         self.marks.append(None)
-        self._view = self._node = None  # `_pile_changed`, inline: a play makes a third of the decisions
+        self.pile_shown = self._node = None
         self.chain += 1
         self.idle = 0
         if card == "MM":
@@ -599,7 +602,7 @@ class DDMauState(GameState):
         base = len(discard) - chain
         play = discard[base:]
         self.last_play = chain
-        self._view = self._node = None  # `_pile_changed`, inline
+        self.pile_shown = self._node = None  # (the pile's facts stay: the same cards, the same marks)
         self.chain = 0
         hand = self.hands[seat]
         if _EFFECTS.isdisjoint(play) and hand and (self.called or len(hand) != 1):
@@ -740,6 +743,7 @@ class DDMauState(GameState):
 
     def _score_hand(self, winner: int | None, reason: str = "blocked") -> None:
         """7.7: the finisher subtracts the final play, the others add their hands (x 2^s, E-10)."""
+        self.match_shown = None  # (the last hand, the totals, the dealer and the hand's number change)
         hand_points = [sum(points(c) for c in hand) for hand in self.hands]
         factor = 1
         final_cards: list[str] = []
