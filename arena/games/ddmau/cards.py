@@ -18,6 +18,7 @@ a *mark* beside the card: ``"PT:r"``, ``"LM"``, ``"SM:g"``, ``"BLOCK:y"``.
 from __future__ import annotations
 
 import re
+import sys
 from typing import NamedTuple
 
 COLOURS = ("r", "y", "b", "g")
@@ -65,12 +66,13 @@ def printed(card: str) -> Ident:
     return Ident(card, None, None)
 
 
-#: Every card code (several copies of a code are the same card).
-CODES = tuple(
-    [c.upper() + str(n) for c in COLOURS for n in NUMBERS]
-    + [f"{kind}-{colour}" for kind in COLOURED_POWERS for colour in COLOURS]
-    + list(COLOURLESS_POWERS)
-)
+#: Every card code (several copies of a code are the same card).  Interned, as the packs' cards are (`deck`): the
+#: engine looks cards up in dicts and sets and compares them at every decision, and the same string object is
+#: found by identity, without comparing characters.
+CODES = tuple(map(sys.intern,
+                  [c.upper() + str(n) for c in COLOURS for n in NUMBERS]
+                  + [f"{kind}-{colour}" for kind in COLOURED_POWERS for colour in COLOURS]
+                  + list(COLOURLESS_POWERS)))
 
 #: Each code's identity as printed (`printed`), for hot loops: ``PRINTED[card] if mark is None else ident(card, mark)``.
 PRINTED: dict[str, Ident] = {code: printed(code) for code in CODES}
@@ -137,7 +139,7 @@ def deck(counts: dict[str, int] | None = None) -> list[str]:
             made.extend(f"{kind}-{COLOURS[i % 4]}" for i in range(counts[kind]))
         for kind in COLOURLESS_POWERS:
             made.extend([kind] * counts[kind])
-        cards = _DECKS[key] = tuple(made)
+        cards = _DECKS[key] = tuple(map(sys.intern, made))  # (the same objects as `CODES`)
     return list(cards)
 
 

@@ -82,49 +82,55 @@ def legal_on(top: Ident | None, card: str, idt: Ident) -> bool:
 
 
 def add(s: Chain, card: str, idt: Ident, rules: Rules) -> Chain | None:
-    """The summary after adding ``card`` (as ``idt``), or None if it cannot follow."""
+    """The summary after adding ``card`` (as ``idt``), or None if it cannot follow.
+
+    (Summaries are made field by field with `_chain`, not with ``_replace``: a keyword call, a dict and
+    three frames for eleven values.)"""
     kind = idt.kind
+    prev, phase, seg_len, seg_dir, segs, L, mlm, D, nonlm, steps, rainbow = s
     if kind == "LM":
-        return s._replace(L=s.L + 1, mlm=s.mlm or card == "MM")
+        return _chain(Chain, (prev, phase, seg_len, seg_dir, segs, L + 1, mlm or card == "MM", D, nonlm, steps,
+                              rainbow))
     if kind == "DM":
-        return s._replace(D=s.D + 1, nonlm=True)
-    phase = s.phase
-    prev = s.prev
+        return _chain(Chain, (prev, phase, seg_len, seg_dir, segs, L, mlm, D + 1, True, steps, rainbow))
     if kind == "N":
         if phase == POWERS_PHASE:
             return None
         if phase == 0:
             if not legal_on(prev, card, idt):
                 return None
-            return s._replace(prev=idt, phase=NUMBERS_PHASE, seg_len=1, seg_dir=0, nonlm=True)
+            return _chain(Chain, (idt, NUMBERS_PHASE, 1, 0, segs, L, mlm, D, True, steps, rainbow))
         number = idt.number
         if number == prev.number:
-            if s.seg_len == 2:
+            if seg_len == 2:
                 return None
-            segs = s.segs + (1 if s.seg_len >= 3 else 0)
-            return s._replace(prev=idt, seg_len=1, seg_dir=0, segs=segs)
+            segs += 1 if seg_len >= 3 else 0
+            return _chain(Chain, (idt, phase, 1, 0, segs, L, mlm, D, nonlm, steps, rainbow))
         step = number - prev.number
         if step not in (1, -1):
             return None
-        if s.seg_dir == 0:
-            seg_len, seg_dir = 2, step
-        elif step == s.seg_dir:
-            seg_len, seg_dir = s.seg_len + 1, step
+        if seg_dir == 0:
+            seg_len = 2
+        elif step == seg_dir:
+            seg_len += 1
         else:
             return None
-        return s._replace(prev=idt, seg_len=seg_len, seg_dir=seg_dir, steps=True,
-                          rainbow=s.rainbow or idt.colour != prev.colour)
+        return _chain(Chain, (idt, phase, seg_len, step, segs, L, mlm, D, nonlm, True,
+                              rainbow or idt.colour != prev.colour))
     # a power card: PT, SK, OWM, JTT, SM (an MM as any of them)
-    segs = s.segs
     if phase == NUMBERS_PHASE:
-        if not rules.number_to_power or s.seg_len == 2:
+        if not rules.number_to_power or seg_len == 2:
             return None
-        segs += 1 if s.seg_len >= 3 else 0
+        segs += 1 if seg_len >= 3 else 0
     if not legal_on(prev, card, idt):
         return None
     if kind == "JTT":  # transparent: the next card still links to the card below it
-        return s._replace(phase=POWERS_PHASE, seg_len=0, seg_dir=0, segs=segs, nonlm=True)
-    return s._replace(prev=idt, phase=POWERS_PHASE, seg_len=0, seg_dir=0, segs=segs, nonlm=True)
+        return _chain(Chain, (prev, POWERS_PHASE, 0, 0, segs, L, mlm, D, True, steps, rainbow))
+    return _chain(Chain, (idt, POWERS_PHASE, 0, 0, segs, L, mlm, D, True, steps, rainbow))
+
+
+#: A `Chain` from a tuple of its eleven fields in order (the namedtuple's own ``__new__`` is a Python frame).
+_chain = tuple.__new__
 
 
 def _lm_need(s: Chain, going_out: bool, rules: Rules) -> int:
@@ -184,8 +190,8 @@ class Node:
     answer for its ``chain``.
     """
 
-    __slots__ = ("chain", "rules", "simple", "needs_mm", "lack", "lack_out", "done", "done_out", "_moves",
-                 "_sorted", "_free", "_maybe", "_addable")
+    __slots__ = ("chain", "rules", "simple", "needs_mm", "lack", "lack_out", "done", "done_out", "_rejects",
+                 "_moves", "_sorted", "_free", "_maybe", "_addable")
 
     def __init__(self, chain: Chain, rules: Rules) -> None:
         self.chain = chain
@@ -199,19 +205,25 @@ class Node:
         self.lack_out = _lm_need(chain, True, rules) - chain.L
         self.done = complete(chain, False, rules)
         self.done_out = complete(chain, True, rules)
-        rejects = cannot_follow(chain, rules)  # (most cards: known without a move each)
-        self._moves: dict = dict.fromkeys(rejects, ())
-        self._sorted: set[str] = set(rejects)  # the cards `plays` has put in _free, _maybe or neither
-        self._free: set[str] = set()
-        self._maybe: set[str] = set()
-        self._addable: set[str] = set()  # _free and _maybe together
+        # the cards `add` turns down (most of the deck), known without a move each: shared by the nodes of
+        # one case (`cannot_follow`) and never copied into a node's own sets, which the collector walks
+        self._rejects = cannot_follow(chain, rules)
+        self._moves: dict = {}
+        # the cards `plays` has put in _free, _maybe or neither: the rejects at first (shared, replaced by a
+        # new set when a card is sorted)
+        self._sorted: "frozenset[str] | set[str]" = self._rejects
+        self._free: frozenset[str] = _NONE
+        self._maybe: frozenset[str] = _NONE
+        self._addable: frozenset[str] = _NONE  # _free and _maybe together
 
     def options(self, card: str) -> "tuple[Node, ...]":
         """The nodes after adding ``card`` as each thing it could be now (`identities`), dead ends left out."""
         found = self._moves.get(card)
         if found is None:
             rules = self.rules
-            if card == "MM":
+            if card in self._rejects:
+                found = ()
+            elif card == "MM":
                 afters = [add(self.chain, card, idt, rules) for idt in identities(card, self.chain)]
                 found = tuple(node(a, rules) for a in afters if a is not None)
             else:  # (the usual card: one identity, no generators; most cards met in a play cannot follow)
@@ -241,13 +253,18 @@ class Node:
         """
         if not self._sorted.issuperset(hand):
             new = set(hand) - self._sorted
+            free = set()
+            maybe = set()
             for card in new:
                 afters = self.options(card)
                 if any(a.simple and not a.needs_mm and a.lack <= 0 for a in afters):
-                    self._free.add(card)
+                    free.add(card)
                 elif afters:
-                    self._maybe.add(card)
-            self._sorted |= new
+                    maybe.add(card)
+            # (new sets, never changed in place: the first ones are shared)
+            self._sorted = self._sorted | new
+            self._free = self._free | free
+            self._maybe = self._maybe | maybe
             self._addable = self._free | self._maybe
         if self._addable.isdisjoint(hand):
             return []
@@ -266,6 +283,8 @@ class Node:
             return mms > 0 and lms + mms >= (self.lack_out if going_out else self.lack)
         return lms + mms >= (self.lack_out if going_out else self.lack)
 
+
+_NONE: frozenset[str] = frozenset()
 
 #: `cannot_follow` by what it depends on.
 _REJECTS: dict[tuple, frozenset[str]] = {}

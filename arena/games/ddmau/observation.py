@@ -45,8 +45,8 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     hit = state.hit
     window = state.window
     observation = DDMauObservation()  # see RecordObservation: the cheapest construction
-    # Tuple displays and the state's kept parts joined, in the order of KEYS (a display of more than 30 items
-    # would be compiled as a list built item by item).
+    # Two tuple displays joined: CPython compiles a display of more than 30 items as a list built item by item
+    # (an append per item, then a copy to a tuple), each of these as one tuple.
     observation._data = (
         state.ruleset,
         seat,
@@ -62,7 +62,11 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         state.direction,
         state.scores,
         state.individual,
-    ) + pile[2] + (  # effective_top, color, number, hit_run
+    ) + (
+        pile[2],
+        pile[3],
+        pile[4],
+        pile[5],
         state.chain,
         state.last_play,
         state.drawn,
@@ -71,5 +75,11 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         None if hit is None else {"target": hit["target"], "count": hit["count"], "kind": hit["kind"].lower(),
                                   "by": hit["by"]},
         None if window is None else {"offender": window["offender"]},
-    ) + (state.match_shown or state.match_view())  # teams, active, dealer, hand_number, target, last_hand
+        state.teams,
+        state.active,
+        state.dealer,
+        state.hand_number,
+        state.target,
+        state.last_hand,
+    )
     return observation

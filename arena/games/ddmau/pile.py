@@ -98,8 +98,7 @@ def after_card(before: Facts, index: int, idt: Ident) -> Facts:
 
 
 def view(state: "DDMauState") -> tuple:
-    """The pile as every seat sees it: ``(discard, marks, (effective_top, color, number, hit_run))``, the
-    last four together as the observation holds them side by side.
+    """The pile as every seat sees it: ``(discard, marks, effective_top, color, number, hit_run)``.
 
     From where the last play starts (or the play in progress, with the last one under it), or lower still
     if the effective top or the hit run does.  The lists are new (snapshots).
@@ -117,5 +116,5 @@ def view(state: "DDMauState") -> tuple:
     if shown.count(None) != len(shown):  # (the shown part usually has no mark)
         shown = [None if m is None else m.lower() for m in shown]
     if idt is None:
-        return discard[low:], shown, (None, None, None, run)
-    return discard[low:], shown, ({"index": top_index - low, "kind": _LOWER[idt.kind]}, idt.colour, idt.number, run)
+        return discard[low:], shown, None, None, None, run
+    return discard[low:], shown, {"index": top_index - low, "kind": _LOWER[idt.kind]}, idt.colour, idt.number, run

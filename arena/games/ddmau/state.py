@@ -68,9 +68,8 @@ class DDMauState(GameState):
     __slots__ = (
         # the table and its rules (set once)
         "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play",
-        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`,
-        # `match_view`)
-        "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
+        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`)
+        "_legal", "facts", "pile_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
         "direction", "is_over", "reason", "last_hand", "dealer",
@@ -118,7 +117,6 @@ class DDMauState(GameState):
         self.target = options["target"]
         self.must_play = options["must_play_if_able"]
         self._legal: list[Action] | None = None
-        self.match_shown: tuple | None = None  # `match_view`
         self._under: C.Node | None = None  # `_node_under()`, set by `_play`
         self._pile_changed()
 
@@ -367,15 +365,6 @@ class DDMauState(GameState):
             view = self.pile_shown = pile.view(self)
         return view
 
-    def match_view(self) -> tuple:
-        """The match as the observations show it: (teams, active, dealer, hand_number, target, last_hand),
-        kept in ``match_shown`` until a hand is scored (nothing of it changes in between)."""
-        view = self.match_shown
-        if view is None:
-            view = self.match_shown = (self.teams, self.active, self.dealer, self.hand_number, self.target,
-                                       self.last_hand)
-        return view
-
     def result(self) -> Result:
         if not self.is_over:
             raise GameError("the game is still running; there is no result yet")
@@ -406,7 +395,6 @@ class DDMauState(GameState):
         new._legal = None
         new.facts = self.facts
         new.pile_shown = self.pile_shown
-        new.match_shown = self.match_shown
         new._node = self._node
         new._under = self._under
         new.log = None
@@ -743,7 +731,6 @@ class DDMauState(GameState):
 
     def _score_hand(self, winner: int | None, reason: str = "blocked") -> None:
         """7.7: the finisher subtracts the final play, the others add their hands (x 2^s, E-10)."""
-        self.match_shown = None  # (the last hand, the totals, the dealer and the hand's number change)
         hand_points = [sum(points(c) for c in hand) for hand in self.hands]
         factor = 1
         final_cards: list[str] = []
