@@ -224,8 +224,7 @@ class Node:
             if card in self._rejects:
                 found = ()
             elif card == "MM":
-                afters = [add(self.chain, card, idt, rules) for idt in identities(card, self.chain)]
-                found = tuple(node(a, rules) for a in afters if a is not None)
+                found = _mm_options(self.chain, rules)
             else:  # (the usual card: one identity, no generators; most cards met in a play cannot follow)
                 after = add(self.chain, card, PRINTED[card], rules)
                 found = () if after is None else (node(after, rules),)
@@ -307,6 +306,12 @@ def cannot_follow(s: Chain, rules: Rules) -> frozenset[str]:
     return found
 
 
+def _mm_options(s: Chain, rules: Rules) -> "tuple[Node, ...]":
+    """`Node.options` of an MM: a node for each declaration that can follow (`identities`)."""
+    afters = [add(s, "MM", idt, rules) for idt in identities("MM", s)]
+    return tuple(node(a, rules) for a in afters if a is not None)
+
+
 def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:
     """`Node.plays`: add to ``out`` those of ``cards`` (the node's maybe cards in ``hand``, whose distinct cards
     are ``held``) that the rest of the hand can complete.
@@ -316,13 +321,13 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
     numbers and powers can never do, so the search is skipped.  The others get the validator's
     full `completes`, with the hand counted.
     """
-    lms = hand.count("LM")
-    mms = hand.count("MM")
+    lms = hand.count("LM") if "LM" in held else 0  # (a set look-up; a count compares every card)
+    mms = hand.count("MM") if "MM" in held else 0
     rest = mix = None
     for card in cards:
         afters = node.options(card)
-        left_lms = lms - (card == "LM")
-        left_mms = mms - (card == "MM")
+        left_lms = lms - 1 if card == "LM" else lms
+        left_mms = mms - 1 if card == "MM" else mms
         if len(afters) == 1:  # all but an MM
             after = afters[0]
             if after.simple:
@@ -343,14 +348,22 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
                     continue  # going out with numbers that differ needs an LM, and none is left (`completes`)
             elif left_lms + left_mms < after.lack_out:
                 continue  # short of LMs whatever comes (`completes`)
-        elif any(after.simple and after.meets(left_lms, left_mms) for after in afters):
-            out.append(card)
-            continue
+        else:  # an MM (loops, not generators: a generator would make this function's variables cells)
+            for after in afters:
+                if after.simple and after.meets(left_lms, left_mms):
+                    break
+            else:
+                after = None
+            if after is not None:
+                out.append(card)
+                continue
         if rest is None:  # (a hand of distinct cards, the usual one, is counted in C)
             rest = dict.fromkeys(hand, 1) if len(held) == len(hand) else counted(hand)
         rest[card] -= 1
-        if any(completes(after, rest) for after in afters):
-            out.append(card)
+        for after in afters:
+            if completes(after, rest):
+                out.append(card)
+                break
         rest[card] += 1
 
 

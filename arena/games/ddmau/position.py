@@ -21,6 +21,7 @@ count, kind, by}``), ``next_seat``, ``window`` (``{offender, queue}``),
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from typing import Any, Mapping
 
@@ -78,7 +79,7 @@ def _cards(value: Any, key: str, known: Counter) -> list[str]:
     for card in value:  # (every card of the deck is a card code)
         if not isinstance(card, str) or card not in known:
             raise PositionError(f"{card!r} in {key!r} is not a card of this DD MAU deck")
-    return list(value)
+    return list(map(sys.intern, value))  # (the very objects of `cards.CODES`, as a dealt game holds)
 
 
 def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: dict[str, int]):
