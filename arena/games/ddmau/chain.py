@@ -273,7 +273,7 @@ class Node:
         if maybe:
             _maybe_plays(self, hand, held, maybe, out)
         if len(out) > 1:
-            out.sort(key=ORDER.__getitem__)
+            out.sort(key=_order)
         return out
 
     def meets(self, lms: int, mms: int, going_out: bool = False) -> bool:
@@ -284,6 +284,7 @@ class Node:
 
 
 _NONE: frozenset[str] = frozenset()
+_order = ORDER.__getitem__  # (bound once)
 
 #: `cannot_follow` by what it depends on.
 _REJECTS: dict[tuple, frozenset[str]] = {}
@@ -292,13 +293,18 @@ _REJECTS: dict[tuple, frozenset[str]] = {}
 def cannot_follow(s: Chain, rules: Rules) -> frozenset[str]:
     """The cards that `add` turns down on ``s`` (as printed; an MM, an LM and a DM always follow).
 
-    Whether a card can follow depends only on the play's phase, its last visible card, whether a run
-    stands at two cards and the run's direction, and the rules: a few hundred cases in a game, against
-    thousands of summaries, so the answer is worked out once per case, card by card with `add` itself.
+    Whether a card can follow depends only on the play's phase, its last visible card (only its number
+    once numbers are played, unless powers may follow them), whether a run stands at two cards and the
+    run's direction, and the rules: a few hundred cases in a game, against thousands of summaries, so
+    the answer is worked out once per case, card by card with `add` itself.
     A node starts with these cards settled (most of the deck: a number on a number takes the same
     number or the next one up or down), and moves are made only for the others.
     """
-    key = (s.phase, s.prev, s.seg_len == 2, s.seg_dir, rules)
+    phase = s.phase
+    prev = s.prev
+    if phase == NUMBERS_PHASE and not rules.number_to_power:  # (only numbers follow: the colour does not count)
+        prev = prev.number
+    key = (phase, prev, s.seg_len == 2, s.seg_dir, rules)
     found = _REJECTS.get(key)
     if found is None:
         found = _REJECTS[key] = frozenset(
@@ -339,10 +345,15 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
                 # least the other held cards (a second copy of this one only adds to the mix)
                 if left_lms + left_mms < after.lack_out:
                     continue
-                if mix is None:
-                    mix = phase_mix(held)
-                if never_all_in_one_play_but(mix, card, node.rules):
-                    continue
+                if card in _NEUTRAL:  # (the usual one, a DM: the held cards must mix, found without counting)
+                    if not node.rules.number_to_power and not held.isdisjoint(_NUMBERED) and not held.isdisjoint(
+                            _PHASE_POWERS):
+                        continue
+                else:
+                    if mix is None:
+                        mix = phase_mix(held)
+                    if never_all_in_one_play_but(mix, card, node.rules):
+                        continue
                 if not (left_lms or left_mms or after.chain.L) and card[0] not in "RYBG" and needs_a_step(
                         after.chain, held):
                     continue  # going out with numbers that differ needs an LM, and none is left (`completes`)
@@ -358,7 +369,7 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
                 out.append(card)
                 continue
         if rest is None:  # (a hand of distinct cards, the usual one, is counted in C)
-            rest = dict.fromkeys(hand, 1) if len(held) == len(hand) else counted(hand)
+            rest = counted(hand)
         rest[card] -= 1
         for after in afters:
             if completes(after, rest):
@@ -397,12 +408,15 @@ def start_node(top: Ident | None, rules: Rules) -> Node:
     return found
 
 
-def counted(cards: Iterable[str]) -> dict[str, int]:
+def counted(cards: "list[str]") -> dict[str, int]:
     """How many of each card: what `completes` takes as the rest of a hand (a `Counter` does too; a plain
-    dict filled in a loop costs a third of one, and the engine makes one at many decisions)."""
-    counts: dict[str, int] = {}
-    for card in cards:
-        counts[card] = counts.get(card, 0) + 1
+    dict costs a third of one, and the engine makes one at many decisions).  Made in C when no card is
+    there twice (the usual hand), else in a loop."""
+    counts = dict.fromkeys(cards, 1)
+    if len(counts) != len(cards):
+        counts = {}
+        for card in cards:
+            counts[card] = counts.get(card, 0) + 1
     return counts
 
 

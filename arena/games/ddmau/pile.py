@@ -117,4 +117,5 @@ def view(state: "DDMauState") -> tuple:
         shown = [None if m is None else m.lower() for m in shown]
     if idt is None:
         return discard[low:], shown, None, None, None, run
-    return discard[low:], shown, {"index": top_index - low, "kind": _LOWER[idt.kind]}, idt.colour, idt.number, run
+    kind, colour, number = idt  # (one unpacking: a named field is a descriptor call each)
+    return discard[low:], shown, {"index": top_index - low, "kind": _LOWER[kind]}, colour, number, run

@@ -290,8 +290,8 @@ class DDMauState(GameState):
             self._resolve_play()
         elif verb == "call":
             self.called = True
-            # the same play, hand and node: the same list without the call (`_chain_legal`)
-            self._chain_goes_on([known for known in legal if known is not CALL])
+            # the same play, hand and node: the same list without the call, its last action (`_chain_legal`)
+            self._chain_goes_on(legal[:-1])
         elif verb == "accept":
             self._accept()
         elif verb == "pass":
@@ -481,7 +481,7 @@ class DDMauState(GameState):
             node = self._node
             if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
                 node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
-            legal = [*map(_PLAY.__getitem__, node.plays(self.hands[self.current]))]
+            legal = [*map(_play_action, node.plays(self.hands[self.current]))]
             playable = bool(legal)
             drawn = self.drawn
             can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
@@ -534,9 +534,9 @@ class DDMauState(GameState):
         if not hand:  # (nothing can follow)
             return [STOP] if node.done_out else []
         plays = node.plays(hand)
-        legal = [STOP, *map(_PLAY.__getitem__, plays)] if node.done else [*map(_PLAY.__getitem__, plays)]
+        legal = [STOP, *map(_play_action, plays)] if node.done else [*map(_play_action, plays)]
         if not self.called:
-            legal.append(CALL)
+            legal.append(CALL)  # (last: after the call, `apply` keeps the list without it)
         return legal
 
     def _node_under(self) -> C.Node:
@@ -843,6 +843,7 @@ _EFFECTS = frozenset(code for code in CODES if PRINTED[code].kind in ("OWM", "SK
 
 #: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build).
 _PLAY = {card: Action("play", (card,)) for card in ORDER}
+_play_action = _PLAY.__getitem__  # (bound once: binding it at every legal list costs an attribute look-up)
 _DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
 #: Each declaration with its pile mark, by the colour of the card it is declared on (`declaration_mark`).
 _DECLARATION_MARKS = {colour: tuple((name, declaration_mark(name, colour)) for name in MM_DECLARATIONS)
