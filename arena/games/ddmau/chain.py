@@ -196,15 +196,20 @@ class Node:
     def __init__(self, chain: Chain, rules: Rules) -> None:
         self.chain = chain
         self.rules = rules
+        # (`_lm_need` and `complete` worked out from the fields read once: a named field is a descriptor call)
+        prev, phase, seg_len, seg_dir, segs, L, mlm, D, nonlm, steps, rainbow = chain
+        segments = segs + (1 if seg_len >= 3 else 0) if rules.lm_per_run_segment else 0
+        need_out = max(segments, 1 if steps else 0)
+        need = max(D + segments, need_out)
         #: a visible card is in and no run stands at 2: LMs and MMs alone can finish the play
-        self.simple = chain.nonlm and chain.seg_len != 2
-        self.needs_mm = chain.rainbow and not chain.mlm  # a rainbow run still needs an MM as LM
-        self.lack = _lm_need(chain, False, rules) - chain.L  # LMs (or MMs) still needed
+        simple = self.simple = nonlm and seg_len != 2
+        needs_mm = self.needs_mm = rainbow and not mlm  # a rainbow run still needs an MM as LM
+        self.lack = need - L  # LMs (or MMs) still needed
         # the same when the play empties the hand: never more than ``lack``, and no card added lowers it
         # unless it is an LM (an MM as LM): the steps, segments and DMs a play needs LMs for only grow
-        self.lack_out = _lm_need(chain, True, rules) - chain.L
-        self.done = complete(chain, False, rules)
-        self.done_out = complete(chain, True, rules)
+        self.lack_out = need_out - L
+        self.done = simple and not needs_mm and L >= need  # `complete`
+        self.done_out = simple and not needs_mm and L >= need_out
         # the cards `add` turns down (most of the deck), known without a move each: shared by the nodes of
         # one case (`cannot_follow`) and never copied into a node's own sets, which the collector walks
         self._rejects = cannot_follow(chain, rules)
