@@ -32,7 +32,7 @@ from arena.games.base import Action, GameError, GameState, PublicEvent, Result, 
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
-from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, TRANSPARENT, Ident, deck, ident, points
+from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident, points
 from arena.games.ddmau import pile
 from arena.games.ddmau.observation import build as build_observation
 from arena.games.ddmau.pile import effective_top, hit_run
