@@ -339,6 +339,17 @@ def hand_mask(hand: Iterable[str]) -> int:
     return mask
 
 
+def run_windows(plain: int, wilds: int) -> int:
+    """The 3-card run windows that ``wilds`` wild cards can complete in a mask of natural cards, as the bit
+    of each window's low place (a window at low p holds bits p, p+1, p+2; mask with `_LOWS` for real ones)."""
+    a, b, c = plain, plain >> 1, plain >> 2
+    if wilds == 0:
+        return a & b & c
+    if wilds == 1:
+        return (a & b) | (a & c) | (b & c)
+    return a | b | c
+
+
 def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[str]) -> bool:
     """`has_meld` from the hand's mask (`hand_mask`) and its count of wilds (a reaction window asks this of
     every seat whose hand changed).  The hand holds at most ``decks`` copies of a card, as every state's
@@ -348,14 +359,7 @@ def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[s
     # In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
     # the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
     plain = mask & _NOT_WILD[wild]
-    a, b, c = plain, plain >> 1, plain >> 2  # a window at low p holds bits p, p+1, p+2
-    if wilds == 0:
-        windows = a & b & c
-    elif wilds == 1:
-        windows = (a & b) | (a & c) | (b & c)
-    else:
-        windows = a | b | c
-    if windows & _LOWS:
+    if run_windows(plain, wilds) & _LOWS:
         return True
     if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
         s, h, d, c = plain & _LANE, plain >> 16 & _LANE, plain >> 32 & _LANE, plain >> 48
@@ -381,14 +385,7 @@ def card_adds_meld(mask: int, card: str, wild: str) -> bool:
     it), not a wild: any meld now holds that card, so only its run windows and its rank are looked at."""
     wilds = (mask & _SUITS_OF[wild]).bit_count()
     plain = mask & _NOT_WILD[wild]
-    a, b, c = plain, plain >> 1, plain >> 2
-    if wilds == 0:
-        windows = a & b & c
-    elif wilds == 1:
-        windows = (a & b) | (a & c) | (b & c)
-    else:
-        windows = a | b | c
-    return bool(windows & _NEAR[card]) or (plain & _SUITS_OF[card[0]]).bit_count() + wilds >= 3
+    return bool(run_windows(plain, wilds) & _NEAR[card]) or (plain & _SUITS_OF[card[0]]).bit_count() + wilds >= 3
 
 
 #: Tokens of plain cards, made once (a Token is an immutable value).
