@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.games.base import GameError, RecordObservation
-from arena.games.ddmau.pile import view as pile_view
 
 if TYPE_CHECKING:
     from arena.games.ddmau.state import DDMauState
@@ -39,9 +38,9 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     It is `DDMauState.observation` itself (one call per decision fewer), so it checks the seat."""
     if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
-    pile = state.pile_shown
-    if pile is None:  # (the state's cache of it, kept until the pile or the plays on it change)
-        pile = state.pile_shown = pile_view(state)
+    pile = state.pile_shown  # the state's cache of `pile_view`, read without a call when it is there
+    if pile is None:
+        pile = state.pile_view()
     hit = state.hit
     window = state.window
     observation = DDMauObservation()  # see RecordObservation: the cheapest construction
