@@ -12,6 +12,7 @@ from arena.games.shedding import effects, scoring, turns
 from arena.games.shedding.legal import playable_cards
 
 if TYPE_CHECKING:
+    from arena.games.shedding.rules import Ruleset
     from arena.games.shedding.state import SheddingState
 
 
@@ -51,8 +52,16 @@ def resolve(state: SheddingState) -> None:
     rules = state.rules
     cards = state.combo
     if len(cards) == 1 and not state.opening and state.hands[state.current]:  # one card, cards left in hand
-        if cards[0] in rules._inert:  # hot path: a card without effects
-            turns.end_turn(state, 1)
+        ends = rules._turn_enders.get(cards[0])
+        if ends is not None:  # hot path: a card whose effects only end the turn, as the steps below do it
+            draw, skips, reverse = ends
+            if reverse:
+                state.direction = -state.direction
+                if rules.reverse_two == "again" and state.players - state.gone_count <= 2:
+                    skips = -1  # C-26: with two seats a reversal is another turn
+            if draw:
+                effects.draw(state, turns.step(state, state.current, 1), draw)
+            turns.end_turn(state, 1 + skips)
             return
         obligation = rules._obliging.get(cards[0])
         if obligation is not None:  # a card that only leaves its player a decision: as at the end below
@@ -93,10 +102,12 @@ def resolve(state: SheddingState) -> None:
         reverses, skips = rule.reverse, int(rule.skip)
         if rule.draw_others or rule.draw_chosen or rule.cancel_pending:
             draw_others, draw_chosen, cancel = rule.draw_others, rule.draw_chosen, rule.cancel_pending
-    else:
-        draw_next, draw_previous, pending, reverses, skips, draw_others, draw_chosen, cancel = (
-            aggregate(state, cards)
-        )
+    else:  # a combo's effects depend on its cards alone: added up once per ruleset and sequence of cards
+        combo = tuple(cards)
+        summed = rules._combos.get(combo)
+        if summed is None:
+            summed = rules._combos[combo] = aggregate(rules, combo)
+        draw_next, draw_previous, pending, reverses, skips, draw_others, draw_chosen, cancel = summed
     if cancel:
         state.pending_draw = 0
     if reverses % 2:
@@ -158,9 +169,10 @@ def resolve(state: SheddingState) -> None:
 
 
 
-def aggregate(state: SheddingState, cards: list[str]) -> tuple:
-    """A combo's effects added up (P17): "sum" per card (A-6) or "once" (Quick, C-11)."""
-    rules = state.rules
+def aggregate(rules: "Ruleset", cards: "tuple[str, ...]") -> tuple:
+    """A combo's effects added up (P17): "sum" per card (A-6) or "once" (Quick, C-11): (draw_next,
+    draw_previous, pending, reverses, skips, draw_others, draw_chosen, cancel).  A function of the
+    ruleset and the cards alone, so `resolve` keeps its answers per ruleset (`Ruleset._combos`)."""
     by_card = rules.rules_by_card
     per_card = rules.combo_per_card
     once = rules.combo_aggregation == "once"

@@ -229,9 +229,9 @@ class Ruleset:
     _decision_cap: int = _derived()
     _playable: dict = _derived()
     _playable_plain: dict = _derived()
+    _combos: dict = _derived()  # a combo's cards (a tuple) -> their effects added up (`playing.aggregate`)
     rules_by_card: dict = _derived()  # card -> CardRule, every card of the deck
     rule: object = _derived()  # `rule(card)`: that dict's own lookup, no Python frame
-    _inert: frozenset = _derived()
     _obliging: dict = _derived()
     _turn_enders: dict = _derived()
     _wild: dict = _derived()
@@ -265,6 +265,7 @@ class Ruleset:
         # (top card, active suit, demand?) -> the deck's cards legal on it, filled as tops occur (legal.py).
         object.__setattr__(self, "_playable", {})
         object.__setattr__(self, "_playable_plain", {})  # the same while no suit is named, by top card alone
+        object.__setattr__(self, "_combos", {})  # a combo's cards -> their effects added up, filled as combos occur
         rules = {}
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
@@ -272,12 +273,10 @@ class Ruleset:
         object.__setattr__(self, "rule", rules.__getitem__)
         object.__setattr__(self, "has_rescue", any(rule.rescue_first_k for rule in rules.values()))
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
-        # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play`.
+        # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play` and the
+        # shortcut of `playing.resolve`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}
         object.__setattr__(self, "_turn_enders", turn_enders)
-        # Those that do not even that: playing one that leaves cards in the hand just ends the turn
-        # (`playing.resolve` takes that shortcut).
-        object.__setattr__(self, "_inert", frozenset(c for c, e in turn_enders.items() if e == _ENDS_ONLY))
         # Cards whose play, when it leaves cards in the hand, only hands their player a decision: card ->
         # "suit", "cover" or "follow" (`playing.resolve` takes that shortcut too).
         obliging = {c: o for c, r in rules.items() if (o := _obligation_only(r)) is not None}
@@ -379,6 +378,3 @@ def _obligation_only(rule: CardRule) -> str | None:
         found = _OBLIGATIONS[f.name]
     return found
 
-
-#: The turn-ending effects of a card that has none.
-_ENDS_ONLY = (0, 0, False)
