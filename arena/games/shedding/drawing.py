@@ -35,14 +35,12 @@ def draw(state: SheddingState) -> None:
         return
     state.drawn = True
     if rules.draw_mode == "until_playable" and state.suit_kind != "demand":
-        on_top = legal_on_top(state)  # the top stays while drawing (recycling keeps it)
-        while True:
-            card = effects.draw_one(state, seat)
-            if card is None:
-                turns.stuck(state)
-                return
-            if can_play(state, card, on_top):
-                return
+        on_top = rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+        if on_top is None:  # `legal_on_top`'s common case above, without its frame
+            on_top = legal_on_top(state)  # the top stays while drawing (recycling keeps it)
+        if effects.draw_until(state, seat, on_top) is None:
+            turns.stuck(state)
+        return
     card = effects.draw_one(state, seat)
     if card is None:
         turns.stuck(state)

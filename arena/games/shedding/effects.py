@@ -52,6 +52,23 @@ def draw_one(state: "SheddingState", seat: int) -> str | None:
     return card
 
 
+def draw_until(state: "SheddingState", seat: int, playable: frozenset) -> str | None:
+    """Draw into `seat`'s hand one card at a time until a card of `playable` comes that the hand may
+    hold (a card that cannot finish may not be a hand's only card); that card, or None when nothing is
+    left anywhere.  `draw_one` in a loop, in one frame: a seat drawing until it can play draws several."""
+    hand = state.hands[seat]
+    sizes = state.sizes
+    while state.stock or recycle(state):
+        card = state.stock.pop()
+        hand.append(card)
+        sizes[seat] += 1
+        if state.log is not None:
+            events.drew(state, seat)
+        if card in playable and (len(hand) > 1 or card not in state.rules._no_finish):
+            return card
+    return None
+
+
 def draw(state: "SheddingState", seat: int, count: int) -> int:
     """Draw up to `count`; a shortfall after recycling is forgiven (B-10, C-12)."""
     drawn = 0
