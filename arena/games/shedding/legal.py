@@ -156,10 +156,10 @@ def follow_actions(state: "SheddingState") -> list:
 def combo_actions(state: "SheddingState") -> list:
     rank = state.combo[-1][0]
     hand = state.hands[state.current]
-    rules = state.rules.rules_by_card
+    no_finish = state.rules._no_finish  # cards that may not be a hand's last (cannot_finish "forbidden")
     out = []
     for card in hand:
-        if card[0] == rank and not (rules[card].cannot_finish == "forbidden" and len(hand) == 1):
+        if card[0] == rank and not (card in no_finish and len(hand) == 1):
             out.append(PLAY[card])
     out.append(A.STOP)
     return out
@@ -183,29 +183,52 @@ def legal_actions(state: "SheddingState") -> list:
     return phase_actions(state)
 
 
+def _suit_actions(state: "SheddingState") -> list:
+    return list(A.SUIT_ACTIONS)
+
+
+def _accuse_actions(state: "SheddingState") -> list:
+    return [A.accuse(state.window["offender"]), A.PASS]
+
+
+def _bonus_actions(state: "SheddingState") -> list:
+    return [A.BONUS_SELF, A.BONUS_OTHERS]
+
+
+def _challenge_actions(state: "SheddingState") -> list:
+    return [blind.CHALLENGE, blind.BELIEVE]
+
+
+def _rescue_actions(state: "SheddingState") -> list:  # P2 rescue_first_k: play the drawn answer, or go on paying
+    return [PLAY[state.forced], A.ACCEPT]
+
+
+def _target_actions(state: "SheddingState") -> list:
+    return [A.target(s) for s in state.others(state.current)]
+
+
+def _no_actions(state: "SheddingState") -> list:  # the game is over
+    return []
+
+
+#: Each decision's legal-list function, by `state.phase`: one look-up and one call, where a chain of
+#: comparisons and a second frame cost more at every decision that is not a turn.
+BY_PHASE = {
+    "turn": turn_actions,
+    "combo": combo_actions,
+    "suit": _suit_actions,
+    "cover": cover_actions,
+    "follow": follow_actions,
+    "accuse": _accuse_actions,
+    "call": call_actions,
+    "finish-bonus": _bonus_actions,
+    "challenge": _challenge_actions,
+    "rescue": _rescue_actions,
+    "target": _target_actions,
+    "over": _no_actions,
+}
+
+
 def phase_actions(state: "SheddingState") -> list:
     """The legal list of the pending decision, before folding duplicates."""
-    phase = state.phase
-    if phase == "turn":
-        return turn_actions(state)
-    if phase == "combo":
-        return combo_actions(state)
-    if phase == "suit":
-        return list(A.SUIT_ACTIONS)
-    if phase == "cover":
-        return cover_actions(state)
-    if phase == "follow":
-        return follow_actions(state)
-    if phase == "accuse":
-        return [A.accuse(state.window["offender"]), A.PASS]
-    if phase == "call":
-        return call_actions(state)
-    if phase == "finish-bonus":
-        return [A.BONUS_SELF, A.BONUS_OTHERS]
-    if phase == "challenge":
-        return [blind.CHALLENGE, blind.BELIEVE]
-    if phase == "rescue":  # P2 rescue_first_k: play the drawn answer, or go on paying
-        return [PLAY[state.forced], A.ACCEPT]
-    if phase == "target":
-        return [A.target(s) for s in state.others(state.current)]
-    return []
+    return BY_PHASE[state.phase](state)

@@ -30,7 +30,7 @@ from typing import Any
 from arena.games.base import Action, GameError, GameState, PublicEvent, Result
 from arena.games.shedding import actions as A
 from arena.games.shedding import blind, calls, deal, drawing, effects, events, playing, scoring, turns
-from arena.games.shedding.legal import legal_actions, phase_actions, turn_actions
+from arena.games.shedding.legal import BY_PHASE, legal_actions
 from arena.games.shedding.observation import observe
 from arena.games.shedding.rules import Ruleset
 
@@ -104,7 +104,7 @@ class SheddingState(GameState):
         legal = self._legal
         if legal is None:
             if self.rules.copies == 1:  # one pack: no duplicate plays to fold (`legal.legal_actions`)
-                legal = self._legal = turn_actions(self) if self.phase == "turn" else phase_actions(self)
+                legal = self._legal = BY_PHASE[self.phase](self)
             else:
                 legal = self._legal = legal_actions(self)  # [] once over
         return legal.copy()
@@ -146,7 +146,7 @@ class SheddingState(GameState):
                         self.offender = self.current  # S1: MAU-MAU was due before this 2 -> 1 discard
                 hand.remove(card)
                 self.sizes[self.current] -= 1
-                playing.place(self, card, from_hand=True)
+                playing.place(self, card, True)  # positional: a keyword call costs more
         elif verb == "draw":
             drawing.draw(self)
         elif verb == "pass":
