@@ -28,6 +28,7 @@ def deal(state: SheddingState) -> None:
     """Shuffle, deal one at a time from the dealer's left, then open (A-2, B-2, C-3) [P26]."""
     rules = state.rules
     n = state.players
+    state.refresh_match_view()  # the scores, hand number and dealer of the hand about to begin
     state.stock = stock = effects.shuffled_deck(state)
     state.discard: list[str] = []
     state.direction = rules.start_direction

@@ -96,7 +96,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     # list turned into a tuple).  Lists the engine changes in place are copied; the rest is shared.
     observation._parts = (
         seat,
-        state.players,
+        state.match_view,  # (players, scores, hand_number, dealer, last_hand): replaced between hands, never changed
         state.current,  # None once over
         phase,  # "over" once over
         None if seat is None else state.hands[seat].copy(),
@@ -105,7 +105,6 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         len(discard),
         len(state.stock),
         state.direction,
-        state.scores,  # shared: the engine replaces the list, never changes it (SheddingState.__init__)
         state.active_suit,
         state.suit_kind,
         _pending(state) if state.pending_draw or state.pending_skip else _NOTHING_PENDING,
@@ -114,9 +113,6 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.called,
         None if window is None else {"offender": window["offender"], "called": window["called"],
                                      "queue": window["queue"][:], "next": window["next"]},
-        state.hand_number,
-        state.dealer,
-        state.last_hand,  # replaced, never changed, when a hand is scored
         # the play's cards still on the pile (a recycle during the play took the others back)
         (state.combo[-len(discard):] if state.combo else _NO_CARDS),
         state.opening,
@@ -135,9 +131,9 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
 
 def _assemble(observation: SheddingObservation) -> tuple:
     """The record's values in its keys' order, from the snapshot `observe` took."""
-    (seat, players, current, phase, hand, sizes, discard, discard_size, stock_size, direction, scores,
-     active_suit, suit_kind, pending, going_out, drawn, called, window, hand_number, dealer, last_hand,
-     this_play, opening, next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
+    (seat, (players, scores, hand_number, dealer, last_hand), current, phase, hand, sizes, discard, discard_size,
+     stock_size, direction, active_suit, suit_kind, pending, going_out, drawn, called, window, this_play, opening,
+     next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
     values = (
         observation.RULESET, seat, players, current, phase, hand, sizes, discard, discard_size, stock_size,
         direction, scores, active_suit, suit_kind, pending,

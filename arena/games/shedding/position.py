@@ -284,6 +284,7 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     state._legal = None
     state.log = None  # a restored state records nothing until asked (`record_events`), from a `start` event
     state.fresh = False
+    state.refresh_match_view()
     if not over:
         turns.settle(state)
         state._legal = None

@@ -137,6 +137,7 @@ def end_game(state: SheddingState) -> None:
     limit can end a game in any of them; the property tests found the owed card and the open claim,
     whose over positions failed to load."""
     state.is_over = True
+    state.refresh_match_view()  # the final scores and last hand
     state.current = None
     state.phase = "over"
     if state.log is not None:

@@ -42,13 +42,15 @@ class SheddingState(GameState):
     # cheapest), where a 48-key instance dict costs a hinted dict probe each time, and a misspelt field
     # fails loudly instead of becoming a new attribute.  `current` is the seat to decide (None once the
     # game is over, when `phase` is "over" and `is_over` true): plain fields, read at every decision.
+    # `match_view` is (players, scores, hand_number, dealer, last_hand), the match's public facts, which change
+    # only between hands: one value for the observation to copy (`refresh_match_view`).
     # `sizes` is the length of each hand, kept up to date wherever a card enters or leaves one (the
     # observation copies it: counting the hands at every decision cost more than keeping the count).
     __slots__ = (
         # the game
         "rules", "ruleset", "options", "players", "seed", "counter", "decisions", "is_over", "reason",
         # the match
-        "scores", "losses", "gone", "gone_count", "finished", "hand_number", "dealer", "last_hand",
+        "scores", "losses", "gone", "gone_count", "finished", "hand_number", "dealer", "last_hand", "match_view",
         # the cards
         "hands", "sizes", "discard", "stock", "masks",
         # the pile's state
@@ -322,6 +324,7 @@ class SheddingState(GameState):
         new.hand_number = self.hand_number
         new.dealer = self.dealer
         new.last_hand = None if self.last_hand is None else dict(self.last_hand)
+        new.match_view = self.match_view  # immutable: the lists and dict in it are replaced, never changed
         # the cards
         new.hands = [list(h) for h in self.hands]
         new.sizes = list(self.sizes)
@@ -363,6 +366,11 @@ class SheddingState(GameState):
         return new
 
     # -- helpers ------------------------------------------------------------------
+
+    def refresh_match_view(self) -> None:
+        """Make `match_view` again: after any change of the players, scores, hand number, dealer or last
+        hand, which happen between hands (`deal.deal`, `scoring.end_game`, a position's restore)."""
+        self.match_view = (self.players, self.scores, self.hand_number, self.dealer, self.last_hand)
 
     def others(self, seat: int) -> list[int]:
         """Every other seat still in the hand, in turn order from `seat`."""
