@@ -70,9 +70,16 @@ def draw_until(state: "SheddingState", seat: int, playable: frozenset) -> str | 
 
 
 def draw(state: "SheddingState", seat: int, count: int) -> int:
-    """Draw up to `count`; a shortfall after recycling is forgiven (B-10, C-12)."""
+    """Draw up to `count`; a shortfall after recycling is forgiven (B-10, C-12).  `draw_one` in a loop, in
+    one frame (a 7, an 8 or a penalty makes a seat draw at every few decisions)."""
+    hand = state.hands[seat]
+    sizes = state.sizes
     drawn = 0
-    while drawn < count and draw_one(state, seat) is not None:
+    while drawn < count and (state.stock or recycle(state)):
+        hand.append(state.stock.pop())
+        sizes[seat] += 1
+        if state.log is not None:
+            events.drew(state, seat)
         drawn += 1
     return drawn
 

@@ -199,17 +199,17 @@ class SheddingState(GameState):
         anything, and the pipeline plays the card.
         """
         rules = self.rules
-        if self.opening or self.pending_draw or self.pending_skip:
-            return False
         seat = self.current
         hand = self.hands[seat]
-        if len(hand) < rules._quiet_hand or self.gone_count or self.returning is not None or self.blind_skip:
-            return False
-        if self.offender is not None or self.accusable is not None:
-            return False
         if rules.combos and (  # another card of the rank (two packs: maybe its twin) would start a combo
             not rules._same_rank[card].isdisjoint(hand) or (rules.copies > 1 and hand.count(card) > 1)
         ):
+            return False  # asked first: in Moumou the most common reason to take the pipeline
+        if self.opening or self.pending_draw or self.pending_skip:
+            return False
+        if len(hand) < rules._quiet_hand or self.gone_count or self.returning is not None or self.blind_skip:
+            return False
+        if self.offender is not None or self.accusable is not None:
             return False
         rank = card[0]
         discard = self.discard
