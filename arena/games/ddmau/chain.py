@@ -335,8 +335,9 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
     lms = hand.count("LM") if "LM" in held else 0  # (a set look-up; a count compares every card)
     mms = hand.count("MM") if "MM" in held else 0
     rest = mix = None
+    moves = node._moves  # (`Node.options` read from its cache here: `plays` sorted these cards, so it is there)
     for card in cards:
-        afters = node.options(card)
+        afters = moves[card]
         left_lms = lms - 1 if card == "LM" else lms
         left_mms = mms - 1 if card == "MM" else mms
         if len(afters) == 1:  # all but an MM
@@ -451,11 +452,15 @@ def _fast(n: Node, rest: Counter, lms: int, mms: int) -> tuple[bool, bool]:
             return True, True
         return False, n.meets(lms, mms, True)
     waived = False
+    moves = n._moves  # (`Node.options` with its cache read here: one frame fewer for each card already met)
     for card, count in rest.items():
         if count:
             left_lms = lms - (card == "LM")
             left_mms = mms - (card == "MM")
-            for after in n.options(card):
+            afters = moves.get(card)
+            if afters is None:
+                afters = n.options(card)
+            for after in afters:
                 if after.simple:
                     if after.meets(left_lms, left_mms):
                         return True, True

@@ -9,6 +9,13 @@ in progress is its top ``play_size`` cards.  Kinds and marks are lower case
 (``pt``, ``jtt``, ``sm:g``, ``block:y``, ``n``), so no text of the
 observation reads as a card code except the cards themselves.  Never the
 seed, the chance counter, the stock order or another seat's cards.
+
+Built at every decision (the benchmark builds one each time), so building
+one takes only the snapshot (`build`): the seat's hand and the hand sizes
+copied, the state's kept records shared (the pile's view, `pile.view`, and
+the match's, `match_view`: the engine replaces them, never changes them),
+the turn's numbers; the record's values in `KEYS` order are assembled from
+it when the observation is first read (`DDMauObservation`).
 """
 
 from __future__ import annotations
@@ -20,65 +27,85 @@ from arena.games.base import GameError, RecordObservation
 if TYPE_CHECKING:
     from arena.games.ddmau.state import DDMauState
 
-#: The keys of every observation, in the order of the tuple `build` makes.
+#: The keys of every observation, in the order of its values.
 KEYS = (
     "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "marks",
     "discard_size", "stock_size", "direction", "scores", "individual", "effective_top", "color", "number",
     "hit_run", "play_size", "last_play", "drawn", "called", "optional", "pending_hit", "window", "teams",
     "active", "dealer", "hand_number", "target", "last_hand",
 )
-DDMauObservation = RecordObservation.record_type(KEYS)
+
+
+class DDMauObservation(RecordObservation.record_type(KEYS)):  # type: ignore[misc]
+    """A DD MAU observation: the snapshot `build` took (`_parts`), and the record's values assembled from it on
+    first read (`_values`)."""
+
+    __slots__ = ("_parts", "_values")
+
+    @property
+    def _data(self) -> tuple:  # type: ignore[override]  # the record's values, as `RecordObservation` reads them
+        values = self._values
+        if values is None:
+            values = self._values = _assemble(self._parts)
+        return values
+
+
+def match_view(state: "DDMauState") -> tuple:
+    """The match's part of every observation (the table, totals, seats still in, dealer, hand number, target,
+    last hand): values that change only when a hand is scored, kept by the state (`DDMauState.match_view`)."""
+    return (state.ruleset, state.players, state.scores, state.individual, state.teams, state.active,
+            state.dealer, state.hand_number, state.target, state.last_hand)
 
 
 def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     """What ``seat`` may see (None: the spectator).  Lists that the engine replaces instead of changing
-    (scores, individual totals, active seats, the last hand) and the pile view are shared between the
-    observations of one position: observations are read-only snapshots (`Observation`).
+    (scores, individual totals, active seats, the last hand), the pile view and the match's part are shared
+    between the observations of one position: observations are read-only snapshots (`Observation`).
 
     It is `DDMauState.observation` itself (one call per decision fewer), so it checks the seat."""
     if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
-    pile = state.pile_shown  # the state's cache of `pile_view`, read without a call when it is there
+    pile = state.pile_shown  # the state's kept views, read without a call when they are there
     if pile is None:
         pile = state.pile_view()
+    match = state.match_shown
+    if match is None:
+        match = state.match_view()
     hit = state.hit
     window = state.window
     observation = DDMauObservation()  # see RecordObservation: the cheapest construction
-    # Two tuple displays joined: CPython compiles a display of more than 30 items as a list built item by item
-    # (an append per item, then a copy to a tuple), each of these as one tuple.
-    observation._data = (
-        state.ruleset,
+    observation._parts = (  # (in `_assemble`'s order)
         seat,
-        state.players,
         state.current,  # (None once the game is over)
         state.phase,  # ("over" then)
         None if seat is None else state.hands[seat][:],
         [*map(len, state.hands)],
-        pile[0],
-        pile[1],
+        pile,
         len(state.discard),
         len(state.stock),
         state.direction,
-        state.scores,
-        state.individual,
-    ) + (
-        pile[2],
-        pile[3],
-        pile[4],
-        pile[5],
         state.chain,
         state.last_play,
         state.drawn,
         state.called,
         state.optional,
+        # (a new dict with the kind in lower case: no text of an observation reads as a card code)
         None if hit is None else {"target": hit["target"], "count": hit["count"], "kind": hit["kind"].lower(),
                                   "by": hit["by"]},
-        None if window is None else {"offender": window["offender"]},
-        state.teams,
-        state.active,
-        state.dealer,
-        state.hand_number,
-        state.target,
-        state.last_hand,
+        None if window is None else window["offender"],
+        match,
     )
+    observation._values = None  # assembled when first read
     return observation
+
+
+def _assemble(parts: tuple) -> tuple:
+    """The record's values in `KEYS` order, from the snapshot `build` took."""
+    (seat, current, phase, hand, sizes, pile, discard_size, stock_size, direction, chain, last_play, drawn, called,
+     optional, hit, offender, match) = parts
+    ruleset, players, scores, individual, teams, active, dealer, hand_number, target, last_hand = match
+    discard, marks, top, colour, number, run = pile
+    return (ruleset, seat, players, current, phase, hand, sizes, discard, marks, discard_size, stock_size,
+            direction, scores, individual, top, colour, number, run, chain, last_play, drawn, called, optional,
+            hit, None if offender is None else {"offender": offender}, teams, active, dealer, hand_number, target,
+            last_hand)

@@ -164,7 +164,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.turns = _int(position, "turns", 0, 0)
     state.turn_open = _turn_open(position.get("turn_open"), players, hands)
     if "turn_open" not in position and phase == "turn":  # a fresh turn (its digs so far came from the stock)
-        state.turn_open = [current, max(0, len(hands[current]) - state.drawn), not stock]
+        state.turn_open = (current, max(0, len(hands[current]) - state.drawn), not stock)
     state.reason = str(position.get("reason", ""))
     eliminated = position.get("eliminated", [])
     if not isinstance(eliminated, (list, tuple)) or not all(
@@ -187,7 +187,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     return state
 
 
-def _turn_open(value: Any, players: int, hands: list) -> list | None:
+def _turn_open(value: Any, players: int, hands: list) -> tuple | None:
     """The turn under way for the stall rule: [seat, cards it began with, draw pile empty then]."""
     if value is None:
         return None
@@ -200,7 +200,7 @@ def _turn_open(value: Any, players: int, hands: list) -> list | None:
         or not isinstance(value[2], bool)
     ):
         raise PositionError(f"'turn_open' must be [seat, hand size, stock empty true/false], not {value!r}")
-    return list(value)
+    return tuple(value)
 
 
 def _hit(value: Any, players: int, phase: str) -> dict | None:

@@ -34,7 +34,7 @@ from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
 from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident, points
 from arena.games.ddmau import pile
-from arena.games.ddmau.observation import build as build_observation
+from arena.games.ddmau.observation import build as build_observation, match_view as match_part
 from arena.games.ddmau.pile import effective_top, hit_run
 
 VERBS = frozenset({"play", "draw", "pass", "stop", "declare", "color", "block", "accept", "call", "catch"})
@@ -67,9 +67,9 @@ class DDMauState(GameState):
     # write of a field would probe the instance's own dict; a slot is an offset.
     __slots__ = (
         # the table and its rules (set once)
-        "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play",
+        "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play", "turn_limit",
         # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`)
-        "_legal", "facts", "pile_shown", "_node", "_under",
+        "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
         "direction", "is_over", "reason", "last_hand", "dealer",
@@ -116,8 +116,10 @@ class DDMauState(GameState):
         self.teams = team_map(players, options["teams"])
         self.target = options["target"]
         self.must_play = options["must_play_if_able"]
+        self.turn_limit = options["turn_limit"]
         self._legal: list[Action] | None = None
         self._under: C.Node | None = None  # `_node_under()`, set by `_play`
+        self.match_shown: tuple | None = None  # `match_view`
         self._pile_changed()
 
     def _pile_changed(self) -> None:
@@ -160,6 +162,7 @@ class DDMauState(GameState):
         self.discard: list[str] = []
         self.marks: list[str | None] = []
         self._pile_changed()
+        self.match_shown = None  # (a new hand: the dealer, the hand number)
         self.facts = pile.EMPTY
         self.direction = 1
         self.last_play = 0
@@ -171,7 +174,7 @@ class DDMauState(GameState):
         if self.log is not None:
             events.dealt(self)
         self.stall = 0
-        self.turn_open: list | None = None
+        self.turn_open: tuple | None = None
         self.turns = 0
         self._start_turn(self._step(self.dealer, 1))
 
@@ -210,9 +213,28 @@ class DDMauState(GameState):
         return seat
 
     def _start_turn(self, seat: int, optional: bool = False) -> None:
-        if self._stalled():
+        """Open ``seat``'s turn, unless the hand ends first (not in RULES.md): stalled, or at the turn limit.
+
+        A turn is stale if it began with an empty draw pile (every dig had to reshuffle the pile
+        under the last play) and its seat did not end it holding fewer cards than it began with.
+        When a full round of turns in a row (one per active seat) is stale, nobody can get ahead:
+        cards only go round between the hands and the pile, and the hand ends blocked.  Option
+        ``turn_limit`` bounds a hand's turns whatever the seats do.  (One frame: it runs at every turn.)
+        """
+        opened = self.turn_open  # (the turn that ends now: seat, cards at its start, draw pile empty then)
+        if opened is not None:
+            if opened[2] and len(self.hands[opened[0]]) >= opened[1]:
+                stall = self.stall = self.stall + 1
+                if stall >= sum(self.active):
+                    self._score_hand(None, "stalled")
+                    return
+            else:
+                self.stall = 0
+        limit = self.turn_limit
+        if limit and self.turns >= limit:
+            self._score_hand(None, "turn-limit")
             return
-        self.turn_open = [seat, len(self.hands[seat]), not self.stock]
+        self.turn_open = (seat, len(self.hands[seat]), not self.stock)  # (a tuple: replaced, never changed)
         self.turns += 1
         self.current = seat
         self.phase = "turn"
@@ -220,28 +242,6 @@ class DDMauState(GameState):
         self.optional = optional
         self.chain = 0
         self.called = False
-
-    def _stalled(self) -> bool:
-        """Not in RULES.md: end a hand that goes round without progress (True if it was scored).
-
-        A turn is stale if it began with an empty draw pile (every dig had to reshuffle the pile
-        under the last play) and its seat did not end it holding fewer cards than it began with.
-        When a full round of turns in a row (one per active seat) is stale, nobody can get ahead:
-        cards only go round between the hands and the pile, and the hand ends blocked.  Option
-        ``turn_limit`` bounds a hand's turns whatever the seats do.
-        """
-        opened = self.turn_open
-        if opened is not None:
-            seat, size, empty = opened
-            stall = self.stall = self.stall + 1 if empty and len(self.hands[seat]) >= size else 0
-            if stall and stall >= sum(self.active):
-                self._score_hand(None, "stalled")
-                return True
-        limit = self.options["turn_limit"]
-        if limit and self.turns >= limit:
-            self._score_hand(None, "turn-limit")
-            return True
-        return False
 
     # -- contract -----------------------------------------------------------------------
 
@@ -255,7 +255,7 @@ class DDMauState(GameState):
             if self.is_over:
                 return []
             legal = self._legal = self._compute_legal()
-        return list(legal)
+        return [*legal]  # (a copy: the caller's to change)
 
     def apply(self, action: "Action | str") -> None:
         """The contract's apply.  The hot path, an action of the cached legal list itself (as a bot picks
@@ -365,6 +365,14 @@ class DDMauState(GameState):
             view = self.pile_shown = pile.view(self)
         return view
 
+    def match_view(self) -> tuple:
+        """The match's part of the observations (`observation.match_view`), kept in ``match_shown`` until a
+        hand is scored or dealt."""
+        view = self.match_shown
+        if view is None:
+            view = self.match_shown = match_part(self)
+        return view
+
     def result(self) -> Result:
         if not self.is_over:
             raise GameError("the game is still running; there is no result yet")
@@ -392,9 +400,11 @@ class DDMauState(GameState):
         new.teams = self.teams
         new.target = self.target
         new.must_play = self.must_play
+        new.turn_limit = self.turn_limit
         new._legal = None
         new.facts = self.facts
         new.pile_shown = self.pile_shown
+        new.match_shown = self.match_shown
         new._node = self._node
         new._under = self._under
         new.log = None
@@ -731,6 +741,7 @@ class DDMauState(GameState):
 
     def _score_hand(self, winner: int | None, reason: str = "blocked") -> None:
         """7.7: the finisher subtracts the final play, the others add their hands (x 2^s, E-10)."""
+        self.match_shown = None  # (the totals, the last hand, maybe the seats still in)
         hand_points = [sum(points(c) for c in hand) for hand in self.hands]
         factor = 1
         final_cards: list[str] = []
