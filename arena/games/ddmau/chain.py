@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, NamedTuple
 
-from arena.games.ddmau.cards import CODES, ORDER, PRINTED, Ident, ident
+from arena.games.ddmau.cards import CODES, MM_DECLARATIONS, ORDER, PRINTED, Ident, ident
 
 NUMBERS_PHASE = 1
 POWERS_PHASE = 2
@@ -229,11 +229,25 @@ class Node:
             if card in self._rejects:
                 found = ()
             elif card == "MM":
-                found = _mm_options(self.chain, rules)
+                found = tuple(after for after in self.declarations() if after is not None)
             else:  # (the usual card: one identity, no generators; most cards met in a play cannot follow)
                 after = add(self.chain, card, PRINTED[card], rules)
                 found = () if after is None else (node(after, rules),)
             self._moves[card] = found
+        return found
+
+    def declarations(self) -> "tuple[Node | None, ...]":
+        """The node after an MM declared as each of `MM_DECLARATIONS` in turn (None where it cannot follow), as
+        `identities` makes them: `options` of an MM, and what the engine's declare decision offers and moves to
+        (`then` with the declaration's mark gives the same nodes)."""
+        found = self._moves.get(_DECLARED)
+        if found is None:
+            s, rules = self.chain, self.rules
+            found = []
+            for idt in identities("MM", s):
+                after = add(s, "MM", idt, rules)
+                found.append(None if after is None else node(after, rules))
+            found = self._moves[_DECLARED] = tuple(found)
         return found
 
     def then(self, card: str, mark: str | None) -> "Node | None":
@@ -274,9 +288,11 @@ class Node:
             return []
         held = set(hand)
         out = [*(held & self._free)]
-        maybe = held & self._maybe
-        if maybe:
-            _maybe_plays(self, hand, held, maybe, out)
+        maybe = self._maybe
+        if maybe:  # (many nodes have none: no set made then)
+            maybe = held & maybe
+            if maybe:
+                _maybe_plays(self, hand, held, maybe, out)
         if len(out) > 1:
             out.sort(key=_order)
         return out
@@ -289,6 +305,8 @@ class Node:
 
 
 _NONE: frozenset[str] = frozenset()
+_DECLARED = "MM declared"  # (`Node.declarations`' key in a node's move cache: no card code)
+assert tuple(idt.kind for idt in identities("MM", Chain(None))) == MM_DECLARATIONS  # (`Node.declarations`)
 _order = ORDER.__getitem__  # (bound once)
 
 #: `cannot_follow` by what it depends on.
@@ -315,12 +333,6 @@ def cannot_follow(s: Chain, rules: Rules) -> frozenset[str]:
         found = _REJECTS[key] = frozenset(
             card for card in CODES if card != "MM" and add(s, card, PRINTED[card], rules) is None)
     return found
-
-
-def _mm_options(s: Chain, rules: Rules) -> "tuple[Node, ...]":
-    """`Node.options` of an MM: a node for each declaration that can follow (`identities`)."""
-    afters = [add(s, "MM", idt, rules) for idt in identities("MM", s)]
-    return tuple(node(a, rules) for a in afters if a is not None)
 
 
 def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:
@@ -523,6 +535,7 @@ def never_all_in_one_play(cards: Iterable[str], rules: Rules) -> bool:
 _NEUTRAL = frozenset({"MM", "LM", "DM"})
 _NUMBERED = frozenset(code for code in CODES if code[0] in "RYBG")
 _PHASE_POWERS = frozenset(CODES) - _NUMBERED - _NEUTRAL
+_NUMBER_TEXT = {code: code[1:] for code in _NUMBERED}  # (`needs_a_step`: a numbered card's number as written)
 
 
 def phase_mix(held: "set[str] | frozenset[str]") -> tuple[int, int]:
@@ -548,7 +561,8 @@ def never_all_in_one_play_but(mix: tuple[int, int], card: str | None, rules: Rul
 def needs_a_step(s: Chain, movable: Iterable[str]) -> bool:
     """Would a play of all these cards have a run step?  Numbers follow each other as the same number
     or one up or down (LMs and DMs in between change nothing), so two different numbers need one."""
-    numbers = {card[1:] for card in movable if card[0] in "RYBG"}
+    numbers = set(map(_NUMBER_TEXT.get, movable))  # (in C: a comprehension is a frame of its own)
+    numbers.discard(None)  # (the cards without a number)
     if s.phase == NUMBERS_PHASE:
         numbers.add(str(s.prev.number))
     return len(numbers) > 1

@@ -63,7 +63,11 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     between the observations of one position: observations are read-only snapshots (`Observation`).
 
     It is `DDMauState.observation` itself (one call per decision fewer), so it checks the seat."""
-    if seat is not None and (seat.__class__ is not int or not 0 <= seat < state.players):
+    if seat.__class__ is int and 0 <= seat < state.players:
+        hand = state.hands[seat][:]
+    elif seat is None:
+        hand = None
+    else:
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     pile = state.pile_shown  # the state's kept views, read without a call when they are there
     if pile is None:
@@ -78,7 +82,7 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         seat,
         state.current,  # (None once the game is over)
         state.phase,  # ("over" then)
-        None if seat is None else state.hands[seat][:],
+        hand,
         [*map(len, state.hands)],
         pile,
         len(state.discard),

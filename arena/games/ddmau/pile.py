@@ -113,7 +113,7 @@ def view(state: "DDMauState") -> tuple:
     if low < 0:
         low = 0
     shown = state.marks[low:]
-    if shown.count(None) != len(shown):  # (the shown part usually has no mark)
+    if any(shown):  # (a mark is a non-empty string; the shown part usually has none)
         shown = [None if m is None else m.lower() for m in shown]
     if idt is None:
         return discard[low:], shown, None, None, None, run

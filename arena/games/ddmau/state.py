@@ -506,12 +506,9 @@ class DDMauState(GameState):
         if phase == "chain":
             return self._chain_legal()
         if phase == "declare":
-            node = self._node_under()
-            prev = node.chain.prev
             rest = C.counted(self.hands[self.current])
             legal = []
-            for name, mark in _DECLARATION_MARKS[None if prev is None else prev.colour]:
-                after = node.then("MM", mark)
+            for name, after in zip(MM_DECLARATIONS, self._node_under().declarations()):
                 if after is not None and C.completes(after, rest):
                     legal.append(_DECLARE[name])
             return legal
@@ -544,7 +541,10 @@ class DDMauState(GameState):
         if not hand:  # (nothing can follow)
             return [STOP] if node.done_out else []
         plays = node.plays(hand)
-        legal = [STOP, *map(_play_action, plays)] if node.done else [*map(_play_action, plays)]
+        if not plays:  # (the usual answer once a play is under way)
+            legal = [STOP] if node.done else []
+        else:
+            legal = [STOP, *map(_play_action, plays)] if node.done else [*map(_play_action, plays)]
         if not self.called:
             legal.append(CALL)  # (last: after the call, `apply` keeps the list without it)
         return legal
@@ -583,7 +583,7 @@ class DDMauState(GameState):
         prev = under.chain.prev
         mark = self.marks[-1] = declaration_mark(name, None if prev is None else prev.colour)
         self._pile_changed()
-        self._node = under.then("MM", mark)  # (a declaration the legal list offered: never None)
+        self._node = under.declarations()[MM_DECLARATIONS.index(name)]  # (one the legal list offered: never None)
         self.phase = "color" if name == "SM" and self.hands[self.current] else "chain"
 
     def _color(self, colour: str) -> None:
@@ -856,7 +856,4 @@ _EFFECTS = frozenset(code for code in CODES if PRINTED[code].kind in ("OWM", "SK
 _PLAY = {card: Action("play", (card,)) for card in ORDER}
 _play_action = _PLAY.__getitem__  # (bound once: binding it at every legal list costs an attribute look-up)
 _DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
-#: Each declaration with its pile mark, by the colour of the card it is declared on (`declaration_mark`).
-_DECLARATION_MARKS = {colour: tuple((name, declaration_mark(name, colour)) for name in MM_DECLARATIONS)
-                      for colour in (None, *COLOURS)}
 _COLOR = {colour: Action("color", (colour,)) for colour in COLOURS}
