@@ -68,7 +68,7 @@ class DDMauState(GameState):
     __slots__ = (
         # the table and its rules (set once)
         "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play", "turn_limit",
-        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`)
+        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`, `match_view`)
         "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
