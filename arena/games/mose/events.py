@@ -15,6 +15,7 @@ from arena.games.base import Action, PublicEvent
 from arena.games.mose.melds import swap_in
 
 if TYPE_CHECKING:
+    from arena.games.mose.public import Pickup
     from arena.games.mose.state import MoseState
 
 
@@ -66,11 +67,11 @@ def dealt(state: "MoseState") -> None:
                                                                              "from_hand": False}))
 
 
-def pickup_returned(state: "MoseState", pickup: dict) -> None:
+def pickup_returned(state: "MoseState", pickup: "Pickup") -> None:
     """D-14: a Mose directly after a pickup sends the picked-up cards back: a count (a pile's cards are
     those of the `take` event before; a stock card was never seen)."""
-    details = {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"])}
-    state.log.append(PublicEvent(pickup["seat"], "return", f"return {len(pickup['cards'])} to the {pickup['source']}",
+    details = {"seat": pickup.seat, "source": pickup.source, "count": len(pickup.cards)}
+    state.log.append(PublicEvent(pickup.seat, "return", f"return {len(pickup.cards)} to the {pickup.source}",
                                  details))
 
 

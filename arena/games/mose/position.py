@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from arena.games.base import GameError, PositionError
 from arena.games.mose.melds import CARD_ORDER, MeldError, meld_from_dict, wild_rank
+from arena.games.mose.public import Pickup, Window
 from arena.games.mose.state import MAX_FALSE_PLAYS, PHASES, RULESET, MoseState
 
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit)
@@ -57,9 +58,9 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     except GameError as error:
         raise PositionError(str(error)) from None
     state.hands = [tuple(sorted(_cards(h, f"hands[{i}]"), key=_order)) for i, h in enumerate(hands)]
-    state.discard = _cards(position["discard"], "discard")
+    state.discard = (*_cards(position["discard"], "discard"),)
     state.stock = _cards(position["stock"], "stock")
-    state.table = _cards(position.get("table", []), "table")
+    state.table = (*_cards(position.get("table", []), "table"),)
     if position.get("direction", 1) != 1:
         raise PositionError("Mose is played clockwise: 'direction' must be 1")
     state.scores = _int_list(position, "scores", players)
@@ -102,7 +103,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
         raise PositionError("before the first draw (round not started) there are no melds and the phase is 'draw'")
     _restore_flow(state, position, current)
     counts = Counter(c for h in state.hands for c in h)
-    counts.update(state.stock + state.discard + state.table)
+    counts.update([*state.stock, *state.discard, *state.table])
     counts.update(c for m in state.melds for c in m.cards)
     over = sorted(c for c, n in counts.items() if n > state.decks)
     if over:
@@ -127,7 +128,7 @@ def _restore_flow(state: MoseState, position: Mapping[str, Any], current: int) -
         queue = window.get("queue") if isinstance(window, Mapping) else None
         if not isinstance(queue, list) or not all(isinstance(s, int) and s in range(players) for s in queue):
             raise PositionError(f"'window' must be {{'queue': [seats], 'acted': bool}}, not {window!r}")
-        state.window = {"queue": list(queue), "acted": bool(window.get("acted", False))}
+        state.window = Window((*queue,), bool(window.get("acted", False)))
     pending = position.get("pending")
     if pending is not None:
         if not isinstance(pending, Mapping) or pending.get("card") not in state.table or pending.get("back") not in (
@@ -158,4 +159,4 @@ def _restore_flow(state: MoseState, position: Mapping[str, Any], current: int) -
         cards = _cards(pickup.get("cards"), "last_pickup.cards")
         if Counter(cards) - Counter(state.hands[pickup["seat"]]):
             raise PositionError("'last_pickup' names cards the seat does not hold")
-        state.last_pickup = {"seat": pickup["seat"], "source": pickup["source"], "cards": cards, "by": pickup["by"]}
+        state.last_pickup = Pickup(pickup["seat"], pickup["source"], (*cards,), pickup["by"])

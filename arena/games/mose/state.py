@@ -10,7 +10,6 @@ once, D-8), ``over``.  See the package docstring for the window model.
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from arena.games import chance
@@ -20,11 +19,11 @@ from arena.games.base import (
     GameState,
     Observation,
     PublicEvent,
-    RecordObservation,
     Result,
 )
 from arena.games.cards import RANKS, deck
 from arena.games.mose import events, offers
+from arena.games.mose.observation import observe
 from arena.games.mose.melds import (
     CARD_BITS,
     CARD_ORDER,
@@ -42,6 +41,7 @@ from arena.games.mose.melds import (
     wild_rank,
 )
 from arena.games.mose.offers import DISCARDS, TableNeeds
+from arena.games.mose.public import Pickup, Window
 
 RULESET = "mose"
 HAND_SIZE = 7
@@ -58,23 +58,6 @@ DRAW_STOCK = Action("draw", ("stock",))
 TAKE_PILE = Action("take", ("pile",))
 PASS = Action("pass")
 CALL_MOSE = Action("call", ("mose",))
-#: The keys of an observation, in the order `MoseState.observation` builds its tuple.
-OBSERVATION_KEYS = (
-    "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "discard_size",
-    "stock_size", "direction", "scores", "round", "rounds", "wild_rank", "dealer", "turn",
-    "melds",  # id, owner, kind and tokens (``2h:6s`` is the wild 2h as 6s)
-    "table", "round_started", "exhaustions", "penalties",
-    # Contested mode: the turn's seat has made its one False Mose (no more `call mose` this turn), and how
-    # many False Plays it has made this turn (none is offered after MAX_FALSE_PLAYS).
-    "mistake", "false_plays",
-    "last_pickup",  # seat, source, count, and the one seat that has played since (D-14), if any
-    # An open reaction window: the seats still to be asked (each is skipped unless it can play), and
-    # whether the seat deciding has already played in it.
-    "window",
-    "turns", "turn_limit",  # turns of this round so far, against `turn_limit`
-    "last_round",  # the last finished round (winner, points, reason); totals are in ``scores``
-)
-_Observation = RecordObservation.record_type(OBSERVATION_KEYS)
 
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
 
@@ -113,9 +96,8 @@ class MoseState(GameState):
         "masks",
         # what was worked out from the state, dropped (None) when what it depends on changes: per seat
         # (a list each) by the hand, whether it holds a meld and its meld actions; by the hand and the
-        # table, its plays and whether it has any; by the table, its needs and its observed view
-        "_legal", "_meldable", "_meld_acts", "_plays", "_can_play", "_needs", "_needs_before", "_view",
-        "_view_before",
+        # table, its plays and whether it has any; by the table, its needs
+        "_legal", "_meldable", "_meld_acts", "_plays", "_can_play", "_needs", "_needs_before",
     )
 
     # -- construction ------------------------------------------------------------------
@@ -139,15 +121,17 @@ class MoseState(GameState):
         # worked out for a hand are kept with it (`_plays_of`, `_asked_of`).
         self.hands: list[tuple[str, ...]] = [() for _ in range(players)]
         self.stock: list[str] = []
-        self.discard: list[str] = []
-        # Replaced at every change (`_set_melds`), never changed in place: clones share it.
+        # The pile and the freed wilds waiting on the table are tuples, the pickup and window records
+        # immutable (`public.py`), the melds list replaced at every change (`_set_melds`): clones and
+        # observations share them.
+        self.discard: tuple[str, ...] = ()
         self.melds: list[Meld] = []
-        self.table: list[str] = []
-        self.pending: dict[str, Any] | None = None
-        self.window: dict[str, Any] | None = None
+        self.table: tuple[str, ...] = ()
+        self.pending: dict[str, Any] | None = None  # replaced, never changed in place
+        self.window: Window | None = None
         self.round_started = False
         self.exhaustions = 0
-        self.last_pickup: dict[str, Any] | None = None
+        self.last_pickup: Pickup | None = None
         self.penalties = [0] * players
         self.scores = [0] * players
         self.history: list[dict[str, Any]] = []
@@ -158,8 +142,6 @@ class MoseState(GameState):
         self._legal: list[Action] | None = None
         self._needs: TableNeeds | None = None  # what the melds can take (`offers.table_needs`)
         self._needs_before: TableNeeds | None = None  # the last worked out, whose unchanged melds keep their fits
-        self._view: list[dict[str, Any]] | None = None  # the melds' observed form
-        self._view_before: tuple[list[Meld], list[dict[str, Any]]] | None = None  # the last made, and its melds
         self.masks = [0] * players  # the hands are empty
         self._meldable = [False] * players
         self._meld_acts = [None] * players
@@ -192,11 +174,11 @@ class MoseState(GameState):
             dealt[(self.dealer + 1 + i) % n].append(cards[i])
         self.hands = [tuple(sorted(hand, key=_order)) for hand in dealt]
         self._reset_seats()
-        self.discard = [cards[HAND_SIZE * n]]
+        self.discard = (cards[HAND_SIZE * n],)
         self.stock = cards[HAND_SIZE * n + 1 :]
-        self._needs_before = self._view_before = None  # the last round's melds are gone
+        self._needs_before = None  # the last round's melds are gone
         self._set_melds([])
-        self.table, self.pending, self.window = [], None, None
+        self.table, self.pending, self.window = (), None, None
         self.turn = self.decider = (self.dealer + 1) % n
         self.phase = "draw"
         self.round_started = False
@@ -301,9 +283,10 @@ class MoseState(GameState):
 
     def clone(self) -> "MoseState":
         """A copy that plays on independently, field by field.  The lists the engine changes in place
-        (stock, discard, table; the window's queue, a pickup's record) are copied; the rest (hands are
-        tuples; melds, scores, penalties, history and options are replaced when they change, never changed)
-        is shared, and so is what was worked out from them."""
+        (the stock, the hands list, the per-seat answers) are copied; the rest (hands, the pile and the
+        table are tuples; the pickup, window and pending records, melds, scores, penalties, history and
+        options are replaced when they change, never changed) is shared, and so is what was worked out
+        from them."""
         twin = object.__new__(MoseState)
         twin.ruleset = self.ruleset
         twin.options = self.options
@@ -319,16 +302,14 @@ class MoseState(GameState):
         twin.log = None
         twin.hands = list(self.hands)
         twin.stock = list(self.stock)
-        twin.discard = list(self.discard)
+        twin.discard = self.discard
         twin.melds = self.melds
-        twin.table = list(self.table)
-        twin.pending = None if self.pending is None else dict(self.pending)
-        window = self.window
-        twin.window = None if window is None else {"queue": list(window["queue"]), "acted": window["acted"]}
+        twin.table = self.table
+        twin.pending = self.pending
+        twin.window = self.window
         twin.round_started = self.round_started
         twin.exhaustions = self.exhaustions
-        pickup = self.last_pickup
-        twin.last_pickup = None if pickup is None else dict(pickup, cards=list(pickup["cards"]))
+        twin.last_pickup = self.last_pickup
         twin.penalties = self.penalties
         twin.next_meld = self.next_meld
         twin.turns = self.turns
@@ -347,8 +328,6 @@ class MoseState(GameState):
         twin._can_play = list(self._can_play)
         twin._needs = self._needs
         twin._needs_before = self._needs_before
-        twin._view = self._view
-        twin._view_before = self._view_before
         return twin
 
     # -- public events -------------------------------------------------------------------
@@ -453,14 +432,13 @@ class MoseState(GameState):
         """Called once a position's fields are all set (`position.restore`): the hands' masks, nothing
         worked out yet, and `current` and `is_over`."""
         self._reset_seats()
-        self._needs = self._needs_before = self._view = self._view_before = None
+        self._needs = self._needs_before = None
         self._settle()
 
     def _set_melds(self, melds: list[Meld]) -> None:
         """A new melds list (never changed in place: clones share it)."""
         self.melds = melds
         self._needs = None
-        self._view = None
         n = self.players
         self._plays = [None] * n
         self._can_play = [None] * n
@@ -583,8 +561,11 @@ class MoseState(GameState):
         """Move cards out of the hand (and the freed wild off the table when placing)."""
         cards = list(cards)
         if placing:
-            cards.remove(self.pending["card"])
-            self.table.remove(self.pending["card"])
+            freed = self.pending["card"]
+            cards.remove(freed)
+            table = list(self.table)
+            table.remove(freed)
+            self.table = (*table,)
             self.pending = None
         self._remove(seat, cards)
 
@@ -612,7 +593,7 @@ class MoseState(GameState):
             self._add(seat, (freed,))
             self._finish_play(seat, back)
         else:
-            self.table.append(freed)
+            self.table = (*self.table, freed)
             self.pending = {"seat": seat, "card": freed, "back": back}
             self.phase = "place"
             self.decider = seat
@@ -626,7 +607,7 @@ class MoseState(GameState):
         else:
             self.phase = "react"
             self.decider = seat
-            self.window["acted"] = True
+            self.window = Window(self.window.queue, True)
 
     def _draw_stock(self, seat: int) -> None:
         if not self.stock:
@@ -634,10 +615,10 @@ class MoseState(GameState):
             self.exhaustions = max(self.exhaustions, 1)
             self.stock = chance.shuffled(self.discard, self.seed, self.chance)
             self.chance += 1
-            self.discard = []
+            self.discard = ()
         card = self.stock.pop(0)
         self._add_card(seat, card)
-        self.last_pickup = {"seat": seat, "source": "stock", "cards": [card], "by": None}
+        self.last_pickup = Pickup(seat, "stock", (card,))
         self.round_started = True
         self.phase = "play"
         if not self.stock:
@@ -648,9 +629,9 @@ class MoseState(GameState):
         self._open_window(seat)
 
     def _take_pile(self, seat: int) -> None:
-        cards, self.discard = self.discard, []
+        cards, self.discard = self.discard, ()
         self._add(seat, cards)
-        self.last_pickup = {"seat": seat, "source": "pile", "cards": cards[:], "by": None}
+        self.last_pickup = Pickup(seat, "pile", cards)
         self.round_started = True
         self.phase = "play"
         self._open_window(seat)
@@ -658,10 +639,10 @@ class MoseState(GameState):
     def _discard(self, seat: int, card: str) -> None:
         """The turn's last play; the next seat's turn starts (unless the round ends)."""
         self._remove_card(seat, card)
-        self.discard.append(card)
+        self.discard = (*self.discard, card)
         pickup = self.last_pickup
         if pickup is not None:
-            if seat == pickup["seat"]:  # `_note_event`'s common case: the drawer's own discard
+            if seat == pickup.seat:  # `_note_event`'s common case: the drawer's own discard
                 self.last_pickup = None
             else:
                 self._note_event(seat)
@@ -711,7 +692,7 @@ class MoseState(GameState):
             if answer is None:
                 answer = self._has_plays(seat)
             if answer:
-                self.window = {"queue": [*order[i + 1 :]], "acted": False}
+                self.window = Window(order[i + 1 :])
                 self.phase = "react"
                 self.decider = seat
                 return
@@ -720,25 +701,24 @@ class MoseState(GameState):
         self.decider = self.turn
 
     def _advance_window(self) -> None:
-        queue = self.window["queue"]
+        queue = self.window.queue
         known = self._can_play
-        while queue:
-            seat = queue.pop(0)
+        for i, seat in enumerate(queue):
             answer = known[seat]
             if answer is None:
                 answer = self._has_plays(seat)
             if answer:
                 self.phase = "react"
                 self.decider = seat
-                self.window["acted"] = False
+                self.window = Window(queue[i + 1 :])
                 return
         self.window = None
         self.phase = "play"
         self.decider = self.turn
 
     def _pass(self, seat: int) -> None:
-        if self.window["acted"]:
-            if self.last_pickup and self.last_pickup["by"] == seat:
+        if self.window.acted:
+            if self.last_pickup and self.last_pickup.by == seat:
                 self.last_pickup = None
             self._open_window(seat)
         else:
@@ -749,10 +729,10 @@ class MoseState(GameState):
         pickup = self.last_pickup
         if pickup is None:
             return
-        if seat == pickup["seat"] or pickup["by"] not in (None, seat):
+        if seat == pickup.seat or pickup.by not in (None, seat):
             self.last_pickup = None
-        else:
-            pickup["by"] = seat
+        elif pickup.by is None:
+            self.last_pickup = pickup.claimed(seat)
 
     # -- end of round and match ------------------------------------------------------------
 
@@ -760,13 +740,13 @@ class MoseState(GameState):
         """Mose: validated at once; a Mose directly after X's pickup returns X's cards (D-14)."""
         pickup = self.last_pickup
         reason = f"seat {seat} went out (Mose)"
-        if pickup and pickup["seat"] != seat and pickup["by"] == seat:
-            self._remove(pickup["seat"], pickup["cards"])
-            if pickup["source"] == "stock":
-                self.stock = list(pickup["cards"]) + self.stock
+        if pickup and pickup.seat != seat and pickup.by == seat:
+            self._remove(pickup.seat, pickup.cards)
+            if pickup.source == "stock":
+                self.stock = [*pickup.cards, *self.stock]
             else:
-                self.discard = list(pickup["cards"]) + self.discard
-            reason += f" directly after seat {pickup['seat']}'s pickup, which was returned"
+                self.discard = (*pickup.cards, *self.discard)
+            reason += f" directly after seat {pickup.seat}'s pickup, which was returned"
             if self.log is not None:
                 events.pickup_returned(self, pickup)
         self._end_round(seat, reason)
@@ -797,72 +777,8 @@ class MoseState(GameState):
     # -- observation and position ----------------------------------------------------------
 
     def observation(self, seat: int | None) -> Observation:
-        """What ``seat`` may see (None: the spectator), one tuple in the order of `OBSERVATION_KEYS`.
-
-        Built at every decision, so parts the engine never changes in place are shared, not copied:
-        the scores and penalties lists (replaced when they change), the last round's record and the
-        melds' view (made once per melds list, which is replaced at every change).
-        """
-        players = self.players
-        if seat.__class__ is not int or not 0 <= seat < players:
-            if seat is not None and seat not in range(players):
-                raise GameError(f"seat {seat!r} is not in this {players}-player game")
-        pickup = self.last_pickup
-        window = self.window
-        history = self.history
-        options = self.options
-        observation = _Observation()  # see RecordObservation
-        observation._data = (
-            self.ruleset,
-            seat,
-            players,
-            self.current,
-            self.phase,
-            None if seat is None else list(self.hands[seat]),
-            [*map(len, self.hands)],
-            self.discard[:],
-            len(self.discard),
-            len(self.stock),
-            1,
-            self.scores,
-            self.round,
-            options["rounds"],
-            self.wild,
-            self.dealer,
-            self.turn,
-            self._view if self._view is not None else self._melds_view(),
-            self.table[:],
-            self.round_started,
-            self.exhaustions,
-            self.penalties,
-            self.mistake,
-            self.false_plays,
-            None
-            if pickup is None
-            else {"seat": pickup["seat"], "source": pickup["source"], "count": len(pickup["cards"]),
-                  "by": pickup["by"]},
-            None if window is None else {"queue": window["queue"][:], "acted": window["acted"]},
-            self.turns,
-            options["turn_limit"],
-            history[-1] if history else None,
-        )
-        return observation
-
-    def _melds_view(self) -> list[dict[str, Any]]:
-        """The melds as observations show them, made once per melds list (shared, read-only); a meld
-        that the last change left alone (the same object at its place: a round's melds keep their
-        places) keeps its entry, the others get one (`_meld_view`)."""
-        melds = self.melds
-        before = self._view_before
-        if before is None:
-            view = [*map(_meld_view, melds)]
-        else:
-            old_melds, old_view = before
-            n = len(old_melds)
-            view = [old_view[i] if i < n and old_melds[i] is meld else _meld_view(meld) for i, meld in enumerate(melds)]
-        self._view = view
-        self._view_before = (melds, view)
-        return view
+        """What ``seat`` may see (None: the spectator): `observation.observe`."""
+        return observe(self, seat)
 
     def to_position(self) -> dict[str, Any]:
         return {
@@ -881,14 +797,10 @@ class MoseState(GameState):
             "melds": [m.to_dict() for m in self.melds],
             "table": list(self.table),
             "pending": None if self.pending is None else dict(self.pending),
-            "window": None
-            if self.window is None
-            else {"queue": list(self.window["queue"]), "acted": self.window["acted"]},
+            "window": None if self.window is None else self.window.to_dict(),
             "round_started": self.round_started,
             "exhaustions": self.exhaustions,
-            "last_pickup": None
-            if self.last_pickup is None
-            else dict(self.last_pickup, cards=list(self.last_pickup["cards"])),
+            "last_pickup": None if self.last_pickup is None else self.last_pickup.to_dict(),
             "penalties": list(self.penalties),
             "mistake": self.mistake,
             "false_plays": self.false_plays,
@@ -898,16 +810,6 @@ class MoseState(GameState):
             "seed": self.seed,
             "chance": self.chance,
         }
-
-
-#: A token's text (``7s``, ``Kd:7s``), kept: the same few come back in every meld's observed view.
-_token_text = lru_cache(maxsize=4096)(Token.__str__)
-
-
-def _meld_view(meld: Meld) -> dict[str, Any]:
-    """A meld as observations show them (shared, read-only: `_melds_view` keeps it while the meld stays).
-    Tokens, not cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)."""
-    return {"id": meld.id, "owner": meld.owner, "kind": meld.kind, "tokens": [*map(_token_text, meld.tokens)]}
 
 
 def _window_order(players: int, after: int, turn: int) -> tuple[int, ...]:
