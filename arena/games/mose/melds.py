@@ -359,7 +359,8 @@ def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[s
     # In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
     # the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
     plain = mask & _NOT_WILD[wild]
-    if run_windows(plain, wilds) & _LOWS:
+    a, b, c = plain, plain >> 1, plain >> 2  # `run_windows`, inline (asked at most draws)
+    if (a & b & c if not wilds else a & b | a & c | b & c if wilds == 1 else a | b | c) & _LOWS:
         return True
     if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
         s, h, d, c = plain & _LANE, plain >> 16 & _LANE, plain >> 32 & _LANE, plain >> 48
@@ -385,7 +386,10 @@ def card_adds_meld(mask: int, card: str, wild: str) -> bool:
     it), not a wild: any meld now holds that card, so only its run windows and its rank are looked at."""
     wilds = (mask & _SUITS_OF[wild]).bit_count()
     plain = mask & _NOT_WILD[wild]
-    return bool(run_windows(plain, wilds) & _NEAR[card]) or (plain & _SUITS_OF[card[0]]).bit_count() + wilds >= 3
+    a, b, c = plain, plain >> 1, plain >> 2  # `run_windows`, inline (asked at most draws)
+    if (a & b & c if not wilds else a & b | a & c | b & c if wilds == 1 else a | b | c) & _NEAR[card]:
+        return True
+    return (plain & _SUITS_OF[card[0]]).bit_count() + wilds >= 3
 
 
 #: Tokens of plain cards, made once (a Token is an immutable value).

@@ -9,6 +9,7 @@ once, D-8), ``over``.  See the package docstring for the window model.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
@@ -359,16 +360,26 @@ class MoseState(GameState):
 
     def _seat_plays(self, seat: int) -> tuple[Action, ...]:
         """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window), `offers.plays`, worked
-        out and kept (the caller has found none kept)."""
+        out and kept (the caller has found none kept), in one frame: the hand's ``meld`` actions
+        (`offers.meld_actions`, asked only of a hand that `offers.has_meld`) and the table's needs are
+        worked out here too unless kept."""
+        hand = self.hands[seat]
+        mask = self.masks[seat]
         melds = self._meld_acts[seat]
         if melds is None:
-            melds = self._hand_melds(seat)
+            has = self._meldable[seat]
+            if has is None:
+                has = self._meldable[seat] = offers.has_meld(hand, mask, self.wild, self.decks)
+            melds = self._meld_acts[seat] = (
+                (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
+            )
         needs = self._needs
         if needs is None:
-            needs = self._table_needs()
+            needs = self._needs = self._needs_before = offers.table_needs(
+                self.melds, self.wild, self.decks, self._needs_before
+            )
         plays = self._plays[seat] = offers.plays(
-            seat, self.hands[seat], self.masks[seat], melds, needs, self.melds, self.wild, self.decks,
-            self.options["owner_may_swap"],
+            seat, hand, mask, melds, needs, self.melds, self.wild, self.decks, self.options["owner_may_swap"]
         )
         return plays
 
@@ -383,39 +394,18 @@ class MoseState(GameState):
             else:
                 needs = self._needs
                 if needs is None:
-                    needs = self._table_needs()
+                    needs = self._needs = self._needs_before = offers.table_needs(
+                        self.melds, self.wild, self.decks, self._needs_before
+                    )
                 answer = offers.may_play(seat, self.masks[seat], needs, self.wild, self.options["owner_may_swap"])
                 if answer is None:
                     answer = self._meldable[seat]
                     if answer is None:
-                        answer = self._has_meld(seat)
+                        answer = self._meldable[seat] = offers.has_meld(
+                            self.hands[seat], self.masks[seat], self.wild, self.decks
+                        )
             self._can_play[seat] = answer
         return answer
-
-    def _has_meld(self, seat: int) -> bool:
-        has = self._meldable[seat]
-        if has is None:
-            has = self._meldable[seat] = offers.has_meld(self.hands[seat], self.masks[seat], self.wild, self.decks)
-        return has
-
-    def _hand_melds(self, seat: int) -> tuple[Action, ...]:
-        """The hand's ``meld`` actions (`offers.meld_actions`), worked out and kept (none was)."""
-        has = self._meldable[seat]
-        if has is None:
-            has = self._has_meld(seat)
-        melds = self._meld_acts[seat] = (
-            (*offers.meld_actions(self.hands[seat], self.masks[seat], self.wild, self.decks),) if has else ()
-        )
-        return melds
-
-    def _table_needs(self) -> TableNeeds:
-        """What the melds on the table can take (`offers.TableNeeds`), worked out once per melds list."""
-        needs = self._needs
-        if needs is None:
-            needs = self._needs = self._needs_before = offers.table_needs(
-                self.melds, self.wild, self.decks, self._needs_before
-            )
-        return needs
 
     # -- hands and the table: every change goes through these, which drop what it invalidates --------
 
@@ -482,8 +472,10 @@ class MoseState(GameState):
         self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
 
     def _add_card(self, seat: int, card: str) -> None:
-        """`_add` of one card (a draw from the stock)."""
-        self.hands[seat] = tuple(sorted((*self.hands[seat], card), key=_order))
+        """`_add` of one card (a draw from the stock), put in its place (after its twin: as `_add`'s sort)."""
+        hand = self.hands[seat]
+        i = bisect_right(hand, CARD_ORDER[card], key=_order)
+        self.hands[seat] = (*hand[:i], card, *hand[i:])
         mask = self.masks[seat] = self.masks[seat] | CARD_BITS[card]
         meldable = self._meldable[seat]
         if meldable is False and self.decks == 1 and card[0] != self.wild:  # known without a meld: ask the card
