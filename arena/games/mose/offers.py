@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache, reduce
 from itertools import groupby
 from operator import itemgetter, or_
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from arena.games.base import Action
 from arena.games.cards import RANKS, SUITS
@@ -112,7 +112,12 @@ def swap_action(meld_id: int, natural: str, choice: str) -> Action:
 # -- what the table takes ----------------------------------------------------------------------
 
 
-class MeldFit(NamedTuple):
+# `MeldFit` and `TableNeeds` are read field by field at nearly every decision: slotted classes, whose
+# attribute reads CPython 3.11 specializes (a NamedTuple's field is a descriptor it does not).  Neither is
+# changed once made: a change to the table makes new ones.
+
+
+class MeldFit:
     """What one meld on the table can take, as hand masks (`CARD_BITS`) and in offer order.
 
     ``bits``: the naturals a lay-off may add; ``takes_wild``: whether a wild may be laid off;
@@ -121,25 +126,36 @@ class MeldFit(NamedTuple):
     action), a set's by card in hand order (``plain``: card, its bits, the action; None for a run).
     """
 
-    meld: Meld
-    bits: int
-    takes_wild: bool
-    swap_bits: int
-    swaps: tuple[str, ...]
-    ends: tuple[tuple[str, str, int, Action], ...] = ()
-    plain: tuple[tuple[str, int, Action], ...] | None = None
+    __slots__ = ("meld", "bits", "takes_wild", "swap_bits", "swaps", "ends", "plain")
+
+    def __init__(
+        self, meld: Meld, bits: int, takes_wild: bool, swap_bits: int, swaps: tuple[str, ...],
+        ends: tuple[tuple[str, str, int, Action], ...] = (), plain: tuple[tuple[str, int, Action], ...] | None = None,
+    ) -> None:
+        self.meld = meld
+        self.bits = bits
+        self.takes_wild = takes_wild
+        self.swap_bits = swap_bits
+        self.swaps = swaps
+        self.ends = ends
+        self.plain = plain
 
 
-class TableNeeds(NamedTuple):
+class TableNeeds:
     """What the melds on the table can take, each (``melds``, in table order) and all together (as hand
     masks: ``bits`` the naturals some lay-off takes, ``swap_bits`` those some swap takes);
     ``run_takes_wild``: some run has a free end."""
 
-    melds: tuple[MeldFit, ...]
-    bits: int
-    takes_wild: bool
-    swap_bits: int
-    run_takes_wild: bool
+    __slots__ = ("melds", "bits", "takes_wild", "swap_bits", "run_takes_wild")
+
+    def __init__(
+        self, melds: tuple[MeldFit, ...], bits: int, takes_wild: bool, swap_bits: int, run_takes_wild: bool
+    ) -> None:
+        self.melds = melds
+        self.bits = bits
+        self.takes_wild = takes_wild
+        self.swap_bits = swap_bits
+        self.run_takes_wild = run_takes_wild
 
 
 def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | None = None) -> TableNeeds:

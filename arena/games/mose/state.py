@@ -59,6 +59,7 @@ DRAW_STOCK = Action("draw", ("stock",))
 TAKE_PILE = Action("take", ("pile",))
 PASS = Action("pass")
 CALL_MOSE = Action("call", ("mose",))
+_DRAW_OR_TAKE, _DRAW_ONLY, _TAKE_ONLY = (DRAW_STOCK, TAKE_PILE), (DRAW_STOCK,), (TAKE_PILE,)
 
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
 
@@ -218,18 +219,71 @@ class MoseState(GameState):
 
         Tokens say what each card is, so a permutation has one reading: the
         offered meld with the same tokens, which is what gets applied.
+
+        In one frame on the hot path: an action taken from the kept legal list (what the arena, the bots
+        and the benchmark pass) is legal by identity and applied here (the verbs by how often they come),
+        then `_settle`'s work, inline.  Anything else goes through `_apply_checked`.
         """
+        legal = self._legal
+        if legal is not None:
+            for offered in legal:
+                if offered is action:
+                    break
+            else:
+                legal = None
+        if legal is None:
+            self._apply_checked(action)
+            return
+        self._legal = None
+        seat = self.current
+        verb = action.verb
+        if verb == "layoff":
+            grown = self._grown(action)  # None: a lay-off that does not fit
+            if self.log is not None:
+                events.action(self, seat, action, grown is not None)
+        elif self.log is not None:
+            events.action(self, seat, action, True)
+        if verb == "discard":
+            self._discard(seat, action.args[0])
+        elif verb == "pass":
+            self._pass(seat)
+        elif verb == "draw":
+            self._draw_stock(seat)
+        elif verb == "take":
+            self._take_pile(seat)
+        elif verb == "layoff" or verb == "meld":
+            phase = self.phase
+            if verb == "meld":
+                back = phase if phase != "place" else self.pending["back"]
+                self._meld(seat, action.args, phase == "place")
+                self._finish_play(seat, back)
+            elif grown is None:
+                self._false_play(seat, str(action))
+            else:
+                back = phase if phase != "place" else self.pending["back"]
+                self._layoff(seat, grown, parse_token(action.args[-1], self.wild).card, phase == "place")
+                self._finish_play(seat, back)
+        elif verb == "swap":
+            self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
+        else:  # call
+            self._false_mose(seat)
+        phase = self.phase  # `_settle`, inline: this runs at every step
+        if phase == "over":
+            self.is_over = True
+            self.current = None
+        else:
+            self.current = self.turn if phase == "draw" or phase == "play" else self.decider
+
+    def _apply_checked(self, action: "Action | str") -> None:
+        """`apply` of anything but the kept list's own action: text, an equal copy, a meld's tokens in
+        another order, an illegal action (refused by the base class's checks with a clear error)."""
         parsed = action if action.__class__ is Action else Action.parse(action)
         if not self.is_over:
             legal = self._legal
             if legal is None:
                 legal = self._legal = self._compute_legal()
-            for offered in legal:  # the common case, a pick from the legal list: found by identity
-                if offered is parsed:
-                    self._apply_legal(parsed)
-                    return
-            if parsed in legal:  # an equal action made elsewhere (parsed from its text)
-                self._apply_legal(parsed)
+            if parsed in legal:  # an equal action made elsewhere (parsed from its text): apply the list's own
+                self.apply(legal[legal.index(parsed)])
                 return
         if parsed.verb == "meld" and not self.is_over:
             tokens = Counter(parsed.args)
@@ -244,7 +298,7 @@ class MoseState(GameState):
             self._legal = self._compute_legal()
         return list(self._legal)
 
-    def _compute_legal(self) -> list[Action]:
+    def _compute_legal(self) -> Sequence[Action]:
         phase = self.phase
         if phase == "draw":
             return self._draws()
@@ -350,13 +404,10 @@ class MoseState(GameState):
     # What a seat may play is worked out by `offers` and kept here per seat until what it depends on
     # changes: `_set_hand` and `_set_melds` drop what is no longer true.
 
-    def _draws(self) -> list[Action]:
-        actions = []
+    def _draws(self) -> tuple[Action, ...]:
         if self.stock or (self.discard and self.exhaustions < 2):
-            actions.append(DRAW_STOCK)
-        if self.discard:
-            actions.append(TAKE_PILE)
-        return actions
+            return _DRAW_OR_TAKE if self.discard else _DRAW_ONLY
+        return _TAKE_ONLY if self.discard else ()
 
     def _seat_plays(self, seat: int) -> tuple[Action, ...]:
         """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window), `offers.plays`, worked
@@ -487,46 +538,10 @@ class MoseState(GameState):
     # -- applying ----------------------------------------------------------------------
 
     def _apply_legal(self, action: Action) -> None:
-        """Apply a legal action (the verbs by how often they come), then `_settle`."""
-        self._legal = None
-        seat = self.current
-        verb = action.verb
-        if verb == "layoff":
-            grown = self._grown(action)  # None: a lay-off that does not fit
-            if self.log is not None:
-                events.action(self, seat, action, grown is not None)
-        elif self.log is not None:
-            events.action(self, seat, action, True)
-        if verb == "discard":
-            self._discard(seat, action.args[0])
-        elif verb == "pass":
-            self._pass(seat)
-        elif verb == "draw":
-            self._draw_stock(seat)
-        elif verb == "take":
-            self._take_pile(seat)
-        elif verb == "layoff" or verb == "meld":
-            phase = self.phase
-            if verb == "meld":
-                back = phase if phase != "place" else self.pending["back"]
-                self._meld(seat, action.args, phase == "place")
-                self._finish_play(seat, back)
-            elif grown is None:
-                self._false_play(seat, str(action))
-            else:
-                back = phase if phase != "place" else self.pending["back"]
-                self._layoff(seat, grown, parse_token(action.args[-1], self.wild).card, phase == "place")
-                self._finish_play(seat, back)
-        elif verb == "swap":
-            self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
-        else:  # call
-            self._false_mose(seat)
-        phase = self.phase  # `_settle`, inline: this runs at every step
-        if phase == "over":
-            self.is_over = True
-            self.current = None
-        else:
-            self.current = self.turn if phase == "draw" or phase == "play" else self.decider
+        """The base class's `apply` has checked ``action`` against the kept list: apply that list's own
+        action (an equal one parsed from text is not identical to it)."""
+        legal = self._legal
+        self.apply(legal[legal.index(action)])
 
     def _grown(self, action: Action) -> Meld | None:
         """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play).
