@@ -614,3 +614,30 @@ def test_a_clone_copies_every_field_and_plays_on_alone():
         while not copy.is_over:
             copy.apply(rng.choice(copy.legal_actions()))
         assert state.to_position() == before
+
+
+def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true():
+    # As the shedding engine's test: clone() lists the fields one by one (a new slot it forgets is unset),
+    # and the engine keeps each hand's mask as cards move (`MoseState.masks`, what the offers read): both
+    # checked at every decision of whole rounds, in every phase, and each copy plays on alone.
+    from arena.games.mose.offers import bits_of
+    from arena.games.mose.state import MoseState
+    from arena.games.selfplay import chooser
+
+    rng = chooser(5)
+    phases = set()
+    for players, options in ((2, {}), (4, {"owner_may_swap": True}), (3, {"mode": "contested", "decks": 2, "turn_limit": 30})):
+        state = games.new_game("mose", players=players, seed=11, rounds=1, **options)
+        while not state.is_over:
+            phases.add(state.decision)
+            copy = state.clone()
+            assert all(hasattr(copy, name) for name in MoseState.__slots__)  # a field clone() forgot is unset
+            before = state.to_position()
+            assert copy.to_position() == before
+            assert copy.legal_actions() == state.legal_actions()
+            assert copy.observation(copy.current) == state.observation(state.current)
+            assert state.masks == [bits_of(hand) for hand in state.hands]
+            copy.apply(copy.legal_actions()[-1])  # the copy plays on alone
+            assert state.to_position() == before
+            state.apply(rng.choice(state.legal_actions()))
+    assert phases == {"draw", "play", "react", "place"}
