@@ -119,8 +119,8 @@ class MoseState(GameState):
         self.turn = 0
         self.decider = 0
         self.phase = "draw"
-        # Each hand a sorted tuple, replaced at every change (`_set_hand`): clones share them, and the offers
-        # worked out for a hand are kept with it (`_plays_of`, `_asked_of`).
+        # Each hand a sorted tuple, replaced at every change (`_add`, `_remove`...): clones and observations
+        # share them; what was worked out for a seat's hand is kept per seat (`_meld_acts`, `_plays`...).
         self.hands: list[tuple[str, ...]] = [() for _ in range(players)]
         self.stock: list[str] = []
         # The pile and the freed wilds waiting on the table are tuples, the pickup and window records
