@@ -80,6 +80,32 @@ def test_racing_claims_from_two_hosts_never_exceed_a_bots_cap(postgres_db):
     store_a.close(), store_b.close()
 
 
+def test_a_claim_is_refused_whole_for_a_bot_at_its_cap_or_being_claimed_and_its_rows_keep_the_audit(postgres_db):
+    import psycopg
+
+    store = LadderStore.open(postgres_db, shared=True)
+    registry, claims = host(postgres_db, "A")
+    assert claim(store, claims, "g1", ("x", "y"), {"x": 2, "y": 1})
+    assert not claim(store, claims, "g2", ("x", "y"), {"x": 2, "y": 1})  # y at its cap of 1
+    assert claim(store, claims, "g3", ("x", "z"), {"x": 2, "z": 1})  # x's second game, within its cap of 2
+    assert not claim(store, claims, "g4", ("z", "x"), {"z": 5, "x": 2})  # x at its cap now
+    # Another transaction holding a bot's row (another host claiming it this moment): refused, never waited for.
+    claims.ensure_bots(["w", "v"])
+    with psycopg.connect(postgres_db) as other:
+        assert other.execute("SELECT bot FROM bot_slots WHERE bot = 'w' FOR UPDATE").fetchall() == [("w",)]
+        assert not claim(store, claims, "g5", ("w", "v"), {"w": 1, "v": 1})
+    assert claim(store, claims, "g6", ("w", "v"), {"w": 1, "v": 1})
+    with registry.connection() as db:
+        rows = db.execute("SELECT game_id, seat, bot, cap, busy, host FROM seat_claims ORDER BY game_id, seat").fetchall()
+    assert rows == [("g1", 0, "x", 2, 1, "A"), ("g1", 1, "y", 1, 1, "A"), ("g3", 0, "x", 2, 2, "A"),
+                    ("g3", 1, "z", 1, 1, "A"), ("g6", 0, "w", 1, 1, "A"), ("g6", 1, "v", 1, 1, "A")]
+    assert {g.id for g in store.games()} == {"g1", "g3", "g6"}  # nothing of a refused game recorded
+    assert claims.release("g1", "g3") == 4 and claims.release("g1") == 0
+    assert claim(store, claims, "g7", ("y", "x"), {"y": 1, "x": 1})
+    registry.close()
+    store.close()
+
+
 def test_a_host_is_dead_only_without_lease_and_lock_and_then_its_games_are_aborted(postgres_db):
     store = LadderStore.open(postgres_db, shared=True)
     survivor, _ = host(postgres_db, "live", lease_s=60)

@@ -61,6 +61,30 @@ def test_new_database_has_current_schema(db):
     assert raw(db, "SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
 
 
+def test_a_step_of_one_database_s_own_runs_only_there_and_moves_both_versions_on(db, monkeypatch):
+    from arena.ladder.store import migrations
+
+    store = LadderStore.open(db)
+    store.close()
+    # The step of PostgreSQL's own in the released list: its functions and storage there, nothing on SQLite.
+    if db.startswith("postgresql://"):
+        assert raw(db, "SELECT attstorage FROM pg_attribute WHERE attrelid = 'replays'::regclass "
+                       "AND attname = 'data'") == [("e",)]
+        assert sorted(raw(db, "SELECT proname FROM pg_proc WHERE proname LIKE 'mau_%'")) == [
+            ("mau_claim_seats",), ("mau_release_seats",)]
+    # A later step with SQL for each database runs the shared part, then only this database's own.
+    step = migrations.Step(shared="CREATE TABLE later (n INTEGER)",
+                           postgresql=("INSERT INTO later VALUES (1)",), sqlite=("INSERT INTO later VALUES (2)",))
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, step))
+    store = LadderStore.open(db)
+    migrations.migrate(store.backend, SCHEMA_VERSION + 1)
+    assert store.schema_version() == SCHEMA_VERSION + 1
+    store.close()
+    assert raw(db, "SELECT n FROM later") == [(1 if db.startswith("postgresql://") else 2,)]
+    with pytest.raises(ValueError, match="no schema steps for a 'oracle' database"):
+        step.statements("oracle")
+
+
 def test_a_sqlite_database_is_in_wal_mode(tmp_path):
     LadderStore.open(tmp_path / "a.db").close()
     mode = sqlite3.connect(tmp_path / "a.db").execute("PRAGMA journal_mode").fetchone()[0]

@@ -62,6 +62,9 @@ def drive(backend: "Backend", steps: Steps) -> Any:
 class Backend(ABC):
     #: Where the data lives, for messages (a path, or a URL without its password).
     name: str
+    #: Which database this is ("sqlite" or "postgresql"): what a schema step of one database's own
+    #: (`migrations.Step`) is chosen by.  Nothing else in the store asks.
+    dialect: str = ""
     #: The driver's parameter style: "qmark" (``?``) or "format" (``%s``).
     paramstyle: str = "qmark"
     #: The driver's exceptions for a database that cannot be used.

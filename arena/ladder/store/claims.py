@@ -34,9 +34,16 @@ since its last read (`ClaimTally`), and hands on only what they add: a round cos
 new claims, not the host's history (copying and merging every pairing's count each
 round grew with the ladder's age, up to every pair of connected bots).
 
-Round trips: a claim's checks are its start's one read (`backend.Read`), sent with the
-statements queued before them and, in a group commit, with the reads of every other start
-and result of that commit (`LadderStore.run_together`); its insert waits for the commit.
+Steps 1-3 and the insert are one server-side function, `CLAIM_FUNCTION` (``mau_claim_seats``, made
+by schema step 7, PostgreSQL's own): one statement a claim, where the four it replaces each cost
+the host its binding and parsing and the server its parsing and planning (a PL/pgSQL function
+keeps its plans).  Inside it each statement takes a snapshot of its own (a volatile function,
+read committed), so the count after the locks sees every claim committed before them, as the
+separate statements did.
+
+Round trips: a claim is its start's one read (`backend.Read`), sent with the statements queued
+before it and, in a group commit, with the reads of every other start and result of that commit
+(`LadderStore.run_together`); its rows commit with the start.
 A release costs none (its statements go with the result's commit), a load one message on
 the registry's work connection (`HostRegistry.work_connection`).  So a game's seats cost
 no transaction, no durable commit and no worker-thread call of their own.
@@ -51,6 +58,69 @@ from typing import Iterable, Mapping, Sequence
 from arena.ladder.store.backend import Read, Steps
 from arena.ladder.store.hosts import NOW, SEATS_FREED, SEATS_LOCK, HostRegistry
 from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, results, roll_back
+
+
+#: A seat claim, whole (steps 1-3 above and the rows), as one server-side function (schema step 7): true
+#: when every seat is claimed, false when nothing was (this host's lease lapsed, a bot is being claimed by
+#: another transaction, or a bot would go over its cap).  Keep it equivalent to the statements it replaced
+#: (`tests/ladder/test_claims.py` checks the refusals and the audit rows).  No ``?`` in it: the shared
+#: SQL's placeholder.
+CLAIM_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION mau_claim_seats(p_game TEXT, p_ruleset TEXT, p_host TEXT, p_bots TEXT[], p_caps INTEGER[])
+RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $claim$
+DECLARE
+    v_busy INTEGER[];
+BEGIN
+    -- only under a current lease; the share lock keeps a sweep of this host (FOR UPDATE SKIP LOCKED) out
+    PERFORM 1 FROM hosts WHERE name = p_host AND state = 'live' AND lease_until >= {NOW} FOR SHARE;
+    IF NOT FOUND THEN
+        RETURN FALSE;
+    END IF;
+    -- every bot's row, in name order; one being claimed by another transaction is skipped: refused
+    IF (SELECT COUNT(*) FROM (SELECT bot FROM bot_slots WHERE bot = ANY(p_bots) ORDER BY bot
+                              FOR UPDATE SKIP LOCKED) locked)
+       < (SELECT COUNT(DISTINCT b) FROM unnest(p_bots) AS b) THEN
+        RETURN FALSE;
+    END IF;
+    -- counted after the locks (a snapshot of its own): every claim of these bots committed before them
+    SELECT array_agg(COALESCE(c.n, 0) + 1 ORDER BY s.i) INTO v_busy
+    FROM unnest(p_bots) WITH ORDINALITY AS s (bot, i)
+    LEFT JOIN (SELECT bot, COUNT(*) AS n FROM seat_claims WHERE bot = ANY(p_bots) AND released_at IS NULL
+               GROUP BY bot) c ON c.bot = s.bot;
+    IF EXISTS (SELECT 1 FROM unnest(v_busy, p_caps) AS x (busy, cap) WHERE x.busy > x.cap) THEN
+        RETURN FALSE;
+    END IF;
+    -- one time for every seat (a statement's clock), and the transaction's id for `ClaimTally`
+    INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid)
+    SELECT p_game, s.seat - 1, s.bot, p_ruleset, p_host, s.cap, s.busy, t.at, pg_current_xact_id()
+    FROM (SELECT {NOW} AS at) t, unnest(p_bots, p_caps, v_busy) WITH ORDINALITY AS s (bot, cap, busy, seat);
+    RETURN TRUE;
+END
+$claim$
+"""
+
+
+#: A release, whole, as one server-side function (schema step 7): under `hosts.SEATS_LOCK` shared (the
+#: lock class and key are its arguments), frees the open claims of these games, and tells the other live
+#: hosts (``NOTIFY``, delivered at commit) when it freed any; returns how many.  Equivalent to the two
+#: statements it replaced (`tests/ladder/test_seats_freed.py` checks who is told, and when).
+RELEASE_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION mau_release_seats(p_games TEXT[], p_host TEXT, p_channel TEXT, p_lock_class INTEGER,
+                                             p_lock INTEGER)
+RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $release$
+DECLARE
+    v_freed BIGINT;
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(p_lock_class, p_lock);
+    UPDATE seat_claims SET released_at = {NOW} WHERE game_id = ANY(p_games) AND released_at IS NULL;
+    GET DIAGNOSTICS v_freed = ROW_COUNT;
+    IF v_freed > 0 AND EXISTS (SELECT 1 FROM hosts WHERE state = 'live' AND name <> p_host) THEN
+        PERFORM pg_notify(p_channel, p_host);
+    END IF;
+    RETURN v_freed;
+END
+$release$
+"""
 
 
 @dataclass
@@ -149,57 +219,19 @@ class SeatClaims:
         start (`LadderStore.game_started(claim=...)`): steps (`backend.Steps`) that return False when a bot
         is busy, being claimed, or this host's lease has lapsed.
 
-        One read, the checks (a round trip shared with the group commit's other reads); the insert waits
-        for the start's statements and its commit, so the claim is durable with the start, one commit for
+        One read, `CLAIM_FUNCTION`'s call, which checks and inserts (a round trip shared with the group
+        commit's other reads); its rows commit with the start, so the claim is durable with it, one commit for
         both (and for every start and result of the same group commit).  On False the caller writes
         nothing more; the rows the checks locked stay locked until that transaction ends, so another
         host's claim of these bots skips them for as long.  Two claims of one bot in one transaction
         must not read side by side (the second must count the first: `Call.keys`).
         """
         bots = list(bots)
-        found = (yield Read(self._checks(bots))).rows
-        if not self._allowed(bots, caps, found):
-            return False
-        backend.send(*self._insert(game_id, ruleset, bots, caps, found))
-        return True
-
-    def _checks(self, bots: list[str]) -> list[tuple[str, tuple]]:
-        """A claim's checks, run in order in its transaction (the shared SQL's ``?`` placeholders).
-
-        Only under a current lease: a host whose lease lapsed may be swept at any moment (its
-        claims released), so it claims nothing until it has renewed.  The share lock keeps a
-        sweep of this host (FOR UPDATE SKIP LOCKED) from interleaving with the claim.  The
-        count is a statement of its own, after the locks (a fresh snapshot: every claim of
-        these bots committed before the locks were taken is counted).
-        """
-        return [
-            (f"SELECT 1 FROM hosts WHERE name = ? AND state = 'live' AND lease_until >= {NOW} FOR SHARE",
-             (self.registry.name,)),
-            ("SELECT bot FROM bot_slots WHERE bot = ANY(?) ORDER BY bot FOR UPDATE SKIP LOCKED", (bots,)),
-            ("SELECT bot, COUNT(*) FROM seat_claims WHERE bot = ANY(?) AND released_at IS NULL GROUP BY bot", (bots,)),
-        ]
-
-    @staticmethod
-    def _allowed(bots: list[str], caps: Mapping[str, int], found: list) -> bool:
-        host, locked, counted = found
-        busy = dict(counted or ())
-        return bool(host) and len(locked or ()) >= len(set(bots)) and all(
-            busy.get(bot, 0) + 1 <= caps[bot] for bot in bots)
-
-    def _insert(self, game_id: str, ruleset: str, bots: list[str], caps: Mapping[str, int],
-                found: list) -> tuple[str, tuple]:
-        """The claim's rows: one time for every seat of the game (a statement's clock), and the
-        transaction's id for the other hosts' incremental reads (`ClaimTally`)."""
-        busy = dict(found[2] or ())
-        return (
-            "INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at, claim_xid) "
-            f"SELECT ?, s.seat - 1, s.bot, ?, ?, s.cap, s.busy, t.at, pg_current_xact_id() "
-            f"FROM (SELECT {NOW} AS at) t, "
-            "unnest(CAST(? AS TEXT[]), CAST(? AS INTEGER[]), CAST(? AS INTEGER[])) "
-            "WITH ORDINALITY AS s (bot, cap, busy, seat)",
-            (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots],
-             [busy.get(bot, 0) + 1 for bot in bots]),
-        )
+        found = (yield Read([(
+            "SELECT mau_claim_seats(?, ?, ?, CAST(? AS TEXT[]), CAST(? AS INTEGER[]))",
+            (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots]),
+        )])).rows
+        return bool(found[0] and found[0][0][0])
 
     def release_statements(self, *game_ids: str) -> list[tuple[str, tuple]]:
         """These games are over: the statements that free their seats, for the transaction that records
@@ -212,15 +244,8 @@ class SeatClaims:
         to listen, `HostRegistry.join`), so either the release's check already sees the new host
         live (and it is told), or the new host goes live after this commit (and sees the seats free).
         """
-        name = self.registry.name
-        return [
-            ("SELECT pg_advisory_xact_lock_shared(?, ?)", (LOCK_CLASS, SEATS_LOCK)),
-            (f"WITH freed AS (UPDATE seat_claims SET released_at = {NOW} "
-             "WHERE game_id = ANY(?) AND released_at IS NULL RETURNING 1), n AS (SELECT COUNT(*) AS n FROM freed) "
-             "SELECT n.n, (SELECT pg_notify(?, ?) FROM hosts WHERE state = 'live' AND name <> ? AND n.n > 0 "
-             "LIMIT 1) FROM n",
-             (list(game_ids), SEATS_FREED, name, name)),
-        ]
+        return [("SELECT mau_release_seats(CAST(? AS TEXT[]), ?, ?, ?, ?)",
+                 (list(game_ids), self.registry.name, SEATS_FREED, LOCK_CLASS, SEATS_LOCK))]
 
     def release(self, *game_ids: str) -> int:
         """These games are over: their seats are free again (the other hosts are told).  Returns how many.

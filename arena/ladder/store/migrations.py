@@ -7,6 +7,12 @@ so two processes starting together neither apply a step twice nor see half of
 one, and a database newer than this code is refused with `StoreError` before
 anything is touched.  Never edit a released step; add one.
 
+A step is the shared SQL both databases run (a string, split at its ``;``), or a `Step`
+that also has SQL of one database's own: PostgreSQL's server-side functions and storage
+settings, which SQLite has no words for.  The version counts every step on both
+databases, so a step one of them skips still moves its version on, and the version check
+stays one number: a database at version N has every step up to N that applies to it.
+
 The SQL is the portable subset both databases take.  Types are chosen so each
 means the same in both: ``BIGINT`` for 63-bit seeds (SQLite's ``INTEGER``
 affinity), ``DOUBLE PRECISION`` for ratings (SQLite's ``REAL``, an 8-byte
@@ -24,13 +30,42 @@ ORM, for nothing these steps need.
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Sequence, Union
 
-from arena.ladder.store import fit_totals, replays
+from arena.ladder.store import claims, fit_totals, replays
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.records import StoreError
 
-MIGRATIONS: Sequence[str] = (
+
+@dataclass(frozen=True)
+class Step:
+    """A schema step with SQL of one database's own: ``shared`` (split at its ``;``) runs on both
+    databases first, then the statements given for this one (`Backend.dialect`), each whole (a
+    function's body holds ``;`` of its own).  A database with none of its own runs only ``shared``
+    (possibly nothing), and its version moves on all the same."""
+
+    shared: str = ""
+    postgresql: Sequence[str] = ()
+    sqlite: Sequence[str] = ()
+
+    def statements(self, dialect: str) -> list[str]:
+        own = {"postgresql": self.postgresql, "sqlite": self.sqlite}
+        if dialect not in own:
+            raise ValueError(f"no schema steps for a {dialect!r} database")
+        return [*_split(self.shared), *own[dialect]]
+
+
+def _split(sql: str) -> list[str]:
+    return [statement for statement in sql.split(";") if statement.strip()]
+
+
+def statements(step: "str | Step", dialect: str) -> list[str]:
+    """The statements one step runs on a database of this dialect."""
+    return step.statements(dialect) if isinstance(step, Step) else _split(step)
+
+
+MIGRATIONS: Sequence[Union[str, Step]] = (
     """
     CREATE TABLE bots (
         name TEXT PRIMARY KEY,
@@ -133,6 +168,16 @@ MIGRATIONS: Sequence[str] = (
     ALTER TABLE seat_claims ADD COLUMN claim_xid xid8;
     CREATE INDEX claims_by_xid ON seat_claims (claim_xid);
     """,
+    # 7, PostgreSQL's own (nothing on SQLite): a seat claim's checks and rows in one server-side function
+    # (`claims.CLAIM_FUNCTION`: one statement a start instead of four, its plans kept by the server), a
+    # release in another (`claims.RELEASE_FUNCTION`: one statement instead of two), and
+    # the replays' bytes stored as they come: they are zlib-packed already, so PostgreSQL's own compression
+    # of a large value (TOAST's pglz) only spent the server's CPU to find that out.
+    Step(postgresql=(
+        "ALTER TABLE replays ALTER COLUMN data SET STORAGE EXTERNAL",
+        claims.CLAIM_FUNCTION,
+        claims.RELEASE_FUNCTION,
+    )),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -167,9 +212,8 @@ def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> None:
             backend.run("INSERT INTO schema_version (version) VALUES (0)")
         _refuse_newer(backend, version, target)
         for step in range(version, target):
-            for statement in MIGRATIONS[step].split(";"):
-                if statement.strip():
-                    backend.run(statement)
+            for statement in statements(MIGRATIONS[step], backend.dialect):
+                backend.run(statement)
             backend.run("UPDATE schema_version SET version = ?", (step + 1,))
 
 

@@ -155,6 +155,7 @@ def roll_back(db: Any) -> None:
 
 
 class PostgresBackend(Backend):
+    dialect = "postgresql"
     paramstyle = "format"
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:

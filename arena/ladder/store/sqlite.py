@@ -20,6 +20,7 @@ from arena.ladder.store.records import StoreError
 
 
 class SqliteBackend(Backend):
+    dialect = "sqlite"
     paramstyle = "qmark"
     errors = (sqlite3.DatabaseError,)
 
