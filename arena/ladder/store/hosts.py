@@ -113,6 +113,7 @@ class HostRegistry:
             db = psycopg.connect(self.url, autocommit=True, connect_timeout=self._connect_timeout,
                                  application_name=f"mau-arena host {self.name}{purpose}"[:63])
             db.execute("SET synchronous_commit = on")
+            db.prepare_threshold = None  # as the store's (`PostgresBackend._open`): the claims bind literals
             return db
         except psycopg.Error as error:
             raise StoreError(f"cannot connect to {redact(self.url)}: {' '.join(str(error).split())}") from None
