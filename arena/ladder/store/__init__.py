@@ -11,7 +11,8 @@ same store; the modules split along the concepts:
 * ``backend.py``: the interface a database sits behind, and the SQL rules the
   shared queries follow;
 * ``sqlite.py``, ``postgres.py``: the two backends;
-* ``migrations.py``: the schema, its forward steps and the version check;
+* ``migrations.py``: the schema, its forward steps (shared, or with SQL of one database's own) and the
+  version check;
 * ``tokens.py``: bot tokens, stored hashed;
 * ``replays.py``: each game's replay kept in the database, zlib-packed (written on PostgreSQL, so any
   host can serve any replay; a SQLite ladder keeps files only);
