@@ -209,7 +209,7 @@ def main() -> int:
                             "SELECT calls, total_plan_time + total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) "
                             "FROM pg_stat_statements ORDER BY 2 DESC LIMIT %s", (args.top,)).fetchall()
                     games = args.games * args.rounds
-                    print(f"PostgreSQL's costliest statements (ms a game, calls a game; the function's own statements "
+                    print("PostgreSQL's costliest statements (ms a game, calls a game; the function's own statements "
                           "counted apart too):")
                     for calls, total, query in top:
                         print(f"  {total / games:7.3f} {calls / games:5.2f}  {query}")
