@@ -364,6 +364,8 @@ class _Game:
     async def _play(self) -> str | None:
         """The decision loop; returns an abort reason, or None when the engine says the game is over."""
         state = self.state
+        # A recorder whose per-decision methods are plain functions is called directly (`_record_now`).
+        plain_recorder = self.recorder if _plain_decisions(self.recorder) else None
         try:
             while not state.is_over:
                 if self.decisions >= self.max_decisions:
@@ -379,7 +381,13 @@ class _Game:
                     verdict = await self._decide(seat_index)
                 state.apply(verdict.action)
                 self.decisions += 1
-                await self._record(seat_index, verdict)
+                if self.recorder is not None:
+                    if self.recorder is plain_recorder:
+                        recorded = self._record_now(seat_index, verdict)
+                        if recorded is not None:
+                            await self._await_recorded(recorded)
+                    else:
+                        await self._record(seat_index, verdict)
                 await self._emit_event(self.decisions, seat_index, state.public_text(verdict.action))
         except Exception as error:  # an engine bug: end this game, keep the server
             log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
@@ -608,6 +616,33 @@ class _Game:
             verdict.strike is not None, digest, verdict.bot_error,
         )
 
+    def _record_now(self, seat_index: int, verdict: _Verdict) -> Any:
+        """`_record` for a recorder whose ``decision`` (and ``hash_due``) are plain functions, called
+        here without a coroutine each (this runs after every decision): the same calls, the same
+        failure handling (logged, and no further replay lines for this game).  Returns what
+        ``decision`` returned (an awaitable is awaited by the caller, as `_call_recorder` would)."""
+        recorder = self.recorder
+        state = self.state
+        due = getattr(recorder, "hash_due", None)
+        digest = state.state_hash() if due is None or state.is_over or due() else None  # as `_record`: outside the try
+        try:
+            return recorder.decision(
+                seat_index, str(verdict.action), verdict.think_ms, verdict.timeout, verdict.strike is not None,
+                digest, verdict.bot_error,
+            )
+        except Exception:
+            log.exception("game %s: recorder.decision failed; no further replay lines for this game", self.game_id)
+            self.recorder = None
+            return None
+
+    async def _await_recorded(self, value: Any) -> None:
+        """The rest of `_record_now` when ``decision`` returned an awaitable."""
+        try:
+            await _maybe_await(value)
+        except Exception:
+            log.exception("game %s: recorder.decision failed; no further replay lines for this game", self.game_id)
+            self.recorder = None
+
     async def _call_recorder(self, method: str, *args: Any) -> Any:
         """A failing replay writer is logged and dropped: losing a replay beats losing the game."""
         if self.recorder is None:
@@ -732,6 +767,18 @@ class _Game:
             started_at=self.started_at,
             ended_at=_utc_now(),
         )
+
+
+def _plain_decisions(recorder: Any) -> bool:
+    """Whether ``recorder.decision`` and its ``hash_due`` (if it has one) are plain functions, not coroutine
+    functions: then the runner calls them without awaiting (`_Game._record_now`)."""
+    if recorder is None:
+        return False
+    decision = getattr(recorder, "decision", None)
+    if decision is None or inspect.iscoroutinefunction(decision):
+        return False
+    due = getattr(recorder, "hash_due", None)
+    return due is None or not inspect.iscoroutinefunction(due)
 
 
 def _judge(answer: Any, legal: Sequence[Action]) -> tuple[tuple[str, str] | None, Action | None]:
