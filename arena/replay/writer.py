@@ -66,6 +66,26 @@ def _encode_line(line: Mapping[str, Any]) -> str:
         return _standard_line(line)
 
 
+#: Action texts as JSON strings (a ruleset has a few hundred action texts; cleared if it ever grows past this).
+_ACTION_JSON: dict[str, str] = {}
+_ACTION_JSON_KEPT = 4096
+
+
+def decision_line(i: int, seat: int, action: str, think_ms: int, timeout: bool, strike: bool,
+                  state_hash: str | None) -> str:
+    """A decision line without a bot error, newline included: exactly ``_encode_line(decision_dict(...)) + "\\n"``,
+    put together from its parts (each decision writes one; the dict and its encoding cost more than the rest
+    of the line).  ``i``, ``seat`` and ``think_ms`` are ints, ``state_hash`` a str or None."""
+    text = _ACTION_JSON.get(action)
+    if text is None:
+        if len(_ACTION_JSON) >= _ACTION_JSON_KEPT:
+            _ACTION_JSON.clear()
+        text = _ACTION_JSON[action] = _encode_line(action)
+    return (f'{{"type":"decision","i":{i},"seat":{seat},"action":{text},"think_ms":{think_ms},'
+            f'"timeout":{"true" if timeout else "false"},"strike":{"true" if strike else "false"},'
+            f'"hash":{"null" if state_hash is None else _encode_line(state_hash)}}}\n')
+
+
 class ReplayWriterError(RuntimeError):
     """The writer was used out of order (a decision after the result, say)."""
 
@@ -118,12 +138,15 @@ class ReplayWriter:
             header.engine = engine_version()  # a new replay is always stamped with the code writing it
         header.options = _resolved_options(header.ruleset, header.options)
         path = replay_path(directory, header)
-        path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
             raise FileExistsError(f"a replay of game {header.game_id} already exists: {path}")
         part = path.with_name(path.name[: -len(SUFFIX)] + PART_SUFFIX)
         try:
-            handle = open(part, "x", encoding="utf-8", newline="\n")
+            try:
+                handle = open(part, "x", encoding="utf-8", newline="\n")
+            except FileNotFoundError:  # the day's folder is new (its mkdir only then: a ladder creates many)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                handle = open(part, "x", encoding="utf-8", newline="\n")
         except FileExistsError:
             raise FileExistsError(f"game {header.game_id} is already being recorded (or crashed): {part}") from None
         writer = cls(path, header, handle, flush_s, hash_every)
@@ -168,13 +191,20 @@ class ReplayWriter:
         bot_error: str = "",
     ) -> None:
         """Record one applied decision and the state hash after it (`GameState.state_hash()`)."""
-        self._check_open()
+        if self._closed:
+            self._check_open()
         if self._result_at is not None:
             raise ReplayWriterError(f"replay {self.part_path} already has its result line")
         self._count += 1
-        # The fields of a `DecisionRecord`, without building one: this runs after every decision.
-        self._write(decision_dict(self._count, int(seat), str(action), int(round(think_ms or 0)), bool(timeout),
-                                  bool(strike), state_hash, str(bot_error or "")), flush=False)
+        if not bot_error and (state_hash is None or type(state_hash) is str):
+            # The usual line, put together from its parts: the same text as `_encode_line` of its
+            # `decision_dict` (tests/replay/test_writer.py), with the action's JSON kept per text.
+            self._handle.write(decision_line(self._count, int(seat), str(action), int(round(think_ms or 0)),
+                                             bool(timeout), bool(strike), state_hash))
+        else:
+            # The fields of a `DecisionRecord`, without building one: this runs after every decision.
+            self._write(decision_dict(self._count, int(seat), str(action), int(round(think_ms or 0)), bool(timeout),
+                                      bool(strike), state_hash, str(bot_error or "")), flush=False)
         if self._flush_s <= 0:
             self._handle.flush()
         else:

@@ -272,3 +272,21 @@ def test_decision_lines_are_the_standard_encoders_text(text):
     line = decision_dict(3, 1, text, 12, True, False, None, text)
     assert _encode_line(line) == json.dumps(line, ensure_ascii=False, separators=(",", ":"))
     assert _encode_line({"x": "\ud800"}) == json.dumps({"x": "\ud800"}, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("text", ["play 7h", 'a"b\\c', "".join(map(chr, range(32))), "\x7f\u2028\u2029é漢😀", "</script>"])
+@pytest.mark.parametrize("flags", [(False, False, None), (True, False, "0123456789abcdef"), (False, True, 'h"\\')])
+def test_a_decision_line_put_together_is_the_standard_encoders_text(text, flags):
+    """The writer's usual decision line (no bot error), assembled from parts with the action's JSON kept per
+    text, is exactly json.dumps of its `decision_dict`, first time and from the kept text."""
+    import json
+
+    from arena.replay.format import decision_dict
+    from arena.replay.writer import decision_line
+
+    timeout, strike, state_hash = flags
+    for think_ms in (0, 123456):
+        line = decision_dict(41, 3, text, think_ms, timeout, strike, state_hash)
+        expected = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"
+        assert decision_line(41, 3, text, think_ms, timeout, strike, state_hash) == expected
+
