@@ -223,14 +223,19 @@ class Scheduler:
 
     def _observe(self, candidates: Iterable[Candidate], now: float) -> None:
         names = set()
+        idle_since, full_since = self._idle_since, self._full_since
         for c in candidates:
-            names.add(c.name)
+            name = c.name
+            names.add(name)
+            # A bot is in at most one of the two (every change below and in `plan` keeps it so): one that
+            # is where its slots say already needs nothing (most bots, every round).
             if c.free > 0:
-                self._full_since.pop(c.name, None)
-                self._idle_since.setdefault(c.name, now)
-            else:
-                self._idle_since.pop(c.name, None)
-                self._full_since.setdefault(c.name, now)
+                if name not in idle_since:
+                    full_since.pop(name, None)
+                    idle_since[name] = now
+            elif name not in full_since:
+                idle_since.pop(name, None)
+                full_since[name] = now
         for gone in [bot for bot in self._idle_since if bot not in names]:
             del self._idle_since[gone]
         for gone in [bot for bot in self._full_since if bot not in names]:
@@ -301,7 +306,8 @@ class Scheduler:
     def next_table(self, candidates: Iterable[Candidate], now: float | None = None) -> Table | None:
         """The best table to start now among these connected bots, or None."""
         connected = list(candidates)
-        members = {r: [c for c in connected if c.plays(r)] for r in self.players}
+        # `Candidate.plays`, inlined: this runs over every connected bot after every game.
+        members = {r: [c for c in connected if not c.rulesets or r in c.rulesets] for r in self.players}
         for ruleset, group in members.items():
             self._lift_newcomers(ruleset, group)
         # `_available` and `_released` for every bot, with the typical game looked up once (this runs
@@ -375,7 +381,11 @@ class Scheduler:
         for _seat in range(self.players[ruleset] - 1):
             # The least-played pairing among the available members, busy or not: a free
             # bot may not take a pairing far more played than one that is merely busy.
-            least = min(self._head_to_head(ruleset, c.name, chosen) for c in group if c.name not in chosen)
+            if len(chosen) == 1:  # `_head_to_head` inlined for the second seat: asked for every member
+                get, first = self.pairs[ruleset].get, chosen[0]
+                least = min([get(frozenset((c.name, first)), 0) for c in group if c.name != first])
+            else:
+                least = min(self._head_to_head(ruleset, c.name, chosen) for c in group if c.name not in chosen)
             allowed = least + self.pair_slack * len(chosen)
             options = []
             for c in free:
