@@ -457,7 +457,9 @@ class LadderDirector:
                 # next start aborts, never a .part file that no row points at.
                 # The file is created on the commit's worker thread once the row is committed (one
                 # hand-off for both: `Call.after`).
-                final = replay_path(self.settings.replays, ReplayHeader.from_dict(header))
+                # Parsed once: its path here, and the writer takes it as it is (`_replay_if_started`).
+                parsed = ReplayHeader.from_dict(header)
+                final = replay_path(self.settings.replays, parsed)
                 # On a shared ladder the seats are claimed in the start's own transaction (its checks first).
                 claim = None
                 if self.membership is not None:
@@ -474,7 +476,7 @@ class LadderDirector:
                     ),
                     keys=frozenset(seats) if claim is not None else frozenset(),
                 )
-                start.after = functools.partial(self._replay_if_started, start, header)
+                start.after = functools.partial(self._replay_if_started, start, parsed)
                 start_ran: list[float] = []
                 start.before = functools.partial(_note_time, start_ran)
                 try:
@@ -578,7 +580,7 @@ class LadderDirector:
         if self.membership is not None:
             self.membership.ended(game_id)
 
-    def _replay_if_started(self, start: Call, header: dict[str, Any]) -> Any:
+    def _replay_if_started(self, start: Call, header: Any) -> Any:
         """A game's `ReplayWriter`, created on the commit's worker thread once its start is committed
         (`Call.after`); none when the start was not recorded (a shared ladder's claim lost a seat)."""
         from arena.replay.writer import ReplayWriter
