@@ -29,3 +29,26 @@ def test_bench_planning_round_runs_and_checks_both_sides_agree(monkeypatch, caps
     monkeypatch.setattr(sys, "argv", ["bench_planning_round.py", "--bots", "30", "--pairs", "100", "--rounds", "30"])
     assert bench.main() == 0
     assert "afresh / incremental:" in capsys.readouterr().out
+
+
+def test_ladder_cpu_accounting_counts_a_wrapped_functions_calls_and_collections(monkeypatch):
+    """The accounting script's wrapper counts each call of a wrapped method (the result unchanged), its
+    collections by generation, and starts again from zero on reset (what SIGUSR1 does in the server)."""
+    import json
+
+    bench = load_script(monkeypatch, "ladder_cpu_accounting")
+    from arena.ladder.scheduler import Candidate
+
+    monkeypatch.setattr(Candidate, "plays", Candidate.plays)  # restored after the test
+    accounts = bench.Accounts()
+    accounts.wrap("arena.ladder.scheduler", "Candidate.plays")
+    candidate = Candidate("a", 1, frozenset({"moumou"}))
+    assert candidate.plays("moumou") and not candidate.plays("mose")
+    calls, seconds = accounts.functions["scheduler.Candidate.plays"]
+    assert calls == 2 and seconds >= 0
+    accounts.on_gc("start", {"generation": 1})
+    accounts.on_gc("stop", {"generation": 1})
+    assert accounts.gc[1][0] == 1
+    accounts.reset()
+    assert accounts.functions["scheduler.Candidate.plays"] == [0, 0.0] and accounts.gc[1] == [0, 0.0]
+    assert json.loads(json.dumps(accounts.to_dict()))["functions"]["scheduler.Candidate.plays"] == [0, 0.0]
