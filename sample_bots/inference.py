@@ -108,12 +108,17 @@ class CardTracker:
     last_kind: str = ""
     last_seat: int | None = None
     seen: int = 0  # events of the history already read
+    # card -> its roles, and (top, named, plain only) -> card -> whether it fits: `facts` never changes, and a
+    # searcher judges every sampled deal by the voids (`broken`)
+    _roles: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _fitting: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def roles(self, card: str) -> frozenset:
-        if self.facts is None:
-            return frozenset()
-        info = self.facts.data.get("cards", {}).get(card) or {}
-        return frozenset(info.get("roles") or ())
+        roles = self._roles.get(card)
+        if roles is None:
+            info = (self.facts.data.get("cards", {}).get(card) or {}) if self.facts is not None else {}
+            roles = self._roles[card] = frozenset(info.get("roles") or ())
+        return roles
 
     def _options(self) -> Mapping[str, Any]:
         """The game's options as the facts tell them (every option, the defaults filled in)."""
@@ -305,8 +310,15 @@ class CardTracker:
             hand = hands[void.seat]
             if void.drawn >= len(hand):
                 continue
-            fits = self.fits_plain if void.plain_only else self.fits
-            fitting = sum(1 for c in hand if fits(c, void.top, void.named))
+            fit = self._fitting.get((void.top, void.named, void.plain_only))
+            if fit is None:
+                fit = self._fitting[void.top, void.named, void.plain_only] = {}
+            fitting = 0
+            for c in hand:
+                f = fit.get(c)
+                if f is None:
+                    f = fit[c] = (self.fits_plain if void.plain_only else self.fits)(c, void.top, void.named)
+                fitting += f
             total += max(0, fitting - void.drawn)
         for tell in self.tells:
             if tell.seat == seat or tell.drawn or not 0 <= tell.seat < len(hands):

@@ -36,16 +36,23 @@ class Budget:
     edge: float = 0.1  # weight of the score gained on the others in the value of a finished game (placement: 1)
 
 
-@dataclass(frozen=True)
 class PolicyTurn:
-    """The slice of `mau_arena_sdk.Turn` a rollout policy reads, built from an engine state."""
+    """The slice of `mau_arena_sdk.Turn` a rollout policy reads, built from an engine state (read-only by
+    agreement: a plain slotted class, because a rollout builds one at every decision)."""
 
-    game_id: str
-    ruleset: str
-    seat: int
-    decision: str
-    observation: Any
-    legal: Sequence[Any]
+    __slots__ = ("game_id", "ruleset", "seat", "decision", "observation", "legal")
+
+    def __init__(self, game_id: str, ruleset: str, seat: int, decision: str, observation: Any,
+                 legal: Sequence[Any]) -> None:
+        self.game_id = game_id
+        self.ruleset = ruleset
+        self.seat = seat
+        self.decision = decision
+        self.observation = observation
+        self.legal = legal
+
+    def __repr__(self) -> str:
+        return f"PolicyTurn({self.game_id!r}, {self.ruleset!r}, seat {self.seat}, {self.decision!r}, {self.legal!r})"
 
 
 #: A rollout policy: a turn view in, one of its legal actions out.
@@ -184,21 +191,26 @@ class Searcher:
     def rollout(self, state, rng: random.Random) -> None:
         """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""
         hand = _hand_number(state)
+        policy, ruleset, legal_actions, apply = self.policy, self.ruleset, state.legal_actions, state.apply
+        moves_of = _MOVES.get
         for _ in range(self.budget.depth):
             if state.is_over or _hand_number(state) != hand:
                 return
-            legal = state.legal_actions()
+            legal = legal_actions()
             if len(legal) == 1:
-                state.apply(legal[0])
+                apply(legal[0])
                 continue
             seat = state.current
-            moves = [_move(a) for a in legal]
-            turn = PolicyTurn("rollout", self.ruleset, seat, state.decision, state.observation(seat), moves)
+            moves = []
+            for a in legal:  # `_move`, inline: the Move made once per engine action (they are the engine's own)
+                move = moves_of(id(a))
+                moves.append(move if move is not None and move.action is a else _move(a))
+            turn = PolicyTurn("rollout", ruleset, seat, state.decision, state.observation(seat), moves)
             try:
-                action = self.policy(turn)
+                action = policy(turn)
             except Exception:  # a policy that trips over an odd position: any legal move will do
                 action = rng.choice(moves)
-            state.apply(action.action if isinstance(action, Move) else action)
+            apply(action.action if isinstance(action, Move) else action)
 
     def choose(self, observation, legal: Sequence[Any], rng: random.Random, prior: int | None = None,
                tracker=None, history=None):
@@ -243,16 +255,19 @@ class Move:
         return f"Move({self.text!r})"
 
 
-_MOVES: dict[Any, Move] = {}
+#: id of an engine action -> its `Move` (which holds the action: an entry is the action's only while
+#: `move.action is action`).  The shedding engines hand out the same action objects at every decision
+#: (one per card), so a lookup by identity skips the dataclass's hash.
+_MOVES: dict[int, Move] = {}
 
 
 def _move(action) -> Move:
-    """The `Move` of an engine action, made once per distinct action (a deck's worth of them)."""
-    move = _MOVES.get(action)
-    if move is None:
+    """The `Move` of an engine action, made once per action object the engine keeps (a deck's worth of them)."""
+    move = _MOVES.get(id(action))
+    if move is None or move.action is not action:
         move = Move(action)
         if len(_MOVES) < 50_000:
-            _MOVES[action] = move
+            _MOVES[id(action)] = move
     return move
 
 

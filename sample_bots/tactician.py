@@ -142,6 +142,52 @@ def score_play(table, cards, hand, decision, plain_play, next_size, danger=5) ->
     return score
 
 
+class SingleCardScores:
+    """`score_play` of one card of `hand`, for every card of one decision, with what does not depend on the
+    card (the suits the hand holds) counted once: the same scores (the tactician's turns in a search bot's
+    rollouts are hot).  For a card of the hand that need not be covered (`covers`, Moumou's 6)."""
+
+    __slots__ = ("table", "hand", "counts", "held")
+
+    def __init__(self, table, hand) -> None:
+        self.table = table
+        self.hand = hand
+        plain = table.plain_suit
+        counts = {}  # the suits `suits_held` counts (wilds and suitless cards left out): cards of each
+        for card in hand:
+            s = plain[card] if card in plain else suit(card)
+            if s is not None and s in "shdc":
+                counts[s] = counts.get(s, 0) + 1
+        self.counts = counts
+        self.held = len(counts)
+
+    def score(self, card, decision, plain_play, next_size, danger) -> float:
+        """`score_play(table, (card,), hand, decision, plain_play, next_size, danger)` of a card of the hand
+        that is not in `table.covers`."""
+        table = self.table
+        points = table.points
+        score = 100.0 + points.get(card, 0) + 0
+        if decision == "cover":
+            return score - (40 if card in table.wild else 0) - points.get(card, 0) * 2
+        left = len(self.hand) - 1
+        if card in table.wild and plain_play and left:
+            score -= 60 if danger > 2 else 10
+        if card in table.attack:
+            score += 20 + (25 if next_size <= 2 else 0)
+        if not left:
+            return score + 1000
+        if left == 1:
+            hand = self.hand
+            other = hand[1] if hand[0] == card else hand[0]
+            if other in table.no_finish:
+                score -= 70
+            if card in table.no_finish:
+                score += 40
+        plain = table.plain_suit
+        s = plain[card] if card in plain else suit(card)
+        return score + 2 * (self.held - (1 if self.counts.get(s) == 1 else 0))
+
+
 def choose_suit(table, legal, hand):
     """The suit to name: the one held most (wilds left out), then the one of most points; the first of equals."""
     counts = {"s": 0, "h": 0, "d": 0, "c": 0}
@@ -186,6 +232,7 @@ class Tactician(Bot):
     def __init__(self):
         self.facts = {}  # game id -> Facts (games may overlap with max_games > 1)
         self._tables = {}  # id(facts) -> (facts, CardTable): the facts are kept so that the id stays theirs
+        self._last = (None, None)  # the (facts, CardTable) asked last: a search's rollouts ask for one game's
 
     def on_game_start(self, game):
         self.facts[game.game_id] = game.facts or _NO_FACTS
@@ -194,12 +241,15 @@ class Tactician(Bot):
         facts = self.facts.pop(game.game_id, None)
         if facts is not None and all(other is not facts for other in self.facts.values()):
             self._tables.pop(id(facts), None)
+            if self._last[0] is facts:
+                self._last = (None, None)
 
     def table(self, facts) -> CardTable:
         """The `CardTable` of these facts, built once (a search bot may set `facts[game id]` itself)."""
         entry = self._tables.get(id(facts))
         if entry is None or entry[0] is not facts:
             entry = self._tables[id(facts)] = (facts, CardTable(facts))
+        self._last = entry
         return entry[1]
 
     def act(self, turn):
@@ -208,15 +258,24 @@ class Tactician(Bot):
             return self.act_mose(turn, facts)
         obs = turn.observation
         legal = turn.legal
-        table = self.table(facts)
+        last = self._last
+        table = last[1] if last[0] is facts else self.table(facts)
         hand = obs.get("hand") or ()
         bonus = accuse = False
-        for action in legal:
+        plays, calls = [], []
+        for action in legal:  # one pass: the plays, the calls and the verbs that decide alone
             verb = action.verb
-            if verb == "suit":
+            if verb == "play":
+                if action.cards:
+                    plays.append(action)
+            elif verb == "call":
+                calls.append(action)
+            elif verb == "suit":
                 return choose_suit(table, legal, hand)
-            bonus = bonus or verb == "bonus"
-            accuse = accuse or verb == "accuse"
+            elif verb == "bonus":
+                bonus = True
+            elif verb == "accuse":
+                accuse = True
         if bonus:
             return self.choose_bonus(legal)
         if accuse:
@@ -227,21 +286,38 @@ class Tactician(Bot):
                 return next((a for a in legal if a.verb == "pass"), legal[0])
             # In its own turn the window is one more choice beside the turn's (B-8): play the turn as usual.
             legal = [a for a in legal if a.verb != "accuse"]
-        plays = [a for a in legal if a.verb == "play" and a.cards]
-        calls = [a for a in legal if a.verb == "call"]
         # Online Mau-Mau also offers the call with 3 cards, where it is false (5 cards, RULES.md B-7).
-        due = turn.ruleset != "maumau-online" or len(hand) <= 2
-        if calls and ((plays and due) or turn.decision == "call"):
+        if calls and ((plays and (turn.ruleset != "maumau-online" or len(hand) <= 2)) or turn.decision == "call"):
             return calls[0]  # say the word when it is due: the play comes next
 
-        next_seat = next_player(obs)
+        me = obs.get("seat")
+        if obs.get("seats"):
+            next_seat = next_player(obs)
+        else:  # `next_player` of an engine observation (a search bot's rollouts), inline
+            count = obs.get("seat_count")
+            next_seat = None if me is None or not count or count < 2 else (
+                (me + (-1 if obs.get("direction", 1) == -1 else 1)) % count)
         sizes = obs.get("hand_sizes") or ()
         next_size = sizes[next_seat] if next_seat is not None and next_seat < len(sizes) else 5
         decision = turn.decision
-        me = obs.get("seat")
-        danger = min((n for i, n in enumerate(sizes) if i != me and n), default=5)  # fewest cards of an opponent
+        danger = 5  # the fewest cards of an opponent
+        fewest = None
+        for i, n in enumerate(sizes):
+            if i != me and n and (fewest is None or n < fewest):
+                fewest = n
+        if fewest is not None:
+            danger = fewest
         wild = table.wild
-        plain_play = any(not any(c in wild for c in a.cards) for a in plays)
+        plain_play = False  # some play holds no wild card
+        for action in plays:
+            for c in action.cards:
+                if c in wild:
+                    break
+            else:
+                plain_play = True
+                break
+        single = None  # the hand's single-card scorer, made at the first card
+        covers = table.covers
 
         best, best_score = None, None
         for action in legal:  # the first of the best
@@ -251,6 +327,10 @@ class Tactician(Bot):
             elif not cards:
                 verb = action.verb
                 value = 2 if "draw" in verb else QUIET_VERBS.get(verb, 1)  # a draw beats a pass
+            elif len(cards) == 1 and cards[0] in hand and cards[0] not in covers:
+                if single is None:
+                    single = SingleCardScores(table, hand)
+                value = single.score(cards[0], decision, plain_play, next_size, danger)
             else:
                 value = score_play(table, cards, hand, decision, plain_play, next_size, danger)
             if best_score is None or value > best_score:
