@@ -73,8 +73,8 @@ def main():
     parser.add_argument("--worlds", type=int, default=None)
     args = parser.parse_args()
     for ruleset in args.rulesets.split(","):
-        if ruleset not in games.RULESETS if hasattr(games, "RULESETS") else False:
-            sys.exit(f"unknown ruleset {ruleset!r}")
+        if ruleset not in games.rulesets():
+            sys.exit(f"searcher_digest.py: unknown ruleset {ruleset!r} (known: {', '.join(games.rulesets())})")
         searched, hexdigest = digest(ruleset, args.games, args.seed, args.worlds)
         print(f"{ruleset:14} {args.games} games  {searched:4} searched decisions  {hexdigest}")
 

@@ -130,3 +130,26 @@ def test_the_tactician_accuses_only_the_guilty_and_otherwise_plays_its_turn_as_u
             else:
                 state.apply(rng.choice(legal) if rng.random() < 0.5 else legal[turn.index_of(choice)])
     assert asked > 0 and guilty >= 5 and innocent >= 10 and differs > 0, (asked, guilty, innocent, differs)
+
+
+@pytest.mark.parametrize("ruleset", SHEDDING)
+def test_the_single_card_scores_are_score_plays_own(ruleset):
+    """The tactician scores a decision's single-card plays with the hand's suits counted once
+    (`SingleCardScores`, for the searcher's rollouts): every score must be `score_play`'s, exactly, on
+    random hands (duplicates of a two-deck game, wilds, no-finish cards, one and two cards left)."""
+    module = importlib.import_module("tactician")  # load() put sample_bots/ on the path
+    info = start(Tactician(), ruleset, players=player_counts(ruleset)[-1])
+    table = module.CardTable(info.facts)
+    deck = sorted(table.points) + ["Xx"]  # and a card the facts do not know
+    rng = random.Random(ruleset)
+    compared = 0
+    for _ in range(300):
+        hand = [rng.choice(deck) for _ in range(rng.choice((1, 2, 2, 3, 5, 8)))]
+        scores = module.SingleCardScores(table, hand)
+        decision = rng.choice(("turn", "turn", "cover", "combo"))
+        plain_play, next_size, danger = rng.random() < 0.7, rng.randint(0, 6), rng.randint(1, 6)
+        for card in set(hand) - set(table.covers):
+            expected = module.score_play(table, (card,), hand, decision, plain_play, next_size, danger)
+            assert scores.score(card, decision, plain_play, next_size, danger) == expected, (hand, card, decision)
+            compared += 1
+    assert compared > 500
