@@ -52,8 +52,11 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: +54.3 (+23.8 .. +85.7) over 400 games (seeds 13000-13199), main's code +33.1 on the same deals, inside the noise;
 #: +47.2 over 400 more (13200-13399), +50.7 ± 20.9 over all 800 (against the tactician before its accusation-turn
 #: fix, which 2-seat Mau-Mau has no turn of).
+#: Online Mau-Mau 33 worlds (from 28) since the tactician's scoring and the rollout loop got cheaper (the same
+#: choices and values, `scripts/searcher_digest.py`): 33 worlds take about the CPU time 28 took before
+#: (`scripts/searcher_timing.py --rulesets maumau-online`, 2026-11-27, README).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=46, depth=60, tries=8, edge=0.0),
-                   "maumau-online": Budget(worlds=28, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
+                   "maumau-online": Budget(worlds=33, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
