@@ -1,11 +1,16 @@
 """Time the sample searcher bot's decisions against the tactician's, per ruleset, in the same run.
 
-    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N]
+    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N] [--same-games]
 
 Plays games with the searcher in seat 0 and tacticians elsewhere (engine only, no server) and
 prints the mean and 90th percentile time per searched decision (more than one legal action),
 and the ratio to the tactician's time on the same decisions.  Times are the process's CPU time
 (`time.process_time`), so other work on a shared machine does not inflate them.
+
+A decision's cost depends much on the position (its legal actions, the hand's length), and the
+searcher's choices steer the games: two budgets or versions that choose differently meet other
+decisions.  `--same-games` plays the tactician's choice at seat 0 too (the searcher still decides,
+timed, and reads the same history), so that every budget and version times the same decisions.
 """
 
 import argparse
@@ -43,6 +48,8 @@ def main():
     parser.add_argument("--decisions", type=int, default=30, help="searched decisions per ruleset")
     parser.add_argument("--worlds", type=int, default=None)
     parser.add_argument("--depth", type=int, default=None)
+    parser.add_argument("--same-games", action="store_true",
+                        help="play the tactician's choices at seat 0 too: the same decisions for every budget")
     args = parser.parse_args()
     for ruleset in args.rulesets.split(","):
         players = PLAYERS.get(ruleset, 2)
@@ -66,8 +73,10 @@ def main():
                     choice = bot.act(turn)
                     times.append(time.process_time() - t0)
                     t0 = time.process_time()
-                    reference.act(turn)
+                    tactician_choice = reference.act(turn)
                     ref_times.append(time.process_time() - t0)
+                    if args.same_games:
+                        choice = tactician_choice
                 else:
                     choice = other.act(turn)
                 state.apply(legal[turn.index_of(choice)])
