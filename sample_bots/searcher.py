@@ -54,7 +54,8 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: fix, which 2-seat Mau-Mau has no turn of).
 #: Online Mau-Mau 33 worlds (from 28) since the tactician's scoring and the rollout loop got cheaper (the same
 #: choices and values, `scripts/searcher_digest.py`): 33 worlds take about the CPU time 28 took before
-#: (`scripts/searcher_timing.py --rulesets maumau-online`, 2026-11-27, README).
+#: (`scripts/searcher_timing.py --rulesets maumau-online --same-games`, 2026-11-27): +31.1 (+8.4 .. +54.0) over 400
+#: games on seeds 12000-12099 against the fixed tactician (28 worlds: +41.3 there), inside the noise (README).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=46, depth=60, tries=8, edge=0.0),
                    "maumau-online": Budget(worlds=33, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
