@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
+from second_step import SecondStepSearcher  # noqa: E402
 from play_model import PlayModel  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
@@ -90,6 +91,9 @@ POSTERIOR = frozenset({"maumau"})
 POSTERIOR_SWEEPS = 3
 #: The options under which `posterior.py` reads the opponent's choices right (the defaults): a Jack on a
 #: Jack, no stacked 7s or 8s, one card a play, a failed Ace follow that ends the turn.
+#: Rulesets (those of `POSTERIOR`) whose search also searches its own next decision across the worlds
+#: (`second_step.SecondStepSearcher`: a second step of policy improvement; `--second-step` anywhere `POSTERIOR` holds).
+SECOND_STEP = frozenset()
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
@@ -101,13 +105,15 @@ def default_budget(ruleset):
 class SearchBot(Bot):
     name = "searcher"
 
-    def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None):
+    def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
+                 second_step=None):
         self.worlds = worlds
         self.depth = depth
         self.seed = seed
         self.confidence = confidence
         self.infer = infer  # read the public history (inference.py) to make the sampled worlds agree with it
         self.play_model = play_model  # read the opponents' chosen cards (`PlayTell`); None: where `PLAY_MODEL` says
+        self.second_step = second_step  # search the own next decision too; None: where `SECOND_STEP` says
         self.policy = Tactician()  # plays the forced and budget-0 decisions, and is the search's prior
         self.games = {}  # game id -> (Searcher, rng, CardTracker or None)
 
@@ -143,7 +149,9 @@ class SearchBot(Bot):
         usual = all(game.options.get(key, value) == value for key, value in POSTERIOR_OPTIONS.items())
         if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck and usual):
             return Searcher(game.ruleset, game.options, rollout.act, budget, points)
-        searcher = PosteriorSearcher(game.ruleset, game.options, rollout.act, budget, points)
+        second = game.ruleset in SECOND_STEP if self.second_step is None else bool(self.second_step)
+        searcher = (SecondStepSearcher if second else PosteriorSearcher)(game.ruleset, game.options, rollout.act,
+                                                                         budget, points)
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
         return searcher
 
@@ -183,6 +191,10 @@ def budget_parser():
                         help="read the opponents' chosen cards as the tactician's (`PlayTell`) in every shedding ruleset")
     parser.add_argument("--no-play-model", dest="play_model", action="store_false",
                         help="do not read the opponents' chosen cards (default: in the rulesets of `PLAY_MODEL`)")
+    parser.add_argument("--second-step", dest="second_step", action="store_true", default=None,
+                        help="search the own next decision too (`second_step.py`; 2-seat maumau)")
+    parser.add_argument("--no-second-step", dest="second_step", action="store_false",
+                        help="the flat search (default: in the rulesets of `SECOND_STEP`)")
     return parser
 
 
@@ -196,5 +208,6 @@ if __name__ == "__main__":
     if "-h" in rest or "--help" in rest:  # the SDK's --help follows, and exits
         print(budget_parser().format_help())
     sys.argv[1:] = rest
-    run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model),
+    run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
+                  budget.second_step),
         name="searcher")
