@@ -93,7 +93,7 @@ POSTERIOR_SWEEPS = 3
 #: Jack, no stacked 7s or 8s, one card a play, a failed Ace follow that ends the turn.
 #: Rulesets (those of `POSTERIOR`) whose search also searches its own next decision across the worlds
 #: (`second_step.SecondStepSearcher`: a second step of policy improvement; `--second-step` anywhere `POSTERIOR` holds).
-SECOND_STEP = frozenset()
+SECOND_STEP = frozenset({"maumau"})
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
