@@ -1,13 +1,15 @@
 """How much the searcher would gain from knowing the opponent's hand: in-process duplicate games against the tactician.
 
-    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle] [--ruleset maumau]
+    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle] [--ruleset maumau] [--second-step | --no-second-step]
 
 Plays each seed twice (the searcher in seat 0, then in seat 1, the same deal) with the engine alone (no
 server), the searcher with its default budget and search seed = the game's seed, and prints the
 searcher's score, the pentanomial pair counts and the Elo with its 95% interval (`arena match`'s
 estimate).  With `--oracle` every sampled world is the real state with only the stock shuffled: the
 searcher knows the opponent's hand (and the stock's cards, not their order), so the gap between the
-two runs on the same seeds bounds what better inference of the hidden hand could still give.  Two
+two runs on the same seeds bounds what better inference of the hidden hand could still give.
+`--second-step` / `--no-second-step` turn the searcher's second step (`second_step.py`) on or off (default:
+as `searcher.SECOND_STEP` says), so that two codes can be screened on the same deals.  Two
 seats only.  A seed is about 1 s of CPU in `maumau`.
 """
 
@@ -51,9 +53,9 @@ def oracle_world(real: dict, ruleset: str):
     return world
 
 
-def play(ruleset: str, seed: int, me: int, oracle: bool) -> bool:
+def play(ruleset: str, seed: int, me: int, oracle: bool, second_step: bool | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
-    bot, other = SearchBot(seed=seed), Tactician()
+    bot, other = SearchBot(seed=seed, second_step=second_step), Tactician()
     start(bot, ruleset)
     start(other, ruleset)
     state = games.new_game(ruleset, 2, seed)
@@ -75,6 +77,9 @@ def main() -> None:
     parser.add_argument("--seeds", default="9000:9100", help="first:last (exclusive) deal seeds")
     parser.add_argument("--ruleset", default="maumau")
     parser.add_argument("--oracle", action="store_true", help="worlds are the real state, the stock shuffled")
+    parser.add_argument("--second-step", dest="second_step", action="store_true", default=None,
+                        help="the searcher searches its own next decision too (second_step.py)")
+    parser.add_argument("--no-second-step", dest="second_step", action="store_false", help="the flat search")
     args = parser.parse_args()
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
@@ -82,7 +87,7 @@ def main() -> None:
         parser.error(f"--seeds wants first:last, got {args.seeds!r}")
     pairs = [0] * 5
     for seed in range(first, last):
-        won = sum(play(args.ruleset, seed, me, args.oracle) for me in (0, 1))
+        won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step) for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",
