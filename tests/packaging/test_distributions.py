@@ -59,7 +59,7 @@ def test_the_arena_wheel_carries_the_sample_bots_and_depends_on_the_sdk(wheels):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     assert {f"mau_arena_samples/{bot}.py" for bot in ("random_bot", "greedy_bot", "tactician", "searcher", "pimc", "inference",
-                                                         "play_model", "posterior")} <= names
+                                                         "play_model", "posterior", "second_step")} <= names
     assert "arena/web/static/index.html" in names or any(n.startswith("arena/web/static/") for n in names)
     requires = _metadata(wheel).get_all("Requires-Dist")
     run_time = [req for req in requires if "extra ==" not in req]
