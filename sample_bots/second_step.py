@@ -114,7 +114,7 @@ class SecondStepSearcher(PosteriorSearcher):
                 value = evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
                 node.members[-1][3][prior] = value
                 return value, node
-            action = legal[0] if len(legal) == 1 else _move_action(self._pick(state, [_move(a) for a in legal], rng), legal)
+            action = legal[0] if len(legal) == 1 else legal[self._pick(state, [_move(a) for a in legal], rng)]
             path.append(str(action))
             state.apply(action)
             depth -= 1
@@ -191,6 +191,7 @@ _MOVES: dict[Any, Move] = {}
 
 
 def _move(action) -> Move:
+    """The `pimc.Move` of an engine action, made once per distinct action (as `pimc` caches its own)."""
     move = _MOVES.get(action)
     if move is None:
         move = Move(action)
@@ -199,9 +200,6 @@ def _move(action) -> Move:
     return move
 
 
-def _move_action(index, legal):
-    return legal[index]
-
-
 def _hand_number(state):
+    """Which hand (or Mose round) the state is in: a rollout ends with it."""
     return getattr(state, "hand_number", None) or getattr(state, "round", None)
