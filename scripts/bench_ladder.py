@@ -676,7 +676,7 @@ def memory_per_playing_bot(plateaus: list[tuple[int, float, float, float]],
     both (200 bots at 100 games), where `memory_split` cannot separate the two.  None with one plateau."""
     if len(plateaus) < 2 or plateaus[-1][0] == plateaus[0][0]:
         return None
-    (n1, _g1, kib1, at1), (n2, _g2, kib2, at2) = plateaus[0], plateaus[-1]
+    (n1, _, kib1, at1), (n2, _, kib2, at2) = plateaus[0], plateaus[-1]
     return (kib2 - kib1 - max(0.0, growth_kib_per_s) * (at2 - at1)) / (n2 - n1)
 
 

@@ -581,7 +581,7 @@ class DDMauState(GameState):
     def _declare(self, name: str) -> None:
         under = self._node_under()
         prev = under.chain.prev
-        mark = self.marks[-1] = declaration_mark(name, None if prev is None else prev.colour)
+        self.marks[-1] = declaration_mark(name, None if prev is None else prev.colour)
         self._pile_changed()
         self._node = under.declarations()[MM_DECLARATIONS.index(name)]  # (one the legal list offered: never None)
         self.phase = "color" if name == "SM" and self.hands[self.current] else "chain"

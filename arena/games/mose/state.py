@@ -30,7 +30,6 @@ from arena.games.mose.melds import (
     CARD_ORDER,
     Meld,
     MeldError,
-    Token,
     build_meld,
     card_adds_meld,
     card_key,
