@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from arena.ladder.store import LadderStore, SeatRecord  # noqa: E402
 from arena.ladder.store.ladder_store import Call  # noqa: E402
 from arena.ladder.store.replays import PackedReplay  # noqa: E402
+from bench_ladder import children_of, cpu_by_pid  # noqa: E402  (this folder: the ladder bench reads /proc the same way)
 
 BOTS = [f"bot{i:03d}" for i in range(40)]
 
@@ -62,28 +63,8 @@ def replay_text(rng: random.Random, decisions: int = 90) -> bytes:
 
 
 def server_cpu(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except OSError:
-            pass
-    return total
-
-
-def children_of(parent: int) -> list[int]:
-    found = [parent]
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == parent:
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
+    """CPU seconds of these processes that are still alive (PostgreSQL's postmaster and its servers)."""
+    return sum(cpu_by_pid(pids).values())
 
 
 class Path_:
