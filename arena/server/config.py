@@ -6,7 +6,7 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 #: ``authenticator(name, token, peer)`` returns None (or True) to admit the bot,
 #: or a text saying why not (sent to the bot as AUTH_FAILED).
@@ -89,6 +89,12 @@ class ServerConfig:
     #: server allocated since.  Measured: full passes of 29-37 ms -> 0.4-0.7 ms; every deadline
     #: in flight during one of those overshot by that much.  See arena/server/README.md.
     freeze_gc: bool = True
+    #: The server's clock: trio's (every game's deadline), the answers' arrival stamps and the match
+    #: runner's.  None: real time (trio's own clock, ``time.monotonic`` stamps).  A test passes a
+    #: `trio.testing.MockClock` (rate 0) and moves time itself with ``clock.jump(seconds)`` from the
+    #: director, so a timeout happens when the test says and never because the machine is slow.
+    #: Only the games' time runs on it: login limits (Hello timeout, token checks) stay on real time.
+    clock: Optional[Any] = None
 
     def validate(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -64,6 +64,11 @@ class Handle:
         self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
 
+    def now(self) -> float:
+        """The games' clock in seconds (``time.monotonic``, or `ServerConfig.clock`'s time): what answers
+        are stamped with, so a director running `arena.match.runner.play_game` itself passes ``clock=handle.now``."""
+        return self.hub.now()
+
     def set_serving(self, serving: bool) -> None:
         """What the health service says (SERVING / NOT_SERVING); call from the director (trio)."""
         if self.health is not None:
@@ -176,7 +181,8 @@ class Handle:
 
         Raises `SeatUnavailable` (nothing reserved) if a bot is missing, busy,
         or does not play ``ruleset``.  ``runner_options`` (``stop``,
-        ``late_grace_ms``...) go to `arena.match.runner.play_game` unchanged.
+        ``late_grace_ms``...) go to `arena.match.runner.play_game` unchanged;
+        its ``clock`` is the server's (`now`) unless given.
         """
         from arena.match.runner import play_game as run_match
 
@@ -190,6 +196,7 @@ class Handle:
                 seat.release()
             raise
         game = self.start_live_game(game_id, ruleset, seat_names)
+        runner_options.setdefault("clock", self.hub.now)  # the clock the answers are stamped with
         try:
             result = await run_match(
                 ruleset, dict(options), seed, seats, time_control,
@@ -331,6 +338,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
         run_sync_soon_not_threadsafe=loop.call_soon,
         done_callback=trio_done,
         host_uses_signal_set_wakeup_fd=True,
+        clock=config.clock,  # None: trio's own (real time)
     )
     interrupted = False
     try:

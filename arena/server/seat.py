@@ -1,7 +1,7 @@
 """`RemoteSeat`: one bot session's seat in one game, as the match runner sees it.
 
 The runner owns the clock and the cancel scopes; this class only moves
-messages.  An answer is stamped with ``time.monotonic()`` by the stream
+messages.  An answer is stamped with the games' clock (``Hub.now``) by the stream
 reader the moment it is read off the wire (`SeatAnswer.received_at`), so
 lateness never depends on when the game task happens to wake up.
 

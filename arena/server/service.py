@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import TYPE_CHECKING, Any, Optional
 
 import grpc
@@ -129,10 +128,11 @@ class ArenaService(rpc.ArenaServicer):
 
     async def _read(self, context: grpc.aio.ServicerContext, session: BotSession, connection: Connection) -> None:
         hub = self.hub
+        now = hub.now  # time.monotonic, or the test clock (ServerConfig.clock)
         try:
             while True:
                 message = await context.read()
-                received_at = time.monotonic()
+                received_at = now()
                 if message is grpc.aio.EOF:
                     break
                 kind = message.WhichOneof("kind")

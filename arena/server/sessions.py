@@ -218,11 +218,11 @@ class BotSession:
     def send_result(self, message: pb.ArenaMessage) -> None:
         """A GameEnded: sent now if the bot is connected, and kept for `resume_keep_s` to be sent again
         on a resume."""
-        self.recent_results.append((time.monotonic() + self.hub.config.resume_keep_s, message))
+        self.recent_results.append((self.hub.now() + self.hub.config.resume_keep_s, message))
         self.send(message)
 
     def kept_results(self) -> list[pb.ArenaMessage]:
-        now = time.monotonic()
+        now = self.hub.now()
         while self.recent_results and self.recent_results[0][0] <= now:
             self.recent_results.popleft()
         return [message for _, message in self.recent_results]
@@ -268,6 +268,9 @@ class Hub:
 
     def __init__(self, config: ServerConfig, rulesets: list[str]) -> None:
         self.config = config
+        #: The games' clock (seconds): ``time.monotonic``, or the test clock of `ServerConfig.clock`.
+        #: Answers are stamped with it on arrival and the match runner judges them on it.
+        self.now: Callable[[], float] = time.monotonic if config.clock is None else config.clock.current_time
         self.known_rulesets = list(rulesets)
         if config.rulesets is None:
             self.rulesets = list(rulesets)   # what this arena schedules

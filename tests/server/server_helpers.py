@@ -3,6 +3,13 @@
 The test body is the server's director (trio); blocking client calls go to
 worker threads with `blocking`.  `RawBot` keeps the exact bytes it received,
 so tests can search what really crossed the wire.
+
+A test whose outcome depends on the games' clock (a timeout, a bot away for a
+while) runs the server on `virtual_clock()` and moves time itself with
+``clock.jump(seconds)`` once the server waits where the test wants it to: a
+slow machine then delays the test but never changes what it sees.  Real time
+remains only in the hang guards (a blocking receive's timeout), which are
+generous on purpose.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from typing import Any, Callable, Optional
 
 import grpc
 import trio
+import trio.testing
 
 from arena.server import ServerConfig, run
 from mau_arena_sdk.wire import pb
@@ -22,8 +30,22 @@ PLAY = "/mauarena.v1.Arena/Play"
 _END = object()
 
 
+#: How long a helper waits (real time) for something that should happen at once: only a hang guard.
+HANG_GUARD_S = 60.0
+
+
 def serve(director: Callable[[Any], Any], **config: Any) -> Any:
     return run(ServerConfig(**config), director)
+
+
+def virtual_clock() -> trio.testing.MockClock:
+    """A clock for `serve(director, clock=...)` that stands still until the test calls ``jump``.
+
+    The server's games time everything on it (deadlines, the answers' arrival stamps), so no
+    time passes while bots answer; ``trio.fail_after``/``move_on_after`` in the director run on it
+    too, so guard waits with the blocking receives' real timeouts instead.
+    """
+    return trio.testing.MockClock(rate=0)
 
 
 async def blocking(fn: Callable[..., Any], *args: Any) -> Any:
@@ -101,14 +123,22 @@ class RawBot:
 
 
 class AutoBot(RawBot):
-    """A bot that answers every turn with a random legal action until ``games`` games have ended."""
+    """A bot that answers every turn with a random legal action until ``games`` games have ended.
+
+    It answers only while `may_answer` is set (from the start unless ``held``): a test clears it
+    to keep a game waiting on this bot, and sets it to let the game go on.
+    """
 
     def __init__(self, port: int, name: str, games: int = 1, max_games: int = 1, seed: int = 0,
-                 delay_s: float = 0.0, channel_options: Optional[dict] = None, **fields: Any) -> None:
+                 delay_s: float = 0.0, channel_options: Optional[dict] = None, held: bool = False,
+                 **fields: Any) -> None:
         self.name = name
         self.games_wanted = games
         self.rng = random.Random(seed)
         self.delay_s = delay_s
+        self.may_answer = threading.Event()
+        if not held:
+            self.may_answer.set()
         self.log: list[pb.ArenaMessage] = []
         super().__init__(port, hello(name, max_games=max_games, **fields), **(channel_options or {}))
         self._player = threading.Thread(target=self._play, daemon=True)
@@ -120,6 +150,8 @@ class AutoBot(RawBot):
             self.log.append(message)
             kind = message.WhichOneof("kind")
             if kind == "turn":
+                if not self.may_answer.wait(HANG_GUARD_S):
+                    break  # never let go: the test failed elsewhere; end the stream
                 if self.delay_s:
                     threading.Event().wait(self.delay_s)
                 self.send(answer_for(message.turn, self.rng.randrange(len(message.turn.legal))))

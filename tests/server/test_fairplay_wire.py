@@ -25,7 +25,7 @@ import pytest
 import trio
 
 from arena.match.timecontrol import TimeControl
-from server_helpers import PLAY, AutoBot, RawBot, answer_for, blocking, hello, serve
+from server_helpers import HANG_GUARD_S, PLAY, AutoBot, RawBot, answer_for, blocking, hello, serve, virtual_clock
 from mau_arena_sdk.wire import pb, rpc
 
 Code = pb.Error.Code
@@ -125,7 +125,10 @@ def test_a_silent_stream_is_dropped_after_the_hello_timeout_with_a_clear_error()
 
 
 def test_an_answer_naming_another_game_is_stale_and_never_applied(toy):
+    """On a virtual clock, moved only once both games wait on their crossed answer: those two time out,
+    and every other answer is in time however slow the machine."""
     control = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=9, reconnect_ms=500)
+    clock = virtual_clock()
 
     async def director(handle):
         bot = RawBot(handle.port, hello("x", max_games=2))
@@ -137,12 +140,12 @@ def test_an_answer_naming_another_game_is_stale_and_never_applied(toy):
             outcomes[game_id] = await handle.play_game(toy, {"hand": 3}, seed, ["x", opponent], control,
                                                        game_id=game_id)
 
-        crossed, notices, ended = {}, [], 0
+        crossed, notices, ended, jumped = {}, [], 0, False
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play, "a", "game-a", 1)
             nursery.start_soon(play, "b", "game-b", 2)
             while ended < 2:
-                message = await blocking(bot.recv)
+                message = await blocking(bot.recv, HANG_GUARD_S)
                 kind = message.WhichOneof("kind")
                 if kind == "turn":
                     turn = message.turn
@@ -153,6 +156,11 @@ def test_an_answer_naming_another_game_is_stale_and_never_applied(toy):
                     bot.send(reply)
                 elif kind == "error":
                     notices.append(message.error)
+                    if not jumped and sum(n.code == Code.STALE_REQUEST for n in notices) == 2:
+                        # Both crossed answers were dropped, so both games wait on x's crossed turn:
+                        # move past its limit and grace, once.
+                        jumped = True
+                        clock.jump(1.0)
                 elif kind == "game_ended":
                     ended += 1
         bot.close()
@@ -160,7 +168,7 @@ def test_an_answer_naming_another_game_is_stale_and_never_applied(toy):
             await blocking(other.wait)
         return crossed, notices, outcomes
 
-    crossed, notices, outcomes = serve(director)
+    crossed, notices, outcomes = serve(director, clock=clock)
     assert sorted(crossed) == ["game-a", "game-b"]
     for game_id, outcome in outcomes.items():
         x = outcome.seats[0]

@@ -13,7 +13,7 @@ from google.protobuf.json_format import MessageToDict
 from arena import games
 from arena.match.timecontrol import TimeControl
 from arena.messages import observation_to_pb, public_event_to_pb
-from server_helpers import AutoBot, RawBot, answer_for, blocking, hello, serve
+from server_helpers import HANG_GUARD_S, AutoBot, RawBot, answer_for, blocking, hello, serve, virtual_clock
 from mau_arena_sdk.wire import pb, rpc
 
 SEED = 7_777_777_777_123
@@ -256,7 +256,10 @@ def test_spectators_list_games_and_standings_answer(toy):
 
 
 def test_late_and_repeated_answers_are_dropped_as_stale_and_a_timeout_is_reported(toy):
+    """On a virtual clock: the first turn times out when the test moves time past it, and no other
+    answer can be late however slow the machine (no time passes while the bots answer)."""
     control = TimeControl(move_ms=150, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=5, reconnect_ms=500)
+    clock = virtual_clock()
 
     async def director(handle):
         bot = RawBot(handle.port, hello("slow"))
@@ -265,6 +268,7 @@ def test_late_and_repeated_answers_are_dropped_as_stale_and_a_timeout_is_reporte
         async with trio.open_nursery() as nursery:
             nursery.start_soon(handle.play_game, toy, {"hand": 3}, SEED, ["slow", "other"], control)
             first = (await blocking(bot.recv_kind, "turn")).turn
+            clock.jump(1.0)                                                 # past the limit and the late grace
             timeout = (await blocking(bot.recv_kind, "error")).error       # no answer: the default is played
             bot.send(answer_for(first))                                     # too late
             second = (await blocking(bot.recv_kind, "turn")).turn
@@ -274,7 +278,7 @@ def test_late_and_repeated_answers_are_dropped_as_stale_and_a_timeout_is_reporte
             errors, seen = [], []
             while len(errors) < 3:
                 try:
-                    message = await blocking(bot.recv, 3)
+                    message = await blocking(bot.recv, HANG_GUARD_S)
                 except Exception:
                     raise AssertionError(f"{first} {timeout} {second} {seen}")
                 seen.append(message)
@@ -288,7 +292,7 @@ def test_late_and_repeated_answers_are_dropped_as_stale_and_a_timeout_is_reporte
         other.close()
         return first, timeout, second, errors
 
-    first, timeout, second, errors = serve(director)
+    first, timeout, second, errors = serve(director, clock=clock)
     assert timeout.code == pb.Error.TIMEOUT and timeout.request_id == first.request_id
     assert second.request_id > first.request_id
     codes = sorted((e.code, e.request_id) for e in errors)
