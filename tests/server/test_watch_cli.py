@@ -4,57 +4,52 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 
 import trio
 
 from arena.match.timecontrol import TimeControl
 from arena.replay.spectator import WatchedGame
-from server_helpers import AutoBot, blocking, serve
+from server_helpers import HANG_GUARD_S, AutoBot, blocking, serve
 
-FAST = TimeControl(move_ms=2000, bank_ms=2000, increment_ms=0, first_move_ms=0, max_strikes=3)
+#: Roomy on purpose: the held bot's first turn waits until the watcher has started (a new Python
+#: process, slow on a loaded machine); a timeout there would change the game, not fail the test clearly.
+ROOMY = TimeControl(move_ms=int(HANG_GUARD_S * 1000), bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3)
 NAMES = ["greedy", "tactician"]
-
-
-class GatedBot(AutoBot):
-    """An AutoBot that holds its first answer until the test opens the gate: the game stays running."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        self.gate = threading.Event()
-        super().__init__(*args, **kwargs)
-
-    def _play(self) -> None:
-        self.gate.wait(30)
-        super()._play()
+#: The watcher's own wait for the arena (`--timeout`): a loaded machine must not make it give up.
+CONNECT = ("--timeout", str(HANG_GUARD_S))
+#: A hang guard for a watcher's whole run (a Python start, then a game).
+PROCESS_GUARD_S = 2 * HANG_GUARD_S
 
 
 def watch(port: int, *argv: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arena", "watch", "--arena", f"127.0.0.1:{port}", *argv],
+    return subprocess.Popen([sys.executable, "-m", "arena", "watch", "--arena", f"127.0.0.1:{port}", *CONNECT, *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-async def until_watched(handle, game_id: str) -> None:
-    """Wait (bounded) until a spectator stream is subscribed to the game."""
-    with trio.fail_after(20):
+async def until_watched(handle, game_id: str, process: subprocess.Popen) -> None:
+    """Wait until a spectator stream is subscribed to the game; fail at once if the watcher exits first."""
+    with trio.fail_after(PROCESS_GUARD_S):  # a hang guard: the watcher either subscribes or exits
         while not (handle.hub.live.get(game_id) and handle.hub.live.get(game_id).watchers):
+            if process.poll() is not None:
+                out, err = process.communicate()
+                raise AssertionError(f"the watcher exited with {process.returncode} before it subscribed: {err}{out}")
             await trio.sleep(0.01)
 
 
 def test_watch_follows_a_live_game_by_bot_name_and_names_the_winner():
     async def director(handle):
-        gated = GatedBot(handle.port, NAMES[0], seed=1)
+        held = AutoBot(handle.port, NAMES[0], seed=1, held=True)  # the game stays running until it is let go
         other = AutoBot(handle.port, NAMES[1], seed=2)
-        await handle.wait_for_sessions(NAMES, timeout_s=10)
+        await handle.wait_for_sessions(NAMES, timeout_s=HANG_GUARD_S)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(handle.play_game, "maumau", {}, 5, NAMES, FAST, None, "game-1")
-            with trio.fail_after(10):
-                while not handle.games(live_only=True):
-                    await trio.sleep(0.01)
+            nursery.start_soon(handle.play_game, "maumau", {}, 5, NAMES, ROOMY, None, "game-1")
+            while not handle.games(live_only=True):
+                await trio.sleep(0)  # the game registers when its task first runs
             process = watch(handle.port)  # no id: the newest running game
-            await until_watched(handle, "game-1")
-            gated.gate.set()
-        out, err = await blocking(lambda: process.communicate(timeout=30))
-        for bot in (gated, other):
+            await until_watched(handle, "game-1", process)
+            held.may_answer.set()
+        out, err = await blocking(lambda: process.communicate(timeout=PROCESS_GUARD_S))
+        for bot in (held, other):
             await blocking(bot.wait)
         return process.returncode, out, err, other.log
 
@@ -74,7 +69,8 @@ def test_watch_says_clearly_what_is_wrong():
     async def director(handle):
         missing = watch(handle.port, "no-such-game")
         idle = watch(handle.port)
-        return [await blocking(lambda p=p: (p.communicate(timeout=30), p.returncode)) for p in (missing, idle)]
+        return [await blocking(lambda p=p: (p.communicate(timeout=PROCESS_GUARD_S), p.returncode))
+                for p in (missing, idle)]
 
     (missing, idle) = serve(director)
     (_, err), code = missing
@@ -82,7 +78,7 @@ def test_watch_says_clearly_what_is_wrong():
     (_, err), code = idle
     assert code == 2 and "no game is running" in err
     unreachable = subprocess.run([sys.executable, "-m", "arena", "watch", "--arena", "127.0.0.1:1", "--timeout", "1"],
-                                 capture_output=True, text=True, timeout=30)
+                                 capture_output=True, text=True, timeout=PROCESS_GUARD_S)
     assert unreachable.returncode == 1 and "cannot reach an arena at 127.0.0.1:1" in unreachable.stderr
 
 
