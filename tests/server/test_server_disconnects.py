@@ -97,6 +97,7 @@ def test_a_bot_away_when_its_game_ends_is_told_the_result_when_it_resumes(toy):
     """The game ends while the bot is away (it forfeits on its clock); resuming, it still learns the result."""
     from server_helpers import serve
 
+    clock = virtual_clock()
     quick = TimeControl(move_ms=200, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=1, reconnect_ms=3000)
 
     async def director(handle):
@@ -114,14 +115,18 @@ def test_a_bot_away_when_its_game_ends_is_told_the_result_when_it_resumes(toy):
             nursery.start_soon(play)
             await blocking(bot.recv_kind, "game_started")
             bot.close()  # away before its first decision, and it stays away until the game is over
+            while "leaver" in [s.name for s in handle.sessions()]:
+                await handle.session_event()
+            clock.jump(1.0)  # its first decision's 200 ms run out while it is away
         back = RawBot(handle.port, resume_hello("leaver", welcome))
-        messages = [await blocking(back.recv_kind, "welcome"), await blocking(back.recv_kind, "game_ended", 5)]
+        messages = [await blocking(back.recv_kind, "welcome"), await blocking(back.recv_kind, "game_ended")]
         back.close()
         await blocking(other.wait)
         return outcome[0], messages
 
-    outcome, (welcomed, ended) = serve(director)
+    outcome, (welcomed, ended) = serve(director, clock=clock)
     assert outcome.status == "finished" and outcome.seats[0].forfeited
+    assert outcome.seats[0].strike_reasons == ["disconnected"]
     assert welcomed.welcome.session_id  # the session was resumed, not a new one refused
     assert ended.game_ended.game_id == "g-away"
     assert [r.name for r in ended.game_ended.results if r.placement == 1] == ["other"]
