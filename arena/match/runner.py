@@ -211,6 +211,7 @@ class _Reply:
     answer: Any = None
     detail: str = ""
     received_at: float = 0.0
+    new_absence: bool = False  # "disconnected" after the request reached the seat (`SeatDisconnected`)
 
 
 def _utc_now() -> str:
@@ -441,7 +442,7 @@ class _Game:
                 # Time away is the seat's own: waiting for it to come back never goes past the
                 # decision's deadline, so dropping and resuming buys nothing a hang would not.
                 now = self.clock()
-                if book.away_since is None:  # a new disconnection (not one still going on)
+                if book.away_since is None or reply.new_absence:  # a new disconnection, not one still going on
                     book.away_since = now
                     book.outcome.disconnects += 1
                 window_end = book.away_since + control.reconnect_ms / 1000
@@ -453,9 +454,12 @@ class _Game:
                 reconnects += 1
                 back = await self._wait_reconnected(seat, min(window_end, deadline) - now)
                 spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
-                if back and spent_s < budget_s:
+                if back:
+                    # Back, even when its clock ran out meanwhile: a later drop is a new absence
+                    # with its own reconnect window, not the rest of this one.
                     book.away_since = None
-                    continue
+                    if spent_s < budget_s:
+                        continue
                 if not back and self.clock() >= window_end:
                     book.gone = True
                     detail = f"disconnected and not back within {control.reconnect_ms} ms"
@@ -508,8 +512,8 @@ class _Game:
                     await trio.lowlevel.checkpoint()  # a seat spamming stale answers still meets the deadline
                     keep_waiting = getattr(seat, "next_answer", None) or seat.decide
                     answer = await keep_waiting(request)
-            except SeatDisconnected:
-                return _Reply("disconnected")
+            except SeatDisconnected as error:
+                return _Reply("disconnected", new_absence=error.after_delivery)
             except MalformedAnswer as error:
                 return _Reply("malformed", detail=str(error) or "unreadable answer", received_at=self.clock())
             except Exception as error:

@@ -15,7 +15,18 @@ from arena.games import Action, Observation, PublicEvent
 
 
 class SeatDisconnected(Exception):
-    """The seat's connection is gone; the runner may wait for it to come back."""
+    """The seat's connection is gone; the runner may wait for it to come back.
+
+    ``after_delivery`` says the request reached the peer before the connection
+    dropped: the seat was connected when asked, so this is a new absence, with a
+    reconnect window of its own, even if the runner last saw the seat away (it
+    came back after an earlier decision's clock ran out).  A seat that cannot
+    tell leaves it False, and the runner treats the drop as the old absence.
+    """
+
+    def __init__(self, message: str = "", *, after_delivery: bool = False) -> None:
+        super().__init__(message)
+        self.after_delivery = after_delivery
 
 
 class MalformedAnswer(Exception):

@@ -110,7 +110,7 @@ class RemoteSeat:
             if self._stale:
                 return self._stale.popleft()
             if not self.session.connected:
-                raise SeatDisconnected(f"{self.name} disconnected while deciding")
+                raise SeatDisconnected(f"{self.name} disconnected while deciding", after_delivery=True)
             # Parked with trio's own primitive (what trio.Event.wait does underneath, without an
             # Event and a ParkingLot per wait); the runner's cancel scope still cuts it off.
             self._waiter = trio.lowlevel.current_task()
