@@ -37,6 +37,7 @@ from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
+from arena.ladder.store.fit_totals import RunningTotals
 from arena.match.runner import GameStop
 from arena.ladder.store.ladder_store import Call
 from arena.match.timecontrol import TimeControl
@@ -160,9 +161,16 @@ class _ResultCommit:
         self.committed_at = 0.0  # time.monotonic() when the commit returned
 
     async def __call__(self, outcome: Any) -> None:
-        await self.director._commit_result(outcome, self.recorder)
+        try:
+            await self.director._commit_result(outcome, self.recorder)
+        except BaseException:
+            # Unknown whether the row took it (a commit that raised after it applied): the fit reads the store.
+            self.director._running_totals = None
+            raise
         self.committed_at = time.monotonic()
         self.status = outcome.status
+        if outcome.status == "finished":
+            self.director._count_in_fit(outcome)
 
 
 class LadderDirector:
@@ -193,6 +201,9 @@ class LadderDirector:
         self._sets_scope: trio.CancelScope | None = None
         self._stops: dict[str, Any] = {}  # game id -> its GameStop, to abort the games playing here
         self._refit_failing = False
+        #: The fit's input per ruleset, kept in memory from each committed result (`RunningTotals`), when this
+        #: process is the store's only writer (no cluster: SQLite); None: every refit reads the store.
+        self._running_totals: dict[str, RunningTotals] | None = {} if settings.cluster is None else None
         self._noted: dict[str, str] | None = None  # the sessions the store has been told about, once idle
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
@@ -718,6 +729,16 @@ class LadderDirector:
             if games:
                 self.view.live_elo[ruleset] = self.live_elo.ratings(ruleset)
                 self._dirty.add(ruleset)
+            if self._running_totals is not None:  # before any game runs: no result can fall between
+                self._running_totals[ruleset] = RunningTotals(self.store.pair_table(ruleset), self.store.totals(ruleset))
+
+    def _count_in_fit(self, outcome: Any) -> None:
+        """A finished result committed: into the fit's running totals (the store's ``fit_totals`` took it in
+        the same commit)."""
+        if self._running_totals is not None and outcome.ruleset in self._running_totals:
+            self._running_totals[outcome.ruleset].add_game(
+                [SeatRecord(seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
+                            timeouts=s.timeouts, forfeited=s.forfeited, errors=s.errors) for s in outcome.seats])
 
     async def _refit_loop(self) -> None:
         """Refit in the background, within `LadderSettings.refit_share` of a core (a fit shares the GIL
@@ -747,14 +768,20 @@ class LadderDirector:
         self._dirty.clear()
         cost = 0.0
         for ruleset in sorted(rulesets):
-            try:
-                rated, spent = await self._db_call(_timed, self.store.pair_table, ruleset)
-                cost += spent
-                totals, spent = await self._db_call(_timed, self.store.totals, ruleset)
-                cost += spent
-            except BaseException:
-                self._dirty.add(ruleset)  # fitted again next round
-                raise
+            running = self._running_totals.get(ruleset) if self._running_totals is not None else None
+            if running is not None:  # the store's totals, kept in memory: no read
+                began = time.thread_time()
+                rated, totals = running.table(), running.totals()
+                cost += time.thread_time() - began
+            else:
+                try:
+                    rated, spent = await self._db_call(_timed, self.store.pair_table, ruleset)
+                    cost += spent
+                    totals, spent = await self._db_call(_timed, self.store.totals, ruleset)
+                    cost += spent
+                except BaseException:
+                    self._dirty.add(ruleset)  # fitted again next round
+                    raise
             rows, spent = await trio.to_thread.run_sync(_timed, standings_from, rated, totals, list(self.view.connected))
             cost += spent
             if not rows:

@@ -20,9 +20,13 @@ schema step that adds them fills them with it); tests check the two agree.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from arena.ladder.store.backend import Backend
+
+if TYPE_CHECKING:
+    from arena.ladder.ratings import PairTable
+    from arena.ladder.store.records import BotTotals
 
 _SCORE = "CASE WHEN x.placement < y.placement THEN 1.0 WHEN x.placement = y.placement THEN 0.5 ELSE 0.0 END"
 
@@ -69,6 +73,23 @@ REBUILD = f"""
 """
 
 
+def _score(mine: int, theirs: int) -> float:
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def game_terms(seats: Sequence[Any]) -> tuple[list[tuple[Any, int, float]], list[tuple[str, str, float]]]:
+    """What one finished game adds to the totals: per seat (the seat, its pairwise comparisons, its pairwise
+    points), and per pair of seated bots in name order (a, b, a's result).  Seats have ``bot`` and
+    ``placement`` (None: not rated); `add_game` writes these, `RunningTotals.add_game` adds them in memory."""
+    placements = [(s.bot, s.placement) for s in seats if s.placement is not None]
+    per_seat = []
+    for seat in seats:
+        others = [p for b, p in placements if b != seat.bot] if seat.placement is not None else []
+        per_seat.append((seat, len(others), sum(_score(seat.placement, p) for p in others)))
+    pairs = [(a, b, _score(pa, pb)) for (a, pa), (b, pb) in combinations(sorted(placements), 2) if a != b]
+    return per_seat, pairs
+
+
 def add_game(backend: Backend, game_id: str, seats: Sequence[Any]) -> None:
     """Add one newly finished game (its `SeatRecord`s); inside the caller's transaction.
 
@@ -76,13 +97,8 @@ def add_game(backend: Backend, game_id: str, seats: Sequence[Any]) -> None:
     previous totals from ``fit_set_pairs`` inside the statements, so on PostgreSQL they all go with
     the commit (`Backend.send`), with no round trip of their own.
     """
-    def score(mine: int, theirs: int) -> float:
-        return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-
-    placements = [(s.bot, s.placement) for s in seats if s.placement is not None]
-    for seat in seats:
-        others = [p for b, p in placements if b != seat.bot] if seat.placement is not None else []
-        points = sum(score(seat.placement, p) for p in others)
+    per_seat, pairs = game_terms(seats)
+    for seat, comparisons, points in per_seat:
         backend.send(
             "INSERT INTO fit_bots (ruleset, bot, games, comparisons, points, wins, timeouts, strikes, forfeits, errors) "
             "SELECT ruleset, ?, 1, ?, ?, ?, ?, ?, ?, ? FROM games WHERE id = ? "
@@ -91,13 +107,10 @@ def add_game(backend: Backend, game_id: str, seats: Sequence[Any]) -> None:
             "wins = fit_bots.wins + excluded.wins, timeouts = fit_bots.timeouts + excluded.timeouts, "
             "strikes = fit_bots.strikes + excluded.strikes, forfeits = fit_bots.forfeits + excluded.forfeits, "
             "errors = fit_bots.errors + excluded.errors",
-            (seat.bot, len(others), points, int(seat.placement == 1), seat.timeouts, seat.strikes,
+            (seat.bot, comparisons, points, int(seat.placement == 1), seat.timeouts, seat.strikes,
              int(seat.forfeited), seat.errors, game_id),
         )
-    for (a, pa), (b, pb) in combinations(sorted(placements), 2):
-        if a == b:
-            continue
-        result = score(pa, pb)
+    for a, b, result in pairs:
         # The set's average moves from total/games to (total + result)/(games + 1) (a new set: to result,
         # and counts once more), read from the set's row before the statement after this one updates it.
         backend.send(
@@ -142,3 +155,101 @@ def rebuild(backend: Backend) -> None:
     for statement in REBUILD.split(";"):
         if statement.strip():
             backend.run(statement)
+
+
+class RunningTotals:
+    """One ruleset's totals in memory, kept as the tables keep them: for a server that is their only writer.
+
+    A refit used to read ``fit_pairs`` and ``fit_bots`` back (and build the fit's matrices from the rows)
+    every time, about as much CPU as the fit itself at 200 bots.  A SQLite ladder has one writer, its
+    `arena serve`, so its director seeds this from the store once and adds each game whose finished
+    result it committed (`add_game`, the same terms as the `add_game` that writes them, `game_terms`):
+    `table` and `totals` then equal `LadderStore.pair_table` and `LadderStore.totals` value for value
+    (`tests/ladder/test_running_totals.py`).  Every game it adds must be a set of one (the ladder's own
+    games: its set id is its game id), which is what makes a pair's score move by the game's result.
+    """
+
+    _GROW = 64
+
+    def __init__(self, table: "PairTable", totals: "Mapping[str, BotTotals]") -> None:
+        """Seed from the store's own `pair_table` and `totals` of the ruleset."""
+        import numpy as np
+
+        self._np = np
+        self._index: dict[str, int] = {}  # bot -> its row in the matrices below (order of arrival)
+        self._sets = np.zeros((0, 0))  # [index of a, index of b] for a < b by name: fit_pairs.sets
+        self._score = np.zeros((0, 0))  # likewise: fit_pairs.score
+        #: bot -> [games, comparisons, points, wins, timeouts, strikes, forfeits, errors] (fit_bots' columns)
+        self._bots: dict[str, list] = {}
+        for bot, t in totals.items():
+            self._bots[bot] = [t.games, 0, 0.0, t.wins, t.timeouts, t.strikes, t.forfeits, t.errors]
+        rows = [self._row(bot) for bot in table.bots]
+        for k, bot in enumerate(table.bots):
+            record = self._bots.setdefault(bot, [int(table.games[k]), 0, 0.0, 0, 0, 0, 0, 0])
+            record[1], record[2] = int(table.comparisons[k]), float(table.points[k])
+        at = np.ix_(rows, rows)
+        # table.bots is in name order, so its upper triangle holds the (a < b) rows as read
+        self._sets[at] = np.triu(table.n, k=1)
+        self._score[at] = np.triu(table.s, k=1)
+
+    def _row(self, bot: str) -> int:
+        row = self._index.get(bot)
+        if row is None:
+            row = self._index[bot] = len(self._index)
+            if row >= self._sets.shape[0]:
+                size = row + self._GROW
+                for name in ("_sets", "_score"):
+                    grown = self._np.zeros((size, size))
+                    old = getattr(self, name)
+                    grown[: old.shape[0], : old.shape[1]] = old
+                    setattr(self, name, grown)
+        return row
+
+    def add_game(self, seats: Sequence[Any]) -> None:
+        """A finished game of one set, committed: what `add_game` wrote in its transaction."""
+        per_seat, pairs = game_terms(seats)
+        for seat, comparisons, points in per_seat:
+            record = self._bots.get(seat.bot)
+            if record is None:  # the row's insert: its values as they come
+                self._bots[seat.bot] = [1, comparisons, points, int(seat.placement == 1), seat.timeouts, seat.strikes,
+                                        int(seat.forfeited), seat.errors]
+                continue
+            record[0] += 1
+            record[1] += comparisons
+            record[2] += points
+            record[3] += int(seat.placement == 1)
+            record[4] += seat.timeouts
+            record[5] += seat.strikes
+            record[6] += int(seat.forfeited)
+            record[7] += seat.errors
+        for a, b, result in pairs:
+            i, j = self._row(a), self._row(b)
+            self._sets[i, j] += 1
+            self._score[i, j] += result
+
+    def table(self) -> "PairTable":
+        """`LadderStore.pair_table`: the same bots, matrices and per-bot arrays, built as `PairTable.from_totals`
+        builds them from the rows (a bot is in it once it has a pairwise comparison)."""
+        from arena.ladder.ratings import PairTable
+
+        np = self._np
+        bots = sorted(bot for bot, record in self._bots.items() if record[1])
+        rows = [self._row(bot) for bot in bots]
+        at = np.ix_(rows, rows)
+        sets, score = self._sets[at], self._score[at]  # upper triangle: the pairs (a < b)
+        # from_totals adds each row to zeros: n[i,j] = n[j,i] = sets, s[i,j] = score, s[j,i] = sets - score
+        return PairTable(
+            bots=bots,
+            n=sets + sets.T,
+            s=score + (sets - score).T,
+            games=np.array([self._bots[b][0] for b in bots], dtype=int),
+            comparisons=np.array([self._bots[b][1] for b in bots], dtype=int),
+            points=np.array([self._bots[b][2] for b in bots], dtype=float),
+        )
+
+    def totals(self) -> "dict[str, BotTotals]":
+        """`LadderStore.totals`: every bot with a finished game."""
+        from arena.ladder.store.records import BotTotals
+
+        return {bot: BotTotals(bot, int(r[0]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), int(r[7]))
+                for bot, r in self._bots.items()}

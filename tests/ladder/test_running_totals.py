@@ -1,0 +1,112 @@
+"""The fit's running totals kept in memory (`RunningTotals`) equal the store's, value for value.
+
+A SQLite ladder's director no longer reads ``fit_pairs`` and ``fit_bots`` back at every refit: it
+seeds `RunningTotals` from the store once and adds each finished result it committed.  The standings
+it shows are then those the store's totals give only if the two hold exactly the same numbers, so the
+comparison here is exact (`numpy.array_equal`, ``==``), not approximate.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from arena.ladder.standings import standings_from
+from arena.ladder.store import LadderStore, SeatRecord
+from arena.ladder.store.fit_totals import RunningTotals
+
+
+def _result(rng: random.Random, seats: list[str]) -> list[SeatRecord]:
+    size = len(seats)
+    return [SeatRecord(i, bot, placement=rng.randint(1, size), points=rng.randint(0, 9),  # ties included
+                       strikes=rng.randint(0, 2), timeouts=rng.randint(0, 2), forfeited=rng.random() < 0.1,
+                       errors=rng.randint(0, 1))
+            for i, bot in enumerate(seats)]
+
+
+def _assert_same(running: RunningTotals, store: LadderStore, ruleset: str, fit: bool = True) -> None:
+    mine, theirs = running.table(), store.pair_table(ruleset)
+    assert mine.bots == theirs.bots
+    for field in ("n", "s", "games", "comparisons", "points"):
+        assert np.array_equal(getattr(mine, field), getattr(theirs, field)), field
+        assert getattr(mine, field).dtype == getattr(theirs, field).dtype, field
+    assert running.totals() == store.totals(ruleset)
+    if fit:
+        assert standings_from(mine, running.totals()) == standings_from(theirs, store.totals(ruleset))
+
+
+def test_running_totals_equal_the_stores_after_every_game(tmp_path):
+    rng = random.Random(7)
+    store = LadderStore.open(":memory:")
+    bots = [f"bot{i}" for i in range(9)]
+    # An older database's history first: sets of several games (rotations, fractional scores), an abort,
+    # a game of a ruleset not fitted here, and a bot that never compared with anyone (a lone seat).
+    for number in range(12):
+        table = rng.sample(bots[:6], rng.choice([2, 3]))
+        for rotation in range(len(table)):
+            game_id = f"old{number}-{rotation}"
+            store.game_started(game_id, "moumou", {}, number, f"set{number}", rotation, table)
+            store.game_ended(game_id, "aborted" if rng.random() < 0.1 else "finished", _result(rng, table))
+    store.game_started("lone", "moumou", {}, 1, "lone", 0, ["solo"])
+    store.game_ended("lone", "finished", _result(rng, ["solo"]))
+    store.game_started("other", "maumau", {}, 1, "other", 0, ["bot0", "bot1"])
+    store.game_ended("other", "finished", _result(rng, ["bot0", "bot1"]))
+    running = RunningTotals(store.pair_table("moumou"), store.totals("moumou"))
+    _assert_same(running, store, "moumou")
+    # Then the ladder's own games, sets of one, newcomers among them (bot6..bot8 grow the matrices).
+    for number in range(100):
+        table = rng.sample(bots, rng.choice([2, 2, 3, 4]))
+        game_id = f"g{number}"
+        store.game_started(game_id, "moumou", {}, number, game_id, 0, table)
+        seats = _result(rng, table)
+        if rng.random() < 0.1:
+            store.game_ended(game_id, "aborted", seats)  # never counted
+        else:
+            store.game_ended(game_id, "finished", seats)
+            running.add_game(seats)
+        if number % 10 == 0:
+            _assert_same(running, store, "moumou")
+    _assert_same(running, store, "moumou")
+
+
+def test_running_totals_start_empty_and_grow_past_their_first_matrices(tmp_path):
+    rng = random.Random(3)
+    store = LadderStore.open(":memory:")
+    running = RunningTotals(store.pair_table("moumou"), store.totals("moumou"))
+    assert running.table().bots == [] and running.totals() == {}
+    bots = [f"b{i:03d}" for i in range(70)]  # more than the matrices' first size
+    for number in range(120):
+        table = rng.sample(bots, 2)
+        store.game_started(f"g{number}", "moumou", {}, number, f"g{number}", 0, table)
+        seats = _result(rng, table)
+        store.game_ended(f"g{number}", "finished", seats)
+        running.add_game(seats)
+    _assert_same(running, store, "moumou", fit=False)
+
+
+def test_a_ladder_s_standings_from_its_running_totals_are_the_stores(tmp_path):
+    """The director fits from its running totals (no read of the store per refit); what it shows equals a
+    fit of the store's totals after the run, row for row."""
+    import trio
+
+    from test_deals import RULESETS, FakeHandle
+
+    from arena.ladder.director import LadderDirector, LadderSettings
+    from arena.ladder.standings import compute_standings
+
+    store = LadderStore.open(":memory:")
+    try:
+        director = LadderDirector(store, LadderSettings(
+            players=dict(RULESETS), replays=tmp_path / "replays", max_games=60, handle_signals=False,
+            refit_s=60.0, concurrency=6))
+        reads = []
+        pair_table = store.pair_table
+        store.pair_table = lambda ruleset: reads.append(ruleset) or pair_table(ruleset)
+        trio.run(director, FakeHandle([f"bot{i}" for i in range(6)]))
+        assert sorted(reads) == sorted(RULESETS)  # read once, at the start: never by a refit
+        del store.pair_table
+        for ruleset in RULESETS:
+            assert director.standings[ruleset] == compute_standings(store, ruleset, director.view.connected)
+    finally:
+        store.close()
