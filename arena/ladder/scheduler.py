@@ -319,28 +319,39 @@ class Scheduler:
         else:
             stall, patience = self.stall * typical, self.patience * typical
             full_since, idle_since = self._full_since, self._idle_since
-            available = {c.name for c in connected if c.free > 0 or now - full_since.get(c.name, now) < stall}
-            released = {c.name for c in connected if c.free > 0 and now - idle_since.get(c.name, now) >= patience}
+            available = set()
+            released = set()
+            for c in connected:  # one pass for both sets
+                if c.free > 0:
+                    available.add(c.name)
+                    if now - idle_since.get(c.name, now) >= patience:
+                        released.add(c.name)
+                elif now - full_since.get(c.name, now) < stall:
+                    available.add(c.name)
         # `effective_games` of every member, once per round.
         counts = {}
         for ruleset, group in members.items():
             games, offsets = self.games[ruleset], self._offsets[ruleset]
             counts[ruleset] = {c.name: games.get(c.name, 0) + offsets.get(c.name, 0) for c in group}
         playable = [r for r, group in members.items() if len(group) >= self.players[r]]
+        groups = {r: [c for c in members[r] if c.name in available] for r in playable}  # the available members
         # Each bot's lowest count over the rulesets that enough available bots play.
         lowest: dict[str, int] = {}
         for ruleset in playable:
-            group = [c for c in members[ruleset] if c.name in available]
+            group = groups[ruleset]
             if len(group) < self.players[ruleset]:
                 continue
             count_of = counts[ruleset]
+            get = lowest.get
             for c in group:
-                count = count_of[c.name]
-                lowest[c.name] = min(lowest.get(c.name, count), count)
+                name = c.name
+                count = count_of[name]
+                if count < get(name, count + 1):  # `min` of the counts so far, without a call per bot
+                    lowest[name] = count
         options = []
         for ruleset in playable:
             count_of = counts[ruleset]
-            group = [c for c in members[ruleset] if c.name in available]
+            group = groups[ruleset]
             free = [
                 c for c in group
                 if c.free > 0
@@ -348,7 +359,7 @@ class Scheduler:
             ]
             if len(free) < self.players[ruleset]:
                 continue
-            floor = min(count_of[c.name] for c in group)
+            floor = min([count_of[c.name] for c in group])
             total = sum(self.games[ruleset].values())
             for anchor in free:
                 count = count_of[anchor.name]

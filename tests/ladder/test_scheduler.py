@@ -232,3 +232,28 @@ def test_counts_synced_by_their_differences_equal_counts_synced_whole():
             assert {b: n for b, n in by_difference.games[r].items() if n} == dict(whole.games[r]), step
             assert {p: n for p, n in by_difference.pairs[r].items() if n} == dict(whole.pairs[r]), step
     assert sum(total_games["duo"].values()) > 100
+
+
+def test_seeded_simulations_plan_the_same_tables_as_before_the_rounds_got_cheaper():
+    """A planning round's passes over the bots were rewritten for speed (one pass for who is available
+    and who is released, each bot's lowest count without a `min` call, the available members once per
+    ruleset): the tables, their order and their times are those the earlier code planned, by digest,
+    over two rulesets at once, late arrivals, bots of one ruleset, and the caps without a clock.  The
+    digests were taken from the code before the change (main at 018b5b0) under several PYTHONHASHSEEDs."""
+    import hashlib
+
+    from arena.ladder.simulation import simulate
+
+    cases = [
+        ({f"b{i:03d}": (1 + (i % 3 == 0), None) for i in range(60)}, {"duo": 2, "quad": 4},
+         dict(rounds=250, seed=5, concurrency=20), (174, "d8efc82dcddcc62d")),
+        ({**{f"a{i:02d}": (2, ["duo"]) for i in range(12)}, **{f"c{i:02d}": (1, None) for i in range(12)},
+          "x": (3, ["trio"])}, {"duo": 2, "trio": 3},
+         dict(rounds=300, seed=9, concurrency=1000, late={"c05": 8.0, "x": 3.0}), (194, "7a4ee3851a3bd3ee")),
+        ({f"b{i:03d}": (2, None) for i in range(30)}, {"duo": 2, "trio": 3},
+         dict(rounds=200, seed=3, clock=False), (224, "486d82ad55ddd10b")),
+    ]
+    for bots, players, options, expected in cases:
+        _scheduler, started = simulate(bots, players, **options)
+        digest = hashlib.sha256(repr([(round(t, 9), table) for t, table in started]).encode()).hexdigest()[:16]
+        assert (len(started), digest) == expected
