@@ -46,6 +46,9 @@ log = logging.getLogger("arena.ladder")
 
 _ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 
+#: The longest a host alone goes between two planning rounds when nothing wakes it (`LadderDirector._schedule`).
+_IDLE_ROUND_S = 10.0
+
 
 @dataclass
 class LadderSettings:
@@ -346,9 +349,14 @@ class LadderDirector:
                     self._all_done = trio.Event()
                     self.gaps.planned(table.bots, planned_at)
                     sets.start_soon(self._play_set, handle, table, versions, planned_at)
-            # A bot the fairness caps hold back is released after a while: plan again then.
+            # A bot the fairness caps hold back is released after a while: plan again then.  Otherwise only
+            # an event can seat a table, and each wakes this loop (`_kick`): a game's end (its seats freed
+            # first), a bot that came or went, a stop.  A shared ladder also plans every second, for the
+            # other hosts' claims (a missed NOTIFY costs that second); a host alone plans on events only, with
+            # a round every `_IDLE_ROUND_S` in case one was missed (it used to plan every second).
+            idle = 1.0 if self.membership is not None else _IDLE_ROUND_S
             wakeup = self.scheduler.next_wakeup(time.monotonic())
-            await self._sleep_until_kicked(1.0 if wakeup is None else min(1.0, max(0.0, wakeup - time.monotonic())))
+            await self._sleep_until_kicked(idle if wakeup is None else min(idle, max(0.0, wakeup - time.monotonic())))
 
     async def _sleep_until_kicked(self, timeout: float) -> None:
         assert self._wake is not None
