@@ -772,6 +772,7 @@ def run_bare(args, tables: int) -> dict:
         print(f"bare match path: server pid {server.pid} on port {port}; {bots.total} bot sessions, "
               f"{tables} fixed pairs playing", flush=True)
         figures = measure(lines.last_json, [server.pid], args.seconds, warm=tables // 2, load_pids=bots.pids)
+        figures["server_peak_rss_mib"] = round(proc_stats(server.pid)[1] / 1024, 1)  # as the ladder's, at the end
     finally:
         stop(server)
         bot_totals = bots.stop()
@@ -907,6 +908,8 @@ def main() -> int:
               f"{report.get('loop_lag_ms_max', float('nan')):.0f} ms; bots told {report['told_timeouts']} timeouts, "
               f"{report['late_answers']} late answers; arena think time/decision median "
               f"{report.get('think_ms_p50', float('nan')):.1f} ms, p99 {report.get('think_ms_p99', float('nan')):.1f} ms")
+        if "kib_per_connected_bot" not in report and "server_peak_rss_mib" in report:  # the bare path
+            print(f"  {'':<22} peak {report['server_peak_rss_mib']:.0f} MiB")
         if "kib_per_connected_bot" in report:
             trips = (f" ({report['store_round_trips_per_game']:.2f} round trips)"
                      if "store_round_trips_per_game" in report else "")
