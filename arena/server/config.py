@@ -95,6 +95,15 @@ class ServerConfig:
     #: director, so a timeout happens when the test says and never because the machine is slow.
     #: Only the games' time runs on it: login limits (Hello timeout, token checks) stay on real time.
     clock: Optional[Any] = None
+    #: The collector's generation thresholds while the server runs (`gc.set_threshold`; None: Python's
+    #: 700/10/10), restored when `run` returns.  A young collection walks every live object made since
+    #: the last one, and a server keeps thousands alive between two (the games' suspended coroutines,
+    #: their requests): at 700 allocations a collection came every ~70 decisions and garbage collection
+    #: took 47-68 µs of a decision's 500-650 on both the ladder and the bare match path (about 10%).  At
+    #: 10,000: 7-13 µs, the same peak memory within 2 MiB (`scripts/ladder_cpu_accounting.py`,
+    #: arena/server/README.md "Garbage collection thresholds").  The one place both the ladder (`arena
+    #: serve`) and the bare match path (`bench_ladder.py --compare-arena`) take it from.
+    gc_threshold: tuple[int, int, int] | None = (10_000, 10, 10)
 
     def validate(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -123,6 +132,9 @@ class ServerConfig:
             raise ConfigError("rulesets is empty: the arena would schedule nothing (None means every ruleset)")
         if self.max_message_bytes < 1024:
             raise ConfigError(f"max_message_bytes must be at least 1024, not {self.max_message_bytes}")
+        if self.gc_threshold is not None and (len(self.gc_threshold) != 3 or any(
+                not isinstance(n, int) or n < 1 for n in self.gc_threshold)):
+            raise ConfigError(f"gc_threshold must be three whole numbers of 1 or more, not {self.gc_threshold!r}")
 
     @property
     def uses_tls(self) -> bool:

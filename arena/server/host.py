@@ -225,7 +225,13 @@ def run(config: ServerConfig, director: Director) -> Any:
     if config.freeze_gc:
         gc.collect()
         gc.freeze()
-    return asyncio.run(_serve(config, director))
+    thresholds = gc.get_threshold()
+    if config.gc_threshold is not None:
+        gc.set_threshold(*config.gc_threshold)
+    try:
+        return asyncio.run(_serve(config, director))
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 async def _listen(config: ServerConfig) -> list[tuple[Any, int]]:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import gc
 
+import pytest
 from server_helpers import serve
+
+from arena.server import ServerConfig
+from arena.server.config import ConfigError
 
 
 async def _frozen_while_serving(handle):
@@ -30,3 +34,20 @@ def test_freeze_gc_can_be_turned_off():
         assert frozen == 0
     finally:
         gc.unfreeze()
+
+
+async def _thresholds_while_serving(handle):
+    return gc.get_threshold()
+
+
+def test_the_collector_thresholds_are_the_config_s_while_serving_and_restored_after():
+    before = gc.get_threshold()
+    assert serve(_thresholds_while_serving) == ServerConfig().gc_threshold == (10_000, 10, 10)
+    assert serve(_thresholds_while_serving, gc_threshold=(2_000, 5, 5)) == (2_000, 5, 5)
+    assert serve(_thresholds_while_serving, gc_threshold=None) == before
+    assert gc.get_threshold() == before
+
+
+def test_a_bad_gc_threshold_is_a_clear_error():
+    with pytest.raises(ConfigError, match="gc_threshold must be three whole numbers"):
+        ServerConfig(gc_threshold=(0, 10, 10)).validate()
