@@ -44,6 +44,8 @@ FUNCTIONS = [
     ("arena.games.base", "GameState.state_hash"),
     ("arena.ladder.director", "_timed"),
     ("arena.ladder.director", "standings_from"),
+    ("arena.ladder.store.fit_totals", "RunningTotals.table"),
+    ("arena.ladder.store.fit_totals", "RunningTotals.add_game"),
     ("arena.ladder.scheduler", "Scheduler.plan"),
     ("arena.ladder.candidates", "CandidatePool.update"),
     ("arena.server.host", "Handle.slots"),
