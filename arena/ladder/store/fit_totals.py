@@ -15,6 +15,9 @@ pays it.  So the totals live in three tables, updated in the transaction that co
 A game adds to them once, when it first becomes ``finished`` (the caller checks), so committing a
 result again changes nothing.  `REBUILD` computes the same tables from the games and seats (the
 schema step that adds them fills them with it); tests check the two agree.
+
+`RunningTotals` keeps the same numbers in memory, for a server that is the tables' only writer (a SQLite
+ladder's director): seeded from them once, it adds each game as `add_game` does (`game_terms`).
 """
 
 from __future__ import annotations
