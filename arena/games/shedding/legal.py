@@ -15,6 +15,7 @@ from arena.games.shedding.actions import PLAY
 from arena.games.shedding.effects import can_draw
 
 if TYPE_CHECKING:
+    from arena.games.shedding.rules import Ruleset
     from arena.games.shedding.state import SheddingState
 
 
@@ -108,6 +109,32 @@ def turn_actions(state: "SheddingState") -> list:
                     out.append(_call_word(rules.call, hand, call_at))
     if state.accusable is not None:
         out.append(A.accuse(state.accusable[0]))
+    return out
+
+
+def plain_turn_actions(state: "SheddingState") -> list:
+    """`turn_actions` for a ruleset whose turns know no Blind play, no call in turn, no card that may not
+    finish a hand and no repeated draw (`phase_table` picks it): the same list in fewer steps.  A pending
+    draw or skip, or a drawn card that must be played, goes to `turn_actions`."""
+    if state.pending_draw or state.pending_skip or state.forced is not None:
+        return turn_actions(state)
+    rules = state.rules
+    on_top = rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+    if on_top is None:
+        on_top = legal_on_top(state)
+    out = []
+    for card in state.hands[state.current]:
+        if card in on_top:
+            out.append(PLAY[card])
+    if state.called != 1:  # then draw or pass, as `turn_actions` (no call to offer)
+        if not state.drawn:
+            if not out or rules.voluntary_draw:
+                if state.stock or len(state.discard) > rules.recycle_keep:  # `can_draw`
+                    out.append(A.DRAW)
+                elif not out:
+                    out.append(A.PASS)
+        elif not rules.must_play_after_draw or not out:
+            out.append(A.PASS)
     return out
 
 
@@ -232,3 +259,17 @@ BY_PHASE = {
 def phase_actions(state: "SheddingState") -> list:
     """The legal list of the pending decision, before folding duplicates."""
     return BY_PHASE[state.phase](state)
+
+
+def phase_table(rules: "Ruleset") -> dict:
+    """This ruleset's legal-list function by decision, kept on the ruleset (`Ruleset._legal_by_phase`) on
+    first use: with two packs every decision folds duplicate plays (`legal_actions`); with one, `BY_PHASE`,
+    and the plain turn where the ruleset's turns allow it (`plain_turn_actions`)."""
+    if rules.copies > 1:
+        table = dict.fromkeys(BY_PHASE, legal_actions)
+    else:
+        table = dict(BY_PHASE)
+        if not (rules.blind or rules._call_at or rules._no_finish or rules.repeat_draw or rules._accusable_view):
+            table["turn"] = plain_turn_actions
+    object.__setattr__(rules, "_legal_by_phase", table)
+    return table

@@ -85,7 +85,8 @@ def observation_type(rules: "Ruleset") -> type[SheddingObservation]:
 
 def observe(state: "SheddingState", seat: int | None) -> Observation:
     """`SheddingState.observation`: what `seat` may see (None: the spectator)."""
-    if seat is not None and (type(seat) is not int or not 0 <= seat < state.players):
+    # The acting seat (or None once over), the common request, is valid by identity with the state's own value.
+    if seat is not state.current and seat is not None and (type(seat) is not int or not 0 <= seat < state.players):
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     rules = state.rules
     discard = state.discard
@@ -101,13 +102,14 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         phase,  # "over" once over
         None if seat is None else state.hands[seat].copy(),
         state.sizes.copy(),  # the hands' lengths, kept by the engine
-        blind.shown_discard(state) if rules.blind else discard[rules._visible_from :],  # face-down cards as ??
+        blind.shown_discard(state) if rules.blind else discard[rules._visible],  # face-down cards as ??
         len(discard),
         len(state.stock),
         state.direction,
         state.active_suit,
         state.suit_kind,
-        _pending(state) if state.pending_draw or state.pending_skip else _NOTHING_PENDING,
+        state.pending_draw,  # the pending dict is made when the record is read (`_assemble`)
+        state.pending_skip,
         state.going_out,
         state.drawn,
         state.called,
@@ -132,11 +134,12 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
 def _assemble(observation: SheddingObservation) -> tuple:
     """The record's values in its keys' order, from the snapshot `observe` took."""
     (seat, (players, scores, hand_number, dealer, last_hand), current, phase, hand, sizes, discard, discard_size,
-     stock_size, direction, active_suit, suit_kind, pending, going_out, drawn, called, window, this_play, opening,
-     next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
+     stock_size, direction, active_suit, suit_kind, pending_draw, pending_skip, going_out, drawn, called, window,
+     this_play, opening, next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
     values = (
         observation.RULESET, seat, players, current, phase, hand, sizes, discard, discard_size, stock_size,
-        direction, scores, active_suit, suit_kind, pending,
+        direction, scores, active_suit, suit_kind,
+        _pending(pending_draw, pending_skip) if pending_draw or pending_skip else _NOTHING_PENDING,
         phase if phase == "cover" or phase == "follow" else "finish-word" if going_out else None,
         drawn, called == 1, window, hand_number, dealer, last_hand, this_play, opening, next_seat, offender,
         called == 2,
@@ -169,12 +172,12 @@ def _next_seat(state: "SheddingState", phase: str) -> int | None:
     return turns.step(state, state.current, state.advance + state.blind_skip)
 
 
-def _pending(state: "SheddingState") -> dict:
+def _pending(draw: int, skip: int) -> dict:
     pending = {}
-    if state.pending_draw:
-        pending["draw"] = state.pending_draw
-    if state.pending_skip:
-        pending["skip"] = state.pending_skip
+    if draw:
+        pending["draw"] = draw
+    if skip:
+        pending["skip"] = skip
     return pending
 
 

@@ -218,7 +218,7 @@ class Ruleset:
 
     # Derived in __post_init__, for the engine's hot paths (not options: no init, no repr, no compare).
     deck: tuple = _derived()
-    _visible_from: int = _derived()
+    _visible: slice = _derived()
     _ladder: bool = _derived()
     #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
     has_rescue: bool = _derived()
@@ -228,6 +228,7 @@ class Ruleset:
     _extra_values: Any = _derived()  # state -> the values of the ruleset's own observation keys, or None (observation.py)
     _decision_cap: int = _derived()
     _playable: dict = _derived()
+    _legal_by_phase: dict | None = _derived()  # decision -> legal-list function (`legal.phase_table`)
     _playable_plain: dict = _derived()
     _combos: dict = _derived()  # a combo's cards (a tuple) -> their effects added up (`playing.aggregate`)
     rules_by_card: dict = _derived()  # card -> CardRule, every card of the deck
@@ -248,7 +249,7 @@ class Ruleset:
         object.__setattr__(self, "_wider", {})
         object.__setattr__(self, "deck", tuple(self.deck_cards()))  # dealt every hand: built once
         # Read at every observation: plain attributes rather than properties and arithmetic.
-        object.__setattr__(self, "_visible_from", -self.visible_discard)
+        object.__setattr__(self, "_visible", slice(-self.visible_discard, None))  # the shown top of the pile
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
         # A drawn card can be the only one the seat may play (C-4 after_draw_play, a cover drawn for, a
         # rescue): its observation names it (`forced`), as only that seat knows which card it drew.
@@ -264,6 +265,7 @@ class Ruleset:
         object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
         # (top card, active suit, demand?) -> the deck's cards legal on it, filled as tops occur (legal.py).
         object.__setattr__(self, "_playable", {})
+        object.__setattr__(self, "_legal_by_phase", None)  # set by legal.phase_table on first use
         object.__setattr__(self, "_playable_plain", {})  # the same while no suit is named, by top card alone
         object.__setattr__(self, "_combos", {})  # a combo's cards -> their effects added up, filled as combos occur
         rules = {}

@@ -30,7 +30,7 @@ from typing import Any
 from arena.games.base import Action, GameError, GameState, PublicEvent, Result
 from arena.games.shedding import actions as A
 from arena.games.shedding import blind, calls, deal, drawing, effects, events, playing, scoring, turns
-from arena.games.shedding.legal import BY_PHASE, legal_actions
+from arena.games.shedding.legal import phase_table
 from arena.games.shedding.observation import observe
 from arena.games.shedding.rules import Ruleset
 
@@ -104,11 +104,8 @@ class SheddingState(GameState):
 
     def legal_actions(self) -> list[Action]:
         legal = self._legal
-        if legal is None:
-            if self.rules.copies == 1:  # one pack: no duplicate plays to fold (`legal.legal_actions`)
-                legal = self._legal = BY_PHASE[self.phase](self)
-            else:
-                legal = self._legal = legal_actions(self)  # [] once over
+        if legal is None:  # the ruleset's own function for the decision (`legal.phase_table`); [] once over
+            legal = self._legal = (self.rules._legal_by_phase or phase_table(self.rules))[self.phase](self)
         return legal.copy()
 
     def apply(self, action: "Action | str") -> None:
@@ -143,7 +140,8 @@ class SheddingState(GameState):
             else:
                 hand = self.hands[self.current]
                 if phase != "combo":  # a new play (a combo's later cards add to it)
-                    self.combo = []
+                    if self.combo:  # a turn's play finds it empty (`turns.start_turn`); a cover's holds the 6
+                        self.combo = []
                     if self.rules._call_at == 2 and len(hand) == 2 and not self.drawn:
                         self.offender = self.current  # S1: MAU-MAU was due before this 2 -> 1 discard
                 hand.remove(card)
