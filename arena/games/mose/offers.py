@@ -158,30 +158,51 @@ class TableNeeds:
         self.run_takes_wild = run_takes_wild
 
 
-def table_needs(melds: list[Meld], wild: str, decks: int, before: TableNeeds | None = None) -> TableNeeds:
+#: The needs of an empty table (a new round's).
+NO_NEEDS = TableNeeds((), 0, False, 0, False)
+
+
+def table_needs(melds: list[Meld], wild: str, decks: int) -> TableNeeds:
     """The lay-offs and swaps the table allows, by card: a hand that holds none of the cards (and no wild
     where one fits) has none, whatever else it holds; otherwise `layoff_offers` and `swap_in` say which.
 
-    ``before``: the needs of the table before its last change (same round), whose unchanged melds (the
-    same objects: a Meld is immutable) keep their fits.  A round's melds keep their places (a change
-    replaces one or adds one at the end), so a meld is looked for at its own place.
+    Worked out meld by meld for a whole table (a restored position); the engine keeps it up to date one
+    changed meld at a time (`with_meld`).
     """
-    kept = () if before is None else before.melds
-    fits = []
+    needs = NO_NEEDS
+    for i, meld in enumerate(melds):
+        needs = with_meld(needs, i, meld, wild, decks)
+    return needs
+
+
+def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) -> TableNeeds:
+    """``needs`` with ``meld`` at ``index`` of the table: a new meld at the end (``index`` the table's
+    length) or a changed one in its place (a round's melds keep their places).  Only that meld's fit is
+    worked out (`meld_fit`); the others are the same objects.  A new meld only adds to the totals; a
+    changed one may take away, so they are summed again over the fits."""
+    fit = meld_fit(meld, wild, decks)
+    fits = needs.melds
+    if index == len(fits):
+        return TableNeeds(
+            (*fits, fit),
+            needs.bits | fit.bits,
+            needs.takes_wild or fit.takes_wild,
+            needs.swap_bits | fit.swap_bits,
+            needs.run_takes_wild or (fit.takes_wild and fit.plain is None),
+        )
+    fits = (*fits[:index], fit, *fits[index + 1 :])
+    # A loop rather than `reduce` over `attrgetter`s: the interpreter's reads of a slot are specialized,
+    # `attrgetter`'s are not.
     bits = swap_bits = 0
     takes_wild = run_takes_wild = False
-    for i, meld in enumerate(melds):
-        fit = kept[i] if i < len(kept) else None
-        if fit is None or fit.meld is not meld:
-            fit = meld_fit(meld, wild, decks)
-        fits.append(fit)
+    for fit in fits:
         bits |= fit.bits
         swap_bits |= fit.swap_bits
         if fit.takes_wild:
             takes_wild = True
             if fit.plain is None:
                 run_takes_wild = True
-    return TableNeeds((*fits,), bits, takes_wild, swap_bits, run_takes_wild)
+    return TableNeeds(fits, bits, takes_wild, swap_bits, run_takes_wild)
 
 
 def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:

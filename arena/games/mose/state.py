@@ -97,8 +97,10 @@ class MoseState(GameState):
         "masks",
         # what was worked out from the state, dropped (None) when what it depends on changes: per seat
         # (a list each) by the hand, whether it holds a meld and its meld actions; by the hand and the
-        # table, its plays and whether it has any; by the table, its needs
-        "_legal", "_meldable", "_meld_acts", "_plays", "_can_play", "_needs", "_needs_before",
+        # table, its plays and whether it has any
+        "_legal", "_meldable", "_meld_acts", "_plays", "_can_play",
+        # what the table can take, kept up to date meld by meld (`offers.with_meld`) as the table changes
+        "_needs",
     )
 
     # -- construction ------------------------------------------------------------------
@@ -123,7 +125,7 @@ class MoseState(GameState):
         self.hands: list[tuple[str, ...]] = [() for _ in range(players)]
         self.stock: list[str] = []
         # The pile and the freed wilds waiting on the table are tuples, the pickup and window records
-        # immutable (`public.py`), the melds list replaced at every change (`_set_melds`): clones and
+        # immutable (`public.py`), the melds list replaced at every change (`_set_meld`): clones and
         # observations share them.
         self.discard: tuple[str, ...] = ()
         self.melds: list[Meld] = []
@@ -141,8 +143,7 @@ class MoseState(GameState):
         self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
         self._legal: list[Action] | None = None
-        self._needs: TableNeeds | None = None  # what the melds can take (`offers.table_needs`)
-        self._needs_before: TableNeeds | None = None  # the last worked out, whose unchanged melds keep their fits
+        self._needs: TableNeeds = offers.NO_NEEDS  # what the melds can take (`offers.table_needs`)
         self.masks = [0] * players  # the hands are empty
         self._meldable = [False] * players
         self._meld_acts = [None] * players
@@ -177,8 +178,8 @@ class MoseState(GameState):
         self._reset_seats()
         self.discard = (cards[HAND_SIZE * n],)
         self.stock = cards[HAND_SIZE * n + 1 :]
-        self._needs_before = None  # the last round's melds are gone
-        self._set_melds([])
+        self.melds = []
+        self._needs = offers.NO_NEEDS
         self.table, self.pending, self.window = (), None, None
         self.turn = self.decider = (self.dealer + 1) % n
         self.phase = "draw"
@@ -381,7 +382,6 @@ class MoseState(GameState):
         twin._plays = list(self._plays)
         twin._can_play = list(self._can_play)
         twin._needs = self._needs
-        twin._needs_before = self._needs_before
         return twin
 
     # -- public events -------------------------------------------------------------------
@@ -401,7 +401,7 @@ class MoseState(GameState):
     # -- offers ------------------------------------------------------------------------
     #
     # What a seat may play is worked out by `offers` and kept here per seat until what it depends on
-    # changes: `_set_hand` and `_set_melds` drop what is no longer true.
+    # changes: `_remove`, `_add` and `_set_meld` drop what is no longer true.
 
     def _draws(self) -> tuple[Action, ...]:
         if self.stock or (self.discard and self.exhaustions < 2):
@@ -423,13 +423,8 @@ class MoseState(GameState):
             melds = self._meld_acts[seat] = (
                 (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
             )
-        needs = self._needs
-        if needs is None:
-            needs = self._needs = self._needs_before = offers.table_needs(
-                self.melds, self.wild, self.decks, self._needs_before
-            )
         plays = self._plays[seat] = offers.plays(
-            seat, hand, mask, melds, needs, self.melds, self.wild, self.decks, self.options["owner_may_swap"]
+            seat, hand, mask, melds, self._needs, self.melds, self.wild, self.decks, self.options["owner_may_swap"]
         )
         return plays
 
@@ -442,12 +437,7 @@ class MoseState(GameState):
             if plays is not None:
                 answer = bool(plays)
             else:
-                needs = self._needs
-                if needs is None:
-                    needs = self._needs = self._needs_before = offers.table_needs(
-                        self.melds, self.wild, self.decks, self._needs_before
-                    )
-                answer = offers.may_play(seat, self.masks[seat], needs, self.wild, self.options["owner_may_swap"])
+                answer = offers.may_play(seat, self.masks[seat], self._needs, self.wild, self.options["owner_may_swap"])
                 if answer is None:
                     answer = self._meldable[seat]
                     if answer is None:
@@ -472,13 +462,16 @@ class MoseState(GameState):
         """Called once a position's fields are all set (`position.restore`): the hands' masks, nothing
         worked out yet, and `current` and `is_over`."""
         self._reset_seats()
-        self._needs = self._needs_before = None
+        self._needs = offers.table_needs(self.melds, self.wild, self.decks)
         self._settle()
 
-    def _set_melds(self, melds: list[Meld]) -> None:
-        """A new melds list (never changed in place: clones share it)."""
-        self.melds = melds
-        self._needs = None
+    def _set_meld(self, index: int, meld: Meld) -> None:
+        """``meld`` at ``index`` of the table: a new one at the end or a changed one in its place (a round's
+        melds keep their places).  A new melds list (never changed in place: clones share it), the needs
+        updated for that meld only, and every seat's plays dropped."""
+        melds = self.melds
+        self.melds = [*melds, meld] if index == len(melds) else [*melds[:index], meld, *melds[index + 1 :]]
+        self._needs = offers.with_meld(self._needs, index, meld, self.wild, self.decks)
         n = self.players
         self._plays = [None] * n
         self._can_play = [None] * n
@@ -547,7 +540,7 @@ class MoseState(GameState):
 
         Strict mode offers only lay-offs that fit (`layoff_offers`), so the meld is built without checks.
         """
-        meld = self.meld_by_id(int(action.args[0]))
+        meld = self.melds[self.meld_index(int(action.args[0]))]
         end = action.args[1] if meld.kind == "run" else None
         token = parse_token(action.args[-1], self.wild)
         if self.options["mode"] == "strict":
@@ -557,11 +550,15 @@ class MoseState(GameState):
         except MeldError:
             return None
 
-    def meld_by_id(self, meld_id: int) -> Meld:
-        for meld in self.melds:
+    def meld_index(self, meld_id: int) -> int:
+        """The place on the table of the meld with this id."""
+        for i, meld in enumerate(self.melds):
             if meld.id == meld_id:
-                return meld
+                return i
         raise GameError(f"no meld {meld_id} on the table")
+
+    def meld_by_id(self, meld_id: int) -> Meld:
+        return self.melds[self.meld_index(meld_id)]
 
     def _take_cards(self, seat: int, cards: list[str], placing: bool) -> None:
         """Move cards out of the hand (and the freed wild off the table when placing)."""
@@ -580,19 +577,19 @@ class MoseState(GameState):
         meld = build_meld(tokens, self.wild, self.decks, self.next_meld, seat)
         self.next_meld += 1
         self._take_cards(seat, [t.card for t in tokens], placing)
-        self._set_melds([*self.melds, meld])
+        self._set_meld(len(self.melds), meld)
         self._note_event(seat)
 
     def _layoff(self, seat: int, grown: Meld, card: str, placing: bool) -> None:
         self._take_cards(seat, [card], placing)
-        self._set_melds([grown if m.id == grown.id else m for m in self.melds])
+        self._set_meld(self.meld_index(grown.id), grown)
         self._note_event(seat)
 
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
-        meld = self.meld_by_id(meld_id)
-        swapped, freed = swap_in(meld, natural, self.wild, self.decks)
+        index = self.meld_index(meld_id)
+        swapped, freed = swap_in(self.melds[index], natural, self.wild, self.decks)
         self._remove_card(seat, natural)
-        self._set_melds([swapped if m.id == meld_id else m for m in self.melds])
+        self._set_meld(index, swapped)
         self._note_event(seat)
         back = self.phase
         if choice == "take":
