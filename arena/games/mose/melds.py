@@ -66,6 +66,10 @@ def positions_of(rank: str) -> tuple[int, ...]:
     return (1, 14) if rank == "A" else (RANK_ORDER[rank] + 2,)
 
 
+#: `rank_at` of the positions 1..14, by index (0 is no position).
+RANK_AT = ("", *map(rank_at, range(1, 15)))
+
+
 class Token(NamedTuple):
     """One card in a meld and what it stands for (None: itself); a tuple, so hashing is cheap."""
 
@@ -78,6 +82,10 @@ class Token(NamedTuple):
     @property
     def is_stand_in(self) -> bool:
         return self.stands is not None
+
+
+#: A token's text (``7s``, ``Kd:7s``), kept: the same few hundred come back in every new action and view.
+token_text = lru_cache(maxsize=4096)(Token.__str__)
 
 
 @lru_cache(maxsize=4096)
@@ -121,10 +129,10 @@ class Meld:
         return " ".join(str(t) for t in self.tokens)
 
     def naturals(self) -> list[Token]:
-        return [t for t in self.tokens if not t.is_stand_in]
+        return [t for t in self.tokens if t.stands is None]
 
     def stand_ins(self) -> list[Token]:
-        return [t for t in self.tokens if t.is_stand_in]
+        return [t for t in self.tokens if t.stands is not None]
 
     def to_dict(self) -> dict:
         """Position form: ``cards`` holds plain card codes (conservation), ``as`` the meanings."""
@@ -148,14 +156,17 @@ def set_size_ok(naturals: int, wilds: int, decks: int) -> bool:
 
 
 def build_meld(tokens: Sequence[Token], wild: str, decks: int, meld_id: int = 0, owner: int = 0) -> Meld:
-    """Validate tokens as a set or a run and return the meld, or raise MeldError saying why."""
+    """Validate tokens as a set or a run and return the meld, or raise MeldError saying why.
+
+    Applied at every meld: the checks here and in `_build_set` and `_build_run` read ``stands`` directly
+    rather than through the `Token.is_stand_in` property (a call per token)."""
     tokens = tuple(tokens)
     if len(tokens) < 3:
         raise MeldError("a meld needs at least 3 cards")
     for token in tokens:
-        if token.is_stand_in and token.card[0] != wild:
+        if token.stands is not None and token.card[0] != wild:
             raise MeldError(f"{token}: only a wild ({wild}) may stand for another card")
-    stands = [t.stands for t in tokens if t.is_stand_in]
+    stands = [t.stands for t in tokens if t.stands is not None]
     run_like = [s for s in stands if len(s) == 2]
     if run_like and len(run_like) != len(stands):
         raise MeldError("a meld mixes run stand-ins (like Kd:7s) and set stand-ins (like Kd:7)")
@@ -166,8 +177,8 @@ def build_meld(tokens: Sequence[Token], wild: str, decks: int, meld_id: int = 0,
 
 
 def _build_set(tokens: tuple[Token, ...], wild: str, decks: int, meld_id: int, owner: int) -> Meld:
-    naturals = [t.card for t in tokens if not t.is_stand_in]
-    stand_ins = [t for t in tokens if t.is_stand_in]
+    naturals = [t.card for t in tokens if t.stands is None]
+    stand_ins = [t for t in tokens if t.stands is not None]
     ranks = {c[0] for c in naturals} | {t.stands for t in stand_ins}
     if len(ranks) != 1:
         raise MeldError(f"a set is cards of one rank, not {'/'.join(sorted(ranks))}")
@@ -188,13 +199,13 @@ def _build_set(tokens: tuple[Token, ...], wild: str, decks: int, meld_id: int, o
     return Meld(meld_id, owner, "set", tuple(sorted(tokens, key=_set_order)), rank=rank)
 
 
-def _set_order(token: Token) -> tuple[bool, tuple[int, int]]:
-    """A set's tokens: the naturals first, each part by rank and suit."""
-    return token.stands is not None, card_key(token.card)
+def _set_order(token: Token) -> tuple[bool, int]:
+    """A set's tokens: the naturals first, each part by rank and suit (`card_key`'s order)."""
+    return token.stands is not None, CARD_ORDER[token.card]
 
 
 def _build_run(tokens: tuple[Token, ...], wild: str, meld_id: int, owner: int) -> Meld:
-    meant = [t.stands if t.is_stand_in else t.card for t in tokens]
+    meant = [t.card if t.stands is None else t.stands for t in tokens]
     suits = {c[1] for c in meant}
     if len(suits) != 1:
         raise MeldError(f"a run is one suit in sequence; {' '.join(meant)} mixes suits")
@@ -328,7 +339,7 @@ def new_meld_offers(hand: Sequence[str], wild: str, decks: int, first_wild: str 
 
 def has_meld(hand: Sequence[str], wild: str, decks: int) -> bool:
     """Whether `new_meld_offers` offers anything, without listing the offers."""
-    return mask_has_meld(hand_mask(hand), sum(1 for c in hand if c[0] == wild), wild, decks, hand)
+    return mask_has_meld(hand_mask(hand), wild, decks, hand)
 
 
 def hand_mask(hand: Iterable[str]) -> int:
@@ -350,10 +361,11 @@ def run_windows(plain: int, wilds: int) -> int:
     return a | b | c
 
 
-def mask_has_meld(mask: int, wilds: int, wild: str, decks: int, hand: Sequence[str]) -> bool:
-    """`has_meld` from the hand's mask (`hand_mask`) and its count of wilds (a reaction window asks this of
-    every seat whose hand changed).  The hand holds at most ``decks`` copies of a card, as every state's
-    hands do; with two decks the sets are counted on the hand itself."""
+def mask_has_meld(mask: int, wild: str, decks: int, hand: Sequence[str]) -> bool:
+    """`has_meld` from the hand's mask (`hand_mask`) (a reaction window asks this of every seat whose hand
+    changed).  The hand holds at most ``decks`` copies of a card, as every state's hands do; with one deck
+    the wilds are counted on the mask, with two on the hand, and so are the sets."""
+    wilds = (mask & _SUITS_OF[wild]).bit_count() if decks == 1 else [card[0] for card in hand].count(wild)
     if wilds >= 3:
         return True  # three wilds make a set of any rank but theirs
     # In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import GameError, Observation, RecordObservation
-from arena.games.mose.melds import Meld, Token
+from arena.games.mose.melds import Meld, token_text
 
 if TYPE_CHECKING:
     from arena.games.mose.state import MoseState
@@ -139,12 +139,8 @@ def _assemble(parts: tuple) -> tuple:
     )
 
 
-#: A token's text (``7s``, ``Kd:7s``), kept: the same few come back in every meld's observed view.
-_token_text = lru_cache(maxsize=4096)(Token.__str__)
-
-
 @lru_cache(maxsize=4096)
 def meld_view(meld: Meld) -> dict[str, Any]:
     """A meld as observations show it (shared, read-only: kept per meld, which is immutable).  Tokens, not
     cards + meanings: each card is named once (``2h:6s`` is the wild 2h as 6s)."""
-    return {"id": meld.id, "owner": meld.owner, "kind": meld.kind, "tokens": [*map(_token_text, meld.tokens)]}
+    return {"id": meld.id, "owner": meld.owner, "kind": meld.kind, "tokens": [*map(token_text, meld.tokens)]}

@@ -27,6 +27,7 @@ from arena.games.mose.melds import (
     Meld,
     MeldError,
     HandShape,
+    RANK_AT,
     Token,
     card_key,
     lay_off,
@@ -35,12 +36,12 @@ from arena.games.mose.melds import (
     meld_offers_of,
     new_meld_offers,
     positions_of,
-    rank_at,
     run_offers,
     set_offers,
     set_size_ok,
     stand_in,
     swap_in,
+    token_text,
 )
 
 #: One discard action per card (actions are immutable values, so every legal list shares them).
@@ -57,11 +58,10 @@ def bits_of(cards: Iterable[str]) -> int:
     return reduce(or_, map(CARD_BITS.__getitem__, cards), 0)
 
 
-def has_meld(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> bool:
-    """Whether the hand holds a meld (`mask_has_meld`).  A hand with a meld keeps it when a card comes in,
-    a hand without one stays without when a card goes: the state asks again only in the other cases."""
-    wilds = (mask & _COUNT_BITS[wild]).bit_count() if decks == 1 else [card[0] for card in hand].count(wild)
-    return mask_has_meld(mask, wilds, wild, decks, hand)
+#: ``has_meld(mask, wild, decks, hand)``: whether the hand holds a meld (`melds.mask_has_meld` itself, not a
+#: function that calls it).  A hand with a meld keeps it when a card comes in, a hand without one stays
+#: without when a card goes: the state asks again only in the other cases.
+has_meld = mask_has_meld
 
 
 # -- actions, made once each (immutable values every legal list shares) ----------------------
@@ -95,12 +95,12 @@ def _set_actions(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], w
 
 @lru_cache(maxsize=8192)
 def meld_action(tokens: tuple[Token, ...]) -> Action:
-    return Action("meld", tuple(map(str, tokens)))
+    return Action("meld", tuple(map(token_text, tokens)))
 
 
 @lru_cache(maxsize=8192)
 def layoff_action(meld_id: int, end: str | None, token: Token) -> Action:
-    args = (str(meld_id), end, str(token)) if end else (str(meld_id), str(token))
+    args = (str(meld_id), end, token_text(token)) if end else (str(meld_id), token_text(token))
     return Action("layoff", args)
 
 
@@ -214,7 +214,7 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
         if len(tokens) < 13:
             for end, p in (("lo", meld.low - 1), ("hi", meld.low + len(tokens))):
                 if 1 <= p <= 14:
-                    natural = rank_at(p) + meld.suit
+                    natural = RANK_AT[p] + meld.suit
                     ends.append((end, natural, CARD_BITS[natural], layoff_action(meld.id, end, _PLAIN[natural])))
                     end_bits |= CARD_BITS[natural]
         swaps = tuple([t.stands for t in tokens if t.stands is not None])

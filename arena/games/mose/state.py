@@ -18,7 +18,6 @@ from arena.games.base import (
     Action,
     GameError,
     GameState,
-    Observation,
     PublicEvent,
     Result,
 )
@@ -238,7 +237,7 @@ class MoseState(GameState):
         seat = self.current
         verb = action.verb
         if verb == "layoff":
-            grown = self._grown(action)  # None: a lay-off that does not fit
+            index, card, grown = self._grown(action)  # grown None: a lay-off that does not fit
             if self.log is not None:
                 events.action(self, seat, action, grown is not None)
         elif self.log is not None:
@@ -261,7 +260,7 @@ class MoseState(GameState):
                 self._false_play(seat, str(action))
             else:
                 back = phase if phase != "place" else self.pending["back"]
-                self._layoff(seat, grown, parse_token(action.args[-1], self.wild).card, phase == "place")
+                self._layoff(seat, index, grown, card, phase == "place")
                 self._finish_play(seat, back)
         elif verb == "swap":
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
@@ -281,7 +280,8 @@ class MoseState(GameState):
         if not self.is_over:
             legal = self._legal
             if legal is None:
-                legal = self._legal = self._compute_legal()
+                self.legal_actions()
+                legal = self._legal
             if parsed in legal:  # an equal action made elsewhere (parsed from its text): apply the list's own
                 self.apply(legal[legal.index(parsed)])
                 return
@@ -294,33 +294,56 @@ class MoseState(GameState):
         super().apply(parsed)
 
     def legal_actions(self) -> list[Action]:
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
-    def _compute_legal(self) -> Sequence[Action]:
+        """A copy of the kept list, worked out here when there is none (at nearly every decision: in this
+        frame, not a helper's)."""
+        legal = self._legal
+        if legal is not None:
+            return list(legal)
         phase = self.phase
-        if phase == "draw":
-            return self._draws()
-        if phase == "over":
-            return []
-        seat = self.current  # play, react or place
-        if phase == "place":
-            return offers.placements(self.hands[seat], self.melds, self.pending["card"], self.wild, self.decks)
-        plays = self._plays[seat]
-        if plays is None:
-            plays = self._seat_plays(seat)
-        if phase == "react":
-            return [PASS, *plays]
-        hand = self.hands[seat]
-        # The hand is sorted; only with two decks can a card come twice (then one discard for both).
-        actions = [*plays, *map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
-        if self.options["mode"] == "contested":
-            if self.false_plays < MAX_FALSE_PLAYS:
-                actions.extend(offers.false_plays(hand, self.melds, self.wild, self.decks))
-            if not self.mistake:
-                actions.append(CALL_MOSE)
-        return actions
+        if phase == "draw":  # the stock, the pile, both or (once the stock has run out twice) neither
+            if self.stock or (self.discard and self.exhaustions < 2):
+                legal = _DRAW_OR_TAKE if self.discard else _DRAW_ONLY
+            else:
+                legal = _TAKE_ONLY if self.discard else ()
+        elif phase == "over":
+            legal = []
+        elif phase == "place":
+            seat = self.current
+            legal = offers.placements(self.hands[seat], self.melds, self.pending["card"], self.wild, self.decks)
+        else:  # play or react
+            seat = self.current
+            plays = self._plays[seat]
+            if plays is None:
+                # The melds, lay-offs and swaps the seat may make (on turn or in a window, `offers.plays`),
+                # worked out and kept, with the hand's ``meld`` actions unless kept (`offers.meld_actions`,
+                # asked only of a hand that `offers.has_meld`).
+                hand = self.hands[seat]
+                mask = self.masks[seat]
+                melds = self._meld_acts[seat]
+                if melds is None:
+                    has = self._meldable[seat]
+                    if has is None:
+                        has = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, hand)
+                    melds = self._meld_acts[seat] = (
+                        (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
+                    )
+                plays = self._plays[seat] = offers.plays(
+                    seat, hand, mask, melds, self._needs, self.melds, self.wild, self.decks,
+                    self.options["owner_may_swap"],
+                )
+            if phase == "react":
+                legal = [PASS, *plays]
+            else:
+                hand = self.hands[seat]
+                # The hand is sorted; only with two decks can a card come twice (then one discard for both).
+                legal = [*plays, *map(DISCARDS.__getitem__, hand if self.decks == 1 else dict.fromkeys(hand))]
+                if self.options["mode"] == "contested":
+                    if self.false_plays < MAX_FALSE_PLAYS:
+                        legal.extend(offers.false_plays(hand, self.melds, self.wild, self.decks))
+                    if not self.mistake:
+                        legal.append(CALL_MOSE)
+        self._legal = legal
+        return list(legal)
 
     def default_action(self) -> Action:
         legal = self.legal_actions()
@@ -402,50 +425,6 @@ class MoseState(GameState):
     #
     # What a seat may play is worked out by `offers` and kept here per seat until what it depends on
     # changes: `_remove`, `_add` and `_set_meld` drop what is no longer true.
-
-    def _draws(self) -> tuple[Action, ...]:
-        if self.stock or (self.discard and self.exhaustions < 2):
-            return _DRAW_OR_TAKE if self.discard else _DRAW_ONLY
-        return _TAKE_ONLY if self.discard else ()
-
-    def _seat_plays(self, seat: int) -> tuple[Action, ...]:
-        """Melds, lay-offs and swaps ``seat`` may make now (on turn or in a window), `offers.plays`, worked
-        out and kept (the caller has found none kept), in one frame: the hand's ``meld`` actions
-        (`offers.meld_actions`, asked only of a hand that `offers.has_meld`) and the table's needs are
-        worked out here too unless kept."""
-        hand = self.hands[seat]
-        mask = self.masks[seat]
-        melds = self._meld_acts[seat]
-        if melds is None:
-            has = self._meldable[seat]
-            if has is None:
-                has = self._meldable[seat] = offers.has_meld(hand, mask, self.wild, self.decks)
-            melds = self._meld_acts[seat] = (
-                (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
-            )
-        plays = self._plays[seat] = offers.plays(
-            seat, hand, mask, melds, self._needs, self.melds, self.wild, self.decks, self.options["owner_may_swap"]
-        )
-        return plays
-
-    def _has_plays(self, seat: int) -> bool:
-        """Whether a window should ask ``seat`` (whether `_seat_plays` offers anything), without listing
-        the plays unless they are known; a meld, the dearest question, is asked last."""
-        answer = self._can_play[seat]
-        if answer is None:
-            plays = self._plays[seat]
-            if plays is not None:
-                answer = bool(plays)
-            else:
-                answer = offers.may_play(seat, self.masks[seat], self._needs, self.wild, self.options["owner_may_swap"])
-                if answer is None:
-                    answer = self._meldable[seat]
-                    if answer is None:
-                        answer = self._meldable[seat] = offers.has_meld(
-                            self.hands[seat], self.masks[seat], self.wild, self.decks
-                        )
-            self._can_play[seat] = answer
-        return answer
 
     # -- hands and the table: every change goes through these, which drop what it invalidates --------
 
@@ -535,20 +514,22 @@ class MoseState(GameState):
         legal = self._legal
         self.apply(legal[legal.index(action)])
 
-    def _grown(self, action: Action) -> Meld | None:
-        """The meld a ``layoff`` action makes, or None when the card does not fit (a False Play).
+    def _grown(self, action: Action) -> tuple[int, str, Meld | None]:
+        """For a ``layoff`` action: the place of its meld on the table, the card laid off, and the meld it
+        makes, or None when the card does not fit (a False Play).
 
         Strict mode offers only lay-offs that fit (`layoff_offers`), so the meld is built without checks.
         """
-        meld = self.melds[self.meld_index(int(action.args[0]))]
+        index = self.meld_index(int(action.args[0]))
+        meld = self.melds[index]
         end = action.args[1] if meld.kind == "run" else None
         token = parse_token(action.args[-1], self.wild)
         if self.options["mode"] == "strict":
-            return extended(meld, end, token)
+            return index, token.card, extended(meld, end, token)
         try:
-            return lay_off(meld, end, token, self.wild, self.decks)
+            return index, token.card, lay_off(meld, end, token, self.wild, self.decks)
         except MeldError:
-            return None
+            return index, token.card, None
 
     def meld_index(self, meld_id: int) -> int:
         """The place on the table of the meld with this id."""
@@ -580,9 +561,14 @@ class MoseState(GameState):
         self._set_meld(len(self.melds), meld)
         self._note_event(seat)
 
-    def _layoff(self, seat: int, grown: Meld, card: str, placing: bool) -> None:
-        self._take_cards(seat, [card], placing)
-        self._set_meld(self.meld_index(grown.id), grown)
+    def _layoff(self, seat: int, index: int, grown: Meld, card: str, placing: bool) -> None:
+        """``card`` laid off, making ``grown`` at ``index`` of the table: from the hand (one card: as a
+        discard leaves it), or the freed wild from the table."""
+        if placing:
+            self._take_cards(seat, [card], True)
+        else:
+            self._remove_card(seat, card)
+        self._set_meld(index, grown)
         self._note_event(seat)
 
     def _swap(self, seat: int, meld_id: int, natural: str, choice: str) -> None:
@@ -661,7 +647,7 @@ class MoseState(GameState):
         self.false_plays = 0
         self.turns += 1
         limit = self.options["turn_limit"]
-        if not (self.stock or self.discard):  # nothing to draw (`_draws` would offer nothing)
+        if not (self.stock or self.discard):  # nothing to draw (the draw phase would offer nothing)
             self._end_round(None, "nothing left to draw")
         elif limit and self.turns >= limit:
             # Not in the rules: bots that only ever take the pile would never end a round.
@@ -685,47 +671,50 @@ class MoseState(GameState):
 
     # -- reaction windows ----------------------------------------------------------------
 
-    def _open_window(self, after: int) -> None:
+    def _open_window(self, after: int, queue: tuple[int, ...] | None = None) -> None:
         """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play
-        (`_advance_window` on a fresh queue; a window nobody can use, the usual one, is not even made)."""
-        order = _WINDOW_ORDERS[self.players][after][self.turn]
-        known = self._can_play
-        for i, seat in enumerate(order):
-            answer = known[seat]
-            if answer is None:
-                answer = self._has_plays(seat)
-            if answer:
-                self.window = Window(order[i + 1 :])
-                self.phase = "react"
-                self.decider = seat
-                return
-        self.window = None
-        self.phase = "play"
-        self.decider = self.turn
+        (a window nobody can use, the usual one, is not even made); with a ``queue``, go on down an open
+        window's queue instead.
 
-    def _advance_window(self) -> None:
-        queue = self.window.queue
+        Whether a seat has a play is kept per seat (`_can_play`) and worked out here when not known, in
+        this frame (a reaction window asks after nearly every draw and play): from the plays when they are
+        known, else `offers.may_play` on the hand's mask and the table's needs, and only then whether the
+        hand holds a meld, the dearest question.
+        """
+        if queue is None:
+            queue = _WINDOW_ORDERS[self.players][after][self.turn]
         known = self._can_play
         for i, seat in enumerate(queue):
             answer = known[seat]
             if answer is None:
-                answer = self._has_plays(seat)
+                plays = self._plays[seat]
+                if plays is not None:
+                    answer = bool(plays)
+                else:
+                    mask = self.masks[seat]
+                    answer = offers.may_play(seat, mask, self._needs, self.wild, self.options["owner_may_swap"])
+                    if answer is None:
+                        answer = self._meldable[seat]
+                        if answer is None:
+                            answer = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, self.hands[seat])
+                known[seat] = answer
             if answer:
+                self.window = Window(queue[i + 1 :])
                 self.phase = "react"
                 self.decider = seat
-                self.window = Window(queue[i + 1 :])
                 return
         self.window = None
         self.phase = "play"
         self.decider = self.turn
 
     def _pass(self, seat: int) -> None:
-        if self.window.acted:
+        window = self.window
+        if window.acted:
             if self.last_pickup and self.last_pickup.by == seat:
                 self.last_pickup = None
             self._open_window(seat)
         else:
-            self._advance_window()
+            self._open_window(seat, window.queue)
 
     def _note_event(self, seat: int) -> None:
         """Track "directly after a pickup" (D-14): only the pickup's one claimant may act since."""
@@ -779,9 +768,9 @@ class MoseState(GameState):
 
     # -- observation and position ----------------------------------------------------------
 
-    def observation(self, seat: int | None) -> Observation:
-        """What ``seat`` may see (None: the spectator): `observation.observe`."""
-        return observe(self, seat)
+    #: What ``seat`` may see (None: the spectator): `observation.observe` itself, the function as the method
+    #: (built at every decision: one call, not a method that calls it).
+    observation = observe
 
     def to_position(self) -> dict[str, Any]:
         return {
