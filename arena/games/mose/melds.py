@@ -20,7 +20,6 @@ only where the player does not hold the natural card for that place.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from typing import Iterable, NamedTuple, Sequence
@@ -105,17 +104,45 @@ def parse_token(text: str, wild: str) -> Token:
     return Token(card, stands)
 
 
-@dataclass(frozen=True, slots=True)
 class Meld:
-    """A meld on the table: its id, owner, kind and tokens (runs low to high)."""
+    """A meld on the table: its id, owner, kind (``set`` or ``run``) and tokens (runs low to high); a set's
+    ``rank``, a run's ``suit`` and ``low``, the position of its first token.
 
-    id: int
-    owner: int
-    kind: str  # "set" or "run"
-    tokens: tuple[Token, ...]
-    rank: str | None = None  # sets
-    suit: str | None = None  # runs
-    low: int = 0  # runs: position of the first token
+    A value: never changed once made (a lay-off or a swap makes a new one), compared and hashed by its
+    fields.  A slotted class with a plain ``__init__`` rather than a frozen dataclass, whose ``__init__``
+    sets each field through ``object.__setattr__``: a meld is made at nearly every fifth decision.
+    """
+
+    __slots__ = ("id", "owner", "kind", "tokens", "rank", "suit", "low")
+
+    def __init__(
+        self, id: int, owner: int, kind: str, tokens: tuple[Token, ...], rank: str | None = None,
+        suit: str | None = None, low: int = 0,
+    ) -> None:
+        self.id = id
+        self.owner = owner
+        self.kind = kind
+        self.tokens = tokens
+        self.rank = rank
+        self.suit = suit
+        self.low = low
+
+    def _fields(self) -> tuple:
+        return (self.id, self.owner, self.kind, self.tokens, self.rank, self.suit, self.low)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Meld:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Meld(id={self.id!r}, owner={self.owner!r}, kind={self.kind!r}, tokens={self.tokens!r}, "
+            f"rank={self.rank!r}, suit={self.suit!r}, low={self.low!r})"
+        )
 
     @property
     def high(self) -> int:
