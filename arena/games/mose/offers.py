@@ -3,8 +3,9 @@
 Pure functions of a hand and the table.  The state (`arena/games/mose/state.py`)
 keeps their answers per seat and drops one when what it depends on changes:
 a seat's meld actions and whether it holds a meld when its hand changes, its
-plays and whether it has any when its hand or the table changes, the table's
-needs (`TableNeeds`) when the table changes.
+plays and whether it has any when its hand or the table changes.  The table's
+needs (`TableNeeds`) it keeps up to date meld by meld (`with_meld`): a change
+to the table works out the changed meld's fit only.
 
 A hand is read as a bit mask (`CARD_BITS`: a 16-bit lane per suit, bit p for
 position p), which the state keeps up to date as cards come and go: which
