@@ -618,9 +618,14 @@ def test_a_clone_copies_every_field_and_plays_on_alone():
 
 def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true():
     # As the shedding engine's test: clone() lists the fields one by one (a new slot it forgets is unset),
-    # and the engine keeps each hand's mask as cards move (`MoseState.masks`, what the offers read): both
-    # checked at every decision of whole rounds, in every phase, and each copy plays on alone.
-    from arena.games.mose.offers import bits_of
+    # and the engine keeps each hand's mask as cards move (`MoseState.masks`, what the offers read) and the
+    # table's needs meld by meld as the table changes (`offers.with_meld`): all checked at every decision
+    # of whole rounds, in every phase, against what is worked out afresh, and each copy plays on alone.
+    from arena.games.mose.offers import bits_of, table_needs
+
+    def needs_view(needs):
+        fits = [(f.meld, f.bits, f.takes_wild, f.swap_bits, f.swaps, f.ends, f.plain) for f in needs.melds]
+        return fits, needs.bits, needs.takes_wild, needs.swap_bits, needs.run_takes_wild
     from arena.games.mose.state import MoseState
     from arena.games.selfplay import chooser
 
@@ -637,6 +642,7 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true(
             assert copy.legal_actions() == state.legal_actions()
             assert copy.observation(copy.current) == state.observation(state.current)
             assert state.masks == [bits_of(hand) for hand in state.hands]
+            assert needs_view(state._needs) == needs_view(table_needs(state.melds, state.wild, state.decks))
             copy.apply(copy.legal_actions()[-1])  # the copy plays on alone
             assert state.to_position() == before
             state.apply(rng.choice(state.legal_actions()))
