@@ -25,7 +25,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 
 class GameError(ValueError):
@@ -236,6 +236,24 @@ class RecordObservation(Observation):
 
 
 _RECORD_TYPES: dict[tuple[type, tuple[str, ...]], type] = {}  # (the class, its keys) -> the subclass
+
+
+def assembled_on_first_read(assemble: Callable[[Any], tuple]) -> property:
+    """The ``_data`` property of a `RecordObservation` subclass that keeps a snapshot and assembles the record's
+    values from it when they are first read: ``_data = assembled_on_first_read(_assemble)``.
+
+    The subclass has the slots ``_parts`` (the snapshot its builder took) and ``_values`` (None until
+    read); ``assemble(record)`` gives the values in `KEYS` order, kept in ``_values`` from then on.  A
+    closure, not a shared base class: the function is found in the property's own cell, with no look-up
+    on the record's class (measured: a class attribute cost DD MAU 0.4% of a decision)."""
+
+    def values(record: Any) -> tuple:
+        found = record._values
+        if found is None:
+            found = record._values = assemble(record)
+        return found
+
+    return property(values, doc="the record's values, assembled from the snapshot when first read")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.games.base import GameError, Observation, RecordObservation
+from arena.games.base import GameError, Observation, RecordObservation, assembled_on_first_read
 from arena.games.shedding import blind, turns
 
 if TYPE_CHECKING:
@@ -40,6 +40,30 @@ _NOTHING_PENDING: dict = {}
 _NO_CARDS: list = []  # the same for an empty play
 
 
+def _assemble(observation: SheddingObservation) -> tuple:
+    """The record's values in its keys' order, from the snapshot `observe` took."""
+    (seat, (players, scores, hand_number, dealer, last_hand), current, phase, hand, sizes, discard, discard_size,
+     stock_size, direction, active_suit, suit_kind, pending_draw, pending_skip, going_out, drawn, called, window,
+     this_play, opening, next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
+    values = (
+        observation.RULESET, seat, players, current, phase, hand, sizes, discard, discard_size, stock_size,
+        direction, scores, active_suit, suit_kind,
+        _pending(pending_draw, pending_skip) if pending_draw or pending_skip else _NOTHING_PENDING,
+        phase if phase == "cover" or phase == "follow" else "finish-word" if going_out else None,
+        drawn, called == 1, window, hand_number, dealer, last_hand, this_play, opening, next_seat, offender,
+        called == 2,
+        forced is not None,  # the seat must play the card it drew (which one: `forced`, its own view)
+        idle, decisions,
+    )
+    if extra is not None:
+        values += extra
+    if observation.FORCED:  # the drawn card that is the seat's only play: its holder's view only
+        values += (forced if seat == current else None,)
+    if observation.ACCUSABLE:  # B-8: who can still be accused in this turn; public (everyone heard the call)
+        values += (None if accusable is None else {"offender": accusable[0], "guilty": accusable[1]},)
+    return values
+
+
 class SheddingObservation(RecordObservation):
     """A shedding observation: the snapshot `observe` took (`_parts`), and the record's values assembled from
     it on first read (`_values`).  Each ruleset has its own subclass (`observation_type`), of the one for
@@ -49,13 +73,7 @@ class SheddingObservation(RecordObservation):
     RULESET = ""
     #: Whether the keys end with `forced` / `accusable` (their values come from the snapshot's own parts).
     FORCED = ACCUSABLE = False
-
-    @property
-    def _data(self) -> tuple:  # type: ignore[override]  # the record's values, as `RecordObservation` reads them
-        values = self._values
-        if values is None:
-            values = self._values = _assemble(self)
-        return values
+    _data = assembled_on_first_read(_assemble)  # the record's values, as `RecordObservation` reads them
 
 
 def observation_type(rules: "Ruleset") -> type[SheddingObservation]:
@@ -129,30 +147,6 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     )
     observation._values = None  # assembled when first read
     return observation
-
-
-def _assemble(observation: SheddingObservation) -> tuple:
-    """The record's values in its keys' order, from the snapshot `observe` took."""
-    (seat, (players, scores, hand_number, dealer, last_hand), current, phase, hand, sizes, discard, discard_size,
-     stock_size, direction, active_suit, suit_kind, pending_draw, pending_skip, going_out, drawn, called, window,
-     this_play, opening, next_seat, offender, forced, idle, decisions, accusable, extra) = observation._parts
-    values = (
-        observation.RULESET, seat, players, current, phase, hand, sizes, discard, discard_size, stock_size,
-        direction, scores, active_suit, suit_kind,
-        _pending(pending_draw, pending_skip) if pending_draw or pending_skip else _NOTHING_PENDING,
-        phase if phase == "cover" or phase == "follow" else "finish-word" if going_out else None,
-        drawn, called == 1, window, hand_number, dealer, last_hand, this_play, opening, next_seat, offender,
-        called == 2,
-        forced is not None,  # the seat must play the card it drew (which one: `forced`, its own view)
-        idle, decisions,
-    )
-    if extra is not None:
-        values += extra
-    if observation.FORCED:  # the drawn card that is the seat's only play: its holder's view only
-        values += (forced if seat == current else None,)
-    if observation.ACCUSABLE:  # B-8: who can still be accused in this turn; public (everyone heard the call)
-        values += (None if accusable is None else {"offender": accusable[0], "guilty": accusable[1]},)
-    return values
 
 
 #: Decisions after which the next seat is already settled (the turn's play is over).
