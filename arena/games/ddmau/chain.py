@@ -291,11 +291,23 @@ class Node:
         maybe = self._maybe
         if maybe:  # (many nodes have none: no set made then)
             maybe = held & maybe
-            if maybe:
+            if maybe and not (
+                # the usual maybe card, a lone DM with no LM or MM to pay for it, in a hand of numbers and powers:
+                # it could only go out with the whole hand, which no play can take (`_maybe_plays` finds the same)
+                len(maybe) == 1 and "DM" in maybe and "LM" not in held and "MM" not in held
+                and not held.isdisjoint(_NUMBERED) and not held.isdisjoint(_PHASE_POWERS)
+                and not self.rules.number_to_power and self._moves["DM"][0].simple
+            ):
                 _maybe_plays(self, hand, held, maybe, out)
         if len(out) > 1:
             out.sort(key=_order)
         return out
+
+    def plays_unchanged_by(self, card: str, hand: list[str]) -> bool:
+        """Does `plays` give the same cards for ``hand``, which has just taken ``card`` in, as it did without it?
+        Yes when ``card`` is known not to be addable here (not sorted yet: not known) and ``hand`` holds no
+        maybe card, whose answer depends on the rest of the hand."""
+        return card in self._sorted and card not in self._addable and self._maybe.isdisjoint(hand)
 
     def meets(self, lms: int, mms: int, going_out: bool = False) -> bool:
         """`_needs_met`: would ``lms`` LMs and ``mms`` MMs added as LMs make the play legal?"""

@@ -11,18 +11,21 @@ observation reads as a card code except the cards themselves.  Never the
 seed, the chance counter, the stock order or another seat's cards.
 
 Built at every decision (the benchmark builds one each time), so building
-one takes only the snapshot (`build`): the seat's hand and the hand sizes
-copied, the state's kept records shared (the pile's view, `pile.view`, and
-the match's, `match_view`: the engine replaces them, never changes them),
-the turn's numbers; the record's values in `KEYS` order are assembled from
-it when the observation is first read (`DDMauObservation`).
+one takes only the snapshot (`build`): the seat's hand copied, the state's
+kept records shared (the hand sizes, `DDMauState.sizes`; the pile's view,
+`pile.view`, made here when the pile has changed and kept in
+``pile_shown``; the match's, `match_view`: the engine replaces them, never
+changes them), the turn's numbers; the record's values in `KEYS` order are
+assembled from it when the observation is first read (`DDMauObservation`,
+`base.assembled_on_first_read`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.games.base import GameError, RecordObservation
+from arena.games.base import GameError, RecordObservation, assembled_on_first_read
+from arena.games.ddmau.pile import view as pile_view
 
 if TYPE_CHECKING:
     from arena.games.ddmau.state import DDMauState
@@ -36,18 +39,24 @@ KEYS = (
 )
 
 
+def _assemble(observation: DDMauObservation) -> tuple:
+    """The record's values in `KEYS` order, from the snapshot `build` took."""
+    (seat, current, phase, hand, sizes, pile, discard_size, stock_size, direction, chain, last_play, drawn, called,
+     optional, hit, offender, match) = observation._parts
+    ruleset, players, scores, individual, teams, active, dealer, hand_number, target, last_hand = match
+    discard, marks, top, colour, number, run = pile
+    return (ruleset, seat, players, current, phase, hand, sizes, discard, marks, discard_size, stock_size,
+            direction, scores, individual, top, colour, number, run, chain, last_play, drawn, called, optional,
+            hit, None if offender is None else {"offender": offender}, teams, active, dealer, hand_number, target,
+            last_hand)
+
+
 class DDMauObservation(RecordObservation.record_type(KEYS)):  # type: ignore[misc]
     """A DD MAU observation: the snapshot `build` took (`_parts`), and the record's values assembled from it on
     first read (`_values`)."""
 
     __slots__ = ("_parts", "_values")
-
-    @property
-    def _data(self) -> tuple:  # type: ignore[override]  # the record's values, as `RecordObservation` reads them
-        values = self._values
-        if values is None:
-            values = self._values = _assemble(self._parts)
-        return values
+    _data = assembled_on_first_read(_assemble)  # the record's values, as `RecordObservation` reads them
 
 
 def match_view(state: "DDMauState") -> tuple:
@@ -71,7 +80,7 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         raise GameError(f"seat must be 0..{state.players - 1} or None, not {seat!r}")
     pile = state.pile_shown  # the state's kept views, read without a call when they are there
     if pile is None:
-        pile = state.pile_view()
+        pile = state.pile_shown = pile_view(state)  # (kept until the pile or the plays on it change)
     match = state.match_shown
     if match is None:
         match = state.match_view()
@@ -83,7 +92,7 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
         state.current,  # (None once the game is over)
         state.phase,  # ("over" then)
         hand,
-        [*map(len, state.hands)],
+        state.sizes,
         pile,
         len(state.discard),
         len(state.stock),
@@ -101,15 +110,3 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
     )
     observation._values = None  # assembled when first read
     return observation
-
-
-def _assemble(parts: tuple) -> tuple:
-    """The record's values in `KEYS` order, from the snapshot `build` took."""
-    (seat, current, phase, hand, sizes, pile, discard_size, stock_size, direction, chain, last_play, drawn, called,
-     optional, hit, offender, match) = parts
-    ruleset, players, scores, individual, teams, active, dealer, hand_number, target, last_hand = match
-    discard, marks, top, colour, number, run = pile
-    return (ruleset, seat, players, current, phase, hand, sizes, discard, marks, discard_size, stock_size,
-            direction, scores, individual, top, colour, number, run, chain, last_play, drawn, called, optional,
-            hit, None if offender is None else {"offender": offender}, teams, active, dealer, hand_number, target,
-            last_hand)

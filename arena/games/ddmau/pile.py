@@ -39,6 +39,12 @@ EMPTY: Facts = (None, None, 0, 0)
 
 _LOWER = {kind: kind.lower() for kind in ("N", "PT", "SK", "OWM", "JTT", "SM", "LM", "DM", "MM", "BLOCK")}
 
+#: The views' ``effective_top`` records by kind and index, made once and shared by every view (observations are
+#: read-only snapshots): a look-up instead of a new dict at every change of the pile.  Past `_KEPT_TOPS` a view
+#: makes its own.
+_KEPT_TOPS = 32
+_TOPS = {kind: [{"index": i, "kind": lower} for i in range(_KEPT_TOPS)] for kind, lower in _LOWER.items()}
+
 
 def effective_top(discard: list[str], marks: list, upto: int | None = None) -> tuple[int, Ident] | None:
     """The most recent visible card below ``upto`` (JTT, LM, DM and MMs declared so are seen through)."""
@@ -118,4 +124,6 @@ def view(state: "DDMauState") -> tuple:
     if idt is None:
         return discard[low:], shown, None, None, None, run
     kind, colour, number = idt  # (one unpacking: a named field is a descriptor call each)
-    return discard[low:], shown, {"index": top_index - low, "kind": _LOWER[kind]}, colour, number, run
+    index = top_index - low
+    top = _TOPS[kind][index] if index < _KEPT_TOPS else {"index": index, "kind": _LOWER[kind]}
+    return discard[low:], shown, top, colour, number, run

@@ -142,6 +142,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.seed = _int(position, "seed", 0, 0)
     state.chance = _int(position, "chance", 0, 0)
     state.hands = hands
+    state.sizes = [*map(len, hands)]
     state.discard = discard
     state.marks = list(marks)
     state.stock = stock[::-1]

@@ -32,7 +32,7 @@ from arena.games.base import Action, GameError, GameState, PublicEvent, Result, 
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
-from arena.games.ddmau.cards import CODES, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident, points
+from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident, points
 from arena.games.ddmau import pile
 from arena.games.ddmau.observation import build as build_observation, match_view as match_part
 from arena.games.ddmau.pile import effective_top, hit_run
@@ -68,13 +68,15 @@ class DDMauState(GameState):
     __slots__ = (
         # the table and its rules (set once)
         "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play", "turn_limit",
-        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `pile_view`, `match_view`)
+        # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `match_view`; the
+        # observations' pile view, `pile.view`)
         "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
         "direction", "is_over", "reason", "last_hand", "dealer",
-        # the hand
-        "hands", "stock", "discard", "marks", "last_play", "hit", "window", "final", "next_seat", "idle",
+        # the hand (``sizes``: each hand's length, a list replaced when a card moves, never changed: the
+        # observations share it)
+        "hands", "sizes", "stock", "discard", "marks", "last_play", "hit", "window", "final", "next_seat", "idle",
         "stall", "turn_open", "turns",
         # the turn (``current`` and ``is_over`` are the contract's, kept as fields: read at every decision)
         "current", "phase", "drawn", "optional", "chain", "called",
@@ -126,7 +128,7 @@ class DDMauState(GameState):
         """Forget what was worked out from the pile and the play in progress (a mark, a reshuffle, a new
         hand; a card without a mark changes the pile's facts by itself: `_play`)."""
         self.facts: pile.Facts | None = None  # `pile_facts`: the pile's effective top and hit run
-        self.pile_shown: tuple | None = None  # `pile_view`
+        self.pile_shown: tuple | None = None  # `pile.view`, kept by the observations (`observation.build`)
         self._node: C.Node | None = None  # `play_so_far()`
 
     # -- chance: dealer draw, deal, reshuffle ---------------------------------------------
@@ -158,6 +160,7 @@ class DDMauState(GameState):
         for _ in range(size):
             for seat in order:
                 self.hands[seat].append(cards.pop())
+        self.sizes = [*map(len, self.hands)]
         self.stock = cards  # the end of the list is the top
         self.discard: list[str] = []
         self.marks: list[str | None] = []
@@ -192,6 +195,8 @@ class DDMauState(GameState):
                 events.reshuffled(self, cut)
         card = self.stock.pop()
         self.hands[seat].append(card)
+        sizes = self.sizes = self.sizes[:]  # (a new list: observations and clones share the old one)
+        sizes[seat] += 1
         if self.log is not None:
             note_draw(self.log, seat)
         return card
@@ -254,7 +259,8 @@ class DDMauState(GameState):
         if legal is None:
             if self.is_over:
                 return []
-            legal = self._legal = self._compute_legal()
+            # (a turn, the usual decision, without the dispatch's frame)
+            legal = self._legal = self._turn_legal(None) if self.phase == "turn" else self._compute_legal()
         return [*legal]  # (a copy: the caller's to change)
 
     def apply(self, action: "Action | str") -> None:
@@ -283,9 +289,13 @@ class DDMauState(GameState):
             if self.phase == "chain":
                 self._chain_goes_on(self._chain_legal())
         elif verb == "draw":
-            self._draw_one(self.current)
+            card = self._draw_one(self.current)
             self.drawn += 1
             self.idle = 0
+            node = self._node  # (None after a reshuffle)
+            if card is not None and node is not None and node.plays_unchanged_by(card, self.hands[self.current]):
+                # the same turn with the same plays: only the draw and the pass are decided again
+                self._legal = self._turn_legal(legal[:-2] if legal[-1] is PASS else legal[:-1])
         elif verb == "stop":
             self._resolve_play()
         elif verb == "call":
@@ -357,14 +367,6 @@ class DDMauState(GameState):
             facts = self.facts = pile.facts(self.discard, self.marks)
         return facts
 
-    def pile_view(self) -> tuple:
-        """The pile as the observations show it (`pile.view`), kept in ``pile_shown`` until the pile or the
-        plays on it change."""
-        view = self.pile_shown
-        if view is None:
-            view = self.pile_shown = pile.view(self)
-        return view
-
     def match_view(self) -> tuple:
         """The match's part of the observations (`observation.match_view`), kept in ``match_shown`` until a
         hand is scored or dealt."""
@@ -388,7 +390,7 @@ class DDMauState(GameState):
     def clone(self) -> "DDMauState":
         """A copy that plays on independently.  Field by field (a slot copy in a loop of ``setattr`` costs
         six times as much); the lists the engine changes in place are copied, the others (scores,
-        individual, active, eliminated, teams; the hit, final, last hand and turn_open records)
+        individual, active, eliminated, teams, the hand sizes; the hit, final, last hand and turn_open records)
         are replaced whenever they change, never changed, so the copy shares them.  A new field goes
         here too (`tests/games/test_ddmau.py` checks that every slot is copied)."""
         new = object.__new__(DDMauState)
@@ -422,6 +424,7 @@ class DDMauState(GameState):
         new.last_hand = self.last_hand
         new.dealer = self.dealer
         new.hands = [h[:] for h in self.hands]
+        new.sizes = self.sizes
         new.stock = self.stock[:]
         new.discard = self.discard[:]
         new.marks = self.marks[:]
@@ -488,21 +491,7 @@ class DDMauState(GameState):
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase == "turn":
-            node = self._node
-            if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
-                node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
-            legal = [*map(_play_action, node.plays(self.hands[self.current]))]
-            playable = bool(legal)
-            drawn = self.drawn
-            can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
-                self.stock or len(self.discard) - self.last_play - self.chain > 0)
-            if can_draw:
-                legal.append(DRAW)
-            if self.optional or (not can_draw and (
-                not playable or (drawn >= DIG_LIMIT and not self.must_play)
-            )):  # 7.3: a play is made unless none exists; E-6: optional after 3 draws
-                legal.append(PASS)
-            return legal
+            return self._turn_legal(None)
         if phase == "chain":
             return self._chain_legal()
         if phase == "declare":
@@ -533,6 +522,26 @@ class DDMauState(GameState):
 
     # -- playing ------------------------------------------------------------------------
 
+    def _turn_legal(self, legal: list[Action] | None) -> list[Action]:
+        """A turn's legal list: its plays (``legal``, extended, when they are known: None works them out), the
+        draw while the seat may dig, the pass when the turn may end without a play."""
+        if legal is None:
+            node = self._node
+            if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
+                node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
+            legal = [*map(_play_action, node.plays(self.hands[self.current]))]
+        playable = bool(legal)
+        drawn = self.drawn
+        can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
+            self.stock or len(self.discard) - self.last_play - self.chain > 0)
+        if can_draw:
+            legal.append(DRAW)
+        if self.optional or (not can_draw and (
+            not playable or (drawn >= DIG_LIMIT and not self.must_play)
+        )):  # 7.3: a play is made unless none exists; E-6: optional after 3 draws
+            legal.append(PASS)
+        return legal
+
     def _chain_legal(self) -> list[Action]:
         """The legal list of a play under way: ``stop`` when it is a legal play as it stands (going out
         when the hand is empty), the cards that can follow, the call while cards are left."""
@@ -559,7 +568,11 @@ class DDMauState(GameState):
 
     def _play(self, card: str) -> None:
         before = self._under = self._node  # (read only in the declare and color phases that may follow)
-        self.hands[self.current].remove(card)
+        seat = self.current
+        hand = self.hands[seat]
+        hand.remove(card)
+        sizes = self.sizes = self.sizes[:]  # (a new list: observations and clones share the old one)
+        sizes[seat] -= 1
         discard = self.discard
         facts = self.facts
         if facts is not None:
@@ -571,7 +584,7 @@ class DDMauState(GameState):
         self.idle = 0
         if card == "MM":
             self.phase = "declare"
-        elif card == "SM" and self.hands[self.current]:
+        elif card == "SM" and hand:
             self.phase = "color"
         else:
             self.phase = "chain"
@@ -596,19 +609,21 @@ class DDMauState(GameState):
         """Apply the play's effects in card order (7.5, E-25, E-26, E-28)."""
         seat = self.current
         chain = self.chain
-        discard = self.discard
-        base = len(discard) - chain
-        play = discard[base:]
+        # a play with no power in it (the validator's phase: numbers, LMs, DMs, MMs declared LM) has no effect
+        powers = (self._node or self.play_so_far()).chain.phase == _POWERS_PHASE
         self.last_play = chain
         self.pile_shown = self._node = None  # (the pile's facts stay: the same cards, the same marks)
         self.chain = 0
         hand = self.hands[seat]
-        if _EFFECTS.isdisjoint(play) and hand and (self.called or len(hand) != 1):
-            # the usual play (numbers, LMs, DMs): no hit, no turn order change, nothing to catch
+        if not powers and hand and (self.called or len(hand) != 1):
+            # the usual play: no hit, no turn order change, nothing to catch
             self.hit = None
             following = self.next_seat = self._step(seat, self.direction)
             self._start_turn(following)
             return
+        discard = self.discard
+        base = len(discard) - chain
+        play = discard[base:]
         d = self.direction
         pos = seat
         owm = False
@@ -691,6 +706,8 @@ class DDMauState(GameState):
         top = effective_top(self.discard, self.marks)
         colour = top[1].colour if top is not None else None
         self.hands[seat].remove("MM")
+        sizes = self.sizes = self.sizes[:]
+        sizes[seat] -= 1
         self.discard.append("MM")
         self.marks.append(f"BLOCK:{colour}" if colour else "BLOCK")
         self.last_play = 1
@@ -848,9 +865,9 @@ def declaration_mark(name: str, colour: str | None) -> str:
     return name
 
 
-#: The cards that can have an effect when a play is resolved (turn order, hits, the SM multiplier): an MM as any
-#: of them.  A play without them passes the turn to the next seat.
-_EFFECTS = frozenset(code for code in CODES if PRINTED[code].kind in ("OWM", "SK", "PT", "JTT", "SM", "MM"))
+#: The validator's phase of a play with a power card in it (PT, SK, OWM, JTT, SM, an MM as one of them): only such
+#: a play can have an effect when it is resolved (turn order, hits, the SM multiplier).
+_POWERS_PHASE = C.POWERS_PHASE
 
 #: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build).
 _PLAY = {card: Action("play", (card,)) for card in ORDER}
