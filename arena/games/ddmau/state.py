@@ -529,7 +529,8 @@ class DDMauState(GameState):
             node = self._node
             if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
                 node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
-            legal = [*map(_play_action, node.plays(self.hands[self.current]))]
+            plays = node.plays(self.hands[self.current])
+            legal = [*map(_play_action, plays)] if plays else []  # (often none: no map then)
         playable = bool(legal)
         drawn = self.drawn
         can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
