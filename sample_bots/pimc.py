@@ -34,6 +34,9 @@ class Budget:
     confidence: float = 0.0  # standard errors of gain needed to play against the rollout policy's choice
     tries: int = 1  # worlds drawn, at most, per world kept: the first the card tracker allows (else the least wrong)
     edge: float = 0.1  # weight of the score gained on the others in the value of a finished game (placement: 1)
+    prune: float = 0.0  # racing (`Searcher.race`): standard errors behind the leader that end an action's rollouts; 0: off
+    warmup: int = 8  # racing: worlds every action meets before any is pruned
+    most: int = 0  # racing: the most worlds a decision (0: 3 times `worlds`)
 
 
 class PolicyTurn:
@@ -219,7 +222,10 @@ class Searcher:
         `prior` is the index of the rollout policy's own choice: the search leaves it only for an
         action whose mean gain over it, world by world, exceeds `Budget.confidence` standard errors
         (the worlds are few, and a noisy difference is no reason to play against the policy).
-        Among equals the prior, then the first, wins."""
+        Among equals the prior, then the first, wins.  With `Budget.prune` > 0 the worlds are raced instead
+        (`race`)."""
+        if self.budget.prune > 0:
+            return legal[self.race(observation, legal, rng, prior, tracker, history)]
         rows = self.table(observation, legal, rng, tracker, history)
         if not rows:
             return legal[prior if prior is not None else 0]
@@ -234,6 +240,75 @@ class Searcher:
         if mean > self.budget.confidence * spread / n ** 0.5:
             return legal[best]
         return legal[prior]
+
+
+    def race(self, observation, legal: Sequence[Any], rng: random.Random, prior: int | None = None,
+             tracker=None, history=None) -> int:
+        """The index of the chosen action, the worlds raced: the rollouts an action stops getting go to more worlds.
+
+        The flat search spends `worlds` × `len(legal)` rollouts; so does this, but world by world, and after
+        `Budget.warmup` worlds an action whose mean, world by world, trails the leader's by more than
+        `Budget.prune` standard errors of their difference gets no more rollouts (never the prior).  The actions still in the
+        race meet every world drawn so far, so they stay compared on the same worlds; the race ends when the
+        rollouts are spent, one action is left or `Budget.most` worlds were drawn.  The choice among those
+        left is `choose`'s (the prior unless another gains `Budget.confidence` standard errors over it).  A count of rollouts, never time: the same on every machine."""
+        budget = self.budget
+        seat = observation["seat"]
+        sampler = self.sampler(observation, history)
+        start_scores = observation.get("scores")
+        start_scores = list(start_scores) if start_scores else None
+        visible = len(observation.get("discard") or ())
+        texts = [str(a) for a in legal]
+        alive = list(range(len(legal)))
+        columns: dict[int, list[float]] = {k: [] for k in alive}
+        spend = budget.worlds * len(legal)
+        most = budget.most or 3 * budget.worlds
+        drawn = n = 0
+        while len(alive) > 1 and spend >= len(alive) and drawn < most:
+            drawn += 1
+            try:
+                world = self.world(sampler, rng, tracker, seat, visible)
+                rollout_seed = rng.getrandbits(32)
+                values = [self.trial(world, texts[k], seat, start_scores, random.Random(rollout_seed)) for k in alive]
+            except Exception:  # an engine error in a sampled world (a world-sampling gap): drop the world
+                continue
+            spend -= len(alive)
+            n += 1
+            for k, value in zip(alive, values):
+                columns[k].append(value)
+            if n >= max(2, budget.warmup):
+                alive = survivors(alive, columns, budget.prune, prior)
+        if n == 0:
+            return prior if prior is not None else 0
+        means = {k: sum(columns[k]) / n for k in alive}
+        best = max(alive, key=lambda k: (means[k], k == prior, -k))
+        if prior is None or best == prior:
+            return best
+        gains = [a - b for a, b in zip(columns[best], columns[prior])]
+        mean = sum(gains) / n
+        spread = (sum((g - mean) ** 2 for g in gains) / max(1, n - 1)) ** 0.5
+        return best if mean > budget.confidence * spread / n ** 0.5 else prior
+
+
+def survivors(alive: list[int], columns: Mapping[int, list[float]], prune: float, keep: int | None = None) -> list[int]:
+    """The actions of `alive` whose mean, world by world, trails the leader's by at most `prune` standard errors
+    of the difference (`columns[k]`: action k's values in the same worlds; the leader and `keep`, the prior,
+    always survive: the race looks again after every world, so a threshold is crossed by chance far more often
+    than once in a single test, and only the final `Budget.confidence` test may leave the prior)."""
+    n = len(columns[alive[0]])
+    means = {k: sum(columns[k]) / n for k in alive}
+    leader = max(alive, key=lambda k: means[k])
+    kept = []
+    for k in alive:
+        if k == leader or k == keep:
+            kept.append(k)
+            continue
+        gaps = [a - b for a, b in zip(columns[leader], columns[k])]
+        mean = means[leader] - means[k]
+        spread = (sum((g - mean) ** 2 for g in gaps) / (n - 1)) ** 0.5
+        if mean <= prune * spread / n ** 0.5:
+            kept.append(k)
+    return kept
 
 
 class Move:

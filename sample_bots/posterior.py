@@ -341,6 +341,7 @@ class PosteriorSearcher(Searcher):
 
     posterior: HandPosterior | None = None
     _queue: list | None = None
+    _more = False  # racing: draw another hand when the queue runs dry
 
     def table(self, observation, legal, rng, tracker=None, history=None):
         posterior = self.posterior
@@ -353,7 +354,22 @@ class PosteriorSearcher(Searcher):
         finally:
             self._queue = None
 
+    def race(self, observation, legal, rng, prior=None, tracker=None, history=None):
+        """`Searcher.race` with the posterior's hands: `worlds` of them drawn first, then one at a time (the chain
+        moves on) for the worlds the race draws beyond them."""
+        posterior = self.posterior
+        hands = posterior.hands(rng, self.budget.worlds) if posterior is not None else None
+        if hands is None:
+            return super().race(observation, legal, rng, prior, tracker, history)
+        self._queue, self._more = hands, True
+        try:
+            return super().race(observation, legal, rng, prior, tracker, history)
+        finally:
+            self._queue, self._more = None, False
+
     def world(self, sampler, rng, tracker, seat, visible):
+        if not self._queue and self._more:
+            self._queue = self.posterior.hands(rng, 1) or []
         if not self._queue:
             return super().world(sampler, rng, tracker, seat, visible)
         hand = self._queue.pop()

@@ -109,8 +109,9 @@ class SearchBot(Bot):
     name = "searcher"
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
-                 second_step=None):
+                 second_step=None, prune=None):
         self.worlds = worlds
+        self.prune = prune  # race the worlds (`pimc.Searcher.race`) with this pruning threshold; None: the budget's
         self.depth = depth
         self.seed = seed
         self.confidence = confidence
@@ -124,7 +125,8 @@ class SearchBot(Bot):
         base = default_budget(ruleset)
         return replace(base, worlds=base.worlds if self.worlds is None else self.worlds,
                        depth=base.depth if self.depth is None else self.depth,
-                       confidence=base.confidence if self.confidence is None else self.confidence)
+                       confidence=base.confidence if self.confidence is None else self.confidence,
+                       prune=base.prune if self.prune is None else self.prune)
 
     def reads_plays(self, ruleset):
         """Whether the card tracker reads the opponents' choice of card as the tactician's (`PlayTell`)."""
@@ -198,6 +200,9 @@ def budget_parser():
                         help="search the own next decision too (`second_step.py`; 2-seat maumau)")
     parser.add_argument("--no-second-step", dest="second_step", action="store_false",
                         help="the flat search (default: in the rulesets of `SECOND_STEP`)")
+    parser.add_argument("--prune", type=float, default=None,
+                        help="race the worlds: an action trailing the leader by this many standard errors gets no more "
+                             "rollouts, which go to more worlds for the rest (`pimc.Searcher.race`; 0: the flat search)")
     return parser
 
 
@@ -212,5 +217,5 @@ if __name__ == "__main__":
         print(budget_parser().format_help())
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
-                  budget.second_step),
+                  budget.second_step, budget.prune),
         name="searcher")

@@ -59,7 +59,7 @@ from mau_arena_sdk import GameInfo, Turn  # noqa: E402
 from mau_arena_sdk.wire import pb  # noqa: E402
 
 GAME_ID = "g"
-BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int}
+BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int, "prune": float, "warmup": int, "most": int}
 BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v))}
 
 

@@ -8,7 +8,7 @@ searcher's score, the pentanomial pair counts and the Elo with its 95% interval 
 estimate).  With `--oracle` every sampled world is the real state with only the stock shuffled: the
 searcher knows the opponent's hand (and the stock's cards, not their order), so the gap between the
 two runs on the same seeds bounds what better inference of the hidden hand could still give.
-`--second-step` / `--no-second-step` turn the searcher's second step (`second_step.py`) on or off (default:
+`--prune K` races the worlds (`pimc.Searcher.race`; 0 the flat search).  `--second-step` / `--no-second-step` turn the searcher's second step (`second_step.py`) on or off (default:
 as `searcher.SECOND_STEP` says), so that two codes can be screened on the same deals.  Two
 seats only.  A seed is about 1 s of CPU in `maumau`.
 """
@@ -53,9 +53,10 @@ def oracle_world(real: dict, ruleset: str):
     return world
 
 
-def play(ruleset: str, seed: int, me: int, oracle: bool, second_step: bool | None = None) -> bool:
+def play(ruleset: str, seed: int, me: int, oracle: bool, second_step: bool | None = None,
+         prune: float | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
-    bot, other = SearchBot(seed=seed, second_step=second_step), Tactician()
+    bot, other = SearchBot(seed=seed, second_step=second_step, prune=prune), Tactician()
     start(bot, ruleset)
     start(other, ruleset)
     state = games.new_game(ruleset, 2, seed)
@@ -80,6 +81,8 @@ def main() -> None:
     parser.add_argument("--second-step", dest="second_step", action="store_true", default=None,
                         help="the searcher searches its own next decision too (second_step.py)")
     parser.add_argument("--no-second-step", dest="second_step", action="store_false", help="the flat search")
+    parser.add_argument("--prune", type=float, default=None,
+                        help="race the worlds with this pruning threshold (`pimc.Searcher.race`; 0: the flat search)")
     args = parser.parse_args()
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
@@ -87,7 +90,7 @@ def main() -> None:
         parser.error(f"--seeds wants first:last, got {args.seeds!r}")
     pairs = [0] * 5
     for seed in range(first, last):
-        won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step) for me in (0, 1))
+        won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune) for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",

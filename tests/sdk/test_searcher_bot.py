@@ -429,3 +429,88 @@ def test_a_finished_game_is_valued_by_placement_alone_with_edge_zero_as_the_maum
     assert pimc.evaluate(state, winner, [0, 0], points, True) > 1.0
     assert searcher_module.default_budget("maumau").edge == 0.0
     assert all(searcher_module.default_budget(r).edge == 0.1 for r in ("moumou", "maumau-online", "mose", "ddmau"))
+
+
+class Scripted(pimc.Searcher):
+    """A searcher whose worlds are numbers and whose rollouts read a fixed table: `values(world, action)`."""
+
+    def __init__(self, budget, values):
+        super().__init__("maumau-online", {}, lambda t: t.legal[0], budget)
+        self.values_of = values
+        self.drawn = 0
+        self.rollouts = []
+
+    def sampler(self, observation, history=None):
+        return None
+
+    def world(self, sampler, rng, tracker, seat, visible):
+        self.drawn += 1
+        return self.drawn - 1
+
+    def trial(self, world, text, seat, start_scores, rng):
+        self.rollouts.append(text)
+        return self.values_of(world, text)
+
+
+def test_racing_gives_a_clearly_worse_actions_rollouts_to_more_worlds_for_the_close_ones():
+    # "bad" trails by 0.5 in every world; "a" and "b" are close and noisy.  After the warm-up "bad" is pruned and its
+    # share of the rollouts (worlds x actions) goes to more worlds for the other two.
+    def value(world, text):
+        noise = 0.3 if world % 2 else -0.3
+        return {"a": 0.5 + noise, "b": 0.5 + noise + (0.1 if world % 3 == 0 else -0.04), "bad": 0.0}[text]
+
+    searcher = Scripted(pimc.Budget(worlds=10, prune=2.0, warmup=4), value)
+    choice = searcher.race({"seat": 0}, ["a", "b", "bad"], random.Random(1), prior=0)
+    assert searcher.rollouts.count("bad") == 4  # the warm-up only
+    assert len(searcher.rollouts) <= 30 and searcher.drawn == 4 + (30 - 12) // 2
+    assert choice == 1  # b's mean gain over 13 worlds: (5 x 0.1 - 8 x 0.04) / 13 > 0
+    assert pimc.survivors([0, 1, 2], {0: [0.5, 0.1], 1: [0.5, 0.1], 2: [0.0, -0.4]}, 2.0) == [0, 1]
+    assert pimc.survivors([0, 1, 2], {0: [0.5, 0.1], 1: [0.5, 0.1], 2: [0.0, -0.4]}, 2.0, keep=2) == [0, 1, 2]
+
+
+def test_racing_keeps_the_prior_unless_the_leader_gains_beyond_the_confidence():
+    def value(world, text):  # b's gain over a: +0.2 or -0.18 by world, a small mean against its noise
+        return {"a": 0.5, "b": 0.7 if world % 2 else 0.32}[text]
+
+    searcher = Scripted(pimc.Budget(worlds=6, prune=2.0, warmup=4, confidence=1.0), value)
+    assert searcher.race({"seat": 0}, ["a", "b"], random.Random(1), prior=0) == 0
+    assert searcher.drawn == 6  # neither pruned: the rollouts of 6 worlds, no more
+    searcher = Scripted(pimc.Budget(worlds=6, prune=2.0, warmup=4, confidence=0.0), value)
+    assert searcher.race({"seat": 0}, ["a", "b"], random.Random(1), prior=0) == 1
+
+
+def test_racing_stops_at_the_most_worlds_and_when_one_action_is_left():
+    searcher = Scripted(pimc.Budget(worlds=4, prune=2.0, warmup=2, most=5), lambda w, t: 0.5)
+    assert searcher.race({"seat": 0}, ["a", "b", "c"], random.Random(1), prior=2) == 2  # all equal: the prior
+    assert searcher.drawn == 4  # 12 rollouts, 3 a world: never pruned, the budget ends it
+    searcher = Scripted(pimc.Budget(worlds=4, prune=2.0, warmup=2), lambda w, t: {"a": 0.9, "b": 0.1}[t])
+    assert searcher.race({"seat": 0}, ["a", "b"], random.Random(1), prior=0) == 0
+    assert searcher.drawn == 2  # b pruned after the warm-up: the decision is made
+    searcher = Scripted(pimc.Budget(worlds=4, prune=2.0, warmup=2), lambda w, t: {"a": 0.9, "b": 0.1}[t])
+    assert searcher.race({"seat": 0}, ["a", "b"], random.Random(1), prior=1) == 0
+    assert searcher.drawn == 4  # the prior is never pruned: only the final test leaves it
+
+
+@pytest.mark.parametrize("ruleset, players", [("maumau-online", 4), ("maumau", 2)])
+def test_the_racing_searcher_plays_legally_and_deterministically(ruleset, players):
+    state = games.new_game(ruleset, players, 21)
+    log = state.record_events()
+    names = [f"p{i}" for i in range(players)]
+    runs = []
+    for _ in range(2):
+        bot = searcher_module.SearchBot(worlds=3, depth=8, seed=5, prune=1.0)
+        start_with_options(bot, ruleset, players, {})
+        assert bot.games["g"][0].budget.prune == 1.0
+        game = state.clone()
+        chosen = []
+        for _ in range(30):
+            if game.is_over:
+                break
+            message = convert.turn_request_to_pb("g", 1, game.observation(game.current), game.legal_actions(), 1000,
+                                                 1000, names, list(log))
+            turn = Turn.from_pb(message)
+            action = game.legal_actions()[turn.index_of(bot.act(turn))]  # index_of raises on an illegal answer
+            chosen.append(str(action))
+            game.apply(action)
+        runs.append(chosen)
+    assert runs[0] == runs[1]
