@@ -26,8 +26,11 @@ first variant with the standard error over positions, how often it leaves the ta
 the CPU ms per decision, and how many of the opponents' hidden cards its sampled worlds put in the
 right hand (the share over `--world-check` worlds a position: a direct measure of the inference).
 
-A variant is `NAME[:key=value,...]`; keys: worlds, depth, confidence, tries (the `pimc.Budget`),
-play_model (0/1: read the opponents' chosen cards, `inference.PlayTell`), infer (0/1: read the history).
+A variant is `NAME[:key=value,...]`; keys: worlds, depth, confidence, tries, prune, warmup, most (the
+`pimc.Budget`), play_model (0/1: read the opponents' chosen cards, `inference.PlayTell`), infer (0/1: read
+the history), and `known` (a ceiling, never a bot: every sampled world is given the real hand of `all` the
+opponents, of the `next` seat in the direction of play, or of the `leader`, the opponent with the fewest
+cards; the rest as sampled), which measures what knowing a hand would be worth.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -61,6 +65,7 @@ from mau_arena_sdk.wire import pb  # noqa: E402
 GAME_ID = "g"
 BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int, "prune": float, "warmup": int, "most": int}
 BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v))}
+KNOWN = ("all", "next", "leader")
 
 
 def start(bot, ruleset: str, players: int, options: dict) -> None:
@@ -153,6 +158,7 @@ class Variant:
     name: str
     budget: dict = field(default_factory=dict)  # pimc.Budget fields overridden
     bot: dict = field(default_factory=dict)  # SearchBot keyword arguments
+    known: str | None = None  # whose real hands the worlds hold (`KNOWN`): a ceiling, not a bot
 
     @classmethod
     def parse(cls, text: str) -> "Variant":
@@ -160,9 +166,14 @@ class Variant:
         variant = cls(name or text)
         for item in filter(None, rest.split(",")):
             key, eq, value = item.partition("=")
-            if not eq or key not in {**BUDGET_KEYS, **BOT_KEYS}:
+            if not eq or key not in {**BUDGET_KEYS, **BOT_KEYS, "known": None}:
                 raise ValueError(f"variant {text!r}: {item!r} is not key=value with a key of "
-                                 f"{', '.join(sorted({**BUDGET_KEYS, **BOT_KEYS}))}")
+                                 f"{', '.join(sorted({**BUDGET_KEYS, **BOT_KEYS, 'known': None}))}")
+            if key == "known":
+                if value not in KNOWN:
+                    raise ValueError(f"variant {text!r}: known={value!r} is not one of {', '.join(KNOWN)}")
+                variant.known = value
+                continue
             try:
                 if key in BUDGET_KEYS:
                     variant.budget[key] = BUDGET_KEYS[key](value)
@@ -172,13 +183,56 @@ class Variant:
                 raise ValueError(f"variant {text!r}: {value!r} is not a valid {key}") from None
         return variant
 
-    def bot_for(self, ruleset: str, players: int, options: dict, seed: int) -> SearchBot:
+    def bot_for(self, ruleset: str, players: int, options: dict, seed: int, truth: dict | None = None,
+                turn: Turn | None = None) -> SearchBot:
         bot = SearchBot(seed=seed, **self.bot)
         start(bot, ruleset, players, options)
+        searcher = bot.games[GAME_ID][0]
         if self.budget:
-            searcher = bot.games[GAME_ID][0]
             searcher.budget = replace(searcher.budget, **self.budget)
+        if self.known and truth is not None and turn is not None:
+            observation = turn.observation
+            seats = known_seats(self.known, observation["seat"], observation.get("direction") or 1,
+                                list(observation["hand_sizes"]))
+            sample = searcher.world  # the searcher's own (bound) world method
+
+            def world(sampler, rng, tracker, seat, visible):
+                return with_hands(sample(sampler, rng, tracker, seat, visible), truth, seats, seat, ruleset, options)
+
+            searcher.world = world
         return bot
+
+
+def known_seats(known: str, me: int, direction: int, sizes: list[int]) -> list[int]:
+    """The opponents whose real hands a `known` variant gives its worlds."""
+    others = [s for s in range(len(sizes)) if s != me]
+    if known == "all":
+        return others
+    if known == "next":
+        return [(me + direction) % len(sizes)]
+    return [min(others, key=lambda s: (sizes[s], (s - me) % len(sizes)))]
+
+
+def with_hands(world, truth: dict, seats: list[int], me: int, ruleset: str, options: dict):
+    """`world` (a sampled state) with the real hands of `seats` from `truth`: each card a seat lacks is traded
+    with the other opponents' hands or the stock for a card it has too many of (the world unchanged if one
+    cannot be found, which a sampler that places the pile right never gives)."""
+    position = world.to_position()
+    hands = [list(h) for h in position["hands"]]
+    stock = list(position["stock"])
+    for x in seats:
+        real = truth["hands"][x]
+        have, want = Counter(hands[x]), Counter(real)
+        places = [hands[s] for s in range(len(hands)) if s not in (me, x) and s not in seats[:seats.index(x)]]
+        places.append(stock)
+        for card, spare in zip((want - have).elements(), (have - want).elements()):
+            place = next((p for p in places if card in p), None)
+            if place is None:
+                return world
+            place[place.index(card)] = spare
+        hands[x] = list(real)
+    position["hands"], position["stock"] = hands, stock
+    return games.from_position(ruleset, position, **options)
 
 
 @dataclass
@@ -229,7 +283,7 @@ def screen_variant(variant: Variant, ruleset: str, players: int, options: dict, 
         per = []
         for r in range(repeats):
             turn = turn_of(raw)
-            bot = variant.bot_for(ruleset, players, options, seed=1_000_003 * r + k)
+            bot = variant.bot_for(ruleset, players, options, seed=1_000_003 * r + k, truth=position["truth"], turn=turn)
             prior = Tactician()
             start(prior, ruleset, players, options)
             t0 = time.process_time()

@@ -57,3 +57,33 @@ def test_a_file_that_is_not_a_positions_file_is_refused_in_one_line(monkeypatch,
     path.write_text(text)
     with pytest.raises(SystemExit, match="positions"):
         screen.load_positions(str(path))
+
+
+def test_a_known_variant_gives_its_worlds_the_chosen_opponents_real_hands_and_keeps_every_card(monkeypatch):
+    import random
+    from collections import Counter
+
+    from arena.games.worlds import WorldSampler
+
+    screen = load_script(monkeypatch, "regret_screen")
+    state = games.new_game("maumau-online", 4, 8)
+    for _ in range(12):
+        state.apply(state.legal_actions()[-1])
+    me = state.current
+    truth = state.to_position()
+    world = WorldSampler("maumau-online", state.observation(me)).sample(random.Random(2))
+
+    def cards(position):
+        return Counter(c for place in (*position["hands"], position["stock"], position["discard"]) for c in place)
+
+    for known in ("all", "next", "leader"):
+        observation = state.observation(me)
+        seats = screen.known_seats(known, me, observation["direction"], list(observation["hand_sizes"]))
+        assert me not in seats and len(seats) == (3 if known == "all" else 1)
+        seen = screen.with_hands(world, truth, seats, me, "maumau-online", {}).to_position()
+        assert all(sorted(seen["hands"][s]) == sorted(truth["hands"][s]) for s in seats)
+        assert seen["hands"][me] == truth["hands"][me] and cards(seen) == cards(world.to_position())
+    assert screen.known_seats("leader", 0, 1, [5, 4, 2, 2]) == [2]  # the fewest cards, the nearest first
+    assert screen.known_seats("next", 0, -1, [5, 4, 2, 2]) == [3]
+    with pytest.raises(ValueError, match="known="):
+        screen.Variant.parse("x:known=everyone")
