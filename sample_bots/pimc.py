@@ -11,7 +11,9 @@ cards to agree with the public history first.  Every action is tried in the same
 the same future chance (common random numbers), so the comparison is fair with few worlds.
 Rollout actions reach the policy as `Move`s (the engine action with its cards parsed once).
 The budget is a count (worlds × actions × depth), never wall time: a fixed seed and
-budget give the same choice on every machine.
+budget give the same choice on every machine.  With `Budget.prune` > 0 the worlds are raced
+(`Searcher.race`): an action far behind the leader stops getting rollouts and the rest meet more
+worlds, for the same count of rollouts at most (off by default: README, Session 8).
 
 The module needs the arena package (`pip install -e .`) besides the SDK.
 """

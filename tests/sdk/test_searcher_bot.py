@@ -503,7 +503,7 @@ def test_the_racing_searcher_plays_legally_and_deterministically(ruleset, player
         assert bot.games["g"][0].budget.prune == 1.0
         game = state.clone()
         chosen = []
-        for _ in range(30):
+        for _ in range(12):
             if game.is_over:
                 break
             message = convert.turn_request_to_pb("g", 1, game.observation(game.current), game.legal_actions(), 1000,
