@@ -13,7 +13,7 @@ Rollout actions reach the policy as `Move`s (the engine action with its cards pa
 The budget is a count (worlds × actions × depth), never wall time: a fixed seed and
 budget give the same choice on every machine.  With `Budget.prune` > 0 the worlds are raced
 (`Searcher.race`): an action far behind the leader stops getting rollouts and the rest meet more
-worlds, for the same count of rollouts at most (off by default: README, Session 8).
+worlds, for the same count of rollouts at most (on in Online Mau-Mau: README, Session 8).
 
 The module needs the arena package (`pip install -e .`) besides the SDK.
 """

@@ -57,12 +57,14 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: choices and values, `scripts/searcher_digest.py`): 33 worlds take about the CPU time 28 took before
 #: (`scripts/searcher_timing.py --rulesets maumau-online --same-games`, 2026-11-27): +31.1 (+8.4 .. +54.0) over 400
 #: games on seeds 12000-12099 against the fixed tactician (28 worlds: +41.3 there), inside the noise (README).
-#: Racing the worlds (`Budget.prune`, `--prune`; `pimc.Searcher.race`) is off everywhere: on 382 positions of Online
+#: Online Mau-Mau races the worlds since strength8 (`Budget.prune` 2 with 45 worlds, about the CPU of 33 flat): on seeds
+#: 12000-12099 +48.4 and +51.3 (91 deals) in two runs, +17.3 and +29.9 Elo deal by deal over the 33-world flat search
+#: (README).  Racing (`--prune`; `pimc.Searcher.race`) is off elsewhere: on 382 positions of Online
 #: Mau-Mau (`scripts/regret_screen.py`, 2026-11-27) it kept the regret (+0.1 ± 1.3 thousandths) with 19% fewer rollouts
 #: at 33 worlds, and with 45 worlds (4% more rollouts) moved it by -1.1 ± 1.3, about +8 Elo, inside the noise; in
 #: 2-seat Mau-Mau (500 positions) +1.2 ± 2.0 at 46 worlds and +0.3 ± 3.6 at 60 (README, Session 8).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=46, depth=60, tries=8, edge=0.0),
-                   "maumau-online": Budget(worlds=33, depth=60, confidence=1.0, tries=8), "mose": Budget(worlds=24, depth=12),
+                   "maumau-online": Budget(worlds=45, depth=60, confidence=1.0, tries=8, prune=2.0), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
