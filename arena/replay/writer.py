@@ -52,7 +52,7 @@ _standard_line = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), all
 _fast_line = msgspec.json.Encoder().encode
 
 
-def _encode_line(line: Mapping[str, Any]) -> str:
+def encode_line(line: Mapping[str, Any]) -> str:
     """A line's compact JSON: exactly the standard encoder's text (keys in order, UTF-8 kept, no NaN).
 
     msgspec writes the same text about ten times faster for what lines hold (strings, whole
@@ -73,17 +73,46 @@ _ACTION_JSON_KEPT = 4096
 
 def decision_line(i: int, seat: int, action: str, think_ms: int, timeout: bool, strike: bool,
                   state_hash: str | None) -> str:
-    """A decision line without a bot error, newline included: exactly ``_encode_line(decision_dict(...)) + "\\n"``,
+    """A decision line without a bot error, newline included: exactly ``encode_line(decision_dict(...)) + "\\n"``,
     put together from its parts (each decision writes one; the dict and its encoding cost more than the rest
     of the line).  ``i``, ``seat`` and ``think_ms`` are ints, ``state_hash`` a str or None."""
     text = _ACTION_JSON.get(action)
     if text is None:
         if len(_ACTION_JSON) >= _ACTION_JSON_KEPT:
             _ACTION_JSON.clear()
-        text = _ACTION_JSON[action] = _encode_line(action)
+        text = _ACTION_JSON[action] = encode_line(action)
     return (f'{{"type":"decision","i":{i},"seat":{seat},"action":{text},"think_ms":{think_ms},'
             f'"timeout":{"true" if timeout else "false"},"strike":{"true" if strike else "false"},'
-            f'"hash":{"null" if state_hash is None else _encode_line(state_hash)}}}\n')
+            f'"hash":{"null" if state_hash is None else encode_line(state_hash)}}}\n')
+
+
+def decision_text(i: int, seat: Any, action: Any, think_ms: float = 0, timeout: bool = False, strike: bool = False,
+                  state_hash: str | None = None, bot_error: str = "") -> str:
+    """Decision line ``i`` as written (newline included), from what a recorder's ``decision`` is given:
+    the usual line put together from its parts (`decision_line`), any other (a bot error, a hash that
+    is not a str) through its `decision_dict`.  One text for every writer (`ReplayWriter`, `ReplayBuffer`)."""
+    if not bot_error and (state_hash is None or type(state_hash) is str):
+        return decision_line(i, int(seat), str(action), int(round(think_ms or 0)), bool(timeout), bool(strike),
+                             state_hash)
+    # The fields of a `DecisionRecord`, without building one: this runs after every decision.
+    line = decision_dict(i, int(seat), str(action), int(round(think_ms or 0)), bool(timeout), bool(strike),
+                         state_hash, str(bot_error or ""))
+    try:
+        return encode_line(line) + "\n"
+    except (TypeError, ValueError) as error:
+        raise ReplayFormatError(f"replay line is not plain JSON: {error}") from None
+
+
+def prepared_header(header: "ReplayHeader | Mapping[str, Any]") -> ReplayHeader:
+    """The header a new replay is written with: stamped with the code writing it (``engine``), and every
+    ruleset option recorded with its value, defaults included (so a later default cannot change how the
+    replay re-simulates)."""
+    if not isinstance(header, ReplayHeader):
+        header = ReplayHeader.from_dict(header)
+    if not header.engine:
+        header.engine = engine_version()
+    header.options = _resolved_options(header.ruleset, header.options)
+    return header
 
 
 class ReplayWriterError(RuntimeError):
@@ -132,11 +161,7 @@ class ReplayWriter:
         ``options``, ``time_control``).  ``directory=None`` means ``replays/``.
         An existing replay of the same game id is never overwritten.
         """
-        if not isinstance(header, ReplayHeader):
-            header = ReplayHeader.from_dict(header)
-        if not header.engine:
-            header.engine = engine_version()  # a new replay is always stamped with the code writing it
-        header.options = _resolved_options(header.ruleset, header.options)
+        header = prepared_header(header)  # a new replay is always stamped with the code writing it
         path = replay_path(directory, header)
         if path.exists():
             raise FileExistsError(f"a replay of game {header.game_id} already exists: {path}")
@@ -196,15 +221,7 @@ class ReplayWriter:
         if self._result_at is not None:
             raise ReplayWriterError(f"replay {self.part_path} already has its result line")
         self._count += 1
-        if not bot_error and (state_hash is None or type(state_hash) is str):
-            # The usual line, put together from its parts: the same text as `_encode_line` of its
-            # `decision_dict` (tests/replay/test_writer.py), with the action's JSON kept per text.
-            self._handle.write(decision_line(self._count, int(seat), str(action), int(round(think_ms or 0)),
-                                             bool(timeout), bool(strike), state_hash))
-        else:
-            # The fields of a `DecisionRecord`, without building one: this runs after every decision.
-            self._write(decision_dict(self._count, int(seat), str(action), int(round(think_ms or 0)), bool(timeout),
-                                      bool(strike), state_hash, str(bot_error or "")), flush=False)
+        self._handle.write(decision_text(self._count, seat, action, think_ms, timeout, strike, state_hash, bot_error))
         if self._flush_s <= 0:
             self._handle.flush()
         else:
@@ -270,7 +287,7 @@ class ReplayWriter:
 
     def _write(self, line: Mapping[str, Any], flush: bool = True) -> None:
         try:
-            text = _encode_line(line)
+            text = encode_line(line)
         except (TypeError, ValueError) as error:
             raise ReplayFormatError(f"replay line is not plain JSON: {error}") from None
         self._handle.write(text + "\n")

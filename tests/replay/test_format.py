@@ -267,11 +267,11 @@ def test_decision_lines_are_the_standard_encoders_text(text):
     import json
 
     from arena.replay.format import decision_dict
-    from arena.replay.writer import _encode_line
+    from arena.replay.writer import encode_line
 
     line = decision_dict(3, 1, text, 12, True, False, None, text)
-    assert _encode_line(line) == json.dumps(line, ensure_ascii=False, separators=(",", ":"))
-    assert _encode_line({"x": "\ud800"}) == json.dumps({"x": "\ud800"}, ensure_ascii=False, separators=(",", ":"))
+    assert encode_line(line) == json.dumps(line, ensure_ascii=False, separators=(",", ":"))
+    assert encode_line({"x": "\ud800"}) == json.dumps({"x": "\ud800"}, ensure_ascii=False, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("text", ["play 7h", 'a"b\\c', "".join(map(chr, range(32))), "\x7f\u2028\u2029é漢😀", "</script>"])
