@@ -365,8 +365,6 @@ class _Game:
     async def _play(self) -> str | None:
         """The decision loop; returns an abort reason, or None when the engine says the game is over."""
         state = self.state
-        # A recorder whose per-decision methods are plain functions is called directly (`_record_now`).
-        plain_recorder = self.recorder if _plain_decisions(self.recorder) else None
         try:
             while not state.is_over:
                 if self.decisions >= self.max_decisions:
@@ -383,12 +381,9 @@ class _Game:
                 state.apply(verdict.action)
                 self.decisions += 1
                 if self.recorder is not None:
-                    if self.recorder is plain_recorder:
-                        recorded = self._record_now(seat_index, verdict)
-                        if recorded is not None:
-                            await self._await_recorded(recorded)
-                    else:
-                        await self._record(seat_index, verdict)
+                    recorded = self._record(seat_index, verdict)
+                    if recorded is not None:  # an async recorder's ``decision``: awaited here
+                        await self._await_recorded(recorded)
                 await self._emit_event(self.decisions, seat_index, state.public_text(verdict.action))
         except Exception as error:  # an engine bug: end this game, keep the server
             log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
@@ -608,27 +603,18 @@ class _Game:
             for index, seat in enumerate(self.seats):
                 nursery.start_soon(self._courtesy, seat.game_ended, GameEnd(self.game_id, index, outcome))
 
-    async def _record(self, seat_index: int, verdict: _Verdict) -> None:
-        if self.recorder is None:
-            return  # the state hash costs a JSON dump and a digest: only for replays
-        # A recorder with ``hash_due`` keeps the hash at checkpoints only (the ladder's replays, see
-        # arena/replay/README.md); the game's last decision always has one.
-        due = getattr(self.recorder, "hash_due", None)
-        digest = self.state.state_hash() if due is None or self.state.is_over or due() else None
-        await self._call_recorder(
-            "decision", seat_index, str(verdict.action), verdict.think_ms, verdict.timeout,
-            verdict.strike is not None, digest, verdict.bot_error,
-        )
-
-    def _record_now(self, seat_index: int, verdict: _Verdict) -> Any:
-        """`_record` for a recorder whose ``decision`` (and ``hash_due``) are plain functions, called
-        here without a coroutine each (this runs after every decision): the same calls, the same
-        failure handling (logged, and no further replay lines for this game).  Returns what
-        ``decision`` returned (an awaitable is awaited by the caller, as `_call_recorder` would)."""
+    def _record(self, seat_index: int, verdict: _Verdict) -> Any:
+        """Give the recorder the decision just applied, called without a coroutine (this runs after every
+        decision); a recorder that fails is logged and dropped (no further replay lines for this game).
+        Returns what ``decision`` returned: an async recorder's coroutine, which the caller awaits
+        (`_await_recorded`).  ``hash_due``, if the recorder has one, is a plain function: a recorder
+        with it keeps the state hash at checkpoints only (the ladder's replays, see
+        arena/replay/README.md), and the game's last decision always has one; without it every line has
+        the hash (the state hash costs a JSON dump and a digest: it is computed only for a recorder)."""
         recorder = self.recorder
         state = self.state
         due = getattr(recorder, "hash_due", None)
-        digest = state.state_hash() if due is None or state.is_over or due() else None  # as `_record`: outside the try
+        digest = state.state_hash() if due is None or state.is_over or due() else None  # outside the try: an engine bug
         try:
             return recorder.decision(
                 seat_index, str(verdict.action), verdict.think_ms, verdict.timeout, verdict.strike is not None,
@@ -640,7 +626,7 @@ class _Game:
             return None
 
     async def _await_recorded(self, value: Any) -> None:
-        """The rest of `_record_now` when ``decision`` returned an awaitable."""
+        """The rest of `_record` when ``decision`` returned an awaitable."""
         try:
             await _maybe_await(value)
         except Exception:
@@ -771,18 +757,6 @@ class _Game:
             started_at=self.started_at,
             ended_at=_utc_now(),
         )
-
-
-def _plain_decisions(recorder: Any) -> bool:
-    """Whether ``recorder.decision`` and its ``hash_due`` (if it has one) are plain functions, not coroutine
-    functions: then the runner calls them without awaiting (`_Game._record_now`)."""
-    if recorder is None:
-        return False
-    decision = getattr(recorder, "decision", None)
-    if decision is None or inspect.iscoroutinefunction(decision):
-        return False
-    due = getattr(recorder, "hash_due", None)
-    return due is None or not inspect.iscoroutinefunction(due)
 
 
 def _judge(answer: Any, legal: Sequence[Action]) -> tuple[tuple[str, str] | None, Action | None]:
