@@ -96,7 +96,8 @@ def register(subparsers) -> None:
                             help="the least severe log records shown (default warning)")
     ladder = parser.add_argument_group("ladder")
     add_db_argument(ladder)
-    ladder.add_argument("--replays", default="replays", metavar="DIR", help="replay folder (default replays/)")
+    ladder.add_argument("--replays", default="replays", metavar="DIR", help="folder for replay files left by older versions (closed at start) and the demo bots' log "
+                        "(default replays/); new games' replays are kept in the database, with their results")
     ladder.add_argument(
         "--game",
         action="append",
@@ -382,7 +383,6 @@ def _serve(args, store, config, players, options, time_control) -> int:
         max_games=args.max_games,
         duration_s=args.duration,
         drain_s=args.drain,
-        replays_in_db=is_postgres_url(args.db),  # any host serves any replay; SQLite keeps the files only
     )
     if is_postgres_url(args.db):
         from arena.ladder.membership import ClusterSettings
@@ -428,7 +428,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
 
     async def director(handle) -> object:
         host = f", host {args.host_name or f'{socket.gethostname()}:{handle.port}'}" if settings.cluster else ""
-        print(f"arena listening on {handle.address} (db {store.path}{host}, replays {args.replays}/, "
+        print(f"arena listening on {handle.address} (db {store.path}{host}, replays in the database, "
               f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
         for ruleset, chosen in options.items():
             print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"

@@ -1,119 +1,77 @@
-"""`CommitClosedRecorder`: a ladder game's replay, closed on the thread that commits the game's result.
+"""`CommitClosedRecorder`: a ladder game's replay, kept in memory and committed with the game's result.
 
-The match runner closes a replay in three steps around the store's commit (`arena.match.runner`,
-``_conclude``): the result line written and fsynced, the commit (``on_result``), the seal (a rename
-and a directory fsync), and only then are the bots told.  Each step of a plain `ReplayWriter` is a
-hand-off to a worker thread and back, three per game end, each a wake-up of the loop every game's
-deadlines run on.  This recorder keeps the order and does the work in one hand-off: its
-``write_result`` / ``write_abort`` only note the line the runner asked for, and the director's
-commit writes it (`write_pending`, fsynced) just before the transaction and seals (`seal_now`) just
-after it commits, on the commit's worker thread (`LadderStore.run_together`'s ``before`` and
-``after``).  The runner's ``seal`` then has nothing left to do.
+The match runner closes a replay in steps around the store's commit (`arena.match.runner`,
+``_conclude``): the result line asked for (``write_result`` / ``write_abort``), the commit
+(``on_result``), ``seal``, and only then are the bots told.  A ladder game's replay is a
+`ReplayBuffer` (no file): this recorder only notes the result line the runner asks for; the
+director's commit, on its worker thread just before the transaction (`LadderStore.run_together`'s
+``before``), writes that line into the buffer and packs the whole replay (`packed`), and the
+transaction stores it with the result (`LadderStore.game_ended` with ``replay=``).  So the result
+and its replay become durable in one commit, before any bot is told; ``seal`` has nothing to do.
 
-What a crash leaves is what the runner's order leaves: a ``.part`` without a result line (the
-commit never began: the next start aborts the game), one with a result line and no commit (the
-next start drops that line and aborts it), or one with a committed result line (renamed at the next
-start).  A commit that failed falls back to the runner's own steps: ``seal`` then writes whatever
-line is still pending and seals in a worker thread, as a plain writer would.
+What a crash leaves: nothing of a running game's replay (its row is aborted at the next start and
+never rated; arena/ladder/README.md, "Replays").  A result whose commit failed is replaced by the
+runner's abort, whose commit carries the replay with the abort's line instead.
 """
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
-import trio
-
-from arena.replay.writer import ReplayWriter
+from arena.replay.buffer import ReplayBuffer
 
 log = logging.getLogger("arena.ladder")
 
 
 class CommitClosedRecorder:
-    """The runner's recorder for one ladder game: decision lines go straight to the `ReplayWriter`
-    (buffered, on the game's thread); the closing steps run with the result's commit."""
+    """The runner's recorder for one ladder game: decision lines go straight to the `ReplayBuffer`
+    (on the game's thread); the result line and the packing run with the result's commit."""
 
-    def __init__(self, writer: ReplayWriter) -> None:
-        self.writer = writer
+    path = None  #: the replay is in the database, not a file: the game's row names no path
+
+    def __init__(self, buffer: ReplayBuffer) -> None:
+        self.buffer = buffer
         self._pending: tuple[str, Any] | None = None  # the result ("result", result) or ("abort", reason) asked for
-        self._written: tuple[str, Any] | None = None  # the one of those already in the file, fsynced
-        self.failed = False  # the writer failed: this game has no replay (logged)
-        # Called after every decision: the writer's own methods, without a call of this class in between.
-        self.decision = writer.decision
-        self.hash_due = writer.hash_due
+        self.failed = False  # the buffer failed: this game has no replay (logged)
+        # Called after every decision: the buffer's own methods, without a call of this class in between.
+        self.decision = buffer.decision
+        self.hash_due = buffer.hash_due
 
-    @property
-    def path(self) -> Path:
-        """Where the sealed replay will be (what the result's row points at)."""
-        return self.writer.path
-
-    def finish(self, result: Any) -> Path:
-        """Close at once (a runner without a commit to wait for calls this, in a worker thread)."""
-        return self.writer.finish(result)
-
-    def abort(self, reason: str) -> Path:
-        return self.writer.abort(reason)
-
-    async def write_result(self, result: Any) -> Path:
-        """Note the ``finished`` result line; the commit writes it (`write_pending`)."""
+    async def write_result(self, result: Any) -> None:
+        """Note the ``finished`` result line; the commit writes it (`packed`)."""
         self._pending = ("result", result)
-        return self.writer.part_path
 
-    async def write_abort(self, reason: str) -> Path:
+    async def write_abort(self, reason: str) -> None:
         """Note an ``aborted`` result line (it replaces a result line the store refused)."""
         self._pending = ("abort", reason)
-        return self.writer.part_path
 
-    def write_pending(self) -> bool:
-        """Write the noted result line and fsync it (in the commit's worker thread, before the
-        transaction); a line already written is not written again.  False if the writer failed:
-        the game is committed without a replay, as the runner does when a writer fails."""
-        if self.failed:
-            return False
-        pending = self._pending
-        if pending is None or pending is self._written:
-            return pending is not None
-        kind, value = pending
+    async def seal(self) -> None:
+        """The runner's last step before it tells the bots: the commit stored the replay already."""
+
+    def abort_now(self, reason: str) -> None:
+        """An ``aborted`` result line for a game that ends outside the runner's close (a seat gone before
+        the game, a shutdown that cut the commit off): `packed` then carries it."""
+        self._pending = ("abort", reason)
+
+    def packed(self) -> Any:
+        """The replay with the noted result line, packed for the database (`PackedReplay`); None if the
+        buffer failed, or no result line was ever asked for (the runner drops a recorder that failed):
+        the game is then committed without a replay, as the runner does when a writer fails.
+        Runs on the commit's worker thread, before the transaction: zlib lets go of the GIL meanwhile."""
+        from arena.ladder.store import PackedReplay
+
+        if self.failed or self._pending is None:
+            return None
         try:
+            kind, value = self._pending
             if kind == "result":
-                self.writer.write_result(value)
+                self.buffer.write_result(value)
             else:
-                self.writer.write_abort(value)
+                self.buffer.write_abort(value)
+            return PackedReplay.of(self.buffer.text())
         except Exception:
             log.exception("game %s: the replay's result line could not be written; no replay for this game",
-                          self.writer.header.game_id)
+                          self.buffer.header.game_id)
             self.failed = True
-            return False
-        self._written = pending
-        return True
-
-    def seal_now(self) -> None:
-        """Seal the replay (in the commit's worker thread, once the result is committed).  A seal that
-        fails is logged: the committed ``.part`` is renamed at the next start (`arena.ladder.recovery`).
-
-        The rename is not followed by an fsync of the day's folder (a journal commit of its own,
-        some 0.1-0.2 ms of CPU a game): the file system's next journal commit makes it durable (on
-        ext4 any fsync, such as the next game's, commits it), a crash of the process alone never
-        undoes it, and if the machine loses power before that, the file is still a committed
-        ``.part`` with its result line fsynced, which the next start renames (`arena.ladder.recovery`).
-        """
-        if self.failed or self.writer.sealed or self._written is None:
-            return
-        try:
-            self.writer.seal(sync_directory=False)
-        except Exception:
-            log.exception("game %s: the committed replay could not be sealed; the next start renames it",
-                          self.writer.header.game_id)
-            self.failed = True
-
-    async def seal(self) -> Path:
-        """The runner's last step before it tells the bots: done by the commit, unless the commit failed
-        (then the pending line is written and the replay sealed here, as a plain writer's steps would)."""
-        if not (self.failed or self.writer.sealed):
-            await trio.to_thread.run_sync(self._close)
-        return self.writer.path
-
-    def _close(self) -> None:
-        if self.write_pending():
-            self.seal_now()
+            return None

@@ -3,11 +3,11 @@
 It keeps the server busy: whenever a bot connects or a game slot frees, it
 asks the `Scheduler` for tables and plays each as one game on a fresh seed
 (no two ladder games share a deal: a bot must not see one deal from two seats).  Every game is written to the store
-as ``running`` before it starts and committed with its result and replay path
-(on PostgreSQL, ``replays_in_db``, with the replay's bytes too: `arena.ladder.store.replays`)
-when it ends (the runner's ``on_result``: after the replay's result line is
-fsynced, before the replay is sealed and the bots are told), so a crash loses
-nothing a bot was told had finished (`arena.ladder.recovery`).  Ratings are refitted
+as ``running`` before it starts and committed with its result and its whole replay, kept in memory
+while the game ran (`arena.ladder.commit_closed`, `arena.ladder.store.replays`), in one transaction
+when it ends (the runner's ``on_result``, before the bots are told), so a crash loses
+nothing a bot was told had finished; the games running at a crash are aborted, unrated, at the
+next start, and their partial replays are lost with the process (`arena.ladder.recovery`).  Ratings are refitted
 in the background (at most every ``refit_s``) and feed the dashboard, the
 GetStandings RPC and the scheduler's uncertainty tie-break.
 
@@ -54,6 +54,9 @@ _IDLE_ROUND_S = 10.0
 class LadderSettings:
     players: dict[str, int]  # ruleset -> table size, for every ruleset the ladder schedules
     time_control: TimeControl = field(default_factory=TimeControl)
+    #: Replay files of ladder games written before replays went into the database, and `.part` files an
+    #: older version left: closed by `arena.ladder.recovery`, still read by `arena replay` and the web view.
+    #: New games' replays are in the database only (committed with the result).
     replays: Path = Path("replays")
     concurrency: int = 8  # games at once
     max_games_per_bot: int = 64
@@ -66,11 +69,8 @@ class LadderSettings:
     #: The share of one core the rating fits may take: a fit that cost C CPU seconds waits C / refit_share
     #: before the next (at 200 bots a fit is some 50 ms; fitted every second it cost the games a tenth).
     refit_share: float = 0.02
-    #: Replay lines reach the operating system at least this often (`ReplayWriter.create`'s flush_s): a
-    #: write call per decision cost more than the rest of the replay; a crash aborts the running games anyway.
-    replay_flush_s: float = 0.5
     #: Replay lines carry the state hash on every this many decisions and on the last one
-    #: (`ReplayWriter.create`'s hash_every): hashing every position was the largest cost left in a
+    #: (`ReplayBuffer`'s hash_every): hashing every position was the largest cost left in a
     #: ladder replay; a divergence is still found, within that many decisions (arena/replay/README.md).
     replay_hash_every: int = 16
     #: How long a finished game's result is retried while the database is away before the game is aborted.
@@ -83,9 +83,6 @@ class LadderSettings:
     handle_signals: bool = True
     #: Several hosts on one PostgreSQL database (arena.ladder.membership); None: this process alone.
     cluster: Any = None
-    #: Keep each ended game's replay in the database too, committed with its result
-    #: (arena.ladder.store.replays; `arena serve` sets it for PostgreSQL).
-    replays_in_db: bool = False
 
 
 @dataclass
@@ -226,8 +223,7 @@ class LadderDirector:
             self.view.address += f" (host {self.membership.name})"
         self.view.started = started
         handle.standings_provider = self.standings_rows
-        if self.settings.replays_in_db:  # Spectate of any host's ended game, from the database
-            handle.replay_provider = self.store.replay_text
+        handle.replay_provider = self.replay_text  # Spectate of an ended game this host no longer holds
         try:
             return await self._direct(handle, started)
         finally:
@@ -242,8 +238,7 @@ class LadderDirector:
         self.membership = Membership(self.settings.cluster, self.settings.concurrency)
         recovered = await self.membership.join(handle.port, handle.address)
         self.store.recovered = recovered
-        recovery = await trio.to_thread.run_sync(
-            lambda: recover_replays(self.store, self.settings.replays, keep_in_store=self.settings.replays_in_db))
+        recovery = await trio.to_thread.run_sync(recover_replays, self.store, self.settings.replays)
         handle.set_hosts(self.membership.hosts)
         if self.on_joined is not None:
             self.on_joined(recovered, recovery)
@@ -436,8 +431,8 @@ class LadderDirector:
     # ------------------------------------------------------------ one set
 
     async def _play_set(self, handle: Any, table: Table, versions: dict[str, str], planned_at: float = 0.0) -> None:
-        from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayHeader
-        from arena.replay.writer import ReplayWriter, replay_path
+        from arena.replay.buffer import ReplayBuffer
+        from arena.replay.format import ReplayHeader
         from arena.server.host import new_game_id
         from arena.server.sessions import SeatUnavailable
 
@@ -472,13 +467,9 @@ class LadderDirector:
                     "ladder_set": set_id,
                     "rotation": index,
                 }
-                # The row first, then the file: a kill -9 in between leaves a running row that the
-                # next start aborts, never a .part file that no row points at.
-                # The file is created on the commit's worker thread once the row is committed (one
-                # hand-off for both: `Call.after`).
-                # Parsed once: its path here, and the writer takes it as it is (`_replay_if_started`).
+                # The row first, then the replay's buffer (in memory: the replay is committed whole with
+                # the result), made on the commit's worker thread once the row is committed (`Call.after`).
                 parsed = ReplayHeader.from_dict(header)
-                final = replay_path(self.settings.replays, parsed)
                 # On a shared ladder the seats are claimed in the start's own transaction (its checks first).
                 claim = None
                 if self.membership is not None:
@@ -490,8 +481,7 @@ class LadderDirector:
                 start = Call(
                     functools.partial(
                         group.store.game_started_steps, game_id, table.ruleset, options, seed, set_id, index,
-                        list(seats), replay_path=str(final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)),
-                        versions=[versions.get(bot, "") for bot in seats], claim=claim,
+                        list(seats), versions=[versions.get(bot, "") for bot in seats], claim=claim,
                     ),
                     keys=frozenset(seats) if claim is not None else frozenset(),
                 )
@@ -503,9 +493,11 @@ class LadderDirector:
                 except BaseException:
                     if start.done and start.error is None and start.result:  # written, then cancelled: abort it
                         with trio.CancelScope(shield=True):
-                            if isinstance(start.after_result, ReplayWriter):
-                                await trio.to_thread.run_sync(start.after_result.abort, "server shutting down")
-                            await self._end_quietly(game_id, "server shutting down", None)
+                            unplayed = None
+                            if isinstance(start.after_result, ReplayBuffer):
+                                unplayed = CommitClosedRecorder(start.after_result)
+                                unplayed.abort_now("server shutting down")
+                            await self._end_quietly(game_id, "server shutting down", unplayed)
                     raise
                 if start.error is not None:
                     if not isinstance(start.error, _db_errors()):
@@ -520,10 +512,9 @@ class LadderDirector:
                     break
                 if start.after_error is not None:
                     with trio.CancelScope(shield=True):
-                        await self._end_quietly(game_id, f"cannot write the replay: {start.after_error}", None)
+                        await self._end_quietly(game_id, f"cannot start the replay: {start.after_error}", None)
                     raise start.after_error
-                writer = start.after_result
-                recorder = CommitClosedRecorder(writer)
+                recorder = CommitClosedRecorder(start.after_result)
                 committed_at = time.monotonic()
                 if start_ran and planned_at:
                     self.gaps.add("start_queue", start_ran[0] - planned_at)
@@ -545,21 +536,17 @@ class LadderDirector:
                 except SeatUnavailable as error:
                     # A bot left between rotations: the set ends here, nothing was played.
                     with trio.CancelScope(shield=True):
-                        await trio.to_thread.run_sync(writer.abort, f"seat unavailable: {error}")
-                        await self._end_quietly(game_id, f"seat unavailable: {error}", str(writer.final_path),
-                                                replay=await self._packed_replay(writer.final_path))
+                        recorder.abort_now(f"seat unavailable: {error}")
+                        await self._end_quietly(game_id, f"seat unavailable: {error}", recorder)
                     self.view.aborted += 1
                     break
                 except BaseException:
                     # Cancelled (shutdown): the runner has committed the abort through on_result, unless
-                    # it could not (then the row is aborted here; the next start closes the replay).
+                    # it could not (then the row is aborted here, with the replay as far as it got).
                     if commit.status is None:
                         with trio.CancelScope(shield=True):
-                            sealed = writer.final_path.exists()  # else the next start's recovery seals and stores it
-                            await self._end_quietly(
-                                game_id, "server shutting down", str(writer.final_path) if sealed else None,
-                                replay=await self._packed_replay(writer.final_path) if sealed else None,
-                            )
+                            recorder.abort_now("server shutting down")
+                            await self._end_quietly(game_id, "server shutting down", recorder)
                     self.view.aborted += 1
                     raise
                 finally:
@@ -584,15 +571,25 @@ class LadderDirector:
                 self._all_done.set()
             self._kick()
 
-    async def _end_quietly(self, game_id: str, reason: str, replay_path: str | None, replay: Any = None) -> None:
-        """Record a game as aborted; if the database is away, say so and leave the row to the next start.
+    async def _end_quietly(self, game_id: str, reason: str, recorder: CommitClosedRecorder | None) -> None:
+        """Record a game as aborted, with its replay as far as it got (``recorder``, its abort line noted);
+        if the database is away, say so and leave the row to the next start.
 
         A running row left behind is aborted when this host starts again (`arena.ladder.recovery`),
         or by another host once this one is gone; raising here would take the whole server down.
         """
+        replay: dict[str, Any] = {}
+
+        def before() -> None:  # packed on the commit's worker thread, ahead of the transaction
+            replay["packed"] = recorder.packed() if recorder is not None else None
+
         try:
-            await self._db_write(self.store.game_ended, game_id, "aborted", [], reason=reason, replay_path=replay_path,
-                                 replay=replay, **self._freeing(game_id))
+            call = await self._db_commit(Call(
+                lambda: self.store.game_ended_steps(game_id, "aborted", [], reason=reason, replay=replay.get("packed"),
+                                                    **self._freeing(game_id)),
+                before=before))
+            if call.error is not None:
+                raise call.error
         except _db_errors() as error:
             log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
             return
@@ -600,26 +597,36 @@ class LadderDirector:
             self.membership.ended(game_id)
 
     def _replay_if_started(self, start: Call, header: Any) -> Any:
-        """A game's `ReplayWriter`, created on the commit's worker thread once its start is committed
+        """A game's `ReplayBuffer`, made on the commit's worker thread once its start is committed
         (`Call.after`); none when the start was not recorded (a shared ladder's claim lost a seat)."""
-        from arena.replay.writer import ReplayWriter
+        from arena.replay.buffer import ReplayBuffer
 
         if not start.result:
             return None
-        return ReplayWriter.create(self.settings.replays, header, self.settings.replay_flush_s,
-                                   self.settings.replay_hash_every)
+        return ReplayBuffer(header, self.settings.replay_hash_every)
+
+    def replay_text(self, game_id: str) -> bytes | None:
+        """An ended game's replay for readers (Spectate, `Handle.replay_provider`; on a worker thread): from
+        the database, or the file a ladder from before replays went into the database wrote (its row names it)."""
+        text = self.store.replay_text(game_id)
+        if text is not None:
+            return text
+        from arena.ladder.store.replays import legacy_file
+
+        path = legacy_file(self.store.replay_paths(game_id).get(game_id), self.settings.replays)
+        return path.read_bytes() if path is not None else None
 
     def _freeing(self, game_id: str) -> dict[str, Any]:
         """`LadderStore.game_ended`'s keywords that free the game's seats on a shared ladder in the same commit."""
         return {"then": self.membership.release_statements(game_id)} if self.membership is not None else {}
 
     async def _commit_result(self, outcome: Any, recorder: CommitClosedRecorder | None = None) -> None:
-        """The runner's ``on_result``: commit the game's result (the point that makes it final).
+        """The runner's ``on_result``: commit the game's result with its replay (the point that makes both final).
 
-        Called before the bots are told; a raise makes the runner abort the game.  On the
-        commit's worker thread, in this order: the replay's result line the runner asked for is
-        written and fsynced, the replay read for the database (`replays_in_db`), the result
-        committed, the replay sealed (`CommitClosedRecorder`): one hand-off for what were three or four.
+        Called before the bots are told; a raise makes the runner abort the game.  On the commit's
+        worker thread, one hand-off: the replay's result line the runner asked for is added to the
+        game's buffer and the whole replay packed (`CommitClosedRecorder.packed`, ahead of the
+        transaction), then the result and the replay are committed together.
         """
         seats = [
             SeatRecord(
@@ -629,36 +636,32 @@ class LadderDirector:
             )
             for s in outcome.seats
         ]
-        replay: dict[str, Any] = {"path": outcome.replay_path, "packed": None}
+        replay: dict[str, Any] = {"packed": None}
         asked = time.monotonic()
         ran: list[float] = []
 
         def before() -> None:
-            """The replay's result line, fsynced (sealing it is then only a rename); the replay for the
-            database, read after that fsync, goes in the same transaction."""
+            """The replay with its result line, packed once (a retry commits the same bytes)."""
             ran.append(time.monotonic())
-            if recorder is not None and not recorder.write_pending():
-                replay["path"] = outcome.replay_path = None  # the writer failed: the game has no replay
-            if replay["path"] and self.settings.replays_in_db and replay["packed"] is None:
-                replay["packed"] = self._read_packed(replay["path"])
+            if recorder is not None and replay["packed"] is None:
+                replay["packed"] = recorder.packed()
 
         def write() -> Any:
             """The result's steps: its fenced update is read with the group commit's other reads."""
             return self.store.game_ended_steps(
                 outcome.game_id, outcome.status, seats, ended_at=outcome.ended_at or None,
-                replay_path=replay["path"], reason=outcome.reason, decisions=outcome.decisions,
+                replay_path=outcome.replay_path, reason=outcome.reason, decisions=outcome.decisions,
                 replay=replay["packed"], **self._freeing(outcome.game_id),
             )
 
-        # The replay's result line is fsynced before the first try, so a database that is away
-        # (restarting, failing over) costs the bots a wait, not the result: retry until it is back,
-        # for up to `result_retry_s`; only then does the runner abort the game (RESULT_NOT_STORED).
+        # The result and its replay are in memory, so a database that is away (restarting, failing
+        # over) costs the bots a wait, not the result: retry until it is back, for up to
+        # `result_retry_s`; only then does the runner abort the game (RESULT_NOT_STORED).
         deadline = time.monotonic() + self.settings.result_retry_s
         pause = 0.25
         while True:
             try:
-                call = await self._db_commit(
-                    Call(write, before=before, after=recorder.seal_now if recorder is not None else None))
+                call = await self._db_commit(Call(write, before=before))
                 if call.error is not None:
                     raise call.error
             except driver_errors() as error:
@@ -686,26 +689,6 @@ class LadderDirector:
                 if not self._waiting_results and self.view.note.startswith("database unreachable"):
                     self.view.note = ""
             return
-
-    async def _packed_replay(self, final: Any) -> Any:
-        """The game's replay packed for the database (`replays_in_db`), read from its ``.part`` (before
-        the seal) or its sealed file; None when not kept there or there is no file."""
-        if not self.settings.replays_in_db:
-            return None
-        return await trio.to_thread.run_sync(self._read_packed, final)
-
-    def _read_packed(self, final: Any) -> Any:
-        """`_packed_replay` on the calling (worker) thread."""
-        from arena.ladder.store import PackedReplay
-        from arena.replay.format import PART_SUFFIX, SUFFIX
-
-        final = Path(final)
-        part = final.with_name(final.name[: -len(SUFFIX)] + PART_SUFFIX)
-        try:
-            return PackedReplay.read(part, final)
-        except OSError as error:  # the result still commits; the replay stays this host's file
-            log.warning("game %s: its replay could not be read for the database: %s", final.name, error)
-            return None
 
     def _record(self, outcome: Any, seconds: float) -> None:
         """The dashboard's side of a game that ended (its result is already committed)."""

@@ -1,10 +1,20 @@
-"""After a crash: bring every replay the last process left as ``.jsonl.part`` in line with the store.
+"""After a crash: the games it cut off, and the replay files an older version left as ``.jsonl.part``.
 
-The order a ladder game ends in (`arena.match.runner`, ``_conclude``): the
-replay's result line is written and fsynced to the ``.part`` file, then the
-store commits the result, then the replay is renamed to ``.jsonl``, and only
-then are the bots told.  The store's commit is the one point that makes a
-result final, so a ``kill -9`` anywhere leaves one of these, each closed here:
+Since replays went into the database, a ladder game's replay is kept in memory while the game
+runs (`arena.replay.buffer.ReplayBuffer`) and written once, whole, in the transaction that
+commits the game's result or abort (`arena.ladder.commit_closed`): the result and its replay
+become durable together, before any bot is told, and no file is written per game.  **The trade:**
+a crash (``kill -9``, a power loss, a host's death) loses the replays of the games running at
+that moment.  Those games are aborted at the next start (`LadderStore.open`, or another host's
+sweep), never rated, and no bot was ever told they finished; they keep their row, seats and
+reason, with no replay.  Halite's ladder made the same choice: a game's replay is stored when the
+game ends.  Writing every running game's lines to disk as they come cost more of the server's CPU
+per game than anything else the ladder adds (arena/ladder/README.md, "Replays").
+
+What is left for recovery is an **upgrade**: a ladder whose last process was an older version may
+have left ``.part`` files, closed here by their game's status in the store as that version's own
+recovery closed them, and each closed one is stored in the database too (``keep_in_store``,
+unless one is already there), so an upgrade loses nothing:
 
 * a game still ``running`` in the store (`LadderStore.open` has just marked
   it aborted; it is never rated): its ``.part`` is sealed as ``aborted``,
@@ -18,21 +28,12 @@ result final, so a ``kill -9`` anywhere leaves one of these, each closed here:
   the store refused, or an abort whose rename did not happen): sealed as
   ``aborted`` like the first case.
 
-With ``keep_in_store`` (a PostgreSQL ladder, whose replays live in the database
-too: `arena.ladder.store.replays`), every replay closed here is also stored in
-the database, unless one is already there.  A game's replay normally goes in with
-its result's commit, so this covers only the replays sealed outside a commit: a
-game cut off by a crash or by the death of its host (aborted, then sealed here
-when that host starts again: until then its file is on that host's disk only),
-and a finished game whose replay writer failed before the result line.  A
-finished game whose crash came between the commit and the rename already has its
-replay in the database (the same bytes the rename seals).
-
 A ``.part`` without even a whole header line (killed between creating the
 file and writing its first line) holds nothing and is removed.  Games are
-found from the store's running rows and from the ``.part`` files in
-the replay folder's day folders (``DIR/YYYY-MM-DD/*.jsonl.part``); a
-``.part`` file no game row names is left alone and reported.
+found from the store's running rows (a new game's row names no file: nothing
+to do) and from the ``.part`` files in the replay folder's day folders
+(``DIR/YYYY-MM-DD/*.jsonl.part``); a ``.part`` file no game row names is left
+alone and reported.
 """
 
 from __future__ import annotations
@@ -59,10 +60,11 @@ class Recovery:
 
 def recover_replays(
     store: LadderStore, replays: "str | os.PathLike[str] | None", reason: str = "server restarted",
-    *, keep_in_store: bool = False,
+    *, keep_in_store: bool = True,
 ) -> Recovery:
-    """Close every ``.part`` replay the last process left, by the status of its game in ``store``
-    (keep_in_store: and store each one closed in the database, if it is not there yet)."""
+    """Close every ``.part`` replay an older version's last process left, by the status of its game in
+    ``store``, and store each one closed in the database if it is not there yet (keep_in_store=False:
+    leave the database alone)."""
     from arena.ladder.store import PackedReplay
     from arena.replay.format import PART_SUFFIX, SUFFIX, ReplayFormatError
     from arena.replay.reader import load

@@ -6,8 +6,8 @@ told.  The server is killed with SIGKILL at moments picked from that log: just
 after the n-th GameEnded since it started (n random), which is exactly where
 an arena that told before it committed loses games.  After each kill the
 server restarts on the same database and replay folder (its start runs the
-recovery); at the end the database, the rating inputs and the replays are
-compared with what the bots were told.
+recovery); at the end the database, the rating inputs and the replays (in the
+database, committed with each result) are compared with what the bots were told.
 """
 
 from __future__ import annotations
@@ -106,24 +106,34 @@ def check(tmp_path: Path, log: Path, kills: int) -> dict:
         assert "running" not in {game.status for game in games.values()}
         rated = store.rated_games(RULESET)
         assert len(rated) == len(finished)  # every finished game is a rating input, nothing else is
+        stored = tmp_path / "stored"
+        stored.mkdir(exist_ok=True)
         for game_id in finished:
             game = games[game_id]
             assert all(seat.placement for seat in game.seats), game
-            assert game.replay_path and game.replay_path.endswith(".jsonl"), game
-            replay = load(game.replay_path)
+            # the replay was committed with the result: in the database, whole, and no file of it
+            assert game.replay_path is None, game
+            text = store.replay_text(game_id)
+            assert text is not None, f"finished game {game_id} has no replay in the database"
+            path = stored / f"{game_id}.jsonl"
+            path.write_bytes(text)
+            replay = load(path)
             assert replay.status == "finished" and replay.header.game_id == game_id
             assert list(replay.result["placements"]) == [seat.placement for seat in game.seats]
-            report = verify(game.replay_path)
+            report = verify(path)
             assert report.ok and report.complete, report.summary()
             # the ladder hashes every 16th position and the last (LadderSettings.replay_hash_every)
             assert [d.i for d in replay.decisions if d.hash is not None] == sorted(
                 {*range(16, len(replay.decisions) + 1, 16), len(replay.decisions)})
         for game in games.values():
-            if game.status == "aborted" and game.replay_path:
-                assert load(game.replay_path).status == "aborted"
+            text = store.replay_text(game.id) if game.status == "aborted" else None
+            if text is not None:  # an abort the server committed itself (a crash's games have none)
+                path = stored / f"{game.id}.jsonl"
+                path.write_bytes(text)
+                assert load(path).status == "aborted"
     finally:
         store.close()
-    assert not list((tmp_path / "replays").rglob("*.part"))
+    assert not list((tmp_path / "replays").rglob("*.jsonl*")), "a ladder game wrote a replay file"
     return {"kills": kills, "told_finished": len(finished_told), "finished": len(finished),
             "aborted": sum(game.status == "aborted" for game in games.values())}
 

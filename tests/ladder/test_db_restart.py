@@ -3,9 +3,9 @@
 A private PostgreSQL (the `private_postgres` fixture: its own initdb on a free port, not the
 session's shared one, since this test stops it), a real `arena serve` on it and real bot processes. The
 database is stopped with `pg_ctl stop -m fast` while games run and started again: the games that
-ended meanwhile wait for their commit (their result lines are already in their fsynced replays)
-and are committed when it is back, the host schedules nothing while it is away, and afterwards
-every replay that says finished is a finished, rated game in the database.
+ended meanwhile wait for their commit (result and replay in memory, retried) and are committed
+when it is back, the host schedules nothing while it is away, and afterwards every finished game
+has its replay in the database, saying finished, and no replay file was written.
 
 With two hosts and an outage longer than their lease, the same holds and nothing is inconsistent:
 no host takes another for dead because of leases that lapsed while the database was away (each
@@ -26,20 +26,36 @@ from test_serve_e2e import Server, cleanup, poll, start_bots, stop_bots  # noqa:
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
 
-def _ended_but_unsealed(part) -> bool:
-    lines = part.read_text().splitlines()
-    return bool(lines) and '"type":"result"' in lines[-1].replace(" ", "")
+def _waiting_for_the_database(server) -> bool:
+    """A game ended while the database is away: its result (and replay, in memory) waits for the commit."""
+    return "retrying until the database is back" in server.rest()
 
 
-def _mid_game(replays) -> bool:
-    """A game is under way (a decision in its replay, no result yet; with bots taking 250 ms a decision it
+def _mid_game(server) -> bool:
+    """A game is under way (a decision played, no result yet; with bots taking 250 ms a decision it
     has about a second to go): stopping the database now leaves it to end while the database is away.
     Stopping between two games would leave none to (and a game of 20 ms decisions lasts 150 ms)."""
-    for part in replays.rglob("*.jsonl.part"):
-        lines = part.read_text().splitlines()
-        if len(lines) >= 2 and '"type":"result"' not in lines[-1].replace(" ", ""):
-            return True
-    return False
+    import grpc
+
+    from mau_arena_sdk.wire import pb, rpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        reply = rpc.ArenaStub(channel).ListGames(pb.ListGamesRequest(live_only=True), timeout=10)
+    return any(game.status == "running" and game.decisions >= 1 for game in reply.games)
+
+
+def _replays_match(url: str, statuses: dict[str, str], servers) -> None:
+    """Every finished game's replay is in the database and says finished; no host wrote a replay file."""
+    import zlib
+
+    stored = dict(_rows(url, "SELECT game_id, data FROM replays"))
+    for game, status in statuses.items():
+        if status == "finished":
+            assert game in stored, f"finished game {game} has no replay in the database"
+            last = json.loads(zlib.decompress(bytes(stored[game])).decode().splitlines()[-1])
+            assert last["type"] == "result" and last["status"] == "finished", (game, last)
+    for server in servers:
+        assert not list(server.replays.rglob("*.jsonl*")), "a ladder game wrote a replay file"
 
 
 def _statuses(url: str) -> dict[str, str]:
@@ -58,13 +74,12 @@ def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_po
     bots = start_bots(server.port, "a,b,c,d", "--style", "slow", "--slow-ms", "250", "--ended-log", str(told))
     cleanup.append(bots)
     poll(lambda: sum(s == "finished" for s in _statuses(url).values()) >= 2, 60, "games before the outage")
-    poll(lambda: _mid_game(server.replays), 30, "a game under way")
+    poll(lambda: _mid_game(server), 30, "a game under way")
 
     private_postgres.stop("fast")
-    # A game that ends now has its result line fsynced in its replay (still .part) and waits for its commit.
+    # A game that ends now keeps its result and replay in memory and waits for its commit.
     try:
-        poll(lambda: any(_ended_but_unsealed(part) for part in server.replays.rglob("*.jsonl.part")), 60,
-             "a game to end while the database is away")
+        poll(lambda: _waiting_for_the_database(server), 60, "a game to end while the database is away")
     except AssertionError as error:
         raise AssertionError(f"{error}\n{server.rest()[-4000:]}") from None
     private_postgres.start()
@@ -76,14 +91,7 @@ def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_po
     stop_bots(bots)
     statuses = _statuses(url)
     assert "running" not in statuses.values()
-    replays = list(server.replays.rglob("*.jsonl"))
-    finished_in_files = set()
-    for replay in replays:
-        last = json.loads(replay.read_text().splitlines()[-1])
-        if last.get("type") == "result" and last.get("status") == "finished":
-            finished_in_files.add(json.loads(replay.read_text().splitlines()[0])["game_id"])
-    assert finished_in_files and all(statuses.get(game) == "finished" for game in finished_in_files), (
-        sorted(g for g in finished_in_files if statuses.get(g) != "finished"), server.rest())
+    _replays_match(url, statuses, [server])
     # and what the bots were told: every game they heard had finished is finished in the database
     heard = [json.loads(line) for line in told.read_text().splitlines()]
     assert heard and all(statuses.get(h["game_id"]) == "finished" for h in heard if h.get("status", "finished") == "finished")
@@ -135,13 +143,12 @@ def test_two_hosts_ride_out_an_outage_longer_than_their_lease(tmp_path, cleanup,
                                 "--ended-log", str(told[name]))
         cleanup.append(bots[name])
     poll(lambda: all(_finished_on(url, name) >= 2 for name in "AB"), 60, "games on both hosts before the outage")
-    poll(lambda: all(_mid_game(hosts[name].replays) for name in "AB"), 30, "games under way on both hosts")
+    poll(lambda: all(_mid_game(hosts[name]) for name in "AB"), 30, "games under way on both hosts")
 
     private_postgres.stop("fast")
     stopped = time.monotonic()
     # The outage itself must outlast the lease (three of them), and a game must end meanwhile.
-    poll(lambda: time.monotonic() - stopped > 3 * lease and any(
-        _ended_but_unsealed(part) for name in "AB" for part in hosts[name].replays.rglob("*.jsonl.part")),
+    poll(lambda: time.monotonic() - stopped > 3 * lease and any(_waiting_for_the_database(hosts[name]) for name in "AB"),
          60, "a game to end while the database is away, and three leases to pass")
     private_postgres.start()
     before = {name: _finished_on(url, name) for name in "AB"}
@@ -173,13 +180,8 @@ def test_two_hosts_ride_out_an_outage_longer_than_their_lease(tmp_path, cleanup,
         assert heard and all(statuses.get(h["game_id"]) == h["status"] for h in heard), (
             [(h["game_id"], h["status"], statuses.get(h["game_id"])) for h in heard
              if statuses.get(h["game_id"]) != h["status"]], hosts[name].rest())
-    # and every replay that says finished
-    for name in "AB":
-        for replay in hosts[name].replays.rglob("*.jsonl"):
-            lines = replay.read_text().splitlines()
-            last = json.loads(lines[-1])
-            if last.get("type") == "result" and last.get("status") == "finished":
-                assert statuses.get(json.loads(lines[0])["game_id"]) == "finished", replay
+    # and every finished game's replay, committed with it
+    _replays_match(url, statuses, hosts.values())
 
 
 @pytest.mark.slow(reason="freezes a host past its lease under real bots (about 20 s); the fence itself is "
@@ -251,9 +253,10 @@ def test_a_host_cut_off_for_longer_than_its_lease_is_fenced(tmp_path, cleanup, p
              if statuses.get(h["game_id"]) != h["status"]], hosts[name].rest())
     heard_a = {h["game_id"]: h["status"] for h in map(json.loads, told["A"].read_text().splitlines())}
     assert any(heard_a.get(game) == "aborted" for (game,) in swept)  # A's bots heard of the swept games, as aborted
-    for name in "AB":
-        for replay in hosts[name].replays.rglob("*.jsonl"):
-            lines = replay.read_text().splitlines()
-            last = json.loads(lines[-1])
-            if last.get("type") == "result" and last.get("status") == "finished":
-                assert statuses.get(json.loads(lines[0])["game_id"]) == "finished", replay
+    _replays_match(url, statuses, hosts.values())
+    # the swept games whose end A recorded afterwards keep A's replay, saying aborted
+    for (game,) in swept:
+        for (data,) in _rows(url, "SELECT data FROM replays WHERE game_id = %s", game):
+            import zlib
+
+            assert json.loads(zlib.decompress(bytes(data)).decode().splitlines()[-1])["status"] == "aborted"

@@ -69,7 +69,7 @@ class FakeHandle:
             order = list(seats)
             self.rng.shuffle(order)
             if recorder is not None:
-                await trio.to_thread.run_sync(recorder.abort, "stand-in game")  # the file is not the point here
+                await recorder.write_abort("stand-in game")  # the replay is not the point here
             outcome = GameOutcome(
                 game_id, ruleset, dict(options), seed, "finished",
                 [SeatOutcome(seat=i, name=bot, placement=order.index(bot) + 1) for i, bot in enumerate(seats)],

@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_serve_e2e import ROOT, Server, start_bots, stop_bots
+from test_serve_e2e import ROOT, Server, start_bots, stop_bots, stored_replay
 
 from arena.cli import main
 from arena.ladder.store import LadderStore
-from arena.replay.reader import load
 
 pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
@@ -50,8 +49,9 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
     store = LadderStore.open(postgres_db, recover=False)
     games = store.games(status="finished")
     assert len(games) >= 6 and not store.games(status="running")
-    for game in games:  # committed with the replay it names, which holds the same result
-        replay = load(game.replay_path)
+    for game in games:  # committed with its replay, which holds the same result
+        assert game.replay_path is None
+        replay = stored_replay(store, game.id)
         assert replay.status == "finished" and replay.header.game_id == game.id
         assert [s.placement for s in game.seats] == list(replay.result["placements"])
     store.close()
@@ -68,7 +68,12 @@ def test_a_ladder_on_postgresql_plays_and_the_readers_see_it(tmp_path, postgres_
     from arena.cli.find_replay import find_replay
 
     # `arena replay GAME_ID --db postgresql://...`: found through the database alone (no folder to search)
-    assert find_replay(games[0].id, postgres_db, tmp_path / "no-folder") == Path(games[0].replay_path)
+    found = find_replay(games[0].id, postgres_db, tmp_path / "no-folder")
+    store = LadderStore.open(postgres_db, recover=False)
+    try:
+        assert found.read_bytes() == store.replay_text(games[0].id)
+    finally:
+        store.close()
 
     from arena.web import WebSource
 

@@ -1,9 +1,10 @@
 """Replays kept in the ladder database (arena.ladder.store.replays), on both backends, and recovery storing them.
 
 The store tests run on SQLite and on a real PostgreSQL (the table is the same in
-both; only `arena serve` on PostgreSQL writes it).  The recovery tests crash a
-game at each point of its ending, as tests/ladder/test_recovery.py does, and check
-that every replay recovery seals ends up in the database, byte for byte the file.
+both, and `arena serve` writes it on both).  The recovery tests crash a game of an
+older version (a replay file) at each point of its ending, as
+tests/ladder/test_recovery.py does, and check that every replay recovery seals
+ends up in the database, byte for byte the file: an upgrade loses nothing.
 """
 
 from __future__ import annotations
@@ -100,9 +101,9 @@ def test_a_damaged_stored_replay_is_a_clear_error_not_a_wrong_game(db, tmp_path)
         store.close()
 
 
-def test_recovery_stores_every_replay_it_seals_and_keeps_the_committed_ones(tmp_path, postgres_db):
+def test_recovery_stores_every_replay_it_seals_and_keeps_the_committed_ones(tmp_path, db):
     replays = tmp_path / "replays"
-    store = LadderStore.open(postgres_db, recover=False)
+    store = LadderStore.open(db, recover=False)
     # committed with its replay, crashed before the rename: the stored replay is the one sealed by the rename
     committed, state = play(store, replays, "committed")
     result, seats = finished_result(state)
@@ -119,16 +120,16 @@ def test_recovery_stores_every_replay_it_seals_and_keeps_the_committed_ones(tmp_
     store.game_ended("other-host-aborted", "aborted", [], reason="host A died (not rated)")
     store.close()
 
-    store = LadderStore.open(postgres_db)  # marks 'cut' aborted, as a restarting host does
+    store = LadderStore.open(db)  # marks 'cut' aborted, as a restarting host does
     try:
-        done = recover_replays(store, replays, keep_in_store=True)
+        done = recover_replays(store, replays)
         assert not done.problems and done.renamed == 1 and done.aborted == 2 and done.stored == 2
         for game_id in ("committed", "cut", "other-host-aborted"):
             sealed = next(replays.glob(f"*/{game_id}.jsonl"))
             assert store.replay_text(game_id) == sealed.read_bytes(), game_id
             assert verify(sealed).ok
         assert parse(store.replay_text("cut"), "cut.jsonl").status == "aborted"
-        again = recover_replays(store, replays, keep_in_store=True)  # nothing left to do, nothing stored twice
+        again = recover_replays(store, replays)  # nothing left to do, nothing stored twice
         assert (again.renamed, again.aborted, again.stored) == (0, 0, 0)
     finally:
         store.close()
@@ -142,7 +143,7 @@ def test_without_keep_in_store_recovery_leaves_the_database_alone(tmp_path):
     store.close()
     store = LadderStore.open(tmp_path / "ladder.db")
     try:
-        done = recover_replays(store, replays)
+        done = recover_replays(store, replays, keep_in_store=False)
         assert done.aborted == 1 and done.stored == 0 and store.stored_replays(["cut"]) == set()
     finally:
         store.close()

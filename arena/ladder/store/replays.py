@@ -1,19 +1,19 @@
-"""Replays kept in the ladder database, so that any host and any `arena replay --db URL` can serve any game.
+"""Every ladder game's replay, kept in the ladder database with its result.
 
-On a PostgreSQL ladder (several hosts, each with its own replay folder) every
-finished and aborted game's sealed replay is also stored in the ``replays``
-table: the replay's text, exactly the bytes of its ``.jsonl`` file, compressed
-with zlib, with its length and SHA-256 so a reader can tell it got back what the
-host wrote.  The file stays the host's own copy (and the only one on a SQLite
-ladder, which keeps files only: one process, one folder).
+Both backends store each finished and aborted game's replay in the ``replays``
+table (schema version 5, on SQLite as on PostgreSQL): the replay's text, exactly
+the bytes a ``.jsonl`` file of it would hold, compressed with zlib, with its
+length and SHA-256 so a reader can tell it got back what the host wrote.  So any
+host and any `arena replay GAME_ID --db FILE|URL` can serve any game.
 
-When it is written (arena/ladder/README.md, "Replays in the database"): in the
-transaction that commits the game's result (`LadderStore.game_ended` with
-``replay=``).  By then the replay's result line is fsynced and sealing is only
-a rename, so the text committed is the sealed replay byte for byte, and a game
-is never final in the database without its replay.  The few replays sealed
-outside that commit (a dead host's cut-off games, closed when it starts
-again) are stored by `arena.ladder.recovery` with `put(..., replace=False)`.
+When it is written (arena/ladder/README.md, "Replays"): in the transaction that
+commits the game's result or abort (`LadderStore.game_ended` with ``replay=``).
+The replay is kept in memory while the game runs (`arena.replay.buffer`), so no
+file is created, flushed or renamed per game, and a game is never final in the
+database without its replay.  Games recorded by an older version name a file
+in ``games.replay_path`` instead (`legacy_file`); their ``.part`` files closed
+at the next start (`arena.ladder.recovery`) and files stored by
+``arena replays DIR --db X --import`` go in with `put(..., replace=False)`.
 
 The functions here take a `Backend` (the caller holds the store's lock and,
 for writes, its transaction), as ``fit_totals.py`` does.
@@ -25,6 +25,7 @@ import hashlib
 import os
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from arena.ladder.store.backend import Backend
@@ -124,3 +125,22 @@ def stored(backend: Backend, game_ids: Sequence[str]) -> set[str]:
         found.update(r[0] for r in backend.rows(
             f"SELECT game_id FROM replays WHERE game_id IN ({','.join('?' * len(part))})", part))
     return found
+
+
+def legacy_file(path: "str | os.PathLike[str] | None", replays: "str | os.PathLike[str] | None" = None) -> Path | None:
+    """The replay file a game's row names (``games.replay_path``), if it is on this machine: the games of
+    a ladder from before its replays went into the database (and ``arena match``-style files an older
+    version sealed).  A relative path is relative to where `arena serve` ran: tried as it is, then beside
+    the replay folder ``replays``.  A ``.jsonl.part`` row whose file was sealed since gives the ``.jsonl``."""
+    from arena.replay.format import PART_SUFFIX, SUFFIX
+
+    if not path:
+        return None
+    given = Path(path)
+    tries = [given]
+    if not given.is_absolute() and replays is not None:
+        tries.append(Path(replays).parent / given)
+    for candidate in list(tries):
+        if candidate.name.endswith(PART_SUFFIX):
+            tries.insert(tries.index(candidate), candidate.with_name(candidate.name[: -len(PART_SUFFIX)] + SUFFIX))
+    return next((candidate for candidate in tries if candidate.is_file()), None)
