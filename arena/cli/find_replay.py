@@ -1,12 +1,13 @@
 """`find_replay`: the replay file of a game id, for `arena replay GAME_ID`.
 
-A ladder records every game's replay path in its database; `arena match
---replays DIR` and copied folders have no database, so the replay folder is
-searched too (files are named ``<game id>.jsonl``, or ``.jsonl.part`` while a
-game runs or after a crash).  A replay found in neither, but kept in the
-database (a PostgreSQL ladder keeps every host's: `arena.ladder.store.replays`),
-is checked against its SHA-256 and written to a temporary folder removed at
-exit, so the viewer, ``--verify`` and ``--bot`` read it like any file.  The short id the dashboard shows (the part
+A ladder keeps every game's replay in its database (`arena.ladder.store.replays`,
+SQLite and PostgreSQL alike); a ladder game from before that names its replay
+file in its row, and `arena match --replays DIR` and copied folders have no
+database, so the replay folder is searched too (files are named
+``<game id>.jsonl``, or ``.jsonl.part`` after a crash of an older version).  A
+replay kept in the database is checked against its SHA-256 and written to a
+temporary folder removed at exit, so the viewer, ``--verify`` and ``--bot`` read
+it like any file.  The short id the dashboard shows (the part
 after the last ``-``) is enough when it matches one game only.
 """
 
@@ -34,6 +35,7 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
     url = is_postgres_url(str(db))
     stored: list[str] = []  # the matching games whose replay the database keeps
     store = None
+    without: str = ""  # why the one matching game of the database has no replay
     if url or Path(db).is_file():
         try:
             store = LadderStore.open(db, recover=False)
@@ -61,6 +63,14 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
                     return _from_database(store, stored[0])
                 finally:
                     store.close()
+            if len(paths) == 1 and not found and not stored:
+                record = store.game(next(iter(paths)))
+                if record is not None and record.status == "running":
+                    without = (f"game {record.id} is still running: its replay is stored when it ends "
+                               "(watch it live with `arena watch`)")
+                elif record is not None:
+                    without = (f"game {record.id} ({record.status}: {record.reason or 'no reason given'}) has no "
+                               f"replay in {store.path}: a game cut off by a crash keeps none")
             store.close()
             if len(stored) > 1 and not found:
                 raise CommandError(f"{game_id!r} matches {len(stored)} games in {store.path} "
@@ -79,6 +89,8 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
     if len(matches) > 1:
         raise CommandError(f"{game_id!r} matches {len(matches)} games ({', '.join(sorted(matches)[:5])}"
                            f"{', ...' if len(matches) > 5 else ''}): give the full game id")
+    if without:
+        raise CommandError(without)
     where = " and ".join(looked) if looked else f"{db} or {folder}/ (neither exists)"
     raise CommandError(f"no replay of game {game_id!r} in {where} (give its file, or --db/--replays)")
 

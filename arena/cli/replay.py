@@ -27,6 +27,9 @@ def register(subparsers) -> None:
                         help="a replay (.jsonl, or a cut-off .jsonl.part), or a game id (also the short one the "
                         "dashboard shows), looked up in --db and under --replays")
     replay.add_argument("--verify", action="store_true", help="re-simulate each FILE and check every state hash")
+    replay.add_argument("--save", type=Path, metavar="OUT",
+                        help="write the replay to OUT (.jsonl) and exit: a ladder game's replay is kept in its "
+                        "database (--db), this gives it as a file (an existing OUT is not overwritten)")
     replay.add_argument("--step", type=int, metavar="N", help="print the table after decision N (0 is the deal) and exit")
     views = replay.add_mutually_exclusive_group()
     views.add_argument("--seat", type=int, metavar="N",
@@ -60,14 +63,14 @@ def register(subparsers) -> None:
         "replays", help="list the replays in a directory or a ladder database, newest first",
         description=(
             "List replays (finished, aborted and cut-off ones) under DIR, newest first; with --db URL, the "
-            "replays a PostgreSQL ladder keeps in its database (every host's games); with DIR --db URL "
+            "replays a ladder keeps in its database (every game since replays went there; every host's on PostgreSQL); with DIR --db URL "
             "--import, store DIR's replays of that ladder's games in its database."
         ),
     )
     listing.add_argument("directory", nargs="?", default=None, metavar="DIR", help="default: replays/")
     listing.add_argument("--db", metavar="FILE|URL",
-                         help="list the replays kept in this ladder database instead (a PostgreSQL ladder keeps "
-                         "every game's; a SQLite one keeps files only)")
+                         help="list the replays kept in this ladder database instead (a ladder keeps every game's "
+                         "there; games from older versions are files until --import stores them)")
     listing.add_argument("--import", dest="import_", action="store_true",
                          help="with DIR and --db: store DIR's sealed replays of the database's games that it "
                          "has no replay of yet (games from before replays were kept there), then stop")
@@ -89,7 +92,15 @@ def _resolve(names: list[str], args: argparse.Namespace) -> list[str]:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    if args.save is not None and (args.verify or args.step is not None or args.bot is not None or args.seat is not None
+                                  or args.spectator or args.ahead):
+        raise CommandError("--save OUT only writes the replay to a file: it does not combine with viewing, "
+                           "--verify or --bot")
+    if args.save is not None and len(args.files) != 1:
+        raise CommandError(f"--save writes one replay, got {len(args.files)}")
     args.files = _resolve(args.files, args)
+    if args.save is not None:
+        return _save(Path(args.files[0]), args.save)
     if args.bot is None and (args.start is not None or args.others or args.log_dir):
         raise CommandError("--from, --others and --log-dir go with --bot CMD (the bot that plays on)")
     if args.bot is not None and (args.verify or args.step is not None or args.spectator or args.ahead):
@@ -136,6 +147,23 @@ def run_replay(args: argparse.Namespace) -> int:
     if not app.builder.states:
         raise RunFailure(f"{replay.path}: {app.builder.simulation.error}")
     app.run()
+    return 0
+
+
+def _save(source: Path, out: Path) -> int:
+    """`arena replay GAME_ID --save OUT`: the replay's bytes as they are stored (checked), to a new file."""
+    try:
+        data = source.read_bytes()
+    except OSError as error:
+        raise RunFailure(f"cannot read {source}: {error.strerror or error}") from None
+    try:
+        with open(out, "xb") as handle:
+            handle.write(data)
+    except FileExistsError:
+        raise CommandError(f"--save {out}: the file exists (not overwritten)") from None
+    except OSError as error:
+        raise RunFailure(f"cannot write {out}: {error.strerror or error}") from None
+    print(f"wrote {out} ({len(data)} bytes)")
     return 0
 
 
@@ -275,7 +303,7 @@ def _list_stored(args: argparse.Namespace) -> int:
         console.width = 200
     if not rows:
         filtered = " match the filters" if args.bot or args.game else ""
-        console.print(f"no replays kept in {store.path}{filtered} (a SQLite ladder keeps its replays as files: "
+        console.print(f"no replays kept in {store.path}{filtered} (games from older versions are files: "
                       "arena replays DIR)", markup=False)
         return 0
     from rich import box
