@@ -7,13 +7,13 @@
 `scripts/bench_ladder.py --compare-arena` gives one number, the ratio of the two servers' CPU per
 decision, and on a shared machine its pairs swing by ±0.3.  This runs the same comparison with
 both servers started through this script (``--inside``), which wraps the functions only the ladder
-runs (`FUNCTIONS`: the store's commit thread, the replay's lines and files, the rating refits, the
+runs (`FUNCTIONS`: the store's commit thread, the replay's lines and its packing, the rating refits, the
 planning rounds...) and adds up each one's calls and CPU time (`time.thread_time`, on whatever
 thread calls it), plus garbage collection by generation, over the measured window only (SIGUSR1
 starts it, SIGUSR2 writes it out).  It prints, for the ladder and for the bare path, the server's
 CPU per decision and each function's µs per decision: what the ladder adds is there by name, in
 the same process and window, however loaded the machine is.  Nested functions count in both (the
-replay file's creation runs inside the commit thread's call).  The wrappers cost a few µs per call,
+replay's packing runs inside the commit thread's call).  The wrappers cost a few µs per call,
 so the totals are a little above `bench_ladder.py`'s.
 """
 
@@ -38,9 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FUNCTIONS = [
     ("arena.ladder.store.ladder_store", "LadderStore.run_together"),
     ("arena.ladder.director", "LadderDirector._replay_if_started"),
-    ("arena.ladder.commit_closed", "CommitClosedRecorder.write_pending"),
-    ("arena.ladder.commit_closed", "CommitClosedRecorder.seal_now"),
-    ("arena.replay.writer", "ReplayWriter.decision"),
+    ("arena.ladder.commit_closed", "CommitClosedRecorder.packed"),
+    ("arena.replay.buffer", "ReplayBuffer.decision"),
     ("arena.games.base", "GameState.state_hash"),
     ("arena.ladder.director", "_timed"),
     ("arena.ladder.director", "standings_from"),
@@ -51,7 +50,6 @@ FUNCTIONS = [
     ("arena.server.host", "Handle.slots"),
     ("arena.ladder.director", "LadderDirector._record"),
     ("arena.match.runner", "_finish_record"),
-    ("arena.replay.writer", "replay_path"),
     ("arena.server.live", "LiveGames.record"),
     ("arena.server.live", "LiveGames.finish"),
 ]

@@ -8,7 +8,8 @@
 * `director`  the trio task `arena serve` gives the server: schedules, records, refits
 * `dashboard` rich renderables for the live view and `arena leaderboard`
 * `auth`      the token check the server calls for every Hello
-* `recovery`  after a crash, closes every `.part` replay by its game's status in the store
+* `recovery`  after a crash: the games it cut off (their replays were in memory: lost), and an older
+              version's `.part` replay files, closed by their game's status and stored
 * `loadbot`   many raw-protocol bot sessions in one process (tests, benchmarks)
 * `elo`       match statistics (Elo difference with interval, SPRT) for `arena match`
 """

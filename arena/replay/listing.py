@@ -76,7 +76,7 @@ class ReplaySummary:
         names = header.names
         placements = (result or {}).get("placements")
         if result is None:
-            status, outcome = PARTIAL, "running or cut off"  # a live server's games are .part files too
+            status, outcome = PARTIAL, "running or cut off"  # an `arena match` in progress, or an older ladder's crash
         else:
             status = str(result.get("status") or (FINISHED if placements else ABORTED))
             if placements:
