@@ -19,13 +19,14 @@ import sys
 import textwrap
 import threading
 import urllib.request
+import zlib
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
 
-from arena.replay import load  # noqa: E402
+from arena.replay.reader import parse  # noqa: E402
 from arena.replay.render import FrameBuilder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,9 +142,10 @@ def test_every_byte_of_a_live_game_holds_no_hidden_card_and_no_seed(ladder):
     record = get(f"{web}api/v1/games/{game_id}")
     assert record["status"] == "finished"
     with sqlite3.connect(ladder["db"]) as db:
-        seed, path = db.execute("SELECT seed, replay_path FROM games WHERE id = ?", (game_id,)).fetchone()
+        seed, = db.execute("SELECT seed FROM games WHERE id = ?", (game_id,)).fetchone()
+        packed, = db.execute("SELECT data FROM replays WHERE game_id = ?", (game_id,)).fetchone()  # zlib
     assert str(seed) not in raw.decode()
-    builder = FrameBuilder(load(path))
+    builder = FrameBuilder(parse(zlib.decompress(packed), f"{game_id}.jsonl"))
     for event in events:
         if "view" not in event or event.get("ended"):
             continue
