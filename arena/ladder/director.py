@@ -539,6 +539,7 @@ class LadderDirector:
                         recorder.abort_now(f"seat unavailable: {error}")
                         await self._end_quietly(game_id, f"seat unavailable: {error}", recorder)
                     self.view.aborted += 1
+                    self._started_games -= 1  # --max-games counts finished games: this one frees its place
                     break
                 except BaseException:
                     # Cancelled (shutdown): the runner has committed the abort through on_result, unless
@@ -560,6 +561,7 @@ class LadderDirector:
                 self.scheduler.game_finished(returned - began)
                 self._record(outcome, returned - began)
                 if outcome.status != "finished":
+                    self._started_games -= 1  # --max-games counts finished games: another may start instead
                     break
         finally:
             for game_id in claimed:  # after the result's commit: the seats are free on every host

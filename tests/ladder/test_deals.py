@@ -117,3 +117,41 @@ def test_no_bot_sees_a_deal_twice_and_each_game_is_one_result(tmp_path):
         assert stored == {(seed, seats) for seed, seats, _ruleset in handle.played}
     finally:
         store.close()
+
+
+class AbortingHandle(FakeHandle):
+    """Every third game ends aborted (a bot crashed, say): those are not the finished games --max-games counts."""
+
+    async def play_game(self, ruleset, options, seed, seats, time_control, recorder=None, game_id="", on_result=None):
+        if len(self.played) % 3 != 2:
+            return await super().play_game(ruleset, options, seed, seats, time_control, recorder, game_id, on_result)
+        await trio.sleep(0)
+        self.played.append((seed, tuple(seats), ruleset))
+        if recorder is not None:
+            await recorder.write_abort("stand-in crash")
+        outcome = GameOutcome(game_id, ruleset, dict(options), seed, "aborted",
+                              [SeatOutcome(seat=i, name=bot) for i, bot in enumerate(seats)], reason="stand-in crash")
+        if on_result is not None:
+            await on_result(outcome)
+        return outcome
+
+
+def test_max_games_counts_finished_games_and_aborted_ones_do_not_stall_it(tmp_path):
+    """Before, a game that ended aborted still took one of the N starts, so the ladder never saw N finished."""
+    store = LadderStore.open(tmp_path / "ladder.db")
+    handle = AbortingHandle([f"bot{i}" for i in range(6)])
+    settings = LadderSettings(
+        players=dict(RULESETS), replays=tmp_path / "replays", max_games=30, handle_signals=False,
+        refit_s=60.0, concurrency=6,
+    )
+
+    async def main():
+        with trio.fail_after(60):  # a hang guard: the stall this test is about never ends by itself
+            await LadderDirector(store, settings)(handle)
+
+    try:
+        trio.run(main)
+        assert len(store.games(status="finished")) == 30
+        assert len(store.games(status="aborted")) >= 10
+    finally:
+        store.close()
