@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import random
 import statistics
 import sys

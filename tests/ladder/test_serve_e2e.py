@@ -23,7 +23,6 @@ import pytest
 
 import toy_ladder_game
 from arena.ladder.store import SCHEMA_VERSION, LadderStore
-from arena.replay.reader import load
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

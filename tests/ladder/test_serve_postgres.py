@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from test_serve_e2e import ROOT, Server, start_bots, stop_bots, stored_replay
