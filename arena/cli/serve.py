@@ -13,10 +13,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from arena.cli import CommandError, RunFailure
 from arena.cli.db import add_db_argument, open_db
 from arena.samples import sample_bot, samples_dir
+
+log = logging.getLogger("arena.serve")
 
 #: (sample bot, ladder name).  Four, because Online Mau-Mau needs four seats: with three
 #: bots its leaderboard stayed empty for ever.
@@ -445,6 +448,8 @@ def _serve(args, store, config, players, options, time_control) -> int:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(show)
             nursery.start_soon(watch_bots)
+            if args.demo:
+                await _await_demo_bots(handle)
             summary = await ladder(handle)
             nursery.cancel_scope.cancel()
         return summary
@@ -514,6 +519,24 @@ def _with_web(director, ladder, args, sock):
 def _demo_log(replays: Path) -> Path:
     """The demo bots' output: in the replay folder, which `arena serve` owns (not the working directory)."""
     return replays / "demo-bots.log"
+
+
+#: How long --demo waits for its sample bots to connect before the ladder plans its first games.
+DEMO_CONNECT_S = 20.0
+
+
+async def _await_demo_bots(handle: Any, timeout_s: float = DEMO_CONNECT_S) -> None:
+    """--demo: let every sample bot it started connect before the first planning round.
+
+    The first round fills every game slot of the bots already there (each plays several games at
+    once), so a sample bot a moment slower to start sat out the first games, and a short demo
+    (``--max-games``) could end without it on the board.  Bounded: a bot that dies or never
+    connects is reported by the bot watcher, and the ladder starts without it.
+    """
+    try:
+        await handle.wait_for_sessions([name for _, name in DEMO_BOTS], timeout_s)
+    except TimeoutError as error:
+        log.warning("--demo starts without every sample bot: %s", error)
 
 
 def _start_demo_bots(port: int, replays: Path, games_at_once: int) -> list[subprocess.Popen]:
