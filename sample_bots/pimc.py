@@ -146,6 +146,13 @@ class Searcher:
                 pass
         return WorldSampler(self.ruleset, observation, **self.options)
 
+    def opening(self, observation, history=None) -> tuple[int, WorldSampler, list | None, int]:
+        """What every search of one decision starts from: the seat, its worlds (`sampler`), the scores at
+        the root (a copy, or None) and how many discards the seat sees."""
+        scores = observation.get("scores")
+        return (observation["seat"], self.sampler(observation, history), list(scores) if scores else None,
+                len(observation.get("discard") or ()))
+
     def world(self, sampler: WorldSampler, rng: random.Random, tracker, seat: int, visible: int):
         """One sampled world, made to agree with `tracker` (an `inference.CardTracker`, optional).
 
@@ -169,11 +176,7 @@ class Searcher:
         `history` (an `arena.games.worlds.Tracker`, optional) places the cards the public history
         tells; `tracker` (an `inference.CardTracker`, optional) makes each sampled world agree with
         what it infers besides (`world`)."""
-        seat = observation["seat"]
-        sampler = self.sampler(observation, history)
-        start_scores = observation.get("scores")
-        start_scores = list(start_scores) if start_scores else None
-        visible = len(observation.get("discard") or ())
+        seat, sampler, start_scores, visible = self.opening(observation, history)
         texts = [str(a) for a in legal]
         rows = []
         for _ in range(self.budget.worlds):
@@ -255,11 +258,7 @@ class Searcher:
         rollouts are spent, one action is left or `Budget.most` worlds were drawn.  The choice among those
         left is `choose`'s (the prior unless another gains `Budget.confidence` standard errors over it).  A count of rollouts, never time: the same on every machine."""
         budget = self.budget
-        seat = observation["seat"]
-        sampler = self.sampler(observation, history)
-        start_scores = observation.get("scores")
-        start_scores = list(start_scores) if start_scores else None
-        visible = len(observation.get("discard") or ())
+        seat, sampler, start_scores, visible = self.opening(observation, history)
         texts = [str(a) for a in legal]
         alive = list(range(len(legal)))
         columns: dict[int, list[float]] = {k: [] for k in alive}

@@ -66,11 +66,7 @@ class SecondStepSearcher(PosteriorSearcher):
             self._queue = None
 
     def _two_step_table(self, observation, legal, rng, tracker, history):
-        seat = observation["seat"]
-        sampler = self.sampler(observation, history)
-        start_scores = observation.get("scores")
-        start_scores = list(start_scores) if start_scores else None
-        visible = len(observation.get("discard") or ())
+        seat, sampler, start_scores, visible = self.opening(observation, history)
         texts = [str(a) for a in legal]
         rows: list[list[float]] = []
         # cells[w][k]: (value, node or None) of action k in world w
