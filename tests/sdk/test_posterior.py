@@ -10,7 +10,7 @@ from arena import games
 from mau_arena_sdk.history import Event
 
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import start_with_options, turn_for
+from tests.sdk.test_searcher_bot import play_out, start_with_options, turn_for
 
 posterior = load("posterior")
 tactician_module = load("tactician")
@@ -148,15 +148,7 @@ def test_the_searcher_draws_its_maumau_worlds_from_the_posterior_and_plays_legal
         return out
 
     searcher.posterior.hands = counting
-    while not state.is_over:
-        from arena import messages as convert
-        from mau_arena_sdk import Turn
-
-        message = convert.turn_request_to_pb("g", 1, state.observation(state.current), state.legal_actions(), 1000, 1000,
-                                             ["p0", "p1"], list(log))
-        turn = Turn.from_pb(message)
-        answer = (bot if state.current == 0 else other).act(turn)
-        state.apply(state.legal_actions()[turn.index_of(answer)])
+    play_out(state, [bot, other], log)
     assert drawn > 0
     assert importlib.import_module("searcher").POSTERIOR == frozenset({"maumau"})
 

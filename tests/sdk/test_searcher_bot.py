@@ -21,10 +21,20 @@ pimc = importlib.import_module("pimc")  # the searcher's own helper module (load
 SHORT = {"mose": {"rounds": 1}, "ddmau": {"max_hands": 1}, "moumou": {"limit": 30}, "tschau-sepp": {"limit": 60}}
 
 
-def turn_for(state, seat, game_id="g"):
+def turn_for(state, seat, game_id="g", events=None):
     names = [f"p{i}" for i in range(state.players)]
-    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), 1000, 1000, names)
+    extra = () if events is None else (list(events),)
+    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), 1000, 1000, names,
+                                         *extra)
     return Turn.from_pb(message)
+
+
+def play_out(state, bots, log):
+    """Play ``state`` to its end, seat i answered by ``bots[i]``; each turn carries the public log so far."""
+    while not state.is_over:
+        turn = turn_for(state, state.current, events=log)
+        answer = bots[state.current].act(turn)
+        state.apply(state.legal_actions()[turn.index_of(answer)])
 
 
 def start_with_options(bot, ruleset, players, options):

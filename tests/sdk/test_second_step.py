@@ -10,7 +10,7 @@ from arena import messages as convert
 from mau_arena_sdk import Turn
 
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import start_with_options
+from tests.sdk.test_searcher_bot import play_out, start_with_options
 
 searcher_module = load("searcher")  # puts sample_bots/ on the path
 tactician_module = load("tactician")
@@ -54,12 +54,7 @@ def test_the_searcher_uses_the_second_step_where_asked_and_plays_a_whole_game_le
     start_with_options(other, "maumau", 2, {})
     state = games.new_game("maumau", 2, 21)
     log = state.record_events()
-    while not state.is_over:
-        message = convert.turn_request_to_pb("g", 1, state.observation(state.current), state.legal_actions(), 1000, 1000,
-                                             ["p0", "p1"], list(log))
-        turn = Turn.from_pb(message)
-        answer = (bot if state.current == 0 else other).act(turn)
-        state.apply(state.legal_actions()[turn.index_of(answer)])
+    play_out(state, [bot, other], log)
     assert state.is_over
 
 
