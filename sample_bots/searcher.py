@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, wherever it is run from
 
+from deal_weights import DealPosterior, DealSearcher  # noqa: E402
 from inference import CardTracker, tracks  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
@@ -103,6 +104,14 @@ POSTERIOR_SWEEPS = 3
 #: 0.11 wins a pair against the flat default's run on the same deals, and +0.05 ± 0.09 on 100 more in-process
 #: (`scripts/searcher_ceiling.py --seeds 20000:20100`): about +15 Elo, inside the noise, for about 1.25 times the CPU.
 SECOND_STEP = frozenset()
+#: Rulesets whose worlds give every opponent a hand drawn from `deal_weights.DealPosterior`: whole deals weighted
+#: by the likelihood of each opponent's past choices under the (softened) tactician, until the first reshuffle.
+DEAL_WEIGHTS = frozenset()
+#: `DealPosterior`'s likelihood of a choice the tactician would not have made, chain moves between two hands drawn
+#: and after new events.
+DEAL_EPSILON, DEAL_MOVES, DEAL_SETTLE = 0.05, 12, 300
+#: The options under which `deal_weights.py` reads the opponents' choices right: one draw a turn, one card a play.
+DEAL_OPTIONS = {"max_draws_per_turn": "1", "quick": False, "blind": False}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
@@ -115,8 +124,10 @@ class SearchBot(Bot):
     name = "searcher"
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
-                 second_step=None, prune=None):
+                 second_step=None, prune=None, deals=None, epsilon=None):
         self.worlds = worlds
+        self.deals = deals  # weight whole deals by the opponents' choices (`deal_weights.py`); None: `DEAL_WEIGHTS`
+        self.epsilon = DEAL_EPSILON if epsilon is None else epsilon
         self.prune = prune  # race the worlds (`pimc.Searcher.race`) with this pruning threshold; None: the budget's
         self.depth = depth
         self.seed = seed
@@ -157,6 +168,11 @@ class SearchBot(Bot):
         """The game's `pimc.Searcher` (with a `HandPosterior` in the rulesets of `POSTERIOR`, two seats)."""
         budget = self.budget(game.ruleset)
         deck = facts.data.get("deck")
+        deals = game.ruleset in DEAL_WEIGHTS if self.deals is None else bool(self.deals)
+        if self.infer and deals and deck and all(game.options.get(k, v) == v for k, v in DEAL_OPTIONS.items()):
+            searcher = DealSearcher(game.ruleset, game.options, rollout.act, budget, points)
+            searcher.deals = DealPosterior(facts, deck, self.epsilon, DEAL_MOVES, DEAL_SETTLE)
+            return searcher
         usual = all(game.options.get(key, value) == value for key, value in POSTERIOR_OPTIONS.items())
         if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck and usual):
             return Searcher(game.ruleset, game.options, rollout.act, budget, points)
@@ -182,6 +198,9 @@ class SearchBot(Bot):
         posterior = getattr(searcher, "posterior", None)
         if posterior is not None:
             posterior.update(turn.history, turn.observation)
+        deals = getattr(searcher, "deals", None)
+        if deals is not None:
+            deals.update(turn.history, turn.observation)
         prior = self.policy.act(turn)
         if len(turn.legal) == 1 or searcher.budget.worlds <= 0:
             return prior
@@ -206,6 +225,10 @@ def budget_parser():
                         help="search the own next decision too (`second_step.py`; 2-seat maumau)")
     parser.add_argument("--no-second-step", dest="second_step", action="store_false",
                         help="the flat search (default: in the rulesets of `SECOND_STEP`)")
+    parser.add_argument("--deals", dest="deals", action="store_true", default=None,
+                        help="weight whole deals by the opponents' past choices as the tactician's (`deal_weights.py`)")
+    parser.add_argument("--no-deals", dest="deals", action="store_false",
+                        help="do not (default: in the rulesets of `DEAL_WEIGHTS`)")
     parser.add_argument("--prune", type=float, default=None,
                         help="race the worlds: an action trailing the leader by this many standard errors gets no more "
                              "rollouts, which go to more worlds for the rest (`pimc.Searcher.race`; 0: the flat search)")
@@ -223,5 +246,5 @@ if __name__ == "__main__":
         print(budget_parser().format_help())
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
-                  budget.second_step, budget.prune),
+                  budget.second_step, budget.prune, budget.deals),
         name="searcher")

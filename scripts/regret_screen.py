@@ -64,7 +64,8 @@ from mau_arena_sdk.wire import pb  # noqa: E402
 
 GAME_ID = "g"
 BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int, "prune": float, "warmup": int, "most": int}
-BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v))}
+BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v)), "deals": lambda v: bool(int(v)),
+            "epsilon": float}
 KNOWN = ("all", "next", "leader")
 
 
@@ -301,6 +302,9 @@ def screen_variant(variant: Variant, ruleset: str, players: int, options: dict, 
                 tracker.update(turn.history)
             if history is not None:
                 history.update(turn.history)
+            deals = getattr(bot.games[GAME_ID][0], "deals", None)
+            if deals is not None:
+                deals.update(turn.history, turn.observation)
             h, t, w = hidden_hits(bot, turn, position["truth"], world_check, f"check:{k}")
             hits, hidden, wrong = hits + h, hidden + t, wrong + w
     return Outcome(regrets, moved, decisions, cpu, hits, hidden, wrong)
