@@ -43,7 +43,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from pimc import Searcher
-from tactician import CardTable, score_play
+from tactician import CardTable, SingleCardScores, score_play
 
 SUITS = "shdc"
 
@@ -91,7 +91,9 @@ class DealPosterior:
         # the chain
         self.cards: list[str] = []
         self.timelines: dict[int, list] = {}
-        self.logl: dict[int, float] = {}
+        self.logl: dict[int, float] = {}  # seat -> the log-likelihood of its choices in the chain's state
+        self.vals: dict[int, list] = {}  # seat -> each item of its timeline's judgment (0 for a card in or out)
+        self.position: dict[int, int] = {}  # slot -> where its card comes in its seat's timeline
         self.pool: Counter = Counter()
         self.free: list[str] = []
         self.dirty = True  # new events since the chain last settled
@@ -242,15 +244,23 @@ class DealPosterior:
             if not others:
                 return 0.0
             hand = list(held.elements())
-            wild = self.table.wild
-            plain = card not in wild or any(c not in wild for c in others)
             table = self.table
-            mine = score_play(table, (card,), hand, "turn", plain, next_size, danger)
+            wild = table.wild
+            plain = card not in wild or any(c not in wild for c in others)
+            if table.covers:  # a card that must be covered scores by its cover: the full scoring
+                def score(c):
+                    return score_play(table, (c,), hand, "turn", plain, next_size, danger)
+            else:  # the same scores, the hand's suits counted once
+                single = SingleCardScores(table, hand)
+
+                def score(c):
+                    return single.score(c, "turn", plain, next_size, danger)
+            mine = score(card)
             equal = 1
             for c in others:
                 if c == card:
                     continue
-                value = score_play(table, (c,), hand, "turn", plain, next_size, danger)
+                value = score(c)
                 if value > mine:
                     return self.log_eps
                 if value == mine:
@@ -293,22 +303,45 @@ class DealPosterior:
         items.sort(key=lambda item: (item[0], item[1]))
         return items
 
-    def seat_logl(self, seat: int, cards: Sequence[str]) -> float | None:
-        """The log-likelihood of `seat`'s choices with the slots' `cards`; None if it played a card it did not hold."""
+    def seat_logl(self, seat: int, cards: Sequence[str], start: int = 0) -> tuple[float, list] | None:
+        """The log-likelihood of `seat`'s choices with the slots' `cards`, and the judgments of its timeline's items
+        from `start` on; None if it played a card it did not hold.  The items before `start` must be unchanged since
+        the judgments in `vals` (a move changes the slots from one item on): they are only counted, and their
+        judgments added in the same order, so the total is the very number a walk from the first item gives."""
+        items, vals = self.timelines[seat], self.vals.get(seat)
         held: Counter = Counter()
         total = 0.0
-        checks, judge = self.checks, self.judge
-        for _, kind, x in self.timelines[seat]:
+        for p in range(start):
+            _, kind, x = items[p]
             if kind == IN:
                 held[cards[x]] += 1
+            elif kind == OUT:
+                held[x] -= 1
+            else:
+                total += vals[p]
+        checks, judge = self.checks, self.judge
+        tail = []
+        for p in range(start, len(items)):
+            _, kind, x = items[p]
+            if kind == IN:
+                held[cards[x]] += 1
+                tail.append(0.0)
             elif kind == OUT:
                 left = held[x] - 1
                 if left < 0:
                     return None
                 held[x] = left
+                tail.append(0.0)
             else:
-                total += judge(checks[x], held)
-        return total
+                value = judge(checks[x], held)
+                total += value
+                tail.append(value)
+        return total, tail
+
+    def keep(self, seat: int, start: int, judged: tuple[float, list]) -> None:
+        """Take a move's judgments of `seat` (from `seat_logl`) as the chain's."""
+        self.logl[seat] = judged[0]
+        self.vals[seat][start:] = judged[1]
 
     def valid(self, seat: int, cards: Sequence[str]) -> bool:
         """Whether `seat` held every card it played, with the slots' `cards` ("" for a slot not yet given one)."""
@@ -345,12 +378,16 @@ class DealPosterior:
                 cards[k] = spare.pop()
         self.cards = cards
         self.free = spare
-        self.logl = {}
-        for seat in self.timelines:
-            value = self.seat_logl(seat, cards)
-            if value is None:
+        self.logl, self.vals = {}, {}
+        for seat, items in self.timelines.items():
+            judged = self.seat_logl(seat, cards)
+            if judged is None:
                 return False
-            self.logl[seat] = value
+            self.vals[seat] = [0.0] * len(items)
+            self.keep(seat, 0, judged)
+            for p, (_, kind, k) in enumerate(items):
+                if kind == IN:
+                    self.position[k] = p
         return True
 
     def repair(self, seat: int, cards: list[str], budget: Counter, rng: random.Random) -> bool:
@@ -382,7 +419,7 @@ class DealPosterior:
 
     def step_chain(self, rng: random.Random) -> None:
         """One Metropolis move: two slots swap cards, or a slot's card swaps with one of the stock's."""
-        cards, slots = self.cards, self.slots
+        cards, slots, position, logl = self.cards, self.slots, self.position, self.logl
         i = rng.randrange(len(slots))
         if self.free and rng.random() < 0.5:
             j = rng.randrange(len(self.free))
@@ -391,9 +428,10 @@ class DealPosterior:
                 return
             seat = slots[i][0]
             cards[i] = new
-            value = self.seat_logl(seat, cards)
-            if value is not None and (value >= self.logl[seat] or rng.random() < math.exp(value - self.logl[seat])):
-                self.logl[seat] = value
+            start = position[i]
+            judged = self.seat_logl(seat, cards, start)
+            if judged is not None and (judged[0] >= logl[seat] or rng.random() < math.exp(judged[0] - logl[seat])):
+                self.keep(seat, start, judged)
                 self.free[j] = old
                 return
             cards[i] = old
@@ -404,14 +442,23 @@ class DealPosterior:
             return
         si, sj = slots[i][0], slots[j][0]
         cards[i], cards[j] = b, a
-        vi = self.seat_logl(si, cards)
-        vj = vi if si == sj else (self.seat_logl(sj, cards) if vi is not None else None)
-        if vi is not None and vj is not None:
-            delta = vi - self.logl[si] + (0.0 if si == sj else vj - self.logl[sj])
-            if delta >= 0 or rng.random() < math.exp(delta):
-                self.logl[si] = vi
-                self.logl[sj] = vj
-                return
+        if si == sj:
+            start = min(position[i], position[j])
+            judged = self.seat_logl(si, cards, start)
+            if judged is not None:
+                delta = judged[0] - logl[si]
+                if delta >= 0 or rng.random() < math.exp(delta):
+                    self.keep(si, start, judged)
+                    return
+        else:
+            ji = self.seat_logl(si, cards, position[i])
+            jj = self.seat_logl(sj, cards, position[j]) if ji is not None else None
+            if ji is not None and jj is not None:
+                delta = ji[0] - logl[si] + (jj[0] - logl[sj])
+                if delta >= 0 or rng.random() < math.exp(delta):
+                    self.keep(si, position[i], ji)
+                    self.keep(sj, position[j], jj)
+                    return
         cards[i], cards[j] = a, b
 
     def ready(self, rng: random.Random) -> bool:

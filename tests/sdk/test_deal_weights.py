@@ -82,7 +82,7 @@ def test_the_real_deal_agrees_with_every_choice_of_the_tacticians():
         model.timelines = {s: model.timeline(s) for s in range(4) if s != me}
         for seat in model.timelines:
             assert model.valid(seat, cards)
-            assert model.seat_logl(seat, cards) > model.log_eps  # no choice judged off the tactician's
+            assert model.seat_logl(seat, cards)[0] > model.log_eps  # no choice judged off the tactician's
             held = Counter()
             for _, kind, x in model.timelines[seat]:
                 if kind == deal_weights.IN:
