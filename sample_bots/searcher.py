@@ -124,10 +124,12 @@ class SearchBot(Bot):
     name = "searcher"
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
-                 second_step=None, prune=None, deals=None, epsilon=None):
+                 second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None):
         self.worlds = worlds
         self.deals = deals  # weight whole deals by the opponents' choices (`deal_weights.py`); None: `DEAL_WEIGHTS`
         self.epsilon = DEAL_EPSILON if epsilon is None else epsilon
+        self.settle = DEAL_SETTLE if settle is None else settle  # the deals' chain moves after new events
+        self.moves = DEAL_MOVES if moves is None else moves  # and between two hands drawn
         self.prune = prune  # race the worlds (`pimc.Searcher.race`) with this pruning threshold; None: the budget's
         self.depth = depth
         self.seed = seed
@@ -171,7 +173,7 @@ class SearchBot(Bot):
         deals = game.ruleset in DEAL_WEIGHTS if self.deals is None else bool(self.deals)
         if self.infer and deals and deck and all(game.options.get(k, v) == v for k, v in DEAL_OPTIONS.items()):
             searcher = DealSearcher(game.ruleset, game.options, rollout.act, budget, points)
-            searcher.deals = DealPosterior(facts, deck, self.epsilon, DEAL_MOVES, DEAL_SETTLE)
+            searcher.deals = DealPosterior(facts, deck, self.epsilon, self.moves, self.settle)
             return searcher
         usual = all(game.options.get(key, value) == value for key, value in POSTERIOR_OPTIONS.items())
         if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck and usual):

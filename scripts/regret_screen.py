@@ -28,7 +28,8 @@ right hand (the share over `--world-check` worlds a position: a direct measure o
 
 A variant is `NAME[:key=value,...]`; keys: worlds, depth, confidence, tries, prune, warmup, most (the
 `pimc.Budget`), play_model (0/1: read the opponents' chosen cards, `inference.PlayTell`), infer (0/1: read
-the history), and `known` (a ceiling, never a bot: every sampled world is given the real hand of `all` the
+the history), deals (0/1: weight whole deals by the opponents' past choices, `deal_weights.py`, with its epsilon,
+and the chain's settle and moves), and `known` (a ceiling, never a bot: every sampled world is given the real hand of `all` the
 opponents, of the `next` seat in the direction of play, or of the `leader`, the opponent with the fewest
 cards; the rest as sampled), which measures what knowing a hand would be worth.
 """
@@ -65,7 +66,7 @@ from mau_arena_sdk.wire import pb  # noqa: E402
 GAME_ID = "g"
 BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int, "prune": float, "warmup": int, "most": int}
 BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v)), "deals": lambda v: bool(int(v)),
-            "epsilon": float}
+            "epsilon": float, "settle": int, "moves": int}
 KNOWN = ("all", "next", "leader")
 
 
