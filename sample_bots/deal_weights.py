@@ -43,9 +43,9 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from pimc import Searcher
-from tactician import CardTable, SingleCardScores, score_play
+from tactician import CardTable, SingleCardScores, names_suit, score_play
 
-SUITS = "shdc"
+SUITS = "shdc"  # the engine's order of the suits offered after a Jack (the tactician names the first of equals)
 
 # timeline item kinds, in their order at one time: a choice is judged before its card leaves and before a draw's
 # cards come (the hand it chose from)
@@ -267,25 +267,7 @@ class DealPosterior:
                     equal += 1
             return -math.log(equal) if equal > 1 else 0.0
         if kind == "suit":
-            named = check[3]
-            counts = {s: 0 for s in SUITS}
-            points = {s: 0 for s in SUITS}
-            plain, worth = self.table.plain_suit, self.table.points
-            for c, n in held.items():
-                s = plain.get(c, c[1:2])
-                if s in counts and n > 0:
-                    counts[s] += n
-                    points[s] += n * worth.get(c, 0)
-            key = (counts[named], points[named])
-            before = True
-            for s in SUITS:
-                if s == named:
-                    before = False
-                    continue
-                other = (counts[s], points[s])
-                if other > key or (before and other == key):
-                    return self.log_eps
-            return 0.0
+            return 0.0 if names_suit(self.table, held.elements(), check[3], SUITS) else self.log_eps
         return 0.0
 
     # ------------------------------------------------------------------ the chain

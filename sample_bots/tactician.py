@@ -188,8 +188,8 @@ class SingleCardScores:
         return score + 2 * (self.held - (1 if self.counts.get(s) == 1 else 0))
 
 
-def choose_suit(table, legal, hand):
-    """The suit to name: the one held most (wilds left out), then the one of most points; the first of equals."""
+def suit_keys(table, hand):
+    """How much the tactician wants each suit named: (cards held of it, their points), wilds left out."""
     counts = {"s": 0, "h": 0, "d": 0, "c": 0}
     points = {"s": 0, "h": 0, "d": 0, "c": 0}
     plain, worth = table.plain_suit, table.points
@@ -198,6 +198,23 @@ def choose_suit(table, legal, hand):
         if s in counts:
             counts[s] += 1
             points[s] += worth.get(card, 0)
+    return counts, points
+
+
+def names_suit(table, hand, named, order="shdc"):
+    """Whether the tactician, holding `hand` and offered every suit in `order`, names `named` (`choose_suit`)."""
+    counts, points = suit_keys(table, hand)
+    best, best_key = None, None
+    for s in order:
+        key = (counts[s], points[s])
+        if best_key is None or key > best_key:
+            best, best_key = s, key
+    return best == named
+
+
+def choose_suit(table, legal, hand):
+    """The suit to name: the one held most (wilds left out), then the one of most points; the first of equals."""
+    counts, points = suit_keys(table, hand)
     best, best_key = None, None
     for action in legal:
         if action.verb != "suit":
