@@ -109,7 +109,8 @@ SECOND_STEP = frozenset()
 #: (`--deals` anywhere the options are `DEAL_OPTIONS`').  None by default: on 400 positions of Online Mau-Mau
 #: (`scripts/regret_screen.py`, 2026-11-28) it placed 15.2% of the opponents' hidden cards right against the
 #: default's 12.4% but moved the regret by +0.44 ± 2.35 thousandths (45 worlds; epsilon 0.01: +1.30 ± 1.96; 36
-#: worlds, about the default's CPU: +1.18 ± 2.40), for about 1.17 times the CPU a decision (README, Session 9).
+#: worlds, about the default's CPU: +1.18 ± 2.40; a longer chain, 16.9% right: +2.58 ± 2.53), for about 1.17 times
+#: the CPU a decision (README, Session 9).
 DEAL_WEIGHTS = frozenset()
 #: `DealPosterior`'s likelihood of a choice the tactician would not have made, chain moves between two hands drawn
 #: and after new events.
