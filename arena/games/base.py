@@ -59,7 +59,6 @@ class IllegalActionError(ActionError):
 _TOKEN = re.compile(r"^[A-Za-z0-9_+\-=.:]+$")
 
 
-@dataclass(frozen=True, slots=True)
 class Action:
     """One atomic decision, e.g. ``play 7h``, ``suit h``, ``accuse 2``.
 
@@ -67,10 +66,42 @@ class Action:
     them joined by single spaces, so ``Action.parse(str(a)) == a``.  Which
     verbs and arguments are legal is the engine's business: the legal list
     is the only source of truth.
+
+    A value: compared and hashed by its verb and arguments, and never changed
+    once made (an assignment raises).  A slotted class whose ``__init__`` stores
+    its two fields through the slots' own setters, not a frozen dataclass,
+    whose ``__init__`` sets each field through ``object.__setattr__`` (a name
+    look-up on the type per field): Mose makes new ``meld`` and ``layoff``
+    actions as hands and melds change.
     """
 
+    __slots__ = ("verb", "args")
+    __match_args__ = ("verb", "args")
+
     verb: str
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...]
+
+    def __init__(self, verb: str, args: tuple[str, ...] = ()) -> None:
+        _set_verb(self, verb)
+        _set_args(self, args)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"an Action is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"an Action is immutable; cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Action:
+            return self.verb == other.verb and self.args == other.args  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.verb, self.args))  # as the frozen dataclass hashed it: sets keep their order
+
+    def __reduce__(self) -> tuple:
+        """Pickled and copied by its fields (the slots refuse the generic ``setattr`` restore)."""
+        return (Action, (self.verb, self.args))
 
     def __str__(self) -> str:
         return " ".join((self.verb, *self.args)) if self.args else self.verb
@@ -101,6 +132,11 @@ class Action:
         from arena.games.cards import is_card_code
 
         return tuple(a for a in self.args if is_card_code(a))
+
+
+#: The slots' own setters: `Action.__setattr__` refuses every write, construction included.
+_set_verb = Action.__dict__["verb"].__set__
+_set_args = Action.__dict__["args"].__set__
 
 
 class Observation:
