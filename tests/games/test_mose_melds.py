@@ -236,3 +236,30 @@ def test_a_drawn_card_adds_a_meld_exactly_when_the_hand_now_has_one():
         assert answer == has_meld([*hand, card], wild, 1), (hand, card, wild)
         answers.add((answer, card[0] == "A"))
     assert answers == {(True, False), (False, False), (True, True), (False, True)}  # Aces at both ends too
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_the_engines_meld_actions_are_the_meld_offers_in_order(decks):
+    """`offers.meld_actions` keeps its parts more finely than `new_meld_offers` (a run window by its held
+    places and the wilds that fill it, a set by the wilds it needs), and must give the same melds in the
+    same order: random hands with up to five wilds, the suit's own wild in a window, Aces low and high."""
+    import random
+
+    from arena.games.cards import RANKS, deck
+    from arena.games.mose.melds import CARD_ORDER
+    from arena.games.mose.offers import bits_of, meld_actions
+
+    rng = random.Random(30 + decks)
+    pack = deck(RANKS, copies=decks)
+    seen_wilds = set()
+    for trial in range(1500):
+        wild = rng.choice(RANKS)
+        wilds = [c for c in pack if c[0] == wild]
+        others = [c for c in pack if c[0] != wild]
+        count = rng.choice([0, 0, 1, 1, 2, 3, 4 * decks])
+        hand = rng.sample(wilds, min(count, len(wilds))) + rng.sample(others, rng.randint(1, 12))
+        hand = tuple(sorted(hand, key=CARD_ORDER.__getitem__))
+        expected = ["meld " + " ".join(map(str, tokens)) for tokens in new_meld_offers(hand, wild, decks)]
+        assert [str(a) for a in meld_actions(hand, bits_of(hand), wild, decks)] == expected, (hand, wild)
+        seen_wilds.add(min(count, 3))
+    assert seen_wilds == {0, 1, 2, 3}

@@ -327,7 +327,7 @@ CARD_ORDER = {rank + suit: i for i, (rank, suit) in enumerate((r, s) for r in RA
 _order = CARD_ORDER.__getitem__
 
 #: The position bits of each rank (an Ace is both the low 1 and the high 14).
-_RANK_BITS = {rank: sum(1 << p for p in positions_of(rank)) for rank in RANKS}
+RANK_BITS = {rank: sum(1 << p for p in positions_of(rank)) for rank in RANKS}
 
 #: The 3-card run windows of each suit: (cards low to high) for the lows 1..12.
 _WINDOWS = {suit: [tuple(rank_at(p) + suit for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
@@ -344,12 +344,12 @@ def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str
 
 #: Each card as bits of a whole hand's mask: 16 bits per suit (in the order of SUITS), bit p of a suit's
 #: lane for position p (an Ace sets 1 and 14).  A hand's mask is the OR of its cards' (`hand_mask`).
-CARD_BITS = {rank + suit: _RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
+CARD_BITS = {rank + suit: RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
 #: The lows 1..12 of the 3-card windows, in every suit's lane.
 _LOWS = sum(0x1FFE << 16 * k for k in range(len(SUITS)))
 _LANE = 0xFFFF
 #: Per wild rank, the mask of every card but the wilds.
-_NOT_WILD = {rank: ~sum(_RANK_BITS[rank] << 16 * k for k in range(len(SUITS))) & (1 << 64) - 1 for rank in RANKS}
+_NOT_WILD = {rank: ~sum(RANK_BITS[rank] << 16 * k for k in range(len(SUITS))) & (1 << 64) - 1 for rank in RANKS}
 
 
 @lru_cache(maxsize=65536)
@@ -377,17 +377,6 @@ def hand_mask(hand: Iterable[str]) -> int:
     return mask
 
 
-def run_windows(plain: int, wilds: int) -> int:
-    """The 3-card run windows that ``wilds`` wild cards can complete in a mask of natural cards, as the bit
-    of each window's low place (a window at low p holds bits p, p+1, p+2; mask with `_LOWS` for real ones)."""
-    a, b, c = plain, plain >> 1, plain >> 2
-    if wilds == 0:
-        return a & b & c
-    if wilds == 1:
-        return (a & b) | (a & c) | (b & c)
-    return a | b | c
-
-
 def mask_has_meld(mask: int, wild: str, decks: int, hand: Sequence[str]) -> bool:
     """`has_meld` from the hand's mask (`hand_mask`) (a reaction window asks this of every seat whose hand
     changed).  The hand holds at most ``decks`` copies of a card, as every state's hands do; with one deck
@@ -398,7 +387,9 @@ def mask_has_meld(mask: int, wild: str, decks: int, hand: Sequence[str]) -> bool
     # In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
     # the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
     plain = mask & _NOT_WILD[wild]
-    a, b, c = plain, plain >> 1, plain >> 2  # `run_windows`, inline (asked at most draws)
+    # The lows of the 3-card run windows the wilds can complete: bits p, p+1, p+2 all held, two of them with
+    # one wild, any with two (inline, as in `card_adds_meld`: asked at most draws).
+    a, b, c = plain, plain >> 1, plain >> 2
     if (a & b & c if not wilds else a & b | a & c | b & c if wilds == 1 else a | b | c) & _LOWS:
         return True
     if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
@@ -425,7 +416,7 @@ def card_adds_meld(mask: int, card: str, wild: str) -> bool:
     it), not a wild: any meld now holds that card, so only its run windows and its rank are looked at."""
     wilds = (mask & _SUITS_OF[wild]).bit_count()
     plain = mask & _NOT_WILD[wild]
-    a, b, c = plain, plain >> 1, plain >> 2  # `run_windows`, inline (asked at most draws)
+    a, b, c = plain, plain >> 1, plain >> 2  # the run windows the wilds complete, as in `mask_has_meld`
     if (a & b & c if not wilds else a & b | a & c | b & c if wilds == 1 else a | b | c) & _NEAR[card]:
         return True
     return (plain & _SUITS_OF[card[0]]).bit_count() + wilds >= 3
@@ -462,7 +453,7 @@ def hand_shape(hand: Sequence[str], wild: str, first_wild: str | None = None) ->
     by_rank: dict[str, list[str]] = {}
     for card in hand:
         rank = card[0]
-        lanes[_SUIT_INDEX[card[1]]] |= _RANK_BITS[rank]
+        lanes[_SUIT_INDEX[card[1]]] |= RANK_BITS[rank]
         cards = by_rank.get(rank)
         if cards is None:
             by_rank[rank] = [card]
@@ -476,35 +467,30 @@ def hand_shape(hand: Sequence[str], wild: str, first_wild: str | None = None) ->
     return HandShape(tuple(lanes), tuple(wilds), {rank: tuple(cards) for rank, cards in by_rank.items()})
 
 
-def meld_offers_of(shape: HandShape, wild: str, decks: int, runs=None, sets=None) -> list:
+def meld_offers_of(shape: HandShape, wild: str, decks: int) -> list[tuple[Token, ...]]:
     """`new_meld_offers` from a hand's shape: each suit's runs (`run_offers`), then each rank's sets
-    (`set_offers`), every part kept by what it depends on, so a new hand mostly reuses known parts.
-
-    ``runs`` and ``sets``: functions of the same arguments in place of those two (the engine's give each
-    part's offers as actions).
-    """
-    runs = runs or run_offers
-    sets = sets or set_offers
-    offers: list = []
+    (`set_offers`), every part kept by what it depends on, so a new hand mostly reuses known parts (the
+    engine's `offers.meld_actions` gives the same offers as actions, its parts kept more finely)."""
+    offers: list[tuple[Token, ...]] = []
     wilds = shape.wilds
     many = len(wilds) >= 3
     if many:
         for k, lane in enumerate(shape.lanes):
-            offers.extend(runs(k, lane, wilds, wild))
+            offers.extend(run_offers(k, lane, wilds, wild))
     else:
-        own = ~_RANK_BITS[wild]
+        own = ~RANK_BITS[wild]
         for k, lane in enumerate(shape.lanes):
             # A lane offers a run only if a 3-card window is filled (`_fillable_windows`; a maximal natural
             # run holds one too): most lanes do not, and are passed over without asking `runs`.
             a = lane & own
             b, c = a >> 1, a >> 2
             if (a & b & c if not wilds else a & b | a & c | b & c if len(wilds) == 1 else a | b | c) & 0x1FFE:
-                offers.extend(runs(k, lane, wilds, wild))
+                offers.extend(run_offers(k, lane, wilds, wild))
     by_rank = shape.by_rank
     for rank in RANKS if many else by_rank:
         naturals = by_rank.get(rank, ())
         if len(naturals) + len(wilds) >= 3:
-            offers.extend(sets(rank, naturals, wilds, wild, decks))
+            offers.extend(set_offers(rank, naturals, wilds, wild, decks))
     return offers
 
 
@@ -519,7 +505,7 @@ def run_offers(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[tu
     (in stand-in order) fill, then its maximal natural runs of 4 or more."""
     suit = SUITS[k]
     own_wild = wild + suit
-    own_bits = _RANK_BITS[wild]
+    own_bits = RANK_BITS[wild]
     offers: list[tuple[Token, ...]] = []
     windows = _WINDOWS[suit]
     for low in _fillable_windows(lane & ~own_bits, min(len(wilds), 3)):
@@ -538,7 +524,7 @@ def run_offers(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[tu
         offers.append(tuple(tokens))
     if lane.bit_count() >= 4:
         held_positions = [p for p in range(1, 15) if lane >> p & 1]
-        for segment in _segments(held_positions):
+        for segment in segments(held_positions):
             if len(segment) >= 4:
                 for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
                     offers.append(tuple(_PLAIN[rank_at(p) + suit] for p in part))
@@ -575,7 +561,7 @@ def _one_per_slot(naturals: Sequence[str], decks: int) -> list[str]:
     return out
 
 
-def _segments(positions: list[int]) -> list[list[int]]:
+def segments(positions: list[int]) -> list[list[int]]:
     segments: list[list[int]] = []
     for p in positions:
         if segments and segments[-1][-1] == p - 1:

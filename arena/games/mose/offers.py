@@ -27,17 +27,16 @@ from arena.games.mose.melds import (
     CARD_ORDER,
     Meld,
     MeldError,
-    HandShape,
     RANK_AT,
+    RANK_BITS,
     Token,
     card_key,
     lay_off,
     layoff_offers,
     mask_has_meld,
-    meld_offers_of,
     new_meld_offers,
     positions_of,
-    run_offers,
+    segments,
     set_offers,
     set_size_ok,
     stand_in,
@@ -69,23 +68,84 @@ has_meld = mask_has_meld
 
 
 def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> list[Action]:
-    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order) and its mask: the
-    hand's `HandShape` (`hand_shape`) with the suit lanes read off the mask."""
+    """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order) and its mask, in its
+    order: each suit's runs (its 3-card windows, then its maximal natural runs), then each rank's sets.
+
+    Every part is kept by what it depends on alone, so that a new hand finds nearly all of them made: a
+    run window's action by its suit, low place, held places and the wilds that fill the rest; a lane's
+    natural runs by the lane; a rank's sets by its naturals and the wilds they need (`_set_actions`).
+    """
     by_rank = {rank: (*cards,) for rank, cards in groupby(hand, _rank_of)}
-    lanes = (mask & _LANE, mask >> 16 & _LANE, mask >> 32 & _LANE, mask >> 48)
-    return meld_offers_of(HandShape(lanes, by_rank.get(wild, ()), by_rank), wild, decks, _run_actions, _set_actions)
+    wilds = by_rank.get(wild, ())
+    n = len(wilds)
+    own = RANK_BITS[wild]
+    actions: list[Action] = []
+    for k in range(4):
+        lane = mask >> 16 * k & _LANE
+        # The lows of the 3-card windows the lane's naturals (without the suit's own wild) and the wilds
+        # fill (as `melds._fillable_windows`): three places, two and a wild, one and two, any with three.
+        a = lane & ~own
+        b, c = a >> 1, a >> 2
+        fill = (a & b & c if not n else a & b | a & c | b & c if n == 1 else a | b | c if n == 2 else -1) & _LOWS
+        while fill:
+            low = (fill & -fill).bit_length() - 1
+            fill &= fill - 1
+            held = lane >> low & 7
+            free = wilds
+            if lane & own & 7 << low:  # the suit's own wild is held and is the natural in its place here
+                i = wilds.index(wild + SUITS[k])
+                free = wilds[:i] + wilds[i + 1 :]
+            key = (k, low, held, free[: 3 - _HELD[held]])
+            action = _WINDOW_ACTIONS.get(key)
+            if action is None:
+                action = _WINDOW_ACTIONS[key] = _window_action(*key)
+            actions.append(action)
+        if lane & lane >> 1 & lane >> 2 & lane >> 3:  # four places in a row: a maximal natural run
+            actions.extend(_natural_run_actions(k, lane))
+    for rank in RANKS if n >= 3 else by_rank:
+        naturals = by_rank.get(rank, ())
+        held = len(naturals)
+        if held + n >= 3:
+            # A hand holds at most ``decks`` of a card, so a set takes every natural and the first wilds
+            # that make three, none from three naturals up (`set_offers`): only those are the key.
+            actions.extend(_set_actions(rank, naturals, wilds[: 3 - held] if held < 3 else (), wild, decks))
+    return actions
 
 
 _LANE = 0xFFFF
+_LOWS = 0x1FFE  # the lows 1..12 of a lane's 3-card windows
 _rank_of = itemgetter(0)
+#: How many of a window's three places a 3-bit mask of them holds.
+_HELD = tuple(bin(bits).count("1") for bits in range(8))
 #: Tokens of plain cards, made once (a Token is an immutable value; `layoff_action` keys on them).
 _PLAIN = {card: Token(card) for card in CARD_BITS}
+#: One run window's action by (suit index, low place, held places, the wilds standing in, in order).
+_WINDOW_ACTIONS: dict[tuple[int, int, int, tuple[str, ...]], Action] = {}
 
 
-@lru_cache(maxsize=65536)
-def _run_actions(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[Action, ...]:
-    """`run_offers` as actions (kept by the same arguments)."""
-    return tuple(map(meld_action, run_offers(k, lane, wilds, wild)))
+def _window_action(k: int, low: int, held: int, wilds: tuple[str, ...]) -> Action:
+    """The ``meld`` of the 3-card run window of suit ``SUITS[k]`` from ``low``: the held places (``held``,
+    bit i for place low + i) as their cards, the others filled by ``wilds`` in order (`run_offers`' first
+    part)."""
+    suit = SUITS[k]
+    free = iter(wilds)
+    tokens = []
+    for i in range(3):
+        card = RANK_AT[low + i] + suit
+        tokens.append(_PLAIN[card] if held >> i & 1 else stand_in(next(free), card))
+    return meld_action(tuple(tokens))
+
+
+@lru_cache(maxsize=16384)
+def _natural_run_actions(k: int, lane: int) -> tuple[Action, ...]:
+    """The maximal natural runs (4 cards or more) of a suit's lane (`run_offers`' second part)."""
+    suit = SUITS[k]
+    actions = []
+    for segment in segments([p for p in range(1, 15) if lane >> p & 1]):
+        if len(segment) >= 4:
+            for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
+                actions.append(meld_action(tuple(_PLAIN[RANK_AT[p] + suit] for p in part)))
+    return tuple(actions)
 
 
 @lru_cache(maxsize=65536)
