@@ -9,6 +9,7 @@ import pytest
 from arena import games
 from arena.games import ActionParseError, IllegalActionError, OptionError, PositionError
 from arena.games.cards import is_card_code
+from tests.games.clones import check_clones_along
 from tests.games.scenario import hands, legal, position, run
 
 R = "ddmau"
@@ -605,23 +606,14 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_sizes_stay_true(
     # As Mose's test: clone() lists the fields one by one (a new slot it forgets is unset), and the engine keeps
     # the hand sizes as cards move (`DDMauState.sizes`, what the observations share): both checked at every
     # decision of whole hands, in every phase, and each copy plays on alone.
-    from arena.games.ddmau.state import DDMauState
     from arena.games.selfplay import chooser
+
+    def kept_sizes_are_true(state):
+        assert state.sizes == [len(hand) for hand in state.hands]
 
     rng = chooser(5)
     phases = set()
     for players, seed in ((3, 1),):  # (a hand with every phase, in 669 decisions)
         state = games.new_game(R, players=players, seed=seed, max_hands=1)
-        while not state.is_over:
-            phases.add(state.decision)
-            copy = state.clone()
-            assert all(hasattr(copy, name) for name in DDMauState.__slots__)  # a field clone() forgot is unset
-            before = state.to_position()
-            assert copy.to_position() == before
-            assert copy.legal_actions() == state.legal_actions()
-            assert copy.observation(copy.current) == state.observation(state.current)
-            assert state.sizes == [len(hand) for hand in state.hands]
-            copy.apply(copy.legal_actions()[-1])  # the copy plays on alone
-            assert state.to_position() == before
-            state.apply(rng.choice(state.legal_actions()))
+        phases |= check_clones_along(state, rng, kept_sizes_are_true)
     assert phases >= {"turn", "chain", "declare", "color", "hit", "catch"}

@@ -12,6 +12,7 @@ import pytest
 import arena.games.mose  # noqa: F401  (registers the ruleset)
 from arena import games
 from arena.games import ActionParseError, IllegalActionError, OptionError, PositionError
+from tests.games.clones import check_clones_along
 
 
 def position(hands, discard=("9c",), stock=("Qs", "8d", "Ad"), current=0, **extra):
@@ -598,6 +599,34 @@ def test_legal_melds_and_layoffs_are_the_offers_of_the_melds_module(players, opt
     assert checked > 100
 
 
+def test_a_freed_wilds_placements_are_the_offers_of_the_melds_module():
+    """After ``swap ... place`` the engine lists the freed wild's places from the table's kept needs and the
+    hand's mask (its quick paths); they must stay exactly `layoff_offers` with that wild as the only card,
+    meld by meld, then the new melds of `new_meld_offers` with it first that hold it, in that order."""
+    from arena.games.mose.melds import layoff_offers, new_meld_offers
+
+    checked = 0
+    for players, options in ((4, {}), (3, {"decks": 2}), (5, {"owner_may_swap": True})):
+        state = games.new_game("mose", players=players, seed=3, rounds=13, **options)
+        rng = random.Random(players)
+        while not state.is_over and checked < 60 * players:
+            if state.decision == "place":
+                hand, wild, decks, card = state.hands[state.current], state.wild, state.decks, state.pending["card"]
+                expected = []
+                for meld in state.melds:
+                    for end, token in layoff_offers(meld, hand, wild, decks, only_wild=card):
+                        expected.append(" ".join(["layoff", str(meld.id), *([end] if end else []), str(token)]))
+                for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card):
+                    if any(t.card == card for t in tokens):
+                        expected.append("meld " + " ".join(map(str, tokens)))
+                assert [str(a) for a in state.legal_actions()] == expected
+                checked += 1
+            legal = state.legal_actions()
+            places = [a for a in legal if a.verb == "swap" and a.args[-1] == "place"]
+            state.apply(places[0] if places and rng.random() < 0.7 else rng.choice(legal))
+    assert checked > 100
+
+
 def test_a_clone_copies_every_field_and_plays_on_alone():
     from arena.games.mose.state import MoseState
 
@@ -620,30 +649,22 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true(
     # As the shedding engine's test: clone() lists the fields one by one (a new slot it forgets is unset),
     # and the engine keeps each hand's mask as cards move (`MoseState.masks`, what the offers read) and the
     # table's needs meld by meld as the table changes (`offers.with_meld`): all checked at every decision
-    # of whole rounds, in every phase, against what is worked out afresh, and each copy plays on alone.
+    # of whole rounds, in every phase, against what is worked out afresh, and each copy plays on alone
+    # (`check_clones_along`, shared with DD MAU's test).
     from arena.games.mose.offers import bits_of, table_needs
+    from arena.games.selfplay import chooser
 
     def needs_view(needs):
         fits = [(f.meld, f.bits, f.takes_wild, f.swap_bits, f.swaps, f.ends, f.plain) for f in needs.melds]
         return fits, needs.bits, needs.takes_wild, needs.swap_bits, needs.run_takes_wild
-    from arena.games.mose.state import MoseState
-    from arena.games.selfplay import chooser
+
+    def kept_values_are_true(state):
+        assert state.masks == [bits_of(hand) for hand in state.hands]
+        assert needs_view(state._needs) == needs_view(table_needs(state.melds, state.wild, state.decks))
 
     rng = chooser(5)
     phases = set()
     for players, options in ((2, {}), (4, {"owner_may_swap": True}), (3, {"mode": "contested", "decks": 2, "turn_limit": 30})):
         state = games.new_game("mose", players=players, seed=11, rounds=1, **options)
-        while not state.is_over:
-            phases.add(state.decision)
-            copy = state.clone()
-            assert all(hasattr(copy, name) for name in MoseState.__slots__)  # a field clone() forgot is unset
-            before = state.to_position()
-            assert copy.to_position() == before
-            assert copy.legal_actions() == state.legal_actions()
-            assert copy.observation(copy.current) == state.observation(state.current)
-            assert state.masks == [bits_of(hand) for hand in state.hands]
-            assert needs_view(state._needs) == needs_view(table_needs(state.melds, state.wild, state.decks))
-            copy.apply(copy.legal_actions()[-1])  # the copy plays on alone
-            assert state.to_position() == before
-            state.apply(rng.choice(state.legal_actions()))
+        phases |= check_clones_along(state, rng, kept_values_are_true)
     assert phases == {"draw", "play", "react", "place"}

@@ -5,9 +5,11 @@ it), so `observe` only takes a snapshot: one tuple of the state's values,
 all of them values the engine replaces rather than changes (the hands, the
 pile and the freed wilds are tuples; the melds, scores, penalties and
 history lists and the pickup and window records are replaced at every
-change), so nothing is copied.  The record's values, in the order of
+change), so nothing is copied, and the match's part (`match_view`) is one
+tuple the state keeps.  The record's values, in the order of
 `OBSERVATION_KEYS` (`RecordObservation`), are assembled from the snapshot
-when the observation is first read (`_assemble`).
+when the observation is first read (`_assemble`,
+`base.assembled_on_first_read`).
 
 The snapshot holds the seat's own hand only, the other hands' sizes and a
 pickup's count, never its cards: an in-process bot that looks inside the
@@ -20,7 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import GameError, Observation, RecordObservation
+from arena.games.base import GameError, Observation, RecordObservation, assembled_on_first_read
 from arena.games.mose.melds import Meld, token_text
 
 if TYPE_CHECKING:
@@ -44,68 +46,12 @@ OBSERVATION_KEYS = (
 )
 
 
-class MoseObservation(RecordObservation):
-    """A Mose observation: the snapshot `observe` took (`_parts`), and the record's values assembled from
-    it on first read (`_values`)."""
-
-    __slots__ = ("_parts", "_values")
-
-    @property
-    def _data(self) -> tuple:  # type: ignore[override]  # the record's values, as `RecordObservation` reads them
-        values = self._values
-        if values is None:
-            values = self._values = _assemble(self._parts)
-        return values
-
-
-_Observation = MoseObservation.record_type(OBSERVATION_KEYS)
-
-
-def observe(state: "MoseState", seat: int | None) -> Observation:
-    """`MoseState.observation`: what ``seat`` may see (None: the spectator)."""
-    if seat.__class__ is not int or not 0 <= seat < state.players:
-        if seat is not None and seat not in range(state.players):
-            raise GameError(f"seat {seat!r} is not in this {state.players}-player game")
-    pickup = state.last_pickup
-    observation = _Observation()  # see RecordObservation
-    # In `_assemble`'s order.  Nothing is copied: every value is immutable or replaced on change.
-    observation._parts = (
-        seat,
-        state.players,
-        state.current,
-        state.phase,
-        None if seat is None else state.hands[seat],
-        (*map(len, state.hands),),
-        state.discard,
-        len(state.stock),
-        state.melds,
-        state.table,
-        state.round,
-        state.wild,
-        state.dealer,
-        state.turn,
-        state.round_started,
-        state.exhaustions,
-        state.penalties,
-        state.mistake,
-        state.false_plays,
-        None if pickup is None else (pickup.seat, pickup.source, len(pickup.cards), pickup.by),
-        state.window,
-        state.turns,
-        state.scores,
-        state.history,
-        state.options,
-    )
-    observation._values = None  # assembled when first read
-    return observation
-
-
-def _assemble(parts: tuple) -> tuple:
-    """The record's values (`OBSERVATION_KEYS` order) from a snapshot; lists are new, the melds' entries
+def _assemble(record: "MoseObservation") -> tuple:
+    """The record's values (`OBSERVATION_KEYS` order) from its snapshot; lists are new, the melds' entries
     and the last round's record are shared (read-only)."""
-    (seat, players, current, phase, hand, sizes, discard, stock_size, melds, table, round_, wild, dealer, turn,
-     round_started, exhaustions, penalties, mistake, false_plays, pickup, window, turns, scores, history,
-     options) = parts
+    (seat, current, phase, hand, sizes, discard, stock_size, melds, table, turn, round_started, exhaustions,
+     penalties, mistake, false_plays, pickup, window, turns, match) = record._parts
+    players, round_, wild, dealer, scores, history, options = match
     return (
         "mose",
         seat,
@@ -137,6 +83,55 @@ def _assemble(parts: tuple) -> tuple:
         options["turn_limit"],
         history[-1] if history else None,
     )
+
+
+class MoseObservation(RecordObservation):
+    """A Mose observation: the snapshot `observe` took (`_parts`), and the record's values assembled from
+    it on first read (`_values`)."""
+
+    __slots__ = ("_parts", "_values")
+    _data = assembled_on_first_read(_assemble)  # the record's values, as `RecordObservation` reads them
+
+
+_Observation = MoseObservation.record_type(OBSERVATION_KEYS)
+
+
+def match_view(state: "MoseState") -> tuple:
+    """The match's part of every observation (seats, round, wild rank, dealer, totals, past rounds, options):
+    values that change only when a round is scored or dealt, kept by the state (`MoseState.match_view`)."""
+    return (state.players, state.round, state.wild, state.dealer, state.scores, state.history, state.options)
+
+
+def observe(state: "MoseState", seat: int | None) -> Observation:
+    """`MoseState.observation`: what ``seat`` may see (None: the spectator)."""
+    if seat not in state.seats:  # None or a seat's number (a tuple's test: C comparisons, no hashing)
+        raise GameError(f"seat {seat!r} is not in this {state.players}-player game")
+    pickup = state.last_pickup
+    observation = _Observation()  # see RecordObservation
+    # In `_assemble`'s order.  Nothing is copied: every value is immutable or replaced on change.
+    observation._parts = (
+        seat,
+        state.current,
+        state.phase,
+        None if seat is None else state.hands[seat],
+        (*map(len, state.hands),),
+        state.discard,
+        len(state.stock),
+        state.melds,
+        state.table,
+        state.turn,
+        state.round_started,
+        state.exhaustions,
+        state.penalties,
+        state.mistake,
+        state.false_plays,
+        None if pickup is None else (pickup.seat, pickup.source, len(pickup.cards), pickup.by),
+        state.window,
+        state.turns,
+        state.match_view,
+    )
+    observation._values = None  # assembled when first read
+    return observation
 
 
 @lru_cache(maxsize=4096)

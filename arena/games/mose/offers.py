@@ -67,9 +67,10 @@ has_meld = mask_has_meld
 # -- actions, made once each (immutable values every legal list shares) ----------------------
 
 
-def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> list[Action]:
+def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first: str | None = None) -> list[Action]:
     """The ``meld`` actions of `new_meld_offers` for a hand (sorted in hand order) and its mask, in its
-    order: each suit's runs (its 3-card windows, then its maximal natural runs), then each rank's sets.
+    order: each suit's runs (its 3-card windows, then its maximal natural runs), then each rank's sets;
+    ``first``: the wild to use first (`new_meld_offers`' ``first_wild``).
 
     Every part is kept by what it depends on alone, so that a new hand finds nearly all of them made: a
     run window's action by its suit, low place, held places and the wilds that fill the rest; a lane's
@@ -77,6 +78,9 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int) -> lis
     """
     by_rank = {rank: (*cards,) for rank, cards in groupby(hand, _rank_of)}
     wilds = by_rank.get(wild, ())
+    if first is not None and first in wilds:
+        i = wilds.index(first)
+        wilds = (first, *wilds[:i], *wilds[i + 1 :])
     n = len(wilds)
     own = RANK_BITS[wild]
     actions: list[Action] = []
@@ -377,15 +381,28 @@ def swaps(
     return actions
 
 
-def placements(hand: tuple[str, ...] | list[str], table: list[Meld], card: str, wild: str, decks: int) -> list[Action]:
-    """Where a freed wild may go at once: a lay-off, or a new meld with hand cards (D-8)."""
+def placements(hand: tuple[str, ...], mask: int, needs: TableNeeds, card: str, wild: str, decks: int) -> list[Action]:
+    """Where a freed wild may go at once (D-8): a lay-off (as `layoff_offers` with ``only_wild``, read off the
+    table's needs: a run's free ends, a set that takes a wild or, of the wild rank, that card), or a new
+    meld of it with hand cards (the hand's ``mask`` and `meld_actions` with it first)."""
     actions = []
-    for meld in table:
-        for end, token in layoff_offers(meld, hand, wild, decks, only_wild=card):
-            actions.append(layoff_action(meld.id, end, token))
-    for tokens in new_meld_offers([*hand, card], wild, decks, first_wild=card):
-        if any(t.card == card for t in tokens):
-            actions.append(meld_action(tokens))
+    for fit in needs.melds:
+        plain = fit.plain
+        if plain is None:  # a run: at each free end, the card itself if it is the natural there, else standing in
+            for end, natural, _, action in fit.ends:
+                actions.append(action if natural == card else layoff_action(fit.meld.id, end, stand_in(card, natural)))
+        else:
+            for natural, _, action in plain:
+                if natural == card:  # a set of the wild rank, without this card's suit
+                    actions.append(action)
+                    break
+            else:
+                if fit.takes_wild:
+                    actions.append(layoff_action(fit.meld.id, None, stand_in(card, fit.meld.rank)))
+    with_card = tuple(sorted((*hand, card), key=CARD_ORDER.__getitem__))
+    for action in meld_actions(with_card, mask | CARD_BITS[card], wild, decks, first=card):
+        if card in [token[:2] for token in action.args]:  # a token's text starts with its card
+            actions.append(action)
     return actions
 
 

@@ -23,7 +23,7 @@ from arena.games.base import (
 )
 from arena.games.cards import RANKS, deck
 from arena.games.mose import events, offers
-from arena.games.mose.observation import observe
+from arena.games.mose.observation import match_view, observe
 from arena.games.mose.melds import (
     CARD_BITS,
     CARD_ORDER,
@@ -81,8 +81,8 @@ class MoseState(GameState):
     # Slots, not a dict: read at every step, and over 30 fields would leave CPython's fast instance layout.
     # A new field goes into `clone` too (`tests/games/test_mose.py` checks that every slot is copied).
     __slots__ = (
-        # the table and its rules (set once)
-        "ruleset", "options", "players", "decks", "seed",
+        # the table and its rules (set once); `seats`: every seat's number, then None (the spectator)
+        "ruleset", "options", "players", "decks", "seed", "seats",
         # the match
         "chance", "round", "wild", "dealer", "scores", "history", "log",
         # the round
@@ -92,6 +92,9 @@ class MoseState(GameState):
         "turn", "decider", "phase", "mistake", "false_plays",
         # the contract's `current` and `is_over`, set by `_settle`
         "current", "is_over",
+        # the match's part of every observation (`observation.match_view`), kept up to date by `_deal`,
+        # `_end_round` and `restored`
+        "match_view",
         # per seat, the hand's mask (`CARD_BITS`), kept up to date with the hand
         "masks",
         # what was worked out from the state, dropped (None) when what it depends on changes: per seat
@@ -108,6 +111,7 @@ class MoseState(GameState):
         self.ruleset = RULESET
         self.options = dict(options)
         self.players = players
+        self.seats = (*range(players), None)
         self.decks = decks_for(players, self.options["decks"])
         if self.options["turn_limit"] < 0:
             raise GameError(f"turn_limit must be 0 (none) or a number of turns, not {self.options['turn_limit']}")
@@ -149,6 +153,7 @@ class MoseState(GameState):
         self._plays = [None] * players
         self._can_play = [None] * players
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
+        self.match_view = match_view(self)
         self._settle()
 
     @classmethod
@@ -190,6 +195,7 @@ class MoseState(GameState):
         self.mistake = False
         self.false_plays = 0
         self.turns = 1
+        self.match_view = match_view(self)
         if self.log is not None:
             events.dealt(self)
 
@@ -309,7 +315,9 @@ class MoseState(GameState):
             legal = []
         elif phase == "place":
             seat = self.current
-            legal = offers.placements(self.hands[seat], self.melds, self.pending["card"], self.wild, self.decks)
+            legal = offers.placements(
+                self.hands[seat], self.masks[seat], self._needs, self.pending["card"], self.wild, self.decks
+            )
         else:  # play or react
             seat = self.current
             plays = self._plays[seat]
@@ -371,6 +379,7 @@ class MoseState(GameState):
         twin.players = self.players
         twin.decks = self.decks
         twin.seed = self.seed
+        twin.seats = self.seats
         twin.chance = self.chance
         twin.round = self.round
         twin.wild = self.wild
@@ -405,6 +414,7 @@ class MoseState(GameState):
         twin._plays = list(self._plays)
         twin._can_play = list(self._can_play)
         twin._needs = self._needs
+        twin.match_view = self.match_view
         return twin
 
     # -- public events -------------------------------------------------------------------
@@ -442,6 +452,7 @@ class MoseState(GameState):
         worked out yet, and `current` and `is_over`."""
         self._reset_seats()
         self._needs = offers.table_needs(self.melds, self.wild, self.decks)
+        self.match_view = match_view(self)
         self._settle()
 
     def _set_meld(self, index: int, meld: Meld) -> None:
@@ -757,6 +768,7 @@ class MoseState(GameState):
         self.last_pickup = None
         if self.round >= self.rounds:
             self.phase = "over"
+            self.match_view = match_view(self)
             if self.log is not None:
                 events.round_scored(self)
             return
