@@ -147,3 +147,25 @@ def test_without_keep_in_store_recovery_leaves_the_database_alone(tmp_path):
         assert done.aborted == 1 and done.stored == 0 and store.stored_replays(["cut"]) == set()
     finally:
         store.close()
+
+
+def test_a_replay_packed_at_the_old_level_reads_as_one_packed_now(db, tmp_path):
+    """The ladder packs at zlib level 1 since the ninth session (half the CPU); replays stored before at 6 read the same."""
+    import zlib
+
+    from arena.ladder.store import replays
+
+    store = LadderStore.open(db)
+    try:
+        writer, state = play(store, tmp_path / "replays", "g1")
+        result, seats = finished_result(state)
+        writer.write_result(result)
+        text = writer.part_path.read_bytes()
+        now = PackedReplay.of(text)
+        assert replays.LEVEL == 1 and now.data == zlib.compress(text, 1)
+        old = PackedReplay(now.encoding, now.size, now.sha256, zlib.compress(text, 6))
+        assert old.data != now.data and old.unpack("g1") == now.unpack("g1") == text
+        store.game_ended("g1", "finished", seats, replay=old)  # as an older version stored it
+        assert store.replay_text("g1") == text
+    finally:
+        store.close()
