@@ -5,7 +5,10 @@ a file for it, flushing its lines every half second, fsyncing its result line an
 more of the server's CPU per game than anything else the ladder adds to a game, and the ladder
 stores the replay in its database anyway.  So its lines are kept here, and the whole replay is
 written once, at the end, in the same transaction that commits the game's result
-(`LadderStore.game_ended` with ``replay=``): one commit makes both durable.
+(`LadderStore.game_ended` with ``replay=``): one commit makes both durable.  A usual decision line
+is kept as its parts until then (a tuple, appended after every decision on the thread all games'
+deadlines run on) and written with the game's other lines in one pass when the text is taken
+(`decision_lines`, on the commit's worker thread).
 
 The text is exactly what `ReplayWriter` writes for the same calls, byte for byte (the same line
 encoders; ``tests/replay/test_buffer.py``), so everything that reads a replay file reads it.  What a
@@ -21,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from arena.replay.format import ABORTED, FINISHED, ReplayHeader, result_line
-from arena.replay.writer import ReplayWriterError, decision_text, encode_line, prepared_header
+from arena.replay.writer import ReplayWriterError, decision_lines, decision_text, encode_line, prepared_header
 
 
 class ReplayBuffer:
@@ -31,12 +34,16 @@ class ReplayBuffer:
 
     def __init__(self, header: "ReplayHeader | Mapping[str, Any]", hash_every: int = 1) -> None:
         self.header = prepared_header(header)
-        self._lines: list[str] = [encode_line(self.header.to_dict()) + "\n"]
+        self._header = encode_line(self.header.to_dict()) + "\n"
+        #: One item a decision, in order: its usual line's parts (a tuple, written by `text`), or its line
+        #: written at once (a str).
+        self._decisions: list[Any] = []
+        self._written: tuple[int, bytes] = (0, b"")  # the decision lines as `text` last wrote them, and how many
         self._result: str | None = None
         self._count = 0
         self._hash_every = max(1, int(hash_every))
         # Called after every decision: a bound method, as `ReplayWriter.decision` is.
-        self._append = self._lines.append
+        self._append = self._decisions.append
 
     @property
     def decisions(self) -> int:
@@ -55,11 +62,18 @@ class ReplayBuffer:
         self, seat: int, action: Any, think_ms: float = 0, timeout: bool = False, strike: bool = False,
         state_hash: str | None = None, bot_error: str = "",
     ) -> None:
-        """Record one applied decision and the state hash after it (None between checkpoints)."""
+        """Record one applied decision and the state hash after it (None between checkpoints).
+
+        The usual line (no bot error; `usual_decision`) is kept as its parts and written with the others
+        when the text is taken (`decision_lines`): this runs after every decision, on the thread every
+        game's deadlines run on, and a tuple is all it needs to keep."""
         if self._result is not None:
             raise ReplayWriterError(f"replay of game {self.header.game_id} already has its result line")
         self._count += 1
-        self._append(decision_text(self._count, seat, action, think_ms, timeout, strike, state_hash, bot_error))
+        if bot_error or not (state_hash is None or type(state_hash) is str):  # not `usual_decision`: written now
+            self._append(decision_text(self._count, seat, action, think_ms, timeout, strike, state_hash, bot_error))
+        else:
+            self._append((seat, action, think_ms, timeout, strike, state_hash))
 
     def write_result(self, result: Any) -> None:
         """The ``finished`` result line (a `Result`, `GameOutcome`, or their ``to_dict()``)."""
@@ -70,5 +84,10 @@ class ReplayBuffer:
         self._result = encode_line(result_line({}, self.header.players, ABORTED, reason=reason or "aborted")) + "\n"
 
     def text(self) -> bytes:
-        """The replay as a ``.jsonl`` file would hold it (partial, without a result line, if none is written)."""
-        return "".join(self._lines if self._result is None else [*self._lines, self._result]).encode()
+        """The replay as a ``.jsonl`` file would hold it (partial, without a result line, if none is written).
+        The decision lines kept as their parts are written now (`decision_lines`)."""
+        count, lines = self._written
+        if count != len(self._decisions):
+            lines = decision_lines(1, self._decisions)
+            self._written = (len(self._decisions), lines)
+        return b"".join((self._header.encode(), lines, (self._result or "").encode()))

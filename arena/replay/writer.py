@@ -27,7 +27,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import msgspec
 
@@ -86,12 +86,57 @@ def decision_line(i: int, seat: int, action: str, think_ms: int, timeout: bool, 
             f'"hash":{"null" if state_hash is None else encode_line(state_hash)}}}\n')
 
 
+def usual_decision(state_hash: Any, bot_error: Any) -> bool:
+    """Whether a decision with this hash and bot error has the usual line (`decision_line`), which can be
+    written from its parts at any later time; any other goes through its `decision_dict` (`decision_text`)."""
+    return not bot_error and (state_hash is None or type(state_hash) is str)
+
+
+class _UsualLine(msgspec.Struct):
+    """A usual decision line's fields in `decision_line`'s order, for msgspec to write (`decision_lines`)."""
+
+    type: str
+    i: int
+    seat: int
+    action: str
+    think_ms: int
+    timeout: bool
+    strike: bool
+    hash: "str | None"
+
+
+_encode_lines = msgspec.json.Encoder().encode_lines
+
+
+def decision_lines(first: int, decisions: "Sequence[Any]") -> bytes:
+    """The lines of consecutive decisions ``first``, ``first + 1``, ..., as bytes: exactly the concatenation of
+    what `decision_text` gives for each.  Each decision is its line already written (a str: one that is not
+    `usual_decision`), or ``(seat, action, think_ms, timeout, strike, state_hash)`` as a recorder's ``decision``
+    was given them, with `usual_decision` true.  `ReplayBuffer` keeps decisions so while its game runs and has
+    them written here when its text is taken: msgspec writes the whole game in one call (the same encoder as
+    `encode_line`, so the same text; ``tests/replay/test_buffer.py``).  Anything msgspec refuses (a lone
+    surrogate) is written line by line the standard way, which fails as a file's text of it does."""
+    raw = msgspec.Raw
+    try:
+        return _encode_lines([
+            raw(d[:-1]) if type(d) is str
+            else _UsualLine("decision", i, int(d[0]), str(d[1]), int(round(d[2] or 0)), bool(d[3]), bool(d[4]), d[5])
+            for i, d in enumerate(decisions, first)
+        ])
+    except (TypeError, ValueError, OverflowError, UnicodeError):
+        return "".join(
+            d if type(d) is str
+            else decision_line(i, int(d[0]), str(d[1]), int(round(d[2] or 0)), bool(d[3]), bool(d[4]), d[5])
+            for i, d in enumerate(decisions, first)
+        ).encode()
+
+
 def decision_text(i: int, seat: Any, action: Any, think_ms: float = 0, timeout: bool = False, strike: bool = False,
                   state_hash: str | None = None, bot_error: str = "") -> str:
     """Decision line ``i`` as written (newline included), from what a recorder's ``decision`` is given:
     the usual line put together from its parts (`decision_line`), any other (a bot error, a hash that
     is not a str) through its `decision_dict`.  One text for every writer (`ReplayWriter`, `ReplayBuffer`)."""
-    if not bot_error and (state_hash is None or type(state_hash) is str):
+    if not bot_error and (state_hash is None or type(state_hash) is str):  # `usual_decision`, inline
         return decision_line(i, int(seat), str(action), int(round(think_ms or 0)), bool(timeout), bool(strike),
                              state_hash)
     # The fields of a `DecisionRecord`, without building one: this runs after every decision.

@@ -62,3 +62,49 @@ def test_no_decision_after_the_result_line(toy_ruleset):
     with pytest.raises(ReplayWriterError):
         buffer.decision(0, "draw")
     assert parse(buffer.text(), "g1.jsonl").status == "aborted"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lines_written_at_the_end_are_the_lines_written_one_at_a_time(seed):
+    """`decision_lines` (the buffer's one pass at the end, through msgspec) gives, decision for decision, exactly
+    what `decision_text` gives at once, for awkward texts and loosely typed values as well (`decision_text`
+    converts them: a float think time, truthy non-bools, an int-like seat), and lines written at once kept
+    in their places."""
+    from arena.replay.writer import decision_lines, decision_text, usual_decision
+
+    chooser = random.Random(seed)
+    texts = ["draw", "play 7h", 'say "mau"\\', "über ♠ 🂡", "tab\there\nnewline", "\x00\x1f\x7f", "\u2028\u2029", ""]
+    decisions, expected = [], []
+    for i in range(1, 400):
+        seat = chooser.choice([0, 1, 2, True, 3.0])
+        action = chooser.choice(texts)
+        think_ms = chooser.choice([0, None, 12, 31.5, 32.5, 1e3 / 3, 99999.49])
+        timeout, strike = chooser.choice([False, True, 0, 1, "", "x"]), chooser.choice([False, True, None, 2])
+        state_hash = chooser.choice([None, None, "0123456789abcdef", "ü\"x"])
+        bot_error = chooser.choice([""] * 8 + ["ValueError: boom\n\tat line 3"])
+        line = decision_text(i, seat, action, think_ms, timeout, strike, state_hash, bot_error)
+        expected.append(line)
+        decisions.append((seat, action, think_ms, timeout, strike, state_hash)
+                         if usual_decision(state_hash, bot_error) else line)
+    assert decision_lines(1, decisions) == "".join(expected).encode()
+    # a text msgspec refuses (a lone surrogate) goes the standard way, and fails as a file's text of it does
+    with pytest.raises(UnicodeEncodeError):
+        decision_text(7, 0, "x\ud800", 3).encode()
+    with pytest.raises(UnicodeEncodeError):
+        decision_lines(7, [(0, "x\ud800", 3, False, False, None)])
+
+
+def test_text_taken_twice_and_after_more_decisions(toy_ruleset):
+    """The lines kept as parts are written when the text is taken, and again with the decisions that came after."""
+    writer_lines = ReplayBuffer(_header(toy_ruleset, 5), hash_every=16)
+    buffer = ReplayBuffer(_header(toy_ruleset, 5), hash_every=16)
+    buffer.decision(0, "draw", 3.4)
+    buffer.decision(1, "draw", 2, bot_error="KeyError: 'x'")
+    first = buffer.text()
+    assert buffer.text() == first and first.count(b"\n") == 3
+    buffer.decision(0, "draw", 7, state_hash="00ff")
+    for seat, think_ms, error, digest in [(0, 3.4, "", None), (1, 2, "KeyError: 'x'", None), (0, 7, "", "00ff")]:
+        writer_lines.decision(seat, "draw", think_ms, bot_error=error, state_hash=digest)
+    assert buffer.text().startswith(first) and buffer.text() == writer_lines.text()
+    buffer.write_result({"placements": [1, 2], "points": [0, 0], "reason": ""})
+    assert parse(buffer.text(), "g1.jsonl").status == "finished"
