@@ -23,6 +23,7 @@ import logging
 import secrets
 import signal
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -35,7 +36,7 @@ from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.game_gaps import GameGaps
 from arena.ladder.ratings import LiveElo
 from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
-from arena.ladder.standings import Standing, standings_from
+from arena.ladder.standings import Standing, StandingsBook, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
 from arena.ladder.store.fit_totals import RunningTotals
 from arena.match.runner import GameStop
@@ -66,6 +67,14 @@ class LadderSettings:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # ruleset -> options
     max_lead: int = 2
     refit_s: float = 1.0  # the least time between two rating fits
+    #: While nobody reads the standings (the dashboard, the web view, GetStandings: each read fits what is
+    #: new, `StandingsBook`), the background fit runs only this often, for the scheduler's tie-break and
+    #: the snapshots; a read brings them up to date at once.  A ladder whose input is read from the store
+    #: (a shared PostgreSQL ladder) fits every `refit_s`, as before.
+    unread_refit_s: float = 10.0
+    #: A read fits on the reading thread (the server's loop) only when the ruleset's last fit cost at most
+    #: this much CPU; a costlier one is left to the background fit, at its usual pace (`refit_share`).
+    read_fit_budget_s: float = 0.05
     #: The share of one core the rating fits may take: a fit that cost C CPU seconds waits C / refit_share
     #: before the next (at 200 bots a fit is some 50 ms; fitted every second it cost the games a tenth).
     refit_share: float = 0.02
@@ -182,7 +191,15 @@ class LadderDirector:
         self._pool = CandidatePool()
         self.live_elo = LiveElo()
         self.gaps = GameGaps()
-        self.standings: dict[str, list[Standing]] = {}
+        #: Brought up to date when read (`_fit_when_read`); the dashboard's view reads the same book.
+        self.standings = StandingsBook(self._fit_when_read)
+        self.view.standings = self.standings
+        #: Per ruleset: changes to the fit's input (each finished result, `_count_in_fit`; the history loaded
+        #: at the start counts as one), and of the rows shown, (that count when their input was taken, when
+        #: they were fitted, the fit's CPU seconds): rows whose count is behind are refitted when read.
+        self._counted: dict[str, int] = defaultdict(int)
+        self._fits: dict[str, tuple[int, float, float]] = {}
+        self._read_wanted = False  # a read found rows it could not fit itself: the background fit keeps pace
         self.stopping: trio.Event | None = None  # created inside trio
         self.stop_reason = ""
         self._reserved: dict[str, int] = {}
@@ -702,7 +719,6 @@ class LadderDirector:
             self.view.live_elo[outcome.ruleset] = self.live_elo.ratings(outcome.ruleset)
             ranked = sorted(outcome.seats, key=lambda s: s.placement)
             result = ", ".join(f"{s.name} {_ordinal(s.placement)}" + (" (forfeit)" if s.forfeited else "") for s in ranked)
-            self._dirty.add(outcome.ruleset)
         else:
             self.view.aborted += 1
             result = f"aborted: {outcome.reason}"
@@ -722,12 +738,15 @@ class LadderDirector:
             if games:
                 self.view.live_elo[ruleset] = self.live_elo.ratings(ruleset)
                 self._dirty.add(ruleset)
+                self._counted[ruleset] += 1
             if self._running_totals is not None:  # before any game runs: no result can fall between
                 self._running_totals[ruleset] = RunningTotals(self.store.pair_table(ruleset), self.store.totals(ruleset))
 
     def _count_in_fit(self, outcome: Any) -> None:
         """A finished result committed: into the fit's running totals (the store's ``fit_totals`` took it in
-        the same commit)."""
+        the same commit).  Its ruleset's standings are refitted at the next read or background fit."""
+        self._counted[outcome.ruleset] += 1
+        self._dirty.add(outcome.ruleset)
         if self._running_totals is not None and outcome.ruleset in self._running_totals:
             self._running_totals[outcome.ruleset].add_game(
                 [SeatRecord(seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
@@ -735,14 +754,23 @@ class LadderDirector:
 
     async def _refit_loop(self) -> None:
         """Refit in the background, within `LadderSettings.refit_share` of a core (a fit shares the GIL
-        with the games: a costly one is run less often)."""
-        last_snapshot = time.monotonic()
+        with the games: a costly one is run less often).  While the standings are read through
+        `StandingsBook` only (the ladder's own input, in memory), the reads fit what they show; then this
+        fits every `unread_refit_s`, for the scheduler and the snapshots."""
+        last_snapshot, last_fit = trio.current_time(), float("-inf")  # the history's fit comes at once
         pause = self.settings.refit_s
         while True:
             await trio.sleep(pause)
-            snapshot = time.monotonic() - last_snapshot >= self.settings.snapshot_s
+            now = trio.current_time()
+            snapshot = now - last_snapshot >= self.settings.snapshot_s
+            if not (snapshot or self._read_wanted or self._running_totals is None
+                    or now - last_fit >= self.settings.unread_refit_s):
+                pause = self.settings.refit_s
+                continue
+            last_fit = now
+            self._read_wanted = False
             if snapshot:
-                last_snapshot = time.monotonic()
+                last_snapshot = now
             try:
                 cost = await self._refit(snapshot=snapshot)
             except _db_errors() as error:  # the database is away: fit again once it is back
@@ -761,29 +789,28 @@ class LadderDirector:
         self._dirty.clear()
         cost = 0.0
         for ruleset in sorted(rulesets):
+            counted = self._counted[ruleset]
+            spent_here = 0.0
             running = self._running_totals.get(ruleset) if self._running_totals is not None else None
             if running is not None:  # the store's totals, kept in memory: no read
                 began = time.thread_time()
                 rated, totals = running.table(), running.totals()
-                cost += time.thread_time() - began
+                spent_here += time.thread_time() - began
             else:
                 try:
                     rated, spent = await self._db_call(_timed, self.store.pair_table, ruleset)
-                    cost += spent
+                    spent_here += spent
                     totals, spent = await self._db_call(_timed, self.store.totals, ruleset)
-                    cost += spent
+                    spent_here += spent
                 except BaseException:
                     self._dirty.add(ruleset)  # fitted again next round
                     raise
             rows, spent = await trio.to_thread.run_sync(_timed, standings_from, rated, totals, list(self.view.connected))
-            cost += spent
-            if not rows:
-                continue
-            self.standings[ruleset] = rows
-            self.view.standings[ruleset] = rows
-            self.scheduler.set_ratings(ruleset, {r.bot: (r.rating, r.ci) for r in rows})
+            spent_here += spent
+            cost += spent_here
+            self._show(ruleset, rows, counted, spent_here)
         if snapshot:
-            for ruleset, rows in self.standings.items():
+            for ruleset, rows in self.standings.last().items():
                 from arena.ladder.ratings import Rating
 
                 await self._db_write(
@@ -793,8 +820,41 @@ class LadderDirector:
                 )
         return cost
 
+    def _show(self, ruleset: str, rows: list[Standing], counted: int, cost: float) -> None:
+        """A fit's rows (of the first ``counted`` results), unless rows of more results were shown meanwhile
+        (a read's fit, while this one ran on a worker thread)."""
+        if not rows:
+            return
+        shown = self._fits.get(ruleset)
+        if shown is not None and shown[0] > counted:
+            return
+        self._fits[ruleset] = (counted, time.monotonic(), cost)
+        self.standings.put(ruleset, rows)
+        self.scheduler.set_ratings(ruleset, {r.bot: (r.rating, r.ci) for r in rows})
+
+    def _fit_when_read(self) -> None:
+        """`StandingsBook`'s refresh, on the reading thread (the server's loop): fit each ruleset with results
+        newer than its rows, from the running totals in memory, unless its rows are younger than `refit_s`
+        (as fresh as the background fit ever kept them) or its last fit cost more than `read_fit_budget_s`
+        (then the background fit keeps its full pace while the reads last).  The rows are those a fit of
+        every committed result gives: the same function on the same input as the background fit."""
+        now = time.monotonic()
+        for ruleset, counted in self._counted.items():
+            shown = self._fits.get(ruleset)
+            if shown is not None and (shown[0] >= counted or now - shown[1] < self.settings.refit_s):
+                continue  # up to date, or as fresh as the background fit ever kept it
+            running = self._running_totals.get(ruleset) if self._running_totals is not None else None
+            if running is None or (shown is not None and shown[2] > self.settings.read_fit_budget_s):
+                self._read_wanted = True
+                continue
+            self._dirty.discard(ruleset)
+            began = time.thread_time()
+            rows = standings_from(running.table(), running.totals(), list(self.view.connected))
+            self._show(ruleset, rows, counted, time.thread_time() - began)
+
     def standings_rows(self, ruleset: str) -> list[dict[str, Any]]:
-        """For the GetStandings RPC: the last fit, never a fresh one (called on the gRPC loop)."""
+        """For the GetStandings RPC (called on the gRPC loop): the standings, brought up to date as any read
+        of them is (`StandingsBook`)."""
         rows = []
         for r in self.standings.get(ruleset, []):
             half = r.ci  # inf while the bot's rating is not tied to the others': the interval is unbounded

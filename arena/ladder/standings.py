@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, fit_bradley_terry
 from arena.ladder.store import BotTotals, LadderStore
@@ -55,6 +55,40 @@ def standings_from(
             )
         )
     return rows
+
+
+class StandingsBook(Mapping[str, "list[Standing]"]):
+    """A ladder's standings per ruleset (the last fit's rows), brought up to date whenever they are read.
+
+    Every read (``book[ruleset]``, ``get``, ``items``, ``in``, ...) first calls ``refresh``: the director's
+    `LadderDirector._fit_when_read`, which fits the rulesets with results newer than their rows (unless those
+    rows are fresher than the eager fits ever kept them).  So the dashboard, the web view and GetStandings
+    read what a fit of every committed result gives, while a ladder nobody is looking at fits only for its
+    scheduler, now and then, instead of every second.  ``put`` and ``last`` neither fit nor wait."""
+
+    def __init__(self, refresh: Callable[[], None] = lambda: None) -> None:
+        self._rows: dict[str, list[Standing]] = {}
+        self._refresh = refresh
+
+    def __getitem__(self, ruleset: str) -> list[Standing]:
+        self._refresh()
+        return self._rows[ruleset]
+
+    def __iter__(self) -> Iterator[str]:
+        self._refresh()
+        return iter(list(self._rows))
+
+    def __len__(self) -> int:
+        self._refresh()
+        return len(self._rows)
+
+    def put(self, ruleset: str, rows: list[Standing]) -> None:
+        """A fit's rows (without a refresh)."""
+        self._rows[ruleset] = rows
+
+    def last(self) -> dict[str, list[Standing]]:
+        """The rows as last fitted, without a refresh."""
+        return dict(self._rows)
 
 
 def format_ci(ci: float) -> str:
