@@ -501,6 +501,9 @@ class LadderDirector:
                         list(seats), versions=[versions.get(bot, "") for bot in seats], claim=claim,
                     ),
                     keys=frozenset(seats) if claim is not None else frozenset(),
+                    # No bot is told anything a start records: on SQLite its commit need not wait for an fsync
+                    # (a killed process keeps it; the next result's commit makes it durable on disk).
+                    durable=False,
                 )
                 start.after = functools.partial(self._replay_if_started, start, parsed)
                 start_ran: list[float] = []

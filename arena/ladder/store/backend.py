@@ -118,8 +118,13 @@ class Backend(ABC):
         return (cursor.fetchall() if cursor.description is not None else None), cursor.rowcount
 
     @abstractmethod
-    def transaction(self) -> AbstractContextManager[None]:
-        """A write transaction: committed durably when the block ends, rolled back if it raises."""
+    def transaction(self, durable: bool = True) -> AbstractContextManager[None]:
+        """A write transaction: committed durably when the block ends, rolled back if it raises.
+
+        ``durable=False`` allows a commit that a crash of the process cannot lose, and a crash of the
+        machine can, until the next durable commit on this connection makes it durable with its own
+        (SQLite: the WAL's frames written without their fsync, `SqliteBackend`); a backend may commit
+        durably all the same (PostgreSQL does)."""
 
     def twin(self) -> "Backend | None":
         """A second connection to the same database, for writes that need not wait behind this one's;

@@ -61,6 +61,10 @@ class Call:
     after_result: Any = None
     after_error: BaseException | None = None
     keys: frozenset[str] = frozenset()
+    #: False: this write need not be durable when `run_together` returns, only visible, and durable with
+    #: the next durable commit (`Backend.transaction`'s ``durable``); a group commit is durable if any of
+    #: its writes asks for it.  A SQLite ladder's game starts: no bot is told anything a start records.
+    durable: bool = True
 
 
 def count_if(condition: str) -> str:
@@ -207,7 +211,7 @@ class LadderStore:
             try:
                 self._together = True
                 try:
-                    with self.backend.transaction():
+                    with self.backend.transaction(durable=any(call.durable for call in ready)):
                         stepping = []
                         for call in ready:
                             call.result = call.fn()

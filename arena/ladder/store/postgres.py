@@ -336,7 +336,9 @@ class PostgresBackend(Backend):
         self._queued.append(self._literal(self._connection(), self.sql(sql), parameters))
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, durable: bool = True) -> Iterator[None]:
+        """Always durable (``durable`` is a hint, not taken: a game's start here carries its seat claims,
+        which other hosts act on)."""
         self.stats.transaction()
         db = self._connection()
         self._in_transaction = True

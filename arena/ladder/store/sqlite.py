@@ -36,6 +36,7 @@ class SqliteBackend(Backend):
             self._db = sqlite3.connect(self.name, timeout=30, check_same_thread=False, isolation_level=None)
             _set_wal(self._db)
             self._db.execute("PRAGMA synchronous=FULL")
+            self._full_sync = True  # what `transaction` last set: FULL unless a transaction asked for less
             self._db.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.name}: cannot open as a ladder database: {error}") from None
@@ -45,8 +46,20 @@ class SqliteBackend(Backend):
         return self._db.execute(sql, parameters)
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, durable: bool = True) -> Iterator[None]:
+        """``durable=False``: committed with ``synchronous=NORMAL``, so the commit writes its frames to the
+        WAL without an fsync: in the file as soon as it returns (a killed process loses nothing, the next
+        open reads the WAL), and durable on disk with the next durable commit, whose fsync of the WAL takes
+        every frame before its own (as does a checkpoint, which syncs the WAL first).  Only a crash of the
+        machine before then can lose it.  Every durable transaction sets ``synchronous=FULL`` again before
+        it begins (an error there fails it: it never commits less durably than asked).  The ladder's game
+        starts use it (`Call.durable`): the fsync was most of a lone start's commit (some 170 of 230 µs of
+        CPU), and a lost start costs only the row of a game that was running when the machine died, a game
+        never rated, whose bots were told no result."""
         self.stats.transaction()
+        if durable != self._full_sync:
+            self._db.execute("PRAGMA synchronous=FULL" if durable else "PRAGMA synchronous=NORMAL")
+            self._full_sync = durable
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
