@@ -39,12 +39,22 @@ class CommitClosedRecorder:
         self.hash_due = buffer.hash_due
 
     async def write_result(self, result: Any) -> None:
-        """Note the ``finished`` result line; the commit writes it (`packed`)."""
+        """Note the ``finished`` result line; the commit writes it (`packed`).  The decision lines are written
+        now, on the game's thread (`ReplayBuffer.write_decisions`): in one pass there, where on the commit's
+        worker thread the pass would contend for the interpreter with every game."""
         self._pending = ("result", result)
+        self._write_decisions()
 
     async def write_abort(self, reason: str) -> None:
         """Note an ``aborted`` result line (it replaces a result line the store refused)."""
         self._pending = ("abort", reason)
+        self._write_decisions()
+
+    def _write_decisions(self) -> None:
+        try:
+            self.buffer.write_decisions()
+        except Exception:  # `packed` tries again, and says what failed
+            pass
 
     async def seal(self) -> None:
         """The runner's last step before it tells the bots: the commit stored the replay already."""

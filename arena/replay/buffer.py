@@ -7,8 +7,8 @@ stores the replay in its database anyway.  So its lines are kept here, and the w
 written once, at the end, in the same transaction that commits the game's result
 (`LadderStore.game_ended` with ``replay=``): one commit makes both durable.  A usual decision line
 is kept as its parts until then (a tuple, appended after every decision on the thread all games'
-deadlines run on) and written with the game's other lines in one pass when the text is taken
-(`decision_lines`, on the commit's worker thread).
+deadlines run on) and written with the game's other lines in one pass when its result is asked for
+(`write_decisions`, `decision_lines`).
 
 The text is exactly what `ReplayWriter` writes for the same calls, byte for byte (the same line
 encoders; ``tests/replay/test_buffer.py``), so everything that reads a replay file reads it.  What a
@@ -85,9 +85,15 @@ class ReplayBuffer:
 
     def text(self) -> bytes:
         """The replay as a ``.jsonl`` file would hold it (partial, without a result line, if none is written).
-        The decision lines kept as their parts are written now (`decision_lines`)."""
+        The decision lines kept as their parts are written now, if `write_decisions` has not written them."""
+        return b"".join((self._header.encode(), self.write_decisions(), (self._result or "").encode()))
+
+    def write_decisions(self) -> bytes:
+        """The decision lines so far, written from their parts once (`decision_lines`; kept until another
+        decision comes).  The ladder's recorder calls it when the game's result is asked for, on the game's
+        own thread: in one pass, with no other thread wanting the interpreter meanwhile."""
         count, lines = self._written
         if count != len(self._decisions):
             lines = decision_lines(1, self._decisions)
             self._written = (len(self._decisions), lines)
-        return b"".join((self._header.encode(), lines, (self._result or "").encode()))
+        return lines
