@@ -6,8 +6,8 @@ more of the server's CPU per game than anything else the ladder adds to a game, 
 stores the replay in its database anyway.  So its lines are kept here, and the whole replay is
 written once, at the end, in the same transaction that commits the game's result
 (`LadderStore.game_ended` with ``replay=``): one commit makes both durable.  A usual decision line
-is kept as its parts until then (a tuple, appended after every decision on the thread all games'
-deadlines run on) and written with the game's other lines in one pass when its result is asked for
+is kept as its parts until then (appended to one flat list after every decision, on the thread all
+games' deadlines run on) and written with the game's other lines in one pass when its result is asked for
 (`write_decisions`, `decision_lines`).
 
 The text is exactly what `ReplayWriter` writes for the same calls, byte for byte (the same line
@@ -35,15 +35,15 @@ class ReplayBuffer:
     def __init__(self, header: "ReplayHeader | Mapping[str, Any]", hash_every: int = 1) -> None:
         self.header = prepared_header(header)
         self._header = encode_line(self.header.to_dict()) + "\n"
-        #: One item a decision, in order: its usual line's parts (a tuple, written by `text`), or its line
-        #: written at once (a str).
-        self._decisions: list[Any] = []
-        self._written: tuple[int, bytes] = (0, b"")  # the decision lines as `text` last wrote them, and how many
+        #: Six values a decision, in order, flat (`decision_lines`): its usual line's parts, or None and its line
+        #: written at once.  No object is kept per decision: the young generation's count does not grow.
+        self._parts: list[Any] = []
+        self._written: tuple[int, bytes] = (0, b"")  # the decision lines as last written, and of how many parts
         self._result: str | None = None
         self._count = 0
         self._hash_every = max(1, int(hash_every))
         # Called after every decision: a bound method, as `ReplayWriter.decision` is.
-        self._append = self._decisions.append
+        self._extend = self._parts.extend
 
     @property
     def decisions(self) -> int:
@@ -65,15 +65,17 @@ class ReplayBuffer:
         """Record one applied decision and the state hash after it (None between checkpoints).
 
         The usual line (no bot error; `usual_decision`) is kept as its parts and written with the others
-        when the text is taken (`decision_lines`): this runs after every decision, on the thread every
-        game's deadlines run on, and a tuple is all it needs to keep."""
+        at the game's end (`decision_lines`): this runs after every decision, on the thread every game's
+        deadlines run on, and six values appended to a list are all it needs to keep."""
         if self._result is not None:
             raise ReplayWriterError(f"replay of game {self.header.game_id} already has its result line")
         self._count += 1
-        if bot_error or not (state_hash is None or type(state_hash) is str):  # not `usual_decision`: written now
-            self._append(decision_text(self._count, seat, action, think_ms, timeout, strike, state_hash, bot_error))
+        if bot_error or seat is None or not (state_hash is None or type(state_hash) is str):  # written now
+            # (not `usual_decision`; a seat of None fails there, as it always did, and marks a line written)
+            line = decision_text(self._count, seat, action, think_ms, timeout, strike, state_hash, bot_error)
+            self._extend((None, line, 0, False, False, None))
         else:
-            self._append((seat, action, think_ms, timeout, strike, state_hash))
+            self._extend((seat, action, think_ms, timeout, strike, state_hash))
 
     def write_result(self, result: Any) -> None:
         """The ``finished`` result line (a `Result`, `GameOutcome`, or their ``to_dict()``)."""
@@ -93,7 +95,7 @@ class ReplayBuffer:
         decision comes).  The ladder's recorder calls it when the game's result is asked for, on the game's
         own thread: in one pass, with no other thread wanting the interpreter meanwhile."""
         count, lines = self._written
-        if count != len(self._decisions):
-            lines = decision_lines(1, self._decisions)
-            self._written = (len(self._decisions), lines)
+        if count != len(self._parts):
+            lines = decision_lines(1, self._parts)
+            self._written = (len(self._parts), lines)
         return lines

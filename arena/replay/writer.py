@@ -108,26 +108,29 @@ class _UsualLine(msgspec.Struct):
 _encode_lines = msgspec.json.Encoder().encode_lines
 
 
-def decision_lines(first: int, decisions: "Sequence[Any]") -> bytes:
+def decision_lines(first: int, parts: "Sequence[Any]") -> bytes:
     """The lines of consecutive decisions ``first``, ``first + 1``, ..., as bytes: exactly the concatenation of
-    what `decision_text` gives for each.  Each decision is its line already written (a str: one that is not
-    `usual_decision`), or ``(seat, action, think_ms, timeout, strike, state_hash)`` as a recorder's ``decision``
-    was given them, with `usual_decision` true.  `ReplayBuffer` keeps decisions so while its game runs and has
-    them written here when its text is taken: msgspec writes the whole game in one call (the same encoder as
-    `encode_line`, so the same text; ``tests/replay/test_buffer.py``).  Anything msgspec refuses (a lone
-    surrogate) is written line by line the standard way, which fails as a file's text of it does."""
+    what `decision_text` gives for each.  ``parts`` holds six values a decision, one after the other (a flat
+    list: a container a decision kept until the game's end made the garbage collector's young generation
+    fill up twice as fast): ``seat, action, think_ms, timeout, strike, state_hash`` as a recorder's
+    ``decision`` was given them with `usual_decision` true, or, for a line written at once (one that is
+    not usual), ``None`` and that line, then four values not read.  `ReplayBuffer` keeps decisions so while
+    its game runs and has them written here at its end: msgspec writes the whole game in one call (the same
+    encoder as `encode_line`, so the same text; ``tests/replay/test_buffer.py``).  Anything msgspec refuses
+    (a lone surrogate) is written line by line the standard way, which fails as a file's text of it does."""
     raw = msgspec.Raw
+    each = iter(parts)
+    decisions = list(zip(each, each, each, each, each, each))
     try:
         return _encode_lines([
-            raw(d[:-1]) if type(d) is str
-            else _UsualLine("decision", i, int(d[0]), str(d[1]), int(round(d[2] or 0)), bool(d[3]), bool(d[4]), d[5])
-            for i, d in enumerate(decisions, first)
+            raw(a[:-1]) if s is None
+            else _UsualLine("decision", i, int(s), str(a), int(round(t or 0)), bool(to), bool(st), h)
+            for i, (s, a, t, to, st, h) in enumerate(decisions, first)
         ])
     except (TypeError, ValueError, OverflowError, UnicodeError):
         return "".join(
-            d if type(d) is str
-            else decision_line(i, int(d[0]), str(d[1]), int(round(d[2] or 0)), bool(d[3]), bool(d[4]), d[5])
-            for i, d in enumerate(decisions, first)
+            a if s is None else decision_line(i, int(s), str(a), int(round(t or 0)), bool(to), bool(st), h)
+            for i, (s, a, t, to, st, h) in enumerate(decisions, first)
         ).encode()
 
 

@@ -84,14 +84,14 @@ def test_lines_written_at_the_end_are_the_lines_written_one_at_a_time(seed):
         bot_error = chooser.choice([""] * 8 + ["ValueError: boom\n\tat line 3"])
         line = decision_text(i, seat, action, think_ms, timeout, strike, state_hash, bot_error)
         expected.append(line)
-        decisions.append((seat, action, think_ms, timeout, strike, state_hash)
-                         if usual_decision(state_hash, bot_error) else line)
+        decisions.extend((seat, action, think_ms, timeout, strike, state_hash)
+                         if usual_decision(state_hash, bot_error) else (None, line, 0, False, False, None))
     assert decision_lines(1, decisions) == "".join(expected).encode()
     # a text msgspec refuses (a lone surrogate) goes the standard way, and fails as a file's text of it does
     with pytest.raises(UnicodeEncodeError):
         decision_text(7, 0, "x\ud800", 3).encode()
     with pytest.raises(UnicodeEncodeError):
-        decision_lines(7, [(0, "x\ud800", 3, False, False, None)])
+        decision_lines(7, [0, "x\ud800", 3, False, False, None])
 
 
 def test_text_taken_twice_and_after_more_decisions(toy_ruleset):
@@ -108,3 +108,22 @@ def test_text_taken_twice_and_after_more_decisions(toy_ruleset):
     assert buffer.text().startswith(first) and buffer.text() == writer_lines.text()
     buffer.write_result({"placements": [1, 2], "points": [0, 0], "reason": ""})
     assert parse(buffer.text(), "g1.jsonl").status == "finished"
+
+
+def test_a_decision_keeps_no_object_the_garbage_collector_counts(toy_ruleset):
+    """Every container kept per decision until the game's end counts towards the collector's young generation:
+    one a decision made a ladder's young collections come twice as often.  The buffer keeps plain values."""
+    import gc
+
+    buffer = ReplayBuffer(_header(toy_ruleset, 2), hash_every=16)
+    buffer.decision(0, "draw", 1.5)  # the list's first growth
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        before = gc.get_count()[0]
+        for i in range(500):
+            buffer.decision(i % 2, "draw", 31.7, False, False, None if i % 16 else "0123456789abcdef")
+        assert gc.get_count()[0] - before <= 5  # a list's growth, nothing a decision
+    finally:
+        if was:
+            gc.enable()
