@@ -40,6 +40,7 @@ FUNCTIONS = [
     ("arena.ladder.director", "LadderDirector._replay_if_started"),
     ("arena.ladder.commit_closed", "CommitClosedRecorder.packed"),
     ("arena.replay.buffer", "ReplayBuffer.decision"),
+    ("arena.replay.buffer", "ReplayBuffer.write_decisions"),  # the game's lines, written at its end
     ("arena.games.base", "GameState.state_hash"),
     ("arena.ladder.director", "_timed"),
     ("arena.ladder.director", "standings_from"),
