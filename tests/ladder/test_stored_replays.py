@@ -34,13 +34,19 @@ def ruleset():
         yield name
 
 
+def _with_result_line(store: LadderStore, tmp_path, game_id: str):
+    """A game played into a replay file whose result line is written (the runner's first step): (writer, seats)."""
+    writer, state = play(store, tmp_path / "replays", game_id)
+    result, seats = finished_result(state)
+    writer.write_result(result)  # the runner's order: result line fsynced, commit, seal
+    return writer, seats
+
+
 def test_the_replay_committed_with_the_result_is_the_sealed_file_byte_for_byte(db, tmp_path):
     store = LadderStore.open(db)
     try:
         assert store.schema_version() == SCHEMA_VERSION >= 5
-        writer, state = play(store, tmp_path / "replays", "g1")
-        result, seats = finished_result(state)
-        writer.write_result(result)  # the runner's order: result line fsynced, commit, seal
+        writer, seats = _with_result_line(store, tmp_path, "g1")
         packed = PackedReplay.read(writer.part_path)
         store.game_ended("g1", "finished", seats, replay_path=str(writer.path), replay=packed)
         sealed = writer.seal()
@@ -88,9 +94,7 @@ def test_a_fenced_hosts_abort_keeps_its_replay_on_the_row_another_host_aborted(d
 def test_a_damaged_stored_replay_is_a_clear_error_not_a_wrong_game(db, tmp_path):
     store = LadderStore.open(db)
     try:
-        writer, state = play(store, tmp_path / "replays", "g3")
-        result, seats = finished_result(state)
-        writer.write_result(result)
+        writer, seats = _with_result_line(store, tmp_path, "g3")
         good = PackedReplay.read(writer.part_path)
         forged = PackedReplay.of(writer.part_path.read_bytes().replace(b'"a"', b'"z"'))
         store.game_ended("g3", "finished", seats,
@@ -157,9 +161,7 @@ def test_a_replay_packed_at_the_old_level_reads_as_one_packed_now(db, tmp_path):
 
     store = LadderStore.open(db)
     try:
-        writer, state = play(store, tmp_path / "replays", "g1")
-        result, seats = finished_result(state)
-        writer.write_result(result)
+        writer, seats = _with_result_line(store, tmp_path, "g1")
         text = writer.part_path.read_bytes()
         now = PackedReplay.of(text)
         assert replays.LEVEL == 1 and now.data == zlib.compress(text, 1)
