@@ -118,7 +118,9 @@ def test_a_ladder_nobody_reads_fits_seldom_and_a_read_catches_up(tmp_path, monke
         trio.run(director, SlowGames(["a", "b", "c", "d"]), clock=clock)
         # A minute of results: a fit a second before (about 60 and the last); now every `unread_refit_s`
         # (10 s) for the scheduler and the snapshot at 60 s, and the last.
-        assert director.view.finished >= 100
+        # (about 120 results; a commit slower than the clock's 20 ms lets a second of mock time pass without
+        # one, so fewer on a loaded machine: a fit a second would still make some 20 or more)
+        assert director.view.finished >= 20
         assert 5 <= len(fits) <= 9, len(fits)
         assert director.standings["duo"] == compute_standings(store, "duo", director.view.connected)
     finally:
