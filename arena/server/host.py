@@ -32,6 +32,7 @@ from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
 from arena.server.health import Health
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
+from arena.server.slot_view import SlotView
 from mau_arena_sdk.wire import rpc
 
 log = logging.getLogger("arena.server")
@@ -103,6 +104,12 @@ class Handle:
         with, without `sessions`' snapshots (a ladder plans again after every game)."""
         return {name: (session.capacity, session.busy, session.games)
                 for name, session in self.hub.by_name.items() if session.connected}
+
+    def slot_view(self) -> SlotView:
+        """`slots`, kept up to date by the hub as sessions change, with the names changed since the reader
+        last looked (`SlotView.take_changed`): a director that plans after every game reads what changed,
+        not every connected bot.  Call from the director (trio, on the server's thread)."""
+        return self.hub.slot_view()
 
     def is_connected(self, name: str) -> bool:
         session = self.hub.by_name.get(name)

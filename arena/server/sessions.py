@@ -31,6 +31,7 @@ from arena import __version__ as ARENA_VERSION
 from arena.messages import error_to_pb
 from arena.server.config import ConfigError, ServerConfig
 from arena.server.hello import HelloRefused, HelloTerms
+from arena.server.slot_view import SlotView
 from mau_arena_sdk.wire import pb
 
 if TYPE_CHECKING:
@@ -299,6 +300,8 @@ class Hub:
         self._changed = trio.Event()                 # replaced on every change (trio side)
         self._roster = trio.Event()                  # replaced when a bot connects, resumes or leaves
         self.live = None                             # arena.server.live.LiveGames, set by the host
+        #: Views of the connected bots' slots kept up to date here (`slot_view`): none unless a director asks.
+        self._slot_views: list[SlotView] = []
 
     # ---- bridge
 
@@ -427,6 +430,7 @@ class Hub:
         self.by_name[session.name] = session
         self.by_id[session.id] = session
         self._welcome(session)
+        self._slots_changed(session.name)
         log.info("%s (%s) connected: plays %s, %d at once", session.name, connection.peer,
                  ",".join(session.games), session.capacity)
         self.changed()
@@ -439,6 +443,7 @@ class Hub:
             previous.close(error_to_pb("DUPLICATE_SESSION", "this session was resumed on another connection"))
         session.capacity = max(session.capacity, terms.capacity)
         self.by_name[session.name] = session
+        self._slots_changed(session.name)
         self._welcome(session)
         for message in session.kept_results():  # its recent results again: any may have been lost
             session.send(message)
@@ -479,6 +484,7 @@ class Hub:
         session.connection = None
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
+            self._slots_changed(session.name)
         if not session.seats and not self._keeps(session):
             self.by_id.pop(session.id, None)
         for seat in list(session.seats):
@@ -497,17 +503,40 @@ class Hub:
         if session.busy >= session.capacity:
             raise SeatUnavailable(f"bot {name!r} is busy ({session.busy} of {session.capacity} games)")
         session.busy += 1
+        if self._slot_views:
+            self._slots_changed(name)
         return session
 
     def release(self, session: BotSession, seat: "RemoteSeat") -> None:
         if seat in session.seats:
             session.seats.discard(seat)
             session.busy = max(0, session.busy - 1)
+            if self._slot_views:
+                self._slots_changed(session.name)
         for wire_id in [w for w, s in session.requests.items() if s is seat]:
             del session.requests[wire_id]
         if not session.connected and not session.seats and not self._keeps(session):
             self.by_id.pop(session.id, None)
         self._fire_changed()
+
+    def slot_view(self) -> SlotView:
+        """A view of the connected bots' slots that this hub keeps up to date from now on (every
+        connected bot counts as changed in it at first); call on the server's thread."""
+        view = SlotView()
+        for session in self.by_name.values():
+            if session.connected:
+                view.set(session.name, (session.capacity, session.busy, session.games))
+        self._slot_views.append(view)
+        return view
+
+    def _slots_changed(self, name: str) -> None:
+        """Bot ``name``'s entry in every slot view again: what `Handle.slots` would say now."""
+        if not self._slot_views:
+            return
+        session = self.by_name.get(name)
+        entry = (session.capacity, session.busy, session.games) if session is not None and session.connected else None
+        for view in self._slot_views:
+            view.set(name, entry)
 
     def _keeps(self, session: BotSession) -> bool:
         """Whether an away session with no game stays resumable: it holds results not yet delivered.
