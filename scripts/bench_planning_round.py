@@ -1,131 +1,160 @@
 #!/usr/bin/env python3
-"""What a shared (PostgreSQL) host spends preparing one planning round, against building it afresh.
+"""What one planning round of a ladder host costs, in this tree and (alternating) in another.
 
-    python scripts/bench_planning_round.py                      # 200 bots, 3,000 pairings met, 2,000 rounds
-    python scripts/bench_planning_round.py --bots 1000 --pairs 19900
+    python scripts/bench_planning_round.py                                  # this tree: 200 bots, 100 games
+    python scripts/bench_planning_round.py --against /tmp/old               # and an older tree, alternating
+    python scripts/bench_planning_round.py --bots 1000 --concurrency 200
 
-A host of a shared ladder turns, every planning round, its connected bots' slots and the
-cluster's last view into the scheduler's candidates and fairness counts.  Measured here,
-on one thread (its CPU time per round), with between rounds two games ended and two
-started (four bots' slots changed) and one new claim read from the database:
+A round is what `LadderDirector._schedule` does on a host alone between two games: the connected
+bots' slots from the server (`Handle.slots`, or the `SlotView` the server keeps up to date), the
+candidates (`CandidatePool`), the scheduler's plan and its next wake-up.  Measured on one thread, its CPU time per
+round, over a simulated ladder: real sessions in a real `Hub` (admitted with a Hello's terms, their
+game slots taken and given back through it, as the games do), every bot with one slot, games that
+last 2-5 time units, and a round after every game's end, as the director plans on each.  Nothing
+else (no sockets, no store) is timed.
 
-* incremental (what `LadderDirector._schedule` does): `Handle.slots`'s mapping, then
-  `Membership.adjust`: the candidates from the `CandidatePool` (built again only for the
-  bots whose inputs changed) and the read's new counts only (`Scheduler.add_counts`);
-* afresh (the reference, what a round cost before): every candidate built again
-  (`candidates.full_rebuild`) and the whole tally synced (`Scheduler.sync_counts`, after
-  copying it, as each read did).
-
-Both give the same candidates and counts (checked at the end; `tests/ladder/test_candidates.py`
-and `tests/ladder/test_scheduler.py` check them over random histories).  The ratio is measured
-in one run; no database is used.
+With ``--against TREE`` (another checkout, e.g. ``git archive OLD | tar -x -C /tmp/old``) each tree
+runs in its own process, in turn, ``--repeat`` times, so a drift of the machine's speed falls on
+both; it prints each tree's µs a round (the median of its runs) and the ratio.  The same seeds
+give the same events, so both trees must plan the same tables: each run prints a digest of every
+table it planned (the ruleset, the seats, the round), and the script says whether they agree.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import hashlib
+import heapq
+import json
 import random
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from arena.ladder.candidates import CandidatePool, full_rebuild  # noqa: E402
-from arena.ladder.membership import ClusterSettings, Membership  # noqa: E402
-from arena.ladder.scheduler import Scheduler, slot_share  # noqa: E402
-from arena.ladder.store.claims import ClusterLoad  # noqa: E402
-
+ROOT = Path(__file__).resolve().parents[1]
 RULESET = "moumou"
 
 
-class Claims:
-    """The part of `SeatClaims` a planning round reads: which bots have their ``bot_slots`` row."""
+def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int) -> dict:
+    """Run the ladder's rounds with the code importable as ``arena`` (the tree on sys.path first)."""
+    from arena.ladder.candidates import CandidatePool
+    from arena.ladder.scheduler import Scheduler, slot_share
+    from arena.server.config import ServerConfig
+    from arena.server.hello import HelloTerms
+    from arena.server.host import Handle
+    from arena.server.sessions import Connection, Hub
 
-    def __init__(self, known: set[str]) -> None:
-        self.known = known
+    hub = Hub(ServerConfig(max_connections=bots + 10), [RULESET])
+    names = [f"bot{i:04d}" for i in range(bots)]
+    for name in names:
+        hub.admit(HelloTerms(name, "", "1", "1", (RULESET,), 1, ""), Connection("bench"))
+    handle = Handle(hub, 0)
+    incremental = hasattr(handle, "slot_view")  # this tree keeps the slots up to date (else: `Handle.slots`)
+    view = handle.slot_view() if incremental else None
+    scheduler = Scheduler({RULESET: 2}, rng=random.Random(seed))
+    pool = CandidatePool()
+    reserved: dict[str, int] = {}
+    reserved_changed: set[str] = set()
+    rng = random.Random(seed + 1)
+    running: list[tuple[float, int, tuple[str, ...], list]] = []  # (end, tie-break, seats, their tokens)
+    now, started, spent, timed = 0.0, 0, 0.0, 0
+    digest = hashlib.sha256()
+    clock = time.thread_time
+    for round_ in range(warm + rounds):
+        began = clock()
+        if incremental:
+            assert view is not None
+            changed = view.take_changed() | reserved_changed
+            reserved_changed = set()
+            share = slot_share(concurrency, len(view.slots), 2)
+            tables = scheduler.plan_pool(pool.refresh(view.slots, changed, reserved, min(64, share)),
+                                         concurrency - len(running), now=now)
+        else:
+            slots = handle.slots()
+            share = slot_share(concurrency, len(slots), 2)
+            tables = scheduler.plan(pool.update(slots, reserved, min(64, share)), concurrency - len(running), now=now)
+        for table in tables:  # the director's side of a planned table, in the round
+            for bot in table.bots:
+                reserved[bot] = reserved.get(bot, 0) + 1
+            reserved_changed.update(table.bots)
+        scheduler.next_wakeup(now)  # when to plan again if no game ends first
+        ended = clock()
+        if round_ >= warm:
+            spent += ended - began
+            timed += 1
+        for table in tables:  # the game takes its seats on the server, then plays
+            tokens = []
+            for bot in table.bots:
+                session = hub.reserve(bot, RULESET)
+                token = object()
+                session.seats.add(token)  # as a `RemoteSeat` does
+                tokens.append((session, token))
+            heapq.heappush(running, (now + rng.uniform(2.0, 5.0), started, table.bots, tokens))
+            started += 1
+            digest.update(repr((round_, table.ruleset, table.bots)).encode())
+        if not running:
+            raise SystemExit("no game running: the simulation is stuck")
+        end, _, seats, tokens = heapq.heappop(running)  # the next game ends: its seats freed, then the round
+        scheduler.game_finished(end - now if end > now else 0.0)
+        now = end
+        for session, token in tokens:
+            hub.release(session, token)  # type: ignore[arg-type]
+        for bot in seats:
+            reserved[bot] -= 1
+        reserved_changed.update(seats)
+    return {"us_per_round": spent / max(1, timed) * 1e6, "rounds": timed, "games": started,
+            "running": len(running), "digest": digest.hexdigest()[:16], "incremental": incremental}
+
+
+def run_tree(tree: Path, args: argparse.Namespace) -> dict:
+    """One run in its own process, importing ``arena`` from ``tree``."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--inside", str(tree), "--bots", str(args.bots),
+               "--concurrency", str(args.concurrency), "--rounds", str(args.rounds), "--warm", str(args.warm),
+               "--seed", str(args.seed)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=str(tree)).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bots", type=int, default=200, help="connected bots (default 200)")
-    parser.add_argument("--pairs", type=int, default=3000, help="pairings met so far (default 3,000)")
-    parser.add_argument("--rounds", type=int, default=2000, help="rounds timed per side (default 2,000)")
+    parser.add_argument("--bots", type=int, default=200, help="connected bots, one slot each (default 200)")
+    parser.add_argument("--concurrency", type=int, default=100, help="games at once (default 100)")
+    parser.add_argument("--rounds", type=int, default=3000, help="rounds timed per run (default 3,000)")
+    parser.add_argument("--warm", type=int, default=500, help="rounds before the timing starts (default 500)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per tree (default 3)")
+    parser.add_argument("--against", type=Path, help="another tree to run alternately with this one")
+    parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.bots < 4:
-        raise SystemExit("--bots must be at least 4")
-    rng = random.Random(1)
-    names = [f"bot{i:04d}" for i in range(args.bots)]
-    possible = args.bots * (args.bots - 1) // 2
-    if not 0 <= args.pairs <= possible:
-        raise SystemExit(f"--pairs must be between 0 and {possible} for {args.bots} bots")
-    pairs = {frozenset(p): rng.randint(1, 5) for p in rng.sample(list(itertools.combinations(names, 2)), args.pairs)}
-    games = {name: rng.randint(20, 40) for name in names}
-    slots = {name: (1, 0, (RULESET,)) for name in names}
-    concurrency, reserved, cap = args.bots // 2, {}, 4
-
-    membership = Membership(ClusterSettings(url=""), concurrency)
-    membership.claims = Claims(set(names))  # type: ignore[assignment]
-    incremental, afresh = Scheduler({RULESET: 2}), Scheduler({RULESET: 2})
-    first = ClusterLoad(games={RULESET: dict(games)}, pairs={RULESET: dict(pairs)}, slots=concurrency, fresh=True)
-    membership.take_view(first)
-    pool = CandidatePool()
-    held: list[ClusterLoad] = []
-
-    def change() -> ClusterLoad:
-        """Two games end and two start (four bots' slots change); a read finds one new claim."""
-        for name in rng.sample(names, 4):
-            capacity, busy, rulesets = slots[name]
-            slots[name] = (capacity, 1 - busy, rulesets)
-        a, b = rng.sample(names, 2)
-        games[a] += 1
-        games[b] += 1
-        pair = frozenset((a, b))
-        pairs[pair] = pairs.get(pair, 0) + 1
-        return ClusterLoad(games={RULESET: {a: 1, b: 1}}, pairs={RULESET: {pair: 1}}, slots=concurrency)
-
-    def round_incremental() -> list:
-        membership.take_view(change())
-        return membership.adjust(incremental, dict(slots), reserved, 2, cap, pool) or []
-
-    def round_afresh() -> list:
-        held.append(change())  # the incremental side has these claims at the end
-        tally_games, tally_pairs = dict(games), dict(pairs)  # each read copied the whole tally
-        afresh.sync_counts(RULESET, tally_games, tally_pairs)
-        share = slot_share(concurrency, len(slots), 2)
-        return full_rebuild(dict(slots), reserved, min(cap, share))
-
-    spent = {"incremental": [], "afresh": []}
-    for _ in range(3):  # alternating, so a drift of the machine's speed falls on both
-        for label, fn in (("incremental", round_incremental), ("afresh", round_afresh)):
-            began = time.thread_time()
-            for _ in range(args.rounds):
-                fn()
-            spent[label].append((time.thread_time() - began) / args.rounds * 1e6)
-    # The same state on both sides at the end: the same candidates and counts.
-    for view in held:  # the claims read while the other side ran
-        membership.take_view(view)
-    assert membership.adjust(incremental, dict(slots), reserved, 2, cap, pool) == round_afresh_state(
-        afresh, slots, reserved, cap, concurrency, games, pairs)
-    assert {b: n for b, n in incremental.games[RULESET].items() if n} == dict(afresh.games[RULESET])
-    assert {p: n for p, n in incremental.pairs[RULESET].items() if n} == dict(afresh.pairs[RULESET])
-    low = {label: min(values) for label, values in spent.items()}
-    print(f"{args.bots} bots, {args.pairs:,} pairings met at the start and {len(pairs):,} at the end, "
-          f"{args.rounds:,} rounds a side, 3 alternations "
-          f"(thread CPU per round, best of 3):")
-    print(f"  incremental (Membership.adjust: candidate pool, new counts only): {low['incremental']:7.0f} µs "
-          f"({', '.join(f'{v:.0f}' for v in spent['incremental'])})")
-    print(f"  afresh (every candidate built, the whole tally copied and synced):  {low['afresh']:7.0f} µs "
-          f"({', '.join(f'{v:.0f}' for v in spent['afresh'])})")
-    print(f"  afresh / incremental: {low['afresh'] / low['incremental']:.1f}")
+    if args.inside is not None:  # a run in its own process, with that tree's arena
+        sys.path.insert(0, str(args.inside.resolve()))
+        print(json.dumps(simulate(args.bots, args.concurrency, args.rounds, args.warm, args.seed)))
+        return 0
+    if args.bots < 4 or not 1 <= args.concurrency or args.rounds < 1:
+        raise SystemExit("--bots must be at least 4, --concurrency and --rounds at least 1")
+    trees = [("this tree", ROOT)] + ([("against", args.against.resolve())] if args.against else [])
+    runs: dict[str, list[dict]] = {label: [] for label, _ in trees}
+    for _ in range(args.repeat):  # alternating
+        for label, tree in trees:
+            runs[label].append(run_tree(tree, args))
+    print(f"{args.bots} bots (one slot each), {args.concurrency} games at once, {args.rounds:,} rounds a run "
+          f"after {args.warm:,}, {args.repeat} runs a tree, alternating (thread CPU a round):")
+    medians = {}
+    for label, tree in trees:
+        figures = runs[label]
+        medians[label] = statistics.median(f["us_per_round"] for f in figures)
+        kind = "slot view, pool by changes" if figures[0]["incremental"] else "Handle.slots, pool over every bot"
+        each = ", ".join(f"{f['us_per_round']:.1f}" for f in figures)
+        print(f"  {label:<9} ({tree}; {kind}): {medians[label]:7.1f} µs a round "
+              f"({each}); {figures[0]['games']:,} games, "
+              f"{figures[0]['running']} running at the end, tables digest {figures[0]['digest']}")
+    if args.against:
+        digests = {f["digest"] for figures in runs.values() for f in figures}
+        print(f"  against / this tree: {medians['against'] / medians['this tree']:.2f}; "
+              f"the same tables in every run: {'yes' if len(digests) == 1 else 'NO: ' + ', '.join(sorted(digests))}")
     return 0
-
-
-def round_afresh_state(scheduler: Scheduler, slots: dict, reserved: dict, cap: int, concurrency: int,
-                       games: dict, pairs: dict) -> list:
-    scheduler.sync_counts(RULESET, dict(games), dict(pairs))
-    return full_rebuild(dict(slots), reserved, min(cap, slot_share(concurrency, len(slots), 2)))
 
 
 if __name__ == "__main__":

@@ -35,13 +35,14 @@ from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.game_gaps import GameGaps
 from arena.ladder.ratings import LiveElo
-from arena.ladder.scheduler import Candidate, Scheduler, Table, slot_share
+from arena.ladder.scheduler import Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, StandingsBook, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
 from arena.ladder.store.fit_totals import RunningTotals
 from arena.match.runner import GameStop
 from arena.ladder.store.ladder_store import Call
 from arena.match.timecontrol import TimeControl
+from arena.server.slot_view import SlotView
 
 log = logging.getLogger("arena.ladder")
 
@@ -206,6 +207,7 @@ class LadderDirector:
         self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
         self._running_sets = 0
         self._started_games = 0
+        self._reserved_changed: set[str] = set()  # bots whose `_reserved` count changed since the last round
         self._group = _GroupCommit(store)  # the store's writes waiting for the next group commit (`_db_write`)
         self._db = self._group.limiter  # one call at a time on the store's connection
         #: Game starts commit on a connection of their own where the database has room for two writers
@@ -323,24 +325,39 @@ class LadderDirector:
 
     async def _schedule(self, handle: Any, sets: trio.Nursery) -> None:
         assert self.stopping is not None
+        # The connected bots' slots, kept up to date by the server as sessions change (`Handle.slot_view`): a
+        # round reads the bots whose slots or started games changed, not every bot.  A stand-in handle without
+        # one (tests) is compared whole every round.
+        view = handle.slot_view() if hasattr(handle, "slot_view") else None
+        mirror = SlotView() if view is None else None
+        stale = False  # the pool missed changes (a round without the cluster's view): it looks at every bot
         while not self.stopping.is_set():
             limit = self.settings.concurrency - self._running_sets
             if self.settings.max_games is not None:
                 limit = min(limit, self.settings.max_games - self._started_games - self._running_sets)
             if limit > 0:
                 smallest = min(self.settings.players.values())
-                candidates: list[Candidate] | None
+                if mirror is not None:
+                    mirror.refresh(handle.slots())
+                source = view if view is not None else mirror
+                assert source is not None
+                slots = source.slots
+                changed: set[str] | None = source.take_changed() | self._reserved_changed
+                self._reserved_changed = set()
+                if stale:
+                    changed, stale = None, False
+                pool: CandidatePool | None
                 if self.membership is None:
                     # No bot may run more than its share of the server's game slots (a bot whose
                     # games hang must not fill them).  The pool rebuilds only the bots whose slots changed.
-                    slots = handle.slots()
                     share = slot_share(self.settings.concurrency, len(slots), smallest)
-                    candidates = self._pool.update(slots, self._reserved, min(self.settings.max_games_per_bot, share))
+                    pool = self._pool.refresh(slots, changed, self._reserved, min(self.settings.max_games_per_bot, share))
                     self.gaps.round()
                 else:  # the whole ladder's busy counts, shares and fairness counts
                     # From the cluster's view read last (in the background: a round never waits on the database).
-                    candidates = self.membership.adjust(self.scheduler, handle.slots(), self._reserved, smallest,
-                                                        self.settings.max_games_per_bot, self._pool)
+                    pool = self.membership.adjust(self.scheduler, slots, changed, self._reserved, smallest,
+                                                  self.settings.max_games_per_bot, self._pool)
+                    stale = pool is None
                     self.gaps.round()
                     if self.membership.problem:
                         self.view.note = self.membership.problem
@@ -348,15 +365,17 @@ class LadderDirector:
                         self.view.note = ""
                     # a host that cannot take new games tells load balancers (grpc.health.v1)
                     handle.set_serving(not self.membership.problem)
-                if not candidates:
-                    candidates = []
                 planned_at = time.monotonic()
-                tables = self.scheduler.plan(candidates, limit, now=planned_at)
+                if pool is None:  # nothing known to plan with: as a round with no bot
+                    tables = self.scheduler.plan([], limit, now=planned_at)
+                else:
+                    tables = self.scheduler.plan_pool(pool, limit, now=planned_at)
                 # The seated bots' versions only: a look over every connected bot cost more than the round's plan.
                 versions = {bot: handle.version_of(bot) for table in tables for bot in table.bots}
                 for table in tables:
                     for bot in table.bots:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1
+                    self._reserved_changed.update(table.bots)
                     self._running_sets += 1
                     self._all_done = trio.Event()
                     self.gaps.planned(table.bots, planned_at)
@@ -588,6 +607,7 @@ class LadderDirector:
                 await self.membership.release(game_id)
             for bot in table.bots:
                 self._reserved[bot] -= 1
+            self._reserved_changed.update(table.bots)
             self._running_sets -= 1
             if self._running_sets == 0 and self._all_done is not None:
                 self._all_done.set()

@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import trio
 
 from arena.ladder.candidates import CandidatePool
-from arena.ladder.scheduler import Candidate, Scheduler, slot_share
+from arena.ladder.scheduler import Scheduler, slot_share
 from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.hosts import HostRegistry, default_host_name
 
@@ -80,6 +80,7 @@ class Membership:
         self._unsynced: list[ClusterLoad] = []   # the views read since, whose new counts it has not had yet
         self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
         self._names: Iterable[str] = ()       # the connected bots at the last round (their bot_slots rows)
+        self._left_out = False                # the last round left out bots without their bot_slots row
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call on the registry's connection (lease, live hosts, sweeps)."""
@@ -202,12 +203,14 @@ class Membership:
         self._unsynced.append(load)
 
     def adjust(self, scheduler: Scheduler, slots: Mapping[str, tuple[int, int, Sequence[str]]],
-               reserved: Mapping[str, int], smallest_table: int, max_games_per_bot: int,
-               pool: CandidatePool) -> list[Candidate] | None:
-        """The candidates as the whole ladder sees them, from the view read last, or None when there is
-        none (not read yet, or the database cannot say: plan nothing).  Asks `watch` for a fresh view.
+               changed: Iterable[str] | None, reserved: Mapping[str, int], smallest_table: int,
+               max_games_per_bot: int, pool: CandidatePool) -> CandidatePool | None:
+        """The pool brought up to date with the candidates as the whole ladder sees them, from the view read
+        last, or None when there is none (not read yet, or the database cannot say: plan nothing; the pool
+        then missed ``changed``, so the next call must look at every bot).  Asks `watch` for a fresh view.
 
-        slots: the connected bots' (capacity, games running here, rulesets) by name (`Handle.slots`).
+        slots: the connected bots' (capacity, games running here, rulesets) by name (`Handle.slot_view`).
+        changed: the bots whose slots or ``reserved`` count changed since the last call (None: every bot).
         reserved: the games the director runs or starts for each bot here, which its claims on this
         host never exceed; the view's claims are the other hosts'.  A bot's cap is the least of its
         capacity, ``max_games_per_bot`` and its share of the cluster's slots.  A bot without its
@@ -227,9 +230,12 @@ class Membership:
         self._cap = min(max_games_per_bot, slot_share(max(load.slots, self.concurrency), len(slots), smallest_table))
         self._slots = slots
         known = self.claims.known
-        if not known.issuperset(slots):
+        if not known.issuperset(slots):  # some bots are left out: look at every bot, now and next time
             slots = {name: slot for name, slot in slots.items() if name in known}
-        return pool.update(slots, reserved, self._cap, load.busy)
+            changed, self._left_out = None, True
+        elif self._left_out:
+            changed, self._left_out = None, False
+        return pool.refresh(slots, changed, reserved, self._cap, load.busy)
 
     def _sync_counts(self, scheduler: Scheduler) -> None:
         """Give the scheduler the games and pairings of every host that the views read since the last

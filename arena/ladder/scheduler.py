@@ -59,8 +59,9 @@ import random
 import statistics
 from collections import defaultdict, deque
 from dataclasses import dataclass
-from itertools import combinations
-from typing import Iterable, Mapping, Sequence
+from itertools import combinations, repeat
+from operator import add
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,9 @@ class Scheduler:
         self.games: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self._history: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
+        #: ``pairs`` again, by bot: ruleset -> bot -> partner -> games (what a table's seats are chosen by,
+        #: looked up without building a pair's frozenset per member); changed wherever ``pairs`` is.
+        self._partners: dict[str, dict[str, dict[str, int]]] = {r: {} for r in self.players}
         self.ratings: dict[str, dict[str, tuple[float, float]]] = {r: {} for r in self.players}
         #: Per ruleset synced from a shared ladder's database: the tables recorded since the last sync.
         self._recorded: dict[str, list[Table]] = {}
@@ -134,6 +138,9 @@ class Scheduler:
         self._typical: float | None = None  # the median of _durations, once computed
         self._idle_since: dict[str, float] = {}  # bot -> since when it has had a free slot without a seat
         self._full_since: dict[str, float] = {}  # bot -> since when every slot of it has been taken
+        self._roster = _Roster(self.players)  # the connected bots as the last round saw them
+        self._seated: set[str] = set()  # bots whose candidate a round changed: the caller's is read again next time
+        self._observed = False  # `_observe` ran for this round: `_full_since` holds exactly the busy bots
 
     # ---- what the scheduler knows
 
@@ -147,7 +154,7 @@ class Scheduler:
         if ruleset not in self.players:
             return
         for pair, count in pair_games.items():
-            self.pairs[ruleset][frozenset(pair)] += count
+            self._count_pair(ruleset, frozenset(pair), count)
             self._history[ruleset][frozenset(pair)] += count
 
     def sync_counts(
@@ -166,6 +173,13 @@ class Scheduler:
         for pair, count in pairs.items():
             merged[frozenset(pair)] += count
         self.pairs[ruleset] = merged
+        partners: dict[str, dict[str, int]] = {}
+        for pair, count in merged.items():
+            if len(pair) == 2:
+                a, b = pair
+                partners.setdefault(a, {})[b] = count
+                partners.setdefault(b, {})[a] = count
+        self._partners[ruleset] = partners
         self._recorded[ruleset] = []  # from now on `add_counts` takes back what `record` counts
 
     def add_counts(
@@ -177,17 +191,17 @@ class Scheduler:
         back first (the database counts them once their claims are read, as `sync_counts` would)."""
         if ruleset not in self.players:
             return
-        counts, pair_counts = self.games[ruleset], self.pairs[ruleset]
+        counts = self.games[ruleset]
         for table in self._recorded.get(ruleset, ()):
             for bot in table.bots:
                 counts[bot] -= 1
             for a, b in combinations(table.bots, 2):
-                pair_counts[frozenset((a, b))] -= 1
+                self._count_pair(ruleset, frozenset((a, b)), -1)
         self._recorded[ruleset] = []
         for bot, count in games.items():
             counts[bot] += count
         for pair, count in pairs.items():
-            pair_counts[frozenset(pair)] += count
+            self._count_pair(ruleset, frozenset(pair), count)
 
     def set_ratings(self, ruleset: str, ratings: Mapping[str, tuple[float, float]]) -> None:
         """Current (rating, 95% half-width) per bot, for the uncertainty tie-break."""
@@ -199,10 +213,19 @@ class Scheduler:
         for bot in table.bots:
             self.games[table.ruleset][bot] += 1
         for a, b in combinations(table.bots, 2):
-            self.pairs[table.ruleset][frozenset((a, b))] += 1
+            self._count_pair(table.ruleset, frozenset((a, b)), 1)
         recorded = self._recorded.get(table.ruleset)
         if recorded is not None:  # counts synced from a shared ladder's database (`add_counts`)
             recorded.append(table)
+
+    def _count_pair(self, ruleset: str, pair: frozenset[str], count: int) -> None:
+        """``count`` more games of a pairing, in ``pairs`` and by bot."""
+        total = self.pairs[ruleset][pair] = self.pairs[ruleset][pair] + count
+        if len(pair) == 2:
+            a, b = pair
+            partners = self._partners[ruleset]
+            partners.setdefault(a, {})[b] = total
+            partners.setdefault(b, {})[a] = total
 
     def game_finished(self, seconds: float) -> None:
         """Report how long a game took: the patience and stall limits scale with the typical game."""
@@ -221,25 +244,24 @@ class Scheduler:
 
     # ---- time: who is available, who has waited long enough
 
-    def _observe(self, candidates: Iterable[Candidate], now: float) -> None:
-        names = set()
-        idle_since, full_since = self._idle_since, self._full_since
-        for c in candidates:
-            name = c.name
-            names.add(name)
-            # A bot is in at most one of the two (every change below and in `plan` keeps it so): one that
-            # is where its slots say already needs nothing (most bots, every round).
-            if c.free > 0:
+    def _observe(self, now: float) -> None:
+        """Since when each bot whose candidate changed has had a free slot, or none: the bots that did not
+        change are where their slots say already (every change here and in `plan` keeps them so)."""
+        roster = self._roster
+        idle_since, full_since, candidates = self._idle_since, self._full_since, roster.candidates
+        for name in roster.unobserved:
+            c = candidates.get(name)
+            if c is None:  # gone
+                idle_since.pop(name, None)
+                full_since.pop(name, None)
+            elif c.free > 0:
                 if name not in idle_since:
                     full_since.pop(name, None)
                     idle_since[name] = now
             elif name not in full_since:
                 idle_since.pop(name, None)
                 full_since[name] = now
-        for gone in [bot for bot in self._idle_since if bot not in names]:
-            del self._idle_since[gone]
-        for gone in [bot for bot in self._full_since if bot not in names]:
-            del self._full_since[gone]
+        roster.unobserved.clear()
 
     def _available(self, c: Candidate, now: float | None) -> bool:
         """Free, or busy for less than ``stall`` typical games: worth keeping the caps for."""
@@ -273,101 +295,120 @@ class Scheduler:
     # ---- choosing
 
     def plan(self, candidates: Iterable[Candidate], limit: int, now: float | None = None) -> list[Table]:
-        """Up to ``limit`` tables for now; records them and uses up the bots' free slots.
+        """Up to ``limit`` tables for now among these connected bots; records them and uses up the bots'
+        free slots.  The candidates are compared with the last round's to find what changed.
 
         now: the current time in seconds (any monotonic clock); without it the
         caps apply without time limits.
         """
-        pool = {c.name: c for c in candidates}
+        self._roster.load(candidates)
+        return self._plan(limit, now)
+
+    def plan_pool(self, pool: "PoolLike", limit: int, now: float | None = None) -> list[Table]:
+        """`plan` over a `CandidatePool`'s candidates (in name order), reading only those it says changed
+        since the last round (`CandidatePool.take_changed`): the same tables as `plan` with its list."""
+        changed = pool.take_changed()
+        changed.update(self._seated)
+        self._roster.load_changes(pool.candidates, changed)
+        return self._plan(limit, now)
+
+    def _plan(self, limit: int, now: float | None) -> list[Table]:
+        roster = self._roster
+        self._seated = set()
+        self._observed = now is not None
         if now is not None:
-            self._observe(pool.values(), now)
+            self._observe(now)
         tables: list[Table] = []
         smallest = min(self.players.values(), default=1)
-        with_room = sum(1 for c in pool.values() if c.free > 0)
         # Fewer bots with a free slot than the smallest table: no table can be seated (most wake-ups after
         # a game's end, its seats freed one by one; and after a round's last table, which used up the
-        # slots a game's end freed: `next_table` would look at every bot to find nothing).
-        while len(tables) < limit and with_room >= smallest:
-            table = self.next_table(pool.values(), now)
+        # slots a game's end freed: `next_table` would look at the bots to find nothing).
+        while len(tables) < limit and len(roster.free) >= smallest:
+            table = self._next_table(now)
             if table is None:
                 break
             self.record(table)
             for bot in table.bots:
-                c = pool[bot]
-                pool[bot] = Candidate(c.name, c.free - 1, c.rulesets)
-                if c.free - 1 <= 0:
-                    with_room -= 1
-                    if now is not None:
-                        self._idle_since.pop(bot, None)
-                        self._full_since[bot] = now
+                c = roster.candidates[bot]
+                roster.put(Candidate(c.name, c.free - 1, c.rulesets))
+                self._seated.add(bot)
+                if c.free - 1 <= 0 and now is not None:
+                    self._idle_since.pop(bot, None)
+                    self._full_since[bot] = now
             tables.append(table)
         return tables
 
     def next_table(self, candidates: Iterable[Candidate], now: float | None = None) -> Table | None:
         """The best table to start now among these connected bots, or None."""
-        connected = list(candidates)
-        # `Candidate.plays`, inlined: this runs over every connected bot after every game.
-        members = {r: [c for c in connected if not c.rulesets or r in c.rulesets] for r in self.players}
-        for ruleset, group in members.items():
-            self._lift_newcomers(ruleset, group)
-        # `_available` and `_released` for every bot, with the typical game looked up once (this runs
-        # after every game, over every connected bot).
+        self._roster.load(candidates)
+        self._observed = False
+        return self._next_table(now)
+
+    def _next_table(self, now: float | None) -> Table | None:
+        """The best table among the bots of the roster.  It looks at the bots with a free slot one by one;
+        over every member of a ruleset it only takes the least games played (the floor) and, for a table's
+        seats, the least-played pairing (in `_fill`)."""
+        roster = self._roster
+        for ruleset in roster.dirty:  # only when a ruleset's members changed since the last look
+            self._lift_newcomers(ruleset, roster.members[ruleset])
+        roster.dirty.clear()
+        free, key = roster.free, roster.key
+        everyone = len(roster.candidates)
+        # Who is available (free, or busy for less than `stall` typical games) and who is released (free, held
+        # back for `patience` typical games already), with the typical game looked up once.
         typical = self.typical_game()
+        available: set[str] | None  # None: every connected bot
         if now is None or typical is None:
-            available = {c.name for c in connected}
+            available = None
             released: set[str] = set()
         else:
             stall, patience = self.stall * typical, self.patience * typical
             full_since, idle_since = self._full_since, self._idle_since
-            available = set()
-            released = set()
-            for c in connected:  # one pass for both sets
-                if c.free > 0:
-                    available.add(c.name)
-                    if now - idle_since.get(c.name, now) >= patience:
-                        released.add(c.name)
-                elif now - full_since.get(c.name, now) < stall:
-                    available.add(c.name)
-        # `effective_games` of every member, once per round.
-        counts = {}
-        for ruleset, group in members.items():
-            games, offsets = self.games[ruleset], self._offsets[ruleset]
-            counts[ruleset] = {c.name: games.get(c.name, 0) + offsets.get(c.name, 0) for c in group}
-        playable = [r for r, group in members.items() if len(group) >= self.players[r]]
-        groups = {r: [c for c in members[r] if c.name in available] for r in playable}  # the available members
-        # Each bot's lowest count over the rulesets that enough available bots play.
-        lowest: dict[str, int] = {}
+            released = {name for name in free if now - idle_since.get(name, now) >= patience}
+            if self._observed:  # in `_plan`, after `_observe`: the busy bots are exactly those in `_full_since`
+                available = {name for name, since in full_since.items() if now - since < stall}
+            else:
+                available = {name for name in roster.busy if now - full_since.get(name, now) < stall}
+            available |= free
+        # Per ruleset: its available members (the group), and each bot's `effective_games`, read when needed.
+        playable = [r for r in self.players if len(roster.members[r]) >= self.players[r]]
+        groups: dict[str, set[str]] = {}
         for ruleset in playable:
-            group = groups[ruleset]
-            if len(group) < self.players[ruleset]:
-                continue
-            count_of = counts[ruleset]
-            get = lowest.get
-            for c in group:
-                name = c.name
-                count = count_of[name]
-                if count < get(name, count + 1):  # `min` of the counts so far, without a call per bot
-                    lowest[name] = count
+            members = roster.members[ruleset]
+            if available is None:
+                groups[ruleset] = members
+            elif len(members) == everyone:  # every bot plays it
+                groups[ruleset] = available
+            else:
+                groups[ruleset] = available & members
+        counters = {r: _Counts(self.games[r], self._offsets[r]) for r in playable}
+        # The rulesets that enough available bots play: a free bot may lead its lowest count among them
+        # by at most `max_lead`.
+        full_enough = [r for r in playable if len(groups[r]) >= self.players[r]]
         options = []
         for ruleset in playable:
-            count_of = counts[ruleset]
-            group = groups[ruleset]
-            free = [
-                c for c in group
-                if c.free > 0
-                and (c.name in released or count_of[c.name] <= lowest.get(c.name, math.inf) + self.max_lead)
-            ]
-            if len(free) < self.players[ruleset]:
+            group, members, count = groups[ruleset], roster.members[ruleset], counters[ruleset]
+            chosen_free = []
+            for name in free:
+                if name not in members:
+                    continue
+                if name not in released:
+                    own = [counters[r](name) for r in full_enough if name in roster.members[r]]
+                    if own and count(name) > min(own) + self.max_lead:
+                        continue
+                chosen_free.append(name)
+            if len(chosen_free) < self.players[ruleset]:
                 continue
-            floor = min([count_of[c.name] for c in group])
+            chosen_free.sort(key=key.__getitem__)  # the candidates' order
+            floor = count.least(group)
             total = sum(self.games[ruleset].values())
-            for anchor in free:
-                count = count_of[anchor.name]
-                if anchor.name in released or count <= floor + self.max_lead:
-                    options.append(((count, total, self.rng.random()), ruleset, anchor, free, floor, group))
+            for anchor in chosen_free:
+                n = count(anchor)
+                if anchor in released or n <= floor + self.max_lead:
+                    options.append(((n, total, self.rng.random()), ruleset, anchor, chosen_free, floor, group))
         options.sort(key=lambda option: option[0])
-        for _key, ruleset, anchor, free, floor, group in options:
-            table = self._fill(ruleset, anchor, free, floor, group, released, counts[ruleset])
+        for _key, ruleset, anchor, chosen_free, floor, group in options:
+            table = self._fill(ruleset, anchor, chosen_free, floor, group, released, counters[ruleset])
             if table is not None:
                 return table
         return None
@@ -375,56 +416,57 @@ class Scheduler:
     def _fill(
         self,
         ruleset: str,
-        anchor: Candidate,
-        free: list[Candidate],
+        anchor: str,
+        free: list[str],
         floor: int,
-        group: list[Candidate],
+        group: set[str],
         released: set[str],
-        count_of: Mapping[str, int],
+        count: Callable[[str], int],
     ) -> Table | None:
         """Seat the others next to the anchor, or None if no fair table exists right now.
 
-        group: the available members (free or briefly busy); released: bots the caps no longer hold;
-        count_of: the members' `effective_games`.
+        free: the bots with a free slot the caps allow, in the candidates' order; group: the available
+        members (free or briefly busy); released: bots the caps no longer hold; count: `effective_games`.
         """
-        anchor_is_neediest = count_of[anchor.name] == floor
-        chosen = [anchor.name]
+        anchor_is_neediest = count(anchor) == floor
+        chosen = [anchor]
+        partners = self._partners[ruleset]
         for _seat in range(self.players[ruleset] - 1):
             # The least-played pairing among the available members, busy or not: a free
             # bot may not take a pairing far more played than one that is merely busy.
-            if len(chosen) == 1:  # `_head_to_head` inlined for the second seat: asked for every member
-                get, first = self.pairs[ruleset].get, chosen[0]
-                least = min([get(frozenset((c.name, first)), 0) for c in group if c.name != first])
+            if len(chosen) == 1:
+                first = chosen[0]
+                least = min(map(partners.get(first, _NONE).get, group.difference((first,)), repeat(0)))
             else:
-                least = min(self._head_to_head(ruleset, c.name, chosen) for c in group if c.name not in chosen)
+                least = min(self._head_to_head(ruleset, name, chosen) for name in group if name not in chosen)
             allowed = least + self.pair_slack * len(chosen)
             options = []
-            for c in free:
-                if c.name in chosen:
+            for name in free:
+                if name in chosen:
                     continue
-                lifted = anchor.name in released or c.name in released
-                if not (lifted or anchor_is_neediest or count_of[c.name] <= floor + self.max_lead):
+                lifted = anchor in released or name in released
+                if not (lifted or anchor_is_neediest or count(name) <= floor + self.max_lead):
                     continue
-                if not (lifted or self._head_to_head(ruleset, c.name, chosen) <= allowed):
+                if not (lifted or self._head_to_head(ruleset, name, chosen) <= allowed):
                     continue
-                options.append(c)
+                options.append(name)
             if not options:
                 return None
-            pick = min(options, key=lambda c: self._opponent_key(ruleset, chosen, c.name, count_of))
-            chosen.append(pick.name)
+            pick = min(options, key=lambda name: self._opponent_key(ruleset, chosen, name, count))
+            chosen.append(pick)
         self.rng.shuffle(chosen)
         return Table(ruleset, tuple(chosen))
 
     def _head_to_head(self, ruleset: str, bot: str, chosen: Sequence[str]) -> int:
-        pairs = self.pairs[ruleset]
-        if len(chosen) == 1:  # the second seat of every table: asked for every member of the ruleset
-            return pairs.get(frozenset((bot, chosen[0])), 0)
-        return sum(pairs.get(frozenset((bot, other)), 0) for other in chosen)
+        partners = self._partners[ruleset].get(bot, _NONE)
+        if len(chosen) == 1:  # the second seat of every table
+            return partners.get(chosen[0], 0)
+        return sum(partners.get(other, 0) for other in chosen)
 
-    def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str, count_of: Mapping[str, int]) -> tuple:
+    def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str, count: Callable[[str], int]) -> tuple:
         head_to_head = self._head_to_head(ruleset, bot, chosen)
         overlap = sum(self._overlap(ruleset, bot, other) for other in chosen)
-        return (head_to_head, count_of[bot], -overlap, self.rng.random())
+        return (head_to_head, count(bot), -overlap, self.rng.random())
 
     def _overlap(self, ruleset: str, a: str, b: str) -> float:
         """How much the two 95% intervals overlap (large when either is unknown)."""
@@ -435,8 +477,8 @@ class Scheduler:
         high = min(ra[0] + ra[1], rb[0] + rb[1])
         return max(0.0, high - low)
 
-    def _lift_newcomers(self, ruleset: str, members: list[Candidate]) -> None:
-        names = {c.name for c in members}
+    def _lift_newcomers(self, ruleset: str, members: set[str]) -> None:
+        names = set(members)
         present = self._present[ruleset]
         arrivals = names - present
         staying = names & present
@@ -447,3 +489,115 @@ class Scheduler:
                 if gap > 0:
                     self._offsets[ruleset][bot] += gap
         self._present[ruleset] = names
+
+
+_NONE: dict[str, int] = {}
+
+
+class _Counts:
+    """A bot's `Scheduler.effective_games` in one ruleset (games scheduled plus its newcomer's lift), as a call."""
+
+    __slots__ = ("games", "offsets")
+
+    def __init__(self, games: Mapping[str, int], offsets: Mapping[str, int]) -> None:
+        self.games, self.offsets = games, offsets
+
+    def __call__(self, name: str) -> int:
+        return self.games.get(name, 0) + self.offsets.get(name, 0)
+
+    def least(self, names: set[str]) -> int:
+        """The least count among ``names`` (not empty)."""
+        games = map(self.games.get, names, repeat(0))
+        if not self.offsets:
+            return min(games)
+        return min(map(add, games, map(self.offsets.get, names, repeat(0))))  # a set's order is the same twice
+
+
+class PoolLike(Protocol):
+    """What `Scheduler.plan_pool` reads of a `arena.ladder.candidates.CandidatePool`."""
+
+    candidates: Mapping[str, Candidate]
+
+    def take_changed(self) -> set[str]: ...
+
+
+class _Roster:
+    """The connected bots as the scheduler last saw them, changed bot by bot: who has a free slot, who
+    plays which ruleset, and the candidates' order (which decides the order of the random draws)."""
+
+    __slots__ = ("candidates", "key", "free", "busy", "members", "dirty", "unobserved", "_order", "_by_name")
+
+    def __init__(self, rulesets: Iterable[str]) -> None:
+        self.candidates: dict[str, Candidate] = {}
+        self.key: dict[str, Any] = {}  # name -> its place in the candidates' order
+        self.free: set[str] = set()  # free > 0
+        self.busy: set[str] = set()  # free <= 0
+        self.members: dict[str, set[str]] = {r: set() for r in rulesets}
+        self.dirty: set[str] = set(self.members)  # rulesets whose members changed since `_lift_newcomers`
+        self.unobserved: set[str] = set()  # bots changed (or gone) since `Scheduler._observe`
+        self._order: list[str] = []  # the last list's names in order (`load`)
+        self._by_name = False  # ordered by name (`load_changes`) rather than by a list's order
+
+    def put(self, c: Candidate) -> None:
+        name = c.name
+        old = self.candidates.get(name)
+        self.candidates[name] = c
+        self.unobserved.add(name)
+        if c.free > 0:
+            self.free.add(name)
+            self.busy.discard(name)
+        else:
+            self.busy.add(name)
+            self.free.discard(name)
+        if old is None or old.rulesets != c.rulesets:
+            for ruleset, members in self.members.items():
+                if (not c.rulesets or ruleset in c.rulesets) != (name in members):
+                    if name in members:
+                        members.discard(name)
+                    else:
+                        members.add(name)
+                    self.dirty.add(ruleset)
+
+    def drop(self, name: str) -> None:
+        if self.candidates.pop(name, None) is None:
+            return
+        self.key.pop(name, None)
+        self.unobserved.add(name)
+        self.free.discard(name)
+        self.busy.discard(name)
+        for ruleset, members in self.members.items():
+            if name in members:
+                members.discard(name)
+                self.dirty.add(ruleset)
+
+    def load(self, candidates: Iterable[Candidate]) -> None:
+        """These are the connected bots now, in this order: every one compared with what it was."""
+        pool = {c.name: c for c in candidates}
+        order = list(pool)
+        if self._by_name or order != self._order:
+            self.key = {name: index for index, name in enumerate(order)}
+            self._order, self._by_name = order, False
+        for gone in [name for name in self.candidates if name not in pool]:
+            self.drop(gone)
+        known = self.candidates
+        for name, c in pool.items():
+            old = known.get(name)
+            if old is not c and old != c:
+                self.put(c)
+
+    def load_changes(self, candidates: Mapping[str, Candidate], changed: Iterable[str]) -> None:
+        """The connected bots now are ``candidates``, in name order; only ``changed`` can differ from
+        what the roster holds (after a `load`, every one is compared)."""
+        if not self._by_name:
+            self._by_name, self._order = True, []
+            self.key = {}
+            changed = set(changed).union(self.candidates, candidates)
+        for name in changed:
+            c = candidates.get(name)
+            if c is None:
+                self.drop(name)
+            else:
+                if name not in self.key:
+                    self.key[name] = name
+                if self.candidates.get(name) != c:
+                    self.put(c)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,13 +23,18 @@ def test_bench_ladder_memory_per_bot_and_game_and_when_they_cannot_be_separated(
     assert bench.memory_per_playing_bot(playing[:1]) is None
 
 
-def test_bench_planning_round_runs_and_checks_both_sides_agree(monkeypatch, capsys):
-    """The script asserts that the incremental round and the one built afresh end with the same candidates
-    and fairness counts; a small run shows it still does."""
+def test_bench_planning_round_plans_the_same_tables_in_each_tree_it_compares(monkeypatch, capsys):
+    """The script runs the same simulated ladder in two trees (here this one twice, each in its own process)
+    and says whether they planned the same tables; a round over the server's slot view is what it times."""
     bench = load_script(monkeypatch, "bench_planning_round")
-    monkeypatch.setattr(sys, "argv", ["bench_planning_round.py", "--bots", "30", "--pairs", "100", "--rounds", "30"])
+    root = Path(bench.__file__).resolve().parents[1]
+    monkeypatch.setattr(sys, "argv", ["bench_planning_round.py", "--bots", "30", "--concurrency", "10", "--rounds", "60",
+                                      "--warm", "10", "--repeat", "1", "--against", str(root)])
     assert bench.main() == 0
-    assert "afresh / incremental:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "slot view, pool by changes" in out and "the same tables in every run: yes" in out
+    first, again = bench.simulate(30, 10, 60, 10, seed=4), bench.simulate(30, 10, 60, 10, seed=4)
+    assert first["digest"] == again["digest"] and first["incremental"] and first["games"] > 60
 
 
 def test_ladder_cpu_accounting_counts_a_wrapped_functions_calls_and_collections(monkeypatch):

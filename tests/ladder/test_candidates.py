@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from arena.ladder.candidates import CandidatePool, full_rebuild
 from arena.ladder.scheduler import Scheduler
 
 
-def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
-    """Two schedulers with one seed, one fed a fresh rebuild every round and one the pool: the same
-    tables in every round, while bots arrive and leave, slots fill and free, the cap moves, and (a
-    shared ladder) the bots' games on other hosts change."""
-    rng = random.Random(11)
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play(seed):
+    """Three schedulers with one seed: one fed a fresh rebuild every round, one the pool's list, and one
+    the pool told only which bots changed (`CandidatePool.refresh`, `Scheduler.plan_pool`, as the director
+    does): the same tables in every round, while bots arrive and leave, slots fill and free, the cap
+    moves, and (a shared ladder) the bots' games on other hosts change."""
+    rng = random.Random(seed)
     players = {"moumou": 2, "mose": 4}
     rebuilt, pooled = Scheduler(players, rng=random.Random(3)), Scheduler(players, rng=random.Random(3))
-    pool = CandidatePool()
+    by_changes = Scheduler(players, rng=random.Random(3))
+    pool, told = CandidatePool(), CandidatePool()
+    changed: set[str] = set()  # the bots whose slots or reserved games changed since the last round
     slots: dict[str, tuple[int, int, tuple[str, ...]]] = {}
     reserved: dict[str, int] = {}
     running: list[tuple[str, ...]] = []
@@ -27,18 +33,22 @@ def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
             name = f"bot{rng.randrange(60):02d}"
             if name not in slots:
                 slots[name] = (rng.choice((1, 2, 4)), 0, ("moumou",) if rng.random() < 0.5 else ("moumou", "mose"))
+                changed.add(name)
         elif event < 0.15:  # a bot with no game leaves
             idle = [name for name, (_, busy, _) in slots.items() if busy == 0]
             if idle:
-                del slots[rng.choice(idle)]
+                gone = rng.choice(idle)
+                del slots[gone]
+                changed.add(gone)
         elif running:  # a game ends
             for bot in running.pop(rng.randrange(len(running))):
                 if bot in slots:
                     capacity, busy, games = slots[bot]
                     slots[bot] = (capacity, busy - 1, games)
                 reserved[bot] -= 1
-            rebuilt.game_finished(5.0)
-            pooled.game_finished(5.0)
+                changed.add(bot)
+            for scheduler in (rebuilt, pooled, by_changes):
+                scheduler.game_finished(5.0)
         cap = 2 if round_ % 50 < 25 else 3
         if rng.random() < 0.2:  # a shared ladder: the bots' games on other hosts move now and then
             elsewhere = {name: rng.randrange(2) for name in slots if rng.random() < 0.2}
@@ -48,6 +58,10 @@ def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
         assert got == expected
         planned = rebuilt.plan(expected, 8 - len(running), now=now)
         assert pooled.plan(got, 8 - len(running), now=now) == planned
+        told.refresh(slots, changed, reserved, cap, elsewhere)
+        changed = set()
+        assert [told.candidates[name] for name in sorted(told.candidates)] == expected
+        assert by_changes.plan_pool(told, 8 - len(running), now=now) == planned
         for table in planned:
             tables += 1
             running.append(table.bots)
@@ -55,9 +69,11 @@ def test_the_pool_plans_exactly_as_a_full_rebuild_while_bots_come_go_and_play():
                 capacity, busy, games = slots[bot]
                 slots[bot] = (capacity, busy + 1, games)
                 reserved[bot] = reserved.get(bot, 0) + 1
+                changed.add(bot)
     assert tables > 100
     # Incremental: far fewer candidates built than a rebuild's one per bot per round.
     assert pool.built < rounds * len(slots) / 3
+    assert told.built <= pool.built
 
 
 def test_a_reserved_game_the_server_does_not_count_yet_takes_the_slot():
