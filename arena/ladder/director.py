@@ -207,6 +207,7 @@ class LadderDirector:
         self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
         self._running_sets = 0
         self._started_games = 0
+        self._unstarted_sets = 0  # sets planned whose game has not started yet (nor will: see `_play_set`)
         self._reserved_changed: set[str] = set()  # bots whose `_reserved` count changed since the last round
         self._group = _GroupCommit(store)  # the store's writes waiting for the next group commit (`_db_write`)
         self._db = self._group.limiter  # one call at a time on the store's connection
@@ -334,7 +335,9 @@ class LadderDirector:
         while not self.stopping.is_set():
             limit = self.settings.concurrency - self._running_sets
             if self.settings.max_games is not None:
-                limit = min(limit, self.settings.max_games - self._started_games - self._running_sets)
+                # The games started (finished or playing) and the sets planned that have not started theirs:
+                # a set whose game started is in `_started_games` already, not counted twice.
+                limit = min(limit, self.settings.max_games - self._started_games - self._unstarted_sets)
             if limit > 0:
                 smallest = min(self.settings.players.values())
                 if mirror is not None:
@@ -377,6 +380,7 @@ class LadderDirector:
                         self._reserved[bot] = self._reserved.get(bot, 0) + 1
                     self._reserved_changed.update(table.bots)
                     self._running_sets += 1
+                    self._unstarted_sets += 1
                     self._all_done = trio.Event()
                     self.gaps.planned(table.bots, planned_at)
                     sets.start_soon(self._play_set, handle, table, versions, planned_at)
@@ -480,6 +484,7 @@ class LadderDirector:
         rotations = [table.bots]
         options = dict(self.settings.options.get(table.ruleset, {}))
         claimed: list[str] = []  # games whose seats this host claimed in the shared database
+        unstarted = True  # counted in `_unstarted_sets` until its game starts or the set ends without one
         try:
             for index, seats in enumerate(rotations):
                 if self.stopping.is_set():
@@ -490,6 +495,9 @@ class LadderDirector:
                     break  # a bot left before its game started
                 game_id = new_game_id()
                 self._started_games += 1
+                if unstarted:
+                    unstarted = False
+                    self._unstarted_sets -= 1
                 set_id = game_id
                 header = {
                     "game_id": game_id,
@@ -605,6 +613,8 @@ class LadderDirector:
         finally:
             for game_id in claimed:  # after the result's commit: the seats are free on every host
                 await self.membership.release(game_id)
+            if unstarted:
+                self._unstarted_sets -= 1
             for bot in table.bots:
                 self._reserved[bot] -= 1
             self._reserved_changed.update(table.bots)

@@ -155,3 +155,70 @@ def test_max_games_counts_finished_games_and_aborted_ones_do_not_stall_it(tmp_pa
         assert len(store.games(status="aborted")) >= 10
     finally:
         store.close()
+
+
+class HeldHandle(FakeHandle):
+    """Games that last until the test ends them (`finish_one`), each bot with one slot."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names, capacity=1)
+        self.playing: list[trio.Event] = []  # one per game running, in the order they started
+        self.most_at_once = 0
+        self.changed = trio.Event()
+
+    def _note(self) -> None:
+        self.most_at_once = max(self.most_at_once, len(self.playing))
+        self.changed.set()
+        self.changed = trio.Event()
+
+    async def play_game(self, ruleset, options, seed, seats, time_control, recorder=None, game_id="", on_result=None):
+        done = trio.Event()
+        self.playing.append(done)
+        self._note()
+        try:
+            await done.wait()
+        finally:
+            self.playing.remove(done)
+        try:
+            return await super().play_game(ruleset, options, seed, seats, time_control, recorder, game_id, on_result)
+        finally:
+            self._note()
+
+    async def until(self, condition) -> None:
+        while not condition():
+            await self.changed.wait()
+
+
+def test_max_games_lets_as_many_games_run_at_once_as_it_has_left_to_play(tmp_path):
+    """--max-games N: while fewer than N games have finished, a game's end frees its place for the next, up to
+    the server's concurrency.  The limit used to count a started game twice (in the games started and in the
+    sets running), so with 6 of 8 games started and one finished it planned nothing, and 5 games ran where 6
+    could."""
+    store = LadderStore.open(tmp_path / "ladder.db")
+    handle = HeldHandle([f"bot{i:02d}" for i in range(12)])
+    settings = LadderSettings(
+        players={"duo": 2}, replays=tmp_path / "replays", max_games=8, handle_signals=False,
+        refit_s=60.0, concurrency=6,
+    )
+    director = LadderDirector(store, settings)
+
+    async def main():
+        with trio.fail_after(30):  # a hang guard: before the fix no game started after the first end
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(director, handle)
+                await handle.until(lambda: len(handle.playing) == 6)  # 12 bots of one slot: 6 games at once
+                handle.playing[0].set()  # the first game ends: 1 finished, 5 playing, 2 left to start
+                await handle.until(lambda: len(handle.played) == 1)
+                await handle.until(lambda: len(handle.playing) == 6)
+                while len(handle.played) < 8:  # the rest end one by one
+                    await handle.until(lambda: handle.playing)
+                    ended = len(handle.played)
+                    handle.playing[0].set()
+                    await handle.until(lambda: len(handle.played) > ended)
+
+    try:
+        trio.run(main)
+        assert len(handle.played) == 8 == len(store.games(status="finished"))
+        assert handle.most_at_once == 6
+    finally:
+        store.close()
