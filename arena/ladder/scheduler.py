@@ -60,7 +60,8 @@ import statistics
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from itertools import combinations, repeat
-from operator import add
+from functools import partial
+from operator import add, lt
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 
@@ -287,10 +288,13 @@ class Scheduler:
             # only a freed slot or a newcomer can (and those wake the director).  With every bot busy
             # some busy bot is always about to stall: planning at each of those moments was most rounds.
             return None
-        moments = [since + self.patience * typical for since in self._idle_since.values()]
-        moments += [since + self.stall * typical for since in self._full_since.values()]
-        later = [moment for moment in moments if moment > now]
-        return min(later) if later else None
+        # The least moment after ``now`` (each since + its limit), without a list of every bot's.
+        after = partial(lt, now)
+        released = min(filter(after, map(add, self._idle_since.values(), repeat(self.patience * typical))), default=None)
+        stalled = min(filter(after, map(add, self._full_since.values(), repeat(self.stall * typical))), default=None)
+        if released is None or stalled is None:
+            return stalled if released is None else released
+        return min(released, stalled)
 
     # ---- choosing
 
