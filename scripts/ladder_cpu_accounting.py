@@ -8,7 +8,7 @@
 decision, and on a shared machine its pairs swing by ±0.3.  This runs the same comparison with
 both servers started through this script (``--inside``), which wraps the functions only the ladder
 runs (`FUNCTIONS`: the store's commit thread, the replay's lines and its packing, the rating refits, the
-planning rounds...) and adds up each one's calls and CPU time (`time.thread_time`, on whatever
+planning rounds...; a name a tree does not have is skipped, so one list serves an older tree too) and adds up each one's calls and CPU time (`time.thread_time`, on whatever
 thread calls it), plus garbage collection by generation, over the measured window only (SIGUSR1
 starts it, SIGUSR2 writes it out).  It prints, for the ladder and for the bare path, the server's
 CPU per decision and each function's µs per decision: what the ladder adds is there by name, in
@@ -47,8 +47,12 @@ FUNCTIONS = [
     ("arena.ladder.store.fit_totals", "RunningTotals.table"),
     ("arena.ladder.store.fit_totals", "RunningTotals.add_game"),
     ("arena.ladder.scheduler", "Scheduler.plan"),
+    ("arena.ladder.scheduler", "Scheduler.plan_pool"),
+    ("arena.ladder.scheduler", "Scheduler.next_wakeup"),
     ("arena.ladder.candidates", "CandidatePool.update"),
+    ("arena.ladder.candidates", "CandidatePool.refresh"),
     ("arena.server.host", "Handle.slots"),
+    ("arena.server.sessions", "Hub._slots_changed"),  # the server's slot views kept up to date, per seat
     ("arena.ladder.director", "LadderDirector._record"),
     ("arena.match.runner", "_finish_record"),
     ("arena.server.live", "LiveGames.record"),
@@ -70,7 +74,9 @@ class Accounts:
         *path, name = qualname.split(".")
         for part in path:
             owner = getattr(owner, part)
-        function = getattr(owner, name)
+        function = getattr(owner, name, None)
+        if function is None:  # not in this tree (an older or newer one): nothing to count
+            return
         box = self.functions.setdefault(f"{module_name.rsplit('.', 1)[-1]}.{qualname}", [0, 0.0])
         clock = time.thread_time
 
