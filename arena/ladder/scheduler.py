@@ -62,7 +62,9 @@ from dataclasses import dataclass
 from itertools import combinations, repeat
 from functools import partial
 from operator import add, lt
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
+
+from arena.ladder.roster import Roster
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class Scheduler:
         self._typical: float | None = None  # the median of _durations, once computed
         self._idle_since: dict[str, float] = {}  # bot -> since when it has had a free slot without a seat
         self._full_since: dict[str, float] = {}  # bot -> since when every slot of it has been taken
-        self._roster = _Roster(self.players)  # the connected bots as the last round saw them
+        self._roster = Roster(self.players)  # the connected bots as the last round saw them
         self._seated: set[str] = set()  # bots whose candidate a round changed: the caller's is read again next time
         self._observed = False  # `_observe` ran for this round: `_full_since` holds exactly the busy bots
 
@@ -523,85 +525,3 @@ class PoolLike(Protocol):
     candidates: Mapping[str, Candidate]
 
     def take_changed(self) -> set[str]: ...
-
-
-class _Roster:
-    """The connected bots as the scheduler last saw them, changed bot by bot: who has a free slot, who
-    plays which ruleset, and the candidates' order (which decides the order of the random draws)."""
-
-    __slots__ = ("candidates", "key", "free", "busy", "members", "dirty", "unobserved", "_order", "_by_name")
-
-    def __init__(self, rulesets: Iterable[str]) -> None:
-        self.candidates: dict[str, Candidate] = {}
-        self.key: dict[str, Any] = {}  # name -> its place in the candidates' order
-        self.free: set[str] = set()  # free > 0
-        self.busy: set[str] = set()  # free <= 0
-        self.members: dict[str, set[str]] = {r: set() for r in rulesets}
-        self.dirty: set[str] = set(self.members)  # rulesets whose members changed since `_lift_newcomers`
-        self.unobserved: set[str] = set()  # bots changed (or gone) since `Scheduler._observe`
-        self._order: list[str] = []  # the last list's names in order (`load`)
-        self._by_name = False  # ordered by name (`load_changes`) rather than by a list's order
-
-    def put(self, c: Candidate) -> None:
-        name = c.name
-        old = self.candidates.get(name)
-        self.candidates[name] = c
-        self.unobserved.add(name)
-        if c.free > 0:
-            self.free.add(name)
-            self.busy.discard(name)
-        else:
-            self.busy.add(name)
-            self.free.discard(name)
-        if old is None or old.rulesets != c.rulesets:
-            for ruleset, members in self.members.items():
-                if (not c.rulesets or ruleset in c.rulesets) != (name in members):
-                    if name in members:
-                        members.discard(name)
-                    else:
-                        members.add(name)
-                    self.dirty.add(ruleset)
-
-    def drop(self, name: str) -> None:
-        if self.candidates.pop(name, None) is None:
-            return
-        self.key.pop(name, None)
-        self.unobserved.add(name)
-        self.free.discard(name)
-        self.busy.discard(name)
-        for ruleset, members in self.members.items():
-            if name in members:
-                members.discard(name)
-                self.dirty.add(ruleset)
-
-    def load(self, candidates: Iterable[Candidate]) -> None:
-        """These are the connected bots now, in this order: every one compared with what it was."""
-        pool = {c.name: c for c in candidates}
-        order = list(pool)
-        if self._by_name or order != self._order:
-            self.key = {name: index for index, name in enumerate(order)}
-            self._order, self._by_name = order, False
-        for gone in [name for name in self.candidates if name not in pool]:
-            self.drop(gone)
-        known = self.candidates
-        for name, c in pool.items():
-            old = known.get(name)
-            if old is not c and old != c:
-                self.put(c)
-
-    def load_changes(self, candidates: Mapping[str, Candidate], changed: Iterable[str]) -> None:
-        """The connected bots now are ``candidates``, in name order; only ``changed`` can differ from
-        what the roster holds (after a `load`, every one is compared)."""
-        if not self._by_name:
-            self._by_name, self._order = True, []
-            self.key = {}
-            changed = set(changed).union(self.candidates, candidates)
-        for name in changed:
-            c = candidates.get(name)
-            if c is None:
-                self.drop(name)
-            else:
-                if name not in self.key:
-                    self.key[name] = name
-                if self.candidates.get(name) != c:
-                    self.put(c)
