@@ -387,34 +387,38 @@ class Scheduler:
                 groups[ruleset] = available
             else:
                 groups[ruleset] = available & members
-        counters = {r: _Counts(self.games[r], self._offsets[r]) for r in playable}
-        # The rulesets that enough available bots play: a free bot may lead its lowest count among them
-        # by at most `max_lead`.
-        full_enough = [r for r in playable if len(groups[r]) >= self.players[r]]
+        # Each free bot's `effective_games` in every ruleset it plays, once per round.
+        free_counts: dict[str, dict[str, int]] = {}
+        for ruleset in playable:
+            members, get_games, get_offset = roster.members[ruleset], self.games[ruleset].get, self._offsets[ruleset].get
+            free_counts[ruleset] = {name: get_games(name, 0) + get_offset(name, 0) for name in free if name in members}
+        # Each free bot's lowest count over the rulesets that enough available bots play: it may lead that by at
+        # most `max_lead`.
+        lowest: dict[str, int] = {}
+        for ruleset in playable:
+            if len(groups[ruleset]) >= self.players[ruleset]:
+                get = lowest.get
+                for name, count in free_counts[ruleset].items():
+                    if count < get(name, count + 1):
+                        lowest[name] = count
         options = []
         for ruleset in playable:
-            group, members, count = groups[ruleset], roster.members[ruleset], counters[ruleset]
-            chosen_free = []
-            for name in free:
-                if name not in members:
-                    continue
-                if name not in released:
-                    own = [counters[r](name) for r in full_enough if name in roster.members[r]]
-                    if own and count(name) > min(own) + self.max_lead:
-                        continue
-                chosen_free.append(name)
+            counts = free_counts[ruleset]
+            chosen_free = [name for name, count in counts.items()
+                           if name in released or count <= lowest.get(name, math.inf) + self.max_lead]
             if len(chosen_free) < self.players[ruleset]:
                 continue
             chosen_free.sort(key=key.__getitem__)  # the candidates' order
-            floor = count.least(group)
+            group = groups[ruleset]
+            floor = _least_count(self.games[ruleset], self._offsets[ruleset], group)
             total = sum(self.games[ruleset].values())
             for anchor in chosen_free:
-                n = count(anchor)
+                n = counts[anchor]
                 if anchor in released or n <= floor + self.max_lead:
                     options.append(((n, total, self.rng.random()), ruleset, anchor, chosen_free, floor, group))
         options.sort(key=lambda option: option[0])
         for _key, ruleset, anchor, chosen_free, floor, group in options:
-            table = self._fill(ruleset, anchor, chosen_free, floor, group, released, counters[ruleset])
+            table = self._fill(ruleset, anchor, chosen_free, floor, group, released, free_counts[ruleset])
             if table is not None:
                 return table
         return None
@@ -427,52 +431,69 @@ class Scheduler:
         floor: int,
         group: set[str],
         released: set[str],
-        count: Callable[[str], int],
+        counts: Mapping[str, int],
     ) -> Table | None:
         """Seat the others next to the anchor, or None if no fair table exists right now.
 
         free: the bots with a free slot the caps allow, in the candidates' order; group: the available
-        members (free or briefly busy); released: bots the caps no longer hold; count: `effective_games`.
+        members (free or briefly busy); released: bots the caps no longer hold; counts: the free bots'
+        `effective_games`.
         """
-        anchor_is_neediest = count(anchor) == floor
+        anchor_is_neediest = counts[anchor] == floor
+        within = floor + self.max_lead
+        lifted_all = anchor in released
         chosen = [anchor]
         partners = self._partners[ruleset]
         for _seat in range(self.players[ruleset] - 1):
             # The least-played pairing among the available members, busy or not: a free
             # bot may not take a pairing far more played than one that is merely busy.
             if len(chosen) == 1:
-                first = chosen[0]
-                least = min(map(partners.get(first, _NONE).get, group.difference((first,)), repeat(0)))
+                pairs_of_first = partners.get(anchor, _NONE).get
+                least = min(map(pairs_of_first, group.difference((anchor,)), repeat(0)))
+                head_to_head = {name: pairs_of_first(name, 0) for name in free if name != anchor}
             else:
-                least = min(self._head_to_head(ruleset, name, chosen) for name in group if name not in chosen)
+                rows = [partners.get(other, _NONE) for other in chosen]
+                least = min(sum(row.get(name, 0) for row in rows) for name in group if name not in chosen)
+                head_to_head = {name: sum(row.get(name, 0) for row in rows) for name in free if name not in chosen}
             allowed = least + self.pair_slack * len(chosen)
             options = []
             for name in free:
                 if name in chosen:
                     continue
-                lifted = anchor in released or name in released
-                if not (lifted or anchor_is_neediest or count(name) <= floor + self.max_lead):
+                lifted = lifted_all or name in released
+                if not (lifted or anchor_is_neediest or counts[name] <= within):
                     continue
-                if not (lifted or self._head_to_head(ruleset, name, chosen) <= allowed):
+                if not (lifted or head_to_head[name] <= allowed):
                     continue
                 options.append(name)
             if not options:
                 return None
-            pick = min(options, key=lambda name: self._opponent_key(ruleset, chosen, name, count))
-            chosen.append(pick)
+            # The opponent: the fewest games against the seats chosen, then the fewest games, then the
+            # most uncertain comparison, then a random draw (one per option, in the options' order).
+            overlap = self._overlap_with(ruleset, chosen)
+            random = self.rng.random
+            keys = [(head_to_head[name], counts[name], -overlap(name), random()) for name in options]
+            chosen.append(options[min(range(len(keys)), key=keys.__getitem__)])
         self.rng.shuffle(chosen)
         return Table(ruleset, tuple(chosen))
 
-    def _head_to_head(self, ruleset: str, bot: str, chosen: Sequence[str]) -> int:
-        partners = self._partners[ruleset].get(bot, _NONE)
-        if len(chosen) == 1:  # the second seat of every table
-            return partners.get(chosen[0], 0)
-        return sum(partners.get(other, 0) for other in chosen)
+    def _overlap_with(self, ruleset: str, chosen: Sequence[str]) -> Callable[[str], float]:
+        """A bot's `_overlap` with each of the seats chosen, summed in their order."""
+        if len(chosen) > 1:
+            return lambda bot: sum(self._overlap(ruleset, bot, other) for other in chosen)
+        ratings = self.ratings[ruleset]
+        rb = ratings.get(chosen[0])
+        if rb is None or not math.isfinite(rb[1]):
+            return lambda bot: 1e6
+        low_b, high_b = rb[0] - rb[1], rb[0] + rb[1]
 
-    def _opponent_key(self, ruleset: str, chosen: Sequence[str], bot: str, count: Callable[[str], int]) -> tuple:
-        head_to_head = self._head_to_head(ruleset, bot, chosen)
-        overlap = sum(self._overlap(ruleset, bot, other) for other in chosen)
-        return (head_to_head, count(bot), -overlap, self.rng.random())
+        def overlap(bot: str) -> float:  # `_overlap(ruleset, bot, chosen[0])` with the seat's interval read once
+            ra = ratings.get(bot)
+            if ra is None or not math.isfinite(ra[1]):
+                return 1e6
+            return max(0.0, min(ra[0] + ra[1], high_b) - max(ra[0] - ra[1], low_b))
+
+        return overlap
 
     def _overlap(self, ruleset: str, a: str, b: str) -> float:
         """How much the two 95% intervals overlap (large when either is unknown)."""
@@ -500,23 +521,12 @@ class Scheduler:
 _NONE: dict[str, int] = {}
 
 
-class _Counts:
-    """A bot's `Scheduler.effective_games` in one ruleset (games scheduled plus its newcomer's lift), as a call."""
-
-    __slots__ = ("games", "offsets")
-
-    def __init__(self, games: Mapping[str, int], offsets: Mapping[str, int]) -> None:
-        self.games, self.offsets = games, offsets
-
-    def __call__(self, name: str) -> int:
-        return self.games.get(name, 0) + self.offsets.get(name, 0)
-
-    def least(self, names: set[str]) -> int:
-        """The least count among ``names`` (not empty)."""
-        games = map(self.games.get, names, repeat(0))
-        if not self.offsets:
-            return min(games)
-        return min(map(add, games, map(self.offsets.get, names, repeat(0))))  # a set's order is the same twice
+def _least_count(games: Mapping[str, int], offsets: Mapping[str, int], names: set[str]) -> int:
+    """The least `Scheduler.effective_games` among ``names`` (not empty), over the maps in C."""
+    counts = map(games.get, names, repeat(0))
+    if not offsets:
+        return min(counts)
+    return min(map(add, counts, map(offsets.get, names, repeat(0))))  # a set's order is the same twice
 
 
 class PoolLike(Protocol):
