@@ -10,7 +10,8 @@ bots' slots from the server (`Handle.slots`, or the `SlotView` the server keeps 
 candidates (`CandidatePool`), the scheduler's plan and its next wake-up.  Measured on one thread, its CPU time per
 round, over a simulated ladder: real sessions in a real `Hub` (admitted with a Hello's terms, their
 game slots taken and given back through it, as the games do), every bot with one slot, games that
-last 2-5 time units, and a round after every game's end, as the director plans on each.  Nothing
+last 2-5 time units, and a round after every game's end and again when the director lets go of its
+seats (``--result-delay`` later: the result's commit), as the director plans on each.  Nothing
 else (no sockets, no store) is timed.
 
 With ``--against TREE`` (another checkout, e.g. ``git archive OLD | tar -x -C /tmp/old``) each tree
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RULESET = "moumou"
 
 
-def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int) -> dict:
+def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int, result_delay: float = 0.0) -> dict:
     """Run the ladder's rounds with the code importable as ``arena`` (the tree on sys.path first)."""
     from arena.ladder.candidates import CandidatePool
     from arena.ladder.scheduler import Scheduler, slot_share
@@ -58,7 +59,8 @@ def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int) -> 
     reserved: dict[str, int] = {}
     reserved_changed: set[str] = set()
     rng = random.Random(seed + 1)
-    running: list[tuple[float, int, tuple[str, ...], list]] = []  # (end, tie-break, seats, their tokens)
+    running: list[tuple[float, int, tuple[str, ...], list, float]] = []  # (end, tie-break, seats, tokens, length)
+    committing: list[tuple[float, int, tuple[str, ...]]] = []  # (when the director lets go, tie-break, seats)
     now, started, spent, timed = 0.0, 0, 0.0, 0
     digest = hashlib.sha256()
     clock = time.thread_time
@@ -91,19 +93,25 @@ def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int) -> 
                 token = object()
                 session.seats.add(token)  # as a `RemoteSeat` does
                 tokens.append((session, token))
-            heapq.heappush(running, (now + rng.uniform(2.0, 5.0), started, table.bots, tokens))
+            length = rng.uniform(2.0, 5.0)
+            heapq.heappush(running, (now + length, started, table.bots, tokens, length))
             started += 1
             digest.update(repr((round_, table.ruleset, table.bots)).encode())
-        if not running:
+        # The next event, then the round: a game ends (its seats freed on the server), or, ``result_delay``
+        # later (its result committed, its bots told), the director lets go of its seats.
+        if not running and not committing:
             raise SystemExit("no game running: the simulation is stuck")
-        end, _, seats, tokens = heapq.heappop(running)  # the next game ends: its seats freed, then the round
-        scheduler.game_finished(end - now if end > now else 0.0)
-        now = end
+        if committing and (not running or committing[0][0] <= running[0][0]):
+            now, _, seats = heapq.heappop(committing)
+            for bot in seats:
+                reserved[bot] -= 1
+            reserved_changed.update(seats)
+            continue
+        now, tie, seats, tokens, length = heapq.heappop(running)
+        scheduler.game_finished(length)
         for session, token in tokens:
             hub.release(session, token)  # type: ignore[arg-type]
-        for bot in seats:
-            reserved[bot] -= 1
-        reserved_changed.update(seats)
+        heapq.heappush(committing, (now + result_delay, tie, seats))
     return {"us_per_round": spent / max(1, timed) * 1e6, "rounds": timed, "games": started,
             "running": len(running), "digest": digest.hexdigest()[:16], "incremental": incremental}
 
@@ -112,7 +120,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict:
     """One run in its own process, importing ``arena`` from ``tree``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--inside", str(tree), "--bots", str(args.bots),
                "--concurrency", str(args.concurrency), "--rounds", str(args.rounds), "--warm", str(args.warm),
-               "--seed", str(args.seed)]
+               "--seed", str(args.seed), "--result-delay", str(args.result_delay)]
     out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=str(tree)).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -124,13 +132,16 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3000, help="rounds timed per run (default 3,000)")
     parser.add_argument("--warm", type=int, default=500, help="rounds before the timing starts (default 500)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--result-delay", type=float, default=0.1,
+                        help="from a game's end to the director letting go of its seats (its result's commit), in "
+                             "the games' time units (default 0.1; a game lasts 2-5)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tree (default 3)")
     parser.add_argument("--against", type=Path, help="another tree to run alternately with this one")
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside is not None:  # a run in its own process, with that tree's arena
         sys.path.insert(0, str(args.inside.resolve()))
-        print(json.dumps(simulate(args.bots, args.concurrency, args.rounds, args.warm, args.seed)))
+        print(json.dumps(simulate(args.bots, args.concurrency, args.rounds, args.warm, args.seed, args.result_delay)))
         return 0
     if args.bots < 4 or not 1 <= args.concurrency or args.rounds < 1:
         raise SystemExit("--bots must be at least 4, --concurrency and --rounds at least 1")
@@ -139,7 +150,8 @@ def main() -> int:
     for _ in range(args.repeat):  # alternating
         for label, tree in trees:
             runs[label].append(run_tree(tree, args))
-    print(f"{args.bots} bots (one slot each), {args.concurrency} games at once, {args.rounds:,} rounds a run "
+    print(f"{args.bots} bots (one slot each), {args.concurrency} games at once, result delay {args.result_delay:g}, "
+          f"{args.rounds:,} rounds a run "
           f"after {args.warm:,}, {args.repeat} runs a tree, alternating (thread CPU a round):")
     medians = {}
     for label, tree in trees:

@@ -34,7 +34,7 @@ def test_bench_planning_round_plans_the_same_tables_in_each_tree_it_compares(mon
     out = capsys.readouterr().out
     assert "slot view, pool by changes" in out and "the same tables in every run: yes" in out
     first, again = bench.simulate(30, 10, 60, 10, seed=4), bench.simulate(30, 10, 60, 10, seed=4)
-    assert first["digest"] == again["digest"] and first["incremental"] and first["games"] > 60
+    assert first["digest"] == again["digest"] and first["incremental"] and first["games"] > 20
 
 
 def test_ladder_cpu_accounting_counts_a_wrapped_functions_calls_and_collections(monkeypatch):
