@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 
 from deal_weights import DealPosterior, DealSearcher  # noqa: E402
 from inference import CardTracker, tracks  # noqa: E402
+from leaf_value import LeafValued  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
 from second_step import SecondStepSearcher  # noqa: E402
@@ -117,6 +118,13 @@ DEAL_WEIGHTS = frozenset()
 DEAL_EPSILON, DEAL_MOVES, DEAL_SETTLE = 0.05, 12, 300
 #: The options under which `deal_weights.py` reads the opponents' choices right: one draw a turn, one card a play.
 DEAL_OPTIONS = {"max_draws_per_turn": "1", "quick": False, "blind": False}
+#: Rulesets (those of `POSTERIOR`) whose rollouts are cut at this many decisions and valued by `leaf_value.win_chance`
+#: (`--leaf N`; 0 plays every rollout to the end of the hand).  A rollout's end is one bit, won or lost, and most
+#: of its spread is the luck of the later draws: on 100 positions (2026-11-28, 150 worlds each, the same worlds) the
+#: spread, world by world, of the difference between the best and the second action fell from 0.26-0.30 to 0.10
+#: with the cut at 12 decisions and to 0.05 at 6, while the choice stayed the full rollouts' at 90% (12) and 78%
+#: (6) of the positions: a biased but far less noisy value.  None by default (README: the 2-seat `maumau` rows).
+LEAF = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
@@ -129,12 +137,13 @@ class SearchBot(Bot):
     name = "searcher"
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
-                 second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None):
+                 second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None, leaf=None):
         self.worlds = worlds
         self.deals = deals  # weight whole deals by the opponents' choices (`deal_weights.py`); None: `DEAL_WEIGHTS`
         self.epsilon = DEAL_EPSILON if epsilon is None else epsilon
         self.settle = DEAL_SETTLE if settle is None else settle  # the deals' chain moves after new events
         self.moves = DEAL_MOVES if moves is None else moves  # and between two hands drawn
+        self.leaf = leaf  # cut the rollouts at this many decisions, valued by `leaf_value`; None: where `LEAF` says
         self.prune = prune  # race the worlds (`pimc.Searcher.race`) with this pruning threshold; None: the budget's
         self.depth = depth
         self.seed = seed
@@ -184,8 +193,12 @@ class SearchBot(Bot):
         if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck and usual):
             return Searcher(game.ruleset, game.options, rollout.act, budget, points)
         second = game.ruleset in SECOND_STEP if self.second_step is None else bool(self.second_step)
-        searcher = (SecondStepSearcher if second else PosteriorSearcher)(game.ruleset, game.options, rollout.act,
-                                                                         budget, points)
+        kind = SecondStepSearcher if second else PosteriorSearcher
+        leaf = LEAF.get(game.ruleset) if self.leaf is None else (self.leaf or None)
+        if leaf:
+            kind = type(f"Leaf{kind.__name__}", (LeafValued, kind), {})
+            budget = replace(budget, depth=leaf)
+        searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
         return searcher
 
@@ -239,6 +252,9 @@ def budget_parser():
     parser.add_argument("--prune", type=float, default=None,
                         help="race the worlds: an action trailing the leader by this many standard errors gets no more "
                              "rollouts, which go to more worlds for the rest (`pimc.Searcher.race`; 0: the flat search)")
+    parser.add_argument("--leaf", type=int, default=None,
+                        help="cut the rollouts at this many decisions and value them by `leaf_value.win_chance` (2-seat "
+                             "maumau; 0: to the end of the hand; default: as `LEAF` says)")
     return parser
 
 
@@ -253,5 +269,5 @@ if __name__ == "__main__":
         print(budget_parser().format_help())
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
-                  budget.second_step, budget.prune, budget.deals),
+                  budget.second_step, budget.prune, budget.deals, leaf=budget.leaf),
         name="searcher")

@@ -66,7 +66,7 @@ from mau_arena_sdk.wire import pb  # noqa: E402
 GAME_ID = "g"
 BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int, "prune": float, "warmup": int, "most": int}
 BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v)), "deals": lambda v: bool(int(v)),
-            "epsilon": float, "settle": int, "moves": int}
+            "epsilon": float, "settle": int, "moves": int, "leaf": int}
 KNOWN = ("all", "next", "leader")
 
 
