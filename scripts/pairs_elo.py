@@ -13,6 +13,10 @@ once); each prints its own Elo, and this script gives the Elo of them all togeth
 number (each run counts its deals from 0), so the logs may come in any order; a seed found in
 more than two finished games means overlapping runs, and is an error.  Aborted games and seeds
 with one finished game (a run stopped midway) are left out and counted.
+
+`--against OTHER.log ...` compares, deal by deal, `--bot` in the logs with the bot of the same name in the
+other logs (another code's runs on the same seeds): the mean difference of the pair scores (0..2) over the
+seeds both finished, with its 95% interval, and the Elo of each side on those seeds alone.
 """
 
 from __future__ import annotations
@@ -60,19 +64,43 @@ def pairs_of(games: dict[int, list[dict[str, int]]], bot: str) -> tuple[list[int
     return pairs, dropped
 
 
+def pair_scores(games: dict[int, list[dict[str, int]]], bot: str) -> dict[int, float]:
+    """{seed: `bot`'s pair score (0..2)} over the seeds with both games finished."""
+    return {seed: sum(game_score(bot, places) for places in played)
+            for seed, played in games.items() if len(played) == 2}
+
+
+def paired(mine: dict[int, float], theirs: dict[int, float]) -> tuple[int, float, float]:
+    """Over the seeds of both: how many, the mean of mine - theirs and its 95% half-width."""
+    seeds = sorted(mine.keys() & theirs.keys())
+    if len(seeds) < 2:
+        raise ValueError("fewer than two deals finished in both sets of logs")
+    diffs = [mine[s] - theirs[s] for s in seeds]
+    mean = sum(diffs) / len(diffs)
+    spread = (sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)) ** 0.5
+    return len(seeds), mean, 1.96 * spread / len(seeds) ** 0.5
+
+
+def read_logs(paths) -> tuple[dict[int, list[dict[str, int]]], int]:
+    games: dict[int, list[dict[str, int]]] = defaultdict(list)
+    aborted = 0
+    for log in paths:
+        found, lost = parse(log.read_text(errors="replace").splitlines())
+        aborted += lost
+        for seed, played in found.items():
+            games[seed].extend(played)
+    return games, aborted
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="+", type=Path, help="the output of each `arena match -v` run (its stdout: the per-game lines)")
     parser.add_argument("--bot", required=True, help="the bot whose Elo over the other is wanted")
+    parser.add_argument("--against", nargs="+", type=Path, default=None,
+                        help="another code's logs on the same seeds: compare --bot with its namesake there, deal by deal")
     args = parser.parse_args(argv)
     try:
-        games: dict[int, list[dict[str, int]]] = defaultdict(list)
-        aborted = 0
-        for log in args.logs:
-            found, lost = parse(log.read_text(errors="replace").splitlines())
-            aborted += lost
-            for seed, played in found.items():
-                games[seed].extend(played)
+        games, aborted = read_logs(args.logs)
         if not games:
             raise ValueError("no 'Finished game' lines in the logs (were the matches run with -v?)")
         pairs, dropped = pairs_of(games, args.bot)
@@ -85,6 +113,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{wins}-{losses}-{2 * sum(pairs) - wins - losses}, pairs {pairs}, "
               f"Elo {estimate} ({estimate.low:+.1f} .. {estimate.high:+.1f}, 95%)"
               + (f"; {dropped} games of incomplete pairs and {aborted} aborted left out" if dropped or aborted else ""))
+        if args.against:
+            other, _ = read_logs(args.against)
+            mine, theirs = pair_scores(games, args.bot), pair_scores(other, args.bot)
+            n, mean, half = paired(mine, theirs)
+            both = sorted(mine.keys() & theirs.keys())
+            ours = elo_from_pairs(pairs_of({s: games[s] for s in both}, args.bot)[0])
+            against = elo_from_pairs(pairs_of({s: other[s] for s in both}, args.bot)[0])
+            print(f"deal by deal over the {n} seeds of both: {mean:+.3f} ± {half:.3f} pair points (95%); "
+                  f"on those seeds Elo {ours} against {against}")
     except (OSError, ValueError) as error:
         print(f"pairs_elo: {error}", file=sys.stderr)
         return 2

@@ -54,3 +54,17 @@ def test_overlapping_runs_are_an_error(pairs, tmp_path, capsys):
     (tmp_path / "a.log").write_text("\n".join(RUN_A))
     assert pairs.main([str(tmp_path / "a.log"), str(tmp_path / "a.log"), "--bot", "s"]) == 2
     assert "overlap" in capsys.readouterr().err
+
+
+def test_against_compares_the_same_seeds_deal_by_deal(pairs, tmp_path, capsys):
+    # the new code wins both games of 5000 and 5001, the old code one game of each; 5002 only in the new logs
+    new = [line(1, 0, 5000, "s", "t"), line(2, 0, 5000, "s", "t"), line(3, 1, 5001, "s", "t"), line(4, 1, 5001, "s", "t"),
+           line(5, 2, 5002, "t", "s"), line(6, 2, 5002, "t", "s")]
+    old = [line(1, 0, 5000, "s", "t"), line(2, 0, 5000, "t", "s"), line(3, 1, 5001, "t", "s"), line(4, 1, 5001, "s", "t")]
+    (tmp_path / "new.log").write_text("\n".join(new))
+    (tmp_path / "old.log").write_text("\n".join(old))
+    assert pairs.paired({5000: 2.0, 5001: 2.0, 5002: 0.0}, {5000: 1.0, 5001: 1.0}) == (2, 1.0, 0.0)
+    assert pairs.main([str(tmp_path / "new.log"), "--bot", "s", "--against", str(tmp_path / "old.log")]) == 0
+    out = capsys.readouterr().out
+    assert "over the 2 seeds of both: +1.000 ± 0.000 pair points" in out
+    assert f"Elo {elo_from_pairs([0, 0, 0, 0, 2])} against {elo_from_pairs([0, 0, 2, 0, 0])}" in out
