@@ -1,6 +1,6 @@
 """Time the sample searcher bot's decisions against the tactician's, per ruleset, in the same run.
 
-    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N] [--prune K] [--same-games]
+    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N] [--prune K] [--leaf N] [--same-games]
 
 Plays games with the searcher in seat 0 and tacticians elsewhere (engine only, no server) and
 prints the mean and 90th percentile time per searched decision (more than one legal action),
@@ -50,13 +50,15 @@ def main():
     parser.add_argument("--depth", type=int, default=None)
     parser.add_argument("--prune", type=float, default=None,
                         help="race the worlds with this pruning threshold (`pimc.Searcher.race`; 0: the flat search)")
+    parser.add_argument("--leaf", type=int, default=None,
+                        help="cut 2-seat maumau rollouts at this many decisions, valued by `leaf_value` (0: to the end)")
     parser.add_argument("--same-games", action="store_true",
                         help="play the tactician's choices at seat 0 too: the same decisions for every budget")
     args = parser.parse_args()
     for ruleset in args.rulesets.split(","):
         players = PLAYERS.get(ruleset, 2)
         options = OPTIONS.get(ruleset, {})
-        bot, reference, other = SearchBot(args.worlds, args.depth, seed=1, prune=args.prune), Tactician(), Tactician()
+        bot, reference, other = SearchBot(args.worlds, args.depth, seed=1, prune=args.prune, leaf=args.leaf), Tactician(), Tactician()
         times, ref_times, seed = [], [], 0
         while len(times) < args.decisions and seed < 50:
             state = games.new_game(ruleset, players, seed, **options)
