@@ -30,6 +30,9 @@ def test_the_leaf_searcher_cuts_its_rollouts_and_plays_a_whole_game_legally():
     plain = searcher_module.SearchBot(worlds=3, seed=5, leaf=0)  # 0: every rollout to the end of the hand
     start_with_options(plain, "maumau", 2, {})
     assert not isinstance(plain.games["g"][0], leaf_value.LeafValued) and plain.games["g"][0].budget.depth == 60
+    second = searcher_module.SearchBot(worlds=3, seed=5, leaf=12, second_step=True)  # values its own full rollouts
+    start_with_options(second, "maumau", 2, {})
+    assert not isinstance(second.games["g"][0], leaf_value.LeafValued) and second.games["g"][0].budget.depth == 60
 
 
 def test_a_cut_rollout_is_valued_by_the_win_chance_of_the_state_it_reached():
