@@ -27,7 +27,8 @@ the CPU ms per decision, and how many of the opponents' hidden cards its sampled
 right hand (the share over `--world-check` worlds a position: a direct measure of the inference).
 
 A variant is `NAME[:key=value,...]`; keys: worlds, depth, confidence, tries, prune, warmup, most (the
-`pimc.Budget`), play_model (0/1: read the opponents' chosen cards, `inference.PlayTell`), infer (0/1: read
+`pimc.Budget`), play_model (0/1: read the opponents' chosen cards, `inference.PlayTell`), leaf (N: 2-seat `maumau` rollouts
+cut at N decisions, `leaf_value`; 0: to the end), infer (0/1: read
 the history), deals (0/1: weight whole deals by the opponents' past choices, `deal_weights.py`, with its epsilon,
 and the chain's settle and moves), and `known` (a ceiling, never a bot: every sampled world is given the real hand of `all` the
 opponents, of the `next` seat in the direction of play, or of the `leader`, the opponent with the fewest
