@@ -59,13 +59,11 @@ def draw(state: SheddingState) -> None:
 
 
 
-def can_play(state: SheddingState, card: str, on_top: frozenset | None = None) -> bool:
-    """Is this card (just drawn into the current hand) legal on the top (`on_top`, if known)?"""
-    if on_top is None:
-        if state.active_suit is None:  # `legal_on_top`'s common case, without its frame
-            on_top = state.rules._playable_plain.get(state.discard[-1])
-        if on_top is None:
-            on_top = legal_on_top(state)
+def can_play(state: SheddingState, card: str) -> bool:
+    """Is this card (just drawn into the current hand) legal on the top?"""
+    on_top = state.rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+    if on_top is None:  # `legal_on_top`'s common case above, without its frame
+        on_top = legal_on_top(state)
     if card not in on_top:
         return False
     return not (len(state.hands[state.current]) == 1 and card in state.rules._no_finish)

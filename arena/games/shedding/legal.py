@@ -210,8 +210,13 @@ def legal_actions(state: "SheddingState") -> list:
     return phase_actions(state)
 
 
+#: Legal lists that never change, shared (`SheddingState.legal_actions` returns a copy of the list it keeps).
+_BONUS_ACTIONS = [A.BONUS_SELF, A.BONUS_OTHERS]
+_CHALLENGE_ACTIONS = [blind.CHALLENGE, blind.BELIEVE]
+
+
 def _suit_actions(state: "SheddingState") -> list:
-    return list(A.SUIT_ACTIONS)
+    return A.SUIT_ACTIONS  # shared: the state keeps the list it is given and hands out copies
 
 
 def _accuse_actions(state: "SheddingState") -> list:
@@ -219,11 +224,11 @@ def _accuse_actions(state: "SheddingState") -> list:
 
 
 def _bonus_actions(state: "SheddingState") -> list:
-    return [A.BONUS_SELF, A.BONUS_OTHERS]
+    return _BONUS_ACTIONS
 
 
 def _challenge_actions(state: "SheddingState") -> list:
-    return [blind.CHALLENGE, blind.BELIEVE]
+    return _CHALLENGE_ACTIONS
 
 
 def _rescue_actions(state: "SheddingState") -> list:  # P2 rescue_first_k: play the drawn answer, or go on paying

@@ -232,6 +232,7 @@ class Ruleset:
     _playable_plain: dict = _derived()
     _combos: dict = _derived()  # a combo's cards (a tuple) -> their effects added up (`playing.aggregate`)
     rules_by_card: dict = _derived()  # card -> CardRule, every card of the deck
+    _card_points: dict = _derived()  # card -> its points left in a hand (`points` by its rank), for scoring
     rule: object = _derived()  # `rule(card)`: that dict's own lookup, no Python frame
     _obliging: dict = _derived()
     _turn_enders: dict = _derived()
@@ -272,6 +273,9 @@ class Ruleset:
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "rules_by_card", rules)
+        # A hand's points are `sum(map(_card_points.__getitem__, hand))`: the sum in C, no generator frame.
+        points = self.points
+        object.__setattr__(self, "_card_points", {c: points[c[0]] for c in rules if c[0] in points})
         object.__setattr__(self, "rule", rules.__getitem__)
         object.__setattr__(self, "has_rescue", any(rule.rescue_first_k for rule in rules.values()))
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->

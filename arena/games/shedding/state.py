@@ -147,16 +147,16 @@ class SheddingState(GameState):
                 hand.remove(card)
                 self.sizes[self.current] -= 1
                 playing.place(self, card, True)  # positional: a keyword call costs more
-        elif verb == "draw":
+        elif verb == "draw":  # the other verbs, the more common first
             drawing.draw(self)
-        elif verb == "pass":
-            drawing.pass_turn(self)
-        elif verb == "accept":
-            drawing.accept(self)
-        elif verb == "stop":
-            playing.resolve(self)
         elif verb == "suit":
             playing.choose_suit(self, action.args[0])
+        elif verb == "pass":
+            drawing.pass_turn(self)
+        elif verb == "stop":
+            playing.resolve(self)
+        elif verb == "accept":
+            drawing.accept(self)
         elif verb == "call":
             calls.call(self)
         elif verb == "accuse":

@@ -114,7 +114,8 @@ def start_turn(state: SheddingState, seat: int) -> None:
     state.called = 0
     state.placed = 0
     state.forced = None
-    state.combo = []
+    if state.combo:  # the last play's cards; an empty list is kept (a new one cost an allocation a turn)
+        state.combo = []
     state.offender = None
     state.accusable = None
     state.current = seat
