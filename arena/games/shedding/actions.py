@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sys import intern
+
 from arena.games.base import Action
 
 DRAW = Action("draw")
@@ -19,9 +21,10 @@ VERBS = frozenset({"play", "draw", "pass", "accept", "stop", "suit", "call", "ac
 from arena.games.cards import RANKS as _RANKS
 from arena.games.cards import SUITS as _SUITS
 
-#: Every French card's ``play`` action, built once (the legal lists index this table).
-PLAY: dict[str, Action] = {r + s: Action("play", (r + s,)) for r in _RANKS for s in _SUITS}
-PLAY.update({f"X{i}": Action("play", (f"X{i}",)) for i in range(1, 10)})
+#: Every French card's ``play`` action, built once (the legal lists index this table).  The card codes are
+#: interned, as a ruleset's deck is (`Ruleset.deck`): the card an action names is the very object in the hand.
+PLAY: dict[str, Action] = {c: Action("play", (c,)) for c in map(intern, (r + s for r in _RANKS for s in _SUITS))}
+PLAY.update({c: Action("play", (c,)) for c in map(intern, (f"X{i}" for i in range(1, 10)))})
 _PLAY = PLAY
 _CALL: dict[str, Action] = {}
 _ACCUSE: dict[int, Action] = {}
@@ -31,6 +34,7 @@ _TARGET: dict[int, Action] = {}
 def play(card: str) -> Action:
     action = _PLAY.get(card)
     if action is None:
+        card = intern(card)
         action = _PLAY[card] = Action("play", (card,))
     return action
 

@@ -203,11 +203,12 @@ def call_actions(state: "SheddingState") -> list:
 
 def legal_actions(state: "SheddingState") -> list:
     """The legal list; duplicate cards (two packs) give one action each."""
-    if state.rules.copies > 1:
-        hand = state.hands[state.current] if state.current is not None else []
+    legal = BY_PHASE[state.phase](state)
+    if state.rules.copies > 1 and state.current is not None:
+        hand = state.hands[state.current]
         if len(set(hand)) != len(hand):
-            return list(dict.fromkeys(phase_actions(state)))
-    return phase_actions(state)
+            return list(dict.fromkeys(legal))
+    return legal
 
 
 #: Legal lists that never change, shared (`SheddingState.legal_actions` returns a copy of the list it keeps).
@@ -259,11 +260,6 @@ BY_PHASE = {
     "target": _target_actions,
     "over": _no_actions,
 }
-
-
-def phase_actions(state: "SheddingState") -> list:
-    """The legal list of the pending decision, before folding duplicates."""
-    return BY_PHASE[state.phase](state)
 
 
 def phase_table(rules: "Ruleset") -> dict:

@@ -9,6 +9,7 @@ no active suit, hand 1, dealer 0, seed 0 and chance counter 0).
 from __future__ import annotations
 
 from collections import Counter
+from sys import intern
 from typing import Any, Mapping
 
 from arena.games.base import PositionError
@@ -116,7 +117,7 @@ def _cards(position: Mapping, key: str, deck: Counter, required: bool = True) ->
     for card in value:
         if not isinstance(card, str) or not is_card_code(card) or card not in deck:
             raise PositionError(f"{card!r} in {key!r} is not a card of this deck")
-    return list(value)
+    return [intern(str(card)) for card in value]  # one object per card code, as the engine's own (`Ruleset.deck`)
 
 
 def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str, Any]):

@@ -9,6 +9,7 @@ object can be shared by every state that uses the same options.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, Mapping
 
@@ -248,7 +249,10 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_wider", {})
-        object.__setattr__(self, "deck", tuple(self.deck_cards()))  # dealt every hand: built once
+        # Dealt every hand: built once.  Interned, as the cards of the `play` actions are (`actions.PLAY`): a card
+        # is then one object wherever it goes (hands, pile, actions, these tables' keys), so the engine's
+        # comparisons and look-ups of cards (`hand.remove`, `in`, dict keys) succeed on identity.
+        object.__setattr__(self, "deck", tuple(map(sys.intern, self.deck_cards())))
         # Read at every observation: plain attributes rather than properties and arithmetic.
         object.__setattr__(self, "_visible", slice(-self.visible_discard, None))  # the shown top of the pile
         object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
