@@ -584,6 +584,7 @@ def test_turn_limit_ends_a_hand_and_is_checked():
 
 
 def test_a_clone_copies_every_field_and_plays_on_alone():
+    from arena.games.ddmau.cards import mask
     from arena.games.ddmau.state import DDMauState
 
     rng = __import__("random").Random(5)
@@ -600,20 +601,25 @@ def test_a_clone_copies_every_field_and_plays_on_alone():
         copy.apply(rng.choice(copy.legal_actions()))
     assert state.to_position() == before
     assert copy.sizes == [len(hand) for hand in copy.hands]  # kept through the hands dealt since
+    assert copy.held == [*map(mask, copy.hands)]
+    assert state.held == [*map(mask, state.hands)]  # (the copy's masks are its own)
 
 
 def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_sizes_stay_true():
     # As Mose's test: clone() lists the fields one by one (a new slot it forgets is unset), and the engine keeps
-    # the hand sizes as cards move (`DDMauState.sizes`, what the observations share): both checked at every
-    # decision of whole hands, in every phase, and each copy plays on alone.
+    # the hand sizes and each hand's mask of distinct cards as cards move (`DDMauState.sizes`, what the
+    # observations share; `DDMauState.held`, what the validator reads): checked at every decision of whole
+    # hands, in every phase, and each copy plays on alone.
+    from arena.games.ddmau.cards import mask
     from arena.games.selfplay import chooser
 
-    def kept_sizes_are_true(state):
+    def kept_sizes_and_masks_are_true(state):
         assert state.sizes == [len(hand) for hand in state.hands]
+        assert state.held == [*map(mask, state.hands)]  # each hand's distinct cards, kept as cards move
 
     rng = chooser(5)
     phases = set()
     for players, seed in ((3, 1),):  # (a hand with every phase, in 669 decisions)
         state = games.new_game(R, players=players, seed=seed, max_hands=1)
-        phases |= check_clones_along(state, rng, kept_sizes_are_true)
+        phases |= check_clones_along(state, rng, kept_sizes_and_masks_are_true)
     assert phases >= {"turn", "chain", "declare", "color", "hit", "catch"}

@@ -90,6 +90,32 @@ def _order_key(card: str) -> tuple:
 ORDER: dict[str, int] = {card: rank for rank, card in enumerate(sorted(CODES, key=_order_key))}
 
 
+#: Each code's bit in a mask of distinct cards (a hand's, `DDMauState.held`; a validator node's, `chain.Node`).  The
+#: bits follow `ORDER`, so a mask's cards read from its lowest bit up (`of_mask`) come in the legal lists' order,
+#: and the numbered cards take bits 0..51, colour by colour, number by number (`chain.needs_a_step`).
+BIT: dict[str, int] = {card: 1 << rank for card, rank in ORDER.items()}
+#: The card of each single bit (`BIT` turned round).
+CARD_OF_BIT: dict[int, str] = {bit: card for card, bit in BIT.items()}
+
+
+def mask(cards) -> int:
+    """The mask (`BIT`) of the distinct ``cards``."""
+    found = 0
+    for card in cards:
+        found |= BIT[card]
+    return found
+
+
+def of_mask(cards: int) -> list[str]:
+    """The cards of a mask (`BIT`), in `ORDER`."""
+    out = []
+    while cards:
+        low = cards & -cards
+        out.append(CARD_OF_BIT[low])
+        cards ^= low
+    return out
+
+
 def ident(card: str, mark: str | None = None) -> Ident:
     """The card's identity on the pile, given its mark (MM declaration / SM colour / block)."""
     if mark is None:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, NamedTuple
 
-from arena.games.ddmau.cards import CODES, MM_DECLARATIONS, ORDER, PRINTED, Ident, ident
+from arena.games.ddmau.cards import BIT, CARD_OF_BIT, CODES, MM_DECLARATIONS, PRINTED, Ident, ident, mask, of_mask
 
 NUMBERS_PHASE = 1
 POWERS_PHASE = 2
@@ -210,23 +210,22 @@ class Node:
         self.lack_out = need_out - L
         self.done = simple and not needs_mm and L >= need  # `complete`
         self.done_out = simple and not needs_mm and L >= need_out
-        # the cards `add` turns down (most of the deck), known without a move each: shared by the nodes of
-        # one case (`cannot_follow`) and never copied into a node's own sets, which the collector walks
+        # the cards `add` turns down (most of the deck), known without a move each: a mask (`cards.BIT`) shared
+        # by the nodes of one case (`cannot_follow`)
         self._rejects = cannot_follow(chain, rules)
         self._moves: dict = {}
-        # the cards `plays` has put in _free, _maybe or neither: the rejects at first (shared, replaced by a
-        # new set when a card is sorted)
-        self._sorted: "frozenset[str] | set[str]" = self._rejects
-        self._free: frozenset[str] = _NONE
-        self._maybe: frozenset[str] = _NONE
-        self._addable: frozenset[str] = _NONE  # _free and _maybe together
+        # masks of the cards `playable` has put in _free, _maybe or neither (the rejects at first)
+        self._sorted = self._rejects
+        self._free = 0
+        self._maybe = 0
+        self._addable = 0  # _free and _maybe together
 
     def options(self, card: str) -> "tuple[Node, ...]":
         """The nodes after adding ``card`` as each thing it could be now (`identities`), dead ends left out."""
         found = self._moves.get(card)
         if found is None:
             rules = self.rules
-            if card in self._rejects:
+            if BIT[card] & self._rejects:
                 found = ()
             elif card == "MM":
                 found = tuple(after for after in self.declarations() if after is not None)
@@ -259,55 +258,55 @@ class Node:
             found = self._moves[key] = None if after is None else node(after, self.rules)
         return found
 
-    def plays(self, hand: list[str]) -> list[str]:
-        """The distinct cards of ``hand`` that may be added now and still lead to a legal play, in `ORDER`.
+    def playable(self, hand: list[str], held: int) -> int:
+        """The cards of ``hand`` (whose distinct cards are the mask ``held``, `cards.BIT`) that may be added now
+        and still lead to a legal play, as a mask: read from its lowest bit up, they come in `cards.ORDER`.
 
         A *free* card leads to a play that is legal as it stands (or as a power on power, a
         number on a number): it is offered whenever it is held.  A *maybe* card needs more (a run's
         third card, an LM for a DM or a run, a visible card after an LM): whether it is offered
         depends on the rest of the hand (`_maybe_plays`).  Other cards cannot be added at all.  Each
-        card is sorted the first time it is held here.  The hand is read as a list: the usual answer
-        once a play is under way, nothing, is found without building a set of it.
+        card is sorted the first time it is held here.  The node keeps the three kinds as masks, so the
+        usual answer once a play is under way, nothing, is one ``&``.
         """
-        if not self._sorted.issuperset(hand):
-            new = set(hand) - self._sorted
-            free = set()
-            maybe = set()
-            for card in new:
-                afters = self.options(card)
-                if any(a.simple and not a.needs_mm and a.lack <= 0 for a in afters):
-                    free.add(card)
-                elif afters:
-                    maybe.add(card)
-            # (new sets, never changed in place: the first ones are shared)
-            self._sorted = self._sorted | new
-            self._free = self._free | free
-            self._maybe = self._maybe | maybe
-            self._addable = self._free | self._maybe
-        if self._addable.isdisjoint(hand):
-            return []
-        held = set(hand)
-        out = [*(held & self._free)]
-        maybe = self._maybe
-        if maybe:  # (many nodes have none: no set made then)
-            maybe = held & maybe
-            if maybe and not (
+        new = held & ~self._sorted
+        if new:
+            self._sort(new)
+        found = held & self._addable
+        maybe = found & self._maybe
+        if maybe:
+            found ^= maybe
+            if not (
                 # the usual maybe card, a lone DM with no LM or MM to pay for it, in a hand of numbers and powers:
                 # it could only go out with the whole hand, which no play can take (`_maybe_plays` finds the same)
-                len(maybe) == 1 and "DM" in maybe and "LM" not in held and "MM" not in held
-                and not held.isdisjoint(_NUMBERED) and not held.isdisjoint(_PHASE_POWERS)
+                maybe == _DM and not held & _PAYS_FOR_DM and held & _NUMBERED and held & _PHASE_POWERS
                 and not self.rules.number_to_power and self._moves["DM"][0].simple
             ):
-                _maybe_plays(self, hand, held, maybe, out)
-        if len(out) > 1:
-            out.sort(key=_order)
-        return out
+                found |= _maybe_plays(self, hand, held, maybe)
+        return found
 
-    def plays_unchanged_by(self, card: str, hand: list[str]) -> bool:
-        """Does `plays` give the same cards for ``hand``, which has just taken ``card`` in, as it did without it?
-        Yes when ``card`` is known not to be addable here (not sorted yet: not known) and ``hand`` holds no
-        maybe card, whose answer depends on the rest of the hand."""
-        return card in self._sorted and card not in self._addable and self._maybe.isdisjoint(hand)
+    def _sort(self, new: int) -> None:
+        """`playable`: put the cards of the mask ``new``, not met here before, in _free, _maybe or neither."""
+        self._sorted |= new
+        free = maybe = 0
+        while new:
+            bit = new & -new
+            new ^= bit
+            afters = self.options(CARD_OF_BIT[bit])
+            if any(a.simple and not a.needs_mm and a.lack <= 0 for a in afters):
+                free |= bit
+            elif afters:
+                maybe |= bit
+        self._free |= free
+        self._maybe |= maybe
+        self._addable = self._free | self._maybe
+
+    def plays_unchanged_by(self, card: str, held: int) -> bool:
+        """Does `playable` give the same cards for a hand that has just taken ``card`` in (its distinct cards now
+        ``held``) as it did without it?  Yes when ``card`` is known not to be addable here (not sorted yet: not
+        known) and the hand holds no maybe card, whose answer depends on the rest of the hand."""
+        bit = BIT[card]
+        return self._sorted & bit != 0 and not self._addable & bit and not self._maybe & held
 
     def meets(self, lms: int, mms: int, going_out: bool = False) -> bool:
         """`_needs_met`: would ``lms`` LMs and ``mms`` MMs added as LMs make the play legal?"""
@@ -316,17 +315,16 @@ class Node:
         return lms + mms >= (self.lack_out if going_out else self.lack)
 
 
-_NONE: frozenset[str] = frozenset()
 _DECLARED = "MM declared"  # (`Node.declarations`' key in a node's move cache: no card code)
 assert tuple(idt.kind for idt in identities("MM", Chain(None))) == MM_DECLARATIONS  # (`Node.declarations`)
-_order = ORDER.__getitem__  # (bound once)
 
 #: `cannot_follow` by what it depends on.
-_REJECTS: dict[tuple, frozenset[str]] = {}
+_REJECTS: dict[tuple, int] = {}
 
 
-def cannot_follow(s: Chain, rules: Rules) -> frozenset[str]:
-    """The cards that `add` turns down on ``s`` (as printed; an MM, an LM and a DM always follow).
+def cannot_follow(s: Chain, rules: Rules) -> int:
+    """The cards that `add` turns down on ``s`` (as printed; an MM, an LM and a DM always follow), as a mask
+    (`cards.BIT`).
 
     Whether a card can follow depends only on the play's phase, its last visible card (only its number
     once numbers are played, unless powers may follow them), whether a run stands at two cards and the
@@ -342,25 +340,29 @@ def cannot_follow(s: Chain, rules: Rules) -> frozenset[str]:
     key = (phase, prev, s.seg_len == 2, s.seg_dir, rules)
     found = _REJECTS.get(key)
     if found is None:
-        found = _REJECTS[key] = frozenset(
+        found = _REJECTS[key] = mask(
             card for card in CODES if card != "MM" and add(s, card, PRINTED[card], rules) is None)
     return found
 
 
-def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], out: list[str]) -> None:
-    """`Node.plays`: add to ``out`` those of ``cards`` (the node's maybe cards in ``hand``, whose distinct cards
-    are ``held``) that the rest of the hand can complete.
+def _maybe_plays(node: Node, hand: list[str], held: int, cards: int) -> int:
+    """`Node.playable`: those of ``cards`` (a mask of the node's maybe cards in ``hand``, whose distinct cards
+    are the mask ``held``) that the rest of the hand can complete, as a mask.
 
     Most are settled by the LMs and MMs left in hand (`Node.meets`, `Node.lack_out`).  The usual
     one left is a DM with no LM in hand: it needs the whole hand to go with it, which a hand of
     numbers and powers can never do, so the search is skipped.  The others get the validator's
     full `completes`, with the hand counted.
     """
-    lms = hand.count("LM") if "LM" in held else 0  # (a set look-up; a count compares every card)
-    mms = hand.count("MM") if "MM" in held else 0
+    lms = hand.count("LM") if held & _LM else 0  # (a count compares every card)
+    mms = hand.count("MM") if held & _MM else 0
     rest = mix = None
-    moves = node._moves  # (`Node.options` read from its cache here: `plays` sorted these cards, so it is there)
-    for card in cards:
+    out = 0
+    moves = node._moves  # (`Node.options` read from its cache here: `playable` sorted these cards, so it is there)
+    while cards:
+        bit = cards & -cards
+        cards ^= bit
+        card = CARD_OF_BIT[bit]
         afters = moves[card]
         left_lms = lms - 1 if card == "LM" else lms
         left_mms = mms - 1 if card == "MM" else mms
@@ -369,15 +371,14 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
             if after.simple:
                 # (without LMs or MMs it never meets: it would be one of the node's free cards)
                 if (left_lms or left_mms) and after.meets(left_lms, left_mms):
-                    out.append(card)
+                    out |= bit
                     continue
                 # a simple play takes no other card but by going out (`completes`); the rest holds at
                 # least the other held cards (a second copy of this one only adds to the mix)
                 if left_lms + left_mms < after.lack_out:
                     continue
                 if card in _NEUTRAL:  # (the usual one, a DM: the held cards must mix, found without counting)
-                    if not node.rules.number_to_power and not held.isdisjoint(_NUMBERED) and not held.isdisjoint(
-                            _PHASE_POWERS):
+                    if not node.rules.number_to_power and held & _NUMBERED and held & _PHASE_POWERS:
                         continue
                 else:
                     if mix is None:
@@ -385,7 +386,7 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
                     if never_all_in_one_play_but(mix, card, node.rules):
                         continue
                 if not (left_lms or left_mms or after.chain.L) and card[0] not in "RYBG" and needs_a_step(
-                        after.chain, held):
+                        after.chain, of_mask(held)):
                     continue  # going out with numbers that differ needs an LM, and none is left (`completes`)
             elif left_lms + left_mms < after.lack_out:
                 continue  # short of LMs whatever comes (`completes`)
@@ -396,16 +397,17 @@ def _maybe_plays(node: Node, hand: list[str], held: set[str], cards: set[str], o
             else:
                 after = None
             if after is not None:
-                out.append(card)
+                out |= bit
                 continue
         if rest is None:  # (a hand of distinct cards, the usual one, is counted in C)
             rest = counted(hand)
         rest[card] -= 1
         for after in afters:
             if completes(after, rest):
-                out.append(card)
+                out |= bit
                 break
         rest[card] += 1
+    return out
 
 
 #: Interned nodes per rules, and the start nodes by top; cleared by `start_node` (between plays,
@@ -541,19 +543,22 @@ def _can_go_out(n: Node, rest: Counter) -> bool:
 def never_all_in_one_play(cards: Iterable[str], rules: Rules) -> bool:
     """No play can take all of ``cards``, whatever the play so far: numbers and powers (MMs, LMs and
     DMs aside) together, without allow_number_to_power_chain (`_phase_possible` from any summary)."""
-    return never_all_in_one_play_but(phase_mix(set(cards)), None, rules)
+    return never_all_in_one_play_but(phase_mix(mask(cards)), None, rules)
 
 
 _NEUTRAL = frozenset({"MM", "LM", "DM"})
-_NUMBERED = frozenset(code for code in CODES if code[0] in "RYBG")
-_PHASE_POWERS = frozenset(CODES) - _NUMBERED - _NEUTRAL
-_NUMBER_TEXT = {code: code[1:] for code in _NUMBERED}  # (`needs_a_step`: a numbered card's number as written)
+#: Masks (`cards.BIT`): the numbered cards, the powers that fix a play's phase, single cards.
+_NUMBERED = mask(code for code in CODES if code[0] in "RYBG")
+_PHASE_POWERS = mask(CODES) & ~_NUMBERED & ~mask(_NEUTRAL)
+_LM, _MM, _DM = BIT["LM"], BIT["MM"], BIT["DM"]
+_PAYS_FOR_DM = _LM | _MM  # (an MM may be declared LM)
+_NUMBER_TEXT = {code: code[1:] for code in CODES if code[0] in "RYBG"}  # (`needs_a_step`: a number as written)
 
 
-def phase_mix(held: "set[str] | frozenset[str]") -> tuple[int, int]:
-    """(numbered cards, powers that fix a play's phase) among the distinct cards ``held``: MMs, LMs and
-    DMs fix none.  Two intersections in C (the engine asks this of a hand at many decisions)."""
-    return len(held & _NUMBERED), len(held & _PHASE_POWERS)
+def phase_mix(held: int) -> tuple[int, int]:
+    """(numbered cards, powers that fix a play's phase) among the distinct cards of the mask ``held``
+    (`cards.BIT`): MMs, LMs and DMs fix none."""
+    return (held & _NUMBERED).bit_count(), (held & _PHASE_POWERS).bit_count()
 
 
 def never_all_in_one_play_but(mix: tuple[int, int], card: str | None, rules: Rules) -> bool:

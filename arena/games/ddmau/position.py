@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 from arena.games.base import GameError, PositionError
 from arena.games import position_checks as checks
-from arena.games.ddmau.cards import deck
+from arena.games.ddmau.cards import deck, mask
 
 PHASES = ("turn", "chain", "declare", "color", "hit", "catch", "over")
 _MARK = re.compile(r"^(?:(?:PT|SK|OWM|SM|BLOCK)(?::[rybg])?|JTT|LM)$")
@@ -143,6 +143,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.chance = _int(position, "chance", 0, 0)
     state.hands = hands
     state.sizes = [*map(len, hands)]
+    state.held = [*map(mask, hands)]
     state.discard = discard
     state.marks = list(marks)
     state.stock = stock[::-1]

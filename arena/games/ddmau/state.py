@@ -32,7 +32,8 @@ from arena.games.base import Action, GameError, GameState, PublicEvent, Result, 
 from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
-from arena.games.ddmau.cards import COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident, points
+from arena.games.ddmau.cards import (BIT, CARD_OF_BIT, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident,
+                                     mask, points)
 from arena.games.ddmau import pile
 from arena.games.ddmau.observation import build as build_observation, match_view as match_part
 from arena.games.ddmau.pile import effective_top, hit_run
@@ -75,9 +76,10 @@ class DDMauState(GameState):
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
         "direction", "is_over", "reason", "last_hand", "dealer",
         # the hand (``sizes``: each hand's length, a list replaced when a card moves, never changed: the
-        # observations share it)
-        "hands", "sizes", "stock", "discard", "marks", "last_play", "hit", "window", "final", "next_seat", "idle",
-        "stall", "turn_open", "turns",
+        # observations share it; ``held``: each hand's distinct cards as a mask, `cards.BIT`, what the validator
+        # reads)
+        "hands", "sizes", "held", "stock", "discard", "marks", "last_play", "hit", "window", "final", "next_seat",
+        "idle", "stall", "turn_open", "turns",
         # the turn (``current`` and ``is_over`` are the contract's, kept as fields: read at every decision)
         "current", "phase", "drawn", "optional", "chain", "called",
     )
@@ -161,6 +163,7 @@ class DDMauState(GameState):
             for seat in order:
                 self.hands[seat].append(cards.pop())
         self.sizes = [*map(len, self.hands)]
+        self.held = [*map(mask, self.hands)]
         self.stock = cards  # the end of the list is the top
         self.discard: list[str] = []
         self.marks: list[str | None] = []
@@ -195,6 +198,7 @@ class DDMauState(GameState):
                 events.reshuffled(self, cut)
         card = self.stock.pop()
         self.hands[seat].append(card)
+        self.held[seat] |= BIT[card]
         sizes = self.sizes = self.sizes[:]  # (a new list: observations and clones share the old one)
         sizes[seat] += 1
         if self.log is not None:
@@ -293,7 +297,7 @@ class DDMauState(GameState):
             self.drawn += 1
             self.idle = 0
             node = self._node  # (None after a reshuffle)
-            if card is not None and node is not None and node.plays_unchanged_by(card, self.hands[self.current]):
+            if card is not None and node is not None and node.plays_unchanged_by(card, self.held[self.current]):
                 # the same turn with the same plays: only the draw and the pass are decided again
                 self._legal = self._turn_legal(legal[:-2] if legal[-1] is PASS else legal[:-1])
         elif verb == "stop":
@@ -425,6 +429,7 @@ class DDMauState(GameState):
         new.dealer = self.dealer
         new.hands = [h[:] for h in self.hands]
         new.sizes = self.sizes
+        new.held = self.held[:]
         new.stock = self.stock[:]
         new.discard = self.discard[:]
         new.marks = self.marks[:]
@@ -529,8 +534,9 @@ class DDMauState(GameState):
             node = self._node
             if node is None:  # (no play under way: one starting on the pile's effective top, `play_so_far`)
                 node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
-            plays = node.plays(self.hands[self.current])
-            legal = [*map(_play_action, plays)] if plays else []  # (often none: no map then)
+            seat = self.current
+            plays = node.playable(self.hands[seat], self.held[seat])
+            legal = _play_actions(plays) if plays else []  # (often none: no call then)
         playable = bool(legal)
         drawn = self.drawn
         can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
@@ -550,11 +556,13 @@ class DDMauState(GameState):
         hand = self.hands[self.current]
         if not hand:  # (nothing can follow)
             return [STOP] if node.done_out else []
-        plays = node.plays(hand)
+        plays = node.playable(hand, self.held[self.current])
         if not plays:  # (the usual answer once a play is under way)
             legal = [STOP] if node.done else []
         else:
-            legal = [STOP, *map(_play_action, plays)] if node.done else [*map(_play_action, plays)]
+            legal = _play_actions(plays)
+            if node.done:
+                legal.insert(0, STOP)
         if not self.called:
             legal.append(CALL)  # (last: after the call, `apply` keeps the list without it)
         return legal
@@ -572,6 +580,8 @@ class DDMauState(GameState):
         seat = self.current
         hand = self.hands[seat]
         hand.remove(card)
+        if card not in hand:  # (its last copy)
+            self.held[seat] ^= BIT[card]
         sizes = self.sizes = self.sizes[:]  # (a new list: observations and clones share the old one)
         sizes[seat] -= 1
         discard = self.discard
@@ -706,7 +716,10 @@ class DDMauState(GameState):
         seat = self.current
         top = effective_top(self.discard, self.marks)
         colour = top[1].colour if top is not None else None
-        self.hands[seat].remove("MM")
+        hand = self.hands[seat]
+        hand.remove("MM")
+        if "MM" not in hand:
+            self.held[seat] ^= BIT["MM"]
         sizes = self.sizes = self.sizes[:]
         sizes[seat] -= 1
         self.discard.append("MM")
@@ -870,8 +883,21 @@ def declaration_mark(name: str, colour: str | None) -> str:
 #: a play can have an effect when it is resolved (turn order, hits, the SM multiplier).
 _POWERS_PHASE = C.POWERS_PHASE
 
-#: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build).
+#: The actions naming a card, declaration or colour, made once (a frozen dataclass is slow to build); the plays
+#: also by the card's bit (`cards.BIT`).
 _PLAY = {card: Action("play", (card,)) for card in ORDER}
-_play_action = _PLAY.__getitem__  # (bound once: binding it at every legal list costs an attribute look-up)
+_PLAY_BY_BIT = {bit: _PLAY[card] for bit, card in CARD_OF_BIT.items()}
+
+
+def _play_actions(cards: int) -> list[Action]:
+    """The plays of the cards of a mask (`cards.BIT`), in `ORDER`: from its lowest bit up."""
+    out = []
+    while cards:
+        low = cards & -cards
+        out.append(_PLAY_BY_BIT[low])
+        cards ^= low
+    return out
+
+
 _DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
 _COLOR = {colour: Action("color", (colour,)) for colour in COLOURS}
