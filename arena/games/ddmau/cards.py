@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 COLOURS = ("r", "y", "b", "g")
 COLOUR_NAMES = {"r": "red", "y": "yellow", "b": "blue", "g": "green"}
@@ -106,12 +106,13 @@ def mask(cards) -> int:
     return found
 
 
-def of_mask(cards: int) -> list[str]:
-    """The cards of a mask (`BIT`), in `ORDER`."""
+def of_mask(cards: int, named: "dict[int, Any]" = CARD_OF_BIT) -> list:
+    """The cards of a mask (`BIT`), in `ORDER`: from its lowest bit up.  With ``named`` (what stands for each
+    card, by its bit: the engine's play actions) what stands for them."""
     out = []
     while cards:
         low = cards & -cards
-        out.append(CARD_OF_BIT[low])
+        out.append(named[low])
         cards ^= low
     return out
 

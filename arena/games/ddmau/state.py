@@ -33,7 +33,7 @@ from arena.games.ddmau import events
 from arena.games.chance import shuffled
 from arena.games.ddmau import chain as C
 from arena.games.ddmau.cards import (BIT, CARD_OF_BIT, COLOURS, HIT_KINDS, MM_DECLARATIONS, ORDER, PRINTED, deck, ident,
-                                     mask, points)
+                                     mask, of_mask, points)
 from arena.games.ddmau import pile
 from arena.games.ddmau.observation import build as build_observation, match_view as match_part
 from arena.games.ddmau.pile import effective_top, hit_run
@@ -536,7 +536,7 @@ class DDMauState(GameState):
                 node = self._node = C.start_node((self.facts or self.pile_facts())[1], self.rules)
             seat = self.current
             plays = node.playable(self.hands[seat], self.held[seat])
-            legal = _play_actions(plays) if plays else []  # (often none: no call then)
+            legal = of_mask(plays, _PLAY_BY_BIT) if plays else []  # (often none: no call then)
         playable = bool(legal)
         drawn = self.drawn
         can_draw = drawn < DIG_LIMIT and (  # a card in the stock, or one to reshuffle from under the last play
@@ -560,7 +560,7 @@ class DDMauState(GameState):
         if not plays:  # (the usual answer once a play is under way)
             legal = [STOP] if node.done else []
         else:
-            legal = _play_actions(plays)
+            legal = of_mask(plays, _PLAY_BY_BIT)
             if node.done:
                 legal.insert(0, STOP)
         if not self.called:
@@ -887,17 +887,5 @@ _POWERS_PHASE = C.POWERS_PHASE
 #: also by the card's bit (`cards.BIT`).
 _PLAY = {card: Action("play", (card,)) for card in ORDER}
 _PLAY_BY_BIT = {bit: _PLAY[card] for bit, card in CARD_OF_BIT.items()}
-
-
-def _play_actions(cards: int) -> list[Action]:
-    """The plays of the cards of a mask (`cards.BIT`), in `ORDER`: from its lowest bit up."""
-    out = []
-    while cards:
-        low = cards & -cards
-        out.append(_PLAY_BY_BIT[low])
-        cards ^= low
-    return out
-
-
 _DECLARE = {name: Action("declare", (name,)) for name in MM_DECLARATIONS}
 _COLOR = {colour: Action("color", (colour,)) for colour in COLOURS}
