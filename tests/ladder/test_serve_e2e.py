@@ -256,23 +256,73 @@ def stop_bots_when_done(bots: subprocess.Popen) -> dict:
     return json.loads(lines[-1]) if lines else {}
 
 
+#: Put on a process's PYTHONPATH, this holds the demo's sample bot named in $ARENA_TEST_HOLD_BOT, before it
+#: runs, until something is written to the FIFO $ARENA_TEST_HOLD_FIFO (a blocking read: no polling).
+HOLD_BACK = """
+import os, sys
+_name = os.environ.get("ARENA_TEST_HOLD_BOT")
+if _name and "--name" in sys.argv and sys.argv[sys.argv.index("--name") + 1:][:1] == [_name]:
+    with open(os.environ["ARENA_TEST_HOLD_FIFO"], "rb") as _fifo:
+        _fifo.read()
+"""
+
+
+def release(fifo: Path) -> bool:
+    """Let the held-back bot go: True once it was waiting at the FIFO and has been told (else False: not yet)."""
+    try:
+        end = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO while no reader has it open
+    except OSError:
+        return False
+    os.write(end, b"go")
+    os.close(end)
+    return True
+
+
 def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
     """The README's first command, bounded: real sample bots (SDK) as processes, a real ruleset.
 
-    Online Mau-Mau needs four seats: the demo starts enough bots for every ruleset's table.
+    Online Mau-Mau needs four seats: the demo starts enough bots for every ruleset's table.  One sample bot,
+    random-2, is held back (before its program runs) until the other four have connected: the first planning
+    round would seat those four in all four games and leave it out, unless the demo waits for its own bots
+    (`DEMO_CONNECT_S`) as it should.
     """
-    result = subprocess.run(
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(HOLD_BACK)
+    fifo = tmp_path / "random-2.go"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hold), os.environ.get("PYTHONPATH")])),
+           "ARENA_TEST_HOLD_BOT": "random-2", "ARENA_TEST_HOLD_FIFO": str(fifo)}
+    demo = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "maumau-online", "--max-games", "4",
          "--db", str(tmp_path / "demo.db"), "--replays", str(tmp_path / "replays"), "--plain"],
-        capture_output=True, text=True, cwd=str(tmp_path), timeout=60,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), env=env,
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "stopped (--max-games 4 reached): 4 games finished" in result.stdout, result.stdout
-    board = result.stdout.split("Bradley-Terry ratings", 1)[1]
-    assert all(name in board for name in ("random", "greedy", "tactician", "random-2")), result.stdout
+    try:
+        log = tmp_path / "replays" / "demo-bots.log"
+        others = ("random", "greedy", "tactician", "searcher")
+
+        def others_connected() -> bool:
+            text = log.read_text(errors="replace") if log.exists() else ""
+            return all(f"as {name!r} (server" in text for name in others) and "as 'random-2'" not in text
+
+        poll(others_connected, 60, f"{', '.join(others)} to connect (random-2 held back)")
+        poll(lambda: release(fifo), 30, "random-2 to wait for its release")
+        stdout, stderr = demo.communicate(timeout=90)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+    assert demo.returncode == 0, stdout + stderr
+    assert "stopped (--max-games 4 reached): 4 games finished" in stdout, stdout
+    board = stdout.split("Bradley-Terry ratings", 1)[1]
+    assert all(name in board for name in ("random", "greedy", "tactician", "random-2")), stdout
     store = LadderStore.open(tmp_path / "demo.db", recover=False)
     try:
         finished = store.games(status="finished")
         assert len(finished) >= 4 and all(stored_replay(store, g.id).status == "finished" for g in finished)
+        # the held-back bot played: the demo waited for it before planning its games
+        assert any("random-2" in {seat.bot for seat in g.seats} for g in finished), [
+            [seat.bot for seat in g.seats] for g in finished]
     finally:
         store.close()
