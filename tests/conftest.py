@@ -42,18 +42,25 @@ def private_postgres():
     yield from _own_postgres()
 
 
-@pytest.fixture
-def postgres_db(postgres):
-    """The URL of a fresh, empty database on the session's PostgreSQL, for one test (dropped afterwards)."""
-    import uuid
+@pytest.fixture(scope="session")
+def fresh_databases(postgres):
+    """Makes each test's database one step ahead, while the test before it runs (tests/fresh_databases.py)."""
+    pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+    from tests.fresh_databases import FreshDatabases
 
-    psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
-    name = "test_" + uuid.uuid4().hex[:16]
-    with psycopg.connect(postgres.url, autocommit=True, connect_timeout=10) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
+    pool = FreshDatabases(postgres.url)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def postgres_db(postgres, fresh_databases):
+    """The URL of a fresh, empty database on the session's PostgreSQL, for one test (dropped afterwards)."""
+    from tests.fresh_databases import drop
+
+    name = fresh_databases.take()
     yield postgres.url.rsplit("/", 1)[0] + "/" + name
-    with psycopg.connect(postgres.url, autocommit=True, connect_timeout=10) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    drop(postgres.url, name)
 
 
 @pytest.fixture(scope="session")
