@@ -66,6 +66,11 @@ def _statuses(url: str) -> dict[str, str]:
         return {}
 
 
+@pytest.mark.slow(reason="the two-host test below plays the same outage (a game ends while the database is away, "
+                         "its result and replay wait in memory and are committed when it is back, games go on, "
+                         "SIGTERM exits 0, every finished game's replay is in the database, what the bots were told "
+                         "matches it) on two hosts and checks more; this adds only the one-host shape, for some "
+                         "12 s of real processes and a cluster of its own")
 def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_postgres):
     url = private_postgres.url
     server = Server(tmp_path, "--concurrency", "2", "--move-ms", "3000", db=url)
