@@ -193,20 +193,6 @@ def test_three_hosts_share_a_ladder_and_survive_kill_9_of_one(tmp_path, postgres
     run_cluster(tmp_path, postgres_db, host_count=3)
 
 
-def test_a_host_name_is_taken_while_its_process_lives(tmp_path, postgres_db):
-    first = start_host(tmp_path, "A", postgres_db)
-    try:
-        again = subprocess.run(
-            [*Server.command(tmp_path / "again", postgres_db), "--host-name", "A"],
-            capture_output=True, text=True, cwd=str(ROOT), timeout=60,
-        )
-        assert again.returncode == 1, again.stdout + again.stderr
-        assert "host name 'A' is in use by a live `arena serve`" in again.stderr
-        assert "Traceback" not in again.stderr
-    finally:
-        first.kill()
-
-
 def test_host_flags_need_a_shared_database_and_well_formed_values(tmp_path, capsys):
     """On SQLite a ladder is one process, as before: the host flags are refused in one line (usage, exit 2)."""
     from arena.cli import main
@@ -227,15 +213,27 @@ def test_host_flags_need_a_shared_database_and_well_formed_values(tmp_path, caps
 def test_a_bot_reaches_a_host_that_joins_after_it_connected_without_reconnecting(tmp_path, postgres_db):
     """Host A with bots that know only A; host B starts: the bots get sessions on B (a Hosts message) and play
     there, their session on A untouched.  B is killed: once its lease is over A lists it no more, and the bots
-    let it go (they would otherwise keep trying to reach it) and play on with A."""
+    let it go (they would otherwise keep trying to reach it) and play on with A.
+
+    Meanwhile a second `arena serve` under A's host name is refused in one line while A lives (it runs
+    beside the first games, rather than in a test that starts a host of its own only for that)."""
     a = start_host(tmp_path, "A", postgres_db)
     servers, bots = [a], {}
+    again = None
     try:
+        again = subprocess.Popen([*Server.command(tmp_path / "again", postgres_db), "--host-name", "A"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
         for name in ("early0", "early1"):
             bots[name] = start_bot(name, a.port, tmp_path / f"{name}.log", reconnects=1000)
         played_on = lambda host: {b for (b,) in rows(  # noqa: E731
             postgres_db, "SELECT DISTINCT c.bot FROM seat_claims c JOIN games g ON g.id = c.game_id "
                          "WHERE g.status = 'finished' AND c.host = %s", host)}
+        # A host name is taken while its process lives: the second `arena serve` as A exits 1, in one line.
+        out, err = again.communicate(timeout=60)
+        assert again.returncode == 1, out + err
+        assert "host name 'A' is in use by a live `arena serve`" in err
+        assert "Traceback" not in err
+        assert a.process.poll() is None
         poll(lambda: played_on("A") == set(bots), 60, "games on A")
         assert welcome_hosts(a.port) == [f"127.0.0.1:{a.port}"]  # the bots were told of A alone
         b = start_host(tmp_path, "B", postgres_db)
@@ -258,6 +256,9 @@ def test_a_bot_reaches_a_host_that_joins_after_it_connected_without_reconnecting
              60, "the bots to play on with A")
         assert all(process.poll() is None for process in bots.values())
     finally:
+        if again is not None and again.poll() is None:
+            again.kill()
+            again.communicate()
         for server in servers:
             server.kill()
         for process in bots.values():
