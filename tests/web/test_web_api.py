@@ -162,25 +162,36 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path, capsys):
                         "--replays", str(tmp_path / "r"), "--plain"], capsys)
     assert status == 2 and "--web-proxy-hops needs --web" in err
     assert not (tmp_path / "c.db").exists()  # refused before anything was created
+    # Two real `arena serve` processes, started together (each start costs its imports): one whose web
+    # port is taken, one bounded by --duration whose web server must stop with it.
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen(1)
     port = taken.getsockname()[1]
+    busy = bounded = None
     try:
-        busy = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", str(port),
-                               "--db", str(tmp_path / "a.db"), "--replays", str(tmp_path / "r"), "--plain"],
-                              capture_output=True, text=True, timeout=60)
+        busy = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", str(port),
+                                 "--db", str(tmp_path / "a.db"), "--replays", str(tmp_path / "r"), "--plain"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        bounded = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0",
+                                    "--duration", "1", "--db", str(tmp_path / "b.db"), "--replays", str(tmp_path / "r"),
+                                    "--plain"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        busy_out, busy_err = busy.communicate(timeout=60)
+    except BaseException:
+        for process in (busy, bounded):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.communicate()
+        raise
     finally:
         taken.close()
-    assert busy.returncode == 1 and f"the web view cannot listen on 127.0.0.1:{port}" in busy.stderr  # runtime, not usage
-    assert "Traceback" not in busy.stderr
+    assert busy.returncode == 1 and f"the web view cannot listen on 127.0.0.1:{port}" in busy_err  # runtime, not usage
+    assert "Traceback" not in busy_err
     status, err = _cli(["web", "--db", str(tmp_path / "a.db"), "--listen", "x:y"], capsys)
     assert status == 2 and "expected PORT or HOST:PORT" in err
-    bounded = subprocess.run([sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--duration", "1",
-                              "--db", str(tmp_path / "b.db"), "--replays", str(tmp_path / "r"), "--plain"],
-                             capture_output=True, text=True, timeout=60)
-    assert bounded.returncode == 0, bounded.stderr  # the web server stops with the ladder, cleanly
-    assert "web view on http://127.0.0.1:" in bounded.stdout
+    bounded_out, bounded_err = bounded.communicate(timeout=60)
+    assert bounded.returncode == 0, bounded_err  # the web server stops with the ladder, cleanly
+    assert "web view on http://127.0.0.1:" in bounded_out
 
 
 def test_one_address_gets_only_its_share_of_the_rebuilds_and_behind_a_proxy_each_reader_is_counted(tmp_path):
