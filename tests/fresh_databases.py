@@ -42,7 +42,7 @@ class FreshDatabases:
 
     def __init__(self, admin_url: str, spare: int = SPARE) -> None:
         self.admin_url = admin_url
-        self._ready: "queue.Queue[str | psycopg.Error]" = queue.Queue()
+        self._ready: "queue.Queue[str | Exception]" = queue.Queue()
         self._wanted = threading.Semaphore(spare)  # one release per database the thread should make
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._make_ahead, name="fresh-databases", daemon=True)
@@ -56,8 +56,8 @@ class FreshDatabases:
             name = new_name()
             try:
                 create(self.admin_url, name)
-            except psycopg.Error as error:
-                self._ready.put(error)  # the server is away: `take` tries again itself
+            except Exception as error:  # the server is away (psycopg.Error), or anything else
+                self._ready.put(error)  # `take` tries again itself, so the error is the test's own
             else:
                 self._ready.put(name)
 
