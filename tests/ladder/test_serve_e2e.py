@@ -310,9 +310,14 @@ def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
         poll(lambda: release(fifo), 30, "random-2 to wait for its release")
         stdout, stderr = demo.communicate(timeout=90)
     finally:
-        if demo.poll() is None:
-            demo.kill()
-            demo.communicate()
+        release(fifo)  # a held-back bot never left waiting (it finds no arena and exits)
+        if demo.poll() is None:  # SIGTERM: the demo stops its bots (a kill would leave them running)
+            demo.terminate()
+            try:
+                demo.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                demo.kill()
+                demo.communicate()
     assert demo.returncode == 0, stdout + stderr
     assert "stopped (--max-games 4 reached): 4 games finished" in stdout, stdout
     board = stdout.split("Bradley-Terry ratings", 1)[1]
