@@ -34,7 +34,7 @@ from arena.ladder.candidates import CandidatePool
 from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.game_gaps import GameGaps
-from arena.ladder.ratings import LiveElo
+from arena.ladder.ratings import LiveElo, Rating
 from arena.ladder.scheduler import Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, StandingsBook, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
@@ -844,8 +844,6 @@ class LadderDirector:
             self._show(ruleset, rows, counted, spent_here)
         if snapshot:
             for ruleset, rows in self.standings.last().items():
-                from arena.ladder.ratings import Rating
-
                 await self._db_write(
                     self.store.save_ratings,
                     ruleset,
