@@ -34,7 +34,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from pimc import Searcher
-from tactician import CardTable, score_play
+from tactician import CardTable, names_suit, score_play
 
 SUITS = "shdc"
 
@@ -197,25 +197,7 @@ class HandPosterior:
             played = score(self.table, (card,), hand, decision, plain, mine, mine)
             return not any(score(self.table, (c,), hand, decision, plain, mine, mine) > played for c in fitting)
         if kind == "suit":
-            named = check[2]
-            counts = {s: 0 for s in SUITS}
-            points = {s: 0 for s in SUITS}
-            plain, worth = self.table.plain_suit, self.table.points
-            for c in hand:
-                s = plain.get(c, c[1:2])
-                if s in counts:
-                    counts[s] += 1
-                    points[s] += worth.get(c, 0)
-            key = (counts[named], points[named])
-            before = True
-            for s in SUITS:
-                if s == named:
-                    before = False
-                    continue
-                other = (counts[s], points[s])
-                if other > key or (before and other == key):
-                    return False
-            return True
+            return names_suit(self.table, hand, check[2], SUITS)
         return True
 
     def wrong(self, cards: Sequence[str | None], limit: int | None = None) -> int:
