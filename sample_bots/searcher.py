@@ -229,6 +229,19 @@ class SearchBot(Bot):
         return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker, history)
 
 
+def _nonnegative(kind):
+    """An argparse type: a number of `kind` that is 0 or more (a negative cut or threshold means nothing)."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+        return value
+    return parse
+
+
 def budget_parser():
     """The search's own flags (`--worlds`, `--depth`, `--search-seed`, ...)."""
     parser = argparse.ArgumentParser(add_help=False, prog="searcher.py", description="The search's own flags:")
@@ -251,10 +264,10 @@ def budget_parser():
                         help="weight whole deals by the opponents' past choices as the tactician's (`deal_weights.py`)")
     parser.add_argument("--no-deals", dest="deals", action="store_false",
                         help="do not (default: in the rulesets of `DEAL_WEIGHTS`)")
-    parser.add_argument("--prune", type=float, default=None,
+    parser.add_argument("--prune", type=_nonnegative(float), default=None,
                         help="race the worlds: an action trailing the leader by this many standard errors gets no more "
                              "rollouts, which go to more worlds for the rest (`pimc.Searcher.race`; 0: the flat search)")
-    parser.add_argument("--leaf", type=int, default=None,
+    parser.add_argument("--leaf", type=_nonnegative(int), default=None,
                         help="cut the rollouts at this many decisions and value them by `leaf_value.win_chance` (2-seat "
                              "maumau, not with --second-step; 0: to the end of the hand; default: as `LEAF` says)")
     return parser

@@ -422,6 +422,20 @@ def test_the_searchers_help_lists_its_own_flags_and_the_sdks():
         assert flag in shown.stdout, (flag, shown.stdout)
 
 
+def test_a_negative_leaf_or_prune_is_refused_in_one_line_before_the_bot_connects():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bot = Path(__file__).resolve().parents[2] / "sample_bots" / "searcher.py"
+    for flag, value in (("--leaf", "-3"), ("--prune", "-0.5"), ("--leaf", "x")):
+        shown = subprocess.run([sys.executable, str(bot), flag, value, "--arena", "127.0.0.1:1"],
+                               capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 2, (flag, value, shown.stderr)
+        assert f"argument {flag}" in shown.stderr and "Traceback" not in shown.stderr, shown.stderr
+        assert "cannot reach the arena" not in shown.stderr  # refused before any connection was tried
+
+
 def test_a_finished_game_is_valued_by_placement_alone_with_edge_zero_as_the_maumau_default():
     # A 2-seat maumau game is one hand and the arena counts placements: its default budget weighs the score edge 0;
     # with the weight of the other rulesets (0.1) the loser's points move the value off the placement.
