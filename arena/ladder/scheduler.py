@@ -266,20 +266,6 @@ class Scheduler:
                 full_since[name] = now
         roster.unobserved.clear()
 
-    def _available(self, c: Candidate, now: float | None) -> bool:
-        """Free, or busy for less than ``stall`` typical games: worth keeping the caps for."""
-        typical = self.typical_game()
-        if c.free > 0 or now is None or typical is None:
-            return True
-        return now - self._full_since.get(c.name, now) < self.stall * typical
-
-    def _released(self, c: Candidate, now: float | None) -> bool:
-        """Held back for ``patience`` typical games already: the caps no longer apply to it."""
-        typical = self.typical_game()
-        if now is None or typical is None or c.free <= 0:
-            return False
-        return now - self._idle_since.get(c.name, now) >= self.patience * typical
-
     def next_wakeup(self, now: float) -> float | None:
         """The next moment a waiting bot is released or a busy one stalls (plan again then), or None."""
         typical = self.typical_game()
