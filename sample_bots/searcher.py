@@ -10,6 +10,7 @@ Needs the arena package (`pip install -e .` from the repository) besides the SDK
 """
 
 import argparse
+import functools
 import random
 import sys
 from dataclasses import replace
@@ -198,7 +199,7 @@ class SearchBot(Bot):
         kind = SecondStepSearcher if second else PosteriorSearcher
         leaf = LEAF.get(game.ruleset) if self.leaf is None else (self.leaf or None)
         if leaf and not second:  # the second step values its own rollouts (`second_step.py`): the full ones
-            kind = type(f"Leaf{kind.__name__}", (LeafValued, kind), {})
+            kind = _leaf_valued(kind)
             budget = replace(budget, depth=leaf)
         searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
@@ -227,6 +228,12 @@ class SearchBot(Bot):
         if len(turn.legal) == 1 or searcher.budget.worlds <= 0:
             return prior
         return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker, history)
+
+
+@functools.cache
+def _leaf_valued(kind):
+    """`kind` with its rollouts cut and valued by `LeafValued`: one class per searcher kind, made once."""
+    return type(f"Leaf{kind.__name__}", (LeafValued, kind), {})
 
 
 def _nonnegative(kind):
