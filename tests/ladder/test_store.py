@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 
 from arena.ladder.store import fit_totals
-from arena.ladder.store import (SCHEMA_VERSION, GameClosed, LadderStore, SeatRecord, StoreError, hash_token,
+from arena.ladder.store import (SCHEMA_VERSION, GameClosed, LadderStore, SeatRecord, StoreError, UnknownGame, hash_token,
                                 verify_token)
 
 
@@ -381,6 +381,29 @@ def test_an_ended_game_is_never_written_again(db):
     game = store.game("twice")
     assert (game.status, game.decisions, [s.placement for s in game.seats]) == ("finished", 5, [1, 2])
     assert store.totals("moumou")["a"].games == 1 and store.totals("moumou")["a"].wins == 1
+    store.close()
+
+
+def test_a_result_for_a_game_without_a_row_is_an_error_and_stores_nothing(db):
+    """A result (or an abort) whose start was never recorded here is refused by name, alone or in a group
+    commit beside good writes, and leaves no seat rows, replay or totals behind."""
+    from arena.ladder.store.ladder_store import Call
+    from arena.ladder.store.replays import PackedReplay
+
+    store = LadderStore.open(db)
+    result = [SeatRecord(0, "a", placement=1, points=3), SeatRecord(1, "b", placement=2, points=0)]
+    with pytest.raises(UnknownGame, match="game ghost has no row in this database"):
+        store.game_ended("ghost", "finished", result, decisions=4, replay=PackedReplay.of(b'{"x": 1}\n'))
+    with pytest.raises(UnknownGame):
+        store.game_ended("ghost", "aborted", [], reason="server shutting down")
+    store.game_started("real", "moumou", {}, 7, "real", 0, ["a", "b"])
+    calls = [Call(lambda: store.game_ended_steps("ghost", "finished", result)),
+             Call(lambda: store.game_ended_steps("real", "finished", result))]
+    store.run_together(calls)
+    assert isinstance(calls[0].error, UnknownGame) and calls[1].error is None
+    assert store.game("ghost") is None and store.replay_text("ghost") is None
+    assert store.statuses(["ghost", "real"]) == {"real": "finished"}
+    assert store.totals("moumou")["a"].games == 1  # the real game's only
     store.close()
 
 

@@ -6,7 +6,7 @@
 same store; the modules split along the concepts:
 
 * ``records.py``: what the store takes and returns (`SeatRecord`, `GameRecord`,
-  `BotTotals`) and `StoreError`;
+  `BotTotals`) and `StoreError` (with `GameClosed` and `UnknownGame`, a result that cannot be stored);
 * ``ladder_store.py``: `LadderStore`, every query written once;
 * ``backend.py``: the interface a database sits behind, and the SQL rules the
   shared queries follow;
@@ -24,7 +24,8 @@ same store; the modules split along the concepts:
 from arena.ladder.store.ladder_store import LadderStore, open_backend
 from arena.ladder.store.migrations import SCHEMA_VERSION
 from arena.ladder.store.postgres import is_postgres_url
-from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, UnknownGame,
+                                        utc_now)
 from arena.ladder.store.replays import PackedReplay, StoredReplayError
 from arena.ladder.store.tokens import hash_token, verify_token
 
@@ -52,6 +53,7 @@ __all__ = [
     "SeatRecord",
     "StoreError",
     "StoredReplayError",
+    "UnknownGame",
     "driver_errors",
     "hash_token",
     "is_postgres_url",

@@ -27,7 +27,8 @@ from arena.ladder.store import fit_totals, replays
 from arena.ladder.store.backend import Backend, Read, Steps, drive
 from arena.ladder.store.migrations import migrate, read_version
 from arena.ladder.store.replays import PackedReplay
-from arena.ladder.store.records import BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, utc_now
+from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, UnknownGame,
+                                        utc_now)
 from arena.ladder.store.tokens import hash_token
 
 
@@ -439,7 +440,9 @@ class LadderStore:
           was lost with the connection): nothing changes;
         * the row is ``aborted`` and this is an abort: nothing changes (the first reason stays);
         * the row is ``aborted`` and this is a finished result: `GameClosed` is raised, nothing
-          changes, and the runner tells the seats the game was aborted.
+          changes, and the runner tells the seats the game was aborted;
+        * there is no row (the start was never recorded here): `UnknownGame` is raised, nothing
+          changes (``then`` included: a game without a row claimed no seats).
 
         replay: the game's replay text (`PackedReplay.of`), stored in the same transaction
         (`arena.ladder.store.replays`) with the result it records; an abort meeting a row another
@@ -490,6 +493,8 @@ class LadderStore:
         updated = yield Read([update])
         if not updated.counts[0]:
             row = (yield Read([("SELECT status, reason FROM games WHERE id = ?", (game_id,))])).rows[0]
+            if not row:
+                raise UnknownGame(game_id)
             if row and row[0][0] == "aborted" and status == "finished":
                 raise GameClosed(game_id, row[0][0], row[0][1])
             if row and row[0][0] == "aborted" and replay is not None:

@@ -70,3 +70,18 @@ class GameClosed(StoreError):
     def __init__(self, game_id: str, status: str, reason: str) -> None:
         super().__init__(f"game {game_id} was already closed as {status} ({reason}); its result is not stored")
         self.game_id, self.status, self.reason = game_id, status, reason
+
+
+class UnknownGame(StoreError):
+    """A result for a game that has no row: its start was never recorded in this database.
+
+    Raised by `LadderStore.game_ended`.  The ladder records a game's start (and, on a shared ladder,
+    claims its seats) before any move is played, so a result without a row is a fault: a result
+    sent to the wrong database, or a start lost.  Storing nothing in silence would lose the result
+    without a word; the error names the game, and the runner aborts it (its seats are told).
+    """
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id} has no row in this database (its start was never recorded); "
+                         "its result is not stored")
+        self.game_id = game_id
