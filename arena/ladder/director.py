@@ -325,11 +325,18 @@ class LadderDirector:
     # ------------------------------------------------------------ scheduling
 
     async def _schedule(self, handle: Any, sets: trio.Nursery) -> None:
-        assert self.stopping is not None
         # The connected bots' slots, kept up to date by the server as sessions change (`Handle.slot_view`): a
         # round reads the bots whose slots or started games changed, not every bot.  A stand-in handle without
-        # one (tests) is compared whole every round.
+        # one (tests) is compared whole every round.  The server keeps the view until this director stops.
         view = handle.slot_view() if hasattr(handle, "slot_view") else None
+        try:
+            await self._plan_rounds(handle, sets, view)
+        finally:
+            if view is not None:
+                view.close()
+
+    async def _plan_rounds(self, handle: Any, sets: trio.Nursery, view: SlotView | None) -> None:
+        assert self.stopping is not None
         mirror = SlotView() if view is None else None
         stale = False  # the pool missed changes (a round without the cluster's view): it looks at every bot
         while not self.stopping.is_set():

@@ -108,7 +108,8 @@ class Handle:
     def slot_view(self) -> SlotView:
         """`slots`, kept up to date by the hub as sessions change, with the names changed since the reader
         last looked (`SlotView.take_changed`): a director that plans after every game reads what changed,
-        not every connected bot.  Call from the director (trio, on the server's thread)."""
+        not every connected bot.  Call from the director (trio, on the server's thread), and close the view
+        when it stops (`SlotView.close`)."""
         return self.hub.slot_view()
 
     def is_connected(self, name: str) -> bool:

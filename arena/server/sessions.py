@@ -300,7 +300,8 @@ class Hub:
         self._changed = trio.Event()                 # replaced on every change (trio side)
         self._roster = trio.Event()                  # replaced when a bot connects, resumes or leaves
         self.live = None                             # arena.server.live.LiveGames, set by the host
-        #: Views of the connected bots' slots kept up to date here (`slot_view`): none unless a director asks.
+        #: Views of the connected bots' slots kept up to date here (`slot_view`) until their readers close them:
+        #: none unless a director asks.
         self._slot_views: list[SlotView] = []
 
     # ---- bridge
@@ -520,9 +521,9 @@ class Hub:
         self._fire_changed()
 
     def slot_view(self) -> SlotView:
-        """A view of the connected bots' slots that this hub keeps up to date from now on (every
-        connected bot counts as changed in it at first); call on the server's thread."""
-        view = SlotView()
+        """A view of the connected bots' slots that this hub keeps up to date until it is closed
+        (`SlotView.close`; every connected bot counts as changed in it at first); call on the server's thread."""
+        view = SlotView(on_close=self._slot_views.remove)
         for session in self.by_name.values():
             if session.connected:
                 view.set(session.name, (session.capacity, session.busy, session.games))

@@ -104,3 +104,24 @@ def test_a_view_refreshed_from_a_whole_mapping_reports_what_differs():
     assert view.take_changed() == {"a", "c"}
     view.refresh({"c": (1, 0, ("mose",))})
     assert view.take_changed() == {"a", "b"} and view.slots == {"c": (1, 0, ("mose",))}
+
+
+def test_a_closed_view_is_no_longer_kept_and_the_others_are():
+    """A view lives as long as its reader: once closed (by a call or a ``with`` block) the hub stops updating
+    it, while a view asked for later keeps being updated."""
+    hub = Hub(ServerConfig(), RULESETS)
+    hub.admit(hello("a", 2, ("moumou",)), Connection("peer"))
+    first = hub.slot_view()
+    with hub.slot_view() as second:
+        hub.reserve("a", "moumou")
+        assert first.slots["a"] == second.slots["a"] == (2, 1, ("moumou",))
+    hub.admit(hello("b", 1, ("mose",)), Connection("peer"))
+    assert "b" in first.slots and "b" not in second.slots  # the closed one stays as it was
+    first.take_changed()
+    first.close()
+    first.close()  # a second close does nothing
+    hub.reserve("a", "moumou")
+    hub.admit(hello("c", 1, ("mose",)), Connection("peer"))
+    assert first.slots["a"] == (2, 1, ("moumou",)) and "c" not in first.slots and not first.take_changed()
+    third = hub.slot_view()
+    assert third.slots == Handle(hub, 0).slots()
