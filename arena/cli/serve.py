@@ -91,6 +91,9 @@ def register(subparsers) -> None:
     cluster.add_argument("--host-lease", type=float, default=10.0, metavar="SECONDS",
                          help="a host silent this long whose database session is gone is dead: its running games "
                               "are aborted by the others (default 10)")
+    cluster.add_argument("--host-hold", type=float, default=2.0, metavar="SECONDS",
+                         help="the longest a game this host planned waits for a less-loaded host to take its "
+                              "seats, so a host that joins later gets its share of few bots (default 2; 0: never)")
     operations = parser.add_argument_group("operations")
     operations.add_argument("--log-format", choices=("text", "json"), default="text",
                             help="log lines as text (default) or one JSON object each, with the host's name "
@@ -232,6 +235,8 @@ def _check_numbers(args) -> None:
         raise CommandError(f"--duration must be positive, not {args.duration}")
     if args.host_lease <= 0:
         raise CommandError(f"--host-lease must be positive, not {args.host_lease}")
+    if not args.host_hold >= 0:
+        raise CommandError(f"--host-hold must be zero or more, not {args.host_hold}")
     if args.advertise is not None:
         host, colon, port = args.advertise.rpartition(":")
         if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -391,7 +396,8 @@ def _serve(args, store, config, players, options, time_control) -> int:
         from arena.ladder.membership import ClusterSettings
 
         settings.cluster = ClusterSettings(url=args.db, host_name=args.host_name, advertise=args.advertise,
-                                           lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3))
+                                           lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3),
+                                           hold_s=args.host_hold)
     ladder = LadderDirector(store, settings, view)
 
     def joined(recovered, recovery) -> None:

@@ -494,6 +494,8 @@ class LadderDirector:
         unstarted = True  # counted in `_unstarted_sets` until its game starts or the set ends without one
         try:
             for index, seats in enumerate(rotations):
+                if self.membership is not None:  # a less-loaded host may take these seats first (host balance)
+                    await self.membership.hold_off(seats, self._playing_here, self.stopping)
                 if self.stopping.is_set():
                     break
                 if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
@@ -629,6 +631,10 @@ class LadderDirector:
             if self._running_sets == 0 and self._all_done is not None:
                 self._all_done.set()
             self._kick()
+
+    def _playing_here(self) -> int:
+        """The games this host has started and not yet ended (its sets less those still waiting to start)."""
+        return self._running_sets - self._unstarted_sets
 
     async def _end_quietly(self, game_id: str, reason: str, recorder: CommitClosedRecorder | None) -> None:
         """Record a game as aborted, with its replay as far as it got (``recorder``, its abort line noted);

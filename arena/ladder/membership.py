@@ -22,6 +22,10 @@ host, as a single server does; this module adds what makes that sound with sever
   its own books (the director's running sets), which are never behind the database;
   the other hosts' claims may be one read behind, which the claim itself makes safe (a
   bot over its cap is refused in the start's transaction, and planned again);
+* before a planned game claims its seats, `Membership.hold_off` leaves it a moment to a live host
+  that would be less loaded with it (`arena.ladder.host_balance`): the host where a game ends
+  plans its seats again at once, the others only once they hear of them, so without this a
+  host that joined late could sit idle beside busy ones;
 * every game's seats are claimed in the transaction that records its start (`start_claim`,
   one commit for both) and freed in the one that records its end (`release_statements`),
   in the store's group commits (the starts on a connection of their own on PostgreSQL,
@@ -44,11 +48,16 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import trio
 
 from arena.ladder.candidates import CandidatePool
+from arena.ladder.host_balance import HostBalance
 from arena.ladder.scheduler import Scheduler, slot_share
 from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.hosts import HostRegistry, default_host_name
 
 log = logging.getLogger("arena.ladder")
+
+#: While a game waits for a less-loaded host (`Membership.hold_off`), the least time between two reads of the
+#: cluster's view it asks for.
+_HOLD_LOOK_S = 0.05
 
 
 @dataclass
@@ -58,6 +67,7 @@ class ClusterSettings:
     advertise: str | None = None   # default the address the server listens on
     lease_s: float = 10.0          # a host whose lease is this old and whose lock is free is dead
     heartbeat_s: float = 2.0
+    hold_s: float = 2.0            # the longest a game waits for a less-loaded host to take it (0: never)
 
 
 class Membership:
@@ -81,6 +91,8 @@ class Membership:
         self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
         self._names: Iterable[str] = ()       # the connected bots at the last round (their bot_slots rows)
         self._left_out = False                # the last round left out bots without their bot_slots row
+        self.balance: HostBalance | None = None  # whether a planned game waits for a less-loaded host (`hold_off`)
+        self._viewed = trio.Event()           # set (and made anew) at each view read, for `hold_off`
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call on the registry's connection (lease, live hosts, sweeps)."""
@@ -100,6 +112,9 @@ class Membership:
             lambda: HostRegistry(self.settings.url, name, advertised, self.concurrency, self.settings.lease_s)
         )
         self.claims = SeatClaims(self.registry)
+        # a host is new (may seat any bot) until the bots have heard of it (a heartbeat or two) and had a hold
+        self.balance = HostBalance(name, self.concurrency, self.settings.hold_s,
+                                   new_s=self.settings.hold_s + 2 * self.settings.heartbeat_s)
         recovered = await self._call(self.registry.join)
         self.since = await self._claims_call(self.claims.now)
         live = await self._call(self.registry.live_hosts)
@@ -201,6 +216,28 @@ class Membership:
         the scheduler the counts it and the reads before it since the last round counted first."""
         self.load = load
         self._unsynced.append(load)
+        if self.balance is not None:
+            self.balance.seen(load.hosts, load.hosts_of, trio.current_time())
+        self._viewed.set()
+        self._viewed = trio.Event()
+
+    async def hold_off(self, bots: Sequence[str], running: Callable[[], int], stopping: trio.Event) -> None:
+        """Before a planned game of these bots claims its seats: wait while a less-loaded live host may take them
+        instead (`arena.ladder.host_balance`), for at most the hold's time.  running(): the games this host
+        plays now.  Re-checked at each view read, asked for at most every `_HOLD_LOOK_S` while it waits."""
+        balance = self.balance
+        while balance is not None and not stopping.is_set():
+            load = self.load
+            if load is None:
+                return  # the database cannot say: the claim decides (and fails while it is away)
+            until = balance.hold_until(running(), load.hosts, trio.current_time(), bots)
+            if until is None:
+                return
+            if self._wanted is not None:
+                self._wanted.set()
+            with trio.move_on_at(min(until, trio.current_time() + 0.5)):  # (a stop is seen within that)
+                await self._viewed.wait()
+                await trio.sleep(_HOLD_LOOK_S)  # a few reads a second while games wait, not one after the other
 
     def adjust(self, scheduler: Scheduler, slots: Mapping[str, tuple[int, int, Sequence[str]]],
                changed: Iterable[str] | None, reserved: Mapping[str, int], smallest_table: int,

@@ -308,5 +308,5 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
     assert sum(map(sum, (g.values() for g in summed_games.values()))) > 60
     # A round with nothing new reads nothing but its snapshot.
     with a.work_connection() as db:
-        assert [row[1:] for row in db.execute(*claims_a.tally.query()).fetchall()] == [(None, None, None)]
+        assert [row[1:] for row in db.execute(*claims_a.tally.query()).fetchall()] == [(None, None, None, None)]
     reference.close(), a.close(), b.close(), store.close()

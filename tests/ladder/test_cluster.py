@@ -38,11 +38,11 @@ PARALLEL = 2
 LEASE = "3"  # seconds: how soon a killed host counts as dead (its lock goes at once)
 
 
-def start_host(tmp_path: Path, name: str, url: str, concurrency: int = 3) -> Server:
+def start_host(tmp_path: Path, name: str, url: str, concurrency: int = 3, *extra: str) -> Server:
     folder = tmp_path / name
     folder.mkdir()
     server = Server(folder, "--host-name", name, "--host-lease", LEASE, "--concurrency", str(concurrency),
-                    "--drain", "20", db=url)
+                    "--drain", "20", *extra, db=url)
     line = ""
     deadline = time.monotonic() + 30
     while "joined the ladder" not in line and time.monotonic() < deadline:
@@ -216,12 +216,16 @@ def test_a_bot_reaches_a_host_that_joins_after_it_connected_without_reconnecting
     there, their session on A untouched.  B is killed: once its lease is over A lists it no more, and the bots
     let it go (they would otherwise keep trying to reach it) and play on with A.
 
+    Host balance: A can run every game the two bots can play (two at once), so B gets one only if A leaves
+    it one.  Once the bots have reached B, B's first game comes before A's second (A reseats freed seats at
+    once, B only after the result's NOTIFY and a read: without the hold A won nearly every such race, and
+    B's first game came after tens of A's).  The hold is long here (30 s) so that the check is of the rule,
+    not of how fast B answers on a loaded machine.
+
     Meanwhile a second `arena serve` under A's host name is refused in one line while A lives (it runs
     beside the first games, rather than in a test that starts a host of its own only for that)."""
-    # A runs one game at a time, so each bot (two slots) always has a slot A cannot fill and B can.  With A
-    # free to fill both, B played only when it won the race for the seats A had just freed (A plans at the
-    # game's end, B only when the result's NOTIFY reaches it): 9-54 s, sometimes over the 60 s below.
-    a = start_host(tmp_path, "A", postgres_db, concurrency=1)
+    hold = ("--host-hold", "30")
+    a = start_host(tmp_path, "A", postgres_db, 3, *hold)
     servers, bots = [a], {}
     again = None
     try:
@@ -240,8 +244,24 @@ def test_a_bot_reaches_a_host_that_joins_after_it_connected_without_reconnecting
         assert a.process.poll() is None
         poll(lambda: played_on("A") == set(bots), 60, "games on A")
         assert welcome_hosts(a.port) == [f"127.0.0.1:{a.port}"]  # the bots were told of A alone
-        b = start_host(tmp_path, "B", postgres_db)
+        b = start_host(tmp_path, "B", postgres_db, 3, *hold)
         servers.append(b)
+        (joined,) = rows(postgres_db, "SELECT started_at FROM hosts WHERE name = 'B'")[0]
+        poll(lambda: all(f"connected to 127.0.0.1:{b.port}" in (tmp_path / f"{name}.log").read_text()
+                         for name in bots), 30, "the bots to reach B")
+        (reached,) = rows(postgres_db, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)")[0]
+
+        def starts() -> tuple[float | None, list[float]]:
+            """When B's first game was claimed (since it joined), and A's games claimed since the bots reached B."""
+            found = rows(postgres_db, "SELECT host, MIN(claimed_at) FROM seat_claims WHERE claimed_at >= %s "
+                                      "GROUP BY game_id, host", joined)
+            return (min((at for host, at in found if host == "B"), default=None),
+                    sorted(at for host, at in found if host == "A" and at > reached))
+
+        poll(lambda: starts()[0] is not None or len(starts()[1]) >= 2, 60, "a game on B or two more on A")
+        first_on_b, on_a = starts()
+        assert first_on_b is not None and (len(on_a) < 2 or first_on_b < on_a[1]), (
+            f"A started {len(on_a)} games after the bots reached B before B started one")
         poll(lambda: played_on("B") == set(bots), 60, "the bots to play on B")
         assert all(process.poll() is None for process in bots.values())
         for name in bots:

@@ -28,8 +28,10 @@ no bot was ever over its cap and no seat was booked twice.
 
 `SeatClaims.load` gives the scheduler the cluster's view: each bot's busy count and
 the games and pairings scheduled on every host since a moment, so its fairness rules
-compare counts over the whole ladder rather than one host's share of it.  It reads the
-claims since that moment once, then at each planning round only the claims committed
+compare counts over the whole ladder rather than one host's share of it; and every live host's
+concurrency and open games, and the hosts each new claim was on, so a host can leave a game to
+a less-loaded one that its bots reach (`arena.ladder.host_balance`).  It reads the claims since
+that moment once, then at each planning round only the claims committed
 since its last read (`ClaimTally`), and hands on only what they add: a round costs the
 new claims, not the host's history (copying and merging every pairing's count each
 round grew with the ladder's age, up to every pair of connected bots).
@@ -133,8 +135,13 @@ class ClusterLoad:
     games: dict[str, dict[str, int]] = field(default_factory=dict)
     pairs: dict[str, dict[frozenset[str], int]] = field(default_factory=dict)
     slots: int = 0                                                          # the live hosts' concurrency, summed
+    #: Every live host's (concurrency, open games): how loaded each is (`arena.ladder.host_balance`).
+    hosts: dict[str, tuple[int, int]] = field(default_factory=dict)
     since: float = 0.0
     fresh: bool = False  # the first read since ``since``: its counts are all of them
+    #: bot -> the hosts its claims that this read counted first were on (a bot claimed on a host has a session
+    #: there: `arena.ladder.host_balance` leaves a game only to a host its bots have played on)
+    hosts_of: dict[str, set[str]] = field(default_factory=dict)
 
 
 class ClaimTally:
@@ -158,24 +165,29 @@ class ClaimTally:
 
     def query(self) -> tuple[str, tuple]:
         """The read of the claims this tally has not seen: (sql, parameters); at least one row (the snapshot)."""
-        columns = "SELECT CAST(s.at AS TEXT), c.game_id, c.ruleset, c.bot FROM (SELECT pg_current_snapshot() AS at) s "
+        columns = ("SELECT CAST(s.at AS TEXT), c.game_id, c.ruleset, c.bot, c.host "
+                   "FROM (SELECT pg_current_snapshot() AS at) s ")
         if self.snapshot is None:
             return columns + "LEFT JOIN seat_claims c ON c.claimed_at >= %s", (self.since,)
         return (columns + "LEFT JOIN seat_claims c ON c.claim_xid >= pg_snapshot_xmin(CAST(%s AS pg_snapshot)) "
                 "AND NOT pg_visible_in_snapshot(c.claim_xid, CAST(%s AS pg_snapshot)) AND c.claimed_at >= %s",
                 (self.snapshot, self.snapshot, self.since))
 
-    def add(self, rows: Iterable[tuple[str, str | None, str | None, str | None]]
+    def add(self, rows: Iterable[tuple[str, str | None, str | None, str | None, str | None]],
+            hosts_of: dict[str, set[str]] | None = None
             ) -> tuple[dict[str, dict[str, int]], dict[str, dict[frozenset[str], int]]]:
         """Count the rows `query` returned (every seat of a game commits together, so a game's rows come together);
-        returns what they added: (ruleset -> bot -> games, ruleset -> pair -> games)."""
+        returns what they added: (ruleset -> bot -> games, ruleset -> pair -> games).  hosts_of: bot -> the hosts
+        of its claims among them, filled in."""
         by_game: dict[str, list[tuple[str, str]]] = {}
         new_games: dict[str, dict[str, int]] = {}
         new_pairs: dict[str, dict[frozenset[str], int]] = {}
-        for snapshot, game_id, ruleset, bot in rows:
+        for snapshot, game_id, ruleset, bot, host in rows:
             self.snapshot = snapshot
             if game_id is None:
                 continue
+            if hosts_of is not None:
+                hosts_of.setdefault(bot, set()).add(host)
             by_game.setdefault(game_id, []).append((ruleset, bot))
             for counts in (self.games.setdefault(ruleset, {}), new_games.setdefault(ruleset, {})):
                 counts[bot] = counts.get(bot, 0) + 1
@@ -283,12 +295,15 @@ class SeatClaims:
                 # connected bot: binding and parsing that list cost more than the rows it leaves out
                 self._literal(db, "SELECT bot, COUNT(*) FROM seat_claims WHERE released_at IS NULL AND host <> %s "
                               "GROUP BY bot", (self.registry.name,)),
-                f"SELECT COALESCE(SUM(concurrency), 0) FROM hosts WHERE state = 'live' AND lease_until >= {NOW}",
+                # each live host's concurrency and open games (its open claims' games, on their partial index)
+                "SELECT h.name, h.concurrency, (SELECT COUNT(DISTINCT c.game_id) FROM seat_claims c "
+                f"WHERE c.host = h.name AND c.released_at IS NULL) FROM hosts h WHERE h.state = 'live' AND h.lease_until >= {NOW}",
                 self._literal(db, *tally.query()),
             ])
             load.busy = {bot: int(n) for bot, n in busy or ()}
-            load.slots = int(slots[0][0]) if slots else 0
-            load.games, load.pairs = tally.add(rows or [])
+            load.hosts = {name: (int(concurrency), int(games)) for name, concurrency, games in slots or ()}
+            load.slots = sum(concurrency for concurrency, _games in load.hosts.values())
+            load.games, load.pairs = tally.add(rows or [], load.hosts_of)
         return load
 
 

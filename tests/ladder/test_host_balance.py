@@ -1,0 +1,81 @@
+"""The host balance rule (`arena.ladder.host_balance`), driven with made-up counts and times: a host leaves a
+game to a host that would be less loaded with it, for at most the hold, and stops holding for a while (longer
+each time) when nobody takes its games, until the balance moves or the live hosts change."""
+
+from __future__ import annotations
+
+from arena.ladder.host_balance import HostBalance
+
+
+def test_a_host_defers_only_to_a_host_that_would_be_less_loaded_with_one_more_game():
+    a = HostBalance("A", concurrency=3)
+    assert a.defers(1, {"A": (3, 1), "B": (3, 0)})  # A would run 2 of 3, B 1 of 3
+    assert not a.defers(0, {"A": (3, 0), "B": (3, 1)})
+    assert not a.defers(1, {"A": (3, 1), "B": (3, 1)})  # even: each reseats its own
+    assert not a.defers(1, {"A": (3, 1)})  # alone
+    # loads are over concurrency: B with 10 slots and 3 games is less loaded than A with 3 slots and 1 game
+    assert a.defers(1, {"A": (3, 1), "B": (10, 3)}) and not a.defers(0, {"A": (3, 0), "B": (10, 3)})
+    assert not a.defers(2, {"A": (3, 2), "B": (1, 1)})  # a full host takes nothing: never deferred to
+    assert not a.defers(5, {"A": (3, 5), "B": (1, 1)})
+
+
+def test_a_hold_ends_as_soon_as_the_balance_moves_and_costs_nothing_after():
+    a = HostBalance("A", concurrency=3, hold_s=2.0)
+    hosts = {"A": (3, 1), "B": (3, 0)}
+    assert a.hold_until(1, hosts, now=10.0) == 12.0
+    assert a.hold_until(1, hosts, now=11.0) == 12.0  # a second game waiting shares the hold
+    hosts = {"A": (3, 1), "B": (3, 1)}  # B took a game
+    assert a.hold_until(1, hosts, now=11.5) is None
+    assert (a.holds, a.expired) == (1, 0)
+    assert a.hold_until(1, {"A": (3, 1), "B": (3, 0)}, now=20.0) == 22.0  # a new hold, a new time
+    assert a.hold_until(0, {"A": (3, 0), "B": (3, 0)}, now=20.5) is None  # A's own game ended: even again
+
+
+def test_holds_that_run_out_are_followed_by_longer_and_longer_quiet_times_until_the_hosts_change():
+    a = HostBalance("A", concurrency=3, hold_s=2.0, max_quiet_s=6.0)
+    idle = {"A": (3, 1), "B": (3, 0)}  # B never takes a game (its bots cannot reach it)
+    assert a.hold_until(1, idle, now=0.0) == 2.0
+    assert a.hold_until(1, idle, now=2.0) is None  # ran out: start now
+    assert a.hold_until(1, idle, now=3.9) is None  # quiet for 2 s
+    assert a.hold_until(1, idle, now=4.0) == 6.0
+    assert a.hold_until(1, idle, now=6.0) is None
+    assert a.hold_until(1, idle, now=9.9) is None  # quiet for 4 s
+    assert a.hold_until(1, idle, now=10.0) == 12.0
+    assert a.hold_until(1, idle, now=12.0) is None
+    assert a.hold_until(1, idle, now=17.9) is None  # quiet for 6 s (the most)
+    assert a.hold_until(1, idle, now=18.0) == 20.0
+    assert a.hold_until(1, idle, now=20.0) is None
+    assert a.hold_until(1, idle, now=25.9) is None  # still 6 s
+    assert (a.holds, a.expired) == (4, 4)
+    # a host joins: the others are judged afresh (no quiet time), and a hold that works resets the quiet time
+    joined = {**idle, "C": (3, 0)}
+    assert a.hold_until(1, joined, now=26.0) == 28.0
+    assert a.hold_until(1, {"A": (3, 1), "B": (3, 1), "C": (3, 1)}, now=27.0) is None  # they took games
+    assert a.quiet_s == 2.0
+
+
+def test_no_hold_at_all_when_it_is_turned_off():
+    a = HostBalance("A", concurrency=3, hold_s=0.0)
+    assert a.hold_until(2, {"A": (3, 2), "B": (3, 0)}, now=0.0) is None and a.holds == 0
+
+
+def test_a_game_waits_only_for_a_host_that_is_new_or_where_all_its_bots_have_played():
+    """Sessions are each host's own: a host counts as able to seat a bot once the bot was claimed there, or
+    any bot while it is new (its bots are still hearing of it).  A bot that reached one host only (an old
+    SDK, an address it cannot use) is not held back for another."""
+    a = HostBalance("A", concurrency=3, hold_s=2.0, new_s=6.0)
+    hosts = {"A": (3, 1), "B": (3, 0)}
+    a.seen(hosts, {"x": {"A"}, "y": {"A"}}, now=0.0)
+    assert a.hold_until(1, hosts, now=1.0, bots=["x", "y"]) == 3.0  # B is new
+    assert a.hold_until(1, hosts, now=2.0, bots=["x", "y"]) == 3.0
+    a.seen(hosts, {"x": {"B"}}, now=2.5)
+    assert a.hold_until(1, hosts, now=3.0, bots=["x", "y"]) is None  # ran out: quiet until 5
+    assert a.hold_until(1, hosts, now=6.0, bots=["x", "y"]) is None  # B is not new now and y never played there
+    assert a.hold_until(1, hosts, now=6.0, bots=["x"]) == 8.0  # x played on B
+    a.seen(hosts, {"y": {"B"}}, now=6.5)
+    assert a.hold_until(1, hosts, now=7.0, bots=["x", "y"]) == 8.0
+    # B leaves and comes back: new again, for new_s
+    a.seen({"A": (3, 1)}, {}, now=10.0)
+    a.seen(hosts, {}, now=11.0)
+    assert a.first_seen["B"] == 11.0
+    assert a.can_seat("B", ["z"], now=16.9) and not a.can_seat("B", ["z"], now=17.0)
