@@ -204,6 +204,8 @@ def test_host_flags_need_a_shared_database_and_well_formed_values(tmp_path, caps
         (["--advertise", "b.example:1"], "--host-name and --advertise are for several hosts on one PostgreSQL"),
         (["--advertise", "no-port"], "--advertise takes HOST:PORT, not 'no-port'"),
         (["--host-lease", "0"], "--host-lease must be positive"),
+        (["--host-hold", "-1"], "--host-hold must be zero or more"),
+        (["--host-hold", "nan"], "--host-hold must be zero or more"),
     ):
         assert main(base + extra) == 2, extra
         err = capsys.readouterr().err
