@@ -92,8 +92,9 @@ def register(subparsers) -> None:
                          help="a host silent this long whose database session is gone is dead: its running games "
                               "are aborted by the others (default 10)")
     cluster.add_argument("--host-hold", type=float, default=2.0, metavar="SECONDS",
-                         help="the longest a game this host planned waits for a less-loaded host to take its "
-                              "seats, so a host that joins later gets its share of few bots (default 2; 0: never)")
+                         help="the longest a game this host planned waits for a host far below its share of the "
+                              "games to take its seats, so a host that joins later gets games from few bots "
+                              "(default 2; 0: never)")
     operations = parser.add_argument_group("operations")
     operations.add_argument("--log-format", choices=("text", "json"), default="text",
                             help="log lines as text (default) or one JSON object each, with the host's name "

@@ -494,7 +494,7 @@ class LadderDirector:
         unstarted = True  # counted in `_unstarted_sets` until its game starts or the set ends without one
         try:
             for index, seats in enumerate(rotations):
-                if self.membership is not None:  # a less-loaded host may take these seats first (host balance)
+                if self.membership is not None:  # a starved host may take these seats first (host balance)
                     await self.membership.hold_off(seats, self._playing_here, self.stopping)
                 if self.stopping.is_set():
                     break

@@ -1,5 +1,5 @@
 """How the hosts of a shared ladder split the games between them: a host leaves a new game a moment
-to a less-loaded host before it starts the game itself.
+to a starved host before it starts the game itself.
 
 Why: a game's end frees its seats on the host that ran it at once (its own books), while the other
 hosts hear of them only from the result's ``NOTIFY`` and a read of the claims.  The host where a
@@ -9,11 +9,16 @@ balance").  Nothing here is a vote or a leader: each host reads the same counts 
 (every live host's concurrency and open games, `SeatClaims.load`) and applies the same rule to
 itself, and the seat claims keep deciding who gets a seat.
 
-The rule (`HostBalance.defers`): a host defers a game while another live host that can seat its bots
-would be less loaded with one game more than this host would be with this one, loads being running
-games over concurrency.  The deferred game keeps its seats reserved on this host only (nothing is
-claimed in the database), so the less-loaded host sees them free and may claim them; if it does,
-this host's claim fails and it plans again, as after any lost claim.
+The rule (`HostBalance.defers`): a host's share of the running games (this one counted) is in
+proportion to its concurrency.  A host that has its share already defers a game while another live
+host that can seat its bots has less than half of its own.  The deferred game keeps its seats
+reserved on this host only (nothing is claimed in the database), so the starved host sees them free
+and may claim them; if it does, this host's claim fails and it plans again, as after any lost claim.
+Only hosts at or over their share defer, and only to hosts far below theirs, so no two hosts ever
+defer to each other, and with enough bots for every host (each below half its share only while it
+fills up from bots of its own) nobody holds anything: a first rule, "defer to any host that would be
+less loaded", held games at every one-game difference and cost the three-host bench (every bot on
+every host) two thirds of its games.
 
 Which hosts can seat a game's bots is not in the database (sessions are each host's own), so a host
 goes by what the claims show: a host can seat a bot once the bot has been claimed there (`seen`),
@@ -72,17 +77,21 @@ class HostBalance:
 
     def defers(self, running: int, hosts: Mapping[str, tuple[int, int]], bots: Iterable[str] = (),
                now: float | None = None) -> bool:
-        """Whether another live host that can seat ``bots`` would be less loaded with one more game than
-        this host (running ``running`` games) with one more.  hosts: every live host's (concurrency, open
-        games).  Without ``now``, every host counts as able to seat them."""
-        mine = running + 1
-        return any((games + 1) * self.concurrency < mine * max(1, slots)
-                   and (now is None or self.can_seat(name, bots, now))
-                   for name, (slots, games) in hosts.items() if name != self.name)
+        """Whether this host (running ``running`` games) already has its share of the games, this one
+        counted, while another live host that can seat ``bots`` has less than half of its own.  hosts:
+        every live host's (concurrency, open games).  Without ``now``, every host counts as able to seat
+        them."""
+        others = [(name, max(1, slots), games) for name, (slots, games) in hosts.items() if name != self.name]
+        total = running + 1 + sum(games for _name, _slots, games in others)  # with this game
+        slots = self.concurrency + sum(slots for _name, slots, _games in others)
+        if running * slots < total * self.concurrency:  # below its share: it never defers
+            return False
+        return any(2 * games * slots < total * their_slots and (now is None or self.can_seat(name, bots, now))
+                   for name, their_slots, games in others)
 
     def hold_until(self, running: int, hosts: Mapping[str, tuple[int, int]], now: float,
                    bots: Iterable[str] | None = None) -> float | None:
-        """The moment until which a game of these bots, planned here, waits for a less-loaded host to take its
+        """The moment until which a game of these bots, planned here, waits for a starved host to take its
         seats, or None: start it now.  Without ``bots``, every host counts as able to seat them."""
         names = frozenset(hosts)
         if names != self._hosts:  # a host joined or left: whatever was learnt of the others is void
@@ -101,7 +110,7 @@ class HostBalance:
         until = self.held_since + self.hold_s
         if now < until:
             return until
-        # Ran out: the less-loaded hosts did not take these bots (they may not reach them).
+        # Ran out: the starved hosts did not take these bots (they may not reach them).
         self.held_since = None
         self.expired += 1
         self.quiet_until = now + self.quiet_s

@@ -23,7 +23,7 @@ host, as a single server does; this module adds what makes that sound with sever
   the other hosts' claims may be one read behind, which the claim itself makes safe (a
   bot over its cap is refused in the start's transaction, and planned again);
 * before a planned game claims its seats, `Membership.hold_off` leaves it a moment to a live host
-  that would be less loaded with it (`arena.ladder.host_balance`): the host where a game ends
+  far below its share of the games (`arena.ladder.host_balance`): the host where a game ends
   plans its seats again at once, the others only once they hear of them, so without this a
   host that joined late could sit idle beside busy ones;
 * every game's seats are claimed in the transaction that records its start (`start_claim`,
@@ -55,7 +55,7 @@ from arena.ladder.store.hosts import HostRegistry, default_host_name
 
 log = logging.getLogger("arena.ladder")
 
-#: While a game waits for a less-loaded host (`Membership.hold_off`), the least time between two reads of the
+#: While a game waits for a starved host (`Membership.hold_off`), the least time between two reads of the
 #: cluster's view it asks for.
 _HOLD_LOOK_S = 0.05
 
@@ -67,7 +67,7 @@ class ClusterSettings:
     advertise: str | None = None   # default the address the server listens on
     lease_s: float = 10.0          # a host whose lease is this old and whose lock is free is dead
     heartbeat_s: float = 2.0
-    hold_s: float = 2.0            # the longest a game waits for a less-loaded host to take it (0: never)
+    hold_s: float = 2.0            # the longest a game waits for a starved host to take it (0: never)
 
 
 class Membership:
@@ -91,7 +91,7 @@ class Membership:
         self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
         self._names: Iterable[str] = ()       # the connected bots at the last round (their bot_slots rows)
         self._left_out = False                # the last round left out bots without their bot_slots row
-        self.balance: HostBalance | None = None  # whether a planned game waits for a less-loaded host (`hold_off`)
+        self.balance: HostBalance | None = None  # whether a planned game waits for a starved host (`hold_off`)
         self._viewed = trio.Event()           # set (and made anew) at each view read, for `hold_off`
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -222,7 +222,7 @@ class Membership:
         self._viewed = trio.Event()
 
     async def hold_off(self, bots: Sequence[str], running: Callable[[], int], stopping: trio.Event) -> None:
-        """Before a planned game of these bots claims its seats: wait while a less-loaded live host may take them
+        """Before a planned game of these bots claims its seats: wait while a starved live host may take them
         instead (`arena.ladder.host_balance`), for at most the hold's time.  running(): the games this host
         plays now.  Re-checked at each view read, asked for at most every `_HOLD_LOOK_S` while it waits."""
         balance = self.balance

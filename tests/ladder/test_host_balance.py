@@ -7,16 +7,22 @@ from __future__ import annotations
 from arena.ladder.host_balance import HostBalance
 
 
-def test_a_host_defers_only_to_a_host_that_would_be_less_loaded_with_one_more_game():
+def test_a_host_with_its_share_defers_only_to_a_host_with_less_than_half_of_its_own():
     a = HostBalance("A", concurrency=3)
-    assert a.defers(1, {"A": (3, 1), "B": (3, 0)})  # A would run 2 of 3, B 1 of 3
-    assert not a.defers(0, {"A": (3, 0), "B": (3, 1)})
+    assert a.defers(1, {"A": (3, 1), "B": (3, 0)})  # 2 games: A has its 1, B none
+    assert not a.defers(0, {"A": (3, 0), "B": (3, 1)})  # A below its share
+    assert not a.defers(0, {"A": (3, 0), "B": (3, 0)})  # the first game: nobody has a share yet
     assert not a.defers(1, {"A": (3, 1), "B": (3, 1)})  # even: each reseats its own
     assert not a.defers(1, {"A": (3, 1)})  # alone
-    # loads are over concurrency: B with 10 slots and 3 games is less loaded than A with 3 slots and 1 game
-    assert a.defers(1, {"A": (3, 1), "B": (10, 3)}) and not a.defers(0, {"A": (3, 0), "B": (10, 3)})
-    assert not a.defers(2, {"A": (3, 2), "B": (1, 1)})  # a full host takes nothing: never deferred to
-    assert not a.defers(5, {"A": (3, 5), "B": (1, 1)})
+    # shares are in proportion to concurrency: of 4 games B (10 slots) should run 3, A (3 slots) 1
+    assert a.defers(2, {"A": (3, 2), "B": (10, 1)})
+    assert not a.defers(1, {"A": (3, 1), "B": (10, 2)})  # B has 2 of its 3: over half
+    assert not a.defers(2, {"A": (3, 2), "B": (1, 1)})  # a full host is over its share: never deferred to
+    # many bots, every host busy: small differences hold nothing back, and no two hosts defer to each other
+    busy = {"A": (100, 31), "B": (100, 27), "C": (100, 29)}
+    assert not any(HostBalance(name, 100).defers(busy[name][1], busy) for name in busy)
+    starved = {"A": (100, 31), "B": (100, 12), "C": (100, 29)}
+    assert [name for name in starved if HostBalance(name, 100).defers(starved[name][1], starved)] == ["A", "C"]
 
 
 def test_a_hold_ends_as_soon_as_the_balance_moves_and_costs_nothing_after():

@@ -12,8 +12,8 @@ import sqlite3
 import pytest
 
 from arena.ladder.store import fit_totals
-from arena.ladder.store import (SCHEMA_VERSION, GameClosed, LadderStore, SeatRecord, StoreError, UnknownGame, hash_token,
-                                verify_token)
+from arena.ladder.store import (SCHEMA_VERSION, GameClosed, LadderStore, SeatRecord, StoreError, UnknownGame,
+                                hash_token, verify_token)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

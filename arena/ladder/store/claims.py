@@ -297,7 +297,8 @@ class SeatClaims:
                               "GROUP BY bot", (self.registry.name,)),
                 # each live host's concurrency and open games (its open claims' games, on their partial index)
                 "SELECT h.name, h.concurrency, (SELECT COUNT(DISTINCT c.game_id) FROM seat_claims c "
-                f"WHERE c.host = h.name AND c.released_at IS NULL) FROM hosts h WHERE h.state = 'live' AND h.lease_until >= {NOW}",
+                "WHERE c.host = h.name AND c.released_at IS NULL) "
+                f"FROM hosts h WHERE h.state = 'live' AND h.lease_until >= {NOW}",
                 self._literal(db, *tally.query()),
             ])
             load.busy = {bot: int(n) for bot, n in busy or ()}
