@@ -56,7 +56,7 @@ class HostBalance:
         self.quiet_until = 0.0                 # no hold before this (after one ran out)
         self.quiet_s = hold_s                  # the next quiet time
         self._hosts: frozenset[str] = frozenset()
-        self.holds = self.expired = 0          # holds begun and holds that ran out (the dashboard, tests)
+        self.holds = self.expired = 0          # holds begun and holds that ran out (for tests and readers)
 
     def seen(self, hosts: Iterable[str], hosts_of: Mapping[str, Iterable[str]], now: float) -> None:
         """A read of the cluster: the live hosts, and (bot -> hosts) of the claims it counted first."""
