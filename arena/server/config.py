@@ -84,6 +84,10 @@ class ServerConfig:
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
     finished_games_kept: int = 500         # finished games ListGames still shows
     spectate_finished_kept: int = 50       # finished games Spectate still replays in full
+    #: Watching streams (Spectate, the web view's live events) at once, in all and per peer address:
+    #: each costs the games' loop a write per event of the game it watches (arena/server/live.py).
+    max_spectators: int = 64
+    spectators_per_address: int = 4
     #: Collect once, then move every object alive at start-up (modules, classes, grpc and trio
     #: internals: ~35k) to the permanent generation, so that a full GC pass walks only what the
     #: server allocated since.  Measured: full passes of 29-37 ms -> 0.4-0.7 ms; every deadline
@@ -121,7 +125,8 @@ class ServerConfig:
                 "and use tokens, or opt in explicitly (allow_open_registration_on_network)"
             )
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
-                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "acceptors"):
+                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "acceptors",
+                     "max_spectators", "spectators_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:

@@ -27,7 +27,7 @@ import trio
 from arena.server.config import ServerConfig
 from arena.rebuilds import Rebuilds
 from arena.server import guestloop
-from arena.server.live import LiveGame, LiveGames
+from arena.server.live import LiveGame, LiveGames, Spectators
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
 from arena.server.health import Health
@@ -319,7 +319,8 @@ def _rulesets() -> list[str]:
 async def _serve(config: ServerConfig, director: Director) -> Any:
     loop = asyncio.get_running_loop()
     hub = Hub(config, _rulesets())
-    hub.live = LiveGames(config.finished_games_kept, config.spectate_finished_kept)
+    hub.live = LiveGames(config.finished_games_kept, config.spectate_finished_kept,
+                         Spectators(config.max_spectators, config.spectators_per_address))
     servers = await _listen(config)
     port = servers[0][1]
     handle = Handle(hub, port)

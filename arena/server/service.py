@@ -18,8 +18,9 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from arena.messages import error_to_pb
-from arena.server.authgate import AuthGate
+from arena.server.authgate import AuthGate, peer_address
 from arena.server.hello import HelloRefused, check_hello
+from arena.server.live import Crowded
 from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
 from mau_arena_sdk.wire import pb, rpc
 
@@ -207,6 +208,20 @@ class ArenaService(rpc.ArenaServicer):
         return pb.ListGamesReply(games=self.hub.live.summaries(request.live_only, request.ruleset, limit))
 
     async def Spectate(self, request: pb.SpectateRequest, context: grpc.aio.ServicerContext) -> None:
+        """A game's events, within the watching streams' budget (`LiveGames.spectators`): beyond it, or
+        beyond this address's share, RESOURCE_EXHAUSTED at once."""
+        address = peer_address(context.peer() or "")
+        spectators = self.hub.live.spectators
+        try:
+            spectators.enter(address)
+        except Crowded as crowded:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(crowded))
+        try:
+            await self._spectate(request, context)
+        finally:
+            spectators.leave(address)
+
+    async def _spectate(self, request: pb.SpectateRequest, context: grpc.aio.ServicerContext) -> None:
         game = self.hub.live.get(request.game_id)
         if game is None and self.handle.replay_provider is not None:
             await self._spectate_replay(request.game_id, context)
@@ -238,7 +253,6 @@ class ArenaService(rpc.ArenaServicer):
         a reader is refused at once.
         """
         from arena.rebuilds import Busy
-        from arena.server.authgate import peer_address
         from arena.server.replayed import spectator_events
 
         provider = self.handle.replay_provider

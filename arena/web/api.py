@@ -113,14 +113,32 @@ def routes(source: WebSource) -> list[Route]:
             known = "finished or unknown" if source.live is not None else "not served live by `arena web`"
             return error(404, f"no live game {game_id!r} here ({known}); a finished game's frames are at "
                               f"/api/v1/games/{game_id}/replay")
+        # A watching stream costs the games' loop a write per event: each is within the arena's budget.
+        address = reader(request)
+        if not source.live.has_room(address):
+            return JSONResponse({"error": source.live.room_refusal(address)}, status_code=503,
+                                headers={"Retry-After": "2"})
         stream = source.live.events(game_id, follow)
         if not follow:
-            return JSONResponse({"game_id": game_id, "events": [event async for event in stream]})
+            release = source.live.admit(address)
+            try:
+                return JSONResponse({"game_id": game_id, "events": [event async for event in stream]})
+            finally:
+                release()
 
         async def sse():
-            async for event in stream:
-                yield f"data: {json.dumps(event, separators=(',', ':'))}\n\n"
-            yield "event: end\ndata: {}\n\n"
+            # The place is taken when the body starts, so a response never sent holds none.
+            try:
+                release = source.live.admit(address)
+            except Busy as busy:
+                yield f"event: error\ndata: {json.dumps({'error': str(busy)})}\n\n"
+                return
+            try:
+                async for event in stream:
+                    yield f"data: {json.dumps(event, separators=(',', ':'))}\n\n"
+                yield "event: end\ndata: {}\n\n"
+            finally:
+                release()
 
         return StreamingResponse(sse(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -48,7 +48,8 @@ class NotYet(PermissionError):
 
 
 class Busy(RuntimeError):
-    """Too many replays are being rebuilt for readers right now (`arena.rebuilds`): try again."""
+    """Too many replays are being rebuilt, or games watched, for readers right now (`arena.rebuilds`,
+    `arena.server.live.Spectators`): try again."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,27 @@ class LiveFeed:
 
     def game(self, game_id: str) -> Any:
         return self.live.get(game_id)
+
+    def room_refusal(self, reader: Any) -> str:
+        """Why ``reader`` may not watch one more game now; "" when it may."""
+        return self.live.spectators.refusal(str(reader or ""))
+
+    def has_room(self, reader: Any) -> bool:
+        return not self.room_refusal(reader)
+
+    def admit(self, reader: Any) -> Callable[[], None]:
+        """A place for ``reader`` (an address) among the arena's watching streams, shared with its
+        Spectate calls (`arena.server.live.Spectators`); returns the call that gives it back.  Raises
+        `Busy` when there is none (in all, or for this address)."""
+        from arena.server.live import Crowded
+
+        spectators = self.live.spectators
+        address = str(reader or "")
+        try:
+            spectators.enter(address)
+        except Crowded as crowded:
+            raise Busy(str(crowded)) from None
+        return lambda: spectators.leave(address)
 
     async def events(self, game_id: str, follow: bool):
         """Every public event of a live game so far, then (``follow``) each new one until it ends."""

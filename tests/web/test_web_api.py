@@ -266,3 +266,32 @@ def test_a_replay_request_beyond_the_rebuild_budget_is_a_503_with_retry_after(tm
     assert served.status_code == 200 and len(served.json()["frames"]) >= 2
     assert built == 1  # six readers of two bots' histories: one pass over the results
     assert [len(points) for points in histories] == [1] * 6 and histories[0] == histories[2]
+
+
+def test_the_live_event_streams_share_the_arenas_watching_budget_and_give_their_place_back(tmp_path):
+    """The pages' share of the watching flood (tests/server/test_spectator_flood.py): a live game's events
+    are written on the games' loop, so an address holding its share of the arena's watching streams (here
+    one, taken by a Spectate call) gets a 503 with Retry-After; once it is given back the events are
+    served, and the place is given back after them."""
+    from arena.server.live import LiveGames, Spectators
+    from arena.web.source import LiveFeed
+
+    live = LiveGames(spectators=Spectators(total=8, per_address=1))
+    state = new_game("maumau", 2, SEED)
+    game = live.start("live-1", "maumau", BOTS[:2])
+    live.record(game, 0, None, "", state)
+    source = WebSource(tmp_path / "arena.db", tmp_path / "replays", live=LiveFeed(live))
+    with TestClient(create_app(source)) as client:
+        live.spectators.enter("testclient")  # a stream of this address already watches
+        busy = client.get("/api/v1/games/live-1/events")
+        live.spectators.leave("testclient")
+        served = client.get("/api/v1/games/live-1/events")
+        held_after = live.spectators.held
+        live.finish(game)
+        followed = client.get("/api/v1/games/live-1/events", params={"follow": "1"})
+    source.close()
+    assert busy.status_code == 503 and busy.headers["Retry-After"] == "2"
+    assert "already watches 1 games" in busy.json()["error"]
+    assert served.status_code == 200 and [e["index"] for e in served.json()["events"]] == [0]
+    assert followed.status_code == 200 and "event: end" in followed.text
+    assert held_after == 0 and live.spectators.held == 0
