@@ -73,6 +73,10 @@ class ServerConfig:
     auth_failures_per_address: int = 10
     auth_failures_per_name: int = 10
     auth_failure_window_s: float = 60.0
+    #: Logins per name within that window with a token accepted before (which skip the limits above):
+    #: beyond this, each waits `auth_refusal_delay_s` before its check, so the holder of a token cannot
+    #: repeat Hellos (each answered at once) as fast as the server sets streams up.
+    auth_logins_per_name: int = 20
     #: A name over its limit still gets one check per this many seconds for a Hello from an address with
     #: no refused token in the window, so flooding a name from elsewhere cannot lock its owner out.
     auth_name_trickle_s: float = 2.0
@@ -125,8 +129,8 @@ class ServerConfig:
                 "and use tokens, or opt in explicitly (allow_open_registration_on_network)"
             )
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
-                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "acceptors",
-                     "max_spectators", "spectators_per_address"):
+                     "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "auth_logins_per_name",
+                     "acceptors", "max_spectators", "spectators_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:

@@ -268,3 +268,49 @@ def test_a_name_flooded_from_elsewhere_still_admits_its_owner_from_a_clean_addre
     assert owner == "admitted"
     assert second_fresh == "AUTH_FAILED" and third_fresh == "AUTH_FAILED"
     assert auth.calls == 10 + 1 + 1  # the owner's check and one trickle check; the second fresh one was not checked
+
+
+def test_the_holder_of_a_token_cannot_repeat_logins_as_fast_as_the_server_answers_them():
+    """The attack: a registered bot's own token, sent in Hello after Hello (each answered at once: the name is
+    connected, DUPLICATE_SESSION).  A known token skips the failure limits, so nothing used to slow it: 200
+    streams doing it cut a ladder's games in 20 s from 111 to 21.  Beyond `auth_logins_per_name` logins of a
+    name within the window, each is now held (`auth_refusal_delay_s`) before its check; the window moves on,
+    and neither another name nor someone guessing at this name's token counts against the owner's pace."""
+    import asyncio
+
+    from arena.server.authgate import AuthGate
+    from arena.server.config import ServerConfig
+    from arena.server.hello import HelloRefused
+
+    auth = Counting(lambda name, token, peer: None if token == "right" else "wrong token")
+    now = [0.0]
+    config = ServerConfig(authenticator=auth)
+    gate = AuthGate(config, clock=lambda: now[0])
+    limit = config.auth_logins_per_name
+
+    async def attempt(name: str, token: str, peer: str = "ipv4:10.0.0.1:4000") -> str:
+        try:
+            await gate.check(name, token, peer)
+            return "admitted"
+        except HelloRefused as refused:
+            return refused.code
+
+    async def scenario():
+        gate.refusal_delay_s = 0  # the hold is the server's clock, not the rule: count the held logins instead
+        first = await attempt("regbot", "right")  # checked as unknown, then remembered
+        guesses = [await attempt("regbot", "guess", "ipv4:10.0.0.9:1") for _ in range(5)]  # not the owner's pace
+        within = [await attempt("regbot", "right") for _ in range(limit)]
+        paced_within = gate.paced
+        beyond = [await attempt("regbot", "right") for _ in range(5)]
+        paced_beyond = gate.paced
+        other = await attempt("otherbot", "right")
+        now[0] += config.auth_failure_window_s + 1
+        later = await attempt("regbot", "right")
+        return first, guesses, within, paced_within, beyond, paced_beyond, other, later, gate.paced
+
+    first, guesses, within, paced_within, beyond, paced_beyond, other, later, paced_end = asyncio.run(scenario())
+    gate.close()
+    assert first == "admitted" and set(guesses) == {"AUTH_FAILED"}
+    assert within == ["admitted"] * limit and paced_within == 0
+    assert beyond == ["admitted"] * 5 and paced_beyond == 5  # still admitted, each after the hold
+    assert other == "admitted" and later == "admitted" and paced_end == 5
