@@ -92,6 +92,10 @@ class ServerConfig:
     #: each costs the games' loop a write per event of the game it watches (arena/server/live.py).
     max_spectators: int = 64
     spectators_per_address: int = 4
+    #: GetStandings and ListGames per peer address: this many at once, then this many a second
+    #: (arena/server/readpace.py); beyond, RESOURCE_EXHAUSTED at once.
+    reads_per_second: float = 10.0
+    reads_burst: int = 40
     #: Collect once, then move every object alive at start-up (modules, classes, grpc and trio
     #: internals: ~35k) to the permanent generation, so that a full GC pass walks only what the
     #: server allocated since.  Measured: full passes of 29-37 ms -> 0.4-0.7 ms; every deadline
@@ -130,11 +134,13 @@ class ServerConfig:
             )
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
                      "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "auth_logins_per_name",
-                     "acceptors", "max_spectators", "spectators_per_address"):
+                     "acceptors", "max_spectators", "spectators_per_address", "reads_burst"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:
             raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
+        if not self.reads_per_second > 0:
+            raise ConfigError(f"reads_per_second must be more than 0, not {self.reads_per_second}")
         if self.auth_queue < 0:
             raise ConfigError(f"auth_queue must be 0 or more, not {self.auth_queue}")
         if self.rulesets is not None and not self.rulesets:

@@ -21,6 +21,7 @@ from arena.messages import error_to_pb
 from arena.server.authgate import AuthGate, peer_address
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.live import Crowded
+from arena.server.readpace import ReadPace
 from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
 from mau_arena_sdk.wire import pb, rpc
 
@@ -39,6 +40,7 @@ class ArenaService(rpc.ArenaServicer):
         self.hub = hub
         self.handle = handle
         self.gate = AuthGate(hub.config)
+        self.reads = ReadPace(hub.config.reads_per_second, hub.config.reads_burst)
 
     # ---------------------------------------------------------------- Play
 
@@ -171,7 +173,16 @@ class ArenaService(rpc.ArenaServicer):
 
     # ---------------------------------------------------------------- read-only calls
 
+    async def _paced(self, context: grpc.aio.ServicerContext) -> None:
+        """A read-only call within its address's pace (`ReadPace`); RESOURCE_EXHAUSTED at once beyond it."""
+        wait_s = self.reads.wait_s(peer_address(context.peer() or ""))
+        if wait_s > 0:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"too many read-only calls from this address (at most {self.reads.per_second:g} "
+                                f"a second); try again in {wait_s:.2f} s")
+
     async def GetStandings(self, request: pb.StandingsRequest, context: grpc.aio.ServicerContext) -> pb.StandingsReply:
+        await self._paced(context)
         ruleset = request.ruleset or (self.hub.rulesets[0] if self.hub.rulesets else "")
         if request.ruleset and request.ruleset not in self.hub.rulesets:
             await context.abort(grpc.StatusCode.NOT_FOUND,
@@ -204,6 +215,7 @@ class ArenaService(rpc.ArenaServicer):
         return reply
 
     async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesReply:
+        await self._paced(context)
         limit = min(request.limit or DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT)
         return pb.ListGamesReply(games=self.hub.live.summaries(request.live_only, request.ruleset, limit))
 

@@ -274,3 +274,48 @@ def test_arena_serve_tells_bots_its_game_selection_and_refuses_a_bot_with_nothin
     assert list(welcome.rulesets) == ["moumou"]
     assert refused.code == Code.BAD_HELLO and "schedules only moumou" in refused.message
     assert standings.ruleset == "moumou"
+
+
+def test_read_only_calls_from_one_address_are_paced_and_a_flood_is_refused_at_once():
+    """The attack: GetStandings and ListGames asked back to back (no Hello, no token needed), each answered on
+    the games' loop: 16 clients doing it halved a demo ladder's games.  Beyond its burst an address gets
+    RESOURCE_EXHAUSTED at once, saying when to try again; the calls of another moment are answered again."""
+    import time
+
+    def flood(port):
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = rpc.ArenaStub(channel)
+            answered, began = 0, time.monotonic()
+            for n in range(200):
+                try:
+                    call = stub.GetStandings if n % 2 else stub.ListGames
+                    call(pb.StandingsRequest() if n % 2 else pb.ListGamesRequest(), timeout=10)
+                    answered += 1
+                except grpc.RpcError as error:
+                    return answered, time.monotonic() - began, error.code(), error.details()
+            return answered, time.monotonic() - began, None, ""
+
+    async def director(handle):
+        return await blocking(flood, handle.port)
+
+    answered, seconds, code, details = serve(director, reads_per_second=1.0, reads_burst=5)
+    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED, (answered, seconds)
+    assert 5 <= answered <= 5 + seconds * 1.0 + 1
+    assert "too many read-only calls from this address" in details and "try again in" in details
+
+
+def test_the_read_pace_is_a_bucket_per_address_that_refills():
+    from arena.server.readpace import ReadPace
+
+    now = [0.0]
+    pace = ReadPace(per_second=10, burst=3, clock=lambda: now[0])
+    burst = [pace.wait_s("a") for _ in range(4)]
+    other = pace.wait_s("b")
+    now[0] += 0.1
+    refilled = pace.wait_s("a")
+    polling = []
+    for _ in range(20):  # a dashboard asking every second is never refused
+        now[0] += 1.0
+        polling.append(pace.wait_s("a"))
+    assert burst[:3] == [0, 0, 0] and burst[3] == pytest.approx(0.1)
+    assert other == 0 and refilled == 0 and set(polling) == {0} and pace.refused == 1
