@@ -92,10 +92,12 @@ class ServerConfig:
     #: each costs the games' loop a write per event of the game it watches (arena/server/live.py).
     max_spectators: int = 64
     spectators_per_address: int = 4
-    #: GetStandings and ListGames per peer address: this many at once, then this many a second
-    #: (arena/server/readpace.py); beyond, RESOURCE_EXHAUSTED at once.
+    #: GetStandings and ListGames per peer address: this many at once, then this many a second; a call
+    #: beyond waits for its turn, or is refused at once when that is more than `reads_max_wait_s` away
+    #: (arena/server/readpace.py).
     reads_per_second: float = 10.0
     reads_burst: int = 40
+    reads_max_wait_s: float = 5.0
     #: Collect once, then move every object alive at start-up (modules, classes, grpc and trio
     #: internals: ~35k) to the permanent generation, so that a full GC pass walks only what the
     #: server allocated since.  Measured: full passes of 29-37 ms -> 0.4-0.7 ms; every deadline
@@ -141,6 +143,8 @@ class ServerConfig:
             raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
         if not self.reads_per_second > 0:
             raise ConfigError(f"reads_per_second must be more than 0, not {self.reads_per_second}")
+        if not self.reads_max_wait_s >= 0:
+            raise ConfigError(f"reads_max_wait_s must be 0 or more, not {self.reads_max_wait_s}")
         if self.auth_queue < 0:
             raise ConfigError(f"auth_queue must be 0 or more, not {self.auth_queue}")
         if self.rulesets is not None and not self.rulesets:

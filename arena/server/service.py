@@ -40,7 +40,7 @@ class ArenaService(rpc.ArenaServicer):
         self.hub = hub
         self.handle = handle
         self.gate = AuthGate(hub.config)
-        self.reads = ReadPace(hub.config.reads_per_second, hub.config.reads_burst)
+        self.reads = ReadPace(hub.config.reads_per_second, hub.config.reads_burst, hub.config.reads_max_wait_s)
 
     # ---------------------------------------------------------------- Play
 
@@ -174,12 +174,16 @@ class ArenaService(rpc.ArenaServicer):
     # ---------------------------------------------------------------- read-only calls
 
     async def _paced(self, context: grpc.aio.ServicerContext) -> None:
-        """A read-only call within its address's pace (`ReadPace`); RESOURCE_EXHAUSTED at once beyond it."""
-        wait_s = self.reads.wait_s(peer_address(context.peer() or ""))
-        if wait_s > 0:
+        """A read-only call at its address's pace (`ReadPace`): answered when its turn comes, or refused
+        at once (RESOURCE_EXHAUSTED) when that is too far away."""
+        reads = self.reads
+        wait_s = reads.turn_s(peer_address(context.peer() or ""))
+        if wait_s is None:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"too many read-only calls from this address (at most {self.reads.per_second:g} "
-                                f"a second); try again in {wait_s:.2f} s")
+                                f"too many read-only calls from this address (at most {reads.per_second:g} a "
+                                f"second, {reads.max_wait_s:g} s of them waiting); try again in a few seconds")
+        elif wait_s > 0:
+            await asyncio.sleep(wait_s)
 
     async def GetStandings(self, request: pb.StandingsRequest, context: grpc.aio.ServicerContext) -> pb.StandingsReply:
         await self._paced(context)
