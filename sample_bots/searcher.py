@@ -23,7 +23,7 @@ from inference import CardTracker, tracks  # noqa: E402
 from leaf_value import LeafValued  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
-from second_step import SecondStepSearcher  # noqa: E402
+from second_step import SecondStep, SecondStepSearcher  # noqa: E402
 from play_model import PlayModel  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
@@ -106,6 +106,9 @@ POSTERIOR_SWEEPS = 3
 #: 0.11 wins a pair against the flat default's run on the same deals, and +0.05 ± 0.09 on 100 more in-process
 #: (`scripts/searcher_ceiling.py --seeds 20000:20100`): about +15 Elo, inside the noise, for about 1.25 times the CPU.
 SECOND_STEP = frozenset()
+#: The second step's pass-2 rollouts a decision (`second_step.SecondStep.extra`) per ruleset, where it is on
+#: (`--step-extra N`); elsewhere `SecondStep`'s own 120.
+SECOND_STEP_EXTRA = {}
 #: Rulesets whose worlds give every opponent a hand drawn from `deal_weights.DealPosterior`: whole deals weighted
 #: by the likelihood of each opponent's past choices under the (softened) tactician, until the first reshuffle
 #: (`--deals` anywhere the options are `DEAL_OPTIONS`').  None by default: on 400 positions of Online Mau-Mau
@@ -140,7 +143,8 @@ class SearchBot(Bot):
     name = "searcher"
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
-                 second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None, leaf=None):
+                 second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None, leaf=None,
+                 step_extra=None):
         self.worlds = worlds
         self.deals = deals  # weight whole deals by the opponents' choices (`deal_weights.py`); None: `DEAL_WEIGHTS`
         self.epsilon = DEAL_EPSILON if epsilon is None else epsilon
@@ -154,6 +158,7 @@ class SearchBot(Bot):
         self.infer = infer  # read the public history (inference.py) to make the sampled worlds agree with it
         self.play_model = play_model  # read the opponents' chosen cards (`PlayTell`); None: where `PLAY_MODEL` says
         self.second_step = second_step  # search the own next decision too; None: where `SECOND_STEP` says
+        self.step_extra = step_extra  # the second step's pass-2 rollouts a decision; None: `SECOND_STEP_EXTRA`'s
         self.policy = Tactician()  # plays the forced and budget-0 decisions, and is the search's prior
         self.games = {}  # game id -> (Searcher, rng, CardTracker or None)
 
@@ -203,6 +208,9 @@ class SearchBot(Bot):
             budget = replace(budget, depth=leaf)
         searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
+        if second:
+            extra = SECOND_STEP_EXTRA.get(game.ruleset, SecondStep.extra) if self.step_extra is None else self.step_extra
+            searcher.step = replace(searcher.step, extra=extra)
         return searcher
 
     def on_game_end(self, game, result):
@@ -267,6 +275,8 @@ def budget_parser():
                         help="search the own next decision too (`second_step.py`; 2-seat maumau)")
     parser.add_argument("--no-second-step", dest="second_step", action="store_false",
                         help="the flat search (default: in the rulesets of `SECOND_STEP`)")
+    parser.add_argument("--step-extra", type=_nonnegative(int), default=None,
+                        help="the second step's pass-2 rollouts a decision (default: `SECOND_STEP_EXTRA`, else 120)")
     parser.add_argument("--deals", dest="deals", action="store_true", default=None,
                         help="weight whole deals by the opponents' past choices as the tactician's (`deal_weights.py`)")
     parser.add_argument("--no-deals", dest="deals", action="store_false",
@@ -291,5 +301,5 @@ if __name__ == "__main__":
         print(budget_parser().format_help())
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
-                  budget.second_step, budget.prune, budget.deals, leaf=budget.leaf),
+                  budget.second_step, budget.prune, budget.deals, leaf=budget.leaf, step_extra=budget.step_extra),
         name="searcher")

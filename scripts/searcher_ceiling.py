@@ -1,13 +1,17 @@
 """How much the searcher would gain from knowing the opponent's hand: in-process duplicate games against the tactician.
 
-    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle] [--ruleset maumau] [--second-step | --no-second-step]
+    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step]
 
 Plays each seed twice (the searcher in seat 0, then in seat 1, the same deal) with the engine alone (no
 server), the searcher with its default budget and search seed = the game's seed, and prints the
 searcher's score, the pentanomial pair counts and the Elo with its 95% interval (`arena match`'s
-estimate).  With `--oracle` every sampled world is the real state with only the stock shuffled: the
-searcher knows the opponent's hand (and the stock's cards, not their order), so the gap between the
-two runs on the same seeds bounds what better inference of the hidden hand could still give.
+estimate).  With `--oracle` (or `--oracle hand`) every sampled world is the real state with only the stock
+shuffled and the future reshuffles drawn afresh: the searcher knows the opponent's hand (and the stock's
+cards, not their order), so the gap between the two runs on the same seeds bounds what better inference
+of the hidden hand could still give.  With `--oracle all` every world is the real state itself (the stock's
+order and the future reshuffles too): the searcher sees every card, and only its own policy (one step of
+improvement over the tactician's rollouts) limits it.  The oracles are measuring tools of this script
+only, never a bot option: they replace the bot's world sampler in-process.
 `--prune K` races the worlds (`pimc.Searcher.race`; 0 the flat search).  `--second-step` / `--no-second-step` turn the searcher's second step (`second_step.py`) on or off (default:
 as `searcher.SECOND_STEP` says), so that two codes can be screened on the same deals.  Two
 seats only.  A seed is about 1 s of CPU in `maumau`.
@@ -40,30 +44,35 @@ def start(bot, ruleset: str) -> None:
     bot.on_game_start(GameInfo.from_pb(message))
 
 
-def oracle_world(real: dict, ruleset: str):
-    """A `pimc.Searcher.world` that returns the real state of `real["state"]` with its stock shuffled."""
+def oracle_world(real: dict, ruleset: str, knows: str = "hand"):
+    """A `pimc.Searcher.world` that returns the real state of `real["state"]`: with `knows` "hand" its stock
+    shuffled and its chance seed drawn from `rng` (the future reshuffles unknown), with "all" as it is."""
 
     def world(sampler, rng: random.Random, tracker, seat: int, visible: int):
+        if knows == "all":
+            return real["state"].clone()
         position = real["state"].to_position()
         stock = list(position["stock"])
         rng.shuffle(stock)
         position["stock"] = stock
+        position["seed"] = rng.getrandbits(62)
         return games.from_position(ruleset, position)
 
     return world
 
 
-def play(ruleset: str, seed: int, me: int, oracle: bool, second_step: bool | None = None,
-         prune: float | None = None) -> bool:
+def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool | None = None,
+         prune: float | None = None, worlds: int | None = None, step_extra: int | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
-    bot, other = SearchBot(seed=seed, second_step=second_step, prune=prune), Tactician()
+    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra)
+    other = Tactician()
     start(bot, ruleset)
     start(other, ruleset)
     state = games.new_game(ruleset, 2, seed)
     log = state.record_events()
     real = {"state": state}
     if oracle:
-        bot.games["g"][0].world = oracle_world(real, ruleset)
+        bot.games["g"][0].world = oracle_world(real, ruleset, oracle)
     while not state.is_over:
         legal, seat = state.legal_actions(), state.current
         message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 1000, 1000, ["p0", "p1"], list(log))
@@ -77,10 +86,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="9000:9100", help="first:last (exclusive) deal seeds")
     parser.add_argument("--ruleset", default="maumau")
-    parser.add_argument("--oracle", action="store_true", help="worlds are the real state, the stock shuffled")
+    parser.add_argument("--oracle", nargs="?", const="hand", default=None, choices=("hand", "all"),
+                        help="hand: worlds are the real state, the stock and future reshuffles drawn afresh; "
+                             "all: worlds are the real state itself (a ceiling, never a bot option)")
     parser.add_argument("--second-step", dest="second_step", action="store_true", default=None,
                         help="the searcher searches its own next decision too (second_step.py)")
     parser.add_argument("--no-second-step", dest="second_step", action="store_false", help="the flat search")
+    parser.add_argument("--worlds", type=int, default=None, help="worlds a decision (default: the ruleset's budget)")
+    parser.add_argument("--step-extra", type=int, default=None, help="the second step's pass-2 rollouts a decision")
     parser.add_argument("--prune", type=float, default=None,
                         help="race the worlds with this pruning threshold (`pimc.Searcher.race`; 0: the flat search)")
     args = parser.parse_args()
@@ -90,13 +103,14 @@ def main() -> None:
         parser.error(f"--seeds wants first:last, got {args.seeds!r}")
     pairs = [0] * 5
     for seed in range(first, last):
-        won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune) for me in (0, 1))
+        won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune, args.worlds,
+                        args.step_extra) for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",
               flush=True)
     estimate = elo_from_pairs(pairs)
-    print(f"{'oracle' if args.oracle else 'honest'} searcher, {2 * sum(pairs)} games: score {estimate.score:.3f}, "
+    print(f"{'oracle ' + args.oracle if args.oracle else 'honest'} searcher, {2 * sum(pairs)} games: score {estimate.score:.3f}, "
           f"pairs {pairs}, Elo {estimate.elo:+.1f} ({estimate.low:+.1f} .. {estimate.high:+.1f}, 95%)")
 
 

@@ -52,13 +52,18 @@ def main():
                         help="race the worlds with this pruning threshold (`pimc.Searcher.race`; 0: the flat search)")
     parser.add_argument("--leaf", type=int, default=None,
                         help="cut 2-seat maumau rollouts at this many decisions, valued by `leaf_value` (0: to the end)")
+    parser.add_argument("--second-step", dest="second_step", action="store_true", default=None,
+                        help="2-seat maumau: search the own next decision too (`second_step.py`)")
+    parser.add_argument("--no-second-step", dest="second_step", action="store_false", help="the flat search")
+    parser.add_argument("--step-extra", type=int, default=None, help="the second step's pass-2 rollouts a decision")
     parser.add_argument("--same-games", action="store_true",
                         help="play the tactician's choices at seat 0 too: the same decisions for every budget")
     args = parser.parse_args()
     for ruleset in args.rulesets.split(","):
         players = PLAYERS.get(ruleset, 2)
         options = OPTIONS.get(ruleset, {})
-        bot, reference, other = SearchBot(args.worlds, args.depth, seed=1, prune=args.prune, leaf=args.leaf), Tactician(), Tactician()
+        bot, reference, other = SearchBot(args.worlds, args.depth, seed=1, prune=args.prune, leaf=args.leaf,
+                                               second_step=args.second_step, step_extra=args.step_extra), Tactician(), Tactician()
         times, ref_times, seed = [], [], 0
         while len(times) < args.decisions and seed < 50:
             state = games.new_game(ruleset, players, seed, **options)
