@@ -1,6 +1,7 @@
 """How much the searcher would gain from knowing the opponent's hand: in-process duplicate games against the tactician.
 
     python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step]
+    python scripts/searcher_ceiling.py --compare new_*.log --against old_*.log
 
 Plays each seed twice (the searcher in seat 0, then in seat 1, the same deal) with the engine alone (no
 server), the searcher with its default budget and search seed = the game's seed, and prints the
@@ -14,20 +15,26 @@ improvement over the tactician's rollouts) limits it.  The oracles are measuring
 only, never a bot option: they replace the bot's world sampler in-process.
 `--prune K` races the worlds (`pimc.Searcher.race`; 0 the flat search).  `--second-step` / `--no-second-step` turn the searcher's second step (`second_step.py`) on or off (default:
 as `searcher.SECOND_STEP` says), so that two codes can be screened on the same deals.  Two
-seats only.  A seed is about 1 s of CPU in `maumau`.
+seats only.  A seed is about 1 s of CPU in `maumau`.  `--compare LOG ... --against LOG ...` reads
+runs' output (the `seed N: k/2` lines; a run may be split over seed ranges) and compares them deal by deal, as
+`pairs_elo.py --against` does for `arena match` logs: the mean difference of the pair scores (0..2) over the
+seeds of both, with its 95% interval, and each side's Elo on those seeds.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
+from pairs_elo import paired  # noqa: E402
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
@@ -82,6 +89,30 @@ def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool
     return state.result().placements[me] == 1
 
 
+def read_pairs(paths) -> dict[int, int]:
+    """{seed: games of the pair the searcher won (0..2)} from runs' output, a seed at most once."""
+    won: dict[int, int] = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            found = re.match(r"seed (\d+): ([012])/2,", line)
+            if found:
+                seed = int(found[1])
+                if seed in won:
+                    raise ValueError(f"seed {seed} twice in {', '.join(map(str, paths))}: do the runs overlap?")
+                won[seed] = int(found[2])
+    return won
+
+
+def compare(mine: dict[int, int], theirs: dict[int, int]) -> str:
+    """The deal-by-deal comparison of two sets of runs on the same seeds, as a line."""
+    n, mean, half = paired(mine, theirs)
+    both = sorted(mine.keys() & theirs.keys())
+    elo = [elo_from_pairs([sum(2 * side[s] == k for s in both) for k in range(5)]) for side in (mine, theirs)]
+    return (f"deal by deal over the {n} seeds of both: {mean:+.3f} ± {half:.3f} pair points (95%); on those seeds "
+            f"Elo {elo[0].elo:+.1f} ({elo[0].low:+.1f} .. {elo[0].high:+.1f}) against {elo[1].elo:+.1f} "
+            f"({elo[1].low:+.1f} .. {elo[1].high:+.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="9000:9100", help="first:last (exclusive) deal seeds")
@@ -96,7 +127,17 @@ def main() -> None:
     parser.add_argument("--step-extra", type=int, default=None, help="the second step's pass-2 rollouts a decision")
     parser.add_argument("--prune", type=float, default=None,
                         help="race the worlds with this pruning threshold (`pimc.Searcher.race`; 0: the flat search)")
+    parser.add_argument("--compare", nargs="+", default=None, help="runs' output to compare (with --against)")
+    parser.add_argument("--against", nargs="+", default=None, help="other runs' output on the same seeds")
     args = parser.parse_args()
+    if args.compare or args.against:
+        if not (args.compare and args.against):
+            parser.error("--compare and --against go together")
+        try:
+            print(compare(read_pairs(args.compare), read_pairs(args.against)))
+        except (OSError, ValueError) as error:
+            parser.error(str(error))
+        return
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
     except ValueError:

@@ -19,3 +19,36 @@ def test_the_oracle_world_is_the_real_state_with_the_stock_shuffled(monkeypatch)
     assert seen["hands"] == real["hands"] and seen["discard"] == real["discard"]  # the opponent's hand is known
     assert Counter(seen["stock"]) == Counter(real["stock"]) and seen["stock"] != real["stock"]  # the order is not
     assert [str(a) for a in world.legal_actions()] == [str(a) for a in state.legal_actions()]
+
+
+def test_the_all_seeing_oracle_is_the_real_state_itself_and_the_hand_oracle_redraws_the_future(monkeypatch):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    state = games.new_game("maumau", 2, 9002)
+    for _ in range(3):
+        state.apply(state.legal_actions()[0])
+    real = state.to_position()
+    world = ceiling.oracle_world({"state": state}, "maumau", "all")(None, random.Random(3), None, state.current, 1)
+    assert world.to_position() == real  # every card, the stock's order and the future reshuffles' seed
+    world.apply(world.legal_actions()[0])
+    assert state.to_position() == real  # a copy: the search's play leaves the real game alone
+    hand = ceiling.oracle_world({"state": state}, "maumau", "hand")(None, random.Random(3), None, state.current, 1)
+    assert hand.to_position()["hands"] == real["hands"] and hand.to_position()["seed"] != real["seed"]
+
+
+def test_compare_reads_runs_by_seed_and_gives_the_mean_difference_deal_by_deal(monkeypatch, tmp_path):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    new, old = tmp_path / "new.log", tmp_path / "old.log"
+    new.write_text("seed 1: 2/2, pairs [0, 0, 0, 0, 1], score 1.000\nseed 2: 1/2, pairs\nseed 3: 2/2, pairs\n"
+                   "oracle all searcher, 6 games: ...\n")
+    old.write_text("seed 1: 1/2, pairs\nseed 2: 1/2, pairs\nseed 4: 0/2, pairs\n")
+    assert ceiling.read_pairs([new]) == {1: 2, 2: 1, 3: 2}
+    line = ceiling.compare(ceiling.read_pairs([new]), ceiling.read_pairs([old]))
+    assert line.startswith("deal by deal over the 2 seeds of both: +0.500 ± 0.980 pair points")
+    twice = tmp_path / "twice.log"
+    twice.write_text("seed 1: 0/2, pairs\n")
+    try:
+        ceiling.read_pairs([new, twice])
+    except ValueError as error:
+        assert "seed 1 twice" in str(error)
+    else:
+        raise AssertionError("an overlapping run was read")

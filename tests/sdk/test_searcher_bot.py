@@ -428,7 +428,7 @@ def test_a_negative_leaf_or_prune_is_refused_in_one_line_before_the_bot_connects
     from pathlib import Path
 
     bot = Path(__file__).resolve().parents[2] / "sample_bots" / "searcher.py"
-    for flag, value in (("--leaf", "-3"), ("--prune", "-0.5"), ("--leaf", "x")):
+    for flag, value in (("--leaf", "-3"), ("--prune", "-0.5"), ("--leaf", "x"), ("--step-extra", "-1")):
         shown = subprocess.run([sys.executable, str(bot), flag, value, "--arena", "127.0.0.1:1"],
                                capture_output=True, text=True, timeout=60)
         assert shown.returncode == 2, (flag, value, shown.stderr)

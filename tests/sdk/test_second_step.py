@@ -110,3 +110,27 @@ def test_a_worlds_value_comes_from_the_action_the_other_worlds_of_its_node_pick(
     # a node with too few worlds keeps the first pass's value
     node.members = node.members[:2]
     assert searcher._value(0, 0.0, node) == 0.0
+
+
+
+def test_the_pass_2_budget_is_the_bots_step_extra_and_caps_the_extra_rollouts():
+    default = searcher_module.SearchBot(worlds=2, seed=5, second_step=True)
+    start_with_options(default, "maumau", 2, {})
+    assert default.games["g"][0].step.extra == second_step.SecondStep().extra == 120
+    asked = searcher_module.SearchBot(worlds=2, seed=5, second_step=True, step_extra=9)
+    start_with_options(asked, "maumau", 2, {})
+    assert asked.games["g"][0].step.extra == 9
+    extras = {}
+    for extra in (0, 9, 40):
+        for bot, turn, _ in positions(7, 3):
+            searcher, _, tracker, history = bot.games["g"]
+            searcher.step = second_step.SecondStep(extra=extra)
+            calls, second = [], []
+            finish, second_pass = searcher._finish, searcher._second_pass
+            searcher._finish = lambda *args: calls.append(bool(second)) or finish(*args)
+            searcher._second_pass = lambda *args: second.append(1) or second_pass(*args)
+            searcher.table(turn.observation, turn.legal, random.Random(4), tracker, history)
+            del searcher._finish, searcher._second_pass
+            assert sum(calls) <= extra  # every pass-2 rollout finishes once
+            extras[extra] = extras.get(extra, 0) + sum(calls)
+    assert extras[40] > extras[0] == 0  # the larger budget is spent
