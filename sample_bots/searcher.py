@@ -107,7 +107,9 @@ POSTERIOR_SWEEPS = 3
 #: (`scripts/searcher_ceiling.py --seeds 20000:20100`): about +15 Elo, inside the noise, for about 1.25 times the CPU.
 SECOND_STEP = frozenset()
 #: The second step's pass-2 rollouts a decision (`second_step.SecondStep.extra`) per ruleset, where it is on
-#: (`--step-extra N`); elsewhere `SecondStep`'s own 120.
+#: (`--step-extra N`); elsewhere `SecondStep`'s own 120.  None by default: with 100 worlds and 260 (87 ms a decision,
+#: the issue's budget) it scored +90.6 (+59.9 .. +122.7) in-process on seeds 13000-13199 (400 games), +0.020 ± 0.105
+#: pair points deal by deal over the default there, about +7 Elo, inside the noise (README, Session 10).
 SECOND_STEP_EXTRA = {}
 #: Rulesets whose worlds give every opponent a hand drawn from `deal_weights.DealPosterior`: whole deals weighted
 #: by the likelihood of each opponent's past choices under the (softened) tactician, until the first reshuffle
