@@ -762,7 +762,11 @@ class LadderDirector:
             self.view.finished += 1
             placements = {s.name: s.placement for s in outcome.seats}
             self.live_elo.update(outcome.ruleset, placements)
-            self.view.live_elo[outcome.ruleset] = self.live_elo.ratings(outcome.ruleset)
+            # Only this game's seats moved: the dashboard's table takes their ratings in place (a copy of
+            # every bot's, each game, cost O(bots) on the games' thread: 1,000 entries at the scale target).
+            shown = self.view.live_elo.setdefault(outcome.ruleset, {})
+            for bot in placements:
+                shown[bot] = self.live_elo.rating(outcome.ruleset, bot)
             ranked = sorted(outcome.seats, key=lambda s: s.placement)
             result = ", ".join(f"{s.name} {_ordinal(s.placement)}" + (" (forfeit)" if s.forfeited else "") for s in ranked)
         else:

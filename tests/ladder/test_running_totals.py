@@ -110,3 +110,28 @@ def test_a_ladder_s_standings_from_its_running_totals_are_the_stores(tmp_path):
             assert director.standings[ruleset] == compute_standings(store, ruleset, director.view.connected)
     finally:
         store.close()
+
+
+def test_the_dashboard_s_live_elo_is_every_bot_s_rating_after_each_run(tmp_path):
+    """The dashboard's live Elo takes only each game's seats (in place, not a copy of every bot's per game):
+    after a ladder, and after a second one that loads the first's history, it shows exactly the ratings of
+    every bot that played, as the director's incremental Elo has them."""
+    import trio
+
+    from test_deals import RULESETS, FakeHandle
+
+    from arena.ladder.director import LadderDirector, LadderSettings
+    db = tmp_path / "ladder.db"
+    for run, games in enumerate((40, 30)):
+        store = LadderStore.open(db)
+        try:
+            director = LadderDirector(store, LadderSettings(
+                players=dict(RULESETS), replays=tmp_path / "replays", max_games=games, handle_signals=False,
+                refit_s=60.0, concurrency=6))
+            trio.run(director, FakeHandle([f"bot{i}" for i in range(7)]))
+            for ruleset in RULESETS:
+                shown = director.view.live_elo[ruleset]
+                assert shown == director.live_elo.ratings(ruleset)  # what a copy of every bot's gave
+                assert set(shown) == {bot for game in store.rated_games(ruleset) for bot in game.placements}
+        finally:
+            store.close()
