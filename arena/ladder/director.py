@@ -541,7 +541,10 @@ class LadderDirector:
                     # (a killed process keeps it; the next result's commit makes it durable on disk).
                     durable=False,
                 )
-                start.after = functools.partial(self._replay_if_started, start, parsed)
+                # The buffer's maker does not reference `start` itself: a call holding a reference to itself
+                # (through its ``after``) is a cycle, and each game's buffer, with its whole replay, lived on
+                # after the game until the collector's next pass over an older generation found it.
+                start.after = functools.partial(self._new_replay, parsed)
                 start_ran: list[float] = []
                 start.before = functools.partial(_note_time, start_ran)
                 try:
@@ -661,13 +664,12 @@ class LadderDirector:
         if self.membership is not None:
             self.membership.ended(game_id)
 
-    def _replay_if_started(self, start: Call, header: Any) -> Any:
-        """A game's `ReplayBuffer`, made on the commit's worker thread once its start is committed
-        (`Call.after`); none when the start was not recorded (a shared ladder's claim lost a seat)."""
+    def _new_replay(self, header: Any) -> Any:
+        """A game's `ReplayBuffer`, made on the commit's worker thread once its start is committed (`Call.after`).
+        A start that was not recorded (a shared ladder's claim lost a seat: ``result`` False) gets one too,
+        dropped unused: `_play_set` reads ``after_result`` only for a recorded start."""
         from arena.replay.buffer import ReplayBuffer
 
-        if not start.result:
-            return None
         return ReplayBuffer(header, self.settings.replay_hash_every)
 
     def replay_text(self, game_id: str) -> bytes | None:

@@ -223,3 +223,31 @@ def test_the_director_serves_a_stored_replay_and_an_older_ladders_file(tmp_path)
         assert director.replay_text("none") is None
     finally:
         store.close()
+
+
+def test_a_finished_game_s_replay_buffer_is_freed_without_the_cycle_collector(tmp_path):
+    """Each game's `ReplayBuffer` (its whole replay) is freed when the game is done, by reference counting:
+    nothing the director makes for a game holds a reference to itself.  A start `Call` whose ``after``
+    referenced that call kept every game's buffer alive, as cyclic garbage, until the collector's next pass
+    over an older generation (on a busy server, many seconds and many games later)."""
+    import gc
+
+    from test_deals import RULESETS
+
+    from arena.replay.buffer import ReplayBuffer
+
+    store = LadderStore.open(":memory:")
+    try:
+        director = LadderDirector(store, LadderSettings(
+            players=dict(RULESETS), replays=tmp_path / "replays", max_games=20, handle_signals=False,
+            refit_s=60.0, concurrency=4))
+        gc.collect()
+        gc.disable()
+        try:
+            trio.run(director, FakeHandle([f"bot{i}" for i in range(6)]))
+            assert director.view.finished == 20
+            assert [o for o in gc.get_objects() if isinstance(o, ReplayBuffer)] == []
+        finally:
+            gc.enable()
+    finally:
+        store.close()
