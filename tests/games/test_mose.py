@@ -668,3 +668,45 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true(
         state = games.new_game("mose", players=players, seed=11, rounds=1, **options)
         phases |= check_clones_along(state, rng, kept_values_are_true)
     assert phases == {"draw", "play", "react", "place"}
+
+
+def test_a_window_is_made_once_with_the_windows_it_leads_to():
+    """Opening a window, passing down it and playing in it make no record (`public.window`): each window
+    keeps the one every seat in its queue would decide in, and its played form."""
+    from arena.games.mose.public import window
+
+    opened = window((2, 3, 0), False)
+    assert opened is window((2, 3, 0), False) and opened.to_dict() == {"queue": [2, 3, 0], "acted": False}
+    assert [(seat, rest.queue) for seat, rest in opened.steps] == [(2, (3, 0)), (3, (0,)), (0, ())]
+    assert all(rest is window(rest.queue, False) and not rest.acted for _, rest in opened.steps)
+    played = opened.played
+    assert played is window((2, 3, 0), True) and played.acted and played.queue == opened.queue
+    assert played.played is played and played.steps == opened.steps
+
+
+def test_every_window_in_play_is_the_one_made_once():
+    from arena.games.mose.public import window
+
+    for players in (2, 4, 7):
+        state = games.new_game("mose", players=players, seed=5, rounds=2)
+        rng = random.Random(players)
+        windows = 0
+        while not state.is_over:
+            if state.window is not None:
+                assert state.window is window(state.window.queue, state.window.acted)
+                windows += 1
+            state.apply(rng.choice(state.legal_actions()))
+        assert windows > 10
+
+
+def test_a_position_whose_window_asks_a_seat_twice_is_refused():
+    state = games.new_game("mose", players=4, seed=3)
+    rng = random.Random(3)
+    while state.window is None or not state.window.queue:
+        state.apply(rng.choice(state.legal_actions()))
+    pos = state.to_position()
+    assert load(pos).window.queue == state.window.queue  # as it is, restored
+    seat = pos["window"]["queue"][0]
+    pos["window"]["queue"] = [seat, seat]
+    with pytest.raises(PositionError, match="distinct seats"):
+        load(pos)

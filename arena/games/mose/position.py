@@ -12,7 +12,8 @@ from typing import Any, Mapping
 
 from arena.games.base import GameError, PositionError
 from arena.games.mose.melds import CARD_ORDER, MeldError, meld_from_dict, wild_rank
-from arena.games.mose.public import Pickup, Window
+from arena.games.mose import public
+from arena.games.mose.public import Pickup
 from arena.games.mose.state import MAX_FALSE_PLAYS, PHASES, RULESET, MoseState
 
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit)
@@ -126,9 +127,13 @@ def _restore_flow(state: MoseState, position: Mapping[str, Any], current: int) -
     window = position.get("window")
     if window is not None:
         queue = window.get("queue") if isinstance(window, Mapping) else None
-        if not isinstance(queue, list) or not all(isinstance(s, int) and s in range(players) for s in queue):
-            raise PositionError(f"'window' must be {{'queue': [seats], 'acted': bool}}, not {window!r}")
-        state.window = Window((*queue,), bool(window.get("acted", False)))
+        if (
+            not isinstance(queue, list)
+            or not all(isinstance(s, int) and s in range(players) for s in queue)
+            or len(set(queue)) != len(queue)
+        ):
+            raise PositionError(f"'window' must be {{'queue': [distinct seats], 'acted': bool}}, not {window!r}")
+        state.window = public.window((*queue,), bool(window.get("acted", False)))
     pending = position.get("pending")
     if pending is not None:
         if not isinstance(pending, Mapping) or pending.get("card") not in state.table or pending.get("back") not in (

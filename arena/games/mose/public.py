@@ -10,6 +10,8 @@ specializes a slot's read, not a NamedTuple field's.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 
 class Pickup:
     """The last pickup (D-14): who picked up, from where (``stock`` or ``pile``), which cards, and ``by``,
@@ -38,13 +40,20 @@ class Pickup:
 
 class Window:
     """An open reaction window: the seats still to be asked, in order, and whether the seat deciding
-    has already played in it."""
+    has already played in it.
 
-    __slots__ = ("queue", "acted")
+    Made once per queue and flag (`window`) and shared: the windows a step can lead to are kept on it,
+    so that opening, passing down and playing in one makes none.  ``steps``: each seat still to be asked,
+    with the window it would decide in (the seats after it); ``played``: this window once its seat has
+    played (``acted``)."""
 
-    def __init__(self, queue: tuple[int, ...], acted: bool = False) -> None:
+    __slots__ = ("queue", "acted", "steps", "played")
+
+    def __init__(self, queue: tuple[int, ...], acted: bool, steps: tuple, played: "Window | None") -> None:
         self.queue = queue
         self.acted = acted
+        self.steps = steps
+        self.played = self if played is None else played
 
     def to_dict(self) -> dict:
         """The position and observation form."""
@@ -52,3 +61,13 @@ class Window:
 
     def __repr__(self) -> str:
         return f"Window({self.queue!r}, acted={self.acted})"
+
+
+@lru_cache(maxsize=4096)
+def window(queue: tuple[int, ...], acted: bool) -> Window:
+    """The window of this queue and flag, made once (a queue holds each seat at most once: there are few).
+    Always called with both arguments: `lru_cache` keeps ``window(q)`` and ``window(q, False)`` apart."""
+    for i in range(len(queue), 0, -1):  # the shorter queues first: each then finds the windows it leads to
+        window(queue[i:], False)
+    steps = tuple([(seat, window(queue[i + 1 :], False)) for i, seat in enumerate(queue)])
+    return Window(queue, acted, steps, None if acted else window(queue, True))

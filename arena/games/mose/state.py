@@ -40,7 +40,7 @@ from arena.games.mose.melds import (
     wild_rank,
 )
 from arena.games.mose.offers import DISCARDS, TableNeeds
-from arena.games.mose.public import Pickup, Window
+from arena.games.mose.public import Pickup, Window, window
 
 RULESET = "mose"
 HAND_SIZE = 7
@@ -607,7 +607,7 @@ class MoseState(GameState):
         else:
             self.phase = "react"
             self.decider = seat
-            self.window = Window(self.window.queue, True)
+            self.window = self.window.played
 
     def _draw_stock(self, seat: int) -> None:
         if not self.stock:
@@ -682,20 +682,20 @@ class MoseState(GameState):
 
     # -- reaction windows ----------------------------------------------------------------
 
-    def _open_window(self, after: int, queue: tuple[int, ...] | None = None) -> None:
+    def _open_window(self, after: int, steps: tuple[tuple[int, Window], ...] | None = None) -> None:
         """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play
-        (a window nobody can use, the usual one, is not even made); with a ``queue``, go on down an open
-        window's queue instead.
+        (a window nobody can use, the usual one, is not even made); with ``steps``, go on down an open
+        window's queue instead (`Window.steps`: each seat with the window it decides in, made once).
 
         Whether a seat has a play is kept per seat (`_can_play`) and worked out here when not known, in
         this frame (a reaction window asks after nearly every draw and play): from the plays when they are
         known, else `offers.may_play` on the hand's mask and the table's needs, and only then whether the
         hand holds a meld, the dearest question.
         """
-        if queue is None:
-            queue = _WINDOW_ORDERS[self.players][after][self.turn]
+        if steps is None:
+            steps = _WINDOW_STEPS[self.players][after][self.turn]
         known = self._can_play
-        for i, seat in enumerate(queue):
+        for seat, rest in steps:
             answer = known[seat]
             if answer is None:
                 plays = self._plays[seat]
@@ -710,7 +710,7 @@ class MoseState(GameState):
                             answer = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, self.hands[seat])
                 known[seat] = answer
             if answer:
-                self.window = Window(queue[i + 1 :])
+                self.window = rest
                 self.phase = "react"
                 self.decider = seat
                 return
@@ -725,7 +725,7 @@ class MoseState(GameState):
                 self.last_pickup = None
             self._open_window(seat)
         else:
-            self._open_window(seat, window.queue)
+            self._open_window(seat, window.steps)
 
     def _note_event(self, seat: int) -> None:
         """Track "directly after a pickup" (D-14): only the pickup's one claimant may act since."""
@@ -821,8 +821,9 @@ def _window_order(players: int, after: int, turn: int) -> tuple[int, ...]:
     return tuple(seat for seat in ((after + i) % players for i in range(1, players)) if seat != turn)
 
 
-#: `_window_order` for every table size, seat and turn: ``_WINDOW_ORDERS[players][after][turn]``.
-_WINDOW_ORDERS = [
-    [[_window_order(players, after, turn) for turn in range(players)] for after in range(players)]
+#: The steps (`Window.steps`) of `_window_order` for every table size, seat and turn:
+#: ``_WINDOW_STEPS[players][after][turn]``.
+_WINDOW_STEPS = [
+    [[window(_window_order(players, after, turn), False).steps for turn in range(players)] for after in range(players)]
     for players in range(11)
 ]
