@@ -39,7 +39,6 @@ from arena.games.mose.melds import (
     segments,
     set_offers,
     set_size_ok,
-    stand_in,
     swap_in,
     token_text,
 )
@@ -133,11 +132,11 @@ def _window_action(k: int, low: int, held: int, wilds: tuple[str, ...]) -> Actio
     part)."""
     suit = SUITS[k]
     free = iter(wilds)
-    tokens = []
+    texts = []
     for i in range(3):
         card = RANK_AT[low + i] + suit
-        tokens.append(_PLAIN[card] if held >> i & 1 else stand_in(next(free), card))
-    return meld_action(tuple(tokens))
+        texts.append(card if held >> i & 1 else f"{next(free)}:{card}")  # the tokens' texts (`token_text`)
+    return Action("meld", (*texts,))
 
 
 @lru_cache(maxsize=16384)
@@ -158,15 +157,24 @@ def _set_actions(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], w
     return tuple(map(meld_action, set_offers(rank, naturals, wilds, wild, decks)))
 
 
-@lru_cache(maxsize=8192)
 def meld_action(tokens: tuple[Token, ...]) -> Action:
-    return Action("meld", tuple(map(token_text, tokens)))
+    """Not kept: its callers keep what they make (`_WINDOW_ACTIONS`, `_natural_run_actions`, `_set_actions`),
+    and a cache of its own would miss nearly every time."""
+    return Action("meld", (*map(token_text, tokens),))
 
 
 @lru_cache(maxsize=8192)
 def layoff_action(meld_id: int, end: str | None, token: Token) -> Action:
     args = (str(meld_id), end, token_text(token)) if end else (str(meld_id), token_text(token))
     return Action("layoff", args)
+
+
+@lru_cache(maxsize=8192)
+def wild_layoff_action(meld_id: int, end: str | None, card: str, stands: str) -> Action:
+    """`layoff_action` of the wild ``card`` standing in for ``stands`` (kept by the texts, without the
+    token: a seat's plays ask one for every run end it holds no natural for)."""
+    text = f"{card}:{stands}"  # the token's text (`token_text`)
+    return Action("layoff", (str(meld_id), end, text) if end else (str(meld_id), text))
 
 
 @lru_cache(maxsize=4096)
@@ -282,15 +290,12 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
                     natural = RANK_AT[p] + meld.suit
                     ends.append((end, natural, CARD_BITS[natural], layoff_action(meld.id, end, _PLAIN[natural])))
                     end_bits |= CARD_BITS[natural]
-        swaps = tuple([t.stands for t in tokens if t.stands is not None])
+        swaps = tuple([stands for _, stands in tokens if stands is not None])  # (a token unpacks as a tuple)
         return MeldFit(meld, end_bits, bool(ends), bits_of(swaps) if swaps else 0, swaps, (*ends,))
-    per_suit = dict.fromkeys(SUITS, 0)
-    for token in meld.tokens:
-        if token.stands is None:
-            per_suit[token.card[1]] += 1
-    n = sum(per_suit.values())
+    suits = [card[1] for card, stands in meld.tokens if stands is None]  # the naturals' suits
+    n = len(suits)
     w = len(meld.tokens) - n
-    open_naturals = tuple(meld.rank + s for s, count in per_suit.items() if count < decks)  # hand order
+    open_naturals = tuple([meld.rank + s for s in SUITS if suits.count(s) < decks])  # hand order
     naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
     swaps = open_naturals if w else ()
     return MeldFit(
@@ -329,11 +334,11 @@ def plays(
                     if mask & bits:
                         actions.append(action)
                     elif first is not None:
-                        actions.append(layoff_action(fit.meld.id, end, stand_in(first, natural)))
+                        actions.append(wild_layoff_action(fit.meld.id, end, first, natural))
             elif fit.bits & mask:
                 actions.extend([action for _, bits, action in plain if mask & bits])
             elif first is not None and fit.takes_wild:
-                actions.append(layoff_action(fit.meld.id, None, stand_in(first, fit.meld.rank)))
+                actions.append(wild_layoff_action(fit.meld.id, None, first, fit.meld.rank))
     if needs.swap_bits & mask:
         actions.extend(swaps(seat, hand, mask, needs, table, wild, decks, owner_may_swap))
     return tuple(actions)
@@ -390,7 +395,7 @@ def placements(hand: tuple[str, ...], mask: int, needs: TableNeeds, card: str, w
         plain = fit.plain
         if plain is None:  # a run: at each free end, the card itself if it is the natural there, else standing in
             for end, natural, _, action in fit.ends:
-                actions.append(action if natural == card else layoff_action(fit.meld.id, end, stand_in(card, natural)))
+                actions.append(action if natural == card else wild_layoff_action(fit.meld.id, end, card, natural))
         else:
             for natural, _, action in plain:
                 if natural == card:  # a set of the wild rank, without this card's suit
@@ -398,7 +403,7 @@ def placements(hand: tuple[str, ...], mask: int, needs: TableNeeds, card: str, w
                     break
             else:
                 if fit.takes_wild:
-                    actions.append(layoff_action(fit.meld.id, None, stand_in(card, fit.meld.rank)))
+                    actions.append(wild_layoff_action(fit.meld.id, None, card, fit.meld.rank))
     with_card = tuple(sorted((*hand, card), key=CARD_ORDER.__getitem__))
     for action in meld_actions(with_card, mask | CARD_BITS[card], wild, decks, first=card):
         if card in [token[:2] for token in action.args]:  # a token's text starts with its card
