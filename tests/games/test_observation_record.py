@@ -89,7 +89,8 @@ def _held(value, found: set) -> set:
     elif isinstance(value, (list, tuple, set, frozenset)):
         for item in value:
             _held(item, found)
-    elif value is not None and not isinstance(value, (int, float, bool, type)):
+    elif value is not None and not isinstance(value, (int, float, bool, type)) and id(value) not in found:
+        found.add(id(value))  # an object once (records may refer to each other: a Mose window to its played form)
         for cls in type(value).__mro__:
             for name in getattr(cls, "__slots__", ()):
                 if hasattr(value, name):
