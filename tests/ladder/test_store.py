@@ -326,9 +326,10 @@ def test_a_group_commit_runs_each_writes_before_ahead_of_it_and_its_after_once_i
 
 def test_a_group_commit_takes_its_writes_steps_side_by_side(db):
     """Writes in steps (`LadderStore.game_started_steps`, `game_ended_steps`) in one group commit: each
-    gets its own result; their reads go to the database together (on PostgreSQL the fenced updates of
-    every result in one round trip, then the commit); and when one of them fails the shared transaction
-    (a result meeting a row another host aborted), each is run again alone."""
+    gets its own result; their reads go to the database together (on PostgreSQL a result reads nothing
+    in a group commit: the whole group and its COMMIT are one message); and when one of them fails the
+    shared transaction (a result meeting a row another host aborted, or one committed before whose
+    reply was lost), each is run again alone, and nothing is counted twice."""
     import functools
 
     from arena.ladder.store.ladder_store import Call
@@ -348,16 +349,51 @@ def test_a_group_commit_takes_its_writes_steps_side_by_side(db):
     calls = [start("s1"), end("r1"), start("s2"), end("r2")]
     store.run_together(calls)
     if db.startswith("postgresql://"):
-        assert store.stats.round_trips - trips == 2  # both fenced updates in one message, then the commit
+        assert store.stats.round_trips - trips == 1  # the fenced updates checked on the server: one message
     assert [(c.result, c.error) for c in calls] == [(True, None), (None, None), (True, None), (None, None)]
     assert store.statuses(["s1", "s2", "r1", "r2"]) == {"s1": "running", "s2": "running", "r1": "finished",
                                                        "r2": "finished"}
+    totals = store.totals("moumou")
+    calls = [end("r1"), end("r2")]  # committed again (their replies lost): nothing changes, no error
+    store.run_together(calls)
+    assert [(c.result, c.error) for c in calls] == [(None, None), (None, None)]
+    assert store.totals("moumou") == totals == store.totals_recomputed("moumou")
     raw(db, "UPDATE games SET status = 'aborted', reason = 'host A died (not rated)' WHERE id = 'swept'")
     calls = [start("s3"), end("swept"), end("r3")]
     store.run_together(calls)
     assert calls[0].result is True and isinstance(calls[1].error, GameClosed) and calls[2].error is None
     assert store.statuses(["s3", "swept", "r3"]) == {"s3": "running", "swept": "aborted", "r3": "finished"}
     assert len(store.rated_games("moumou")) == 3
+    store.close()
+
+
+def test_a_write_that_sends_after_its_last_read_is_refused_and_its_group_commit_stands(postgres_db):
+    """On PostgreSQL a group commit whose writes all ask for their last read (`Read.last`) sends its COMMIT
+    with those reads: a write that then sends more is a bug, refused (the statement would run outside the
+    transaction), and only that write gets the error; the others are committed."""
+    import functools
+
+    from arena.ladder.store.backend import Read
+    from arena.ladder.store.ladder_store import Call
+
+    store = LadderStore.open(postgres_db)
+
+    def bad():
+        yield Read([("SELECT 1", ())], last=True)
+        store.backend.send("INSERT INTO bots (name, token_hash, first_seen) VALUES ('late', NULL, NULL)")
+
+    def good(name):
+        store.backend.send("INSERT INTO bots (name, token_hash, first_seen) VALUES (?, NULL, NULL)", (name,))
+        answer = yield Read([("SELECT COUNT(*) FROM bots WHERE name = ?", (name,))], last=True)
+        return answer.rows[0][0][0]
+
+    calls = [Call(functools.partial(good, "early")), Call(bad)]
+    trips = store.stats.round_trips
+    store.run_together(calls)
+    assert store.stats.round_trips - trips == 1
+    assert calls[0].result == 1 and calls[0].error is None
+    assert isinstance(calls[1].error, RuntimeError)
+    assert [bot["name"] for bot in store.list_bots()] == ["early"]
     store.close()
 
 

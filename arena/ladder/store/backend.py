@@ -39,6 +39,10 @@ class Read:
     statements: list[tuple[str, Sequence[Any]]]
     rows: list[list[tuple] | None] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
+    #: The write's last read: once it is answered the write sends nothing more and raises nothing, so
+    #: the transaction's ``COMMIT`` may go in the same message (`LadderStore.run_together`,
+    #: `Backend.flush`): the write is then committed when its answer comes.
+    last: bool = False
 
 
 #: A write in steps: a generator that yields a `Read` when it needs results, gets it back run, and
@@ -109,8 +113,16 @@ class Backend(ABC):
             read.rows.append(rows)
             read.counts.append(count)
 
-    def flush(self) -> None:
-        """Run the reads `defer` queued (nothing to do where `defer` runs them at once)."""
+    #: True where `flush` can send the transaction's ``COMMIT`` with the reads (PostgreSQL: a write
+    #: transaction whose reads come last costs one round trip, not two).
+    merges_commit: bool = False
+
+    def flush(self, commit: bool = False) -> None:
+        """Run the reads `defer` queued (nothing to do where `defer` runs them at once).
+
+        commit: the reads are the transaction's last statements: commit it with them, in the same
+        message (where `merges_commit`); the transaction's end then sends nothing more, and a
+        statement sent after this raises.  Elsewhere the end commits, as always."""
 
     def result(self, sql: str, parameters: Sequence[Any] = ()) -> tuple[list[tuple] | None, int]:
         """Run one statement: (its rows, or None if it returns none; how many rows it changed)."""

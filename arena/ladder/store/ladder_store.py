@@ -73,6 +73,29 @@ def count_if(condition: str) -> str:
     return f"SUM(CASE WHEN {condition} THEN 1 ELSE 0 END)"
 
 
+def _if_claimed(sql: str, parameters: Sequence[Any], game_id: str) -> tuple[str, list[Any]]:
+    """An ``INSERT INTO t (columns) VALUES (...), ...`` of a game's start as an insert that writes only if the
+    game's seats were claimed in this transaction (its ``seat_claims`` rows exist: a game id is new, so
+    no other transaction's are there), to go in the claim's own read (`LadderStore.game_started_steps`)."""
+    head, values = sql.split(" VALUES ", 1)
+    return (f"{head} SELECT * FROM (VALUES {values}) AS v WHERE EXISTS (SELECT 1 FROM seat_claims WHERE game_id = ?)",
+            [*parameters, game_id])
+
+
+#: What `_or_fail`'s check raises (on PostgreSQL: "invalid input syntax for type integer: ...").
+NOT_RUNNING = "mau-arena: the game had ended already"
+
+
+def _or_fail(update: tuple[str, Sequence[Any]], game_id: str) -> tuple[str, list[Any]]:
+    """A result's fenced ``UPDATE games ... WHERE ... status = 'running'`` (PostgreSQL only: a data-modifying
+    ``WITH``) as one statement that fails when it took no row: the row had ended (a commit whose reply was
+    lost, or a game another host aborted), and the transaction must not go on as if it had not."""
+    sql, parameters = update
+    return (f"WITH ended AS ({sql} RETURNING 1) "
+            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM ended) THEN '1' ELSE ? END AS INTEGER)",
+            [*parameters, f"{NOT_RUNNING} ({game_id})"])
+
+
 def open_backend(db: str | os.PathLike) -> Backend:
     """The backend for a ``--db`` value: a ``postgresql://`` URL, or else a SQLite file path (or ``:memory:``)."""
     from arena.ladder.store.postgres import PostgresBackend, is_postgres_url
@@ -114,6 +137,8 @@ class LadderStore:
         #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
         self.recovered: list[tuple[str, str | None]] = []
         self._siblings: list[LadderStore] = []
+        #: The store this one is a `sibling` of (its game starts' connection), None for a store opened itself.
+        self.sibling_of: LadderStore | None = None
 
     # ---- opening and migrations
 
@@ -160,6 +185,7 @@ class LadderStore:
         if twin is None:
             return self
         sibling = LadderStore(twin)
+        sibling.sibling_of = self
         self._siblings.append(sibling)
         return sibling
 
@@ -248,10 +274,21 @@ class LadderStore:
         """
         steps: list[tuple[Call, Steps]] = [(call, call.result) for call in calls]
         reads: dict[int, Read] = {}
+        committed = False
         while steps:
             held: set[str] = set()
             waiting = []
+            last = True  # every write still stepping asked for its last read in this pass
             for call, generator in steps:
+                if committed:  # the COMMIT went with the last reads: each write only takes its answer
+                    try:
+                        generator.send(reads.pop(id(call)))
+                        call.error = RuntimeError("a write read again after its read marked last")
+                    except StopIteration as done:
+                        call.result = done.value
+                    except Exception as error:  # committed all the same; the caller gets it
+                        call.error = error
+                    continue
                 if not call.keys & held:
                     try:
                         read = generator.send(reads.pop(id(call))) if id(call) in reads else next(generator)
@@ -260,9 +297,17 @@ class LadderStore:
                         continue
                     self.backend.defer(read)
                     reads[id(call)] = read
+                    last = last and read.last
+                else:
+                    last = False  # it reads in a later pass
                 held |= call.keys
                 waiting.append((call, generator))
-            self.backend.flush()
+            if committed:
+                return
+            # The reads of this pass are the transaction's last statements: its COMMIT goes with them
+            # (PostgreSQL: one round trip for a group commit whose writes read once, as the starts').
+            committed = bool(waiting) and last and self.backend.merges_commit
+            self.backend.flush(commit=committed)
             steps = waiting
 
     def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple]:
@@ -391,8 +436,12 @@ class LadderStore:
 
         versions: what each seat's bot declared (Hello.bot_version), in seat order.
         claim: steps run first in the same transaction, on the backend (a shared ladder's seat claims,
-        `SeatClaims.claim_in`); when they return False nothing is recorded and neither is this
-        game: returns False.  The claim is then as durable as the start, in one commit.
+        `SeatClaims.claim_in`: one read, which inserts the game's claim rows when it claims); when they
+        return False nothing is recorded and neither is this game: returns False.  The claim is then as
+        durable as the start, in one commit.  The game's rows go in the claim's own read, each insert
+        guarded by the claim's rows (``WHERE EXISTS``: a refused claim leaves none, so they insert
+        nothing), so the claim's read is the start's last (`Read.last`) and a group commit of starts
+        sends its ``COMMIT`` with them: one round trip (`run_together`).
         """
         statements: list[tuple[str, Sequence[Any]]] = [
             (
@@ -409,11 +458,20 @@ class LadderStore:
                 [value for seat, bot in enumerate(bots)
                  for value in (game_id, seat, bot, versions[seat] if seat < len(versions) else "")],
             ))
-        if claim is not None and not (yield from claim(self.backend)):
-            return False
-        for sql, parameters in statements:
-            self.backend.send(sql, parameters)
-        return True
+        if claim is None:
+            for sql, parameters in statements:
+                self.backend.send(sql, parameters)
+            return True
+        claiming = claim(self.backend)
+        read = next(claiming)
+        read.statements.extend(_if_claimed(sql, parameters, game_id) for sql, parameters in statements)
+        read.last = True
+        answer = yield read
+        try:
+            claiming.send(answer)
+        except StopIteration as done:
+            return bool(done.value)
+        raise RuntimeError("a seat claim reads once")
 
     def game_ended_steps(
         self,
@@ -488,6 +546,19 @@ class LadderStore:
                     ],
                 )
             )
+        if self._together and self.backend.merges_commit:
+            # In a group commit on PostgreSQL the result reads nothing: the fenced update is sent with a check
+            # that fails the transaction if it took no row (a result met an ended row: rare), and everything
+            # else after it, so the group commit is one message with its COMMIT.  `run_together` then runs
+            # each write again on its own, where this takes the steps below and meets the row as it is.
+            self.backend.send(*_or_fail(update, game_id))
+            for sql, parameters in [*statements, *then]:
+                self.backend.send(sql, parameters)
+            if status == "finished":
+                fit_totals.add_game(self.backend, game_id, seats)
+            if replay is not None:
+                self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
+            return
         # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
         # game's host at the same moment either comes first (and this changes nothing) or waits.
         updated = yield Read([update])

@@ -238,6 +238,7 @@ def roll_back(db: Any) -> None:
 class PostgresBackend(Backend):
     dialect = "postgresql"
     paramstyle = "format"
+    merges_commit = True
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
         super().__init__()
@@ -256,6 +257,7 @@ class PostgresBackend(Backend):
             options["application_name"] = f"mau-arena pid {os.getpid()}"
         self._url, self._options = url, options
         self._in_transaction = False
+        self._committed = False  # the open transaction's COMMIT went with its last reads (`flush(commit=True)`)
         self._queued: list[str] = []  # inside a transaction: statements to send with the next one read
         self._deferred: list[tuple[Read, int]] = []  # `defer`red reads, with their first statement's place in _queued
         self._literal = Binder()
@@ -290,6 +292,7 @@ class PostgresBackend(Backend):
 
     def _with_queued(self, sql: str, parameters: Sequence[Any]) -> Any:
         """Inside a transaction: run what waits, then this statement, in one round trip; its cursor."""
+        self._not_committed()
         self.flush()  # deferred reads get their results
         db = self._connection()
         statements, self._queued = self._queued + [self._literal(db, self.sql(sql), parameters)], []
@@ -310,17 +313,21 @@ class PostgresBackend(Backend):
         if not self._in_transaction:
             super().defer(read)
             return
+        self._not_committed()
         db = self._connection()
         self._deferred.append((read, len(self._queued)))
         for sql, parameters in read.statements:
             self.stats.statement(sql)
             self._queued.append(self._literal(db, self.sql(sql), parameters))
 
-    def flush(self) -> None:
+    def flush(self, commit: bool = False) -> None:
         if not self._deferred:
             return
         deferred, self._deferred = self._deferred, []
         statements, self._queued = self._queued, []
+        if commit and self._in_transaction:  # the COMMIT rides with the reads: one round trip for the transaction
+            statements.append("COMMIT")
+            self._committed = True
         self.stats.round_trip()
         found = counted_results(self._connection(), statements)
         for read, first in deferred:
@@ -332,6 +339,7 @@ class PostgresBackend(Backend):
         if not self._in_transaction:
             self.run(sql, parameters)
             return
+        self._not_committed()
         self.stats.statement(sql)
         self._queued.append(self._literal(self._connection(), self.sql(sql), parameters))
 
@@ -342,15 +350,17 @@ class PostgresBackend(Backend):
         self.stats.transaction()
         db = self._connection()
         self._in_transaction = True
+        self._committed = False
         self._queued = ["BEGIN"]  # sent with the first statement: an empty transaction sends nothing
         try:
             try:
                 yield
-                self.flush()
-                if self._queued != ["BEGIN"]:
-                    self._queued.append("COMMIT")
-                    self.stats.round_trip()
-                    run_script(db, self._queued)
+                if not self._committed:  # (else its last reads carried the COMMIT: `flush(commit=True)`)
+                    self.flush()
+                    if self._queued != ["BEGIN"]:
+                        self._queued.append("COMMIT")
+                        self.stats.round_trip()
+                        run_script(db, self._queued)
             except BaseException:
                 roll_back(db)
                 raise
@@ -358,6 +368,14 @@ class PostgresBackend(Backend):
             self._queued = []
             self._deferred = []
             self._in_transaction = False
+            self._committed = False
+
+    def _not_committed(self) -> None:
+        """Refuse a statement after the COMMIT went with the last reads (`flush(commit=True)`): a write that
+        marked its read `Read.last` and then sent more is a bug, and the statement would run outside the
+        transaction."""
+        if self._committed:
+            raise RuntimeError("a statement after the transaction's COMMIT (a Read marked last was not the last)")
 
     def twin(self) -> "PostgresBackend":
         """Another connection to this database (the ladder's game starts: they need not wait behind results)."""
