@@ -44,8 +44,11 @@ read committed), so the count after the locks sees every claim committed before 
 separate statements did.
 
 Round trips: a claim is its start's one read (`backend.Read`), sent with the statements queued
-before it and, in a group commit, with the reads of every other start and result of that commit
-(`LadderStore.run_together`); its rows commit with the start.
+before it and, in a group commit, with the reads of every other start of that commit
+(`LadderStore.run_together`); the start's own rows go in the same read, each insert guarded by the
+claim's rows (a refused claim leaves none, so they write nothing), so the read is the start's last
+(`Read.last`) and the group commit's ``COMMIT`` goes with it: a group commit of starts is one round
+trip (two when two of its starts share a bot: the later one reads after the earlier one's claim).
 A release costs none (its statements go with the result's commit), a load one message on
 the registry's work connection (`HostRegistry.work_connection`).  So a game's seats cost
 no transaction, no durable commit and no worker-thread call of their own.

@@ -488,7 +488,10 @@ class LadderStore:
     ) -> Steps:
         """Commit one game's result, in steps (`run_together` runs them in its transaction, with others;
         `game_ended` in a transaction of its own, durable when it returns): the fenced update is the one
-        read (a second one only when the row had ended already).
+        read (a second one only when the row had ended already).  In a group commit on PostgreSQL it reads
+        nothing: the fenced update fails the shared transaction if it took no row (`_or_fail`), and
+        `run_together` then runs each write again alone, where the cases below apply; so a group commit
+        of results is one message with its ``COMMIT``.
 
         Only a ``running`` row takes a result, and an ended one is never written again (a game
         ends once): the fence that keeps a host which was taken for dead (and whose games another
