@@ -555,12 +555,7 @@ class LadderStore:
             # else after it, so the group commit is one message with its COMMIT.  `run_together` then runs
             # each write again on its own, where this takes the steps below and meets the row as it is.
             self.backend.send(*_or_fail(update, game_id))
-            for sql, parameters in [*statements, *then]:
-                self.backend.send(sql, parameters)
-            if status == "finished":
-                fit_totals.add_game(self.backend, game_id, seats)
-            if replay is not None:
-                self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
+            self._send_end(game_id, status, seats, [*statements, *then], replay)
             return
         # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
         # game's host at the same moment either comes first (and this changes nothing) or waits.
@@ -578,14 +573,18 @@ class LadderStore:
             for sql, parameters in then:
                 self.backend.send(sql, parameters)
             return  # ended already (the same result again, or a second abort): it stands
-        for sql, parameters in [*statements, *then]:
+        self._send_end(game_id, status, seats, [*statements, *then], replay)
+
+    def _send_end(self, game_id: str, status: str, seats: Sequence[SeatRecord],
+                  statements: Sequence[tuple[str, Sequence[Any]]], replay: PackedReplay | None) -> None:
+        """The rest of a result whose fenced update took the running row: its statements, the fit's totals
+        (a game once, when it becomes finished: a running row, just now) and its replay."""
+        for sql, parameters in statements:
             self.backend.send(sql, parameters)
-        # The fit's totals take a game once, when it becomes finished (a running row, just now).
         if status == "finished":
             fit_totals.add_game(self.backend, game_id, seats)
         if replay is not None:
             self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
-
 
     #: The same writes, each in a transaction of its own (returning what its steps return).
     game_started = _in_own_transaction(game_started_steps)
