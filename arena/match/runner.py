@@ -9,6 +9,19 @@ Why it is built this way:
   monotonic stamp taken by whoever read the answer; the scope fires a little
   after the deadline (``late_grace_ms``) so that an answer stamped in time
   but delivered to this task late is still accepted.
+* A seat's clock starts when its request reaches the wire, not when the
+  runner made it (as cutechess starts it when the command is written): a
+  seat with ``clock_starts_on_write`` (`arena.server.seat.RemoteSeat`)
+  reports with each answer when the stream's writer handed the request to
+  the transport (`SeatAnswer.sent_at`), and the seat is charged from there
+  to ``received_at``, so a server that is slow to write (a busy loop, a
+  flood of other clients) never costs the bot its time.  The credit is
+  bounded: the clock starts at the latest ``write_credit_ms`` (100 ms) after
+  the request was made, whether or not it was written by then, so a request
+  that never reaches the wire still ends in a timeout strike, and such a
+  seat's wait gets at most ``write_credit_ms`` more per decision.  Seats
+  without it (the in-process seats of ``arena match --local``) are charged
+  from the moment the request is made, as there is no transport to wait for.
 * Nothing a seat does (raise, hang, disconnect, send garbage) can end the
   game early or escape this function: it becomes a default action and a
   strike, and enough strikes forfeit the seat, which then plays defaults
@@ -20,9 +33,10 @@ Why it is built this way:
   not.  Hence the bound (`max_seat_wait_ms`): over one game the runner
   waits on a seat at most
 
-      first_move_ms + n * (move_ms + increment_ms + late_grace_ms) + bank_ms
+      first_move_ms + n * (move_ms + increment_ms + late_grace_ms + write_credit_ms) + bank_ms
 
-  where n is the number of decisions the seat was asked; a seat that never
+  where n is the number of decisions the seat was asked (``write_credit_ms``
+  is 0 for a seat without ``clock_starts_on_write``); a seat that never
   answers in time (hangs, or keeps dropping) is asked at most
   ``max_strikes`` decisions before it forfeits.  A game lasts at most the
   sum of this over its seats, plus the engine's own time and the courtesy
@@ -73,6 +87,8 @@ log = logging.getLogger("arena.match")
 DEFAULT_MAX_DECISIONS = 50_000
 #: How long the runner waits past a deadline for an answer stamped before it.
 DEFAULT_LATE_GRACE_MS = 50
+#: The most write delay (request made -> handed to the transport) a seat's clock is spared, per request.
+DEFAULT_WRITE_CREDIT_MS = 100
 #: Bound on courtesy calls (game_started, game_ended, notify) so a stuck seat cannot stall a game.
 COURTESY_TIMEOUT_S = 2.0
 #: The abort reason of a game whose result the store refused (``on_result`` raised).
@@ -81,17 +97,21 @@ RESULT_NOT_STORED = "the result could not be stored (server error); the game is 
 MAX_RECONNECTS_PER_DECISION = 3
 
 
-def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS) -> int:
+def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
+                     write_credit_ms: int = DEFAULT_WRITE_CREDIT_MS) -> int:
     """The most time the runner spends waiting on one seat over a game in which it was asked ``decisions`` times.
 
-    Every decision ends by its deadline (limit + bank, plus the late grace),
-    disconnected or not, and the bank only shrinks by what overran: the sum
-    is at most ``first_move_ms + n * (move_ms + increment_ms + late_grace_ms) + bank_ms``.
+    Every decision ends by its deadline (limit + bank, plus the late grace,
+    from the moment the request reached the wire, at most ``write_credit_ms``
+    after it was made), disconnected or not, and the bank only shrinks by
+    what overran: the sum is at most
+    ``first_move_ms + n * (move_ms + increment_ms + late_grace_ms + write_credit_ms) + bank_ms``
+    (pass ``write_credit_ms=0`` for a seat without ``clock_starts_on_write``).
     """
     n = max(0, int(decisions))
     tc = time_control
     first = tc.first_move_ms if n else 0
-    return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms) + tc.bank_ms
+    return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms + write_credit_ms) + tc.bank_ms
 
 
 def per_seat_time_controls(time_control: TimeControl | Sequence[TimeControl], seats: int) -> list[TimeControl]:
@@ -241,6 +261,7 @@ async def play_game(
     resignations: Resignations | None = None,
     max_decisions: int = DEFAULT_MAX_DECISIONS,
     late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
+    write_credit_ms: int = DEFAULT_WRITE_CREDIT_MS,
     clock: Callable[[], float] = time.monotonic,
     prelude: Sequence[Action | str] = (),
 ) -> GameOutcome:
@@ -262,8 +283,10 @@ async def play_game(
     replay is sealed and the seats are told; if it raises, the game is
     aborted instead (`RESULT_NOT_STORED`; the error is logged), ``on_result``
     is called once more with that aborted outcome, and the seats are told
-    it was aborted.  ``clock`` must agree with the
-    seats' ``received_at`` stamps (``trio.current_time`` under a MockClock).
+    it was aborted.  ``write_credit_ms``: how much of the delay between
+    making a request and its write to the wire a seat with
+    ``clock_starts_on_write`` is spared (see the module's docstring).
+    ``clock`` must agree with the seats' ``received_at`` and ``sent_at`` stamps (``trio.current_time`` under a MockClock).
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
 
@@ -289,6 +312,7 @@ async def play_game(
         max_decisions=max_decisions,
         resignations=resignations,
         late_grace_s=late_grace_ms / 1000,
+        write_credit_s=max(0, write_credit_ms) / 1000,
         clock=clock,
     )
     for number, logged in enumerate(prelude, 1):
@@ -314,8 +338,10 @@ class _Game:
     max_decisions: int
     resignations: Resignations | None
     late_grace_s: float
+    write_credit_s: float
     clock: Callable[[], float]
     books: list[_SeatBook] = field(default_factory=list)
+    credits: list[float] = field(default_factory=list)  # per seat: write_credit_s, or 0 (no clock_starts_on_write)
     decisions: int = 0
     started_at: str = ""
     _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
@@ -331,6 +357,8 @@ class _Game:
             _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_controls[i].bank_ms))
             for i, seat in enumerate(self.seats)
         ]
+        self.credits = [self.write_credit_s if getattr(seat, "clock_starts_on_write", False) else 0.0
+                        for seat in self.seats]
 
     # ------------------------------------------------------------------ the game
 
@@ -417,6 +445,7 @@ class _Game:
         budget_s = (limit_ms + book.bank_ms) / 1000
         spent_s = 0.0  # the seat's clock on this decision: it runs while the seat is disconnected too
         reconnects = 0
+        credit_s = self.credits[seat_index]
         book.outcome.decisions += 1
         while True:
             overrun_ms = max(0.0, spent_s * 1000 - limit_ms)
@@ -430,9 +459,9 @@ class _Game:
                 bank_ms=max(0, math.floor(book.bank_ms - overrun_ms)),
                 events=events,
             )
-            sent_at = self.clock()
+            sent_at = self.clock()  # made; the clock of a seat that stamps its writes starts later (below)
             deadline = sent_at + (budget_s - spent_s)
-            reply = await self._collect(seat, request, deadline)
+            reply = await self._collect(seat, request, deadline + credit_s)
             if reply.kind == "disconnected":
                 # Time away is the seat's own: waiting for it to come back never goes past the
                 # decision's deadline, so dropping and resuming buys nothing a hang would not.
@@ -463,7 +492,13 @@ class _Game:
                 return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
             book.away_since = None
             book.gone = False
-            if reply.kind == "timeout" or (reply.kind != "error" and reply.received_at > deadline):
+            start = sent_at
+            if credit_s and reply.kind == "answer":
+                # The seat's clock starts when the request was written, at most credit_s after it was made.
+                written = getattr(reply.answer, "sent_at", 0.0)
+                if written > sent_at:
+                    start = min(written, sent_at + credit_s)
+            if reply.kind == "timeout" or (reply.kind != "error" and reply.received_at > start + (budget_s - spent_s)):
                 verdict = self._strike(
                     book, request, budget_s, limit_ms, "timeout",
                     f"no answer within {limit_ms} ms + {book.bank_ms:.0f} ms bank",
@@ -471,7 +506,7 @@ class _Game:
                 book.outcome.timeouts += 1
                 await self._notify(seat, request, verdict)
                 return verdict
-            spent_s = min(budget_s, spent_s + max(0.0, reply.received_at - sent_at))
+            spent_s = min(budget_s, spent_s + max(0.0, reply.received_at - start))
             if reply.kind in ("malformed", "error"):
                 verdict = self._strike(book, request, spent_s, limit_ms, reply.kind, reply.detail)
                 await self._notify(seat, request, verdict)

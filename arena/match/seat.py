@@ -68,6 +68,9 @@ class SeatAnswer:
     action_text: str
     received_at: float = field(default=0.0)  # time.monotonic() when read off the wire
     bot_error: str = ""  # non-empty: the bot's code failed and its client answered a fallback (Answer.bot_error)
+    #: When the request it answers was handed to the transport (same clock); 0.0: unknown, the runner's own start.
+    #: Only a seat with ``clock_starts_on_write = True`` is believed, and only up to the runner's write credit.
+    sent_at: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,14 @@
 """`RemoteSeat`: one bot session's seat in one game, as the match runner sees it.
 
 The runner owns the clock and the cancel scopes; this class only moves
-messages.  An answer is stamped with the games' clock (``Hub.now``) by the stream
-reader the moment it is read off the wire (`SeatAnswer.received_at`), so
-lateness never depends on when the game task happens to wake up.
+messages.  Both ends of a decision are stamped with the games' clock
+(``Hub.now``) where they touch the wire, never where a game task happens to
+be: the stream's writer stamps a TurnRequest the moment it hands it to the
+transport (`arena.server.sessions.Timed`, first write only), and the stream
+reader stamps an answer the moment it is read.  The answer carries both
+(`SeatAnswer.sent_at`, `SeatAnswer.received_at`), and the runner charges the
+bot the time between them (``clock_starts_on_write``: the runner credits at
+most its ``write_credit_ms`` of write delay).
 
 Answers to a request that is no longer open (timed out, already answered)
 are handed to the runner as stale `SeatAnswer`s naming the old request id:
@@ -21,6 +26,7 @@ import trio
 
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer, SeatDisconnected
 from arena.messages import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_message
+from arena.server.sessions import Timed
 from mau_arena_sdk.wire import pb
 
 if TYPE_CHECKING:
@@ -49,12 +55,15 @@ NOTICE_CODES = {
 class _OpenRequest:
     runner_id: int          # DecisionRequest.request_id, what the runner knows
     wire_id: int            # TurnRequest.request_id, unique within the session
-    message: pb.ArenaMessage
+    message: Timed          # the TurnRequest; its writer stamps ``written_at`` (the bot's clock starts there)
     sent_on: Any = None     # the Connection it was last sent on
 
 
 class RemoteSeat:
     """Implements `arena.match.seat.Seat` (with ``next_answer`` and ``notify``) over a bot's Play stream."""
+
+    #: Answers carry ``sent_at``, when the stream's writer handed the request to the transport.
+    clock_starts_on_write = True
 
     def __init__(self, hub: "Hub", session: "BotSession", game_id: str) -> None:
         self.hub = hub
@@ -181,10 +190,10 @@ class RemoteSeat:
     def _open_request(self, request: DecisionRequest) -> None:
         self._close_open()
         wire_id = self.session.next_wire_id()
-        message = turn_message(
+        message = Timed(turn_message(
             self.game_id, wire_id, request.observation, request.legal, request.move_ms, request.bank_ms, self._names,
             request.events,
-        )
+        ))
         self._open = _OpenRequest(request.request_id, wire_id, message)
         self._answer = None
         self._remember(request.request_id, wire_id)
@@ -235,6 +244,8 @@ class RemoteSeat:
             action_text=answer.action_text,
             received_at=received_at,
             bot_error=answer.bot_error[:MAX_BOT_ERROR],
+            # When the open request was written (0.0 before that, e.g. a guessed id: the runner's own start).
+            sent_at=(open_request.message.written_at or 0.0) if open_request is not None else 0.0,
         )
         if (open_request is not None and wire_id == open_request.wire_id and runner_id > 0
                 and self._answer is None):

@@ -22,7 +22,7 @@ from arena.server.authgate import AuthGate, peer_address
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.live import Crowded
 from arena.server.readpace import ReadPace
-from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub
+from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub, to_write
 from mau_arena_sdk.wire import pb, rpc
 
 if TYPE_CHECKING:
@@ -161,10 +161,12 @@ class ArenaService(rpc.ArenaServicer):
             connection.close()
 
     async def _write(self, context: grpc.aio.ServicerContext, connection: Connection) -> None:
+        now = self.hub.now
         while True:
             message = await connection.outbox.get()
             if message is Connection.CLOSE:
                 return
+            message = to_write(message, now)  # a TurnRequest: the bot's clock starts here, not when it was queued
             try:
                 await context.write(message)
             except Exception as error:

@@ -99,6 +99,10 @@ class Outbox:
             if not waiter.done():
                 waiter.set_result(None)
 
+    def get_nowait(self) -> Any:
+        """The next item at once (IndexError when there is none): for a writer outside asyncio (tests)."""
+        return self._items.popleft()
+
     async def get(self) -> Any:
         while not self._items:
             waiter = self._waiter = asyncio.get_running_loop().create_future()
@@ -108,6 +112,31 @@ class Outbox:
                 if self._waiter is waiter:
                     self._waiter = None
         return self._items.popleft()
+
+
+class Timed:
+    """An outgoing message whose writer records when it hands it to the transport (``written_at``).
+
+    A seat's TurnRequest goes out as one: the bot's clock starts at ``written_at`` (the games' clock,
+    `Hub.now`), so time the request spent in the outbox (a busy loop, a writer behind other messages)
+    is not the bot's.  Only the first write counts: a copy sent again on a resume keeps the first stamp.
+    """
+
+    __slots__ = ("message", "written_at")
+
+    def __init__(self, message: pb.ArenaMessage) -> None:
+        self.message = message
+        self.written_at: Optional[float] = None
+
+
+def to_write(item: Any, now: Callable[[], float]) -> Any:
+    """The message a stream's writer hands to the transport for an outbox item, stamping a `Timed` one
+    (``now()``, the moment before the write) the first time it is written."""
+    if item.__class__ is Timed:
+        if item.written_at is None:
+            item.written_at = now()
+        return item.message
+    return item
 
 
 #: Recent results kept per session to send again on a resume (a bot plays at most `max_games` at once).
@@ -129,7 +158,7 @@ class Connection:
         self.aborted = False       # cut off by the server (abort)
         self.handler: Optional[asyncio.Task] = None   # the Play handler serving this stream
 
-    def send(self, message: pb.ArenaMessage) -> bool:
+    def send(self, message: "pb.ArenaMessage | Timed") -> bool:
         if self.closed:
             return False
         if self.outbox.qsize() >= MAX_OUTBOX:
@@ -209,8 +238,8 @@ class BotSession:
         self._last_wire_id += 1
         return self._last_wire_id
 
-    def send(self, message: pb.ArenaMessage) -> bool:
-        """Queue a message for the bot; False when the bot is not connected (nothing is kept)."""
+    def send(self, message: "pb.ArenaMessage | Timed") -> bool:
+        """Queue a message (or a `Timed` one) for the bot; False when the bot is not connected (nothing is kept)."""
         connection = self.connection
         if connection is None:
             return False
