@@ -19,7 +19,9 @@ from sending a request to the answer's arrival stamp:
   than ``reconnect_ms`` is struck at once on each decision until it is back.
   So a seat is never waited on for more than
   ``first_move_ms + n * (move_ms + increment_ms) + bank_ms`` (plus a 50 ms
-  grace per decision) over n decisions (`arena.match.runner.max_seat_wait_ms`).
+  grace per decision, and for a remote seat at most 100 ms of write delay per
+  decision: its clock starts when its request is written to the wire) over n
+  decisions (`arena.match.runner.max_seat_wait_ms`).
 """
 
 from __future__ import annotations
