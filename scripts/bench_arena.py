@@ -19,7 +19,7 @@ Three figures, loopback only, every bot a separate process:
 3. **overshoot**: bots that always answer too late, at nice 19; how long
    after each deadline the waiting game task was cut off (p50, p99; targets
    p99 <= 2 ms with 8 games, <= 5 ms with 64).  The runner's late-answer
-   grace is set to 0 here, so the figure is the mechanism's own.
+   grace and write credit are set to 0 here, so the figure is the mechanism's own.
 """
 
 from __future__ import annotations
@@ -442,7 +442,7 @@ def overshoot(games: int, seconds: float, warmup: float, deadline_ms: int) -> tu
                     seats = [TimedSeat(handle.seat(name, RULESET, game_id), overshoots, window) for name in pair]
                     try:
                         await play_game(RULESET, {}, rng.randrange(2**31), seats, control, game_id=game_id,
-                                        late_grace_ms=0, max_decisions=400)
+                                        late_grace_ms=0, write_credit_ms=0, max_decisions=400)
                     finally:
                         for seat in seats:
                             seat.inner.release()
