@@ -404,7 +404,7 @@ class Client:
                 self._calls += 1
                 if self._timer is not None:
                     if self._standby is None:
-                        self._start_standby()
+                        self._start_standby(self._timer)
                     if not self._ticking:  # the stand-by thread stops it after a while without bot calls
                         self._ticking = True
                         self._timer.set(self.TICK_S, self.TICK_S)
@@ -444,19 +444,20 @@ class Client:
                 if outgoing is not None:
                     outgoing.put_threadsafe(message)
 
-    def _start_standby(self) -> None:
-        thread = threading.Thread(target=self._stand_by, name="sdk-standby", daemon=True)
+    def _start_standby(self, timer: TimerFd) -> None:
+        # The timer goes in as an argument: the session may end (and `_close` clear `_timer`)
+        # before the new thread first runs, and the thread must still sleep on it, see
+        # `_closing` and leave.
+        thread = threading.Thread(target=self._stand_by, args=(timer,), name="sdk-standby", daemon=True)
         self._standby = -1  # reserved until the thread knows its ident
         self._threads.append(thread)
         thread.start()
 
-    def _stand_by(self) -> None:
+    def _stand_by(self, timer: TimerFd) -> None:
         """Sleep on the timer; when a bot call outlasts it, take the loop over and serve."""
         me = threading.get_ident()
         with self._lock:
             self._standby = me
-        timer = self._timer
-        assert timer is not None
         seen, idle = -1, 0
         while True:
             timer.read()
@@ -528,10 +529,10 @@ class Client:
             outgoing.put_threadsafe(message)
 
     def _close(self) -> None:
-        with self._lock:
+        with self._lock:  # _next_item reads _timer under the lock: never a half-closed view
             self._closing = True
+            timer, self._timer = self._timer, None
         self._finished.set()
-        timer, self._timer = self._timer, None
         if timer is not None:
             timer.set(1e-6)  # wakes the stand-by thread, which sees _closing and leaves
             for thread in self._threads:

@@ -213,6 +213,49 @@ def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypa
     assert order == ["fast", "slow"]
 
 
+def test_a_session_that_ends_before_its_stand_by_thread_first_runs_closes_cleanly(monkeypatch):
+    """The stand-by thread starts with the first bot call; under load it may first run only after
+    the session has ended and `_close` has cleared the client's timer.  It must still leave
+    cleanly (it once read the cleared timer and died on an assertion).  Here the thread is held
+    until the session's clean-up has woken the timer, which forces that interleaving."""
+    import mau_arena_sdk.client
+
+    if mau_arena_sdk.client.TimerFd.create() is None:
+        pytest.skip("no timerfd on this platform: no stand-by thread")
+    closed, errors = threading.Event(), []
+    real_set, real_stand_by = mau_arena_sdk.client.TimerFd.set, Client._stand_by
+
+    def set_timer(timer, first, period=0.0, **kw):
+        real_set(timer, first, period, **kw)
+        if not period:  # the one-shot wake-up of the session's clean-up
+            closed.set()
+
+    def held_stand_by(client, *args):
+        assert closed.wait(10), "the session never closed"
+        try:
+            real_stand_by(client, *args)
+        except BaseException as exc:  # noqa: BLE001 - recorded and asserted below
+            errors.append(exc)
+
+    monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "set", set_timer)
+    monkeypatch.setattr(Client, "_stand_by", held_stand_by)
+
+    def script(hello, inbox, send, stream, context):
+        send(welcome())
+        send(game_started("g1"))
+        send(turn("g1", 1, ["draw"]))
+        _answer(inbox)
+        send(game_ended("g1"))
+        inbox.get(timeout=10)
+
+    with FakeArena(script) as arena:
+        client = Client(Recorder(lambda t: 0), _options(arena, max_games=2, games_limit=1))
+        assert client.serve() == 0
+    assert len(client._threads) == 1
+    client._threads[0].join(10)
+    assert not client._threads[0].is_alive() and errors == []
+
+
 def test_in_game_notices_are_logged_and_the_stream_stays_open(caplog):
     def script(hello, inbox, send, stream, context):
         send(welcome())
