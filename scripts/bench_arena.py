@@ -175,6 +175,7 @@ class Run(NamedTuple):
     server_us: float
     bots_us: float
     games_finished: int = 0
+    strikes: int = 0           # over the games finished (a bot whose answers are refused gets some)
 
 
 def median_of(runs: list[Run], field: str) -> float:
@@ -194,9 +195,14 @@ def bot_command(kind: str, port: int, name: str, max_games: int) -> list[str]:
     return [sys.executable, __file__, "--raw-bot", str(port), name, str(max_games)]
 
 
-def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> Run:
+def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk",
+               min_games: int = 0, timeout_s: float = 120.0) -> Run:
     """Decisions/s over the measuring window, the games finished, and the CPU us per decision of
     the server and of all bot processes together.
+
+    ``min_games`` (the tests' hook) stretches the window past ``seconds`` until that many games
+    have finished in it (at most ``timeout_s`` more): how many games fit in a fixed window depends
+    on how busy the machine is, and a test must not.
 
     The CPU figures (``time.process_time``: every thread of the server process; /proc for the
     bots) depend far less on how busy the rest of the machine is than the rate does.
@@ -216,30 +222,37 @@ def arena_rate(games: int, seconds: float, warmup: float, bots: str = "sdk") -> 
     async def director(handle):
         names = [f"bench{i}" for i in range(count)]
         processes = [subprocess.Popen(bot_command(bots, handle.port, name, per_bot), cwd=ROOT) for name in names]
-        finished = 0
+        finished = strikes = 0
+        progressed = trio.Event()  # set (and replaced) each time a game finishes
         try:
             await handle.wait_for_sessions(names, timeout_s=120)
 
             async def keep_playing(table: int) -> None:
-                nonlocal finished
+                nonlocal finished, strikes, progressed
                 rng = random.Random(table)
                 pair = [names[(2 * table) % count], names[(2 * table + 1) % count]]
                 while True:
-                    await handle.play_game(RULESET, {}, rng.randrange(2**31), pair, control)
+                    outcome = await handle.play_game(RULESET, {}, rng.randrange(2**31), pair, control)
                     finished += 1
+                    strikes += sum(seat.strikes for seat in outcome.seats)
+                    progressed.set()
+                    progressed = trio.Event()
 
             async with trio.open_nursery() as nursery:
                 for table in range(games):
                     nursery.start_soon(keep_playing, table)
                 await trio.sleep(warmup)
                 start, start_count, start_cpu = time.monotonic(), decisions_so_far(handle), time.process_time()
-                start_bots = processes_cpu(processes)
+                start_bots, start_finished = processes_cpu(processes), finished
                 await trio.sleep(seconds)
+                with trio.move_on_after(timeout_s):
+                    while finished - start_finished < min_games:
+                        await progressed.wait()
                 made = decisions_so_far(handle) - start_count
                 elapsed, cpu = time.monotonic() - start, time.process_time() - start_cpu
                 bots_cpu = processes_cpu(processes) - start_bots
                 nursery.cancel_scope.cancel()
-            return Run(made / elapsed, cpu / max(1, made) * 1e6, bots_cpu / max(1, made) * 1e6, finished)
+            return Run(made / elapsed, cpu / max(1, made) * 1e6, bots_cpu / max(1, made) * 1e6, finished, strikes)
         finally:
             await trio.to_thread.run_sync(stop_all, processes)
 
