@@ -104,6 +104,29 @@ def check_invariants(url: str) -> None:
         assert seats[(game, seat)] == bot
 
 
+def running_on(url: str, host: str) -> set[str]:
+    return {game for (game,) in rows(url, "SELECT DISTINCT c.game_id FROM seat_claims c JOIN games g ON g.id = c.game_id "
+                                          "WHERE c.host = %s AND c.released_at IS NULL AND g.status = 'running'", host)}
+
+
+def stop_while_running_games(url: str, host: str, process: subprocess.Popen, timeout: float) -> set[str]:
+    """SIGSTOP the host at a moment it has games running, and return them (the host stays stopped).
+
+    A game seen running may end before a signal lands (these games last a fraction of a second, and
+    on a loaded machine the gap between a read and a kill is long): killing after a read once found
+    no game left to cut.  A stopped host ends none of its games (only it ends them, or a live host
+    once its lease is over), so the games read while it is stopped are the ones a kill cuts; if
+    there are none, it runs on and the next running game is waited for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        poll(lambda: running_on(url, host), max(0.0, deadline - time.monotonic()), f"games running on {host}")
+        os.kill(process.pid, signal.SIGSTOP)
+        cut = running_on(url, host)
+        if cut:
+            return cut
+        os.kill(process.pid, signal.SIGCONT)
+
+
 def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
     names = [chr(ord("A") + i) for i in range(host_count)]
     hosts = {name: start_host(tmp_path, name, url) for name in names}
@@ -132,15 +155,10 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
 
         # kill -9 the first host while it runs games.
         victim, survivors = names[0], names[1:]
-        poll(lambda: rows(url, "SELECT 1 FROM seat_claims c JOIN games g ON g.id = c.game_id WHERE c.host = %s "
-                               "AND c.released_at IS NULL AND g.status = 'running'", victim), 30,
-             f"games running on {victim}")
+        cut = stop_while_running_games(url, victim, hosts[victim].process, 30)
         os.kill(hosts[victim].process.pid, signal.SIGKILL)
         hosts[victim].process.wait(10)
         (killed_at,) = rows(url, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)")[0]
-        cut = {game for (game,) in rows(url, "SELECT DISTINCT c.game_id FROM seat_claims c JOIN games g "
-                                             "ON g.id = c.game_id WHERE c.host = %s AND g.status = 'running'", victim)}
-        assert cut
         poll(lambda: {g for (g,) in rows(url, "SELECT id FROM games WHERE status = 'aborted' AND reason = %s",
                                          f"host {victim} died (not rated)")} >= cut, 30, f"{victim}'s games aborted")
         assert not rows(url, "SELECT 1 FROM seat_claims WHERE host = %s AND released_at IS NULL", victim)
