@@ -58,17 +58,12 @@ from typing import Callable, Optional
 
 from arena.server.config import ServerConfig
 from arena.server.hello import HelloRefused
+from arena.server.peers import peer_address
 
 log = logging.getLogger("arena.server")
 
 #: Names and addresses remembered (accepted tokens, recent refusals); the oldest are forgotten first.
 MAX_REMEMBERED = 4096
-
-
-def peer_address(peer: str) -> str:
-    """``ipv4:127.0.0.1:50312`` -> ``ipv4:127.0.0.1``; ``ipv6:[::1]:5`` -> ``ipv6:[::1]``."""
-    head, _, port = peer.rpartition(":")
-    return head if head and port.isdigit() else peer
 
 
 class FailureWindow:

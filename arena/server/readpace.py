@@ -13,8 +13,8 @@ is answered late instead: `ReadPace` is a token bucket per peer address,
 its turn (a client that waits for its answers is held to the pace), and one
 whose turn is more than ``max_wait_s`` away is refused at once
 (RESOURCE_EXHAUSTED, saying when to try again).  A dashboard polling once a
-second never waits.  Addresses are counted whole, as for the logins; the
-last `MAX_REMEMBERED` addresses are kept.
+second never waits.  Addresses are counted as for the logins (an IPv6
+address by its /64, `arena.server.peers`); the last `MAX_REMEMBERED` are kept.
 """
 
 from __future__ import annotations

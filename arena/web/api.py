@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from arena.server.peers import address_key
 from arena.web.source import BadRequest, Busy, NotFound, NotYet, WebSource
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,10 @@ def _int(request: Request, name: str, default: int) -> int:
 
 
 def reader(request: Request) -> str | None:
-    """The asker's address, for its share of the rebuild budget (its proxy's, unless the app was
+    """The asker's address key (`arena.server.peers`: an IPv6 address by its /64), for its share of the
+    rebuild and watching budgets (its proxy's, unless the app was
     made with ``proxy_hops``, which reads ``X-Forwarded-For``)."""
-    return request.client.host if request.client is not None else None
+    return address_key(request.client.host) if request.client is not None else None
 
 
 def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:

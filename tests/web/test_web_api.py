@@ -12,6 +12,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from arena.games import new_game  # noqa: E402
 from arena.ladder.store import LadderStore, SeatRecord  # noqa: E402
+from arena.server.peers import address_key  # noqa: E402
 from arena.replay import ReplayWriter  # noqa: E402
 from arena.web import WebSource, create_app  # noqa: E402
 
@@ -211,7 +212,8 @@ def test_one_address_gets_only_its_share_of_the_rebuilds_and_behind_a_proxy_each
     source = WebSource(tmp_path / "arena.db", tmp_path / "replays", rebuilds=rebuilds)
     held = threading.Event()
     flooder = "198.51.100.1"
-    taken = [rebuilds.submit(("frames", f"old-{i}"), lambda: held.wait(30), reader=flooder) for i in range(2)]
+    # The flooder's two rebuilds, under the key the app counts its address by (arena.server.peers).
+    taken = [rebuilds.submit(("frames", f"old-{i}"), lambda: held.wait(30), reader=address_key(flooder)) for i in range(2)]
     proxied = {"X-Forwarded-For": flooder}
     with TestClient(create_app(source, proxy_hops=1)) as client:
         refused = client.get("/api/v1/games/g0/replay", headers=proxied)
