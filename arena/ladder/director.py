@@ -496,6 +496,8 @@ class LadderDirector:
             for index, seats in enumerate(rotations):
                 if self.membership is not None:  # a starved host may take these seats first (host balance)
                     await self.membership.hold_off(seats, self._playing_here, self.stopping)
+                    if self.membership.taken(seats, self._reserved):
+                        break  # another host has them now, as a view read since the plan shows: plan again
                 if self.stopping.is_set():
                     break
                 if self.settings.max_games is not None and self._started_games >= self.settings.max_games:

@@ -37,7 +37,7 @@ director waits, `tests/ladder/test_host_balance.py` drives it with made-up times
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Container, Iterable, Mapping
 
 
 class HostBalance:
@@ -51,22 +51,38 @@ class HostBalance:
         self.new_s = new_s
         self.max_quiet_s = max_quiet_s
         self.first_seen: dict[str, float] = {}  # live host -> when it was first seen live (since it last was not)
-        self.played_on: dict[str, set[str]] = {}  # bot -> the hosts it has been claimed on
+        self.played_on: dict[str, set[str]] = {}  # connected bot -> the hosts it has been claimed on (`forget`)
         self.held_since: float | None = None  # the hold going on (every game it defers now shares it)
         self.quiet_until = 0.0                 # no hold before this (after one ran out)
         self.quiet_s = hold_s                  # the next quiet time
         self._hosts: frozenset[str] = frozenset()
         self.holds = self.expired = 0          # holds begun and holds that ran out (for tests and readers)
 
-    def seen(self, hosts: Iterable[str], hosts_of: Mapping[str, Iterable[str]], now: float) -> None:
-        """A read of the cluster: the live hosts, and (bot -> hosts) of the claims it counted first."""
+    def seen(self, hosts: Iterable[str], hosts_of: Mapping[str, Iterable[str]], now: float,
+             present: Container[str] | None = None) -> None:
+        """A read of the cluster: the live hosts, and (bot -> hosts) of the claims it counted first.  present: the
+        bots connected here (None: every bot), the only ones whose hosts are kept: a game here seats no other."""
         live = set(hosts)
         for gone in [name for name in self.first_seen if name not in live]:
             del self.first_seen[gone]
         for name in live:
             self.first_seen.setdefault(name, now)
+        played_on = self.played_on
         for bot, names in hosts_of.items():
-            self.played_on.setdefault(bot, set()).update(names)
+            if present is None or bot in present:
+                played_on.setdefault(bot, set()).update(names)
+
+    def forget(self, bots: Iterable[str]) -> None:
+        """These bots left this host: what the claims said of them goes (`played_on` holds connected bots only,
+        not every bot the ladder ever had).  One that comes back is learnt again from its next claims; until
+        then no game of it waits for another host that is not new."""
+        played_on = self.played_on
+        for bot in bots:
+            played_on.pop(bot, None)
+
+    def keep_only(self, bots: Container[str]) -> None:
+        """Forget every bot not among these (the connected bots, when it is not known which left)."""
+        self.forget([bot for bot in self.played_on if bot not in bots])
 
     def can_seat(self, host: str, bots: Iterable[str], now: float) -> bool:
         """Whether ``host`` can be taken to seat these bots: it is new, or every one has been claimed there."""

@@ -43,7 +43,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 import trio
 
@@ -54,10 +54,6 @@ from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.hosts import HostRegistry, default_host_name
 
 log = logging.getLogger("arena.ladder")
-
-#: While a game waits for a starved host (`Membership.hold_off`), the least time between two reads of the
-#: cluster's view it asks for.
-_HOLD_LOOK_S = 0.05
 
 
 @dataclass
@@ -89,7 +85,7 @@ class Membership:
         self._synced: ClusterLoad | None = None  # the view the scheduler's fairness counts were taken from
         self._unsynced: list[ClusterLoad] = []   # the views read since, whose new counts it has not had yet
         self._wanted: trio.Event | None = None   # a planning round asked for a fresh view
-        self._names: Iterable[str] = ()       # the connected bots at the last round (their bot_slots rows)
+        self._names: Collection[str] = ()     # the connected bots at the last round (their bot_slots rows)
         self._left_out = False                # the last round left out bots without their bot_slots row
         self.balance: HostBalance | None = None  # whether a planned game waits for a starved host (`hold_off`)
         self._viewed = trio.Event()           # set (and made anew) at each view read, for `hold_off`
@@ -217,27 +213,55 @@ class Membership:
         self.load = load
         self._unsynced.append(load)
         if self.balance is not None:
-            self.balance.seen(load.hosts, load.hosts_of, trio.current_time())
+            self.balance.seen(load.hosts, load.hosts_of, trio.current_time(), self._names)
         self._viewed.set()
         self._viewed = trio.Event()
 
     async def hold_off(self, bots: Sequence[str], running: Callable[[], int], stopping: trio.Event) -> None:
         """Before a planned game of these bots claims its seats: wait while a starved live host may take them
         instead (`arena.ladder.host_balance`), for at most the hold's time.  running(): the games this host
-        plays now.  Re-checked at each view read, asked for at most every `_HOLD_LOOK_S` while it waits."""
+        plays now.
+
+        Re-checked at each view read that the planning rounds ask for anyway (each game's end here, each
+        other host's release, at least every second): a waiting game asks for none of its own, except one
+        when its hold's time is up, so that a hold runs out only on a view read after its time (the starved
+        host may have taken the bots meanwhile).  Until the tenth session's last change every waiting game
+        asked for a read every 50 ms, some 10% more reads of the cluster's view with three hosts."""
         balance = self.balance
         while balance is not None and not stopping.is_set():
             load = self.load
             if load is None:
                 return  # the database cannot say: the claim decides (and fails while it is away)
-            until = balance.hold_until(running(), load.hosts, trio.current_time(), bots)
+            now = trio.current_time()
+            until = balance.hold_until(running(), load.hosts, now, bots)
             if until is None:
                 return
-            if self._wanted is not None:
-                self._wanted.set()
-            with trio.move_on_at(min(until, trio.current_time() + 0.5)):  # (a stop is seen within that)
-                await self._viewed.wait()
-                await trio.sleep(_HOLD_LOOK_S)  # a few reads a second while games wait, not one after the other
+            viewed = self._viewed
+            with trio.move_on_at(min(until, now + 0.5)):  # (a stop is seen within that)
+                await viewed.wait()
+            if viewed is self._viewed and trio.current_time() >= until:
+                # Its time is up on a view read before it: judge it on the next one (none comes while the
+                # database is away: then it runs out, and the claim decides).
+                self._ask()
+                with trio.move_on_after(max(0.5, self.settings.heartbeat_s)):
+                    await self._viewed.wait()
+
+    def taken(self, bots: Sequence[str], reserved: Mapping[str, int]) -> bool:
+        """Whether the view read last shows one of these bots at its cap already, counting its claims on the other
+        hosts and ``reserved`` (the games the director runs or starts for each bot here, this one included): its
+        claim would be refused (typically a game held for a starved host that took its bots meanwhile), so it is
+        not sent.  The planning round that seated them read the same or an older view."""
+        load, slots = self.load, self._slots
+        if load is None:
+            return False
+        busy = load.busy
+        return any(busy.get(bot, 0) + reserved.get(bot, 0) > (min(slots[bot][0], self._cap) if bot in slots else 1)
+                   for bot in bots)
+
+    def _ask(self) -> None:
+        """Ask `watch` for a read of the cluster's view."""
+        if self._wanted is not None:
+            self._wanted.set()
 
     def adjust(self, scheduler: Scheduler, slots: Mapping[str, tuple[int, int, Sequence[str]]],
                changed: Iterable[str] | None, reserved: Mapping[str, int], smallest_table: int,
@@ -256,8 +280,12 @@ class Membership:
         """
         assert self.claims is not None
         self._names = slots
-        if self._wanted is not None:
-            self._wanted.set()
+        if self.balance is not None:  # what the claims said of bots that left goes with them
+            if changed is None:
+                self.balance.keep_only(slots)
+            else:
+                self.balance.forget([name for name in changed if name not in slots])
+        self._ask()
         load = self.load
         if load is None:
             return None

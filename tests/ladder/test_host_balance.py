@@ -4,7 +4,16 @@ each time) when nobody takes its games, until the balance moves or the live host
 
 from __future__ import annotations
 
+import random
+
+import trio
+import trio.testing
+
+from arena.ladder.candidates import CandidatePool
 from arena.ladder.host_balance import HostBalance
+from arena.ladder.membership import ClusterSettings, Membership
+from arena.ladder.scheduler import Scheduler
+from arena.ladder.store.claims import ClusterLoad
 
 
 def test_a_host_with_its_share_defers_only_to_a_host_with_less_than_half_of_its_own():
@@ -85,3 +94,74 @@ def test_a_game_waits_only_for_a_host_that_is_new_or_where_all_its_bots_have_pla
     a.seen(hosts, {}, now=11.0)
     assert a.first_seen["B"] == 11.0
     assert a.can_seat("B", ["z"], now=16.9) and not a.can_seat("B", ["z"], now=17.0)
+
+
+class _Claims:
+    """The part of `SeatClaims` a host's planning uses, with the cluster's view scripted: every read counted."""
+
+    def __init__(self, view: ClusterLoad, bots: set[str] = set()) -> None:
+        self.view = view
+        self.known = set(bots)
+        self.reads = 0
+
+    def load(self, since: float, bots: list[str]) -> ClusterLoad:
+        self.reads += 1
+        return ClusterLoad(busy=dict(self.view.busy), hosts=dict(self.view.hosts), slots=self.view.slots)
+
+
+def _member(claims: _Claims, hold_s: float = 2.0) -> Membership:
+    member = Membership(ClusterSettings(url="postgresql://unused", hold_s=hold_s), concurrency=3)
+    member.claims = claims  # type: ignore[assignment]
+    member.balance = HostBalance("A", 3, hold_s=hold_s)
+    return member
+
+
+def test_a_held_game_reads_the_cluster_once_when_its_time_is_up_not_every_few_milliseconds():
+    """A game held for a starved host is judged again at the views the planning rounds read anyway; it asks for
+    one read of its own, when its time is up, so that it runs out on a view read after its time.  (It used to ask
+    for a read every 50 ms while it waited: 40 reads in this hold.)"""
+    claims = _Claims(ClusterLoad(hosts={"A": (3, 1), "B": (3, 0)}, slots=6))  # B stays starved: the hold runs out
+
+    async def main() -> None:
+        member = _member(claims)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(member.watch, lambda: None)
+            while member.load is None:  # the first view (asked for when the watch starts)
+                await trio.testing.wait_all_tasks_blocked()
+            began = trio.current_time()
+            await member.hold_off(["x", "y"], lambda: 1, trio.Event())
+            assert trio.current_time() - began >= 2.0
+            nursery.cancel_scope.cancel()
+        assert member.balance is not None and (member.balance.holds, member.balance.expired) == (1, 1)
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert claims.reads == 2  # the first view, and the one asked for when the hold's time was up
+
+
+def test_what_the_claims_said_of_bots_is_kept_only_while_they_are_connected():
+    """`HostBalance.played_on` (bot -> the hosts it was claimed on) held every bot a long ladder ever had; now a
+    bot's entry goes when it leaves this host, and a view read before it left adds nothing after it did."""
+    scheduler = Scheduler({"r": 2}, rng=random.Random(1))
+    pool = CandidatePool()
+    cluster = {"A": (3, 0), "B": (3, 1)}
+
+    async def main() -> None:
+        member = _member(_Claims(ClusterLoad(hosts=cluster, slots=6)))
+        assert member.claims is not None and member.balance is not None
+        connected: dict[str, tuple[int, int, tuple[str, ...]]] = {"stays": (1, 0, ("r",))}
+        for i in range(50):
+            bot = f"bot{i}"
+            member.claims.known.update(connected, [bot])
+            connected[bot] = (1, 0, ("r",))
+            member.adjust(scheduler, connected, {bot}, {}, 2, 1, pool)  # it arrived
+            member.take_view(ClusterLoad(hosts=cluster, slots=6, hosts_of={bot: {"B"}, "stays": {"B"}}))
+            assert member.balance.played_on[bot] == {"B"}
+            del connected[bot]
+            member.adjust(scheduler, connected, {bot}, {}, 2, 1, pool)  # it left
+            member.take_view(ClusterLoad(hosts=cluster, slots=6, hosts_of={bot: {"A"}}))  # read before it left
+        assert member.balance.played_on == {"stays": {"B"}}
+        member.balance.played_on["gone"] = {"B"}
+        member.adjust(scheduler, connected, None, {}, 2, 1, pool)  # every bot looked at
+        assert set(member.balance.played_on) == {"stays"}
+
+    trio.run(main)
