@@ -5,7 +5,9 @@ each time) when nobody takes its games, until the balance moves or the live host
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
+import pytest
 import trio
 import trio.testing
 
@@ -106,17 +108,30 @@ class _Claims:
 
     def load(self, since: float, bots: list[str]) -> ClusterLoad:
         self.reads += 1
+        self.known.update(bots)  # (`SeatClaims.ensure_bots`)
         return ClusterLoad(busy=dict(self.view.busy), hosts=dict(self.view.hosts), slots=self.view.slots)
+
+
+@pytest.fixture
+def inline_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The membership's database calls run inline, not on worker threads: the scripted view costs nothing, and
+    trio's mock clock then moves only when every task waits on it (a thread's real time would race it)."""
+
+    async def run_sync(fn, *args, limiter=None, abandon_on_cancel=False):  # noqa: ARG001
+        return fn(*args)
+
+    monkeypatch.setattr(trio.to_thread, "run_sync", run_sync)
 
 
 def _member(claims: _Claims, hold_s: float = 2.0) -> Membership:
     member = Membership(ClusterSettings(url="postgresql://unused", hold_s=hold_s), concurrency=3)
     member.claims = claims  # type: ignore[assignment]
+    member.registry = SimpleNamespace(name="A")  # type: ignore[assignment]
     member.balance = HostBalance("A", 3, hold_s=hold_s)
     return member
 
 
-def test_a_held_game_reads_the_cluster_once_when_its_time_is_up_not_every_few_milliseconds():
+def test_a_held_game_reads_the_cluster_once_when_its_time_is_up_not_every_few_milliseconds(inline_threads):
     """A game held for a starved host is judged again at the views the planning rounds read anyway; it asks for
     one read of its own, when its time is up, so that it runs out on a view read after its time.  (It used to ask
     for a read every 50 ms while it waited: 40 reads in this hold.)"""
@@ -126,8 +141,8 @@ def test_a_held_game_reads_the_cluster_once_when_its_time_is_up_not_every_few_mi
         member = _member(claims)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(member.watch, lambda: None)
-            while member.load is None:  # the first view (asked for when the watch starts)
-                await trio.testing.wait_all_tasks_blocked()
+            await trio.testing.wait_all_tasks_blocked()
+            assert member.load is not None  # the first view (asked for when the watch starts)
             began = trio.current_time()
             await member.hold_off(["x", "y"], lambda: 1, trio.Event())
             assert trio.current_time() - began >= 2.0
@@ -165,3 +180,29 @@ def test_what_the_claims_said_of_bots_is_kept_only_while_they_are_connected():
         assert set(member.balance.played_on) == {"stays"}
 
     trio.run(main)
+
+
+def test_a_host_alone_reads_the_cluster_at_most_every_second_and_at_once_for_a_bot_without_its_row(inline_threads):
+    """A host alone (no other live host, no claim of one) has nothing to learn from the cluster's view but new bots'
+    rows: rounds every 0.1 s read it at most once a second (it was once a round), a new bot at once."""
+    claims = _Claims(ClusterLoad(hosts={"A": (3, 0)}, slots=3))
+    scheduler = Scheduler({"r": 2}, rng=random.Random(1))
+    pool = CandidatePool()
+
+    async def main() -> None:
+        member = _member(claims)
+        connected = {"old": (1, 0, ("r",))}
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(member.watch, lambda: None)
+            for _ in range(30):  # 3 s of planning rounds, each asking for a view
+                member.adjust(scheduler, connected, set(), {}, 2, 1, pool)
+                await trio.sleep(0.1)
+            assert 3 <= claims.reads <= 4
+            reads, began = claims.reads, trio.current_time()
+            connected["new"] = (1, 0, ("r",))
+            member.adjust(scheduler, connected, {"new"}, {}, 2, 1, pool)
+            await trio.testing.wait_all_tasks_blocked()
+            assert claims.reads == reads + 1 and trio.current_time() == began and "new" in claims.known
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
