@@ -55,6 +55,15 @@ from arena.ladder.store.hosts import HostRegistry, default_host_name
 
 log = logging.getLogger("arena.ladder")
 
+#: A bot whose game ended on another host is planned here only once a view read this long after the one that first
+#: showed it free still does (`Membership.take_view`).  The host where the game ended seats it again at once from
+#: its own books, and its claim commits some tens of milliseconds later: a host that planned the bot from a view
+#: read in between sent a claim that was refused.  With every bot on three hosts (`bench_ladder.py --hosts 3
+#: --follow-hosts`) that was about two refused claims a finished game, each a start's statements, its worker-thread
+#: call and its replay buffer for nothing.  A host that leaves its game to a starved one (host balance) holds it
+#: for `--host-hold` (2 s), far longer.
+_FREED_ELSEWHERE_S = 0.25
+
 #: A host alone on its ladder (the last view showed no other live host, nor any claim of one) reads the cluster's
 #: view at most this often, unless a bot waits for its row or another host is live (`Membership.watch`).
 _ALONE_READ_S = 1.0
@@ -95,6 +104,10 @@ class Membership:
         self.balance: HostBalance | None = None  # whether a planned game waits for a starved host (`hold_off`)
         self._viewed = trio.Event()           # set (and made anew) at each view read, for `hold_off`
         self._hurry = trio.Event()            # a host alone: read the next view without waiting (`watch`)
+        #: Each bot's open claims on the other hosts as planning counts them (`take_view`): the view's, except that a
+        #: bot another host freed counts as before until a view read `_FREED_ELSEWHERE_S` later still shows it free.
+        self.elsewhere: Mapping[str, int] = {}
+        self._freed_elsewhere: dict[str, tuple[int, float]] = {}  # bot -> (its count before, until when)
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call on the registry's connection (lease, live hosts, sweeps)."""
@@ -201,6 +214,7 @@ class Membership:
             self._wanted = trio.Event()
             names = list(self._names)
             known = set(self.claims.known)
+            read_at = trio.current_time()
             try:
                 load: ClusterLoad = await self._claims_call(self.claims.load, self.since, names)
             except Exception as error:
@@ -209,10 +223,10 @@ class Membership:
                 self.load = None
                 await trio.sleep(self.settings.heartbeat_s / 2)  # asked again by the next round
                 continue
-            before = self.load
-            self.take_view(load)
-            if (before is None or not known.issuperset(names)
-                    or any(load.busy.get(bot, 0) < n for bot, n in before.busy.items())):
+            first, before = self.load is None, self.elsewhere
+            self.take_view(load, read_at)
+            if (first or not known.issuperset(names)
+                    or any(self.elsewhere.get(bot, 0) < n for bot, n in before.items())):
                 kick()
             if not load.busy and all(name == self.name for name in load.hosts):
                 # This host alone: the view holds nothing it does not count itself (its own games, from the
@@ -223,9 +237,24 @@ class Membership:
                     await self._hurry.wait()
                 self._hurry = trio.Event()
 
-    def take_view(self, load: ClusterLoad) -> None:
+    def take_view(self, load: ClusterLoad, read_at: float | None = None) -> None:
         """A read of the cluster's view (`SeatClaims.load`): the next planning round plans from it, and hands
-        the scheduler the counts it and the reads before it since the last round counted first."""
+        the scheduler the counts it and the reads before it since the last round counted first.  read_at: when
+        the read began (default now), for `elsewhere`."""
+        now = trio.current_time()
+        read_at = now if read_at is None else read_at
+        waiting = self._freed_elsewhere
+        for bot in [bot for bot, (_n, until) in waiting.items() if until <= read_at]:
+            del waiting[bot]
+        if self.load is not None:
+            for bot, n in self.load.busy.items():
+                if load.busy.get(bot, 0) < n and bot not in waiting:
+                    waiting[bot] = (n, read_at + _FREED_ELSEWHERE_S)
+        if waiting:
+            busy = load.busy
+            self.elsewhere = {**busy, **{bot: max(n, busy.get(bot, 0)) for bot, (n, _until) in waiting.items()}}
+        else:
+            self.elsewhere = load.busy
         self.load = load
         self._unsynced.append(load)
         if self.balance is not None:
@@ -317,7 +346,14 @@ class Membership:
             changed, self._left_out = None, True
         elif self._left_out:
             changed, self._left_out = None, False
-        return pool.refresh(slots, changed, reserved, self._cap, load.busy)
+        return pool.refresh(slots, changed, reserved, self._cap, self.elsewhere)
+
+    def wakeup_in(self) -> float | None:
+        """Seconds until a bot freed on another host may be planned here (`elsewhere`), or None: the director plans
+        again then, and that round's view read lets it."""
+        now = trio.current_time()
+        due = [until for _n, until in self._freed_elsewhere.values() if until > now]
+        return min(due) - now if due else None  # (past its time, a bot waits for the view that round asked for)
 
     def _sync_counts(self, scheduler: Scheduler) -> None:
         """Give the scheduler the games and pairings of every host that the views read since the last

@@ -206,3 +206,33 @@ def test_a_host_alone_reads_the_cluster_at_most_every_second_and_at_once_for_a_b
             nursery.cancel_scope.cancel()
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_a_bot_freed_on_another_host_is_planned_here_only_once_a_later_view_still_shows_it_free():
+    """The host where a game ended seats its bots again at once; a view read here before that host's claim
+    committed shows them free, and a claim from it was refused (two a finished game with every bot on three
+    hosts).  So a bot another host freed counts as busy until a view read a moment later still shows it free."""
+    scheduler = Scheduler({"r": 2}, rng=random.Random(1))
+    pool = CandidatePool()
+    cluster = {"A": (3, 1), "B": (3, 2)}
+    connected = {bot: (1, 0, ("r",)) for bot in ("x", "y", "z", "w")}
+
+    def free(member: Membership) -> set[str]:
+        planned = member.adjust(scheduler, connected, None, {}, 2, 1, pool)
+        assert planned is not None
+        return {name for name, c in planned.candidates.items() if c.free > 0}
+
+    async def main() -> None:
+        member = _member(_Claims(ClusterLoad(hosts=cluster, slots=6), bots=set(connected)))
+        member.take_view(ClusterLoad(hosts=cluster, slots=6, busy={"x": 1, "y": 1, "z": 1}), read_at=10.0)
+        assert free(member) == {"w"}
+        member.take_view(ClusterLoad(hosts=cluster, slots=6, busy={"z": 1}), read_at=10.1)  # B freed x and y
+        assert free(member) == {"w"} and member.elsewhere == {"x": 1, "y": 1, "z": 1}
+        assert member.wakeup_in() == pytest.approx(10.35)  # (the mock clock is at 0)
+        member.take_view(ClusterLoad(hosts=cluster, slots=6, busy={"y": 1, "z": 1}), read_at=10.2)  # B seated y
+        assert free(member) == {"w"}
+        member.take_view(ClusterLoad(hosts=cluster, slots=6, busy={"y": 1, "z": 1}), read_at=10.35)  # still free: x
+        assert free(member) == {"x", "w"} and member.elsewhere == {"y": 1, "z": 1}
+        assert member.wakeup_in() is None
+
+    trio.run(main, clock=trio.testing.MockClock())
