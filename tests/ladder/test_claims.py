@@ -106,6 +106,29 @@ def test_a_claim_is_refused_whole_for_a_bot_at_its_cap_or_being_claimed_and_its_
     store.close()
 
 
+def test_a_heartbeat_does_not_wait_for_a_claim_in_flight_and_a_sweep_still_skips_its_host(postgres_db):
+    """A claim holds its host's row FOR KEY SHARE until its start commits (schema step 8; FOR SHARE before): the
+    host's heartbeat renews the lease beside it (it waited for every start in flight, and the starts after it
+    waited for the heartbeat), while a sweep's FOR UPDATE SKIP LOCKED still passes the host by."""
+    import psycopg
+
+    store = LadderStore.open(postgres_db, shared=True)  # the schema, at this code's version
+    registry, claims = host(postgres_db, "A")
+    claims.ensure_bots(["x", "y"])
+    with psycopg.connect(postgres_db) as start, psycopg.connect(postgres_db, autocommit=True) as sweeper:
+        assert start.execute("SELECT mau_claim_seats('g1', 'moumou', 'A', ARRAY['x', 'y'], ARRAY[1, 1])"
+                             ).fetchone() == (True,)  # in flight: its transaction is open
+        with registry.connection() as db:
+            db.execute("SET lock_timeout = '2s'")  # a wait for the claim fails the heartbeat instead of hanging
+        assert registry.heartbeat() == "live"
+        assert sweeper.execute("SELECT name FROM hosts WHERE name = 'A' FOR UPDATE SKIP LOCKED").fetchall() == []
+        start.commit()
+    with registry.connection() as db:
+        assert db.execute("SELECT game_id, bot FROM seat_claims ORDER BY bot").fetchall() == [("g1", "x"), ("g1", "y")]
+    registry.close()
+    store.close()
+
+
 def test_a_host_is_dead_only_without_lease_and_lock_and_then_its_games_are_aborted(postgres_db):
     store = LadderStore.open(postgres_db, shared=True)
     survivor, _ = host(postgres_db, "live", lease_s=60)

@@ -65,12 +65,17 @@ from arena.ladder.store.hosts import NOW, SEATS_FREED, SEATS_LOCK, HostRegistry
 from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, results, roll_back
 
 
+def _claim_function(host_lock: str) -> str:
+    """`CLAIM_FUNCTION` with the lock it takes on its host's row (a released schema step keeps its own text)."""
+    return _CLAIM_FUNCTION.replace("FOR SHARE;", f"{host_lock};")
+
+
 #: A seat claim, whole (steps 1-3 above and the rows), as one server-side function (schema step 7): true
 #: when every seat is claimed, false when nothing was (this host's lease lapsed, a bot is being claimed by
 #: another transaction, or a bot would go over its cap).  Keep it equivalent to the statements it replaced
 #: (`tests/ladder/test_claims.py` checks the refusals and the audit rows).  No ``?`` in it: the shared
-#: SQL's placeholder.
-CLAIM_FUNCTION = f"""
+#: SQL's placeholder.  Step 7's text, with ``FOR SHARE`` on the host's row.
+_CLAIM_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION mau_claim_seats(p_game TEXT, p_ruleset TEXT, p_host TEXT, p_bots TEXT[], p_caps INTEGER[])
 RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $claim$
 DECLARE
@@ -103,6 +108,14 @@ BEGIN
 END
 $claim$
 """
+
+#: Schema step 7's claim function: its host's row ``FOR SHARE``, which made the host's heartbeat (an update of
+#: its lease, ``FOR UPDATE`` first) wait for every start in flight, and the starts behind the heartbeat.
+CLAIM_FUNCTION_7 = _claim_function("FOR SHARE")
+#: The claim function since step 8: ``FOR KEY SHARE``, which a heartbeat's update of the lease (``FOR NO KEY
+#: UPDATE``: no key column changes) does not wait for, while a sweep (``FOR UPDATE SKIP LOCKED``) still skips
+#: a host with a claim in flight, so a claim and a sweep of its host never interleave.
+CLAIM_FUNCTION = _claim_function("FOR KEY SHARE")
 
 
 #: A release, whole, as one server-side function (schema step 7): under `hosts.SEATS_LOCK` shared (the

@@ -250,7 +250,10 @@ class HostRegistry:
         try:
             with self.connection() as db:
                 with db.transaction():
-                    row = db.execute("SELECT state FROM hosts WHERE name = %s FOR UPDATE", (self.name,)).fetchone()
+                    # FOR NO KEY UPDATE (the lease and state are no key): the starts' claims hold this row FOR KEY
+                    # SHARE (schema step 8), and neither waits for the other; a sweep's FOR UPDATE waits for both.
+                    row = db.execute("SELECT state FROM hosts WHERE name = %s FOR NO KEY UPDATE",
+                                     (self.name,)).fetchone()
                     if row and row[0] != "live":  # live again (after a sweep): as `join`, after every release in flight
                         db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
                     db.execute(f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s",

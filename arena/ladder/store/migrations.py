@@ -175,9 +175,13 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # of a large value (TOAST's pglz) only spent the server's CPU to find that out.
     Step(postgresql=(
         "ALTER TABLE replays ALTER COLUMN data SET STORAGE EXTERNAL",
-        claims.CLAIM_FUNCTION,
+        claims.CLAIM_FUNCTION_7,
         claims.RELEASE_FUNCTION,
     )),
+    # 8, PostgreSQL's own: a seat claim locks its host's row FOR KEY SHARE, not FOR SHARE (`claims.CLAIM_FUNCTION`),
+    # so a heartbeat's renewal of the lease (FOR NO KEY UPDATE, `HostRegistry.heartbeat`) neither waits for the
+    # starts in flight nor holds up the next ones; a sweep (FOR UPDATE) still skips a host that is claiming.
+    Step(postgresql=(claims.CLAIM_FUNCTION,)),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
