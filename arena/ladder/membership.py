@@ -21,7 +21,11 @@ host, as a single server does; this module adds what makes that sound with sever
   again as soon as its end wakes the director.  This host's own games are counted from
   its own books (the director's running sets), which are never behind the database;
   the other hosts' claims may be one read behind, which the claim itself makes safe (a
-  bot over its cap is refused in the start's transaction, and planned again);
+  bot over its cap is refused in the start's transaction, and planned again).  A bot another
+  host just freed is planned here only once a later view still shows it free (that host
+  seats it again at once: `Membership.elsewhere`), a game whose bots a newer view shows
+  taken is not claimed (`Membership.taken`), and a host alone reads the view at most once
+  a second;
 * before a planned game claims its seats, `Membership.hold_off` leaves it a moment to a live host
   far below its share of the games (`arena.ladder.host_balance`): the host where a game ends
   plans its seats again at once, the others only once they hear of them, so without this a
@@ -270,8 +274,8 @@ class Membership:
         Re-checked at each view read that the planning rounds ask for anyway (each game's end here, each
         other host's release, at least every second): a waiting game asks for none of its own, except one
         when its hold's time is up, so that a hold runs out only on a view read after its time (the starved
-        host may have taken the bots meanwhile).  Until the tenth session's last change every waiting game
-        asked for a read every 50 ms, some 10% more reads of the cluster's view with three hosts."""
+        host may have taken the bots meanwhile).  (Every waiting game used to ask for a read every 50 ms:
+        some 10% more reads of the cluster's view with three hosts and every bot on each.)"""
         balance = self.balance
         while balance is not None and not stopping.is_set():
             load = self.load
