@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules,
 from deal_weights import DealPosterior, DealSearcher  # noqa: E402
 from inference import CardTracker, tracks  # noqa: E402
 from leaf_value import LeafValued  # noqa: E402
+from own_plan import OwnPlan  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
 from second_step import SecondStep, SecondStepSearcher  # noqa: E402
@@ -133,6 +134,10 @@ DEAL_OPTIONS = {"max_draws_per_turn": "1", "quick": False, "blind": False}
 #: than the default) it scored +72.2 (+51.4 .. +93.7) over 800 games (seeds 13000-13399), and the default beside it on
 #: the same deals +63.2: +0.025 ± 0.069 pair points deal by deal, about +9 Elo, inside the noise (README, Session 9).
 LEAF = {}
+#: Rulesets (those of `POSTERIOR`) whose trials search the searcher's own next N decisions inside each world
+#: (`own_plan.OwnPlan`: the best of each one's actions in that world, the tactician playing the rest; `--plan N`, 0: the
+#: flat search).  None by default.
+PLAN = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
@@ -146,8 +151,9 @@ class SearchBot(Bot):
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
                  second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None, leaf=None,
-                 step_extra=None):
+                 step_extra=None, plan=None):
         self.worlds = worlds
+        self.plan = plan  # own decisions searched inside each world (`own_plan.py`); None: where `PLAN` says
         self.deals = deals  # weight whole deals by the opponents' choices (`deal_weights.py`); None: `DEAL_WEIGHTS`
         self.epsilon = DEAL_EPSILON if epsilon is None else epsilon
         self.settle = DEAL_SETTLE if settle is None else settle  # the deals' chain moves after new events
@@ -208,7 +214,12 @@ class SearchBot(Bot):
         if leaf and not second:  # the second step values its own rollouts (`second_step.py`): the full ones
             kind = _leaf_valued(kind)
             budget = replace(budget, depth=leaf)
+        plan = PLAN.get(game.ruleset, 0) if self.plan is None else self.plan
+        if plan and not second and not leaf:
+            kind = _planned(kind)
         searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
+        if plan and not second and not leaf:
+            searcher.own = plan
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
         if second:
             extra = SECOND_STEP_EXTRA.get(game.ruleset, SecondStep.extra) if self.step_extra is None else self.step_extra
@@ -244,6 +255,12 @@ class SearchBot(Bot):
 def _leaf_valued(kind):
     """`kind` with its rollouts cut and valued by `LeafValued`: one class per searcher kind, made once."""
     return type(f"Leaf{kind.__name__}", (LeafValued, kind), {})
+
+
+@functools.cache
+def _planned(kind):
+    """`kind` with its trials searching the own next decisions (`OwnPlan`): one class per searcher kind, made once."""
+    return type(f"Planned{kind.__name__}", (OwnPlan, kind), {})
 
 
 def _nonnegative(kind):
@@ -289,6 +306,9 @@ def budget_parser():
     parser.add_argument("--leaf", type=_nonnegative(int), default=None,
                         help="cut the rollouts at this many decisions and value them by `leaf_value.win_chance` (2-seat "
                              "maumau, not with --second-step; 0: to the end of the hand; default: as `LEAF` says)")
+    parser.add_argument("--plan", type=_nonnegative(int), default=None,
+                        help="search the own next N decisions inside each world (`own_plan.py`; 2-seat maumau, not with "
+                             "--second-step or --leaf; 0: the flat search; default: as `PLAN` says)")
     return parser
 
 
@@ -303,5 +323,6 @@ if __name__ == "__main__":
         print(budget_parser().format_help())
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
-                  budget.second_step, budget.prune, budget.deals, leaf=budget.leaf, step_extra=budget.step_extra),
+                  budget.second_step, budget.prune, budget.deals, leaf=budget.leaf, step_extra=budget.step_extra,
+                  plan=budget.plan),
         name="searcher")

@@ -69,15 +69,18 @@ def oracle_world(real: dict, ruleset: str, knows: str = "hand"):
 
 
 def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool | None = None,
-         prune: float | None = None, worlds: int | None = None, step_extra: int | None = None) -> bool:
+         prune: float | None = None, worlds: int | None = None, step_extra: int | None = None,
+         plan: int | None = None, plan_mix: float | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
-    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra)
+    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra, plan=plan)
     other = Tactician()
     start(bot, ruleset)
     start(other, ruleset)
     state = games.new_game(ruleset, 2, seed)
     log = state.record_events()
     real = {"state": state}
+    if plan_mix is not None:
+        bot.games["g"][0].mix = plan_mix
     if oracle:
         bot.games["g"][0].world = oracle_world(real, ruleset, oracle)
     while not state.is_over:
@@ -127,6 +130,11 @@ def main() -> None:
     parser.add_argument("--step-extra", type=int, default=None, help="the second step's pass-2 rollouts a decision")
     parser.add_argument("--prune", type=float, default=None,
                         help="race the worlds with this pruning threshold (`pimc.Searcher.race`; 0: the flat search)")
+    parser.add_argument("--plan", type=int, default=None,
+                        help="own decisions searched inside each world (`own_plan.py`; 0: the flat search)")
+    parser.add_argument("--plan-mix", type=float, default=None,
+                        help="with --plan: a node's value is the tactician's child's plus this share of the best child's gain "
+                             "over it (`own_plan.OwnPlan.mix`; 1: the world's best)")
     parser.add_argument("--compare", nargs="+", default=None, help="runs' output to compare (with --against)")
     parser.add_argument("--against", nargs="+", default=None, help="other runs' output on the same seeds")
     args = parser.parse_args()
@@ -138,6 +146,8 @@ def main() -> None:
         except (OSError, ValueError) as error:
             parser.error(str(error))
         return
+    if args.plan_mix is not None and not args.plan:
+        parser.error("--plan-mix needs --plan N (N > 0)")
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
     except ValueError:
@@ -145,7 +155,7 @@ def main() -> None:
     pairs = [0] * 5
     for seed in range(first, last):
         won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune, args.worlds,
-                        args.step_extra) for me in (0, 1))
+                        args.step_extra, args.plan, args.plan_mix) for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",
