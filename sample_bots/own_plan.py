@@ -11,6 +11,9 @@ to the end; the value of a node of the searcher's is the best of its children (o
 information choice, so *strategy fusion*: each world's later choice is made knowing that world's hidden cards and
 draws, which biases the later decisions' values up; the root action, chosen over all the worlds' means, is not).
 
+Measured (README, Session 11): with 46 worlds `--plan 1` scored -0.065 ± 0.097 pair points deal by deal against the
+flat search over 400 in-process games, so it is off by default (`searcher.PLAN`).
+
 Reads nothing but the sampled world (as the rollouts do): the worlds come from the parent class
 (`posterior.PosteriorSearcher` in 2-seat `maumau`).  The budget is a count (worlds, `own` decisions), never time.
 """

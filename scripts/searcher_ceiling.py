@@ -1,6 +1,6 @@
 """How much the searcher would gain from knowing the opponent's hand: in-process duplicate games against the tactician.
 
-    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step]
+    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step] [--plan N [--plan-mix X]]
     python scripts/searcher_ceiling.py --compare new_*.log --against old_*.log
 
 Plays each seed twice (the searcher in seat 0, then in seat 1, the same deal) with the engine alone (no
@@ -14,7 +14,9 @@ order and the future reshuffles too): the searcher sees every card, and only its
 improvement over the tactician's rollouts) limits it.  The oracles are measuring tools of this script
 only, never a bot option: they replace the bot's world sampler in-process.
 `--prune K` races the worlds (`pimc.Searcher.race`; 0 the flat search).  `--second-step` / `--no-second-step` turn the searcher's second step (`second_step.py`) on or off (default:
-as `searcher.SECOND_STEP` says), so that two codes can be screened on the same deals.  Two
+as `searcher.SECOND_STEP` says), so that two codes can be screened on the same deals.  `--plan N` searches the
+searcher's own next N decisions inside each world (`own_plan.py`), and `--plan-mix X` (a screening knob of this script,
+no bot flag) values such a node by the tactician's child plus X times the best child's gain over it.  Two
 seats only.  A seed is about 1 s of CPU in `maumau`.  `--compare LOG ... --against LOG ...` reads
 runs' output (the `seed N: k/2` lines; a run may be split over seed ranges) and compares them deal by deal, as
 `pairs_elo.py --against` does for `arena match` logs: the mean difference of the pair scores (0..2) over the
