@@ -148,8 +148,12 @@ def main() -> None:
         except (OSError, ValueError) as error:
             parser.error(str(error))
         return
+    if args.plan is not None and args.plan < 0:
+        parser.error(f"--plan must be 0 or more, not {args.plan}")
     if args.plan_mix is not None and not args.plan:
         parser.error("--plan-mix needs --plan N (N > 0)")
+    if args.plan_mix is not None and not 0 <= args.plan_mix <= 1:
+        parser.error(f"--plan-mix must be between 0 and 1, not {args.plan_mix}")
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
     except ValueError:

@@ -52,3 +52,31 @@ def test_compare_reads_runs_by_seed_and_gives_the_mean_difference_deal_by_deal(m
         assert "seed 1 twice" in str(error)
     else:
         raise AssertionError("an overlapping run was read")
+
+
+def test_a_bad_plan_or_plan_mix_is_refused_in_one_line(monkeypatch, capsys):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    for argv, said in ((["--plan", "-1"], "--plan must be 0 or more"), (["--plan-mix", "0.3"], "needs --plan N"),
+                       (["--plan", "1", "--plan-mix", "1.5"], "between 0 and 1")):
+        monkeypatch.setattr("sys.argv", ["searcher_ceiling.py", "--seeds", "1:2", *argv])
+        try:
+            ceiling.main()
+        except SystemExit as stop:
+            assert stop.code == 2
+        else:
+            raise AssertionError(f"{argv} was not refused")
+        assert said in capsys.readouterr().err
+
+
+def test_a_plan_mix_reaches_the_planning_searcher(monkeypatch):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    made = []
+    original = ceiling.SearchBot.on_game_start
+
+    def noting(bot, game):
+        original(bot, game)
+        made.append(bot.games["g"][0])
+
+    monkeypatch.setattr(ceiling.SearchBot, "on_game_start", noting)
+    ceiling.play("maumau", 5, 0, None, worlds=1, plan=1, plan_mix=0.25)
+    assert made and made[0].own == 1 and made[0].mix == 0.25
