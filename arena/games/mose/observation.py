@@ -114,7 +114,7 @@ def observe(state: "MoseState", seat: int | None) -> Observation:
         state.current,
         state.phase,
         None if seat is None else state.hands[seat],
-        (*map(len, state.hands),),
+        (*state.sizes,),  # kept up to date with the hands (a copy of a list: no call per hand)
         state.discard,
         len(state.stock),
         state.melds,

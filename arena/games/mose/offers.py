@@ -279,32 +279,71 @@ def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) 
 
 
 def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
-    """What one meld can take (`MeldFit`)."""
+    """What one meld can take (`MeldFit`).
+
+    Worked out at every meld, lay-off and swap, so without comprehensions (each a call in CPython 3.11):
+    a run's stand-ins are read off its tokens, and the rest is kept by what it depends on alone (a run's
+    ends by its id, suit, low place and length; a set's parts by its id, rank, naturals' suits, stand-ins,
+    decks and whether it is of the wild rank: `_run_ends`, `_set_parts`)."""
+    tokens = meld.tokens
     if meld.kind == "run":
-        tokens = meld.tokens
-        ends = []
-        end_bits = 0
-        if len(tokens) < 13:
-            for end, p in (("lo", meld.low - 1), ("hi", meld.low + len(tokens))):
-                if 1 <= p <= 14:
-                    natural = RANK_AT[p] + meld.suit
-                    ends.append((end, natural, CARD_BITS[natural], layoff_action(meld.id, end, _PLAIN[natural])))
-                    end_bits |= CARD_BITS[natural]
-        swaps = tuple([stands for _, stands in tokens if stands is not None])  # (a token unpacks as a tuple)
-        return MeldFit(meld, end_bits, bool(ends), bits_of(swaps) if swaps else 0, swaps, (*ends,))
-    suits = [card[1] for card, stands in meld.tokens if stands is None]  # the naturals' suits
+        swaps = ()
+        swap_bits = 0
+        for _, stands in tokens:  # (a token unpacks as a tuple)
+            if stands is not None:
+                swaps = (*swaps, stands)
+                swap_bits |= CARD_BITS[stands]
+        key = (meld.id, meld.suit, meld.low, len(tokens))
+        ends = _RUN_ENDS.get(key)
+        if ends is None:
+            ends = _RUN_ENDS[key] = _run_ends(*key)
+        return MeldFit(meld, ends[0], ends[1], swap_bits, swaps, ends[2])
+    suits = ""  # the naturals' suits, in token order (a set's naturals come first, sorted)
+    for card, stands in tokens:
+        if stands is None:
+            suits += card[1]
+    rank = meld.rank
+    key = (meld.id, rank, suits, len(tokens) - len(suits), decks, rank == wild)
+    parts = _SET_PARTS.get(key)
+    if parts is None:
+        parts = _SET_PARTS[key] = _set_parts(*key)
+    return MeldFit(meld, parts[0], parts[1], parts[2], parts[3], plain=parts[4])
+
+
+#: `_run_ends` by its arguments; `_set_parts` likewise (few: a round's meld ids are small numbers).
+_RUN_ENDS: dict[tuple, tuple] = {}
+_SET_PARTS: dict[tuple, tuple] = {}
+
+
+def _run_ends(meld_id: int, suit: str, low: int, length: int) -> tuple[int, bool, tuple]:
+    """A run's lay-offs by end (`MeldFit.ends`: end, natural, its bits, the action), with the naturals'
+    bits and whether it has a free end."""
+    ends = []
+    bits = 0
+    if length < 13:
+        for end, p in (("lo", low - 1), ("hi", low + length)):
+            if 1 <= p <= 14:
+                natural = RANK_AT[p] + suit
+                ends.append((end, natural, CARD_BITS[natural], layoff_action(meld_id, end, _PLAIN[natural])))
+                bits |= CARD_BITS[natural]
+    return bits, bool(ends), (*ends,)
+
+
+def _set_parts(
+    meld_id: int, rank: str, suits: str, wilds: int, decks: int, wild_rank: bool
+) -> tuple[int, bool, int, tuple[str, ...], tuple]:
+    """A set's `MeldFit` values but the meld: the naturals a lay-off may add (as bits), whether a wild may
+    be, the naturals a swap takes (as bits and in hand order), and the lay-offs by card."""
     n = len(suits)
-    w = len(meld.tokens) - n
-    open_naturals = tuple([meld.rank + s for s in SUITS if suits.count(s) < decks])  # hand order
-    naturals = open_naturals if set_size_ok(n + 1, w, decks) else ()
-    swaps = open_naturals if w else ()
-    return MeldFit(
-        meld,
+    open_naturals = tuple([rank + s for s in SUITS if suits.count(s) < decks])  # hand order
+    naturals = open_naturals if set_size_ok(n + 1, wilds, decks) else ()
+    swaps = open_naturals if wilds else ()
+    return (
         bits_of(naturals),
-        meld.rank != wild and set_size_ok(n, w + 1, decks),
+        not wild_rank and set_size_ok(n, wilds + 1, decks),
         bits_of(swaps),
         swaps,
-        plain=tuple((card, CARD_BITS[card], layoff_action(meld.id, None, _PLAIN[card])) for card in naturals),
+        tuple((card, CARD_BITS[card], layoff_action(meld_id, None, _PLAIN[card])) for card in naturals),
     )
 
 

@@ -95,12 +95,13 @@ class MoseState(GameState):
         # the match's part of every observation (`observation.match_view`), kept up to date by `_deal`,
         # `_end_round` and `restored`
         "match_view",
-        # per seat, the hand's mask (`CARD_BITS`), kept up to date with the hand
-        "masks",
+        # per seat, the hand's mask (`CARD_BITS`) and its size (what observations show), kept up to date
+        # with the hand
+        "masks", "sizes",
         # what was worked out from the state, dropped (None) when what it depends on changes: per seat
         # (a list each) by the hand, whether it holds a meld and its meld actions; by the hand and the
-        # table, its plays and whether it has any
-        "_legal", "_meldable", "_meld_acts", "_plays", "_can_play",
+        # table, its plays, or only whether it has any (`_plays`: a tuple, True or False)
+        "_legal", "_meldable", "_meld_acts", "_plays",
         # what the table can take, kept up to date meld by meld (`offers.with_meld`) as the table changes
         "_needs",
     )
@@ -148,10 +149,10 @@ class MoseState(GameState):
         self._legal: list[Action] | None = None
         self._needs: TableNeeds = offers.NO_NEEDS  # what the melds can take (`offers.table_needs`)
         self.masks = [0] * players  # the hands are empty
+        self.sizes = [0] * players
         self._meldable = [False] * players
         self._meld_acts = [None] * players
         self._plays = [None] * players
-        self._can_play = [None] * players
         self.log: list[PublicEvent] | None = None  # the public events, once `record_events` is called
         self.match_view = match_view(self)
         self._settle()
@@ -321,7 +322,7 @@ class MoseState(GameState):
         else:  # play or react
             seat = self.current
             plays = self._plays[seat]
-            if plays is None:
+            if plays is None or plays is True:  # not known, or only that there is one (`_open_window`)
                 # The melds, lay-offs and swaps the seat may make (on turn or in a window, `offers.plays`),
                 # worked out and kept, with the hand's ``meld`` actions unless kept (`offers.meld_actions`,
                 # asked only of a hand that `offers.has_meld`).
@@ -408,11 +409,11 @@ class MoseState(GameState):
         twin.current = self.current
         twin.is_over = self.is_over
         twin.masks = list(self.masks)
+        twin.sizes = list(self.sizes)
         twin._legal = self._legal
         twin._meldable = list(self._meldable)
         twin._meld_acts = list(self._meld_acts)
         twin._plays = list(self._plays)
-        twin._can_play = list(self._can_play)
         twin._needs = self._needs
         twin.match_view = self.match_view
         return twin
@@ -442,10 +443,10 @@ class MoseState(GameState):
         """New hands all round (a deal, a restored position): their masks, and nothing known yet."""
         n = self.players
         self.masks = [*map(offers.bits_of, self.hands)]
+        self.sizes = [*map(len, self.hands)]
         self._meldable = [None] * n
         self._meld_acts = [None] * n
         self._plays = [None] * n
-        self._can_play = [None] * n
 
     def restored(self) -> None:
         """Called once a position's fields are all set (`position.restore`): the hands' masks, nothing
@@ -462,9 +463,7 @@ class MoseState(GameState):
         melds = self.melds
         self.melds = [*melds, meld] if index == len(melds) else [*melds[:index], meld, *melds[index + 1 :]]
         self._needs = offers.with_meld(self._needs, index, meld, self.wild, self.decks)
-        n = self.players
-        self._plays = [None] * n
-        self._can_play = [None] * n
+        self._plays = [None] * self.players
 
     def _remove(self, seat: int, cards: Sequence[str]) -> None:
         """The seat's hand without these cards (one copy each), a new tuple; its mask without the cards
@@ -473,6 +472,7 @@ class MoseState(GameState):
         for card in cards:
             rest.remove(card)
         hand = self.hands[seat] = tuple(rest)
+        self.sizes[seat] = len(hand)
         mask = self.masks[seat]
         for card in cards:
             if card not in hand:
@@ -480,42 +480,45 @@ class MoseState(GameState):
         self.masks[seat] = mask
         if self._meldable[seat]:
             self._meldable[seat] = None
-        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = None
 
     def _remove_card(self, seat: int, card: str) -> None:
         """`_remove` of one card (a discard, a swap)."""
         hand = self.hands[seat]
         i = hand.index(card)
         hand = self.hands[seat] = hand[:i] + hand[i + 1 :]
+        self.sizes[seat] -= 1
         if self.decks == 1 or card not in hand:
             self.masks[seat] &= ~CARD_BITS[card]
         if self._meldable[seat]:
             self._meldable[seat] = None
-        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = None
 
     def _add(self, seat: int, cards: Sequence[str]) -> None:
         """The seat's hand with these cards, sorted (a new tuple, as `_remove`).  A hand with a meld keeps it."""
-        self.hands[seat] = tuple(sorted((*self.hands[seat], *cards), key=_order))
+        hand = self.hands[seat] = tuple(sorted((*self.hands[seat], *cards), key=_order))
+        self.sizes[seat] = len(hand)
         mask = self.masks[seat]
         for card in cards:
             mask |= CARD_BITS[card]
         self.masks[seat] = mask
         if not self._meldable[seat]:
             self._meldable[seat] = None
-        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = None
 
     def _add_card(self, seat: int, card: str) -> None:
         """`_add` of one card (a draw from the stock), put in its place (after its twin: as `_add`'s sort)."""
         hand = self.hands[seat]
         i = bisect_right(hand, CARD_ORDER[card], key=_order)
         self.hands[seat] = (*hand[:i], card, *hand[i:])
+        self.sizes[seat] += 1
         mask = self.masks[seat] = self.masks[seat] | CARD_BITS[card]
         meldable = self._meldable[seat]
         if meldable is False and self.decks == 1 and card[0] != self.wild:  # known without a meld: ask the card
             self._meldable[seat] = card_adds_meld(mask, card, self.wild)
         elif not meldable:
             self._meldable[seat] = None
-        self._meld_acts[seat] = self._plays[seat] = self._can_play[seat] = None
+        self._meld_acts[seat] = self._plays[seat] = None
 
     # -- applying ----------------------------------------------------------------------
 
@@ -687,28 +690,24 @@ class MoseState(GameState):
         (a window nobody can use, the usual one, is not even made); with ``steps``, go on down an open
         window's queue instead (`Window.steps`: each seat with the window it decides in, made once).
 
-        Whether a seat has a play is kept per seat (`_can_play`) and worked out here when not known, in
-        this frame (a reaction window asks after nearly every draw and play): from the plays when they are
-        known, else `offers.may_play` on the hand's mask and the table's needs, and only then whether the
-        hand holds a meld, the dearest question.
+        Whether a seat has a play is kept per seat with its plays (`_plays`: True when only that is known, an
+        empty tuple when it has none) and worked out here when not known, in this frame (a reaction window
+        asks after nearly every draw and play): `offers.may_play` on the hand's mask and the table's needs,
+        and only then whether the hand holds a meld, the dearest question.
         """
         if steps is None:
             steps = _WINDOW_STEPS[self.players][after][self.turn]
-        known = self._can_play
+        known = self._plays
         for seat, rest in steps:
             answer = known[seat]
             if answer is None:
-                plays = self._plays[seat]
-                if plays is not None:
-                    answer = bool(plays)
-                else:
-                    mask = self.masks[seat]
-                    answer = offers.may_play(seat, mask, self._needs, self.wild, self.options["owner_may_swap"])
+                mask = self.masks[seat]
+                answer = offers.may_play(seat, mask, self._needs, self.wild, self.options["owner_may_swap"])
+                if answer is None:
+                    answer = self._meldable[seat]
                     if answer is None:
-                        answer = self._meldable[seat]
-                        if answer is None:
-                            answer = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, self.hands[seat])
-                known[seat] = answer
+                        answer = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, self.hands[seat])
+                known[seat] = answer or ()  # no play: no plays (what `offers.plays` would give)
             if answer:
                 self.window = rest
                 self.phase = "react"
