@@ -74,22 +74,37 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first:
     Every part is kept by what it depends on alone, so that a new hand finds nearly all of them made: a
     run window's action by its suit, low place, held places and the wilds that fill the rest; a lane's
     natural runs by the lane; a rank's sets by its naturals and the wilds they need (`_set_actions`).
+
+    Read off the mask where one deck allows it (a hand holds at most one of a card): the wilds and each
+    rank's naturals by their bits (`_CARDS_OF_BITS`), the 3-card windows the wilds fill and the natural
+    runs of all four suit lanes at once (a lane's bits 0 and 15 are never set, so no shift carries a
+    place into the next lane), and the ranks a set can take from the lanes (`_set_ranks`).  With two
+    decks the ranks' cards are read off the hand.
     """
-    by_rank = {rank: (*cards,) for rank, cards in groupby(hand, _rank_of)}
-    wilds = by_rank.get(wild, ())
+    if decks == 1:
+        wilds = _CARDS_OF_BITS[mask & _COUNT_BITS[wild]]
+    else:
+        by_rank = {rank: (*cards,) for rank, cards in groupby(hand, _rank_of)}
+        wilds = by_rank.get(wild, ())
     if first is not None and first in wilds:
         i = wilds.index(first)
         wilds = (first, *wilds[:i], *wilds[i + 1 :])
     n = len(wilds)
     own = RANK_BITS[wild]
     actions: list[Action] = []
-    for k in range(4):
-        lane = mask >> 16 * k & _LANE
-        # The lows of the 3-card windows the lane's naturals (without the suit's own wild) and the wilds
-        # fill (as `melds._fillable_windows`): three places, two and a wild, one and two, any with three.
-        a = lane & ~own
-        b, c = a >> 1, a >> 2
-        fill = (a & b & c if not n else a & b | a & c | b & c if n == 1 else a | b | c if n == 2 else -1) & _LOWS
+    # The lows of the 3-card windows the naturals (without the suits' own wilds) and the wilds fill (as
+    # `melds._fillable_windows`): three places, two and a wild, one and two, any with three.
+    a = mask & _NOT_WILD[wild]
+    b, c = a >> 1, a >> 2
+    fills = (a & b & c if not n else a & b | a & c | b & c if n == 1 else a | b | c if n == 2 else -1) & _ALL_LOWS
+    runs = mask & mask >> 1 & mask >> 2 & mask >> 3  # four places in a row: a maximal natural run
+    todo = fills | runs
+    while todo:  # the lanes with a window or a natural run, in suit order
+        k = ((todo & -todo).bit_length() - 1) >> 4
+        shift = 16 * k
+        todo &= ~(_LANE << shift)
+        lane = mask >> shift & _LANE
+        fill = fills >> shift & _LANE
         while fill:
             low = (fill & -fill).bit_length() - 1
             fill &= fill - 1
@@ -103,8 +118,19 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first:
             if action is None:
                 action = _WINDOW_ACTIONS[key] = _window_action(*key)
             actions.append(action)
-        if lane & lane >> 1 & lane >> 2 & lane >> 3:  # four places in a row: a maximal natural run
+        if runs >> shift & _LANE:
             actions.extend(_natural_run_actions(k, lane))
+    if decks == 1:
+        if n >= 3:
+            ranks = RANKS
+        else:
+            ranks = _set_ranks(mask, n)
+        for rank in ranks:
+            naturals = _CARDS_OF_BITS[mask & _COUNT_BITS[rank]]
+            held = len(naturals)
+            if held + n >= 3:
+                actions.extend(_set_actions(rank, naturals, wilds[: 3 - held] if held < 3 else (), wild, decks))
+        return actions
     for rank in RANKS if n >= 3 else by_rank:
         naturals = by_rank.get(rank, ())
         held = len(naturals)
@@ -115,8 +141,38 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first:
     return actions
 
 
+def _set_ranks(mask: int, wilds: int) -> list[str]:
+    """The ranks (in rank order) of which a one-deck hand (``mask``) with ``wilds`` wilds (0 to 2) holds
+    enough cards, counting the wild rank's own, for a set: three suits' lanes, two with a wild, one with
+    two."""
+    s, h, d, c = mask & _LANE, mask >> 16 & _LANE, mask >> 32 & _LANE, mask >> 48
+    if wilds == 0:
+        held = s & h & d | s & h & c | s & d & c | h & d & c
+    elif wilds == 1:
+        held = s & h | s & d | s & c | h & d | h & c | d & c
+    else:
+        held = s | h | d | c
+    held &= _RANK_PLACES
+    ranks = []
+    while held:
+        ranks.append(RANK_AT[(held & -held).bit_length() - 1])
+        held &= held - 1
+    return ranks
+
+
 _LANE = 0xFFFF
-_LOWS = 0x1FFE  # the lows 1..12 of a lane's 3-card windows
+#: The lows 1..12 of the 3-card windows in every suit's lane.
+_ALL_LOWS = sum(0x1FFE << 16 * k for k in range(len(SUITS)))
+#: Per wild rank, the mask of every card but the wilds.
+_NOT_WILD = {rank: ~sum(RANK_BITS[rank] << 16 * k for k in range(len(SUITS))) & (1 << 64) - 1 for rank in RANKS}
+#: A lane's places 2..14, one per rank (an Ace's high one).
+_RANK_PLACES = 0x7FFC
+#: The cards of a one-deck hand's bits of one rank (``mask & _COUNT_BITS[rank]``), in hand order.
+_CARDS_OF_BITS = {
+    sum(_COUNT_BITS[rank] & 0xFFFF << 16 * k for k in ks): tuple(rank + SUITS[k] for k in ks)
+    for rank in RANKS
+    for ks in (tuple(k for k in range(len(SUITS)) if pattern >> k & 1) for pattern in range(16))
+}
 _rank_of = itemgetter(0)
 #: How many of a window's three places a 3-bit mask of them holds.
 _HELD = tuple(bin(bits).count("1") for bits in range(8))
