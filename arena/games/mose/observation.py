@@ -125,7 +125,7 @@ def observe(state: "MoseState", seat: int | None) -> Observation:
         state.penalties,
         state.mistake,
         state.false_plays,
-        None if pickup is None else (pickup.seat, pickup.source, len(pickup.cards), pickup.by),
+        None if pickup is None else pickup.view,  # seat, source, count, by: never the cards
         state.window,
         state.turns,
         state.match_view,

@@ -16,15 +16,17 @@ from functools import lru_cache
 class Pickup:
     """The last pickup (D-14): who picked up, from where (``stock`` or ``pile``), which cards, and ``by``,
     the one seat that has played since (None: none yet).  ``cards`` is private to ``seat`` when the
-    source is the stock: an observation shows only their count."""
+    source is the stock: an observation shows only their count (``view``: seat, source, count, by, made
+    with the record).  A stock draw's record is made once per seat and card (`stock_pickup`)."""
 
-    __slots__ = ("seat", "source", "cards", "by")
+    __slots__ = ("seat", "source", "cards", "by", "view")
 
     def __init__(self, seat: int, source: str, cards: tuple[str, ...], by: int | None = None) -> None:
         self.seat = seat
         self.source = source
         self.cards = cards
         self.by = by
+        self.view = (seat, source, len(cards), by)
 
     def claimed(self, seat: int) -> "Pickup":
         """The same pickup with ``seat`` as the one seat that has played since."""
@@ -36,6 +38,18 @@ class Pickup:
 
     def __repr__(self) -> str:
         return f"Pickup({self.seat}, {self.source!r}, {self.cards!r}, by={self.by})"
+
+
+def stock_pickup(seat: int, card: str) -> Pickup:
+    """The record of ``seat`` drawing ``card`` from the stock, made once (a draw is every sixth decision)."""
+    key = (seat, card)
+    pickup = _STOCK_PICKUPS.get(key)
+    if pickup is None:
+        pickup = _STOCK_PICKUPS[key] = Pickup(seat, "stock", (card,))
+    return pickup
+
+
+_STOCK_PICKUPS: dict[tuple[int, str], Pickup] = {}
 
 
 class Window:

@@ -40,7 +40,7 @@ from arena.games.mose.melds import (
     wild_rank,
 )
 from arena.games.mose.offers import DISCARDS, TableNeeds
-from arena.games.mose.public import Pickup, Window, window
+from arena.games.mose.public import Pickup, Window, stock_pickup, window
 
 RULESET = "mose"
 HAND_SIZE = 7
@@ -621,7 +621,7 @@ class MoseState(GameState):
             self.discard = ()
         card = self.stock.pop(0)
         self._add_card(seat, card)
-        self.last_pickup = Pickup(seat, "stock", (card,))
+        self.last_pickup = stock_pickup(seat, card)
         self.round_started = True
         self.phase = "play"
         if not self.stock:
