@@ -431,7 +431,9 @@ def plays(
                     elif first is not None:
                         actions.append(wild_layoff_action(fit.meld.id, end, first, natural))
             elif fit.bits & mask:
-                actions.extend([action for _, bits, action in plain if mask & bits])
+                for _, bits, action in plain:  # (a loop: a comprehension is a call)
+                    if mask & bits:
+                        actions.append(action)
             elif first is not None and fit.takes_wild:
                 actions.append(wild_layoff_action(fit.meld.id, None, first, fit.meld.rank))
     if needs.swap_bits & mask:
