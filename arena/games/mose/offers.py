@@ -48,6 +48,8 @@ DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 
 #: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
 _COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
+#: (The same, public: what the state reads to see whether a hand holds a wild, `mask & RANK_SUIT_BITS[wild]`.)
+RANK_SUIT_BITS = _COUNT_BITS
 #: That bit of each card, back to the card: the lowest of a hand's wild bits is its first wild.
 _CARD_OF_BIT = {1 << positions_of(rank)[0] + 16 * k: rank + suit for k, suit in enumerate(SUITS) for rank in RANKS}
 

@@ -39,7 +39,7 @@ from arena.games.mose.melds import (
     swap_in,
     wild_rank,
 )
-from arena.games.mose.offers import DISCARDS, TableNeeds
+from arena.games.mose.offers import DISCARDS, RANK_SUIT_BITS, TableNeeds
 from arena.games.mose.public import Pickup, Window, stock_pickup, window
 
 RULESET = "mose"
@@ -336,10 +336,14 @@ class MoseState(GameState):
                     melds = self._meld_acts[seat] = (
                         (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
                     )
-                plays = self._plays[seat] = offers.plays(
-                    seat, hand, mask, melds, self._needs, self.melds, self.wild, self.decks,
-                    self.options["owner_may_swap"],
-                )
+                needs = self._needs
+                if needs.bits & mask or needs.swap_bits & mask or needs.takes_wild and mask & RANK_SUIT_BITS[self.wild]:
+                    plays = offers.plays(
+                        seat, hand, mask, melds, needs, self.melds, self.wild, self.decks, self.options["owner_may_swap"]
+                    )
+                else:  # the table takes nothing of this hand (`offers.plays` gives its melds alone, not called)
+                    plays = melds
+                self._plays[seat] = plays
             if phase == "react":
                 legal = [PASS, *plays]
             else:
