@@ -706,7 +706,13 @@ class MoseState(GameState):
             answer = known[seat]
             if answer is None:
                 mask = self.masks[seat]
-                answer = offers.may_play(seat, mask, self._needs, self.wild, self.options["owner_may_swap"])
+                needs = self._needs
+                if needs.bits & mask or needs.takes_wild and mask & RANK_SUIT_BITS[self.wild]:
+                    answer = True  # a lay-off (`offers.may_play`'s first question, here without the call)
+                elif needs.swap_bits & mask:
+                    answer = offers.may_play(seat, mask, needs, self.wild, self.options["owner_may_swap"])
+                else:
+                    answer = None
                 if answer is None:
                     answer = self._meldable[seat]
                     if answer is None:
