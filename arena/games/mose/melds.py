@@ -386,19 +386,31 @@ def mask_has_meld(mask: int, wild: str, decks: int, hand: Sequence[str]) -> bool
         return True  # three wilds make a set of any rank but theirs
     # In a run window the wilds fill what the non-wild cards leave open: a wild card in its own place is
     # the natural there and one wild fewer, so the window takes naturals-without-wilds plus all wilds.
+    # A set (one deck): a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds.  The lanes
+    # are compared all at once, shifted onto each other (``plain >> 16 * k``), rather than taken apart.
     plain = mask & _NOT_WILD[wild]
-    # The lows of the 3-card run windows the wilds can complete: bits p, p+1, p+2 all held, two of them with
-    # one wild, any with two (inline, as in `card_adds_meld`: asked at most draws).
-    a, b, c = plain, plain >> 1, plain >> 2
-    if (a & b & c if not wilds else a & b | a & c | b & c if wilds == 1 else a | b | c) & _LOWS:
-        return True
-    if decks == 1:  # a set: a rank in 3 suits' lanes, or 2 with a wild, or any natural with 2 wilds
-        s, h, d, c = plain & _LANE, plain >> 16 & _LANE, plain >> 32 & _LANE, plain >> 48
-        if wilds == 0:
-            return bool(s & h & d | s & h & c | s & d & c | h & d & c)
-        if wilds == 1:
-            return bool(s & h | s & d | s & c | h & d | h & c | d & c)
-        return bool(plain)
+    if not wilds:
+        # Bits p, p+1, p+2 all held: only a run's window can hold three (a lane's bits 0 and 15 are never
+        # set, so no window crosses lanes and none starts outside 1-12: no `_LOWS` needed).
+        if plain & plain >> 1 & plain >> 2:
+            return True
+        if decks == 1:
+            # Lanes s, h, d, c: ``pairs`` holds s&h, h&d, d&c in lanes 0-2 and ``either`` s|h, h|d, d|c, so
+            # lane 0 of the first term is s&h&(d|c), lane 1 h&d&c, and of the second d&c&(s|h).
+            pairs = plain & plain >> 16
+            either = plain | plain >> 16
+            return bool(pairs & either >> 32 | pairs >> 32 & either)
+    elif wilds == 1:
+        b, c = plain >> 1, plain >> 2  # two of a window's three held
+        if (plain & b | plain & c | b & c) & _LOWS:
+            return True
+        if decks == 1:  # lane 0 is s&(h|d|c), lane 1 h&(d|c), lane 2 d&c
+            return bool(plain & (plain >> 16 | plain >> 32 | plain >> 48))
+    else:  # two wilds: any natural makes a run (every place is in some window) and, with one deck, a set
+        if plain:
+            return True
+        if decks == 1:
+            return False
     counts: dict[str, int] = {}  # two decks: a suit's lane cannot count two copies of a card
     for card in hand:
         counts[card[0]] = counts.get(card[0], 0) + 1
