@@ -110,7 +110,9 @@ class Meld:
 
     A value: never changed once made (a lay-off or a swap makes a new one), compared and hashed by its
     fields.  A slotted class with a plain ``__init__`` rather than a frozen dataclass, whose ``__init__``
-    sets each field through ``object.__setattr__``: a meld is made at nearly every fifth decision.
+    sets each field through ``object.__setattr__``: a meld is made at nearly every fifth decision.  Made
+    with positional arguments only (a run's rank is None): a class called with keywords costs CPython 3.11
+    a dict and half as much again as the call.
     """
 
     __slots__ = ("id", "owner", "kind", "tokens", "rank", "suit", "low")
@@ -223,7 +225,7 @@ def _build_set(tokens: tuple[Token, ...], wild: str, decks: int, meld_id: int, o
             f"a set has 3 to {4 * decks} cards (a wild may be the {4 * decks + 1}th only on a set of "
             f"{4 * decks} naturals); got {len(naturals)} natural and {len(stand_ins)} wild"
         )
-    return Meld(meld_id, owner, "set", tuple(sorted(tokens, key=_set_order)), rank=rank)
+    return Meld(meld_id, owner, "set", tuple(sorted(tokens, key=_set_order)), rank)
 
 
 def _set_order(token: Token) -> tuple[bool, int]:
@@ -242,7 +244,7 @@ def _build_run(tokens: tuple[Token, ...], wild: str, meld_id: int, owner: int) -
         if low + len(meant) - 1 <= 14 and all(
             rank_at(low + i) == c[0] for i, c in enumerate(meant)
         ):
-            return Meld(meld_id, owner, "run", tokens, suit=meant[0][1], low=low)
+            return Meld(meld_id, owner, "run", tokens, None, meant[0][1], low)
     raise MeldError(
         f"{' '.join(meant)} is not a run: ranks must follow each other low to high (Ace low or high, no wrap)"
     )
@@ -289,9 +291,9 @@ def extended(meld: Meld, end: str | None, token: Token) -> Meld:
     the same meld, built directly (a lay-off is applied at nearly every other step)."""
     if meld.kind == "run":
         if end == "lo":
-            return Meld(meld.id, meld.owner, "run", (token, *meld.tokens), suit=meld.suit, low=meld.low - 1)
-        return Meld(meld.id, meld.owner, "run", (*meld.tokens, token), suit=meld.suit, low=meld.low)
-    return Meld(meld.id, meld.owner, "set", tuple(sorted((*meld.tokens, token), key=_set_order)), rank=meld.rank)
+            return Meld(meld.id, meld.owner, "run", (token, *meld.tokens), None, meld.suit, meld.low - 1)
+        return Meld(meld.id, meld.owner, "run", (*meld.tokens, token), None, meld.suit, meld.low)
+    return Meld(meld.id, meld.owner, "set", tuple(sorted((*meld.tokens, token), key=_set_order)), meld.rank)
 
 
 def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]:
@@ -300,7 +302,7 @@ def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]
         for i, token in enumerate(meld.tokens):
             if token.stands == natural:  # the same run, the natural in the wild's place
                 tokens = (*meld.tokens[:i], Token(natural), *meld.tokens[i + 1 :])
-                return Meld(meld.id, meld.owner, "run", tokens, suit=meld.suit, low=meld.low), token.card
+                return Meld(meld.id, meld.owner, "run", tokens, None, meld.suit, meld.low), token.card
         raise MeldError(f"no wild in meld {meld.id} stands for {natural}")
     if natural[0] != meld.rank or natural[0] == wild:
         raise MeldError(f"{natural} is not a natural {meld.rank} for meld {meld.id}")
@@ -313,7 +315,7 @@ def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]
     tokens = list(meld.tokens)
     tokens.remove(freed)
     tokens.append(Token(natural))  # a natural of a missing suit for a wild: the set keeps its size
-    return Meld(meld.id, meld.owner, "set", tuple(sorted(tokens, key=_set_order)), rank=meld.rank), freed.card
+    return Meld(meld.id, meld.owner, "set", tuple(sorted(tokens, key=_set_order)), meld.rank), freed.card
 
 
 # -- offers ---------------------------------------------------------------------------

@@ -365,7 +365,7 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
     parts = _SET_PARTS.get(key)
     if parts is None:
         parts = _SET_PARTS[key] = _set_parts(*key)
-    return MeldFit(meld, parts[0], parts[1], parts[2], parts[3], plain=parts[4])
+    return MeldFit(meld, parts[0], parts[1], parts[2], parts[3], (), parts[4])  # (positional: see `Meld`)
 
 
 #: `_run_ends` by its arguments; `_set_parts` likewise (few: a round's meld ids are small numbers).
