@@ -550,8 +550,14 @@ class MoseState(GameState):
             return index, token.card, None
 
     def meld_index(self, meld_id: int) -> int:
-        """The place on the table of the meld with this id."""
-        for i, meld in enumerate(self.melds):
+        """The place on the table of the meld with this id: a round's melds are numbered from 1 in the
+        order they were laid and keep their places, so meld k is at k - 1 (looked for when not: a restored
+        position's table may number them otherwise)."""
+        melds = self.melds
+        i = meld_id - 1
+        if 0 <= i < len(melds) and melds[i].id == meld_id:
+            return i
+        for i, meld in enumerate(melds):
             if meld.id == meld_id:
                 return i
         raise GameError(f"no meld {meld_id} on the table")
