@@ -23,7 +23,8 @@ host, as a single server does; this module adds what makes that sound with sever
   the other hosts' claims may be one read behind, which the claim itself makes safe (a
   bot over its cap is refused in the start's transaction, and planned again).  A bot another
   host just freed is planned here only once a later view still shows it free (that host
-  seats it again at once: `Membership.elsewhere`), a game whose bots a newer view shows
+  seats it again at once: `Membership.elsewhere`; not on a host the others hold games for,
+  `HostBalance.starved`), a game whose bots a newer view shows
   taken is not claimed (`Membership.taken`), and a host alone reads the view at most once
   a second;
 * before a planned game claims its seats, `Membership.hold_off` leaves it a moment to a live host
@@ -250,7 +251,13 @@ class Membership:
         waiting = self._freed_elsewhere
         for bot in [bot for bot, (_n, until) in waiting.items() if until <= read_at]:
             del waiting[bot]
-        if self.load is not None:
+        if self.balance is not None and self.balance.starved(load.hosts):
+            # The other hosts hold their new games for this one (host balance): the bots they free stay free for
+            # it, so it plans them at once.  Waiting `_FREED_ELSEWHERE_S` for them cost the hold its point: a
+            # late-joining host lost the bots to the busy host's next game (it starts one whenever its own have
+            # all ended) when a game lasted less than the wait.
+            waiting.clear()
+        elif self.load is not None:
             for bot, n in self.load.busy.items():
                 if load.busy.get(bot, 0) < n and bot not in waiting:
                     waiting[bot] = (n, read_at + _FREED_ELSEWHERE_S)

@@ -236,3 +236,31 @@ def test_a_bot_freed_on_another_host_is_planned_here_only_once_a_later_view_stil
         assert member.wakeup_in() is None
 
     trio.run(main, clock=trio.testing.MockClock())
+
+
+def test_a_starved_host_plans_a_bot_freed_on_a_host_that_holds_games_for_it_at_once():
+    """A host far below its share, beside one that has its share (which holds its new games for it: host balance),
+    plans a bot that host freed on the first view that shows it free: that host holds the bot's next game rather
+    than seating it again.  Waiting for a later view (as any other host does) lost a late-joining host the bots to
+    the busy host's next game, which starts whenever its own games have all ended, when games were shorter than
+    the wait (test_cluster's late-joining host, under load)."""
+    a = HostBalance("A", concurrency=3)
+    assert a.starved({"A": (3, 0), "B": (3, 1)})  # B would defer a second game to A
+    assert not a.starved({"A": (3, 1), "B": (3, 1)}) and not a.starved({"A": (3, 1), "B": (3, 2)})
+    assert not a.starved({"A": (3, 0), "B": (3, 0)}) and not a.starved({"A": (3, 0)})
+    assert not HostBalance("A", concurrency=3, hold_s=0).starved({"A": (3, 0), "B": (3, 1)})  # nobody holds
+    scheduler = Scheduler({"r": 2}, rng=random.Random(1))
+    pool = CandidatePool()
+    connected = {bot: (1, 0, ("r",)) for bot in ("x", "y", "z", "w")}
+
+    async def main() -> None:
+        member = _member(_Claims(ClusterLoad(hosts={"A": (3, 0), "B": (3, 2)}, slots=6), bots=set(connected)))
+        member.take_view(ClusterLoad(hosts={"A": (3, 0), "B": (3, 2)}, slots=6, busy=dict.fromkeys(connected, 1)),
+                         read_at=10.0)
+        # B's game of x and y ended; B holds their next one for A
+        member.take_view(ClusterLoad(hosts={"A": (3, 0), "B": (3, 1)}, slots=6, busy={"z": 1, "w": 1}), read_at=10.1)
+        planned = member.adjust(scheduler, connected, None, {}, 2, 1, pool)
+        assert planned is not None and {name for name, c in planned.candidates.items() if c.free > 0} == {"x", "y"}
+        assert member.elsewhere == {"z": 1, "w": 1} and member.wakeup_in() is None
+
+    trio.run(main, clock=trio.testing.MockClock())
