@@ -20,7 +20,7 @@ Reads nothing but the sampled world (as the rollouts do): the worlds come from t
 
 from __future__ import annotations
 
-from pimc import Move, PolicyTurn, evaluate
+from pimc import Move, PolicyTurn, evaluate, hand_number, move_of
 
 
 class OwnPlan:
@@ -35,19 +35,19 @@ class OwnPlan:
     def trial(self, world, text: str, seat: int, start_scores, rng) -> float:
         state = world.clone()
         state.apply(text)
-        return self.plan(state, seat, start_scores, rng, self.own, self.budget.depth, _hand_number(state))
+        return self.plan(state, seat, start_scores, rng, self.own, self.budget.depth, hand_number(state))
 
     def plan(self, state, seat: int, start_scores, rng, own: int, depth: int, hand) -> float:
         """The value for `seat` of `state` with its next `own` decisions with a choice searched, the rest the policy's."""
         policy, ruleset = self.policy, self.ruleset
-        while depth > 0 and not state.is_over and _hand_number(state) == hand:
+        while depth > 0 and not state.is_over and hand_number(state) == hand:
             legal = state.legal_actions()
             if len(legal) == 1:
                 state.apply(legal[0])
                 depth -= 1
                 continue
             mover = state.current
-            moves = [_move(a) for a in legal]
+            moves = [move_of(a) for a in legal]
             turn = PolicyTurn("rollout", ruleset, mover, state.decision, state.observation(mover), moves)
             try:
                 choice = policy(turn)
@@ -68,21 +68,3 @@ class OwnPlan:
             state.apply(chosen)
             depth -= 1
         return evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
-
-
-_MOVES: dict = {}
-
-
-def _move(action) -> Move:
-    """The `pimc.Move` of an engine action, made once per distinct action (the engines reuse a deck's worth)."""
-    move = _MOVES.get(action)
-    if move is None:
-        move = Move(action)
-        if len(_MOVES) < 50_000:
-            _MOVES[action] = move
-    return move
-
-
-def _hand_number(state):
-    """Which hand the state is in: a trial ends with it."""
-    return getattr(state, "hand_number", None) or getattr(state, "round", None)

@@ -198,11 +198,11 @@ class Searcher:
 
     def rollout(self, state, rng: random.Random) -> None:
         """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""
-        hand = _hand_number(state)
+        hand = hand_number(state)
         policy, ruleset, legal_actions, apply = self.policy, self.ruleset, state.legal_actions, state.apply
         moves_of = _MOVES.get
         for _ in range(self.budget.depth):
-            if state.is_over or _hand_number(state) != hand:
+            if state.is_over or hand_number(state) != hand:
                 return
             legal = legal_actions()
             if len(legal) == 1:
@@ -210,9 +210,9 @@ class Searcher:
                 continue
             seat = state.current
             moves = []
-            for a in legal:  # `_move`, inline: the Move made once per engine action (they are the engine's own)
+            for a in legal:  # `move_of`, inline: the Move made once per engine action (they are the engine's own)
                 move = moves_of(id(a))
-                moves.append(move if move is not None and move.action is a else _move(a))
+                moves.append(move if move is not None and move.action is a else move_of(a))
             turn = PolicyTurn("rollout", ruleset, seat, state.decision, state.observation(seat), moves)
             try:
                 action = policy(turn)
@@ -337,7 +337,7 @@ class Move:
 _MOVES: dict[int, Move] = {}
 
 
-def _move(action) -> Move:
+def move_of(action) -> Move:
     """The `Move` of an engine action, made once per action object the engine keeps (a deck's worth of them)."""
     move = _MOVES.get(id(action))
     if move is None or move.action is not action:
@@ -347,6 +347,6 @@ def _move(action) -> Move:
     return move
 
 
-def _hand_number(state):
+def hand_number(state):
     """Which hand (shedding, DD MAU) or round (Mose) of the match the state is in."""
     return getattr(state, "hand_number", None) or getattr(state, "round", None)

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any
 
-from pimc import Move, PolicyTurn, evaluate
+from pimc import PolicyTurn, evaluate, hand_number, move_of
 from posterior import PosteriorSearcher
 
 
@@ -92,12 +91,12 @@ class SecondStepSearcher(PosteriorSearcher):
         state.apply(text)
         path = [text]
         depth = self.budget.depth
-        hand = _hand_number(state)
+        hand = hand_number(state)
         node = None
-        while depth > 0 and not state.is_over and _hand_number(state) == hand:
+        while depth > 0 and not state.is_over and hand_number(state) == hand:
             legal = state.legal_actions()
             if len(legal) > 1 and state.current == seat and state.decision != "call":
-                moves = [_move(a) for a in legal]
+                moves = [move_of(a) for a in legal]
                 prior = self._pick(state, moves, rng)
                 key = (k, tuple(path), tuple(sorted(state.observation(seat).get("hand") or ())))
                 node = nodes.get(key)
@@ -110,7 +109,7 @@ class SecondStepSearcher(PosteriorSearcher):
                 value = evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
                 node.members[-1][3][prior] = value
                 return value, node
-            action = legal[0] if len(legal) == 1 else legal[self._pick(state, [_move(a) for a in legal], rng)]
+            action = legal[0] if len(legal) == 1 else legal[self._pick(state, [move_of(a) for a in legal], rng)]
             path.append(str(action))
             state.apply(action)
             depth -= 1
@@ -131,13 +130,13 @@ class SecondStepSearcher(PosteriorSearcher):
 
     def _finish(self, state, depth, hand, rng) -> None:
         for _ in range(depth):
-            if state.is_over or _hand_number(state) != hand:
+            if state.is_over or hand_number(state) != hand:
                 return
             legal = state.legal_actions()
             if len(legal) == 1:
                 state.apply(legal[0])
                 continue
-            moves = [_move(a) for a in legal]
+            moves = [move_of(a) for a in legal]
             state.apply(moves[self._pick(state, moves, rng)].action)
 
     def _second_pass(self, nodes, seat, start_scores, rng) -> None:
@@ -152,7 +151,7 @@ class SecondStepSearcher(PosteriorSearcher):
             spent += need
             for member in node.members:
                 _, state, depth, values = member
-                hand = _hand_number(state)
+                hand = hand_number(state)
                 for b, text in enumerate(node.legal):
                     if b in values:
                         continue
@@ -181,21 +180,3 @@ class SecondStepSearcher(PosteriorSearcher):
             if mean > best_gain and mean > self.step.margin * spread / n ** 0.5:
                 best, best_gain = b, mean
         return mine[3][best]
-
-
-_MOVES: dict[Any, Move] = {}
-
-
-def _move(action) -> Move:
-    """The `pimc.Move` of an engine action, made once per distinct action (as `pimc` caches its own)."""
-    move = _MOVES.get(action)
-    if move is None:
-        move = Move(action)
-        if len(_MOVES) < 50_000:
-            _MOVES[action] = move
-    return move
-
-
-def _hand_number(state):
-    """Which hand (or Mose round) the state is in: a rollout ends with it."""
-    return getattr(state, "hand_number", None) or getattr(state, "round", None)

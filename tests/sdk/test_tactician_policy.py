@@ -47,7 +47,7 @@ def test_the_tactician_chooses_alike_over_the_wire_and_as_a_rollout_policy_at_ev
             observation = state.observation(seat)
             turn = Turn.from_pb(convert.turn_request_to_pb("g", 1, observation, legal, 1000, 1000, names))
             wire = turn.index_of(tactician.act(turn))
-            moves = [pimc._move(a) for a in legal]
+            moves = [pimc.move_of(a) for a in legal]
             rollout = pimc.PolicyTurn("g", ruleset, seat, state.decision, observation, moves)
             assert moves.index(rollout_policy.act(rollout)) == wire
             compared += len(legal) > 1
