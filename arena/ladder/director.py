@@ -398,11 +398,7 @@ class LadderDirector:
             # a round every `_IDLE_ROUND_S` in case one was missed (it used to plan every second).
             idle = 1.0 if self.membership is not None else _IDLE_ROUND_S
             wakeup = self.scheduler.next_wakeup(time.monotonic())
-            timeout = idle if wakeup is None else min(idle, max(0.0, wakeup - time.monotonic()))
-            if self.membership is not None:  # a bot freed on another host may be planned here then
-                freed = self.membership.wakeup_in()
-                timeout = timeout if freed is None else min(timeout, freed)
-            await self._sleep_until_kicked(timeout)
+            await self._sleep_until_kicked(idle if wakeup is None else min(idle, max(0.0, wakeup - time.monotonic())))
 
     async def _sleep_until_kicked(self, timeout: float) -> None:
         assert self._wake is not None

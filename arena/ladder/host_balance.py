@@ -105,19 +105,6 @@ class HostBalance:
         return any(2 * games * slots < total * their_slots and (now is None or self.can_seat(name, bots, now))
                    for name, their_slots, games in others)
 
-    def starved(self, hosts: Mapping[str, tuple[int, int]]) -> bool:
-        """Whether another live host, judging a new game by `defers`, would leave it to this one: this host has
-        less than half of its share of the running games (that game counted) while that one has its share.
-        hosts: every live host's (concurrency, open games), this one's included."""
-        if self.hold_s <= 0 or self.name not in hosts:
-            return False
-        counts = [(name, max(1, slots), games) for name, (slots, games) in hosts.items()]
-        total = 1 + sum(games for _name, _slots, games in counts)
-        slots = sum(slots for _name, slots, _games in counts)
-        mine = hosts[self.name][1]
-        return 2 * mine * slots < total * self.concurrency and any(
-            name != self.name and games * slots >= total * their_slots for name, their_slots, games in counts)
-
     def hold_until(self, running: int, hosts: Mapping[str, tuple[int, int]], now: float,
                    bots: Iterable[str] | None = None) -> float | None:
         """The moment until which a game of these bots, planned here, waits for a starved host to take its

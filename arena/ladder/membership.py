@@ -21,12 +21,9 @@ host, as a single server does; this module adds what makes that sound with sever
   again as soon as its end wakes the director.  This host's own games are counted from
   its own books (the director's running sets), which are never behind the database;
   the other hosts' claims may be one read behind, which the claim itself makes safe (a
-  bot over its cap is refused in the start's transaction, and planned again).  A bot another
-  host just freed is planned here only once a later view still shows it free (that host
-  seats it again at once: `Membership.elsewhere`; not on a host the others hold games for,
-  `HostBalance.starved`), a game whose bots a newer view shows
-  taken is not claimed (`Membership.taken`), and a host alone reads the view at most once
-  a second;
+  bot over its cap is refused in the start's transaction, and planned again).  A game whose
+  bots a newer view shows taken is not claimed (`Membership.taken`), and a host alone reads
+  the view at most once a second;
 * before a planned game claims its seats, `Membership.hold_off` leaves it a moment to a live host
   far below its share of the games (`arena.ladder.host_balance`): the host where a game ends
   plans its seats again at once, the others only once they hear of them, so without this a
@@ -59,15 +56,6 @@ from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.hosts import HostRegistry, default_host_name
 
 log = logging.getLogger("arena.ladder")
-
-#: A bot whose game ended on another host is planned here only once a view read this long after the one that first
-#: showed it free still does (`Membership.take_view`).  The host where the game ended seats it again at once from
-#: its own books, and its claim commits some tens of milliseconds later: a host that planned the bot from a view
-#: read in between sent a claim that was refused.  With every bot on three hosts (`bench_ladder.py --hosts 3
-#: --follow-hosts`) that was about two refused claims a finished game, each a start's statements, its worker-thread
-#: call and its replay buffer for nothing.  A host that leaves its game to a starved one (host balance) holds it
-#: for `--host-hold` (2 s), far longer.
-_FREED_ELSEWHERE_S = 0.25
 
 #: A host alone on its ladder (the last view showed no other live host, nor any claim of one) reads the cluster's
 #: view at most this often, unless a bot waits for its row or another host is live (`Membership.watch`).
@@ -109,10 +97,6 @@ class Membership:
         self.balance: HostBalance | None = None  # whether a planned game waits for a starved host (`hold_off`)
         self._viewed = trio.Event()           # set (and made anew) at each view read, for `hold_off`
         self._hurry = trio.Event()            # a host alone: read the next view without waiting (`watch`)
-        #: Each bot's open claims on the other hosts as planning counts them (`take_view`): the view's, except that a
-        #: bot another host freed counts as before until a view read `_FREED_ELSEWHERE_S` later still shows it free.
-        self.elsewhere: Mapping[str, int] = {}
-        self._freed_elsewhere: dict[str, tuple[int, float]] = {}  # bot -> (its count before, until when)
 
     async def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """A call on the registry's connection (lease, live hosts, sweeps)."""
@@ -219,7 +203,6 @@ class Membership:
             self._wanted = trio.Event()
             names = list(self._names)
             known = set(self.claims.known)
-            read_at = trio.current_time()
             try:
                 load: ClusterLoad = await self._claims_call(self.claims.load, self.since, names)
             except Exception as error:
@@ -228,10 +211,10 @@ class Membership:
                 self.load = None
                 await trio.sleep(self.settings.heartbeat_s / 2)  # asked again by the next round
                 continue
-            first, before = self.load is None, self.elsewhere
-            self.take_view(load, read_at)
-            if (first or not known.issuperset(names)
-                    or any(self.elsewhere.get(bot, 0) < n for bot, n in before.items())):
+            before = self.load
+            self.take_view(load)
+            if (before is None or not known.issuperset(names)
+                    or any(load.busy.get(bot, 0) < n for bot, n in before.busy.items())):
                 kick()
             if not load.busy and all(name == self.name for name in load.hosts):
                 # This host alone: the view holds nothing it does not count itself (its own games, from the
@@ -242,30 +225,9 @@ class Membership:
                     await self._hurry.wait()
                 self._hurry = trio.Event()
 
-    def take_view(self, load: ClusterLoad, read_at: float | None = None) -> None:
+    def take_view(self, load: ClusterLoad) -> None:
         """A read of the cluster's view (`SeatClaims.load`): the next planning round plans from it, and hands
-        the scheduler the counts it and the reads before it since the last round counted first.  read_at: when
-        the read began (default now), for `elsewhere`."""
-        now = trio.current_time()
-        read_at = now if read_at is None else read_at
-        waiting = self._freed_elsewhere
-        for bot in [bot for bot, (_n, until) in waiting.items() if until <= read_at]:
-            del waiting[bot]
-        if self.balance is not None and self.balance.starved(load.hosts):
-            # The other hosts hold their new games for this one (host balance): the bots they free stay free for
-            # it, so it plans them at once.  Waiting `_FREED_ELSEWHERE_S` for them cost the hold its point: a
-            # late-joining host lost the bots to the busy host's next game (it starts one whenever its own have
-            # all ended) when a game lasted less than the wait.
-            waiting.clear()
-        elif self.load is not None:
-            for bot, n in self.load.busy.items():
-                if load.busy.get(bot, 0) < n and bot not in waiting:
-                    waiting[bot] = (n, read_at + _FREED_ELSEWHERE_S)
-        if waiting:
-            busy = load.busy
-            self.elsewhere = {**busy, **{bot: max(n, busy.get(bot, 0)) for bot, (n, _until) in waiting.items()}}
-        else:
-            self.elsewhere = load.busy
+        the scheduler the counts it and the reads before it since the last round counted first."""
         self.load = load
         self._unsynced.append(load)
         if self.balance is not None:
@@ -357,14 +319,7 @@ class Membership:
             changed, self._left_out = None, True
         elif self._left_out:
             changed, self._left_out = None, False
-        return pool.refresh(slots, changed, reserved, self._cap, self.elsewhere)
-
-    def wakeup_in(self) -> float | None:
-        """Seconds until a bot freed on another host may be planned here (`elsewhere`), or None: the director plans
-        again then, and that round's view read lets it."""
-        now = trio.current_time()
-        due = [until for _n, until in self._freed_elsewhere.values() if until > now]
-        return min(due) - now if due else None  # (past its time, a bot waits for the view that round asked for)
+        return pool.refresh(slots, changed, reserved, self._cap, load.busy)
 
     def _sync_counts(self, scheduler: Scheduler) -> None:
         """Give the scheduler the games and pairings of every host that the views read since the last
