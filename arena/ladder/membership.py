@@ -269,12 +269,17 @@ class Membership:
         hosts and ``reserved`` (the games the director runs or starts for each bot here, this one included): its
         claim would be refused (typically a game held for a starved host that took its bots meanwhile), so it is
         not sent.  The planning round that seated them read the same or an older view."""
-        load, slots = self.load, self._slots
+        load = self.load
         if load is None:
             return False
         busy = load.busy
-        return any(busy.get(bot, 0) + reserved.get(bot, 0) > (min(slots[bot][0], self._cap) if bot in slots else 1)
-                   for bot in bots)
+        return any(busy.get(bot, 0) + reserved.get(bot, 0) > self._cap_of(bot) for bot in bots)
+
+    def _cap_of(self, bot: str) -> int:
+        """The most open claims ``bot`` may hold in all, as the last planning round set it (what its claim is
+        checked against): its capacity, at most the round's per-bot cap; 1 for a bot without its row."""
+        slots = self._slots.get(bot)
+        return min(slots[0], self._cap) if slots is not None else 1
 
     def _ask(self) -> None:
         """Ask `watch` for a read of the cluster's view."""
@@ -347,7 +352,7 @@ class Membership:
         """The seat claim for `LadderStore.game_started(claim=...)`: in the start's transaction (one commit,
         one worker-thread call for both), with the caps of the last planning round."""
         assert self.claims is not None
-        caps = {bot: min(self._slots[bot][0], self._cap) if bot in self._slots else 1 for bot in bots}
+        caps = {bot: self._cap_of(bot) for bot in bots}
         claims = self.claims
         return lambda backend: claims.claim_in(backend, game_id, ruleset, list(bots), caps)
 
