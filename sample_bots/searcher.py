@@ -315,8 +315,13 @@ def budget_parser():
 
 
 def parse_budget(argv):
-    """The budget flags and the rest (the SDK's flags, which pass through)."""
-    return budget_parser().parse_known_args(argv)
+    """The budget flags and the rest (the SDK's flags, which pass through); a plan with the second step or cut
+    rollouts, which it does not combine with, is refused in one line (rather than left unused)."""
+    parser = budget_parser()
+    budget, rest = parser.parse_known_args(argv)
+    if budget.plan and (budget.second_step or budget.leaf):
+        parser.error("--plan does not combine with --second-step or --leaf: choose one")
+    return budget, rest
 
 
 if __name__ == "__main__":

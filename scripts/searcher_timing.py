@@ -61,6 +61,8 @@ def main():
     parser.add_argument("--same-games", action="store_true",
                         help="play the tactician's choices at seat 0 too: the same decisions for every budget")
     args = parser.parse_args()
+    if args.plan is not None and args.plan < 0:
+        parser.error(f"--plan must be 0 or more, not {args.plan}")
     for ruleset in args.rulesets.split(","):
         players = PLAYERS.get(ruleset, 2)
         options = OPTIONS.get(ruleset, {})

@@ -119,3 +119,13 @@ def test_a_negative_or_odd_plan_is_refused_in_one_line_before_the_bot_connects()
         assert shown.returncode == 2, (value, shown.stderr)
         assert "argument --plan" in shown.stderr and "Traceback" not in shown.stderr, shown.stderr
         assert "cannot reach the arena" not in shown.stderr  # refused before any connection was tried
+
+
+def test_a_plan_with_the_second_step_or_cut_rollouts_is_refused_instead_of_left_unused():
+    bot = Path(__file__).resolve().parents[2] / "sample_bots" / "searcher.py"
+    for other in (["--second-step"], ["--leaf", "12"]):
+        shown = subprocess.run([sys.executable, str(bot), "--plan", "1", *other, "--arena", "127.0.0.1:1"],
+                               capture_output=True, text=True, timeout=60)
+        assert shown.returncode == 2, (other, shown.stderr)
+        assert "--plan does not combine with --second-step or --leaf" in shown.stderr, shown.stderr
+        assert "Traceback" not in shown.stderr and "cannot reach the arena" not in shown.stderr
