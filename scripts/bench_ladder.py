@@ -137,7 +137,7 @@ class Totals:
         self.pg = db.startswith("postgresql://")
         self._connection = None
 
-    def _rows(self, sql: str) -> list[tuple]:
+    def rows(self, sql: str) -> list[tuple]:
         if self.pg:
             import psycopg
 
@@ -152,9 +152,9 @@ class Totals:
 
     def read(self) -> dict[str, int]:
         try:
-            games = dict(self._rows(TOTALS_SQL[0]))
-            decisions = self._rows(TOTALS_SQL[1])[0][0]
-            timeouts, strikes, forfeits = self._rows(TOTALS_SQL[2])[0]
+            games = dict(self.rows(TOTALS_SQL[0]))
+            decisions = self.rows(TOTALS_SQL[1])[0][0]
+            timeouts, strikes, forfeits = self.rows(TOTALS_SQL[2])[0]
         except Exception:  # not created yet
             return {}
         return {
@@ -166,7 +166,7 @@ class Totals:
     def connected(self) -> int:
         """Bots that have connected at least once (their row's last_seen)."""
         try:
-            return int(self._rows("SELECT COUNT(*) FROM bots WHERE last_seen IS NOT NULL")[0][0])
+            return int(self.rows("SELECT COUNT(*) FROM bots WHERE last_seen IS NOT NULL")[0][0])
         except Exception:
             return 0
 
@@ -175,7 +175,7 @@ class Totals:
         if not self.pg:
             return None
         try:
-            return int(self._rows("SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements")[0][0])
+            return int(self.rows("SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements")[0][0])
         except Exception:
             return None
 
@@ -184,7 +184,7 @@ class Totals:
         if not self.pg:
             return []
         try:
-            rows = self._rows(
+            rows = self.rows(
                 "SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements "
                 f"ORDER BY total_exec_time DESC LIMIT {int(count)}")
         except Exception:
@@ -198,7 +198,7 @@ class Totals:
         if not self.pg:
             return []
         try:
-            backend = int(self._rows("SELECT pg_backend_pid()")[0][0])
+            backend = int(self.rows("SELECT pg_backend_pid()")[0][0])
             with open(f"/proc/{backend}/stat") as f:
                 postmaster = int(f.read().rsplit(")", 1)[1].split()[1])
         except Exception:

@@ -9,7 +9,7 @@
 decision, and on a shared machine its pairs swing by ±0.3.  This runs the same comparison with
 both servers started through this script (``--inside``), which wraps the functions only the ladder
 runs (`FUNCTIONS`: the store's commit thread, the replay's lines and its packing, the rating refits, the
-planning rounds...; a name a tree does not have is skipped, so one list serves an older tree too) and adds up each one's calls and CPU time (`time.thread_time`, on whatever
+planning rounds...; a name a tree does not have is skipped and named in the report, so one list serves an older tree too and a renamed function is not lost in silence) and adds up each one's calls and CPU time (`time.thread_time`, on whatever
 thread calls it), plus garbage collection by generation, over the measured window only (SIGUSR1
 starts it, SIGUSR2 writes it out).  It prints, for the ladder and for the bare path, the server's
 CPU per decision and each function's µs per decision: what the ladder adds is there by name, in
@@ -201,6 +201,7 @@ class Accounts:
         self.gc: dict[int, list] = {generation: [0, 0.0] for generation in range(3)}
         self._gc_began = 0.0
         self.meter = meter
+        self.missing: list[str] = []   # names this tree does not have: said in the report, never counted
 
     def wrap(self, module_name: str, qualname: str) -> None:
         """Replace ``module.qualname`` (a function or a method) by a wrapper that counts it."""
@@ -209,7 +210,8 @@ class Accounts:
         for part in path:
             owner = getattr(owner, part)
         function = getattr(owner, name, None)
-        if function is None:  # not in this tree (an older or newer one): nothing to count
+        if function is None:  # not in this tree (an older or newer one, or renamed): said in the report
+            self.missing.append(f"{module_name.rsplit('.', 1)[-1]}.{qualname}")
             return
         label = f"{module_name.rsplit('.', 1)[-1]}.{qualname}"
         box = self.functions.setdefault(label, [0, 0.0])
@@ -253,7 +255,7 @@ class Accounts:
 
     def to_dict(self) -> dict:
         return {"functions": self.functions, "gc": {str(k): v for k, v in self.gc.items()},
-                "database": self.meter.counts if self.meter is not None else {}}
+                "database": self.meter.counts if self.meter is not None else {}, "missing": self.missing}
 
 
 def inside(argv: list[str]) -> None:
@@ -287,6 +289,8 @@ def show(label: str, accounts: dict, decisions: int, cpu_us: float, games: int =
         if calls:
             print(f"  {name:<48} {seconds / decisions * 1e6:7.1f} µs a decision, {calls / decisions:7.3f} calls "
                   f"({seconds / calls * 1e6:8.1f} µs a call)")
+    if accounts.get("missing"):
+        print(f"  not in this tree, not counted: {', '.join(accounts['missing'])}")
     counts = accounts.get("database") or {}
     if counts and games:
         statements = sum(box[0] for box in counts.values())
@@ -369,7 +373,7 @@ def by_process(totals, before: dict[int, float], after: dict[int, float]) -> dic
     names: dict[int, str] = {}
     if totals is not None:
         try:
-            for pid, application, kind in totals._rows(
+            for pid, application, kind in totals.rows(
                     "SELECT pid, application_name, backend_type FROM pg_stat_activity"):
                 if kind == "client backend":
                     application = application or "(no name: the benchmark's reader)"

@@ -58,3 +58,14 @@ def test_ladder_cpu_accounting_counts_a_wrapped_functions_calls_and_collections(
     accounts.reset()
     assert accounts.functions["scheduler.Candidate.plays"] == [0, 0.0] and accounts.gc[1] == [0, 0.0]
     assert json.loads(json.dumps(accounts.to_dict()))["functions"]["scheduler.Candidate.plays"] == [0, 0.0]
+
+
+def test_ladder_cpu_accounting_names_a_function_this_tree_does_not_have(monkeypatch, capsys):
+    """A listed name that is gone (renamed, or an older tree) is not counted, and the report says so."""
+    bench = load_script(monkeypatch, "ladder_cpu_accounting")
+    accounts = bench.Accounts()
+    accounts.wrap("arena.ladder.scheduler", "Candidate.no_such_method")
+    data = accounts.to_dict()
+    assert data["missing"] == ["scheduler.Candidate.no_such_method"] and not data["functions"]
+    bench.show("ladder (SQLite)", data, decisions=100, cpu_us=250.0)
+    assert "not in this tree, not counted: scheduler.Candidate.no_such_method" in capsys.readouterr().out
