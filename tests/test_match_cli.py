@@ -30,6 +30,7 @@ from arena.cli.match import (
 from arena.games import ruleset_info
 from arena.ladder.elo import SPRT
 from arena.match.outcome import GameOutcome, SeatOutcome
+from tests.terminal_signals import sigint_as_at_a_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = str(ROOT / "sample_bots" / "random_bot.py")
@@ -207,7 +208,7 @@ def test_ctrl_c_stops_the_bots_and_prints_the_partial_result(tmp_path):
     bot.write_text(Path(GREEDY_BOT).read_text())
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "match", RANDOM_BOT, str(bot), "--game", "moumou", "--games", "2000", "-v"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_as_at_a_terminal,
     )
     for line in process.stdout:
         if line.startswith("Finished game 2 "):

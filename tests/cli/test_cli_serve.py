@@ -13,6 +13,7 @@ import time
 import pytest
 
 from .conftest import ROOT, run_arena
+from tests.terminal_signals import sigint_as_at_a_terminal
 
 
 def counts(db) -> dict[str, int]:
@@ -48,7 +49,7 @@ def test_ctrl_c_on_the_demo_lets_running_games_finish_and_exits_130(tmp_path):
         [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "moumou", "--plain",
          "--summary-every", "1000", "--drain", "60", "--db", str(db), "--replays", str(replays)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path), start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=sigint_as_at_a_terminal,
     )
     try:
         wait_for(lambda: counts(db).get("finished", 0) >= 1 and counts(db).get("running", 0) >= 1, 60,

@@ -28,6 +28,7 @@ pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip insta
 
 from arena.replay.reader import parse  # noqa: E402
 from arena.replay.render import FrameBuilder  # noqa: E402
+from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")
@@ -82,7 +83,8 @@ def ladder(tmp_path_factory):
         [sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--game", "maumau", "--plain",
          "--summary-every", "3600", "--db", str(root / "arena.db"), "--replays", str(root / "replays"),
          "--move-ms", "2000", "--drain", "0"],  # no waiting at the end for games whose bots are gone
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        preexec_fn=sigint_as_at_a_terminal)
     bots = []
     try:
         lines = Lines(server)

@@ -18,6 +18,7 @@ from arena.ladder.store import LadderStore  # noqa: E402
 
 from .test_web_api import BOTS, SEED, play  # noqa: E402
 from .test_web_live import Lines  # noqa: E402
+from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,8 @@ def test_arena_web_serves_a_postgresql_ladder(postgres_db, tmp_path):
     web = subprocess.Popen(
         [sys.executable, "-m", "arena", "web", "--db", postgres_db, "--replays", str(tmp_path / "replays"),
          "--listen", "127.0.0.1:0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        preexec_fn=sigint_as_at_a_terminal)
     try:
         url = Lines(web).until(r"web view on (http://\S+)").group(1)
         standings = get(f"{url}api/v1/standings/maumau")["standings"]
