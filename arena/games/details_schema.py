@@ -88,6 +88,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "mistake": "contested mode: whether a False Mose or False Play was made this turn already",
         "last_round": "the last scored round, or null",
         "false_plays": "contested mode: False Plays made this turn (at most 3)",
+        "decisions": "decisions applied in this game; at the option decision_limit the game ends, its round scored "
+                     "as it stands",
     },
     "ddmau": {
         "marks": "one per shown discard card: its mark (an MM declaration, an SM colour, a block), or null",
@@ -110,6 +112,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "hand_number": "the hand in the game (1 first)",
         "target": "the total that ends the game (option target)",
         "last_hand": "the last scored hand, or null",
+        "decisions": "decisions applied in this game; at the option decision_limit the game ends, its hand scored "
+                     "as it stands",
     },
 }
 

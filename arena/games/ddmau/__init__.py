@@ -87,6 +87,18 @@ random play needs about 230 turns a hand (2 players; 1 in 100 hands over
 A going-out chain that needs more than 20,000 search steps to find is not
 offered (it never happens with real hands).  Option ``max_hands`` ends the
 game after that many hands (0: no limit), for quick games.
+Option ``decision_limit`` (40,000 decisions a game; 0 for none; not in the
+rules, a bound whatever the seats do) ends the game at that many
+decisions, its hand scored as it stands (reason ``decision-limit``: every
+seat adds its hand, as in a blocked hand; a hand already won whose hit
+waits is scored as won) and the game over whatever the totals.  The turn
+limit bounds a hand, not the game: totals can fall (a finisher subtracts
+its final play), so colluding seats could play hands for ever, and a seat
+can take many decisions in one turn (digs, a play card by card, catch
+windows), so the bound counts decisions, as the match runner's abort does
+(50,000, unrated; the ladder refuses options that leave no bound below it).
+Random play's longest of 420 two-player games took 30,926 decisions
+(median about 15,000; 2026-11-28, `scripts/game_lengths.py`).
 """
 
 from __future__ import annotations
@@ -119,6 +131,9 @@ OPTIONS = {
     "safety_net": OptionSpec(True, "totals of 500..505 after a hand drop to 350 (E-11)"),
     "turn_limit": OptionSpec(5000, "turns after which a hand ends blocked (0: none); not in the rules, a bound "
                              "whatever the seats do"),
+    "decision_limit": OptionSpec(40000, "decisions after which the game ends, its last hand scored as it stands "
+                                 "(0: none); not in the rules, a bound on the whole game whatever the seats do",
+                                 minimum=0),
 }
 
 SUMMARY = (
@@ -148,6 +163,8 @@ def _options(players: int | None, options: Mapping[str, Any]) -> tuple[dict[str,
         raise OptionError("target must be at least 10 and max_hands at least 0")
     if options["turn_limit"] < 0:
         raise OptionError(f"option turn_limit: {options['turn_limit']} is negative; 0 means no limit")
+    if options["decision_limit"] < 0:
+        raise OptionError(f"option decision_limit: {options['decision_limit']} is negative; 0 means no limit")
     return dict(options), counts
 
 

@@ -35,20 +35,20 @@ KEYS = (
     "ruleset", "seat", "seat_count", "current", "decision", "hand", "hand_sizes", "discard", "marks",
     "discard_size", "stock_size", "direction", "scores", "individual", "effective_top", "color", "number",
     "hit_run", "play_size", "last_play", "drawn", "called", "optional", "pending_hit", "window", "teams",
-    "active", "dealer", "hand_number", "target", "last_hand",
+    "active", "dealer", "hand_number", "target", "last_hand", "decisions",
 )
 
 
 def _assemble(observation: DDMauObservation) -> tuple:
     """The record's values in `KEYS` order, from the snapshot `build` took."""
     (seat, current, phase, hand, sizes, pile, discard_size, stock_size, direction, chain, last_play, drawn, called,
-     optional, hit, offender, match) = observation._parts
+     optional, hit, offender, match, decisions) = observation._parts
     ruleset, players, scores, individual, teams, active, dealer, hand_number, target, last_hand = match
     discard, marks, top, colour, number, run = pile
     return (ruleset, seat, players, current, phase, hand, sizes, discard, marks, discard_size, stock_size,
             direction, scores, individual, top, colour, number, run, chain, last_play, drawn, called, optional,
             hit, None if offender is None else {"offender": offender}, teams, active, dealer, hand_number, target,
-            last_hand)
+            last_hand, decisions)
 
 
 class DDMauObservation(RecordObservation.record_type(KEYS)):  # type: ignore[misc]
@@ -107,6 +107,7 @@ def build(state: "DDMauState", seat: int | None) -> DDMauObservation:
                                   "by": hit["by"]},
         None if window is None else window["offender"],
         match,
+        state.decisions,
     )
     observation._values = None  # assembled when first read
     return observation

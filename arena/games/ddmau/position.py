@@ -15,7 +15,8 @@ count, kind, by}``), ``next_seat``, ``window`` (``{offender, queue}``),
 ``final`` (the going-out play while its hit is pending), ``dealer``,
 ``hand_number``, ``active``, ``eliminated``, ``idle``, ``stall``,
 ``turn_open`` (``[seat, cards at its start, draw pile empty then]``),
-``turns`` (turns started this hand), ``seed``, ``chance``.
+``turns`` (turns started this hand), ``decisions`` (decisions applied in the
+game, against option ``decision_limit``; 0 when absent), ``seed``, ``chance``.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def to_position(state) -> dict[str, Any]:
         "stall": state.stall,
         "turn_open": None if state.turn_open is None else list(state.turn_open),
         "turns": state.turns,
+        "decisions": state.decisions,
         "reason": state.reason,
         "last_hand": copy(state.last_hand),
         "seed": state.seed,
@@ -164,6 +166,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.idle = _int(position, "idle", 0, 0)
     state.stall = _int(position, "stall", 0, 0)
     state.turns = _int(position, "turns", 0, 0)
+    state.decisions = _int(position, "decisions", 0, 0)
     state.turn_open = _turn_open(position.get("turn_open"), players, hands)
     if "turn_open" not in position and phase == "turn":  # a fresh turn (its digs so far came from the stock)
         state.turn_open = (current, max(0, len(hands[current]) - state.drawn), not stock)

@@ -69,12 +69,13 @@ class DDMauState(GameState):
     __slots__ = (
         # the table and its rules (set once)
         "ruleset", "players", "options", "counts", "rules", "teams", "target", "must_play", "turn_limit",
+        "decision_cap",
         # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `match_view`; the
         # observations' pile view, `pile.view`)
         "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
-        "direction", "is_over", "reason", "last_hand", "dealer",
+        "direction", "is_over", "reason", "last_hand", "dealer", "decisions",
         # the hand (``sizes``: each hand's length, a list replaced when a card moves, never changed: the
         # observations share it; ``held``: each hand's distinct cards as a mask, `cards.BIT`, what the validator
         # reads)
@@ -91,6 +92,7 @@ class DDMauState(GameState):
         self.fresh = True  # built by the constructor, not restored from a position
         self.seed = seed
         self.chance = 0
+        self.decisions = 0  # decisions applied in this game, against option decision_limit
         self.scores = [0] * players
         self.individual = [0] * players
         self.active = [True] * players
@@ -121,6 +123,8 @@ class DDMauState(GameState):
         self.target = options["target"]
         self.must_play = options["must_play_if_able"]
         self.turn_limit = options["turn_limit"]
+        limit = options["decision_limit"]
+        self.decision_cap = limit if limit > 0 else 1 << 62  # (0: none)
         self._legal: list[Action] | None = None
         self._under: C.Node | None = None  # `_node_under()`, set by `_play`
         self.match_shown: tuple | None = None  # `match_view`
@@ -283,6 +287,7 @@ class DDMauState(GameState):
             return
         self._legal = None
         self.fresh = False
+        self.decisions += 1
         if self.log is not None:
             events.action(self, action)
         verb = action.verb
@@ -321,6 +326,17 @@ class DDMauState(GameState):
             self._block()
         elif verb == "catch":
             self._catch()
+        if self.decisions >= self.decision_cap and not self.is_over:
+            self._end_at_decision_limit()
+
+    def _end_at_decision_limit(self) -> None:
+        """Option ``decision_limit`` (not in the rules, a bound): the game ends now, its hand scored as it
+        stands.  A hand already won (a finish whose hit waits for its target) is scored as won, the hit
+        lapsing; any other hand as a blocked one (every seat adds its hand; reason ``decision-limit``), the
+        cards of a play under way staying on the pile.  `_score_hand` then ends the game."""
+        self._legal = None  # (a play under way, or a dig, may have kept its next list)
+        final = self.final
+        self._score_hand(None if final is None else final["seat"], "decision-limit")
 
     def _apply_legal(self, action: Action) -> None:
         """`GameState.apply`'s last step, after its checks (the list is cached then): `apply` with the list's
@@ -407,6 +423,7 @@ class DDMauState(GameState):
         new.target = self.target
         new.must_play = self.must_play
         new.turn_limit = self.turn_limit
+        new.decision_cap = self.decision_cap
         new._legal = None
         new.facts = self.facts
         new.pile_shown = self.pile_shown
@@ -417,6 +434,7 @@ class DDMauState(GameState):
         new.fresh = self.fresh
         new.seed = self.seed
         new.chance = self.chance
+        new.decisions = self.decisions
         new.scores = self.scores
         new.individual = self.individual
         new.active = self.active
@@ -831,6 +849,9 @@ class DDMauState(GameState):
         if not done and self.options["max_hands"] and self.hand_number >= self.options["max_hands"]:
             done = True
             self.reason = f"{self.hand_number} hands played (max_hands)"
+        if not done and self.decisions >= self.decision_cap:  # (a hand that ended at the limit: no next one)
+            done = True
+            self.reason = f"{self.decisions} decisions played (decision_limit)"
         if done:
             self.is_over = True
             self.current = None

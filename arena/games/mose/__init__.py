@@ -77,6 +77,20 @@ never run the stock out, so a round also ends with no winner, scored like
 an exhaustion, at the start of its ``turn_limit``-th turn (300 by default,
 0 for none); random play ends rounds long before that.
 
+**Decision limit (not in the rules).**  The turn limit alone does not bound
+a game's decisions: in one turn every other seat that could meld is asked
+after each draw and play (reaction windows), a hand of a whole taken pile
+allows many plays, and contested mode adds a False Mose and three False
+Plays a turn.  So 13 rounds of 300 turns could take some 90,000 decisions at
+10 players with two decks (`arena/games/README.md`, "Every game ends"), and
+``turn_limit=0`` none at all.  Option ``decision_limit`` (20,000 by
+default, 0 for none) ends the game at that many decisions: the round under
+way is scored as it stands with no winner, like an exhaustion (an open
+window lapses; a freed wild waiting to be placed goes to its swapper's
+hand, as a ``take``), and the match ends there (the result's reason says
+so).  Random play's games take 1,600-2,600
+decisions (2, 4 and 10 players, 20 games each, 2026-11-28).
+
 **Where RULES.md is silent.**  Two decks (``decks``; 0 = one deck up to 7
 players, two above): sets may hold two naturals of a suit, up to 8 naturals
 and a wild as the 9th.  In a set of the wild rank every card stands for
@@ -109,6 +123,12 @@ OPTIONS = {
         "strict",
         "strict: invalid plays are not offered; contested: False Mose (+50) and False Play (+10) are (D-16, D-17)",
         ("strict", "contested"),
+    ),
+    "decision_limit": OptionSpec(
+        20000,
+        "decisions after which the game ends, its round scored as it stands with no winner (0: none); not in the "
+        "rules, a bound on the whole game whatever the seats do",
+        minimum=0,
     ),
 }
 

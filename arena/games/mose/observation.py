@@ -43,6 +43,7 @@ OBSERVATION_KEYS = (
     "window",
     "turns", "turn_limit",  # turns of this round so far, against `turn_limit`
     "last_round",  # the last finished round (winner, points, reason); totals are in ``scores``
+    "decisions",  # decisions applied in this game, against option ``decision_limit``
 )
 
 
@@ -50,7 +51,7 @@ def _assemble(record: "MoseObservation") -> tuple:
     """The record's values (`OBSERVATION_KEYS` order) from its snapshot; lists are new, the melds' entries
     and the last round's record are shared (read-only)."""
     (seat, current, phase, hand, sizes, discard, stock_size, melds, table, turn, round_started, exhaustions,
-     penalties, mistake, false_plays, pickup, window, turns, match) = record._parts
+     penalties, mistake, false_plays, pickup, window, turns, match, decisions) = record._parts
     players, round_, wild, dealer, scores, history, options = match
     return (
         "mose",
@@ -82,6 +83,7 @@ def _assemble(record: "MoseObservation") -> tuple:
         turns,
         options["turn_limit"],
         history[-1] if history else None,
+        decisions,
     )
 
 
@@ -129,6 +131,7 @@ def observe(state: "MoseState", seat: int | None) -> Observation:
         state.window,
         state.turns,
         state.match_view,
+        state.decisions,
     )
     observation._values = None  # assembled when first read
     return observation

@@ -88,6 +88,7 @@ def restore(position: Mapping[str, Any], options: Mapping[str, Any]) -> MoseStat
     state.mistake = bool(position.get("mistake", False))
     state.false_plays = _int(position, "false_plays", 0, 0, MAX_FALSE_PLAYS)
     state.turns = _int(position, "turns", 1)
+    state.decisions = _int(position, "decisions", 0, 0)
     melds = position.get("melds", [])
     if not isinstance(melds, list):
         raise PositionError("'melds' must be a list")

@@ -83,8 +83,8 @@ class MoseState(GameState):
     __slots__ = (
         # the table and its rules (set once); `seats`: every seat's number, then None (the spectator)
         "ruleset", "options", "players", "decks", "seed", "seats",
-        # the match
-        "chance", "round", "wild", "dealer", "scores", "history", "log",
+        # the match (``decisions``: applied in this game, against option ``decision_limit``)
+        "chance", "round", "wild", "dealer", "scores", "history", "log", "decisions",
         # the round
         "hands", "stock", "discard", "melds", "table", "pending", "window", "round_started", "exhaustions",
         "last_pickup", "penalties", "next_meld", "turns",
@@ -116,6 +116,9 @@ class MoseState(GameState):
         self.decks = decks_for(players, self.options["decks"])
         if self.options["turn_limit"] < 0:
             raise GameError(f"turn_limit must be 0 (none) or a number of turns, not {self.options['turn_limit']}")
+        if self.options["decision_limit"] < 0:
+            raise GameError(f"option decision_limit: {self.options['decision_limit']} is negative; 0 means no limit")
+        self.decisions = 0
         self.seed = seed
         self.chance = 0
         self.round = 1
@@ -218,7 +221,8 @@ class MoseState(GameState):
     def result(self) -> Result:
         if not self.is_over:
             raise GameError(f"the match is still running (round {self.round} of {self.rounds})")
-        return Result.from_points(self.scores, reason=f"lowest total after {len(self.history)} rounds")
+        cut = f" (option decision_limit ended the game in round {self.round})" if self.round < self.rounds else ""
+        return Result.from_points(self.scores, reason=f"lowest total after {len(self.history)} rounds{cut}")
 
     def apply(self, action: "Action | str") -> None:
         """As the contract's, but a meld's tokens may come in any order (``meld 7d 7s 7h``).
@@ -241,6 +245,7 @@ class MoseState(GameState):
             self._apply_checked(action)
             return
         self._legal = None
+        self.decisions += 1
         seat = self.current
         verb = action.verb
         if verb == "layoff":
@@ -273,6 +278,9 @@ class MoseState(GameState):
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
         else:  # call
             self._false_mose(seat)
+        limit = self.options["decision_limit"]
+        if limit and self.decisions >= limit and self.phase != "over":
+            self._end_at_decision_limit()
         phase = self.phase  # `_settle`, inline: this runs at every step
         if phase == "over":
             self.is_over = True
@@ -392,6 +400,7 @@ class MoseState(GameState):
         twin.scores = self.scores
         twin.history = self.history
         twin.log = None
+        twin.decisions = self.decisions
         twin.hands = list(self.hands)
         twin.stock = list(self.stock)
         twin.discard = self.discard
@@ -769,6 +778,19 @@ class MoseState(GameState):
                 events.pickup_returned(self, pickup)
         self._end_round(seat, reason)
 
+    def _end_at_decision_limit(self) -> None:
+        """Option ``decision_limit`` (not in the rules, a bound whatever the seats do): a freed wild waiting to
+        be placed goes to its swapper's hand (as a ``take``), an open window lapses, the round is scored as it
+        stands with no winner (like an exhaustion) and `_end_round` ends the match."""
+        if self.table:
+            self._add(self.pending["seat"], self.table)
+            self.table = ()
+        self._end_round(None, f"the game reached its decision limit ({self.decisions})")
+
+    def _decision_cap(self) -> int:
+        """Option ``decision_limit``, or no cap (0)."""
+        return self.options["decision_limit"] or 1 << 62
+
     def _end_round(self, winner: int | None, reason: str) -> None:
         wild = self.wild
         points = [
@@ -781,7 +803,7 @@ class MoseState(GameState):
         self.window = None
         self.pending = None
         self.last_pickup = None
-        if self.round >= self.rounds:
+        if self.round >= self.rounds or self.decisions >= self._decision_cap():
             self.phase = "over"
             self.match_view = match_view(self)
             if self.log is not None:
@@ -824,6 +846,7 @@ class MoseState(GameState):
             "mistake": self.mistake,
             "false_plays": self.false_plays,
             "turns": self.turns,
+            "decisions": self.decisions,
             "history": [dict(h, points=list(h["points"])) for h in self.history],
             "next_meld": self.next_meld,
             "seed": self.seed,

@@ -81,6 +81,7 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         "hand_number": view["hand_number"],
         "active": list(view["active"]),
         "last_hand": view.get("last_hand"),
+        "decisions": view.get("decisions", 0),  # (the game ends at option decision_limit in every world)
         "seed": rng.getrandbits(62),
         "chance": 0,
     }

@@ -82,6 +82,7 @@ def position(view: Mapping[str, Any], table, dealt: Mapping[Place, list[str]], r
         position["window"] = {"queue": list(view["window"]["queue"]), "acted": bool(view["window"]["acted"])}
     if "turns" in view:
         position["turns"] = view["turns"]
+    position["decisions"] = view.get("decisions", 0)  # (the game ends at option decision_limit in every world)
     if phase == "place":
         position["pending"] = {"card": view["table"][0], "back": "react" if reacting else "play"}
     pickup = view.get("last_pickup")
