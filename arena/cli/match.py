@@ -178,6 +178,7 @@ def check_replay_folder(folder: Path, option: str = "--replays") -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from arena import games
+    from arena.match.bound import require_bound
 
     info = games.ruleset_info(args.game)
     options = info.resolve_options(parse_options(args.option))
@@ -185,6 +186,7 @@ def run_command(args: argparse.Namespace) -> int:
     if len(specs) < 2:
         raise CommandError("a match needs at least two bots")
     players = choose_players(info, len(specs), args.players)
+    require_bound(args.game, players, options)  # every game ends by its own bound, never by the runner's abort
     sprt = None
     if args.sprt:
         if len(specs) != 2:

@@ -181,8 +181,10 @@ DEMO_OPTIONS = {"ddmau": {"max_hands": 1}}
 
 
 def _options(args, players: dict[str, int]) -> dict[str, dict]:
-    """Per-ruleset options from --option RULESET:KEY=VALUE, checked and typed by the ruleset."""
+    """Per-ruleset options from --option RULESET:KEY=VALUE, checked and typed by the ruleset; refused (one line)
+    when they leave a ruleset's games no bound below the runner's abort (`arena.match.bound`)."""
     from arena import games
+    from arena.match.bound import require_bound
 
     given: dict[str, dict] = {}
     if args.demo:
@@ -202,6 +204,8 @@ def _options(args, players: dict[str, int]) -> dict[str, dict]:
     for ruleset, pairs in given.items():
         resolved = games.ruleset_info(ruleset).resolve_options(pairs)  # OptionError names the known options
         typed[ruleset] = {key: resolved[key] for key in pairs}
+    for ruleset, size in players.items():  # a rated game ends by its own bound, never by the runner's abort
+        require_bound(ruleset, size, typed.get(ruleset))
     return typed
 
 

@@ -78,6 +78,9 @@ class RulesetInfo:
     options: Mapping[str, OptionSpec] = field(default_factory=dict)
     resolutions: str = ""
     default_players: int | None = None
+    #: ``bound(players, options)``: for a ruleset whose own rules end every game within that many decisions
+    #: (the tests' toy games); None: the option ``decision_limit`` bounds the game (`decision_bound`).
+    bound: Callable[[int, Mapping[str, Any]], int | None] | None = None
 
     def resolve_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(given) - set(self.options))
@@ -92,6 +95,22 @@ class RulesetInfo:
         for name, value in given.items():
             resolved[name] = self.options[name].coerce(name, value)
         return resolved
+
+    def decision_bound(self, players: int, given: Mapping[str, Any] | None = None) -> int | None:
+        """The most decisions a game at this table under these options can take, whatever its seats do; None if
+        nothing bounds it.
+
+        A real ruleset's bound is its game-level option ``decision_limit`` (not in any rules: it ends the game
+        at that many decisions, its last hand or round scored as it stands); 0 means none, and then seats that
+        want to can make a game go on for ever (arena/games/README.md, "Every game ends").  A ruleset whose own
+        rules end every game within a known count says so with ``bound``.  Bad options are refused as
+        `resolve_options` refuses them.
+        """
+        options = self.resolve_options(dict(given or {}))
+        if self.bound is not None:
+            return self.bound(players, options)
+        limit = options.get("decision_limit", 0)
+        return limit if limit > 0 else None
 
     def check_players(self, players: int) -> None:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:

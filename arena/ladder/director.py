@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 import trio
 
+from arena.games import rulesets
 from arena.ladder.candidates import CandidatePool
 from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
@@ -39,6 +40,7 @@ from arena.ladder.scheduler import Scheduler, Table, slot_share
 from arena.ladder.standings import Standing, StandingsBook, standings_from
 from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
 from arena.ladder.store.fit_totals import RunningTotals
+from arena.match.bound import require_bound
 from arena.match.runner import GameStop
 from arena.ladder.store.ladder_store import Call
 from arena.match.timecontrol import TimeControl
@@ -185,6 +187,10 @@ class _ResultCommit:
 
 class LadderDirector:
     def __init__(self, store: LadderStore, settings: LadderSettings, view: DashboardView | None = None) -> None:
+        known = rulesets()
+        for ruleset, players in settings.players.items():  # every rated game ends by its own bound (`require_bound`)
+            if ruleset in known:  # (an unknown one never starts a game: `games.new_game` refuses it)
+                require_bound(ruleset, players, settings.options.get(ruleset))
         self.store = store
         self.settings = settings
         self.view = view or DashboardView(address="")

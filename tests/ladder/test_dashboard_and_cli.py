@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from rich.console import Console
 
 from arena.cli import main
@@ -180,3 +181,21 @@ def test_dashboard_with_many_rulesets_stays_short(tmp_path):
     text = console.export_text()
     assert text.count("Bradley-Terry ratings") == 2
     assert sum(line.startswith(("r1:", "r2:", "r3:", "r4:", "r5:")) for line in text.splitlines()) == 3
+
+
+def test_the_ladder_refuses_options_that_leave_a_game_no_bound_below_the_runners_abort(tmp_path, capsys):
+    """A seat losing a game it could stall into the runner's unrated abort would erase its loss: `arena serve`
+    and the director itself refuse such options in one line, before the database."""
+    from arena.games import OptionError
+    from arena.ladder.director import LadderDirector, LadderSettings
+
+    db = tmp_path / "d.db"
+    for option, ruleset in (("ddmau:decision_limit=0", "ddmau"), ("mose:decision_limit=50000", "mose"),
+                            ("maumau:decision_limit=0", "maumau")):
+        assert main(["serve", "--game", ruleset, "--option", option, "--port", "0", "--db", str(db)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"{ruleset} with decision_limit=" in err and "abort at 50000 decisions" in err and "\n" not in err
+    assert not db.exists()
+    with pytest.raises(OptionError, match="^ddmau with decision_limit=0 has no bound"):
+        LadderDirector(None, LadderSettings(players={"ddmau": 4}, options={"ddmau": {"decision_limit": 0}}))
+    LadderDirector(None, LadderSettings(players={"ddmau": 4, "mose": 10}, options={"ddmau": {"decision_limit": 49999}}))

@@ -92,6 +92,7 @@ INFO = RulesetInfo(
     summary="three tricks, highest rank wins; for tests only",
     new_game=lambda players, seed, options: TrickState.deal(players, seed, options),
     from_position=lambda position, options: TrickState(len(position["hands"]), options, position),
+    bound=lambda players, options: 3 * players,  # three tricks, a card from each seat
 )
 
 

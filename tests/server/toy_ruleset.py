@@ -81,6 +81,7 @@ INFO = RulesetInfo(
     new_game=lambda players, seed, options: ToyState(players, seed, options),
     from_position=lambda position, options: ToyState(len(position["hands"]), 0, options, position),
     options={"hand": OptionSpec(4, "cards dealt to each seat")},
+    bound=lambda players, options: players * options["hand"],  # a card a decision, until a hand is empty
 )
 
 
