@@ -164,3 +164,12 @@ def test_positions_written_before_the_counter_restore_at_zero():
         assert position["decisions"] == 1
         del position["decisions"]
         assert games.from_position(ruleset, position).to_position()["decisions"] == 0
+
+
+def test_mose_says_the_limit_ended_the_match_even_in_its_last_round():
+    for rounds, limit in ((1, 30), (13, 30)):
+        state = games.new_game("mose", players=2, seed=1, rounds=rounds, decision_limit=limit)
+        while not state.is_over:
+            state.apply(state.legal_actions()[0])
+        assert state.result().reason == "lowest total after 1 rounds (option decision_limit ended the game in round 1)"
+        assert state.to_position()["history"][-1]["reason"] == f"the game reached its decision limit ({limit})"

@@ -52,6 +52,8 @@ FALSE_PLAY_PENALTY = 10
 #: cannot loop on mistakes, and one that depends only on a public count (which cards were tried went back
 #: into a hidden hand, so the legal list must not depend on them).
 MAX_FALSE_PLAYS = 3
+#: The reason of a round that option ``decision_limit`` ended (its count follows in brackets).
+LIMIT_REACHED = "the game reached its decision limit"
 
 DRAW_STOCK = Action("draw", ("stock",))
 TAKE_PILE = Action("take", ("pile",))
@@ -221,7 +223,8 @@ class MoseState(GameState):
     def result(self) -> Result:
         if not self.is_over:
             raise GameError(f"the match is still running (round {self.round} of {self.rounds})")
-        cut = f" (option decision_limit ended the game in round {self.round})" if self.round < self.rounds else ""
+        cut_short = self.round < self.rounds or (self.history and self.history[-1]["reason"].startswith(LIMIT_REACHED))
+        cut = f" (option decision_limit ended the game in round {self.round})" if cut_short else ""
         return Result.from_points(self.scores, reason=f"lowest total after {len(self.history)} rounds{cut}")
 
     def apply(self, action: "Action | str") -> None:
@@ -785,7 +788,7 @@ class MoseState(GameState):
         if self.table:
             self._add(self.pending["seat"], self.table)
             self.table = ()
-        self._end_round(None, f"the game reached its decision limit ({self.decisions})")
+        self._end_round(None, f"{LIMIT_REACHED} ({self.decisions})")
 
     def _decision_cap(self) -> int:
         """Option ``decision_limit``, or no cap (0)."""
