@@ -52,3 +52,13 @@ def test_arena_match_refuses_a_game_with_no_bound_below_the_abort(capsys):
     assert error.endswith("ddmau with decision_limit=0 has no bound: a counted game needs decision_limit 1..49999, "
                           "below the runner's unrated abort at 50000 decisions, or a seat could stall a game it "
                           "is losing into that abort") and "\n" not in error
+
+
+def test_arena_match_with_stalling_bots_finishes_every_game_at_the_bound(capsys):
+    """End to end through `arena match --local`: two stalling bots play Mose; each game ends at its
+    decision_limit, finished and counted, not aborted."""
+    status = main(["match", "a=tests/bots/stalling_bot.py", "b=tests/bots/stalling_bot.py", "--game", "mose",
+                   "--local", "--option", f"decision_limit={LIMIT}", "--games", "2", "-v"])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert out.count("(option decision_limit ended the game in round 1)") == 2 and "aborted (" not in out
