@@ -287,7 +287,7 @@ class DDMauState(GameState):
             return
         self._legal = None
         self.fresh = False
-        self.decisions += 1
+        decisions = self.decisions = self.decisions + 1
         if self.log is not None:
             events.action(self, action)
         verb = action.verb
@@ -326,7 +326,7 @@ class DDMauState(GameState):
             self._block()
         elif verb == "catch":
             self._catch()
-        if self.decisions >= self.decision_cap and not self.is_over:
+        if decisions >= self.decision_cap and not self.is_over:
             self._end_at_decision_limit()
 
     def _end_at_decision_limit(self) -> None:

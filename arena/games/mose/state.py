@@ -248,7 +248,7 @@ class MoseState(GameState):
             self._apply_checked(action)
             return
         self._legal = None
-        self.decisions += 1
+        decisions = self.decisions = self.decisions + 1
         seat = self.current
         verb = action.verb
         if verb == "layoff":
@@ -281,8 +281,7 @@ class MoseState(GameState):
             self._swap(seat, int(action.args[0]), action.args[1], action.args[2])
         else:  # call
             self._false_mose(seat)
-        limit = self.options["decision_limit"]
-        if limit and self.decisions >= limit and self.phase != "over":
+        if decisions >= self.options["decision_limit"] > 0 and self.phase != "over":  # (0: no limit)
             self._end_at_decision_limit()
         phase = self.phase  # `_settle`, inline: this runs at every step
         if phase == "over":
