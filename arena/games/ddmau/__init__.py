@@ -97,7 +97,7 @@ its final play), so colluding seats could play hands for ever, and a seat
 can take many decisions in one turn (digs, a play card by card, catch
 windows), so the bound counts decisions, as the match runner's abort does
 (50,000, unrated; the ladder refuses options that leave no bound below it).
-Random play's longest of 420 two-player games took 30,926 decisions
+Random play's longest of 360 two-player games took 30,926 decisions
 (median about 15,000; 2026-11-28, `scripts/game_lengths.py`).
 """
 

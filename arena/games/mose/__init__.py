@@ -88,8 +88,9 @@ default, 0 for none) ends the game at that many decisions: the round under
 way is scored as it stands with no winner, like an exhaustion (an open
 window lapses; a freed wild waiting to be placed goes to its swapper's
 hand, as a ``take``), and the match ends there (the result's reason says
-so).  Random play's games take 1,600-2,600
-decisions (2, 4 and 10 players, 20 games each, 2026-11-28).
+so).  Random play's games are far shorter: medians 1,630-2,359 decisions,
+the longest 2,627 (2, 4 and 10 players, 20 games each, 2026-11-28,
+`scripts/game_lengths.py`).
 
 **Where RULES.md is silent.**  Two decks (``decks``; 0 = one deck up to 7
 players, two above): sets may hold two naturals of a suit, up to 8 naturals
