@@ -407,6 +407,13 @@ class DDMauState(GameState):
 
         return to_position(self)
 
+    def hashed_position(self) -> dict[str, Any]:
+        """The position without the decision count that option ``decision_limit`` added to it (a replay's
+        decision lines already fix it), so that replays recorded before it still verify."""
+        position = self.to_position()
+        del position["decisions"]
+        return position
+
     def clone(self) -> "DDMauState":
         """A copy that plays on independently.  Field by field (a slot copy in a loop of ``setattr`` costs
         six times as much); the lists the engine changes in place are copied, the others (scores,

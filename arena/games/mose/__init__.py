@@ -104,7 +104,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from arena.games.mose.position import restore
-from arena.games.mose.state import MoseState
+from arena.games.mose.state import DEFAULT_DECISION_LIMIT, MoseState
 from arena.games.registry import OptionSpec, RulesetInfo, register
 
 OPTIONS = {
@@ -126,7 +126,7 @@ OPTIONS = {
         ("strict", "contested"),
     ),
     "decision_limit": OptionSpec(
-        20000,
+        DEFAULT_DECISION_LIMIT,
         "decisions after which the game ends, its round scored as it stands with no winner (0: none); not in the "
         "rules, a bound on the whole game whatever the seats do",
         minimum=0,

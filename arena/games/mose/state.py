@@ -52,6 +52,8 @@ FALSE_PLAY_PENALTY = 10
 #: cannot loop on mistakes, and one that depends only on a public count (which cards were tried went back
 #: into a hidden hand, so the legal list must not depend on them).
 MAX_FALSE_PLAYS = 3
+#: Option ``decision_limit``'s default (`arena.games.mose.OPTIONS`); at it, the replay hash leaves the option out.
+DEFAULT_DECISION_LIMIT = 20000
 #: The reason of a round that option ``decision_limit`` ended (its count follows in brackets).
 LIMIT_REACHED = "the game reached its decision limit"
 
@@ -822,6 +824,15 @@ class MoseState(GameState):
     #: What ``seat`` may see (None: the spectator): `observation.observe` itself, the function as the method
     #: (built at every decision: one call, not a method that calls it).
     observation = observe
+
+    def hashed_position(self) -> dict[str, Any]:
+        """The position without what option ``decision_limit`` added to it: the count (a replay's decision
+        lines already fix it) and the option at its default, so that replays recorded before it still verify."""
+        position = self.to_position()
+        del position["decisions"]
+        if self.options["decision_limit"] == DEFAULT_DECISION_LIMIT:
+            del position["options"]["decision_limit"]
+        return position
 
     def to_position(self) -> dict[str, Any]:
         return {
