@@ -6,7 +6,9 @@
 * `LadderRecord` is the ladder database after the server has stopped (read
   through `LadderStore`'s public calls): games told finished but not
   finished there, or whose replay is missing, are *lost*; the replays give
-  the think times and the deals.
+  the think times and the deals.  A replay is read where the ladder keeps
+  it: in the database (`LadderStore.replay_text`, every ladder since the
+  replays moved there) or, for an older database, the file its row names.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Iterable, Mapping, Optional
 import grpc
 
 from arena.ladder.store import GameRecord, LadderStore
-from arena.replay.reader import load
+from arena.replay.reader import Replay, load, parse
 from mau_arena_sdk.wire import pb, rpc
 
 from .players import EndedGame
@@ -93,6 +95,8 @@ class LadderRecord:
 
     games: list[GameRecord]
     bots: list[dict] = field(default_factory=list)
+    #: game id -> its replay, or why it could not be read (no entry: none stored anywhere)
+    replays: dict[str, "Replay | str"] = field(default_factory=dict)
 
     @classmethod
     def read(cls, db: Path) -> "LadderRecord":
@@ -100,9 +104,19 @@ class LadderRecord:
             return cls([])
         store = LadderStore.open(db, recover=False)
         try:
-            return cls(store.games(), store.list_bots())
+            games = store.games()
+            replays = {}
+            for game in games:
+                replay = _replay_of(store, game)
+                if replay is not None:
+                    replays[game.id] = replay
+            return cls(games, store.list_bots(), replays)
         finally:
             store.close()
+
+    def replay(self, game_id: str) -> Optional[Replay]:
+        found = self.replays.get(game_id)
+        return found if isinstance(found, Replay) else None
 
     def by_id(self) -> dict[str, GameRecord]:
         return {g.id: g for g in self.games}
@@ -117,14 +131,12 @@ class LadderRecord:
                 problems.append((game_id, "no row in the database"))
             elif row.status != "finished":
                 problems.append((game_id, f"status {row.status!r} in the database"))
-            elif not row.replay_path or not Path(row.replay_path).is_file():
-                problems.append((game_id, f"replay missing ({row.replay_path})"))
-            else:
-                try:
-                    if not load(row.replay_path).complete:
-                        problems.append((game_id, "replay has no result line"))
-                except Exception as error:  # an unreadable replay is as lost as a missing one
-                    problems.append((game_id, f"replay unreadable: {error}"))
+            elif game_id not in self.replays:
+                problems.append((game_id, "replay missing (neither in the database nor a file)"))
+            elif isinstance(self.replays[game_id], str):  # an unreadable replay is as lost as a missing one
+                problems.append((game_id, f"replay unreadable: {self.replays[game_id]}"))
+            elif not self.replays[game_id].complete:
+                problems.append((game_id, "replay has no result line"))
         return problems
 
     def strikes(self, bot: str) -> tuple[int, int]:
@@ -137,14 +149,12 @@ class LadderRecord:
         """Every decision's think time, as the arena measured it, in finished games among ``bots`` only."""
         times: list[int] = []
         for game in self.games:
-            if game.status != "finished" or not game.replay_path or not game.seats:
+            replay = self.replay(game.id)
+            if game.status != "finished" or replay is None or not game.seats:
                 continue
             if not {s.bot for s in game.seats} <= bots:
                 continue
-            try:
-                times += [d.think_ms for d in load(game.replay_path).decisions]
-            except Exception:
-                continue
+            times += [d.think_ms for d in replay.decisions]
         return times
 
     def deal_hits(self, bot: str, first_hands: Mapping[str, tuple[str, ...]]) -> tuple[int, int]:
@@ -158,10 +168,10 @@ class LadderRecord:
         hits = played = 0
         earlier: list[frozenset[str]] = []
         for game in sorted(self.games, key=lambda g: (g.started_at, g.id)):
-            if not game.replay_path or not Path(game.replay_path).is_file():
+            replay = self.replay(game.id)
+            if replay is None:
                 continue
             try:
-                replay = load(game.replay_path)
                 names = replay.header.names
                 if bot not in names or not replay.decisions:
                     continue
@@ -185,3 +195,17 @@ class LadderRecord:
                 if any(ord(c) < 32 or ord(c) == 127 for c in text):
                     found.append(f"{key} {text!r}")
         return found
+
+
+def _replay_of(store: LadderStore, game: GameRecord) -> "Replay | str | None":
+    """The game's replay from the database, else from the file its row names; the error's text if it is
+    there but unreadable; None if it is in neither place."""
+    try:
+        text = store.replay_text(game.id)
+        if text is not None:
+            return parse(text, f"{game.id} (in the database)")
+        if game.replay_path and Path(game.replay_path).is_file():
+            return load(game.replay_path)
+    except Exception as error:  # noqa: BLE001 - a damaged replay is reported as lost, not raised
+        return str(error) or type(error).__name__
+    return None

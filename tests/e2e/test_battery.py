@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.store import GameRecord
 from arena.replay.writer import ReplayWriter
 from scripts.hostile.battery import AttackResults, BatterySettings, Report, RunResult, run_battery
 from scripts.hostile.measure import LadderRecord, Stall, percentile
@@ -152,21 +151,40 @@ def test_the_baseline_halves_add_up_and_keep_the_larger_growth():
 
 
 def test_a_game_told_finished_is_lost_unless_its_row_is_finished_and_its_replay_complete(tmp_path):
+    """Read back from a real ladder database: a replay counts where the ladder keeps it (in the database
+    since the replays moved there; a file for an older database), complete, with a finished row."""
+    from arena.ladder.store import LadderStore, SeatRecord
+    from arena.ladder.store.replays import PackedReplay
+
     def replay(game_id, finish=True):
         writer = ReplayWriter.create(tmp_path, {"game_id": game_id, "ruleset": "maumau", "players": 2, "seed": 5})
-        return str(writer.finish({"placements": [1, 2], "points": [0, 3]}) if finish else writer.current_path)
+        writer.decision(0, "draw", 17, False, False, None)
+        return writer.finish({"placements": [1, 2], "points": [0, 3]}) if finish else writer.current_path
 
-    def row(game_id, status, path):
-        return GameRecord(game_id, "maumau", {}, 5, "set", 0, "2026-11-24T10:00:00", None, path, status, "", 9, ())
+    db = tmp_path / "ladder.db"
+    store = LadderStore.open(db)
+    seats = [SeatRecord(seat=0, bot="ctl-1", placement=1, points=0), SeatRecord(seat=1, bot="ctl-2", placement=2, points=3)]
+    for game_id, status, where in (("kept", "finished", "db"), ("filed", "finished", "file"),
+                                   ("aborted", "aborted", "db"), ("gone", "finished", None),
+                                   ("cut", "finished", "db-cut")):
+        store.game_started(game_id, "maumau", {}, 5, "set-" + game_id, 0, ["ctl-1", "ctl-2"])
+        path = replay(game_id, finish=where != "db-cut")
+        packed = PackedReplay.of(Path(path).read_bytes()) if where in ("db", "db-cut") else None
+        if where != "file":
+            Path(path).unlink()
+        store.game_ended(game_id, status, seats, replay_path=str(path), replay=packed, decisions=1)
+    store.close()
 
-    record = LadderRecord([row("kept", "finished", replay("kept")), row("aborted", "aborted", replay("aborted")),
-                           row("gone", "finished", str(tmp_path / "gone.jsonl")),
-                           row("cut", "finished", replay("cut", finish=False))])
-    told = [EndedGame(g, True, "out", "ctl-1", 0, 0, False, 0.0) for g in ("kept", "aborted", "gone", "cut", "norow")]
+    record = LadderRecord.read(db)
+    told = [EndedGame(g, True, "out", "ctl-1", 0, 0, False, 0.0)
+            for g in ("kept", "filed", "aborted", "gone", "cut", "norow")]
     told.append(EndedGame("kept", False, "server shutting down", "ctl-2", 0, 0, False, 0.0))
     lost = dict(record.lost(told))
-    assert set(lost) == {"aborted", "gone", "cut", "norow"}
+    assert set(lost) == {"aborted", "gone", "cut", "norow"}, lost
     assert "aborted" in lost["aborted"] and "missing" in lost["gone"] and "result" in lost["cut"]
+    # the think times of finished games come from their replays wherever they are: kept and cut (database),
+    # filed (file); none from the aborted game's or from gone's, which has none
+    assert record.think_ms({"ctl-1", "ctl-2"}) == [17, 17, 17]
 
 
 def test_percentile_is_nearest_rank():
