@@ -40,3 +40,17 @@ def test_permuted_is_uniform_over_every_order():
     expected = 24_000 / 24
     chi_square = sum((n - expected) ** 2 / expected for n in counts.values())
     assert chi_square < 49.7, chi_square
+
+
+def test_shuffled_is_random_shuffle_written_out():
+    # `shuffled` inlines `random.Random.shuffle`: every deal of Mose and DD MAU depends on its being the
+    # same list, for empty, one-card and every deck size, whatever the key.
+    import random
+
+    for n in (0, 1, 2, 3, 7, 52, 53, 104, 110):
+        items = [f"c{i}" for i in range(n)]
+        for seed, counter in ((0, 0), (42, 1), (2**62 + 5, 17)):
+            expected = list(items)
+            random.Random(f"mau-arena/{seed}/{counter}").shuffle(expected)
+            assert chance.shuffled(items, seed, counter) == expected
+            assert chance.shuffled(tuple(items), seed, counter) == expected
