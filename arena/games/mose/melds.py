@@ -57,6 +57,10 @@ def card_points(card: str, wild: str) -> int:
     return int(r)
 
 
+#: `card_points` of every card, by wild rank: ``POINTS[wild][card]`` (a round's end scores every hand).
+POINTS: dict[str, dict[str, int]] = {}
+
+
 def rank_at(position: int) -> str:
     return "A" if position in (1, 14) else RANKS[position - 2]
 
@@ -327,6 +331,7 @@ def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]
 #: Each card's place in the order hands are kept in (rank, then suit): a faster sort key than `card_key`.
 CARD_ORDER = {rank + suit: i for i, (rank, suit) in enumerate((r, s) for r in RANKS for s in SUITS)}
 _order = CARD_ORDER.__getitem__
+POINTS.update({wild: {card: card_points(card, wild) for card in CARD_ORDER} for wild in RANKS})
 
 #: The position bits of each rank (an Ace is both the low 1 and the high 14).
 RANK_BITS = {rank: sum(1 << p for p in positions_of(rank)) for rank in RANKS}

@@ -28,6 +28,7 @@ from arena.games.mose.melds import (
     CARD_BITS,
     CARD_ORDER,
     Meld,
+    POINTS,
     MeldError,
     build_meld,
     card_adds_meld,
@@ -64,6 +65,8 @@ CALL_MOSE = Action("call", ("mose",))
 _DRAW_OR_TAKE, _DRAW_ONLY, _TAKE_ONLY = (DRAW_STOCK, TAKE_PILE), (DRAW_STOCK,), (TAKE_PILE,)
 
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
+#: The unshuffled pack of one and of two decks, made once (each round deals from a copy).
+_DECKS = {copies: (*deck(RANKS, copies=copies),) for copies in (1, 2)}
 
 
 def decks_for(players: int, option: int) -> int:
@@ -181,7 +184,7 @@ class MoseState(GameState):
         """Shuffle, deal 7 each one at a time from the dealer's left, turn the upcard (6.2)."""
         n = self.players
         self.wild = wild_rank(self.round)
-        cards = chance.shuffled(deck(RANKS, copies=self.decks), self.seed, self.chance)
+        cards = chance.shuffled(_DECKS[self.decks], self.seed, self.chance)
         self.chance += 1
         dealt: list[list[str]] = [[] for _ in range(n)]
         for i in range(HAND_SIZE * n):
@@ -796,9 +799,9 @@ class MoseState(GameState):
         return self.options["decision_limit"] or 1 << 62
 
     def _end_round(self, winner: int | None, reason: str) -> None:
-        wild = self.wild
+        value = POINTS[self.wild].__getitem__  # `card_points` of a card
         points = [
-            (0 if seat == winner else sum(card_points(c, wild) for c in hand)) + self.penalties[seat]
+            (0 if seat == winner else sum(map(value, hand))) + self.penalties[seat]
             for seat, hand in enumerate(self.hands)
         ]
         self.scores = [a + b for a, b in zip(self.scores, points)]
