@@ -685,6 +685,28 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true(
     assert phases == {"draw", "play", "react", "place"}
 
 
+def test_every_meld_offered_in_play_builds_unchecked_as_checked():
+    # The engine applies a `meld` action by `melds.offered_meld`, without `build_meld`'s checks: for every
+    # meld in the legal lists of random games (one and two decks, placements of a freed wild included),
+    # the two give the same meld.
+    from arena.games.mose.melds import build_meld, offered_meld, parse_token
+
+    seen = set()
+    for players, options in ((4, {}), (3, {"decks": 2, "owner_may_swap": True}), (2, {})):
+        state = games.new_game("mose", players=players, seed=23, rounds=4, **options)
+        rng = random.Random(players)
+        while not state.is_over:
+            for action in state.legal_actions():
+                if action.verb == "meld":
+                    tokens = tuple(parse_token(text, state.wild) for text in action.args)
+                    built = build_meld(tokens, state.wild, state.decks, 9, 1)
+                    assert offered_meld(tokens, 9, 1) == built, action
+                    seen.add((built.kind, state.phase, any(t.stands for t in tokens)))
+            state.apply(rng.choice(state.legal_actions()))
+    assert {(kind, wilds) for kind, _, wilds in seen} == {("set", False), ("set", True), ("run", False), ("run", True)}
+    assert {phase for _, phase, _ in seen} == {"play", "react", "place"}
+
+
 def test_a_window_is_made_once_with_the_windows_it_leads_to():
     """Opening a window, passing down it and playing in it make no record (`public.window`): each window
     keeps the one every seat in its queue would decide in, and its played form."""

@@ -10,6 +10,7 @@ from arena.games.mose.melds import (
     lay_off,
     layoff_offers,
     new_meld_offers,
+    offered_meld,
     parse_meld,
     parse_token,
     swap_in,
@@ -185,7 +186,8 @@ def test_every_offer_is_a_valid_meld_or_layoff(decks):
         hand, table = cards[:12], cards[12:]
         melds = []
         for tokens in new_meld_offers(hand, wild, decks):
-            melds.append(parse_meld([str(t) for t in tokens], wild, decks))
+            melds.append(parse_meld([str(t) for t in tokens], wild, decks, 5, 2))
+            assert offered_meld(tokens, 5, 2) == melds[-1]  # the unchecked build the engine applies
         for tokens in new_meld_offers(table, wild, decks)[:6]:
             m = parse_meld([str(t) for t in tokens], wild, decks)
             for end, token in layoff_offers(m, hand, wild, decks):

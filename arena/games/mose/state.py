@@ -30,12 +30,12 @@ from arena.games.mose.melds import (
     Meld,
     POINTS,
     MeldError,
-    build_meld,
     card_adds_meld,
     card_key,
     card_points,
     extended,
     lay_off,
+    offered_meld,
     parse_token,
     swap_in,
     wild_rank,
@@ -583,8 +583,8 @@ class MoseState(GameState):
 
     def _take_cards(self, seat: int, cards: list[str], placing: bool) -> None:
         """Move cards out of the hand (and the freed wild off the table when placing)."""
-        cards = list(cards)
         if placing:
+            cards = list(cards)
             freed = self.pending["card"]
             cards.remove(freed)
             table = list(self.table)
@@ -594,10 +594,12 @@ class MoseState(GameState):
         self._remove(seat, cards)
 
     def _meld(self, seat: int, texts: tuple[str, ...], placing: bool) -> None:
-        tokens = [parse_token(t, self.wild) for t in texts]
-        meld = build_meld(tokens, self.wild, self.decks, self.next_meld, seat)
+        """An offered ``meld`` (the kept list's own action): built without `build_meld`'s checks."""
+        wild = self.wild
+        tokens = (*[parse_token(t, wild) for t in texts],)
+        meld = offered_meld(tokens, self.next_meld, seat)
         self.next_meld += 1
-        self._take_cards(seat, [t.card for t in tokens], placing)
+        self._take_cards(seat, [card for card, _ in tokens], placing)
         self._set_meld(len(self.melds), meld)
         self._note_event(seat)
 
