@@ -658,7 +658,7 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true(
 
     def needs_view(needs):
         fits = [(f.meld, f.bits, f.takes_wild, f.swap_bits, f.swaps, f.ends, f.plain) for f in needs.melds]
-        return fits, needs.bits, needs.takes_wild, needs.swap_bits, needs.run_takes_wild
+        return fits, needs.bits, needs.takes_wild, needs.swap_bits, needs.run_takes_wild, needs.lay_bits, needs.touch
 
     def kept_values_are_true(state):
         assert state.masks == [bits_of(hand) for hand in state.hands]

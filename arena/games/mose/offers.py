@@ -48,8 +48,6 @@ DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 
 #: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
 _COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
-#: (The same, public: what the state reads to see whether a hand holds a wild, `mask & RANK_SUIT_BITS[wild]`.)
-RANK_SUIT_BITS = _COUNT_BITS
 #: That bit of each card, back to the card: the lowest of a hand's wild bits is its first wild.
 _CARD_OF_BIT = {1 << positions_of(rank)[0] + 16 * k: rank + suit for k, suit in enumerate(SUITS) for rank in RANKS}
 
@@ -275,22 +273,27 @@ class MeldFit:
 class TableNeeds:
     """What the melds on the table can take, each (``melds``, in table order) and all together (as hand
     masks: ``bits`` the naturals some lay-off takes, ``swap_bits`` those some swap takes);
-    ``run_takes_wild``: some run has a free end."""
+    ``run_takes_wild``: some run has a free end.  Read at nearly every decision as two masks, one test
+    each: ``lay_bits``, the cards of which a hand needs one for a lay-off (``bits``, and the wilds when
+    some meld takes one), and ``touch``, for any lay-off or swap (``lay_bits | swap_bits``)."""
 
-    __slots__ = ("melds", "bits", "takes_wild", "swap_bits", "run_takes_wild")
+    __slots__ = ("melds", "bits", "takes_wild", "swap_bits", "run_takes_wild", "lay_bits", "touch")
 
     def __init__(
-        self, melds: tuple[MeldFit, ...], bits: int, takes_wild: bool, swap_bits: int, run_takes_wild: bool
+        self, melds: tuple[MeldFit, ...], bits: int, takes_wild: bool, swap_bits: int, run_takes_wild: bool,
+        wild_bits: int,
     ) -> None:
         self.melds = melds
         self.bits = bits
         self.takes_wild = takes_wild
         self.swap_bits = swap_bits
         self.run_takes_wild = run_takes_wild
+        lay_bits = self.lay_bits = bits | wild_bits if takes_wild else bits
+        self.touch = lay_bits | swap_bits
 
 
 #: The needs of an empty table (a new round's).
-NO_NEEDS = TableNeeds((), 0, False, 0, False)
+NO_NEEDS = TableNeeds((), 0, False, 0, False, 0)
 
 
 def table_needs(melds: list[Meld], wild: str, decks: int) -> TableNeeds:
@@ -320,6 +323,7 @@ def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) 
             needs.takes_wild or fit.takes_wild,
             needs.swap_bits | fit.swap_bits,
             needs.run_takes_wild or (fit.takes_wild and fit.plain is None),
+            _COUNT_BITS[wild],
         )
     fits = (*fits[:index], fit, *fits[index + 1 :])
     # A loop rather than `reduce` over `attrgetter`s: the interpreter's reads of a slot are specialized,
@@ -333,7 +337,7 @@ def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) 
             takes_wild = True
             if fit.plain is None:
                 run_takes_wild = True
-    return TableNeeds(fits, bits, takes_wild, swap_bits, run_takes_wild)
+    return TableNeeds(fits, bits, takes_wild, swap_bits, run_takes_wild, _COUNT_BITS[wild])
 
 
 def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:

@@ -40,7 +40,7 @@ from arena.games.mose.melds import (
     swap_in,
     wild_rank,
 )
-from arena.games.mose.offers import DISCARDS, RANK_SUIT_BITS, TableNeeds
+from arena.games.mose.offers import DISCARDS, TableNeeds
 from arena.games.mose.public import Pickup, Window, stock_pickup, window
 
 RULESET = "mose"
@@ -352,7 +352,7 @@ class MoseState(GameState):
                         (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
                     )
                 needs = self._needs
-                if needs.bits & mask or needs.swap_bits & mask or needs.takes_wild and mask & RANK_SUIT_BITS[self.wild]:
+                if needs.touch & mask:
                     plays = offers.plays(
                         seat, hand, mask, melds, needs, self.melds, self.wild, self.decks, self.options["owner_may_swap"]
                     )
@@ -731,12 +731,12 @@ class MoseState(GameState):
             if answer is None:
                 mask = self.masks[seat]
                 needs = self._needs
-                if needs.bits & mask or needs.takes_wild and mask & RANK_SUIT_BITS[self.wild]:
-                    answer = True  # a lay-off (`offers.may_play`'s first question, here without the call)
-                elif needs.swap_bits & mask:
-                    answer = offers.may_play(seat, mask, needs, self.wild, self.options["owner_may_swap"])
-                else:
+                if not needs.touch & mask:
                     answer = None
+                elif needs.lay_bits & mask:
+                    answer = True  # a lay-off (`offers.may_play`'s first question, here without the call)
+                else:
+                    answer = offers.may_play(seat, mask, needs, self.wild, self.options["owner_may_swap"])
                 if answer is None:
                     answer = self._meldable[seat]
                     if answer is None:
