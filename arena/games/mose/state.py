@@ -494,9 +494,13 @@ class MoseState(GameState):
         hand = self.hands[seat] = tuple(rest)
         self.sizes[seat] = len(hand)
         mask = self.masks[seat]
-        for card in cards:
-            if card not in hand:
-                mask &= ~CARD_BITS[card]
+        if self.decks == 1:  # each card was in the hand once: its bit goes (one operation, not two)
+            for card in cards:
+                mask ^= CARD_BITS[card]
+        else:
+            for card in cards:
+                if card not in hand:
+                    mask &= ~CARD_BITS[card]
         self.masks[seat] = mask
         if self._meldable[seat]:
             self._meldable[seat] = None
@@ -509,7 +513,7 @@ class MoseState(GameState):
         hand = self.hands[seat] = hand[:i] + hand[i + 1 :]
         self.sizes[seat] -= 1
         if self.decks == 1 or card not in hand:
-            self.masks[seat] &= ~CARD_BITS[card]
+            self.masks[seat] ^= CARD_BITS[card]  # its bit was set (the card was in the hand): it goes
         if self._meldable[seat]:
             self._meldable[seat] = None
         self._meld_acts[seat] = self._plays[seat] = None
