@@ -575,7 +575,7 @@ def run_offers(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[tu
 
 
 @lru_cache(maxsize=65536)
-def set_offers(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str, decks: int) -> tuple[tuple[Token, ...], ...]:
+def set_offers(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str | None, decks: int) -> tuple[tuple[Token, ...], ...]:
     """The sets of ``rank`` a hand offers with these naturals of the rank (hand order) and wilds (stand-in
     order): every 3 naturals and all of them (one per suit and deck), or the naturals filled up with wilds."""
     offers: list[tuple[Token, ...]] = []

@@ -129,7 +129,8 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first:
             naturals = _CARDS_OF_BITS[mask & _COUNT_BITS[rank]]
             held = len(naturals)
             if held + n >= 3:
-                actions.extend(_set_actions(rank, naturals, wilds[: 3 - held] if held < 3 else (), wild, decks))
+                got = wilds[: 3 - held] if held < 3 else ()
+                actions.extend(_set_actions(rank, naturals, got, wild if got else None, decks))
         return actions
     for rank in RANKS if n >= 3 else by_rank:
         naturals = by_rank.get(rank, ())
@@ -137,7 +138,8 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first:
         if held + n >= 3:
             # A hand holds at most ``decks`` of a card, so a set takes every natural and the first wilds
             # that make three, none from three naturals up (`set_offers`): only those are the key.
-            actions.extend(_set_actions(rank, naturals, wilds[: 3 - held] if held < 3 else (), wild, decks))
+            got = wilds[: 3 - held] if held < 3 else ()
+            actions.extend(_set_actions(rank, naturals, got, wild if got else None, decks))
     return actions
 
 
@@ -208,8 +210,12 @@ def _natural_run_actions(k: int, lane: int) -> tuple[Action, ...]:
 
 
 @lru_cache(maxsize=65536)
-def _set_actions(rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str, decks: int) -> tuple[Action, ...]:
-    """`set_offers` as actions (kept by the same arguments)."""
+def _set_actions(
+    rank: str, naturals: tuple[str, ...], wilds: tuple[str, ...], wild: str | None, decks: int
+) -> tuple[Action, ...]:
+    """`set_offers` as actions (kept by the same arguments).  Without wilds the wild rank changes nothing
+    (`set_offers` reads it only to fill a set with wilds), so the callers pass None for it then: the sets
+    of naturals are kept once for every round, not once per wild rank."""
     return tuple(map(meld_action, set_offers(rank, naturals, wilds, wild, decks)))
 
 
