@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 from itertools import combinations
+from sys import intern
 from typing import Iterable, NamedTuple, Sequence
 
 from arena.games.base import GameError
@@ -97,6 +98,7 @@ def parse_token(text: str, wild: str) -> Token:
     card, sep, stands = text.partition(":")
     if not is_card_code(card) or card[0] == "X":
         raise MeldError(f"{text!r}: {card!r} is not a card of the 52-card pack")
+    card = intern(card)  # the pack's own string (`CARD_ORDER`): dict look-ups then match it by identity
     if not sep:
         return Token(card)
     if card[0] != wild:
@@ -105,7 +107,7 @@ def parse_token(text: str, wild: str) -> Token:
         raise MeldError(f"{text!r}: a wild stands for a card like 7s (run) or a rank like 7 (set)")
     if stands == card:
         raise MeldError(f"{text!r}: a wild standing for itself is written plain, {card}")
-    return Token(card, stands)
+    return Token(card, intern(stands))
 
 
 class Meld:
@@ -353,7 +355,10 @@ def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]
 # position p; an Ace sets bits 1 and 14), and the 3-card windows it can fill are looked up by that mask.
 
 #: Each card's place in the order hands are kept in (rank, then suit): a faster sort key than `card_key`.
-CARD_ORDER = {rank + suit: i for i, (rank, suit) in enumerate((r, s) for r in RANKS for s in SUITS)}
+#: Every card string the engine makes is interned (`sys.intern`), the pack's cards included: a dict look-up by
+#: card (`CARD_BITS`, `CARD_ORDER`, `offers.DISCARDS`...) then finds its key by identity, without comparing
+#: the text, and so do ``in`` and ``index`` on a hand.
+CARD_ORDER = {intern(rank + suit): i for i, (rank, suit) in enumerate((r, s) for r in RANKS for s in SUITS)}
 _order = CARD_ORDER.__getitem__
 POINTS.update({wild: {card: card_points(card, wild) for card in CARD_ORDER} for wild in RANKS})
 
@@ -361,7 +366,7 @@ POINTS.update({wild: {card: card_points(card, wild) for card in CARD_ORDER} for 
 RANK_BITS = {rank: sum(1 << p for p in positions_of(rank)) for rank in RANKS}
 
 #: The 3-card run windows of each suit: (cards low to high) for the lows 1..12.
-_WINDOWS = {suit: [tuple(rank_at(p) + suit for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
+_WINDOWS = {suit: [tuple(intern(rank_at(p) + suit) for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
 
 
 def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str]:
@@ -375,7 +380,7 @@ def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str
 
 #: Each card as bits of a whole hand's mask: 16 bits per suit (in the order of SUITS), bit p of a suit's
 #: lane for position p (an Ace sets 1 and 14).  A hand's mask is the OR of its cards' (`hand_mask`).
-CARD_BITS = {rank + suit: RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
+CARD_BITS = {intern(rank + suit): RANK_BITS[rank] << 16 * k for k, suit in enumerate(SUITS) for rank in RANKS}
 #: The lows 1..12 of the 3-card windows, in every suit's lane.
 _LOWS = sum(0x1FFE << 16 * k for k in range(len(SUITS)))
 _LANE = 0xFFFF
@@ -547,7 +552,7 @@ def run_offers(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[tu
     """The runs of suit ``SUITS[k]`` a hand offers: every 3-card window its naturals (``lane``) and wilds
     (in stand-in order) fill, then its maximal natural runs of 4 or more."""
     suit = SUITS[k]
-    own_wild = wild + suit
+    own_wild = intern(wild + suit)
     own_bits = RANK_BITS[wild]
     offers: list[tuple[Token, ...]] = []
     windows = _WINDOWS[suit]
@@ -570,7 +575,7 @@ def run_offers(k: int, lane: int, wilds: tuple[str, ...], wild: str) -> tuple[tu
         for segment in segments(held_positions):
             if len(segment) >= 4:
                 for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
-                    offers.append(tuple(_PLAIN[rank_at(p) + suit] for p in part))
+                    offers.append(tuple(_PLAIN[intern(rank_at(p) + suit)] for p in part))
     return tuple(offers)
 
 
@@ -626,7 +631,7 @@ def layoff_offers(meld: Meld, hand: Sequence[str], wild: str, decks: int, only_w
         for end, p in (("lo", meld.low - 1), ("hi", meld.low + len(meld.tokens))):
             if not 1 <= p <= 14:
                 continue
-            natural = rank_at(p) + meld.suit
+            natural = intern(rank_at(p) + meld.suit)
             if only_wild is not None:
                 offers.append((end, Token(natural) if only_wild == natural else Token(only_wild, natural)))
             elif natural in hand:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
+from sys import intern
 
 from arena.games.base import Action
 from arena.games.cards import RANKS, SUITS
@@ -49,7 +50,7 @@ DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 #: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
 _COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
 #: That bit of each card, back to the card: the lowest of a hand's wild bits is its first wild.
-_CARD_OF_BIT = {1 << positions_of(rank)[0] + 16 * k: rank + suit for k, suit in enumerate(SUITS) for rank in RANKS}
+_CARD_OF_BIT = {1 << positions_of(rank)[0] + 16 * k: intern(rank + suit) for k, suit in enumerate(SUITS) for rank in RANKS}
 
 
 #: ``bits_of(cards)``: the hand mask of these cards (`CARD_BITS`), `melds.hand_mask` itself (a plain loop:
@@ -111,7 +112,7 @@ def meld_actions(hand: tuple[str, ...], mask: int, wild: str, decks: int, first:
             held = lane >> low & 7
             free = wilds
             if lane & own & 7 << low:  # the suit's own wild is held and is the natural in its place here
-                i = wilds.index(wild + SUITS[k])
+                i = wilds.index(intern(wild + SUITS[k]))
                 free = wilds[:i] + wilds[i + 1 :]
             key = (k, low, held, free[: 3 - _HELD[held]])
             action = _WINDOW_ACTIONS.get(key)
@@ -171,7 +172,7 @@ _NOT_WILD = {rank: ~sum(RANK_BITS[rank] << 16 * k for k in range(len(SUITS))) & 
 _RANK_PLACES = 0x7FFC
 #: The cards of a one-deck hand's bits of one rank (``mask & _COUNT_BITS[rank]``), in hand order.
 _CARDS_OF_BITS = {
-    sum(_COUNT_BITS[rank] & 0xFFFF << 16 * k for k in ks): tuple(rank + SUITS[k] for k in ks)
+    sum(_COUNT_BITS[rank] & 0xFFFF << 16 * k for k in ks): tuple(intern(rank + SUITS[k]) for k in ks)
     for rank in RANKS
     for ks in (tuple(k for k in range(len(SUITS)) if pattern >> k & 1) for pattern in range(16))
 }
@@ -192,7 +193,7 @@ def _window_action(k: int, low: int, held: int, wilds: tuple[str, ...]) -> Actio
     free = iter(wilds)
     texts = []
     for i in range(3):
-        card = RANK_AT[low + i] + suit
+        card = intern(RANK_AT[low + i] + suit)
         texts.append(card if held >> i & 1 else f"{next(free)}:{card}")  # the tokens' texts (`token_text`)
     return Action("meld", (*texts,))
 
@@ -205,7 +206,7 @@ def _natural_run_actions(k: int, lane: int) -> tuple[Action, ...]:
     for segment in segments([p for p in range(1, 15) if lane >> p & 1]):
         if len(segment) >= 4:
             for part in ([segment] if len(segment) <= 13 else [segment[:13], segment[1:]]):
-                actions.append(meld_action(tuple(_PLAIN[RANK_AT[p] + suit] for p in part)))
+                actions.append(meld_action(tuple(_PLAIN[intern(RANK_AT[p] + suit)] for p in part)))
     return tuple(actions)
 
 
@@ -391,7 +392,7 @@ def _run_ends(meld_id: int, suit: str, low: int, length: int) -> tuple[int, bool
     if length < 13:
         for end, p in (("lo", low - 1), ("hi", low + length)):
             if 1 <= p <= 14:
-                natural = RANK_AT[p] + suit
+                natural = intern(RANK_AT[p] + suit)
                 ends.append((end, natural, CARD_BITS[natural], layoff_action(meld_id, end, _PLAIN[natural])))
                 bits |= CARD_BITS[natural]
     return bits, bool(ends), (*ends,)

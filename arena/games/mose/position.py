@@ -8,6 +8,7 @@ fresh round.  Bad input raises `PositionError` saying which key is wrong.
 from __future__ import annotations
 
 from collections import Counter
+from sys import intern
 from typing import Any, Mapping
 
 from arena.games.base import GameError, PositionError
@@ -28,10 +29,11 @@ def _int(position: Mapping[str, Any], key: str, default: Any = None, low: int = 
 
 
 def _cards(value: Any, key: str) -> list[str]:
-    """The cards of a position key, each one of the 52 (`CARD_ORDER` has them: a lookup, not a pattern)."""
+    """The cards of a position key, each one of the 52 (`CARD_ORDER` has them: a lookup, not a pattern), as
+    the engine's own interned strings (see `melds.CARD_ORDER`)."""
     if not isinstance(value, list) or not all(isinstance(c, str) and c in CARD_ORDER for c in value):
         raise PositionError(f"position key {key!r} must be a list of card codes like '7h', not {value!r}")
-    return list(value)
+    return [*map(intern, value)]
 
 
 def _int_list(position: Mapping[str, Any], key: str, players: int) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from sys import intern
 from typing import Any, Mapping, Sequence
 
 from arena.games import chance
@@ -65,8 +66,9 @@ CALL_MOSE = Action("call", ("mose",))
 _DRAW_OR_TAKE, _DRAW_ONLY, _TAKE_ONLY = (DRAW_STOCK, TAKE_PILE), (DRAW_STOCK,), (TAKE_PILE,)
 
 _order = CARD_ORDER.__getitem__  # the hand order (rank, then suit) as a fast sort key
-#: The unshuffled pack of one and of two decks, made once (each round deals from a copy).
-_DECKS = {copies: (*deck(RANKS, copies=copies),) for copies in (1, 2)}
+#: The unshuffled pack of one and of two decks, made once (each round deals from a copy), of the interned card
+#: strings every table of the engine is keyed by (`melds.CARD_ORDER`).
+_DECKS = {copies: (*map(intern, deck(RANKS, copies=copies)),) for copies in (1, 2)}
 
 
 def decks_for(players: int, option: int) -> int:
