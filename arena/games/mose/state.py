@@ -188,10 +188,9 @@ class MoseState(GameState):
         self.wild = wild_rank(self.round)
         cards = chance.shuffled(_DECKS[self.decks], self.seed, self.chance)
         self.chance += 1
-        dealt: list[list[str]] = [[] for _ in range(n)]
-        for i in range(HAND_SIZE * n):
-            dealt[(self.dealer + 1 + i) % n].append(cards[i])
-        self.hands = [tuple(sorted(hand, key=_order)) for hand in dealt]
+        # Card i goes to seat (dealer + 1 + i) % n, so a seat's cards are every n-th from its first.
+        dealt, left = HAND_SIZE * n, self.dealer + 1
+        self.hands = [tuple(sorted(cards[(seat - left) % n : dealt : n], key=_order)) for seat in range(n)]
         self._reset_seats()
         self.discard = (cards[HAND_SIZE * n],)
         self.stock = cards[HAND_SIZE * n + 1 :]
