@@ -250,57 +250,54 @@ def swap_action(meld_id: int, natural: str, choice: str) -> Action:
 
 # `MeldFit` and `TableNeeds` are read field by field at nearly every decision: slotted classes, whose
 # attribute reads CPython 3.11 specializes (a NamedTuple's field is a descriptor it does not).  Neither is
-# changed once made: a change to the table makes new ones.
+# changed once made: a change to the table makes new ones.  They are made by `meld_fit` and `_needs` only,
+# by `object.__new__` and a store per slot: one is made at nearly every fifth decision, and a class called
+# with a Python ``__init__`` costs CPython 3.11 about 900 instructions more a construction (measured).
+
+_new = object.__new__
 
 
 class MeldFit:
-    """What one meld on the table can take, as hand masks (`CARD_BITS`) and in offer order.
+    """What one meld on the table can take, as hand masks (`CARD_BITS`) and in offer order (made by
+    `meld_fit`).
 
-    ``bits``: the naturals a lay-off may add; ``takes_wild``: whether a wild may be laid off;
-    ``swap_bits`` and ``swaps``: the naturals that may be swapped in for one of its wilds (a run's in
+    ``meld``: the meld; ``bits``: the naturals a lay-off may add; ``takes_wild``: whether a wild may be laid
+    off; ``swap_bits`` and ``swaps``: the naturals that may be swapped in for one of its wilds (a run's in
     token order, a set's in hand order).  A run's lay-offs by end (``ends``: end, natural, its bits, the
-    action), a set's by card in hand order (``plain``: card, its bits, the action; None for a run).
+    action; empty for a set), a set's by card in hand order (``plain``: card, its bits, the action; None
+    for a run).
     """
 
     __slots__ = ("meld", "bits", "takes_wild", "swap_bits", "swaps", "ends", "plain")
 
-    def __init__(
-        self, meld: Meld, bits: int, takes_wild: bool, swap_bits: int, swaps: tuple[str, ...],
-        ends: tuple[tuple[str, str, int, Action], ...] = (), plain: tuple[tuple[str, int, Action], ...] | None = None,
-    ) -> None:
-        self.meld = meld
-        self.bits = bits
-        self.takes_wild = takes_wild
-        self.swap_bits = swap_bits
-        self.swaps = swaps
-        self.ends = ends
-        self.plain = plain
-
 
 class TableNeeds:
-    """What the melds on the table can take, each (``melds``, in table order) and all together (as hand
-    masks: ``bits`` the naturals some lay-off takes, ``swap_bits`` those some swap takes);
+    """What the melds on the table can take (made by `_needs`), each (``melds``, in table order) and all
+    together (as hand masks: ``bits`` the naturals some lay-off takes, ``swap_bits`` those some swap takes);
     ``run_takes_wild``: some run has a free end.  Read at nearly every decision as two masks, one test
     each: ``lay_bits``, the cards of which a hand needs one for a lay-off (``bits``, and the wilds when
     some meld takes one), and ``touch``, for any lay-off or swap (``lay_bits | swap_bits``)."""
 
     __slots__ = ("melds", "bits", "takes_wild", "swap_bits", "run_takes_wild", "lay_bits", "touch")
 
-    def __init__(
-        self, melds: tuple[MeldFit, ...], bits: int, takes_wild: bool, swap_bits: int, run_takes_wild: bool,
-        wild_bits: int,
-    ) -> None:
-        self.melds = melds
-        self.bits = bits
-        self.takes_wild = takes_wild
-        self.swap_bits = swap_bits
-        self.run_takes_wild = run_takes_wild
-        lay_bits = self.lay_bits = bits | wild_bits if takes_wild else bits
-        self.touch = lay_bits | swap_bits
+
+def _needs(
+    fits: tuple[MeldFit, ...], bits: int, takes_wild: bool, swap_bits: int, run_takes_wild: bool, wild_bits: int
+) -> TableNeeds:
+    """The `TableNeeds` of these fits and totals (``wild_bits``: the wilds of the round, in a hand mask)."""
+    needs = _new(TableNeeds)
+    needs.melds = fits
+    needs.bits = bits
+    needs.takes_wild = takes_wild
+    needs.swap_bits = swap_bits
+    needs.run_takes_wild = run_takes_wild
+    lay_bits = needs.lay_bits = bits | wild_bits if takes_wild else bits
+    needs.touch = lay_bits | swap_bits
+    return needs
 
 
 #: The needs of an empty table (a new round's).
-NO_NEEDS = TableNeeds((), 0, False, 0, False, 0)
+NO_NEEDS = _needs((), 0, False, 0, False, 0)
 
 
 def table_needs(melds: list[Meld], wild: str, decks: int) -> TableNeeds:
@@ -324,7 +321,7 @@ def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) 
     fit = meld_fit(meld, wild, decks)
     fits = needs.melds
     if index == len(fits):
-        return TableNeeds(
+        return _needs(
             (*fits, fit),
             needs.bits | fit.bits,
             needs.takes_wild or fit.takes_wild,
@@ -344,7 +341,7 @@ def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) 
             takes_wild = True
             if fit.plain is None:
                 run_takes_wild = True
-    return TableNeeds(fits, bits, takes_wild, swap_bits, run_takes_wild, _COUNT_BITS[wild])
+    return _needs(fits, bits, takes_wild, swap_bits, run_takes_wild, _COUNT_BITS[wild])
 
 
 def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
@@ -366,7 +363,13 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
         ends = _RUN_ENDS.get(key)
         if ends is None:
             ends = _RUN_ENDS[key] = _run_ends(*key)
-        return MeldFit(meld, ends[0], ends[1], swap_bits, swaps, ends[2])
+        fit = _new(MeldFit)
+        fit.meld = meld
+        fit.bits, fit.takes_wild, fit.ends = ends
+        fit.swap_bits = swap_bits
+        fit.swaps = swaps
+        fit.plain = None
+        return fit
     suits = ""  # the naturals' suits, in token order (a set's naturals come first, sorted)
     for card, stands in tokens:
         if stands is None:
@@ -376,7 +379,11 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
     parts = _SET_PARTS.get(key)
     if parts is None:
         parts = _SET_PARTS[key] = _set_parts(*key)
-    return MeldFit(meld, parts[0], parts[1], parts[2], parts[3], (), parts[4])  # (positional: see `Meld`)
+    fit = _new(MeldFit)
+    fit.meld = meld
+    fit.bits, fit.takes_wild, fit.swap_bits, fit.swaps, fit.plain = parts
+    fit.ends = ()
+    return fit
 
 
 #: `_run_ends` by its arguments; `_set_parts` likewise (few: a round's meld ids are small numbers).
