@@ -262,18 +262,22 @@ def offered_meld(tokens: tuple[Token, ...], meld_id: int, owner: int) -> Meld:
     read off the tokens (its kind by the stand-ins' meanings, a run's suit and low place by the first
     token; a meld is laid at nearly every twentieth decision, and the checks were half its cost).
     `tests/games/test_mose.py` compares the two on every meld offered in random games."""
-    card, stands = tokens[0]
+    # (A token's fields read by name: unpacking a NamedTuple, a tuple subclass, makes an iterator.)
     kind = None
-    for _, meaning in tokens:
+    for token in tokens:
+        meaning = token.stands
         if meaning is not None:
             kind = "run" if len(meaning) == 2 else "set"  # a run's stand-in is a card, a set's a rank
             break
+    first = tokens[0]
     if kind is None:  # all natural: a set if they are of one rank
         kind = "set"
-        for other, _ in tokens:
-            if other[0] != card[0]:
+        rank = first.card[0]
+        for token in tokens:
+            if token.card[0] != rank:
                 kind = "run"
                 break
+    card, stands = first.card, first.stands
     if kind == "set":
         return Meld(meld_id, owner, "set", tokens, card[0] if stands is None else stands)
     first = card if stands is None else stands

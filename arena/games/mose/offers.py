@@ -355,7 +355,8 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
     if meld.kind == "run":
         swaps = ()
         swap_bits = 0
-        for _, stands in tokens:  # (a token unpacks as a tuple)
+        for token in tokens:  # (a field read by name: unpacking a NamedTuple makes an iterator)
+            stands = token.stands
             if stands is not None:
                 swaps = (*swaps, stands)
                 swap_bits |= CARD_BITS[stands]
@@ -371,9 +372,9 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
         fit.plain = None
         return fit
     suits = ""  # the naturals' suits, in token order (a set's naturals come first, sorted)
-    for card, stands in tokens:
-        if stands is None:
-            suits += card[1]
+    for token in tokens:
+        if token.stands is None:
+            suits += token.card[1]
     rank = meld.rank
     key = (meld.id, rank, suits, len(tokens) - len(suits), decks, rank == wild)
     parts = _SET_PARTS.get(key)

@@ -604,7 +604,7 @@ class MoseState(GameState):
         tokens = (*[parse_token(t, wild) for t in texts],)
         meld = offered_meld(tokens, self.next_meld, seat)
         self.next_meld += 1
-        self._take_cards(seat, [card for card, _ in tokens], placing)
+        self._take_cards(seat, [token.card for token in tokens], placing)
         self._set_meld(len(self.melds), meld)
         self._note_event(seat)
 
