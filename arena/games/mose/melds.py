@@ -325,9 +325,9 @@ def extended(meld: Meld, end: str | None, token: Token) -> Meld:
     the same meld, built directly (a lay-off is applied at nearly every other step)."""
     if meld.kind == "run":
         if end == "lo":
-            return Meld(meld.id, meld.owner, "run", (token, *meld.tokens), None, meld.suit, meld.low - 1)
-        return Meld(meld.id, meld.owner, "run", (*meld.tokens, token), None, meld.suit, meld.low)
-    return Meld(meld.id, meld.owner, "set", tuple(sorted((*meld.tokens, token), key=_set_order)), meld.rank)
+            return Meld(meld.id, meld.owner, "run", (token,) + meld.tokens, None, meld.suit, meld.low - 1)
+        return Meld(meld.id, meld.owner, "run", meld.tokens + (token,), None, meld.suit, meld.low)
+    return Meld(meld.id, meld.owner, "set", tuple(sorted(meld.tokens + (token,), key=_set_order)), meld.rank)
 
 
 def swap_in(meld: Meld, natural: str, wild: str, decks: int) -> tuple[Meld, str]:

@@ -322,14 +322,14 @@ def with_meld(needs: TableNeeds, index: int, meld: Meld, wild: str, decks: int) 
     fits = needs.melds
     if index == len(fits):
         return _needs(
-            (*fits, fit),
+            fits + (fit,),
             needs.bits | fit.bits,
             needs.takes_wild or fit.takes_wild,
             needs.swap_bits | fit.swap_bits,
             needs.run_takes_wild or (fit.takes_wild and fit.plain is None),
             _COUNT_BITS[wild],
         )
-    fits = (*fits[:index], fit, *fits[index + 1 :])
+    fits = fits[:index] + (fit,) + fits[index + 1 :]
     # A loop rather than `reduce` over `attrgetter`s: the interpreter's reads of a slot are specialized,
     # `attrgetter`'s are not.
     bits = swap_bits = 0
@@ -358,7 +358,7 @@ def meld_fit(meld: Meld, wild: str, decks: int) -> MeldFit:
         for token in tokens:  # (a field read by name: unpacking a NamedTuple makes an iterator)
             stands = token.stands
             if stands is not None:
-                swaps = (*swaps, stands)
+                swaps += (stands,)
                 swap_bits |= CARD_BITS[stands]
         key = (meld.id, meld.suit, meld.low, len(tokens))
         ends = _RUN_ENDS.get(key)

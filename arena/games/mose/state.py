@@ -350,7 +350,7 @@ class MoseState(GameState):
                     if has is None:
                         has = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, hand)
                     melds = self._meld_acts[seat] = (
-                        (*offers.meld_actions(hand, mask, self.wild, self.decks),) if has else ()
+                        tuple(offers.meld_actions(hand, mask, self.wild, self.decks)) if has else ()
                     )
                 needs = self._needs
                 if needs.touch & mask:
@@ -482,7 +482,7 @@ class MoseState(GameState):
         melds keep their places).  A new melds list (never changed in place: clones share it), the needs
         updated for that meld only, and every seat's plays dropped."""
         melds = self.melds
-        self.melds = [*melds, meld] if index == len(melds) else [*melds[:index], meld, *melds[index + 1 :]]
+        self.melds = melds + [meld] if index == len(melds) else melds[:index] + [meld] + melds[index + 1 :]
         self._needs = offers.with_meld(self._needs, index, meld, self.wild, self.decks)
         self._plays = [None] * self.players
 
@@ -521,7 +521,7 @@ class MoseState(GameState):
 
     def _add(self, seat: int, cards: Sequence[str]) -> None:
         """The seat's hand with these cards, sorted (a new tuple, as `_remove`).  A hand with a meld keeps it."""
-        hand = self.hands[seat] = tuple(sorted((*self.hands[seat], *cards), key=_order))
+        hand = self.hands[seat] = tuple(sorted(self.hands[seat] + tuple(cards), key=_order))
         self.sizes[seat] = len(hand)
         mask = self.masks[seat]
         for card in cards:
@@ -601,7 +601,7 @@ class MoseState(GameState):
     def _meld(self, seat: int, texts: tuple[str, ...], placing: bool) -> None:
         """An offered ``meld`` (the kept list's own action): built without `build_meld`'s checks."""
         wild = self.wild
-        tokens = (*[parse_token(t, wild) for t in texts],)
+        tokens = tuple([parse_token(t, wild) for t in texts])
         meld = offered_meld(tokens, self.next_meld, seat)
         self.next_meld += 1
         self._take_cards(seat, [token.card for token in tokens], placing)
