@@ -370,7 +370,9 @@ POINTS.update({wild: {card: card_points(card, wild) for card in CARD_ORDER} for 
 RANK_BITS = {rank: sum(1 << p for p in positions_of(rank)) for rank in RANKS}
 
 #: The 3-card run windows of each suit: (cards low to high) for the lows 1..12.
-_WINDOWS = {suit: [tuple(intern(rank_at(p) + suit) for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS}
+_WINDOWS = {
+    suit: [tuple(intern(rank_at(p) + suit) for p in range(low, low + 3)) for low in range(1, 13)] for suit in SUITS
+}
 
 
 def _wilds(hand: Sequence[str], wild: str, first: str | None = None) -> list[str]:

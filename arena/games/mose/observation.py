@@ -116,7 +116,7 @@ def observe(state: "MoseState", seat: int | None) -> Observation:
         state.current,
         state.phase,
         None if seat is None else state.hands[seat],
-        tuple(state.sizes),  # kept up to date with the hands (`tuple` copies a list in half the instructions of `(*sizes,)`)
+        tuple(state.sizes),  # kept with the hands (`tuple()` copies a list in half the instructions of `(*x,)`)
         state.discard,
         len(state.stock),
         state.melds,

@@ -50,7 +50,9 @@ DISCARDS = {card: Action("discard", (card,)) for card in CARD_ORDER}
 #: Per rank, one bit of each of its cards in a hand mask (an Ace's low one): counts a one-deck hand's wilds.
 _COUNT_BITS = {rank: sum(1 << positions_of(rank)[0] + 16 * k for k in range(len(SUITS))) for rank in RANKS}
 #: That bit of each card, back to the card: the lowest of a hand's wild bits is its first wild.
-_CARD_OF_BIT = {1 << positions_of(rank)[0] + 16 * k: intern(rank + suit) for k, suit in enumerate(SUITS) for rank in RANKS}
+_CARD_OF_BIT = {
+    1 << positions_of(rank)[0] + 16 * k: intern(rank + suit) for k, suit in enumerate(SUITS) for rank in RANKS
+}
 
 
 #: ``bits_of(cards)``: the hand mask of these cards (`CARD_BITS`), `melds.hand_mask` itself (a plain loop:
