@@ -707,6 +707,18 @@ def test_every_meld_offered_in_play_builds_unchecked_as_checked():
     assert {phase for _, phase, _ in seen} == {"play", "react", "place"}
 
 
+def test_pickups_made_by_their_slots_are_the_records_init_makes():
+    # `pile_pickup` and `Pickup.claimed` fill the slots themselves (no Python __init__ on the hot path).
+    from arena.games.mose.public import Pickup, pile_pickup, stock_pickup
+
+    def fields(pickup):
+        return [getattr(pickup, name) for name in Pickup.__slots__]
+
+    assert fields(pile_pickup(2, ("7s", "Kd"))) == fields(Pickup(2, "pile", ("7s", "Kd")))
+    assert fields(pile_pickup(2, ("7s", "Kd")).claimed(3)) == fields(Pickup(2, "pile", ("7s", "Kd"), 3))
+    assert fields(stock_pickup(1, "9h").claimed(0)) == fields(Pickup(1, "stock", ("9h",), 0))
+
+
 def test_a_window_is_made_once_with_the_windows_it_leads_to():
     """Opening a window, passing down it and playing in it make no record (`public.window`): each window
     keeps the one every seat in its queue would decide in, and its played form."""

@@ -243,8 +243,9 @@ def wild_layoff_action(meld_id: int, end: str | None, card: str, stands: str) ->
 
 
 @lru_cache(maxsize=4096)
-def swap_action(meld_id: int, natural: str, choice: str) -> Action:
-    return Action("swap", (str(meld_id), natural, choice))
+def swap_actions(meld_id: int, natural: str) -> tuple[Action, Action]:
+    """A swap's two actions, ``take`` and ``place`` (kept together: one look-up for both)."""
+    return Action("swap", (str(meld_id), natural, "take")), Action("swap", (str(meld_id), natural, "place"))
 
 
 # -- what the table takes ----------------------------------------------------------------------
@@ -493,16 +494,17 @@ def swaps(
         for natural in fit.swaps:
             if not mask & CARD_BITS[natural]:
                 continue
-            actions.append(swap_action(meld.id, natural, "take"))
+            take, place = swap_actions(meld.id, natural)
+            actions.append(take)
             if run_takes_wild:
-                actions.append(swap_action(meld.id, natural, "place"))
+                actions.append(place)
                 continue
             swapped, freed = swap_in(meld, natural, wild, decks)
             rest = list(hand)
             rest.remove(natural)
             melds = [swapped if m.id == meld.id else m for m in table]
             if can_place(rest, melds, freed, wild, decks):
-                actions.append(swap_action(meld.id, natural, "place"))
+                actions.append(place)
     return actions
 
 

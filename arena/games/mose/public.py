@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+_new = object.__new__
+
 
 class Pickup:
     """The last pickup (D-14): who picked up, from where (``stock`` or ``pile``), which cards, and ``by``,
@@ -29,8 +31,15 @@ class Pickup:
         self.view = (seat, source, len(cards), by)
 
     def claimed(self, seat: int) -> "Pickup":
-        """The same pickup with ``seat`` as the one seat that has played since."""
-        return Pickup(self.seat, self.source, self.cards, seat)
+        """The same pickup with ``seat`` as the one seat that has played since (its slots copied: a class
+        called with a Python ``__init__`` costs some 900 instructions more)."""
+        pickup = _new(Pickup)
+        pickup.seat = self.seat
+        pickup.source = self.source
+        pickup.cards = self.cards
+        pickup.by = seat
+        pickup.view = (self.seat, self.source, len(self.cards), seat)
+        return pickup
 
     def to_dict(self) -> dict:
         """The position form."""
@@ -38,6 +47,17 @@ class Pickup:
 
     def __repr__(self) -> str:
         return f"Pickup({self.seat}, {self.source!r}, {self.cards!r}, by={self.by})"
+
+
+def pile_pickup(seat: int, cards: tuple[str, ...]) -> Pickup:
+    """The record of ``seat`` taking the pile ``cards`` (made by its slots, as `Pickup.claimed`)."""
+    pickup = _new(Pickup)
+    pickup.seat = seat
+    pickup.source = "pile"
+    pickup.cards = cards
+    pickup.by = None
+    pickup.view = (seat, "pile", len(cards), None)
+    return pickup
 
 
 def stock_pickup(seat: int, card: str) -> Pickup:

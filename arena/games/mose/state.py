@@ -42,7 +42,7 @@ from arena.games.mose.melds import (
     wild_rank,
 )
 from arena.games.mose.offers import DISCARDS, TableNeeds
-from arena.games.mose.public import Pickup, Window, stock_pickup, window
+from arena.games.mose.public import Pickup, Window, pile_pickup, stock_pickup, window
 
 RULESET = "mose"
 HAND_SIZE = 7
@@ -667,7 +667,7 @@ class MoseState(GameState):
     def _take_pile(self, seat: int) -> None:
         cards, self.discard = self.discard, ()
         self._add(seat, cards)
-        self.last_pickup = Pickup(seat, "pile", cards)
+        self.last_pickup = pile_pickup(seat, cards)
         self.round_started = True
         self.phase = "play"
         self._open_window(seat)
