@@ -26,6 +26,7 @@ def values_and_types() -> list[tuple[object, str]]:
     found += [(bytes(range(256)), "bytea"), (b"", "bytea"), (b"'\\", "bytea")]
     found += [(TEXTS, "text[]"), (["one"], "text[]")]
     found += [([1, -2, 2**40], "bigint[]"), ([0], "integer[]")]
+    found += [([1, None, -3], "bigint[]"), ([None, 2], "integer[]")]  # a game's placements: None for no place
     return found
 
 

@@ -1,8 +1,8 @@
 """A ladder game's replay is committed with its result, in one transaction, before any seat is told.
 
 The real `LadderDirector` and the real match runner (`play_game`, in-process seats, no sockets)
-on SQLite: when a seat hears that its game ended, the database already holds the game's result
-and its whole replay saying the same, and no replay file exists.  Aborted games (an abort
+on SQLite and on a real PostgreSQL: when a seat hears that its game ended, the database already
+holds the game's result and its whole replay saying the same, and no replay file exists.  Aborted games (an abort
 mid-game, a seat gone before the game) have theirs too, with the abort's reason.  At the store,
 on SQLite and on a real PostgreSQL: a result whose replay cannot be written is not committed
 either (one transaction), and a replay file of an older version is still found and read.
@@ -99,8 +99,17 @@ class RealGames(FakeHandle):
                 self.busy[bot] -= 1
 
 
-def test_every_seat_hears_of_an_end_whose_result_and_replay_are_committed_together(tmp_path):
-    store = LadderStore.open(tmp_path / "ladder.db")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "a.db")
+    return request.getfixturevalue("postgres_db")
+
+
+def test_every_seat_hears_of_an_end_whose_result_and_replay_are_committed_together(db, tmp_path):
+    """On PostgreSQL the result is one server-side function's call (`game_end.END_FUNCTION`): committed all the same
+    before any seat hears of it."""
+    store = LadderStore.open(db)
     handle = RealGames([f"bot{i}" for i in range(4)], store)
     settings = LadderSettings(players={toy_ladder_game.NAME: 2}, replays=tmp_path / "replays",
                               handle_signals=False, refit_s=60.0, concurrency=2)
@@ -134,13 +143,6 @@ def test_every_seat_hears_of_an_end_whose_result_and_replay_are_committed_togeth
         assert not list(tmp_path.rglob("*.jsonl*"))  # no replay file: the database holds them
     finally:
         store.close()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "a.db")
-    return request.getfixturevalue("postgres_db")
 
 
 REFUSE = {

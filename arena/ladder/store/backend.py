@@ -113,6 +113,10 @@ class Backend(ABC):
             read.rows.append(rows)
             read.counts.append(count)
 
+    #: True where a game's result is committed by one server-side function, `game_end.END_FUNCTION`
+    #: (PostgreSQL, schema step 9), instead of the shared statements `LadderStore.game_ended_steps` sends.
+    ends_games_on_the_server: bool = False
+
     #: True where `flush` can send the transaction's ``COMMIT`` with the reads (PostgreSQL: a write
     #: transaction whose reads come last costs one round trip, not two).
     merges_commit: bool = False

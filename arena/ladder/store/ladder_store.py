@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, Rating
-from arena.ladder.store import fit_totals, replays
+from arena.ladder.store import fit_totals, game_end, replays
 from arena.ladder.store.backend import Backend, Read, Steps, drive
 from arena.ladder.store.migrations import migrate, read_version
 from arena.ladder.store.replays import PackedReplay
@@ -82,20 +82,6 @@ def _if_claimed(sql: str, parameters: Sequence[Any], game_id: str) -> tuple[str,
             [*parameters, game_id])
 
 
-#: What `_or_fail`'s check raises (on PostgreSQL: "invalid input syntax for type integer: ...").
-NOT_RUNNING = "mau-arena: the game had ended already"
-
-
-def _or_fail(update: tuple[str, Sequence[Any]], game_id: str) -> tuple[str, list[Any]]:
-    """A result's fenced ``UPDATE games ... WHERE ... status = 'running'`` (PostgreSQL only: a data-modifying
-    ``WITH``) as one statement that fails when it took no row: the row had ended (a commit whose reply was
-    lost, or a game another host aborted), and the transaction must not go on as if it had not."""
-    sql, parameters = update
-    return (f"WITH ended AS ({sql} RETURNING 1) "
-            "SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM ended) THEN '1' ELSE ? END AS INTEGER)",
-            [*parameters, f"{NOT_RUNNING} ({game_id})"])
-
-
 def open_backend(db: str | os.PathLike) -> Backend:
     """The backend for a ``--db`` value: a ``postgresql://`` URL, or else a SQLite file path (or ``:memory:``)."""
     from arena.ladder.store.postgres import PostgresBackend, is_postgres_url
@@ -107,13 +93,28 @@ def open_backend(db: str | os.PathLike) -> Backend:
     return SqliteBackend(db)
 
 
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """A result the database refused as the store refuses one (PostgreSQL's `game_end.END_FUNCTION`: the game has
+    no row, or another host aborted it) raises the store's exception (`UnknownGame`, `GameClosed`), not the driver's."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except Exception as error:
+        refused = game_end.refusal(error)
+        if refused is None:
+            raise
+        raise refused from None
+
+
 def _in_own_transaction(steps: Callable[..., Steps]) -> Callable[..., Any]:
     """The method that runs the write `steps` (a ``*_steps`` method) in a transaction of its own and
     returns what the steps return: one signature and one docstring for both forms of a write."""
 
     @functools.wraps(steps)
     def write(self: "LadderStore", *args: Any, **kwargs: Any) -> Any:
-        with self._transaction():
+        with _refusals(), self._transaction():
             return drive(self.backend, steps(self, *args, **kwargs))
 
     write.__name__ = write.__qualname__ = steps.__name__.removesuffix("_steps")
@@ -251,10 +252,11 @@ class LadderStore:
                 for call in ready:
                     call.result = call.error = None
                     try:
-                        call.result = call.fn()
-                        if inspect.isgenerator(call.result):
-                            with self.backend.transaction():
-                                call.result = drive(self.backend, call.result)
+                        with _refusals():
+                            call.result = call.fn()
+                            if inspect.isgenerator(call.result):
+                                with self.backend.transaction():
+                                    call.result = drive(self.backend, call.result)
                     except Exception as error:  # the caller gets it
                         call.error = error
         for call in ready:
@@ -487,11 +489,12 @@ class LadderStore:
         then: Sequence[tuple[str, Sequence[Any]]] = (),
     ) -> Steps:
         """Commit one game's result, in steps (`run_together` runs them in its transaction, with others;
-        `game_ended` in a transaction of its own, durable when it returns): the fenced update is the one
-        read (a second one only when the row had ended already).  In a group commit on PostgreSQL it reads
-        nothing: the fenced update fails the shared transaction if it took no row (`_or_fail`), and
-        `run_together` then runs each write again alone, where the cases below apply; so a group commit
-        of results is one message with its ``COMMIT``.
+        `game_ended` in a transaction of its own, durable when it returns): on SQLite the fenced update is
+        the one read (a second one only when the row had ended already).  On PostgreSQL it reads nothing:
+        the whole result is one call of a server-side function (`game_end.END_FUNCTION`, schema step 9) that
+        takes the same steps, followed by ``then``, all sent with the ``COMMIT`` (so a group commit of results
+        is one message); where it raises, the transaction fails (in a group commit `run_together` runs each
+        write again alone) and the store raises the same exception as below (`game_end.refusal`).
 
         Only a ``running`` row takes a result, and an ended one is never written again (a game
         ends once): the fence that keeps a host which was taken for dead (and whose games another
@@ -515,6 +518,13 @@ class LadderStore:
         """
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
+        if self.backend.ends_games_on_the_server:
+            self.backend.send(*game_end.call(game_id, status, seats, ended_at=ended_at or utc_now(),
+                                             replay_path=replay_path, reason=reason, decisions=decisions,
+                                             replay=replay, stored_at=utc_now()))
+            for sql, parameters in then:
+                self.backend.send(sql, parameters)
+            return
         update = (
             "UPDATE games SET status = ?, ended_at = ?, replay_path = ?, reason = ?, decisions = ? "
             "WHERE id = ? AND status = 'running'",
@@ -549,14 +559,6 @@ class LadderStore:
                     ],
                 )
             )
-        if self._together and self.backend.merges_commit:
-            # In a group commit on PostgreSQL the result reads nothing: the fenced update is sent with a check
-            # that fails the transaction if it took no row (a result met an ended row: rare), and everything
-            # else after it, so the group commit is one message with its COMMIT.  `run_together` then runs
-            # each write again on its own, where this takes the steps below and meets the row as it is.
-            self.backend.send(*_or_fail(update, game_id))
-            self._send_end(game_id, status, seats, [*statements, *then], replay)
-            return
         # The conditional update takes the row's lock first (PostgreSQL): a host sweeping this
         # game's host at the same moment either comes first (and this changes nothing) or waits.
         updated = yield Read([update])

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from arena.ladder.store import claims, fit_totals, replays
+from arena.ladder.store import claims, fit_totals, game_end, replays
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.records import StoreError
 
@@ -182,6 +182,10 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # so a heartbeat's renewal of the lease (FOR NO KEY UPDATE, `HostRegistry.heartbeat`) neither waits for the
     # starts in flight nor holds up the next ones; a sweep (FOR UPDATE) still skips a host that is claiming.
     Step(postgresql=(claims.CLAIM_FUNCTION,)),
+    # 9, PostgreSQL's own: a game's result commit in one server-side function (`game_end.END_FUNCTION`,
+    # ``mau_end_game``): the fenced update, the seats, the fit's totals and the replay in one statement instead
+    # of some eight, each bound on the host and parsed and planned by the server.
+    Step(postgresql=(game_end.END_FUNCTION,)),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -77,7 +77,8 @@ class Binder:
     """Binds a statement with ``%s`` placeholders to its parameters as one SQL text, on the client, for
     `run_script`.
 
-    The store's own values (None, booleans, integers, floats, text, bytes, lists of text or of integers)
+    The store's own values (None, booleans, integers, floats, text, bytes, lists of text or of integers with
+    None among them)
     are written as literals here (`literal`), in the forms psycopg's `ClientCursor.mogrify` gives them:
     the ladder binds some fifteen statements and a hundred values a game, and psycopg's general
     adaptation (a dumper looked up per value, the query parsed per call) cost 5-20 µs a statement.  A
@@ -165,8 +166,8 @@ def literal(value: Any) -> str:
         if value and all(type(item) is str and "\0" not in item for item in value):
             items = ",".join('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"' for item in value)
             return "'{" + items.replace("'", "''") + "}'"
-        if value and all(type(item) is int for item in value):
-            return "'{" + ",".join(map(str, value)) + "}'::int8[]"
+        if value and all(type(item) is int or item is None for item in value) and value.count(None) < len(value):
+            return "'{" + ",".join("NULL" if item is None else str(item) for item in value) + "}'::int8[]"
     raise _NotMine
 
 
@@ -244,6 +245,7 @@ class PostgresBackend(Backend):
     dialect = "postgresql"
     paramstyle = "format"
     merges_commit = True
+    ends_games_on_the_server = True
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
         super().__init__()
