@@ -177,7 +177,9 @@ class _ResultCommit:
             await self.director._commit_result(outcome, self.recorder)
         except BaseException:
             # Unknown whether the row took it (a commit that raised after it applied): the fit reads the store.
-            self.director._running_totals = None
+            # (A shared ladder's running totals are read from the store already: they stay.)
+            if not self.director._totals_from_store:
+                self.director._running_totals = None
             raise
         self.committed_at = time.monotonic()
         self.status = outcome.status
@@ -227,9 +229,13 @@ class LadderDirector:
         self._sets_scope: trio.CancelScope | None = None
         self._stops: dict[str, Any] = {}  # game id -> its GameStop, to abort the games playing here
         self._refit_failing = False
-        #: The fit's input per ruleset, kept in memory from each committed result (`RunningTotals`), when this
-        #: process is the store's only writer (no cluster: SQLite); None: every refit reads the store.
-        self._running_totals: dict[str, RunningTotals] | None = {} if settings.cluster is None else None
+        #: The fit's input per ruleset, kept in memory (`RunningTotals`): from each committed result when this
+        #: process is the store's only writer (no cluster), else (a host of a shared ladder, every host writing
+        #: the totals) from the rows changed since the last read (`_take_changes`); None: every refit reads
+        #: the store (a commit raised, so whether its row took the result is unknown).
+        self._running_totals: dict[str, RunningTotals] | None = {}
+        self._totals_from_store = settings.cluster is not None
+        self._totals_read: dict[str, str] = {}  # ruleset -> the snapshot of the last read of its changed rows
         self._noted: dict[str, str] | None = None  # the sessions the store has been told about, once idle
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
@@ -298,6 +304,8 @@ class LadderDirector:
                 sets.cancel_scope.cancel()
             with trio.CancelScope(shield=True):
                 try:
+                    if self._totals_from_store:
+                        await self._take_changes()
                     await self._refit(force=True, snapshot=True)
                 except _db_errors() as error:  # the database is away: the standings are refitted at the next start
                     log.warning("the final ratings could not be saved: %s", _one_line(error))
@@ -799,12 +807,18 @@ class LadderDirector:
                 self.view.live_elo[ruleset] = self.live_elo.ratings(ruleset)
                 self._dirty.add(ruleset)
                 self._counted[ruleset] += 1
-            if self._running_totals is not None:  # before any game runs: no result can fall between
+            if self._totals_from_store:  # every row, and the snapshot the next reads of the changes start from
+                self._totals_read[ruleset], pairs, bots = self.store.fit_changes(ruleset, None)
+                self._running_totals[ruleset] = RunningTotals.of_rows(pairs, bots)
+            elif self._running_totals is not None:  # before any game runs: no result can fall between
                 self._running_totals[ruleset] = RunningTotals(self.store.pair_table(ruleset), self.store.totals(ruleset))
 
     def _count_in_fit(self, outcome: Any) -> None:
         """A finished result committed: into the fit's running totals (the store's ``fit_totals`` took it in
-        the same commit).  Its ruleset's standings are refitted at the next read or background fit."""
+        the same commit).  Its ruleset's standings are refitted at the next read or background fit.  A shared
+        ladder's running totals take it with the other hosts' results, at the next read of the changed rows."""
+        if self._totals_from_store:
+            return
         self._counted[outcome.ruleset] += 1
         self._dirty.add(outcome.ruleset)
         if self._running_totals is not None and outcome.ruleset in self._running_totals:
@@ -821,6 +835,15 @@ class LadderDirector:
         pause = self.settings.refit_s
         while True:
             await trio.sleep(pause)
+            if self._totals_from_store:
+                try:
+                    await self._take_changes()
+                except _db_errors() as error:  # the database is away: read them again once it is back
+                    if not self._refit_failing:
+                        log.warning("cannot refit the ratings (%s): trying again every round", _one_line(error))
+                    self._refit_failing = True
+                    pause = self.settings.refit_s
+                    continue
             now = trio.current_time()
             snapshot = now - last_snapshot >= self.settings.snapshot_s
             if not (snapshot or self._read_wanted or self._running_totals is None
@@ -842,6 +865,25 @@ class LadderDirector:
                 log.warning("the ratings are refitted again")
                 self._refit_failing = False
             pause = max(self.settings.refit_s, cost / self.settings.refit_share)
+
+    async def _take_changes(self) -> None:
+        """A shared ladder: the rows of the fit's totals that any host's results changed since the last read, read
+        on a worker thread (`LadderStore.fit_changes`: one statement a ruleset) and put in the running totals here,
+        on the games' thread, where the reads' fits take them (`_fit_when_read`); a ruleset with new rows counts as
+        changed, so its standings are refitted when read or by the background fit.  Every host and `arena
+        leaderboard` fit the same rows of the same tables (`RunningTotals.put`)."""
+        if self._running_totals is None:
+            return
+        for ruleset in self.settings.players:
+            running = self._running_totals.get(ruleset)
+            if running is None:
+                continue
+            at, pairs, bots = await self._db_call(self.store.fit_changes, ruleset, self._totals_read.get(ruleset))
+            self._totals_read[ruleset] = at
+            if pairs or bots:
+                running.put(pairs, bots)
+                self._counted[ruleset] += 1
+                self._dirty.add(ruleset)
 
     async def _refit(self, force: bool = False, snapshot: bool = False) -> float:
         """Fit the rulesets with new results; returns the CPU seconds the reads and fits took."""

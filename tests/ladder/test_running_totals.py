@@ -135,3 +135,63 @@ def test_the_dashboard_s_live_elo_is_every_bot_s_rating_after_each_run(tmp_path)
                 assert set(shown) == {bot for game in store.rated_games(ruleset) for bot in game.placements}
         finally:
             store.close()
+
+
+def test_a_shared_ladder_s_running_totals_from_the_changed_rows_equal_the_stores(postgres_db):
+    """A host of a shared ladder keeps the totals from the rows written since its last read (`fit_totals.changes`,
+    `RunningTotals.put`): equal to the store's after every read, with results committed by another host's
+    connection and one held in a transaction that began before later ones committed (a read in between must
+    not count it, and the first read after its commit must), and a read with nothing new brings nothing."""
+    import psycopg
+
+    from arena.ladder.store import game_end
+
+    rng = random.Random(11)
+    host, other = LadderStore.open(postgres_db, shared=True), LadderStore.open(postgres_db, shared=True)
+    late = psycopg.connect(postgres_db, autocommit=True)
+    bots = [f"bot{i}" for i in range(8)]
+    try:
+        # An older history: sets of several games, and rows written before the step (no transaction id).
+        for number in range(6):
+            table = rng.sample(bots[:5], 2)
+            for rotation in range(2):
+                game_id = f"old{number}-{rotation}"
+                host.game_started(game_id, "moumou", {}, number, f"set{number}", rotation, table)
+                host.game_ended(game_id, "finished", _result(rng, table))
+        with psycopg.connect(postgres_db, autocommit=True) as admin:
+            admin.execute("UPDATE fit_pairs SET changed = NULL WHERE a = 'bot0' OR b = 'bot0'")
+            admin.execute("UPDATE fit_bots SET changed = NULL WHERE bot = 'bot0'")
+        at, pairs, rows = host.fit_changes("moumou", None)
+        running = RunningTotals.of_rows(pairs, rows)
+        _assert_same(running, host, "moumou")
+        for number in range(60):
+            # while the late result holds its bots' rows (20..40), the others play without them (they would wait)
+            table = rng.sample(bots[:6] if 20 <= number <= 40 else bots, rng.choice([2, 2, 3, 4]))
+            if number == 20:
+                table = bots[6:]
+            game_id = f"g{number}"
+            store = host if number % 2 else other
+            if number == 20:  # this result's transaction takes its id now and commits after the next ones
+                host.game_started(game_id, "moumou", {}, number, game_id, 0, table)
+                sql, parameters = game_end.call(game_id, "finished", _result(rng, table), ended_at="2026-11-28",
+                                                replay_path=None, reason="", decisions=3, replay=None, stored_at="")
+                late.execute("BEGIN")
+                late.execute(sql.replace("?", "%s"), parameters)
+                continue
+            store.game_started(game_id, "moumou", {}, number, game_id, 0, table)
+            store.game_ended(game_id, "aborted" if rng.random() < 0.1 else "finished", _result(rng, table))
+            if number == 40:
+                late.execute("COMMIT")
+            if number % 7 == 0:
+                at, pairs, rows = host.fit_changes("moumou", at)
+                running.put(pairs, rows)
+                _assert_same(running, host, "moumou")
+        at, pairs, rows = host.fit_changes("moumou", at)
+        running.put(pairs, rows)
+        _assert_same(running, host, "moumou")
+        assert host.count_games("moumou", "finished") == sum(1 for g in host.rated_games("moumou"))
+        assert host.fit_changes("moumou", at)[1:] == ([], [])
+    finally:
+        late.close()
+        other.close()
+        host.close()

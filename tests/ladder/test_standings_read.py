@@ -125,3 +125,59 @@ def test_a_ladder_nobody_reads_fits_seldom_and_a_read_catches_up(tmp_path, monke
         assert director.standings["duo"] == compute_standings(store, "duo", director.view.connected)
     finally:
         store.close()
+
+
+class OtherHosts(ReadingHandle):
+    """A host of a shared ladder whose games' results come with some of other hosts' (written by a store of
+    their own on the same database, as another `arena serve` would), and that reads its standings as it goes."""
+
+    def __init__(self, names: list[str], store: LadderStore, other: LadderStore, seed: int) -> None:
+        super().__init__(names, store, seed)
+        self.other = other
+        self.hosts: list = []
+        self.others = 0
+
+    def set_hosts(self, hosts) -> None:
+        self.hosts.append(hosts)
+
+    async def play_game(self, *args, stop=None, **kwargs):  # (a shared ladder's host can abort its games)
+        return await super().play_game(*args, **kwargs)
+
+    def check(self) -> None:
+        from arena.ladder.store import SeatRecord
+
+        self.others += 1
+        ruleset = sorted(RULESETS)[self.others % len(RULESETS)]
+        bots = self.chooser.sample(self.names, RULESETS[ruleset])
+        game_id = f"elsewhere-{self.others}"
+        self.other.game_started(game_id, ruleset, {}, self.others, game_id, 0, bots)
+        self.other.game_ended(game_id, "finished", [SeatRecord(i, bot, placement=self.chooser.randint(1, len(bots)))
+                                                    for i, bot in enumerate(bots)])
+        for ruleset in RULESETS:  # a read as readers make them: fitted from what the last read of the rows brought
+            self.director.standings.get(ruleset, [])
+            self.reads += 1
+
+
+def test_a_shared_ladder_s_host_fits_every_host_s_results_from_the_rows_changed(postgres_db, tmp_path):
+    """A host of a shared ladder keeps the fit's totals from the rows changed since its last read (every host
+    writes them), so after the run its standings are a fit of the store, other hosts' results included, and
+    equal what `arena leaderboard` (`compute_standings`) shows."""
+    from arena.ladder.membership import ClusterSettings
+
+    store = LadderStore.open(postgres_db, shared=True)
+    other = LadderStore.open(postgres_db, shared=True)
+    try:
+        director = LadderDirector(store, LadderSettings(
+            players=dict(RULESETS), replays=tmp_path / "replays", max_games=40, handle_signals=False,
+            refit_s=0.01, concurrency=4,
+            cluster=ClusterSettings(postgres_db, host_name="h1", advertise="127.0.0.1:1")))
+        handle = OtherHosts([f"bot{i}" for i in range(7)], store, other, seed=3)
+        handle.director = director
+        trio.run(director, handle)
+        assert handle.others >= 40 and director._running_totals  # fed from the rows, not refitted from the store
+        for ruleset in RULESETS:
+            assert store.count_games(ruleset, "finished") > 0
+            assert director.standings.get(ruleset, []) == compute_standings(store, ruleset, director.view.connected)
+    finally:
+        other.close()
+        store.close()

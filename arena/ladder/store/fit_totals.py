@@ -16,8 +16,11 @@ A game adds to them once, when it first becomes ``finished`` (the caller checks)
 result again changes nothing.  `REBUILD` computes the same tables from the games and seats (the
 schema step that adds them fills them with it); tests check the two agree.
 
-`RunningTotals` keeps the same numbers in memory, for a server that is the tables' only writer (a SQLite
-ladder's director): seeded from them once, it adds each game as `add_game` does (`game_terms`).
+`RunningTotals` keeps the same numbers in memory: for a server that is the tables' only writer (a SQLite
+ladder's director), seeded from them once, it adds each game as `add_game` does (`game_terms`); for a host
+of a shared PostgreSQL ladder, where every host writes them, it takes the rows that changed since its last
+read (`changes`, `RunningTotals.put`: each row of ``fit_pairs`` and ``fit_bots`` carries the id of the
+transaction that last wrote it, ``changed``, schema step 9), so a refit reads what is new, not every pair.
 """
 
 from __future__ import annotations
@@ -151,6 +154,52 @@ def read(backend: Backend, ruleset: str) -> tuple[list[tuple[Any, ...]], dict[st
     return [(a, b, int(sets), float(score)) for a, b, sets, score in pairs], per_bot
 
 
+#: Schema step 9, shared: the transaction that last wrote a row of the fit's totals (PostgreSQL's xid8, written by
+#: `game_end.END_FUNCTION`), for `changes`.  SQLite takes the type name and leaves it empty (nothing reads it
+#: there); rows written before the step have none and are read by a first read, which reads every row.
+CHANGED_COLUMNS = """
+    ALTER TABLE fit_pairs ADD COLUMN changed xid8;
+    ALTER TABLE fit_bots ADD COLUMN changed xid8;
+"""
+
+
+def changes(backend: Backend, ruleset: str, since: str | None
+            ) -> tuple[str, list[tuple[str, str, int, float]], list[tuple[Any, ...]]]:
+    """A shared PostgreSQL ladder's rows of the fit's totals (PostgreSQL only): every row when ``since`` is None,
+    else the rows written by transactions that the snapshot ``since`` (what the last call returned) could not see
+    and this statement's can.  Returns (this statement's snapshot, pair rows (a, b, sets, score), bot rows (bot,
+    games, comparisons, points, wins, timeouts, strikes, forfeits, errors)).
+
+    One statement, so both tables are read under one snapshot: a result's rows of both come together.  A row
+    changed again by a transaction still running is read once that one has committed (it is invisible to this
+    snapshot, so the next call takes it), and a row is never read back unchanged: the same rule as the seat
+    claims' tally (`claims.ClaimTally`).  Only the rows of this ruleset are scanned, without an index on the
+    column (one would cost every result's update of these rows, which are now HOT updates).
+    """
+    where = "ruleset = ?"
+    parameters: list[Any] = [ruleset]
+    if since is not None:
+        where += (" AND changed >= pg_snapshot_xmin(CAST(? AS pg_snapshot)) "
+                  "AND NOT pg_visible_in_snapshot(changed, CAST(? AS pg_snapshot))")
+        parameters += [since, since]
+    rows = backend.rows(
+        "SELECT CAST(s.at AS TEXT), r.kind, r.a, r.b, r.n1, r.n2, r.n3, r.n4, r.n5, r.n6, r.n7, r.x "
+        "FROM (SELECT pg_current_snapshot() AS at) s LEFT JOIN ("
+        f"SELECT 'p' AS kind, a, b, sets AS n1, 0 AS n2, 0 AS n3, 0 AS n4, 0 AS n5, 0 AS n6, 0 AS n7, score AS x "
+        f"FROM fit_pairs WHERE {where} "
+        f"UNION ALL SELECT 'b', bot, NULL, games, comparisons, wins, timeouts, strikes, forfeits, errors, points "
+        f"FROM fit_bots WHERE {where}) r ON TRUE",
+        parameters * 2,
+    )
+    pairs, bots = [], []
+    for at, kind, a, b, n1, n2, n3, n4, n5, n6, n7, x in rows:
+        if kind == "p":
+            pairs.append((a, b, int(n1), float(x)))
+        elif kind == "b":
+            bots.append((a, int(n1), int(n2), float(x), int(n3), int(n4), int(n5), int(n6), int(n7)))
+    return rows[0][0], pairs, bots
+
+
 def rebuild(backend: Backend) -> None:
     """Recompute the tables from the games (inside the caller's transaction)."""
     for table in ("fit_set_pairs", "fit_pairs", "fit_bots"):
@@ -195,6 +244,15 @@ class RunningTotals:
         self._sets[at] = np.triu(table.n, k=1)
         self._score[at] = np.triu(table.s, k=1)
 
+    @classmethod
+    def of_rows(cls, pairs: Sequence[tuple[str, str, int, float]], bots: Sequence[tuple[Any, ...]]) -> "RunningTotals":
+        """Seeded from every row of the tables as `changes` returns them (a shared ladder's host)."""
+        from arena.ladder.ratings import PairTable
+
+        running = cls(PairTable.from_totals([], {}), {})
+        running.put(pairs, bots)
+        return running
+
     def _row(self, bot: str) -> int:
         row = self._index.get(bot)
         if row is None:
@@ -229,6 +287,16 @@ class RunningTotals:
             i, j = self._row(a), self._row(b)
             self._sets[i, j] += 1
             self._score[i, j] += result
+
+    def put(self, pairs: Sequence[tuple[str, str, int, float]], bots: Sequence[tuple[Any, ...]]) -> None:
+        """Rows of the tables as they are now (`changes`: pair rows (a, b, sets, score) with a < b, bot rows (bot,
+        games, comparisons, points, wins, timeouts, strikes, forfeits, errors)) in place of what was kept."""
+        for bot, games, comparisons, points, wins, timeouts, strikes, forfeits, errors in bots:
+            self._bots[bot] = [games, comparisons, points, wins, timeouts, strikes, forfeits, errors]
+        for a, b, sets, score in pairs:
+            i, j = self._row(a), self._row(b)
+            self._sets[i, j] = sets
+            self._score[i, j] = score
 
     def table(self) -> "PairTable":
         """`LadderStore.pair_table`: the same bots, matrices and per-bot arrays, built as `PairTable.from_totals`

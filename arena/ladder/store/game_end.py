@@ -23,6 +23,9 @@ It keeps what the statements did, case by case (arena/ladder/README.md, "Fencing
   transaction fails and `LadderStore.run_together` runs each write again alone, as before;
   `refusal` turns the server's error back into the store's exception.
 
+Each row of ``fit_pairs`` and ``fit_bots`` it writes takes this transaction's id (``changed``), so a host of a
+shared ladder reads only the rows new since its last refit (`fit_totals.changes`).
+
 The fit's terms are worked out on the server from the placements, as `fit_totals.game_terms`
 works them out: per bot (grouped: a bot's seats add up to what one statement a seat added), and
 per pair of seated bots in the order `game_terms` gives them, one pair after the other (two seats
@@ -98,10 +101,11 @@ BEGIN
         errors = excluded.errors;
     IF p_status = 'finished' THEN
         -- the fit's totals, a game once (a running row, just now): per bot, its seats' games, comparisons, points...
-        INSERT INTO fit_bots (ruleset, bot, games, comparisons, points, wins, timeouts, strikes, forfeits, errors)
+        INSERT INTO fit_bots (ruleset, bot, games, comparisons, points, wins, timeouts, strikes, forfeits, errors,
+                              changed)
         SELECT v_ruleset, s.bot, COUNT(*), SUM(c.comparisons), SUM(c.points),
                SUM(CASE WHEN s.placement = 1 THEN 1 ELSE 0 END), SUM(s.timeouts), SUM(s.strikes), SUM(s.forfeited),
-               SUM(s.errors)
+               SUM(s.errors), pg_current_xact_id()
         FROM unnest(p_bots, p_placements, p_strikes, p_timeouts, p_forfeited, p_errors)
              AS s (bot, placement, strikes, timeouts, forfeited, errors)
         CROSS JOIN LATERAL (
@@ -114,7 +118,7 @@ BEGIN
             comparisons = fit_bots.comparisons + excluded.comparisons, points = fit_bots.points + excluded.points,
             wins = fit_bots.wins + excluded.wins, timeouts = fit_bots.timeouts + excluded.timeouts,
             strikes = fit_bots.strikes + excluded.strikes, forfeits = fit_bots.forfeits + excluded.forfeits,
-            errors = fit_bots.errors + excluded.errors;
+            errors = fit_bots.errors + excluded.errors, changed = excluded.changed;
         -- ...and per pair (a < b), in `game_terms`' order: the set's average moves from total/games to
         -- (total + result)/(games + 1) (a new set: to result, and counts once more), read before it is updated
         FOR v_pair IN
@@ -125,15 +129,16 @@ BEGIN
             FROM p x JOIN p y ON x.k < y.k AND x.bot <> y.bot
             ORDER BY x.k, y.k
         LOOP
-            INSERT INTO fit_pairs (ruleset, a, b, sets, score)
+            INSERT INTO fit_pairs (ruleset, a, b, sets, score, changed)
             SELECT v_ruleset, v_pair.a, v_pair.b, CASE WHEN f.games IS NULL THEN 1 ELSE 0 END,
                    CASE WHEN f.games IS NULL THEN v_pair.result
-                        ELSE (f.score + v_pair.result) / (f.games + 1) - f.score / f.games END
+                        ELSE (f.score + v_pair.result) / (f.games + 1) - f.score / f.games END,
+                   pg_current_xact_id()
             FROM (SELECT 1) one
             LEFT JOIN fit_set_pairs f
                    ON f.ruleset = v_ruleset AND f.set_id = v_set AND f.a = v_pair.a AND f.b = v_pair.b
             ON CONFLICT (ruleset, a, b) DO UPDATE SET sets = fit_pairs.sets + excluded.sets,
-                score = fit_pairs.score + excluded.score;
+                score = fit_pairs.score + excluded.score, changed = excluded.changed;
             INSERT INTO fit_set_pairs (ruleset, set_id, a, b, games, score)
             VALUES (v_ruleset, v_set, v_pair.a, v_pair.b, 1, v_pair.result)
             ON CONFLICT (ruleset, set_id, a, b) DO UPDATE SET games = fit_set_pairs.games + 1,

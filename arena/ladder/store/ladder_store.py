@@ -834,6 +834,13 @@ class LadderStore:
         per_bot = {bot: (games, comparisons, points) for bot, games, comparisons, points in bot_rows if comparisons}
         return PairTable.from_totals(pair_rows, per_bot)
 
+    def fit_changes(self, ruleset: str, since: str | None
+                    ) -> tuple[str, list[tuple[str, str, int, float]], list[tuple[Any, ...]]]:
+        """A shared PostgreSQL ladder's rows of the fit's totals written since the snapshot ``since`` (None: every
+        row), with the snapshot to give next time (`fit_totals.changes`, `fit_totals.RunningTotals.put`)."""
+        with self._lock:
+            return fit_totals.changes(self.backend, ruleset, since)
+
     def totals(self, ruleset: str) -> dict[str, BotTotals]:
         """Games, wins (first place), timeouts, strikes, forfeits and errors per bot in finished games
         (from the running totals, `fit_totals`)."""

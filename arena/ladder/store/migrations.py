@@ -182,10 +182,12 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # so a heartbeat's renewal of the lease (FOR NO KEY UPDATE, `HostRegistry.heartbeat`) neither waits for the
     # starts in flight nor holds up the next ones; a sweep (FOR UPDATE) still skips a host that is claiming.
     Step(postgresql=(claims.CLAIM_FUNCTION,)),
-    # 9, PostgreSQL's own: a game's result commit in one server-side function (`game_end.END_FUNCTION`,
+    # 9: a game's result commit in one server-side function, PostgreSQL's own (`game_end.END_FUNCTION`,
     # ``mau_end_game``): the fenced update, the seats, the fit's totals and the replay in one statement instead
-    # of some eight, each bound on the host and parsed and planned by the server.
-    Step(postgresql=(game_end.END_FUNCTION,)),
+    # of some eight, each bound on the host and parsed and planned by the server; and the transaction that
+    # last wrote each row of the fit's totals (``changed``, shared; empty on SQLite), so a host of a shared
+    # ladder refits from the rows new since its last read (`fit_totals.changes`), not from every pair.
+    Step(shared=fit_totals.CHANGED_COLUMNS, postgresql=(game_end.END_FUNCTION,)),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
