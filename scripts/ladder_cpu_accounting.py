@@ -86,6 +86,10 @@ PG_FUNCTIONS = [
     ("arena.ladder.store.postgres", "counted_results"),
     ("arena.ladder.store.fit_totals", "add_game"),
     ("arena.ladder.store.fit_totals", "read"),
+    ("arena.ladder.store.fit_totals", "changes"),
+    ("arena.ladder.store.fit_totals", "RunningTotals.put"),
+    ("arena.ladder.store.game_end", "call"),
+    ("arena.ladder.store.ladder_store", "LadderStore.fit_changes"),
     ("arena.ladder.store.ladder_store", "LadderStore.pair_table"),
     ("arena.ladder.store.ladder_store", "LadderStore.totals"),
     ("arena.ladder.store.ladder_store", "LadderStore.save_ratings"),
@@ -106,6 +110,7 @@ PG_FUNCTIONS = [
 KINDS = {
     "LadderStore.run_together": None,  # "starts" on a starts' sibling store, else "results"
     "LadderStore.pair_table": "refits", "LadderStore.totals": "refits", "LadderStore.save_ratings": "refits",
+    "LadderStore.fit_changes": "refits",
     "SeatClaims.load": "cluster view", "SeatClaims.ensure_bots": "cluster view",
     "SeatClaims.release": "releases apart",
     "HostRegistry.heartbeat": "heartbeats", "HostRegistry.live_hosts": "heartbeats",

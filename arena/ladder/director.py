@@ -72,8 +72,9 @@ class LadderSettings:
     refit_s: float = 1.0  # the least time between two rating fits
     #: While nobody reads the standings (the dashboard, the web view, GetStandings: each read fits what is
     #: new, `StandingsBook`), the background fit runs only this often, for the scheduler's tie-break and
-    #: the snapshots; a read brings them up to date at once.  A ladder whose input is read from the store
-    #: (a shared PostgreSQL ladder) fits every `refit_s`, as before.
+    #: the snapshots; a read brings them up to date at once.  A host of a shared PostgreSQL ladder does the
+    #: same from the rows of the fit's totals it reads every `refit_s` (`LadderDirector._take_changes`); a
+    #: ladder whose input is read whole from the store (after a commit that raised) fits every `refit_s`.
     unread_refit_s: float = 10.0
     #: A read fits on the reading thread (the server's loop) only when the ruleset's last fit cost at most
     #: this much CPU; a costlier one is left to the background fit, at its usual pace (`refit_share`).

@@ -13,6 +13,10 @@ same store; the modules split along the concepts:
 * ``sqlite.py``, ``postgres.py``: the two backends;
 * ``migrations.py``: the schema, its forward steps (shared, or with SQL of one database's own) and the
   version check;
+* ``game_end.py``: a game's result commit on PostgreSQL as one server-side function (schema step 9), the
+  same steps the shared statements take on SQLite;
+* ``fit_totals.py``: the rating fit's running totals, kept with each finished game (and, on a shared
+  ladder, read back by each host as the rows that changed since its last read);
 * ``tokens.py``: bot tokens, stored hashed;
 * ``replays.py``: each game's replay kept in the database, zlib-packed (written on PostgreSQL, so any
   host can serve any replay; a SQLite ladder keeps files only);

@@ -15,8 +15,9 @@ more than the statements' own work, is what the ladder pays.  When those reads
 are the transaction's last (`Read.last`: a group commit of game starts, each
 start's rows guarded by its claim in the claim's own read), the ``COMMIT``
 goes in the same message (`flush(commit=True)`), so such a transaction is one
-round trip; a group commit of results reads nothing at all (its fenced updates
-are checked on the server, `ladder_store._or_fail`) and is one round trip too.  (psycopg's
+round trip; a group commit of results reads nothing at all (each result is one
+call of a server-side function that checks its fence there, `game_end.py`) and
+is one round trip too.  (psycopg's
 pipeline mode saves the waits but still writes each statement on its own.)
 The session sets ``synchronous_commit = on`` whatever the server's default: a
 commit has reached PostgreSQL's write-ahead log on disk when it returns, which
