@@ -22,6 +22,7 @@ from deal_weights import DealPosterior, DealSearcher  # noqa: E402
 from inference import CardTracker, tracks  # noqa: E402
 from leaf_value import LeafValued  # noqa: E402
 from own_plan import OwnPlan  # noqa: E402
+from own_tree import OwnTree  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
 from posterior import HandPosterior, PosteriorSearcher  # noqa: E402
 from second_step import SecondStep, SecondStepSearcher  # noqa: E402
@@ -140,6 +141,11 @@ LEAF = {}
 #: in-process over 400 games (seeds 13000-13099 and 15000-15099), -0.065 ± 0.097 pair points deal by deal against the
 #: default on the same deals (+65.0 there): the world's own best later choice is strategy fusion (README, Session 11).
 PLAN = {}
+#: Rulesets (those of `POSTERIOR`) whose trials choose the searcher's own next N decisions by nodes over its information
+#: sets that the worlds share (`own_tree.OwnTree`: POMCP below the root, the tactician's choice as each node's prior;
+#: `--tree N`, 0: the flat search), and the worlds a decision then (`TREE_WORLDS`, else the budget's).
+TREE = {}
+TREE_WORLDS = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
@@ -153,8 +159,9 @@ class SearchBot(Bot):
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
                  second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None, leaf=None,
-                 step_extra=None, plan=None):
+                 step_extra=None, plan=None, tree=None):
         self.worlds = worlds
+        self.tree = tree  # own decisions chosen by nodes the worlds share (`own_tree.py`); None: where `TREE` says
         self.plan = plan  # own decisions searched inside each world (`own_plan.py`); None: where `PLAN` says
         self.deals = deals  # weight whole deals by the opponents' choices (`deal_weights.py`); None: `DEAL_WEIGHTS`
         self.epsilon = DEAL_EPSILON if epsilon is None else epsilon
@@ -217,11 +224,18 @@ class SearchBot(Bot):
             kind = _leaf_valued(kind)
             budget = replace(budget, depth=leaf)
         plan = PLAN.get(game.ruleset, 0) if self.plan is None else self.plan
+        tree = TREE.get(game.ruleset, 0) if self.tree is None else self.tree
         if plan and not second and not leaf:
             kind = _planned(kind)
+        elif tree and not second and not leaf:
+            kind = _treed(kind)
+            if self.worlds is None and game.ruleset in TREE_WORLDS:
+                budget = replace(budget, worlds=TREE_WORLDS[game.ruleset])
         searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
         if plan and not second and not leaf:
             searcher.own = plan
+        elif tree and not second and not leaf:
+            searcher.own = tree
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
         if second:
             extra = SECOND_STEP_EXTRA.get(game.ruleset, SecondStep.extra) if self.step_extra is None else self.step_extra
@@ -263,6 +277,12 @@ def _leaf_valued(kind):
 def _planned(kind):
     """`kind` with its trials searching the own next decisions (`OwnPlan`): one class per searcher kind, made once."""
     return type(f"Planned{kind.__name__}", (OwnPlan, kind), {})
+
+
+@functools.cache
+def _treed(kind):
+    """`kind` with its own next decisions chosen by shared nodes (`OwnTree`): one class per searcher kind, made once."""
+    return type(f"Treed{kind.__name__}", (OwnTree, kind), {})
 
 
 def _nonnegative(kind):
@@ -311,6 +331,10 @@ def budget_parser():
     parser.add_argument("--plan", type=_nonnegative(int), default=None,
                         help="search the own next N decisions inside each world (`own_plan.py`; 2-seat maumau, not with "
                              "--second-step or --leaf; 0: the flat search; default: as `PLAN` says)")
+    parser.add_argument("--tree", type=_nonnegative(int), default=None,
+                        help="choose the own next N decisions by nodes over the searcher's information sets that the worlds "
+                             "share (`own_tree.py`; 2-seat maumau, not with --second-step, --leaf or --plan; 0: the flat "
+                             "search; default: as `TREE` says)")
     return parser
 
 
@@ -321,6 +345,8 @@ def parse_budget(argv):
     budget, rest = parser.parse_known_args(argv)
     if budget.plan and (budget.second_step or budget.leaf):
         parser.error("--plan does not combine with --second-step or --leaf: choose one")
+    if budget.tree and (budget.second_step or budget.leaf or budget.plan):
+        parser.error("--tree does not combine with --second-step, --leaf or --plan: choose one")
     return budget, rest
 
 
@@ -331,5 +357,5 @@ if __name__ == "__main__":
     sys.argv[1:] = rest
     run(SearchBot(budget.worlds, budget.depth, budget.search_seed, budget.confidence, budget.infer, budget.play_model,
                   budget.second_step, budget.prune, budget.deals, leaf=budget.leaf, step_extra=budget.step_extra,
-                  plan=budget.plan),
+                  plan=budget.plan, tree=budget.tree),
         name="searcher")

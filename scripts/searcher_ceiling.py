@@ -72,9 +72,10 @@ def oracle_world(real: dict, ruleset: str, knows: str = "hand"):
 
 def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool | None = None,
          prune: float | None = None, worlds: int | None = None, step_extra: int | None = None,
-         plan: int | None = None, plan_mix: float | None = None) -> bool:
+         plan: int | None = None, plan_mix: float | None = None, tree: int | None = None,
+         tree_knobs: dict | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
-    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra, plan=plan)
+    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra, plan=plan, tree=tree)
     other = Tactician()
     start(bot, ruleset)
     start(other, ruleset)
@@ -83,6 +84,8 @@ def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool
     real = {"state": state}
     if plan_mix is not None:
         bot.games["g"][0].mix = plan_mix
+    for name, value in (tree_knobs or {}).items():
+        setattr(bot.games["g"][0], name, value)
     if oracle:
         bot.games["g"][0].world = oracle_world(real, ruleset, oracle)
     while not state.is_over:
@@ -137,6 +140,10 @@ def main() -> None:
     parser.add_argument("--plan-mix", type=float, default=None,
                         help="with --plan: a node's value is the tactician's child's plus this share of the best child's gain "
                              "over it (`own_plan.OwnPlan.mix`; 1: the world's best)")
+    parser.add_argument("--tree", type=int, default=None,
+                        help="own decisions chosen by nodes the worlds share (`own_tree.py`; 0: the flat search)")
+    parser.add_argument("--tree-explore", type=float, default=None, help="with --tree: `OwnTree.explore` (a screening knob)")
+    parser.add_argument("--tree-prior", type=float, default=None, help="with --tree: `OwnTree.prior` (a screening knob)")
     parser.add_argument("--compare", nargs="+", default=None, help="runs' output to compare (with --against)")
     parser.add_argument("--against", nargs="+", default=None, help="other runs' output on the same seeds")
     args = parser.parse_args()
@@ -154,6 +161,11 @@ def main() -> None:
         parser.error("--plan-mix needs --plan N (N > 0)")
     if args.plan_mix is not None and not 0 <= args.plan_mix <= 1:
         parser.error(f"--plan-mix must be between 0 and 1, not {args.plan_mix}")
+    if args.tree is not None and args.tree < 0:
+        parser.error(f"--tree must be 0 or more, not {args.tree}")
+    knobs = {name: value for name, value in (("explore", args.tree_explore), ("prior", args.tree_prior)) if value is not None}
+    if knobs and not args.tree:
+        parser.error("--tree-explore and --tree-prior need --tree N (N > 0)")
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
     except ValueError:
@@ -161,7 +173,7 @@ def main() -> None:
     pairs = [0] * 5
     for seed in range(first, last):
         won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune, args.worlds,
-                        args.step_extra, args.plan, args.plan_mix) for me in (0, 1))
+                        args.step_extra, args.plan, args.plan_mix, args.tree, knobs) for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",

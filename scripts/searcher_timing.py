@@ -58,6 +58,8 @@ def main():
     parser.add_argument("--step-extra", type=int, default=None, help="the second step's pass-2 rollouts a decision")
     parser.add_argument("--plan", type=int, default=None,
                         help="2-seat maumau: own decisions searched inside each world (`own_plan.py`; 0: the flat search)")
+    parser.add_argument("--tree", type=int, default=None,
+                        help="2-seat maumau: own decisions chosen by nodes the worlds share (`own_tree.py`; 0: the flat search)")
     parser.add_argument("--same-games", action="store_true",
                         help="play the tactician's choices at seat 0 too: the same decisions for every budget")
     args = parser.parse_args()
@@ -68,7 +70,7 @@ def main():
         options = OPTIONS.get(ruleset, {})
         bot, reference, other = SearchBot(args.worlds, args.depth, seed=1, prune=args.prune, leaf=args.leaf,
                                                second_step=args.second_step, step_extra=args.step_extra,
-                                               plan=args.plan), Tactician(), Tactician()
+                                               plan=args.plan, tree=args.tree), Tactician(), Tactician()
         times, ref_times, seed = [], [], 0
         while len(times) < args.decisions and seed < 50:
             state = games.new_game(ruleset, players, seed, **options)
