@@ -144,6 +144,9 @@ def main() -> None:
                         help="own decisions chosen by nodes the worlds share (`own_tree.py`; 0: the flat search)")
     parser.add_argument("--tree-explore", type=float, default=None, help="with --tree: `OwnTree.explore` (a screening knob)")
     parser.add_argument("--tree-prior", type=float, default=None, help="with --tree: `OwnTree.prior` (a screening knob)")
+    parser.add_argument("--tree-widen", type=int, default=None, help="with --tree: `OwnTree.widen` (a screening knob)")
+    parser.add_argument("--tree-merge", action="store_const", const=True, default=None,
+                        help="with --tree: `OwnTree.merge`, nodes keyed by what the choice depends on (a screening knob)")
     parser.add_argument("--compare", nargs="+", default=None, help="runs' output to compare (with --against)")
     parser.add_argument("--against", nargs="+", default=None, help="other runs' output on the same seeds")
     args = parser.parse_args()
@@ -163,9 +166,10 @@ def main() -> None:
         parser.error(f"--plan-mix must be between 0 and 1, not {args.plan_mix}")
     if args.tree is not None and args.tree < 0:
         parser.error(f"--tree must be 0 or more, not {args.tree}")
-    knobs = {name: value for name, value in (("explore", args.tree_explore), ("prior", args.tree_prior)) if value is not None}
+    knobs = {name: value for name, value in (("explore", args.tree_explore), ("prior", args.tree_prior),
+                                                          ("widen", args.tree_widen), ("merge", args.tree_merge)) if value is not None}
     if knobs and not args.tree:
-        parser.error("--tree-explore and --tree-prior need --tree N (N > 0)")
+        parser.error("--tree-explore, --tree-prior, --tree-widen and --tree-merge need --tree N (N > 0)")
     try:
         first, last = (int(x) for x in args.seeds.split(":"))
     except ValueError:

@@ -80,3 +80,32 @@ def test_a_plan_mix_reaches_the_planning_searcher(monkeypatch):
     monkeypatch.setattr(ceiling.SearchBot, "on_game_start", noting)
     ceiling.play("maumau", 5, 0, None, worlds=1, plan=1, plan_mix=0.25)
     assert made and made[0].own == 1 and made[0].mix == 0.25
+
+
+def test_a_bad_tree_or_a_tree_knob_without_a_tree_is_refused_in_one_line(monkeypatch, capsys):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    for argv, said in ((["--tree", "-1"], "--tree must be 0 or more"), (["--tree-widen", "4"], "need --tree N"),
+                       (["--tree-merge"], "need --tree N"), (["--tree", "0", "--tree-explore", "1"], "need --tree N")):
+        monkeypatch.setattr("sys.argv", ["searcher_ceiling.py", "--seeds", "1:2", *argv])
+        try:
+            ceiling.main()
+        except SystemExit as stop:
+            assert stop.code == 2
+        else:
+            raise AssertionError(f"{argv} was not refused")
+        assert said in capsys.readouterr().err
+
+
+def test_the_tree_knobs_reach_the_tree_searcher(monkeypatch):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    made = []
+    original = ceiling.SearchBot.on_game_start
+
+    def noting(bot, game):
+        original(bot, game)
+        made.append(bot.games["g"][0])
+
+    monkeypatch.setattr(ceiling.SearchBot, "on_game_start", noting)
+    ceiling.play("maumau", 5, 0, None, worlds=1, tree=2, tree_knobs={"widen": 3, "merge": True, "explore": 0.25})
+    searcher = made[0]
+    assert searcher.own == 2 and searcher.widen == 3 and searcher.merge is True and searcher.explore == 0.25

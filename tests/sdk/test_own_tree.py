@@ -58,6 +58,7 @@ def test_the_worlds_that_reach_a_node_share_it_and_a_better_action_found_there_i
     """One world, tried again and again: its node under the root action sees every visit, tries the other actions as
     its visits grow, and then plays the best it found in that world, whose value is never below the tactician's line."""
     _, searcher = treed(own=1)
+    searcher.widen = 1  # explore from the second visit
     found = 0
     for seed in range(40, 60):
         state = games.new_game("maumau", 2, seed)
@@ -82,10 +83,16 @@ def test_the_worlds_that_reach_a_node_share_it_and_a_better_action_found_there_i
 
 
 def test_a_node_is_keyed_by_what_the_seat_knows_not_by_the_order_of_its_hand():
-    key = own_tree.OwnTree.key
+    key = own_tree.OwnTree().key
     assert key(["play 7h"], {"hand": ["Ks", "8d"]}) == key(["play 7h"], {"hand": ["8d", "Ks"]})
     assert key(["play 7h"], {"hand": ["Ks", "8d"]}) != key(["play 7h"], {"hand": ["Ks", "9d"]})
     assert key(["play 7h", "draw"], {"hand": ["Ks"]}) != key(["play 7h"], {"hand": ["Ks"]})
+    merged = own_tree.OwnTree()
+    merged.merge = True  # keyed by what the choice depends on: two histories that end in the same view share a node
+    view = {"hand": ["Ks", "8d"], "discard": ["9h", "8h"], "active_suit": None, "hand_sizes": [2, 4], "decision": "turn"}
+    assert merged.key(["play 7h", "play 9h", "play 8h"], view) == merged.key(["play 7h", "draw", "play 8h"], view)
+    assert merged.key(["play 7h"], view) != merged.key(["play 7s"], view)  # never across root actions
+    assert merged.key(["play 7h"], view) != merged.key(["play 7h"], dict(view, hand_sizes=[2, 3]))
 
 
 def test_the_budget_is_a_count_of_trials_not_time(monkeypatch):
