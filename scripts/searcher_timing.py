@@ -1,6 +1,6 @@
 """Time the sample searcher bot's decisions against the tactician's, per ruleset, in the same run.
 
-    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N] [--prune K] [--leaf N] [--plan N] [--same-games]
+    python scripts/searcher_timing.py [--rulesets moumou,maumau] [--decisions 40] [--worlds N] [--prune K] [--leaf N] [--plan N] [--tree N] [--same-games]
 
 Plays games with the searcher in seat 0 and tacticians elsewhere (engine only, no server) and
 prints the mean and 90th percentile time per searched decision (more than one legal action),
