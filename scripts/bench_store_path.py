@@ -106,9 +106,7 @@ class Path_:
                 self.registry.heartbeat()
                 self.beat = time.monotonic()
             self.claims.load(self.since, BOTS)  # the planning round's read of the cluster
-            caps = {bot: 2 for bot in bots}
-            claims = self.claims
-            claim = lambda backend: claims.claim_in(backend, game_id, "moumou", bots, caps)  # noqa: E731
+            claim = self.claims.claim_in(bots, {bot: 2 for bot in bots})
         start = Call(functools.partial(self.starts.game_started_steps, game_id, "moumou", {"limit": 101},
                                        rng.getrandbits(63), game_id, 0, bots, replay_path=f"/r/{game_id}.part",
                                        versions=["v1", "v1"], claim=claim), keys=frozenset(bots) if claim else frozenset())

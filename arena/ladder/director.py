@@ -543,7 +543,7 @@ class LadderDirector:
                 # On a shared ladder the seats are claimed in the start's own transaction (its checks first).
                 claim = None
                 if self.membership is not None:
-                    claim = self.membership.start_claim(game_id, table.ruleset, seats)
+                    claim = self.membership.start_claim(seats)
                     claimed.append(game_id)  # freed by the end's commit, or apart (a start whose reply was lost)
                 # In steps: the claim's read goes with the reads of the group commit's other starts (and, on
                 # SQLite, results); on PostgreSQL starts commit on a connection of their own (`_starts`).

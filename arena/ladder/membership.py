@@ -53,6 +53,7 @@ from arena.ladder.candidates import CandidatePool
 from arena.ladder.host_balance import HostBalance
 from arena.ladder.scheduler import Scheduler, slot_share
 from arena.ladder.store.claims import ClusterLoad, SeatClaims
+from arena.ladder.store.game_start import SeatClaim
 from arena.ladder.store.hosts import HostRegistry, default_host_name
 
 log = logging.getLogger("arena.ladder")
@@ -348,13 +349,11 @@ class Membership:
 
     # ---- one game
 
-    def start_claim(self, game_id: str, ruleset: str, bots: Sequence[str]) -> Callable[[Any], bool]:
+    def start_claim(self, bots: Sequence[str]) -> SeatClaim:
         """The seat claim for `LadderStore.game_started(claim=...)`: in the start's transaction (one commit,
         one worker-thread call for both), with the caps of the last planning round."""
         assert self.claims is not None
-        caps = {bot: self._cap_of(bot) for bot in bots}
-        claims = self.claims
-        return lambda backend: claims.claim_in(backend, game_id, ruleset, list(bots), caps)
+        return self.claims.claim_in(bots, {bot: self._cap_of(bot) for bot in bots})
 
     def release_statements(self, game_id: str) -> list[tuple[str, tuple]]:
         """For `LadderStore.game_ended(then=...)`: the game's seats freed in its end's commit; say `ended`

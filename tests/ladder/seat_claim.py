@@ -18,4 +18,4 @@ def claim(store: LadderStore, claims: SeatClaims, game: str, seats: Sequence[str
     seats = list(seats)
     claims.ensure_bots(seats)
     return store.game_started(game, ruleset, {}, 1, game, 0, seats,
-                              claim=lambda backend: claims.claim_in(backend, game, ruleset, seats, caps))
+                              claim=claims.claim_in(seats, caps))

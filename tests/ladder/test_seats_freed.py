@@ -61,7 +61,7 @@ def test_the_start_claims_its_seats_and_the_end_frees_them_in_the_same_commits(p
 
     def start(game: str, bots: list[str]) -> bool:
         return store.game_started(game, "moumou", {}, 1, game, 0, bots,
-                                  claim=lambda backend: claims.claim_in(backend, game, "moumou", bots, caps))
+                                  claim=claims.claim_in(bots, caps))
 
     assert start("g1", ["x", "y"])
     assert store.game("g1").status == "running" and open_claims(postgres_db) == {"x": 1, "y": 1}
@@ -96,7 +96,7 @@ def test_two_claims_of_one_bot_in_one_group_commit_count_each_other(postgres_db)
     def start(game: str, bots: list[str]) -> Call:
         caps = dict.fromkeys(bots, 1)
         return Call(functools.partial(store.game_started_steps, game, "moumou", {}, 1, game, 0, bots,
-                                      claim=lambda backend: claims.claim_in(backend, game, "moumou", bots, caps)),
+                                      claim=claims.claim_in(bots, caps)),
                     keys=frozenset(bots))
 
     trips = store.stats.round_trips
@@ -128,7 +128,7 @@ def test_a_host_alone_tells_nobody_and_a_second_host_hears_every_release(postgre
         assert claim(store, claims_a, "g2", ("x", "y"), {"x": 1, "y": 1})
         assert claims_a.release("g2") == 2
         store.game_started("g3", "moumou", {}, 1, "g3", 0, ["x", "y"],
-                           claim=lambda backend: claims_a.claim_in(backend, "g3", "moumou", ["x", "y"], {"x": 1, "y": 1}))
+                           claim=claims_a.claim_in(["x", "y"], {"x": 1, "y": 1}))
         store.game_ended("g3", "aborted", [], reason="test", then=claims_a.release_statements("g3"))
         assert notices_before_a_marker(listener, postgres_db) == ["A", "A"]
         assert claims_a.release("g3") == 0  # nothing left to free: nobody is told

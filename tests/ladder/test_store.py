@@ -71,7 +71,7 @@ def test_a_step_of_one_database_s_own_runs_only_there_and_moves_both_versions_on
         assert raw(db, "SELECT attstorage FROM pg_attribute WHERE attrelid = 'replays'::regclass "
                        "AND attname = 'data'") == [("e",)]
         assert sorted(raw(db, "SELECT proname FROM pg_proc WHERE proname LIKE 'mau_%'")) == [
-            ("mau_claim_seats",), ("mau_end_game",), ("mau_release_seats",)]
+            ("mau_claim_seats",), ("mau_end_game",), ("mau_release_seats",), ("mau_start_game",)]
     # A later step with SQL for each database runs the shared part, then only this database's own.
     step = migrations.Step(shared="CREATE TABLE later (n INTEGER)",
                            postgresql=("INSERT INTO later VALUES (1)",), sqlite=("INSERT INTO later VALUES (2)",))

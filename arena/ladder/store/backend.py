@@ -116,6 +116,9 @@ class Backend(ABC):
     #: True where a game's result is committed by one server-side function, `game_end.END_FUNCTION`
     #: (PostgreSQL, schema step 9), instead of the shared statements `LadderStore.game_ended_steps` sends.
     ends_games_on_the_server: bool = False
+    #: True where a game's start (its seat claim, row and seats) is recorded by one server-side function,
+    #: `game_start.START_FUNCTION` (PostgreSQL, schema step 10), instead of the shared statements.
+    starts_games_on_the_server: bool = False
 
     #: True where `flush` can send the transaction's ``COMMIT`` with the reads (PostgreSQL: a write
     #: transaction whose reads come last costs one round trip, not two).

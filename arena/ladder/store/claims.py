@@ -2,7 +2,8 @@
 
 A host seats a table only after claiming every seat in the database, in the transaction
 that records the game's start (`SeatClaims.claim_in`, through `LadderStore.game_started`
-or, in a group commit, `LadderStore.game_started_steps`), and only while its own lease
+or, in a group commit, `LadderStore.game_started_steps`; the start's server-side function
+``mau_start_game`` calls the claim's, `arena.ladder.store.game_start`), and only while its own lease
 is current (a host whose lease lapsed may be swept at any moment: it claims nothing until
 it has renewed):
 
@@ -45,8 +46,9 @@ separate statements did.
 
 Round trips: a claim is its start's one read (`backend.Read`), sent with the statements queued
 before it and, in a group commit, with the reads of every other start of that commit
-(`LadderStore.run_together`); the start's own rows go in the same read, each insert guarded by the
-claim's rows (a refused claim leaves none, so they write nothing), so the read is the start's last
+(`LadderStore.run_together`); since schema step 10 the claim and the start's own rows are one call of
+``mau_start_game`` (`arena.ladder.store.game_start`), which writes the rows only when the claim took every
+seat (a refused claim writes nothing), so the read is the start's last
 (`Read.last`) and the group commit's ``COMMIT`` goes with it: a group commit of starts is one round
 trip (two when two of its starts share a bot: the later one reads after the earlier one's claim).
 A release costs none (its statements go with the result's commit), a load one message on
@@ -60,9 +62,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
-from arena.ladder.store.backend import Read, Steps
+from arena.ladder.store.game_start import SeatClaim
 from arena.ladder.store.hosts import NOW, SEATS_FREED, SEATS_LOCK, HostRegistry
-from arena.ladder.store.postgres import LOCK_CLASS, Binder, PostgresBackend, results, roll_back
+from arena.ladder.store.postgres import LOCK_CLASS, Binder, results, roll_back
 
 
 def _claim_function(host_lock: str) -> str:
@@ -241,25 +243,20 @@ class SeatClaims:
             db.execute("INSERT INTO bot_slots (bot) SELECT unnest(CAST(%s AS TEXT[])) ON CONFLICT DO NOTHING", (new,))
         self._known.update(new)
 
-    def claim_in(self, backend: PostgresBackend, game_id: str, ruleset: str, bots: Sequence[str],
-                 caps: Mapping[str, int]) -> Steps:
-        """Claim every seat of a game (seat i is bots[i]) or none, inside the transaction that records its
-        start (`LadderStore.game_started(claim=...)`): steps (`backend.Steps`) that return False when a bot
-        is busy, being claimed, or this host's lease has lapsed.
+    def claim_in(self, bots: Sequence[str], caps: Mapping[str, int]) -> SeatClaim:
+        """The claim of every seat of a game (seat i is bots[i]) or none, for the transaction that records its
+        start (`LadderStore.game_started(claim=...)`), which records nothing when a bot is busy, being claimed,
+        or this host's lease has lapsed.
 
-        One read, `CLAIM_FUNCTION`'s call, which checks and inserts (a round trip shared with the group
-        commit's other reads); its rows commit with the start, so the claim is durable with it, one commit for
-        both (and for every start and result of the same group commit).  On False the caller writes
-        nothing more; the rows the checks locked stay locked until that transaction ends, so another
-        host's claim of these bots skips them for as long.  Two claims of one bot in one transaction
-        must not read side by side (the second must count the first: `Call.keys`).
+        It is `CLAIM_FUNCTION`'s call, which checks and inserts, made by the start's own server-side function
+        (`game_start.START_FUNCTION`): one statement and one read for the start, in a round trip shared with the
+        group commit's other reads; its rows commit with the start, so the claim is durable with it, one commit
+        for both (and for every start and result of the same group commit).  On refusal the rows the checks
+        locked stay locked until that transaction ends, so another host's claim of these bots skips them for as
+        long.  Two claims of one bot in one transaction must not read side by side (the second must count the
+        first: `Call.keys`).
         """
-        bots = list(bots)
-        found = (yield Read([(
-            "SELECT mau_claim_seats(?, ?, ?, CAST(? AS TEXT[]), CAST(? AS INTEGER[]))",
-            (game_id, ruleset, self.registry.name, bots, [caps[bot] for bot in bots]),
-        )])).rows
-        return bool(found[0] and found[0][0][0])
+        return SeatClaim(self.registry.name, {bot: caps[bot] for bot in bots})
 
     def release_statements(self, *game_ids: str) -> list[tuple[str, tuple]]:
         """These games are over: the statements that free their seats, for the transaction that records

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ratings import PairTable, RatedGame, Rating
-from arena.ladder.store import fit_totals, game_end, replays
+from arena.ladder.store import fit_totals, game_end, game_start, replays
 from arena.ladder.store.backend import Backend, Read, Steps, drive
+from arena.ladder.store.game_start import SeatClaim
 from arena.ladder.store.migrations import migrate, read_version
 from arena.ladder.store.replays import PackedReplay
 from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, UnknownGame,
@@ -430,50 +431,53 @@ class LadderStore:
         started_at: str | None = None,
         replay_path: str | None = None,
         versions: Sequence[str] | None = None,
-        claim: Callable[[Backend], Steps] | None = None,
+        claim: SeatClaim | None = None,
     ) -> Steps:
         """Record a game as running (replay_path: its unfinished replay, sealed after a crash), in steps
-        (`run_together` runs them in its transaction; `game_started` in a transaction of its own): the
-        claim's read is the one step.
+        (`run_together` runs them in its transaction; `game_started` in a transaction of its own): returns
+        True when it was recorded.
 
         versions: what each seat's bot declared (Hello.bot_version), in seat order.
-        claim: steps run first in the same transaction, on the backend (a shared ladder's seat claims,
-        `SeatClaims.claim_in`: one read, which inserts the game's claim rows when it claims); when they
-        return False nothing is recorded and neither is this game: returns False.  The claim is then as
-        durable as the start, in one commit.  The game's rows go in the claim's own read, each insert
-        guarded by the claim's rows (``WHERE EXISTS``: a refused claim leaves none, so they insert
-        nothing), so the claim's read is the start's last (`Read.last`) and a group commit of starts
-        sends its ``COMMIT`` with them: one round trip (`run_together`).
+        claim: a shared ladder's seat claim (`SeatClaims.claim_in`), made first in the same transaction: when
+        it is refused nothing is recorded and neither is this game: returns False.  The claim is then as
+        durable as the start, in one commit.  On PostgreSQL the whole start is one call of a server-side
+        function (`game_start.START_FUNCTION`, schema step 10) that takes the same steps; with a claim it is
+        the start's one read (its answer: recorded or not), the start's last (`Read.last`), so a group commit
+        of starts sends its ``COMMIT`` with them: one round trip (`run_together`); without one it reads nothing.
         """
+        bots = list(bots)
+        versions = list(versions or ())[: len(bots)]
+        versions += [""] * (len(bots) - len(versions))
+        started_at = started_at or utc_now()
+        if self.backend.starts_games_on_the_server:
+            statement = game_start.call(game_id, ruleset, options, seed, set_id, rotation, bots, versions,
+                                        started_at=started_at, replay_path=replay_path, claim=claim)
+            if claim is None:
+                self.backend.send(*statement)
+                return True
+            answer = yield Read([statement], last=True)
+            return bool(answer.rows[0] and answer.rows[0][0][0])
         statements: list[tuple[str, Sequence[Any]]] = [
             (
                 "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-                (game_id, ruleset, json.dumps(options, sort_keys=True), seed, set_id, rotation,
-                 started_at or utc_now(), replay_path),
+                (game_id, ruleset, game_start.options_text(options), seed, set_id, rotation, started_at, replay_path),
             )
         ]
-        versions = list(versions or ())
         if bots:  # every seat in one statement (one to parse and plan, not one a seat)
             statements.append((
                 "INSERT INTO seats (game_id, seat, bot, version) VALUES " + ", ".join(["(?, ?, ?, ?)"] * len(bots)),
-                [value for seat, bot in enumerate(bots)
-                 for value in (game_id, seat, bot, versions[seat] if seat < len(versions) else "")],
+                [value for seat, bot in enumerate(bots) for value in (game_id, seat, bot, versions[seat])],
             ))
         if claim is None:
             for sql, parameters in statements:
                 self.backend.send(sql, parameters)
             return True
-        claiming = claim(self.backend)
-        read = next(claiming)
-        read.statements.extend(_if_claimed(sql, parameters, game_id) for sql, parameters in statements)
-        read.last = True
-        answer = yield read
-        try:
-            claiming.send(answer)
-        except StopIteration as done:
-            return bool(done.value)
-        raise RuntimeError("a seat claim reads once")
+        # The claim and the rows in one read, each insert guarded by the claim's rows (a refused claim leaves
+        # none, so they insert nothing): the PostgreSQL statements the function replaced (SQLite claims nothing).
+        answer = yield Read([claim.call(game_id, ruleset, bots),
+                             *(_if_claimed(sql, parameters, game_id) for sql, parameters in statements)], last=True)
+        return bool(answer.rows[0] and answer.rows[0][0][0])
 
     def game_ended_steps(
         self,

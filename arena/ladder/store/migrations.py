@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from arena.ladder.store import claims, fit_totals, game_end, replays
+from arena.ladder.store import claims, fit_totals, game_end, game_start, replays
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.records import StoreError
 
@@ -188,6 +188,10 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # last wrote each row of the fit's totals (``changed``, shared; empty on SQLite), so a host of a shared
     # ladder refits from the rows new since its last read (`fit_totals.changes`), not from every pair.
     Step(shared=fit_totals.CHANGED_COLUMNS, postgresql=(game_end.END_FUNCTION,)),
+    # 10: a game's start in one server-side function, PostgreSQL's own (`game_start.START_FUNCTION`,
+    # ``mau_start_game``): the seat claim (``mau_claim_seats``, called from it), the game's row and its seats in
+    # one statement instead of three (the two inserts each bound on the host and parsed and planned by the server).
+    Step(postgresql=(game_start.START_FUNCTION,)),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -247,6 +247,7 @@ class PostgresBackend(Backend):
     paramstyle = "format"
     merges_commit = True
     ends_games_on_the_server = True
+    starts_games_on_the_server = True
 
     def __init__(self, url: str, *, connect_timeout: int = 10) -> None:
         super().__init__()
