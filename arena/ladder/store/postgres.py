@@ -13,7 +13,7 @@ share one round trip: on a small machine that shares its cores with
 PostgreSQL, every message is a wake-up of another process, and their number,
 more than the statements' own work, is what the ladder pays.  When those reads
 are the transaction's last (`Read.last`: a group commit of game starts, each
-start's rows guarded by its claim in the claim's own read), the ``COMMIT``
+start with its claim one call of a server-side function, `game_start.py`), the ``COMMIT``
 goes in the same message (`flush(commit=True)`), so such a transaction is one
 round trip; a group commit of results reads nothing at all (each result is one
 call of a server-side function that checks its fence there, `game_end.py`) and
