@@ -72,6 +72,12 @@ def test_a_step_of_one_database_s_own_runs_only_there_and_moves_both_versions_on
                        "AND attname = 'data'") == [("e",)]
         assert sorted(raw(db, "SELECT proname FROM pg_proc WHERE proname LIKE 'mau_%'")) == [
             ("mau_claim_seats",), ("mau_end_game",), ("mau_release_seats",), ("mau_start_game",)]
+        # step 11: the refit's read of the changed rows goes through indexes (`fit_totals.CHANGED_INDEXES`)
+        assert sorted(raw(db, "SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'fit_%_by_changed'")) == [
+            ("CREATE INDEX fit_bots_by_changed ON public.fit_bots USING btree (ruleset, changed)",),
+            ("CREATE INDEX fit_pairs_by_changed ON public.fit_pairs USING btree (ruleset, changed)",)]
+    else:
+        assert raw(db, "SELECT name FROM sqlite_master WHERE name LIKE 'fit_%_by_changed'") == []
     # A later step with SQL for each database runs the shared part, then only this database's own.
     step = migrations.Step(shared="CREATE TABLE later (n INTEGER)",
                            postgresql=("INSERT INTO later VALUES (1)",), sqlite=("INSERT INTO later VALUES (2)",))
