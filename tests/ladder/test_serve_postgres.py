@@ -94,3 +94,28 @@ def test_an_unreachable_database_is_one_line_and_exit_1(tmp_path, postgres, caps
         stderr = capsys.readouterr().err
         assert stderr.count("\n") == 1 and stderr.startswith(f"arena: error: cannot connect to {url}: "), stderr
         assert 'database "no_such_db" does not exist' in stderr
+
+
+def test_a_host_of_an_older_release_is_refused_by_a_newer_schema_and_touches_nothing(tmp_path, postgres_db):
+    """docs/deploy.md, "Upgrading": a host whose release is older than the database's schema does not start (exit
+    status 1, one line naming both versions), so a restarted old host stays down until it is upgraded; it registers
+    no host, aborts no game and migrates nothing."""
+    import psycopg
+
+    from arena.ladder.store import SCHEMA_VERSION
+
+    store = LadderStore.open(postgres_db, shared=True)
+    store.game_started("g1", "moumou", {}, 1, "g1", 0, ["x", "y"])
+    store.close()
+    with psycopg.connect(postgres_db, autocommit=True) as db:  # as if a newer release had migrated it
+        db.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
+    old = arena("serve", "--port", "0", "--db", postgres_db, "--replays", str(tmp_path / "r"), "--plain",
+                "--host-name", "old.example")
+    assert old.returncode == 1, old.stderr
+    assert (f"has schema version {SCHEMA_VERSION + 1}, newer than this arena understands ({SCHEMA_VERSION}); "
+            "upgrade mau-arena") in old.stderr
+    assert "Traceback" not in old.stderr
+    with psycopg.connect(postgres_db, autocommit=True) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION + 1,)]
+        assert db.execute("SELECT name FROM hosts").fetchall() == []
+        assert db.execute("SELECT status FROM games").fetchall() == [("running",)]
