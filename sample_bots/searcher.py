@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, wherever it is run from
 
 from deal_weights import DealPosterior, DealSearcher  # noqa: E402
+from field_leaf import FieldLeafValued  # noqa: E402
 from inference import CardTracker, tracks  # noqa: E402
 from leaf_value import LeafValued  # noqa: E402
 from own_plan import OwnPlan  # noqa: E402
@@ -135,6 +136,11 @@ DEAL_OPTIONS = {"max_draws_per_turn": "1", "quick": False, "blind": False}
 #: than the default) it scored +72.2 (+51.4 .. +93.7) over 800 games (seeds 13000-13399), and the default beside it on
 #: the same deals +63.2: +0.025 ± 0.069 pair points deal by deal, about +9 Elo, inside the noise (README, Session 9).
 LEAF = {}
+#: Rulesets of 3 or more seats whose rollouts may be cut at N decisions and valued by `field_leaf.field_value` (the fitted
+#: chance of finishing ahead of each other seat; `--leaf N` there), and where that is the default (`FIELD_LEAF`, else
+#: `pimc.evaluate`'s count of cards at the budget's depth).  The model is fitted on Online Mau-Mau only.
+FIELD_RULESETS = frozenset({"maumau-online"})
+FIELD_LEAF = {}
 #: Rulesets (those of `POSTERIOR`) whose trials search the searcher's own next N decisions inside each world
 #: (`own_plan.OwnPlan`: the best of each one's actions in that world, the tactician playing the rest; `--plan N`, 0: the
 #: flat search).  None by default: with 46 worlds (1.6 times the default's CPU) `--plan 1` scored +41.9 (+9.9 .. +74.6)
@@ -219,6 +225,9 @@ class SearchBot(Bot):
             return searcher
         usual = all(game.options.get(key, value) == value for key, value in POSTERIOR_OPTIONS.items())
         if not (self.infer and game.ruleset in POSTERIOR and len(game.players) == 2 and deck and usual):
+            leaf = FIELD_LEAF.get(game.ruleset) if self.leaf is None else (self.leaf or None)
+            if leaf and game.ruleset in FIELD_RULESETS and len(game.players) > 2:
+                return _field_valued(Searcher)(game.ruleset, game.options, rollout.act, replace(budget, depth=leaf), points)
             return Searcher(game.ruleset, game.options, rollout.act, budget, points)
         second = game.ruleset in SECOND_STEP if self.second_step is None else bool(self.second_step)
         kind = SecondStepSearcher if second else PosteriorSearcher
@@ -277,6 +286,12 @@ def _leaf_valued(kind):
 
 
 @functools.cache
+def _field_valued(kind):
+    """`kind` with its cut rollouts valued by `FieldLeafValued` (3 or more seats): one class per searcher kind, made once."""
+    return type(f"FieldLeaf{kind.__name__}", (FieldLeafValued, kind), {})
+
+
+@functools.cache
 def _planned(kind):
     """`kind` with its trials searching the own next decisions (`OwnPlan`): one class per searcher kind, made once."""
     return type(f"Planned{kind.__name__}", (OwnPlan, kind), {})
@@ -330,7 +345,9 @@ def budget_parser():
                              "rollouts, which go to more worlds for the rest (`pimc.Searcher.race`; 0: the flat search)")
     parser.add_argument("--leaf", type=_nonnegative(int), default=None,
                         help="cut the rollouts at this many decisions and value them by `leaf_value.win_chance` (2-seat "
-                             "maumau, not with --second-step; 0: to the end of the hand; default: as `LEAF` says)")
+                             "maumau, not with --second-step; 0: to the end of the hand; default: as `LEAF` says) or, "
+                             "in the rulesets of `FIELD_RULESETS` with 3 or more seats, by `field_leaf.field_value` "
+                             "(0: `pimc.evaluate` at the budget's depth; default: as `FIELD_LEAF` says)")
     parser.add_argument("--plan", type=_nonnegative(int), default=None,
                         help="search the own next N decisions inside each world (`own_plan.py`; 2-seat maumau, not with "
                              "--second-step or --leaf; 0: the flat search; default: as `PLAN` says)")
