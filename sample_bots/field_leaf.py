@@ -143,7 +143,7 @@ class FieldLeafValued:
     """A mixin for a `pimc.Searcher` of Online Mau-Mau: a rollout cut short (at `Budget.depth` decisions) is valued by
     `field_value` instead of `pimc.evaluate`'s rough count of cards; a finished game by its placement as before."""
 
-    model = "pair"  # which of `MODELS` values a cut rollout
+    model = "public"  # which of `MODELS` values a cut rollout (public: it reads no card of a sampled opponent's hand)
 
     def trial(self, world, text: str, seat: int, start_scores, rng) -> float:
         trial = world.clone()

@@ -65,7 +65,7 @@ def test_a_cut_rollout_is_valued_by_the_field_value_of_the_state_it_reached():
                 assert value == pimc.evaluate(reached, seat, [0] * 4, points, True, searcher.budget.edge)
             else:
                 cut += 1
-                assert value == field_leaf.field_value(reached, seat, points, searcher.budget.edge)
+                assert value == field_leaf.field_value(reached, seat, points, searcher.budget.edge, model=searcher.model)
                 assert -0.1 <= value <= 1.1
     assert cut > 10 and finished > 0
 
