@@ -9,7 +9,9 @@ same scale: the mean, over the other seats j, of the chance that `seat` ends the
 `ahead(state, i, j)` is a logistic model of the difference of two seats' counts (`seat_counts`: cards, points,
 Jacks, 7s, cards that fit the pile, one or two cards left, on the move, next to move, a 7's draw faced, and the cards
 and points weighted by how close the other seats are to going out), without a constant, so that `ahead(i, j)` and
-`ahead(j, i)` add up to 1.  It reads the sampled world's hands, as the rollouts do.  The coefficients are fitted by
+`ahead(j, i)` add up to 1.  It reads the sampled world's hands, as the rollouts do.  The `public` model (`public_features`,
+the one `FieldLeafValued` uses) reads of the other seat only its cards and turn, so that a cut value takes no card of a
+sampled opponent's hand for true.  Off by default (`searcher.FIELD_LEAF`; README, Session 13: no measured gain).  The coefficients are fitted by
 `scripts/fit_field_leaf.py` on tactician games, engine only (`COEFFICIENTS` says from which games).
 """
 

@@ -1,6 +1,6 @@
 """Fit `sample_bots/field_leaf.py`'s model: the chance that a seat finishes an Online Mau-Mau game ahead of another, every seat a tactician.
 
-    python scripts/fit_field_leaf.py --seeds 200000:220000 [--check 220000:225000] [--share 0.3] [--players 4]
+    python scripts/fit_field_leaf.py --seeds 200000:210000 [--check 220000:222000] [--share 0.15] [--model pair|public]
 
 Plays tactician games with the engine alone (no server), keeps a share of the states (every decision's, all pairs
 of seats), labels each pair by whether the first seat ended with fewer points than the second (a tie: one half), and
