@@ -17,9 +17,9 @@ sampled opponent's hand for true.  Off by default (`searcher.FIELD_LEAF`; README
 
 from __future__ import annotations
 
-import math
 from typing import Mapping
 
+from leaf_value import logistic
 from pimc import evaluate
 
 #: The features' names, in the order of `seat_counts` and `COEFFICIENTS` (each the first seat's minus the second's).
@@ -103,15 +103,6 @@ def views(state):
     draw = (obs.get("pending") or {}).get("draw", 0)
     current = state.current
     return hands, discard[-1] if discard else None, obs.get("active_suit"), current, (current + direction) % n, draw
-
-
-def logistic(xs, coefficients) -> float:
-    z = sum(x * c for x, c in zip(xs, coefficients))
-    if z < -30:
-        return 0.0
-    if z > 30:
-        return 1.0
-    return 1.0 / (1.0 + math.exp(-z))
 
 
 def ahead(state, i: int, j: int, points: Mapping[str, int], coefficients=COEFFICIENTS, view=None) -> float:

@@ -32,6 +32,7 @@ from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
 from mau_arena_sdk import Facts  # noqa: E402
+from scripts.fit_leaf_value import fit as _newton_fit  # noqa: E402
 
 RULESET = "maumau-online"
 
@@ -87,15 +88,10 @@ def samples(seeds: range, players: int, share: float, points, model: str = "pair
     return np.array(xs), np.array(ys), states, lengths
 
 
-def fit(x, y, ridge: float = 1e-4, steps: int = 25):
-    """Logistic regression (labels may be 1/2), no constant: the model is antisymmetric in the pair."""
-    w = np.zeros(x.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-(x @ w)))
-        grad = x.T @ (p - y) + ridge * len(y) * w
-        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge * len(y) * np.eye(len(w))
-        w -= np.linalg.solve(hess, grad)
-    return w
+def fit(x, y):
+    """Logistic regression (labels may be 1/2), no constant: the model is antisymmetric in the pair
+    (`fit_leaf_value.fit`'s Newton steps with this model's ridge and step count)."""
+    return _newton_fit(x, y, ridge=1e-4, steps=25)
 
 
 def check(states, players: int, points, w, late: int, model: str = "pair") -> list[tuple[str, int, dict, dict]]:
