@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Mapping
 
 from leaf_value import logistic
-from pimc import evaluate
 
 #: The features' names, in the order of `seat_counts` and `COEFFICIENTS` (each the first seat's minus the second's).
 NAMES = ("cards", "points", "jacks", "sevens", "fit", "none_fit", "one", "two", "to_move", "next", "faces",
@@ -138,10 +137,5 @@ class FieldLeafValued:
 
     model = "public"  # which of `MODELS` values a cut rollout (public: it reads no card of a sampled opponent's hand)
 
-    def trial(self, world, text: str, seat: int, start_scores, rng) -> float:
-        trial = world.clone()
-        trial.apply(text)
-        self.rollout(trial, rng)
-        if trial.is_over:
-            return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
-        return field_value(trial, seat, self.points, self.budget.edge, model=self.model)
+    def cut_value(self, state, seat: int, start_scores) -> float:
+        return field_value(state, seat, self.points, self.budget.edge, model=self.model)

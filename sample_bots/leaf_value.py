@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 
-from pimc import evaluate
 
 #: The features' names, in the order of `features` and `COEFFICIENTS`.
 NAMES = ("bias", "mine", "theirs", "to_move", "fit_mine", "fit_theirs", "none_mine", "none_theirs",
@@ -85,10 +84,5 @@ class LeafValued:
     """A mixin for a `pimc.Searcher` of 2-seat `maumau`: a rollout cut short (at `Budget.depth` decisions) is valued by
     `win_chance` instead of `pimc.evaluate`'s rough count of cards; a finished hand by its placement as before."""
 
-    def trial(self, world, text: str, seat: int, start_scores, rng) -> float:
-        trial = world.clone()
-        trial.apply(text)
-        self.rollout(trial, rng)
-        if trial.is_over:
-            return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
-        return win_chance(trial, seat)
+    def cut_value(self, state, seat: int, start_scores) -> float:
+        return win_chance(state, seat)

@@ -194,7 +194,14 @@ class Searcher:
         trial = world.clone()
         trial.apply(text)
         self.rollout(trial, rng)
-        return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
+        if trial.is_over:
+            return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
+        return self.cut_value(trial, seat, start_scores)
+
+    def cut_value(self, state, seat: int, start_scores) -> float:
+        """The value for `seat` of a rollout that stopped before the game's end (at the budget's depth, or at the end
+        of a hand): `evaluate`'s rough count here; a fitted model in `leaf_value` and `field_leaf`."""
+        return evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
 
     def rollout(self, state, rng: random.Random) -> None:
         """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""
