@@ -11,7 +11,7 @@ from arena import games
 
 from tests.scripts_loaded import load_script
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import play_out, start_with_options
+from tests.sdk.test_searcher_bot import play_against_tacticians, start_with_options
 
 searcher_module = load("searcher")  # puts sample_bots/ on the path
 tactician_module = load("tactician")
@@ -24,11 +24,7 @@ def test_the_field_leaf_searcher_cuts_its_rollouts_and_plays_a_whole_game_legall
     start_with_options(bot, "maumau-online", 4, {})
     searcher = bot.games["g"][0]
     assert isinstance(searcher, field_leaf.FieldLeafValued) and searcher.budget.depth == 6
-    others = [tactician_module.Tactician() for _ in range(3)]
-    for other in others:
-        start_with_options(other, "maumau-online", 4, {})
-    state = games.new_game("maumau-online", 4, 21)
-    play_out(state, [bot, *others], state.record_events())
+    state, _ = play_against_tacticians(bot, "maumau-online", 4)
     assert state.is_over
     plain = searcher_module.SearchBot(worlds=3, seed=5)  # the default: `pimc.evaluate` at the budget's depth
     start_with_options(plain, "maumau-online", 4, {})

@@ -10,7 +10,7 @@ from arena import games
 
 from tests.scripts_loaded import load_script
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import play_out, start_with_options, turn_for
+from tests.sdk.test_searcher_bot import play_against_tacticians, start_with_options, turn_for
 
 searcher_module = load("searcher")  # puts sample_bots/ on the path
 tactician_module = load("tactician")
@@ -22,10 +22,7 @@ def test_the_leaf_searcher_cuts_its_rollouts_and_plays_a_whole_game_legally():
     start_with_options(bot, "maumau", 2, {})
     searcher = bot.games["g"][0]
     assert isinstance(searcher, leaf_value.LeafValued) and searcher.budget.depth == 4
-    other = tactician_module.Tactician()
-    start_with_options(other, "maumau", 2, {})
-    state = games.new_game("maumau", 2, 21)
-    play_out(state, [bot, other], state.record_events())
+    state, _ = play_against_tacticians(bot, "maumau", 2)
     assert state.is_over
     plain = searcher_module.SearchBot(worlds=3, seed=5, leaf=0)  # 0: every rollout to the end of the hand
     start_with_options(plain, "maumau", 2, {})

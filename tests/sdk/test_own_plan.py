@@ -11,7 +11,7 @@ from pathlib import Path
 from arena import games
 
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import play_out, start_with_options, turn_for
+from tests.sdk.test_searcher_bot import play_against_tacticians, start_with_options, turn_for
 
 searcher_module = load("searcher")  # puts sample_bots/ on the path
 tactician_module = load("tactician")
@@ -24,11 +24,7 @@ def test_the_planning_searcher_is_used_where_asked_and_plays_a_whole_game_legall
     start_with_options(bot, "maumau", 2, {})
     searcher = bot.games["g"][0]
     assert isinstance(searcher, own_plan.OwnPlan) and searcher.own == 2
-    other = tactician_module.Tactician()
-    start_with_options(other, "maumau", 2, {})
-    state = games.new_game("maumau", 2, 21)
-    log = state.record_events()
-    play_out(state, [bot, other], log)
+    state, _ = play_against_tacticians(bot, "maumau", 2)
     assert state.is_over
     flat = searcher_module.SearchBot(worlds=3, seed=5, plan=0)
     start_with_options(flat, "maumau", 2, {})

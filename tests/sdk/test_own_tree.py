@@ -11,7 +11,7 @@ from pathlib import Path
 from arena import games
 
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import play_out, start_with_options, turn_for
+from tests.sdk.test_searcher_bot import play_against_tacticians, start_with_options, turn_for
 
 searcher_module = load("searcher")  # puts sample_bots/ on the path
 tactician_module = load("tactician")
@@ -34,11 +34,7 @@ def test_the_tree_searcher_is_used_where_asked_and_plays_whole_games_legally_and
     lines = []
     for _ in range(2):
         bot, _ = treed(worlds=4, seed=5, own=2)
-        other = tactician_module.Tactician()
-        start_with_options(other, "maumau", 2, {})
-        state = games.new_game("maumau", 2, 21)
-        log = state.record_events()
-        play_out(state, [bot, other], log)  # an illegal answer would raise in `index_of` or `apply`
+        state, log = play_against_tacticians(bot, "maumau", 2)
         assert state.is_over
         lines.append([(e.seat, e.kind, dict(e.details or {})) for e in log])
     assert lines[0] == lines[1]  # a pure function of the seed and the game: no clock, no global randomness

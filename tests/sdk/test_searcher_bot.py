@@ -37,6 +37,19 @@ def play_out(state, bots, log):
         state.apply(state.legal_actions()[turn.index_of(answer)])
 
 
+def play_against_tacticians(bot, ruleset, players, seed=21):
+    """Play a whole ``ruleset`` game dealt from ``seed``: ``bot`` (its game started already) in seat 0, tacticians in
+    the others; returns the ended state and its public log.  An illegal answer raises in `index_of` or `apply`."""
+    tactician = load("tactician")
+    others = [tactician.Tactician() for _ in range(players - 1)]
+    for other in others:
+        start_with_options(other, ruleset, players, {})
+    state = games.new_game(ruleset, players, seed)
+    log = state.record_events()
+    play_out(state, [bot, *others], log)
+    return state, log
+
+
 def start_with_options(bot, ruleset, players, options):
     from arena.match.seat import GameStart
     from arena.match.timecontrol import TimeControl

@@ -10,7 +10,7 @@ from arena import messages as convert
 from mau_arena_sdk import Turn
 
 from tests.sdk.test_sample_bots import load
-from tests.sdk.test_searcher_bot import play_out, start_with_options
+from tests.sdk.test_searcher_bot import play_against_tacticians, start_with_options
 
 searcher_module = load("searcher")  # puts sample_bots/ on the path
 tactician_module = load("tactician")
@@ -50,11 +50,7 @@ def test_the_searcher_uses_the_second_step_where_asked_and_plays_a_whole_game_le
     bot = searcher_module.SearchBot(worlds=2, depth=10, seed=5, second_step=True)
     start_with_options(bot, "maumau", 2, {})
     assert isinstance(bot.games["g"][0], second_step.SecondStepSearcher)
-    other = tactician_module.Tactician()
-    start_with_options(other, "maumau", 2, {})
-    state = games.new_game("maumau", 2, 21)
-    log = state.record_events()
-    play_out(state, [bot, other], log)
+    state, _ = play_against_tacticians(bot, "maumau", 2)
     assert state.is_over
 
 
