@@ -5,9 +5,10 @@ without the claim.
 One script of starts runs on three stores: PostgreSQL with the function, PostgreSQL made to send the shared
 statements instead, and SQLite.  Starts of a ladder of one host (two to four seats, fewer versions than seats,
 none, a replay path, nested options; a duplicate id, a seat without a bot, a group commit of good and bad starts)
-run on all three; claimed starts (granted, refused at a cap, refused while another transaction claims a bot,
-refused under a lapsed lease, two claims of one bot in one group commit) on the two PostgreSQL stores, SQLite
-having no claims.  Every outcome and every row of the games, the seats and the claims must be the same.
+run on all three (one of them seats a bot twice: a start without a claim has no caps to keep); claimed starts
+(granted, refused at a cap, refused while another transaction claims a bot, refused under a lapsed lease, two
+claims of one bot in one group commit, and one seating a bot twice, which the store refuses before any
+statement: `test_claim_seats_a_bot_once.py`) on the two PostgreSQL stores, SQLite having no claims.  Every outcome and every row of the games, the seats and the claims must be the same.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ CLAIMED = {"games": "SELECT id, ruleset, options, seed, set_id, rotation, starte
 def outcome(fn) -> Any:
     try:
         return ("ok", fn())
+    except ValueError as error:  # the store's own refusal (a claimed start seating a bot twice)
+        return ("ValueError", str(error))
     except Exception:  # the database's own error (a duplicate id, a seat without a bot), which differs between them
         return ("error",)
 
@@ -89,8 +92,9 @@ def play_claimed(store: LadderStore, url: str) -> list[Any]:
     try:
         seen.append(outcome(lambda: start(claims_a, "k1", ["x", "y"], {"x": 2, "y": 1})))
         seen.append(outcome(lambda: start(claims_b, "k2", ["x", "y"], {"x": 2, "y": 1})))  # y at its cap
-        seen.append(outcome(lambda: start(claims_b, "k3", ["z", "x", "z"], {"z": 2, "x": 2})))  # x's second; z twice
-        seen.append(outcome(lambda: start(claims_a, "k4", ["z", "w"], {"z": 2, "w": 1})))  # z would be at 3
+        seen.append(outcome(lambda: start(claims_b, "k3", ["z", "x"], {"z": 1, "x": 2})))  # x's second
+        seen.append(outcome(lambda: start(claims_a, "kw", ["w", "v", "w"], {"w": 1, "v": 1})))  # w seated twice
+        seen.append(outcome(lambda: start(claims_a, "k4", ["z", "w"], {"z": 1, "w": 1})))  # z at its cap
         with psycopg.connect(url) as other:  # another host claiming w this very moment: refused, never waited for
             other.execute("SELECT bot FROM bot_slots WHERE bot = 'w' FOR UPDATE")
             seen.append(outcome(lambda: start(claims_a, "k5", ["w", "v"], {"w": 1, "v": 1})))
@@ -156,7 +160,8 @@ def test_the_function_records_what_the_shared_statements_recorded(postgres_db, s
     assert g1[2] == '{"deal": {"hand": 7, "jokers": [1, 2]}, "n": 1}' and g1[3] == 2**62 + 1  # the first stands
 
     assert claimed["function"] == claimed["statements"]
-    assert claimed["function"] == [("ok", True), ("ok", False), ("ok", True), ("ok", False), ("ok", False),
+    twice = ("ValueError", "a claimed start seats each bot once, and this one seats 'w' twice: ['w', 'v', 'w']")
+    assert claimed["function"] == [("ok", True), ("ok", False), ("ok", True), twice, ("ok", False), ("ok", False),
                                    ("ok", False), ("error",), [("ok", True), ("ok", False), ("ok", False)],
                                    ("ok", True)]
     for table in claimed_rows["function"]:
@@ -165,8 +170,8 @@ def test_the_function_records_what_the_shared_statements_recorded(postgres_db, s
     assert {game[0] for game in rows["games"]} - {game[0] for game in alone_rows["function"]["games"]} == {
         "k1", "k3", "m1", "k7"}  # nothing of a refused claim
     assert [claim[:7] for claim in rows["claims"] if claim[0] == "k3"] == [
-        ("k3", 0, "z", RULESET, "B", 2, 1), ("k3", 1, "x", RULESET, "B", 2, 2), ("k3", 2, "z", RULESET, "B", 2, 1)]
-    # (a bot seated twice counts its games before this one, once a seat: step 7's claim, kept as it was)
+        ("k3", 0, "z", RULESET, "B", 1, 1), ("k3", 1, "x", RULESET, "B", 2, 2)]
+    assert not [claim for claim in rows["claims"] if claim[0] == "kw"]  # refused before any statement
 
 
 def test_a_claimed_start_is_one_statement_and_a_group_commit_of_starts_one_round_trip(postgres_db):

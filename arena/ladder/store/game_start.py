@@ -35,6 +35,19 @@ class SeatClaim:
     host: str
     caps: Mapping[str, int]
 
+    def check(self, bots: Sequence[str]) -> None:
+        """Refuse a table that seats a bot twice (ValueError, naming the bot), before anything is sent.
+
+        The claim (``mau_claim_seats``) checks each seat against the bot's open claims before this one, so
+        both seats of a bot seated twice would pass a cap of 1.  The scheduler seats distinct bots
+        (`arena.ladder.scheduler`), so such a table is a caller's mistake, refused here on every path
+        (`LadderStore.game_started_steps`), rather than a schema step for a case no caller makes."""
+        seen: set[str] = set()
+        for bot in bots:
+            if bot in seen:
+                raise ValueError(f"a claimed start seats each bot once, and this one seats {bot!r} twice: {list(bots)}")
+            seen.add(bot)
+
     def call(self, game_id: str, ruleset: str, bots: Sequence[str]) -> tuple[str, list[Any]]:
         """The claim alone, ``mau_claim_seats`` (shared SQL): one row, true when every seat was claimed."""
         return ("SELECT mau_claim_seats(?, ?, ?, CAST(? AS TEXT[]), CAST(? AS INTEGER[]))",

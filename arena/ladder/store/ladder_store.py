@@ -444,8 +444,11 @@ class LadderStore:
         function (`game_start.START_FUNCTION`, schema step 10) that takes the same steps; with a claim it is
         the start's one read (its answer: recorded or not), the start's last (`Read.last`), so a group commit
         of starts sends its ``COMMIT`` with them: one round trip (`run_together`); without one it reads nothing.
+        A claimed start that seats a bot twice raises ValueError before any statement (`SeatClaim.check`).
         """
         bots = list(bots)
+        if claim is not None:
+            claim.check(bots)
         versions = list(versions or ())[: len(bots)]
         versions += [""] * (len(bots) - len(versions))
         started_at = started_at or utc_now()
