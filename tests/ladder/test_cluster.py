@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from claim_audit import audit_claims
 from test_serve_e2e import RULESET, Server, poll
 
 from arena import __version__
@@ -79,29 +80,9 @@ def rows(url: str, sql: str, *parameters) -> list[tuple]:
 
 
 def check_invariants(url: str) -> None:
-    claims = rows(url, "SELECT game_id, seat, bot, host, cap, busy, claimed_at, released_at FROM seat_claims")
-    assert claims
-    # max_games across hosts: at each claim, and by sweeping the intervals on the database's clock.
-    assert all(busy <= cap <= PARALLEL for *_, cap, busy, _c, _r in claims), claims
-    by_bot: dict[str, list[tuple[float, int]]] = {}
-    for _game, _seat, bot, _host, _cap, _busy, claimed, released in claims:
-        assert released is not None and released >= claimed  # every seat was given back
-        by_bot.setdefault(bot, []).extend([(claimed, 1), (released, -1)])
-    for bot, events in by_bot.items():
-        level = most = 0
-        for _at, step in sorted(events, key=lambda e: (e[0], e[1])):  # a release before a claim at the same instant
-            level += step
-            most = max(most, level)
-        assert most <= PARALLEL, f"{bot} was in {most} games at once"
-    # No seat booked twice, one seat per bot in a game, and every game's seats are the claimed ones.
-    seats = {(g, s): b for g, s, b, *_ in claims}
-    assert len(seats) == len(claims)
-    per_game: dict[str, list[str]] = {}
-    for (game, seat), bot in sorted(seats.items()):
-        per_game.setdefault(game, []).append(bot)
-    assert all(len(set(bots)) == len(bots) for bots in per_game.values())
-    for game, seat, bot in rows(url, "SELECT game_id, seat, bot FROM seats"):
-        assert seats[(game, seat)] == bot
+    """The claims' audit (`claim_audit`), every claim's cap within the bots' ``--parallel``."""
+    claims = audit_claims(url)
+    assert all(cap <= PARALLEL for *_, cap, _busy, _claimed, _released in claims), claims
 
 
 def running_on(url: str, host: str) -> set[str]:
