@@ -70,7 +70,7 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: at 33 worlds, and with 45 worlds (4% more rollouts) moved it by -1.1 ± 1.3, about +8 Elo, inside the noise; in
 #: 2-seat Mau-Mau (500 positions) +1.2 ± 2.0 at 46 worlds and +0.3 ± 3.6 at 60 (README, Session 8).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=46, depth=60, tries=8, edge=0.0),
-                   "maumau-online": Budget(worlds=45, depth=60, confidence=1.0, tries=8, prune=2.0), "mose": Budget(worlds=24, depth=12),
+                   "maumau-online": Budget(worlds=150, depth=60, confidence=1.0, tries=8, prune=2.0), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 
@@ -143,7 +143,7 @@ LEAF = {}
 #: (79 ms a decision, the issue's budget) by -2.36 ± 0.85, but on fresh deals (seeds 18000-18313, 1,256 games) that scored
 #: +41.8 against the default's +31.3 beside it, +10.4 Elo (-5.9 .. +27.0) deal by deal, inside the noise (README, Session 13).
 FIELD_RULESETS = frozenset({"maumau-online"})
-FIELD_LEAF = {}
+FIELD_LEAF = {"maumau-online": 30}
 #: Rulesets (those of `POSTERIOR`) whose trials search the searcher's own next N decisions inside each world
 #: (`own_plan.OwnPlan`: the best of each one's actions in that world, the tactician playing the rest; `--plan N`, 0: the
 #: flat search).  None by default: with 46 worlds (1.6 times the default's CPU) `--plan 1` scored +41.9 (+9.9 .. +74.6)
