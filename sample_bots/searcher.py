@@ -69,6 +69,9 @@ from mau_arena_sdk import Bot, Facts, run  # noqa: E402
 #: Mau-Mau (`scripts/regret_screen.py`, 2026-11-27) it kept the regret (+0.1 ± 1.3 thousandths) with 19% fewer rollouts
 #: at 33 worlds, and with 45 worlds (4% more rollouts) moved it by -1.1 ± 1.3, about +8 Elo, inside the noise; in
 #: 2-seat Mau-Mau (500 positions) +1.2 ± 2.0 at 46 worlds and +0.3 ± 3.6 at 60 (README, Session 8).
+#: Online Mau-Mau 150 worlds raced since Session 14, its rollouts cut at 30 decisions by `FIELD_LEAF` (about 1.75 times
+#: the CPU of the 45 worlds before): +65.1 (+54.8 .. +75.5) over 1,600 games (400 fresh deals, seeds 19000-19399),
+#: +22.9 Elo (+10.5 .. +35.5) deal by deal over the 45 worlds cut at 60 on the same deals (README).
 DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Budget(worlds=46, depth=60, tries=8, edge=0.0),
                    "maumau-online": Budget(worlds=150, depth=60, confidence=1.0, tries=8, prune=2.0), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
@@ -138,10 +141,12 @@ DEAL_OPTIONS = {"max_draws_per_turn": "1", "quick": False, "blind": False}
 LEAF = {}
 #: Rulesets of 3 or more seats whose rollouts may be cut at N decisions and valued by `field_leaf.field_value` (the fitted
 #: chance of finishing ahead of each other seat; `--leaf N` there), and where that is the default (`FIELD_LEAF`, else
-#: `pimc.evaluate`'s count of cards at the budget's depth).  The model is fitted on Online Mau-Mau only.  None by default: on
-#: 1,200 positions (`scripts/regret_screen.py`) cut at 60 it moved the regret by -0.25 ± 0.56 thousandths, and with 100 worlds
-#: (79 ms a decision, the issue's budget) by -2.36 ± 0.85, but on fresh deals (seeds 18000-18313, 1,256 games) that scored
-#: +41.8 against the default's +31.3 beside it, +10.4 Elo (-5.9 .. +27.0) deal by deal, inside the noise (README, Session 13).
+#: `pimc.evaluate`'s count of cards at the budget's depth).  The model is fitted on Online Mau-Mau only.  On 1,200 positions
+#: (`scripts/regret_screen.py`) cut at 60 it moved the regret by -0.25 ± 0.56 thousandths, at 30 by -1.34 ± 0.86, and at 60
+#: with 100 worlds by -2.36 ± 0.85; on fresh deals (seeds 18000-18313) that last scored +41.8 against the default's +31.3
+#: beside it, +10.4 Elo (-5.9 .. +27.0), inside the noise (Session 13).  The default since Session 14, cut at 30 with 150
+#: worlds raced (pre-registered, then measured on 400 fresh deals against the 45 worlds cut at 60: +65.1 against +42.2,
+#: +22.9 Elo (+10.5 .. +35.5) deal by deal; README).
 FIELD_RULESETS = frozenset({"maumau-online"})
 FIELD_LEAF = {"maumau-online": 30}
 #: Rulesets (those of `POSTERIOR`) whose trials search the searcher's own next N decisions inside each world

@@ -26,7 +26,11 @@ def test_the_field_leaf_searcher_cuts_its_rollouts_and_plays_a_whole_game_legall
     assert isinstance(searcher, field_leaf.FieldLeafValued) and searcher.budget.depth == 6
     state, _ = play_against_tacticians(bot, "maumau-online", 4)
     assert state.is_over
-    plain = searcher_module.SearchBot(worlds=3, seed=5)  # the default: `pimc.evaluate` at the budget's depth
+    default = searcher_module.SearchBot(seed=5)  # the default since Session 14: cut at 30, 150 worlds raced
+    start_with_options(default, "maumau-online", 4, {})
+    chosen = default.games["g"][0]
+    assert isinstance(chosen, field_leaf.FieldLeafValued) and chosen.budget.depth == 30 and chosen.budget.worlds == 150
+    plain = searcher_module.SearchBot(worlds=3, seed=5, leaf=0)  # 0: `pimc.evaluate` at the budget's depth
     start_with_options(plain, "maumau-online", 4, {})
     assert not isinstance(plain.games["g"][0], field_leaf.FieldLeafValued) and plain.games["g"][0].budget.depth == 60
     two_seat = searcher_module.SearchBot(worlds=3, seed=5, leaf=6)  # 2-seat maumau keeps its own leaf value
