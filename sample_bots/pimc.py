@@ -11,7 +11,10 @@ cards to agree with the public history first.  Every action is tried in the same
 the same future chance (common random numbers), so the comparison is fair with few worlds.
 Rollout actions reach the policy as `Move`s (the engine action with its cards parsed once).
 The budget is a count (worlds × actions × depth), never wall time: a fixed seed and
-budget give the same choice on every machine.  With `Budget.prune` > 0 the worlds are raced
+budget give the same choice on every machine.  The one exception is a guard, not a budget: with
+`Searcher.stop_at` set (the sample searcher sets it from the turn's time limit), a search that is
+still drawing worlds at that moment decides on the worlds it has, so a slow or busy machine answers
+late never; where the limit leaves room, as in `arena match` runs with `--move-ms 60000`, it never acts.  With `Budget.prune` > 0 the worlds are raced
 (`Searcher.race`): an action far behind the leader stops getting rollouts and the rest meet more
 worlds, for the same count of rollouts at most (on in Online Mau-Mau: README, Session 8).
 
@@ -21,6 +24,7 @@ The module needs the arena package (`pip install -e .`) besides the SDK.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -120,6 +124,10 @@ def _score_edge(scores, start_scores, seat: int, lower_is_better: bool) -> float
 class Searcher:
     """PIMC for one ruleset and set of options; `choose` is a pure function of (observation, legal, rng)."""
 
+    #: The moment (`time.monotonic()`) after which `table` and `race` draw no more worlds and decide on those searched
+    #: (at least one); None: the whole budget, whatever the time (the pure function above).
+    stop_at: float | None = None
+
     def __init__(self, ruleset: str, options: Mapping[str, Any], policy: Policy, budget: Budget,
                  points: Mapping[str, int] | None = None, lower_is_better: bool = True) -> None:
         self.ruleset = ruleset
@@ -180,6 +188,8 @@ class Searcher:
         texts = [str(a) for a in legal]
         rows = []
         for _ in range(self.budget.worlds):
+            if rows and self.out_of_time():
+                break
             try:
                 world = self.world(sampler, rng, tracker, seat, visible)
                 rollout_seed = rng.getrandbits(32)
@@ -188,6 +198,10 @@ class Searcher:
             except Exception:  # an engine error in a sampled world (a world-sampling gap): drop the world
                 continue
         return rows
+
+    def out_of_time(self) -> bool:
+        """Whether `stop_at` has passed (checked once a world)."""
+        return self.stop_at is not None and time.monotonic() >= self.stop_at
 
     def trial(self, world, text: str, seat: int, start_scores, rng: random.Random) -> float:
         """The value for `seat` of playing `text` in `world` and rolling out."""
@@ -273,6 +287,8 @@ class Searcher:
         most = budget.most or 3 * budget.worlds
         drawn = n = 0
         while len(alive) > 1 and spend >= len(alive) and drawn < most:
+            if n and self.out_of_time():
+                break
             drawn += 1
             try:
                 world = self.world(sampler, rng, tracker, seat, visible)

@@ -13,6 +13,7 @@ import argparse
 import functools
 import random
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -76,6 +77,14 @@ DEFAULT_BUDGETS = {"moumou": Budget(worlds=40, depth=60, tries=8), "maumau": Bud
                    "maumau-online": Budget(worlds=150, depth=60, confidence=1.0, tries=8, prune=2.0), "mose": Budget(worlds=24, depth=12),
                    "ddmau": Budget(worlds=40, depth=16)}
 SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
+#: The share of a turn's time limit (`Turn.time_left_ms`, from when `act` starts) after which the search decides on the
+#: worlds it has searched (`pimc.Searcher.stop_at`).  The budgets above are counts, the same on every machine, and with
+#: the limit of the README's measurements (`--move-ms 60000`, which the `scripts/searcher_*.py` and `regret_screen.py`
+#: turns carry too) this never acts; on a busy ladder host with the
+#: arena's default 1,000 ms it keeps the slow decisions from a strike.  (`arena serve --demo --game maumau-online`,
+#: 2026-11-29: with the 150-world default and no guard the searcher, four games at once in one process beside the
+#: other demo bots on 2 cores, timed out 30 times in 30 games; the 45 worlds before it, none.)
+TIME_SHARE = 0.5
 
 
 #: Rulesets whose worlds come from the engine's history-aware sampler (`arena.games.worlds.Tracker`: the
@@ -267,6 +276,7 @@ class SearchBot(Bot):
         self.games.pop(game.game_id, None)
 
     def act(self, turn):
+        started = time.monotonic()
         entry = self.games.get(turn.game_id)
         if entry is None:
             return self.policy.act(turn)
@@ -284,6 +294,7 @@ class SearchBot(Bot):
         prior = self.policy.act(turn)
         if len(turn.legal) == 1 or searcher.budget.worlds <= 0:
             return prior
+        searcher.stop_at = started + TIME_SHARE * turn.time_left_ms / 1000 if turn.time_left_ms > 0 else None
         return searcher.choose(turn.observation, turn.legal, rng, turn.index_of(prior), tracker, history)
 
 

@@ -72,6 +72,8 @@ class SecondStepSearcher(PosteriorSearcher):
         nodes: dict[tuple, Node] = {}
         cells: list[list[tuple[float, Node | None]]] = []
         for _ in range(self.budget.worlds):
+            if cells and self.out_of_time():
+                break
             try:
                 world = self.world(sampler, rng, tracker, seat, visible)
                 seed = rng.getrandbits(32)

@@ -104,7 +104,7 @@ def record_positions(ruleset: str, players: int, options: dict, seeds: range, co
         kept = []
         while not state.is_over and found + len(kept) < count:
             legal, seat = state.legal_actions(), state.current
-            message = convert.turn_request_to_pb(GAME_ID, 1, state.observation(seat), legal, 1000, 1000, names, list(log))
+            message = convert.turn_request_to_pb(GAME_ID, 1, state.observation(seat), legal, 60000, 600000, names, list(log))
             turn = Turn.from_pb(message)
             if seat == me and len(legal) > 1:
                 if keep.random() < share:

@@ -90,7 +90,7 @@ def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool
         bot.games["g"][0].world = oracle_world(real, ruleset, oracle)
     while not state.is_over:
         legal, seat = state.legal_actions(), state.current
-        message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 1000, 1000, ["p0", "p1"], list(log))
+        message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000, ["p0", "p1"], list(log))
         turn = Turn.from_pb(message)
         choice = (bot if seat == me else other).act(turn)
         state.apply(legal[turn.index_of(choice)])

@@ -50,7 +50,7 @@ def digest(ruleset, games_count, first_seed, worlds=None):
         while not state.is_over:
             legal = state.legal_actions()
             seat = state.current
-            message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 1000, 1000,
+            message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000,
                                                  [f"p{i}" for i in range(players)], list(log))
             turn = Turn.from_pb(message)
             if seat == 0:

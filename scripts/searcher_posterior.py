@@ -69,7 +69,7 @@ def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
     real = list(state.to_position()["hands"][opp])  # the opponent's slots' real cards, in order
     while not state.is_over:
         legal, seat = state.legal_actions(), state.current
-        message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 1000, 1000, ["p0", "p1"], list(log))
+        message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000, ["p0", "p1"], list(log))
         turn = Turn.from_pb(message)
         if seat == me and len(legal) > 1:
             began = time.process_time()

@@ -24,7 +24,7 @@ SHORT = {"mose": {"rounds": 1}, "ddmau": {"max_hands": 1}, "moumou": {"limit": 3
 def turn_for(state, seat, game_id="g", events=None):
     names = [f"p{i}" for i in range(state.players)]
     extra = () if events is None else (list(events),)
-    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), 1000, 1000, names,
+    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), 60000, 600000, names,
                                          *extra)
     return Turn.from_pb(message)
 
@@ -551,3 +551,33 @@ def test_the_racing_searcher_plays_legally_and_deterministically(ruleset, player
             game.apply(action)
         runs.append(chosen)
     assert runs[0] == runs[1]
+
+
+def test_a_search_short_of_time_decides_on_the_worlds_it_has_searched():
+    """The budget is a count of worlds; `TIME_SHARE` of the turn's time limit is a guard that ends the search early
+    (`pimc.Searcher.stop_at`) instead of answering late.  With room (60 s) every world is searched; with 1 ms
+    the first world is searched and the answer is still a legal one."""
+    searcher_module = load("searcher")
+    state = games.new_game("moumou", 2, 4)
+    while len(state.legal_actions()) < 2:
+        state.apply(state.legal_actions()[0])
+    searched = {}
+    for time_left_ms in (60000, 1):
+        bot = searcher_module.SearchBot(worlds=40, seed=2)
+        start_with_options(bot, "moumou", 2, {})
+        searcher = bot.games["g"][0]
+        calls = []
+        original = searcher.trial
+
+        def counting(*args, original=original, calls=calls):
+            calls.append(1)
+            return original(*args)
+
+        searcher.trial = counting
+        turn = turn_for(state, state.current)
+        object.__setattr__(turn, "time_left_ms", time_left_ms)
+        answer = bot.act(turn)
+        assert turn.index_of(answer) in range(len(state.legal_actions()))
+        searched[time_left_ms] = len(calls)
+    legal = len(state.legal_actions())
+    assert searched == {60000: 40 * legal, 1: legal}

@@ -29,7 +29,7 @@ def positions(seed, count):
     found = []
     while not state.is_over and len(found) < count:
         legal = state.legal_actions()
-        message = convert.turn_request_to_pb("g", 1, state.observation(state.current), legal, 1000, 1000,
+        message = convert.turn_request_to_pb("g", 1, state.observation(state.current), legal, 60000, 600000,
                                              ["p0", "p1"], list(log))
         turn = Turn.from_pb(message)
         if state.current == 0:
