@@ -11,12 +11,13 @@ cards to agree with the public history first.  Every action is tried in the same
 the same future chance (common random numbers), so the comparison is fair with few worlds.
 Rollout actions reach the policy as `Move`s (the engine action with its cards parsed once).
 The budget is a count (worlds × actions × depth), never wall time: a fixed seed and
-budget give the same choice on every machine.  The one exception is a guard, not a budget: with
-`Searcher.stop_at` set (the sample searcher sets it from the turn's time limit), a search that is
-still drawing worlds at that moment decides on the worlds it has, so a slow or busy machine answers
-late never; where the limit leaves room, as in `arena match` runs with `--move-ms 60000`, it never acts.  With `Budget.prune` > 0 the worlds are raced
-(`Searcher.race`): an action far behind the leader stops getting rollouts and the rest meet more
-worlds, for the same count of rollouts at most (on in Online Mau-Mau: README, Session 8).
+budget give the same choice on every machine.  One guard aside, which is no budget: with
+`Searcher.stop_at` set (the sample searcher sets it from the turn's time limit), a search still
+drawing worlds at that moment decides on the worlds it has, so a slow or busy machine never answers
+late; where the limit leaves room, as in `arena match` runs with `--move-ms 60000`, it never acts.
+With `Budget.prune` > 0 the worlds are raced (`Searcher.race`): an action far behind the leader
+stops getting rollouts and the rest meet more worlds, for the same count of rollouts at most (on in
+Online Mau-Mau: README, Session 8).
 
 The module needs the arena package (`pip install -e .`) besides the SDK.
 """

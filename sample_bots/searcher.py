@@ -80,8 +80,8 @@ SHEDDING_BUDGET = Budget(worlds=20, depth=60)  # every other (shedding) ruleset
 #: The share of a turn's time limit (`Turn.time_left_ms`, from when `act` starts) after which the search decides on the
 #: worlds it has searched (`pimc.Searcher.stop_at`).  The budgets above are counts, the same on every machine, and with
 #: the limit of the README's measurements (`--move-ms 60000`, which the `scripts/searcher_*.py` and `regret_screen.py`
-#: turns carry too) this never acts; on a busy ladder host with the
-#: arena's default 1,000 ms it keeps the slow decisions from a strike.  (`arena serve --demo --game maumau-online`,
+#: turns carry too) this never acts; on a busy ladder host with the arena's default 1,000 ms it keeps the slow
+#: decisions from a strike.  (`arena serve --demo --game maumau-online`,
 #: 2026-11-29: with the 150-world default and no guard the searcher, four games at once in one process beside the
 #: other demo bots on 2 cores, timed out 30 times in 30 games; the 45 worlds before it, none.)
 TIME_SHARE = 0.5

@@ -21,11 +21,12 @@ pimc = importlib.import_module("pimc")  # the searcher's own helper module (load
 SHORT = {"mose": {"rounds": 1}, "ddmau": {"max_hands": 1}, "moumou": {"limit": 30}, "tschau-sepp": {"limit": 60}}
 
 
-def turn_for(state, seat, game_id="g", events=None):
+def turn_for(state, seat, game_id="g", events=None, move_ms=60000):
+    """The turn request of `seat`; the time limit of the README's measured runs (the searcher's clock guard never acts)."""
     names = [f"p{i}" for i in range(state.players)]
     extra = () if events is None else (list(events),)
-    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), 60000, 600000, names,
-                                         *extra)
+    message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), move_ms, 600000,
+                                         names, *extra)
     return Turn.from_pb(message)
 
 
@@ -574,8 +575,7 @@ def test_a_search_short_of_time_decides_on_the_worlds_it_has_searched():
             return original(*args)
 
         searcher.trial = counting
-        turn = turn_for(state, state.current)
-        object.__setattr__(turn, "time_left_ms", time_left_ms)
+        turn = turn_for(state, state.current, move_ms=time_left_ms)
         answer = bot.act(turn)
         assert turn.index_of(answer) in range(len(state.legal_actions()))
         searched[time_left_ms] = len(calls)
