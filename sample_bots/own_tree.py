@@ -130,7 +130,10 @@ class OwnTree:
             if own > 0:
                 texts.append(moves[pick].text)
             state.apply(moves[pick].action)
-        value = evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
+        if state.is_over:
+            value = evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
+        else:  # cut at the budget's depth or the hand's end: the searcher's own value of a cut rollout (`leaf_value`)
+            value = self.cut_value(state, seat, start_scores)
         for node, chosen in path:
             node.back(chosen, value)
         return value

@@ -256,14 +256,14 @@ class SearchBot(Bot):
         tree = TREE.get(game.ruleset, 0) if self.tree is None else self.tree
         if plan and not second and not leaf:
             kind = _planned(kind)
-        elif tree and not second and not leaf:
+        elif tree and not second:  # with `leaf`, the nodes' trials are cut and valued as the flat ones
             kind = _treed(kind)
             if self.worlds is None and game.ruleset in TREE_WORLDS:
                 budget = replace(budget, worlds=TREE_WORLDS[game.ruleset])
         searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
         if plan and not second and not leaf:
             searcher.own = plan
-        elif tree and not second and not leaf:
+        elif tree and not second:
             searcher.own = tree
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
         if second:
@@ -372,7 +372,7 @@ def budget_parser():
                              "--second-step or --leaf; 0: the flat search; default: as `PLAN` says)")
     parser.add_argument("--tree", type=_nonnegative(int), default=None,
                         help="choose the own next N decisions by nodes over the searcher's information sets that the worlds "
-                             "share (`own_tree.py`; 2-seat maumau, not with --second-step, --leaf or --plan; 0: the flat "
+                             "share (`own_tree.py`; 2-seat maumau, not with --second-step or --plan; with --leaf the trials are cut; 0: the flat "
                              "search; default: as `TREE` says)")
     return parser
 
@@ -384,8 +384,8 @@ def parse_budget(argv):
     budget, rest = parser.parse_known_args(argv)
     if budget.plan and (budget.second_step or budget.leaf):
         parser.error("--plan does not combine with --second-step or --leaf: choose one")
-    if budget.tree and (budget.second_step or budget.leaf or budget.plan):
-        parser.error("--tree does not combine with --second-step, --leaf or --plan: choose one")
+    if budget.tree and (budget.second_step or budget.plan):
+        parser.error("--tree does not combine with --second-step or --plan: choose one")
     return budget, rest
 
 

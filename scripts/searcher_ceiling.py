@@ -1,6 +1,6 @@
 """How much the searcher would gain from knowing the opponent's hand: in-process duplicate games against the tactician.
 
-    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step] [--plan N [--plan-mix X]] [--tree N [--tree-widen K] [--tree-merge] ...]
+    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step] [--plan N [--plan-mix X]] [--tree N [--tree-widen K] [--tree-merge] ...] [--leaf D]
     python scripts/searcher_ceiling.py --compare new_*.log --against old_*.log
 
 Plays each seed twice (the searcher in seat 0, then in seat 1, the same deal) with the engine alone (no
@@ -73,9 +73,10 @@ def oracle_world(real: dict, ruleset: str, knows: str = "hand"):
 def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool | None = None,
          prune: float | None = None, worlds: int | None = None, step_extra: int | None = None,
          plan: int | None = None, plan_mix: float | None = None, tree: int | None = None,
-         tree_knobs: dict | None = None) -> bool:
+         tree_knobs: dict | None = None, leaf: int | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
-    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra, plan=plan, tree=tree)
+    bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra, plan=plan, tree=tree,
+                    leaf=leaf)
     other = Tactician()
     start(bot, ruleset)
     start(other, ruleset)
@@ -140,6 +141,9 @@ def main() -> None:
     parser.add_argument("--plan-mix", type=float, default=None,
                         help="with --plan: a node's value is the tactician's child's plus this share of the best child's gain "
                              "over it (`own_plan.OwnPlan.mix`; 1: the world's best)")
+    parser.add_argument("--leaf", type=int, default=None,
+                        help="cut the rollouts at this many decisions, valued by `leaf_value` (0: to the end; default: "
+                             "the searcher's `LEAF`)")
     parser.add_argument("--tree", type=int, default=None,
                         help="own decisions chosen by nodes the worlds share (`own_tree.py`; 0: the flat search)")
     parser.add_argument("--tree-explore", type=float, default=None, help="with --tree: `OwnTree.explore` (a screening knob)")
@@ -166,6 +170,8 @@ def main() -> None:
         parser.error(f"--plan-mix must be between 0 and 1, not {args.plan_mix}")
     if args.tree is not None and args.tree < 0:
         parser.error(f"--tree must be 0 or more, not {args.tree}")
+    if args.leaf is not None and args.leaf < 0:
+        parser.error(f"--leaf must be 0 or more, not {args.leaf}")
     knobs = {name: value for name, value in (("explore", args.tree_explore), ("prior", args.tree_prior),
                                                           ("widen", args.tree_widen), ("merge", args.tree_merge)) if value is not None}
     if knobs and not args.tree:
@@ -177,7 +183,7 @@ def main() -> None:
     pairs = [0] * 5
     for seed in range(first, last):
         won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune, args.worlds,
-                        args.step_extra, args.plan, args.plan_mix, args.tree, knobs) for me in (0, 1))
+                        args.step_extra, args.plan, args.plan_mix, args.tree, knobs, args.leaf) for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",

@@ -85,7 +85,8 @@ def test_a_plan_mix_reaches_the_planning_searcher(monkeypatch):
 def test_a_bad_tree_or_a_tree_knob_without_a_tree_is_refused_in_one_line(monkeypatch, capsys):
     ceiling = load_script(monkeypatch, "searcher_ceiling")
     for argv, said in ((["--tree", "-1"], "--tree must be 0 or more"), (["--tree-widen", "4"], "need --tree N"),
-                       (["--tree-merge"], "need --tree N"), (["--tree", "0", "--tree-explore", "1"], "need --tree N")):
+                       (["--tree-merge"], "need --tree N"), (["--tree", "0", "--tree-explore", "1"], "need --tree N"),
+                       (["--leaf", "-2"], "--leaf must be 0 or more")):
         monkeypatch.setattr("sys.argv", ["searcher_ceiling.py", "--seeds", "1:2", *argv])
         try:
             ceiling.main()
@@ -109,3 +110,10 @@ def test_the_tree_knobs_reach_the_tree_searcher(monkeypatch):
     ceiling.play("maumau", 5, 0, None, worlds=1, tree=2, tree_knobs={"widen": 3, "merge": True, "explore": 0.25})
     searcher = made[0]
     assert searcher.own == 2 and searcher.widen == 3 and searcher.merge is True and searcher.explore == 0.25
+    ceiling.play("maumau", 5, 0, None, worlds=1, tree=2, leaf=7)
+    assert made[1].own == 2 and made[1].budget.depth == 7 and type(made[1]).cut_value is not ceiling_pimc(made[1]).cut_value
+
+
+def ceiling_pimc(searcher):
+    """The flat `pimc.Searcher` class (the one whose `cut_value` is `pimc.evaluate`'s) of a searcher's MRO."""
+    return next(k for k in type(searcher).__mro__ if k.__name__ == "Searcher")

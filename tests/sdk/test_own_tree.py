@@ -162,9 +162,41 @@ def test_the_choice_depends_on_the_seats_view_alone_not_on_the_opponents_real_ca
 
 def test_a_tree_with_another_search_of_the_own_decisions_is_refused_in_one_line():
     bot = Path(__file__).resolve().parents[2] / "sample_bots" / "searcher.py"
-    for other in (["--second-step"], ["--leaf", "12"], ["--plan", "1"]):
+    for other in (["--second-step"], ["--plan", "1"]):
         shown = subprocess.run([sys.executable, str(bot), "--tree", "2", *other, "--arena", "127.0.0.1:1"],
                                capture_output=True, text=True, timeout=60)
         assert shown.returncode == 2, (other, shown.stderr)
-        assert "--tree does not combine with --second-step, --leaf or --plan" in shown.stderr, shown.stderr
+        assert "--tree does not combine with --second-step or --plan" in shown.stderr, shown.stderr
         assert "Traceback" not in shown.stderr and "cannot reach the arena" not in shown.stderr
+
+
+def test_a_tree_with_cut_rollouts_values_a_cut_trial_by_the_win_chance_and_a_finished_one_by_its_placement():
+    """`--tree N --leaf D`: the nodes' trials stop after D decisions, and a trial that stopped before the hand's end is
+    valued as the flat leaf searcher values its cut rollouts (`leaf_value.win_chance` of the state it reached)."""
+    leaf_value = importlib.import_module("leaf_value")
+    bot = searcher_module.SearchBot(worlds=2, seed=3, tree=2, leaf=4)
+    start_with_options(bot, "maumau", 2, {})
+    searcher = bot.games["g"][0]
+    assert isinstance(searcher, own_tree.OwnTree) and isinstance(searcher, leaf_value.LeafValued)
+    assert searcher.budget.depth == 4 and searcher.own == 2
+    reached = []
+    real_cut = searcher.cut_value
+    searcher.cut_value = lambda state, seat, scores: reached.append((state.clone(), seat)) or real_cut(state, seat, scores)
+    cut = finished = 0
+    for seed in range(60, 90):
+        state = games.new_game("maumau", 2, seed)
+        for action in state.legal_actions():
+            searcher._nodes = {}
+            reached.clear()
+            value = searcher.trial(state, str(action), state.current, None, random.Random(seed))
+            if reached:
+                (end, seat), = reached
+                assert not end.is_over and value == leaf_value.win_chance(end, seat)
+                assert 0.0 < value < 1.0
+                cut += 1
+            else:
+                assert value in (0.0, 1.0)  # the hand ended inside the cut: its placement
+                finished += 1
+    assert cut > 0
+    state, _ = play_against_tacticians(bot, "maumau", 2)
+    assert state.is_over
