@@ -52,29 +52,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from pimc import Searcher  # noqa: E402
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena import messages as convert  # noqa: E402
-from arena.match.seat import GameStart  # noqa: E402
-from arena.match.timecontrol import TimeControl  # noqa: E402
-from mau_arena_sdk import GameInfo, Turn  # noqa: E402
+from engine_seat import GAME_ID, start, turn_message  # noqa: E402
+from mau_arena_sdk import Turn  # noqa: E402
 from mau_arena_sdk.wire import pb  # noqa: E402
 
-GAME_ID = "g"
 BUDGET_KEYS = {"worlds": int, "depth": int, "confidence": float, "tries": int, "prune": float, "warmup": int, "most": int}
 BOT_KEYS = {"play_model": lambda v: bool(int(v)), "infer": lambda v: bool(int(v)), "deals": lambda v: bool(int(v)),
             "epsilon": float, "settle": int, "moves": int, "leaf": int}
 KNOWN = ("all", "next", "leader")
-
-
-def start(bot, ruleset: str, players: int, options: dict) -> None:
-    names = tuple(f"p{i}" for i in range(players))
-    message = convert.game_started_to_pb(GameStart(GAME_ID, ruleset, options, 0, names, TimeControl()))
-    bot.on_game_start(GameInfo.from_pb(message))
 
 
 def turn_of(raw: bytes) -> Turn:
@@ -90,7 +82,6 @@ def record_positions(ruleset: str, players: int, options: dict, seeds: range, co
     `out` (a text file) as JSON lines after a header line, each game's as it ends (a stopped run keeps them)."""
     out.write(json.dumps({"ruleset": ruleset, "players": players, "options": options}) + "\n")
     found = 0
-    names = [f"p{i}" for i in range(players)]
     for seed in seeds:
         if found >= count:
             break
@@ -104,7 +95,7 @@ def record_positions(ruleset: str, players: int, options: dict, seeds: range, co
         kept = []
         while not state.is_over and found + len(kept) < count:
             legal, seat = state.legal_actions(), state.current
-            message = convert.turn_request_to_pb(GAME_ID, 1, state.observation(seat), legal, 60000, 600000, names, list(log))
+            message = turn_message(state, legal, log)
             turn = Turn.from_pb(message)
             if seat == me and len(legal) > 1:
                 if keep.random() < share:

@@ -36,21 +36,13 @@ sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from engine_seat import start, turn  # noqa: E402
 from pairs_elo import paired  # noqa: E402
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena import messages as convert  # noqa: E402
 from arena.ladder.elo import elo_from_pairs  # noqa: E402
-from arena.match.seat import GameStart  # noqa: E402
-from arena.match.timecontrol import TimeControl  # noqa: E402
-from mau_arena_sdk import GameInfo, Turn  # noqa: E402
-
-
-def start(bot, ruleset: str) -> None:
-    message = convert.game_started_to_pb(GameStart("g", ruleset, {}, 0, ("p0", "p1"), TimeControl()))
-    bot.on_game_start(GameInfo.from_pb(message))
 
 
 def oracle_world(real: dict, ruleset: str, knows: str = "hand"):
@@ -91,10 +83,9 @@ def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool
         bot.games["g"][0].world = oracle_world(real, ruleset, oracle)
     while not state.is_over:
         legal, seat = state.legal_actions(), state.current
-        message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000, ["p0", "p1"], list(log))
-        turn = Turn.from_pb(message)
-        choice = (bot if seat == me else other).act(turn)
-        state.apply(legal[turn.index_of(choice)])
+        asked = turn(state, legal, log)
+        choice = (bot if seat == me else other).act(asked)
+        state.apply(legal[asked.index_of(choice)])
     return state.result().placements[me] == 1
 
 

@@ -17,14 +17,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena import messages as convert  # noqa: E402
-from mau_arena_sdk import Turn  # noqa: E402
-from searcher_timing import OPTIONS, PLAYERS, start  # noqa: E402
+from engine_seat import start, turn  # noqa: E402
+from searcher_timing import OPTIONS, PLAYERS  # noqa: E402
 
 
 def digest(ruleset, games_count, first_seed, worlds=None):
@@ -50,15 +50,13 @@ def digest(ruleset, games_count, first_seed, worlds=None):
         while not state.is_over:
             legal = state.legal_actions()
             seat = state.current
-            message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000,
-                                                 [f"p{i}" for i in range(players)], list(log))
-            turn = Turn.from_pb(message)
+            asked = turn(state, legal, log)
             if seat == 0:
-                choice = bot.act(turn)
+                choice = bot.act(asked)
                 searched += len(legal) > 1
             else:
-                choice = other.act(turn)
-            action = legal[turn.index_of(choice)]
+                choice = other.act(asked)
+            action = legal[asked.index_of(choice)]
             h.update(f"{seat}:{action};".encode())
             state.apply(action)
         print(f"  game {seed}: {searched} searched decisions so far", file=sys.stderr, flush=True)

@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from inference import CardTracker  # noqa: E402
 from pimc import Budget, Searcher  # noqa: E402
@@ -37,18 +38,10 @@ from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena import messages as convert  # noqa: E402
-from arena.match.seat import GameStart  # noqa: E402
 from arena.games.worlds import Tracker  # noqa: E402
-from arena.match.timecontrol import TimeControl  # noqa: E402
-from mau_arena_sdk import Facts, GameInfo, Turn  # noqa: E402
-
-
-def start(bot, ruleset: str) -> GameInfo:
-    message = convert.game_started_to_pb(GameStart("g", ruleset, {}, 0, ("p0", "p1"), TimeControl()))
-    info = GameInfo.from_pb(message)
-    bot.on_game_start(info)
-    return info
+from engine_seat import start  # noqa: E402
+import engine_seat  # noqa: E402
+from mau_arena_sdk import Facts  # noqa: E402
 
 
 def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
@@ -69,8 +62,7 @@ def play(seed: int, me: int, hands: int, searcher: bool, totals: dict) -> None:
     real = list(state.to_position()["hands"][opp])  # the opponent's slots' real cards, in order
     while not state.is_over:
         legal, seat = state.legal_actions(), state.current
-        message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000, ["p0", "p1"], list(log))
-        turn = Turn.from_pb(message)
+        turn = engine_seat.turn(state, legal, log)
         if seat == me and len(legal) > 1:
             began = time.process_time()
             posterior.update(turn.history, turn.observation)

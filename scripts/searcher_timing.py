@@ -22,24 +22,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "sample_bots"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from searcher import SearchBot  # noqa: E402
 from tactician import Tactician  # noqa: E402
 
 from arena import games  # noqa: E402
-from arena.match.seat import GameStart  # noqa: E402
-from arena.match.timecontrol import TimeControl  # noqa: E402
-from arena import messages as convert  # noqa: E402
-from mau_arena_sdk import GameInfo, Turn  # noqa: E402
+from engine_seat import start, turn  # noqa: E402
 
 PLAYERS = {"moumou": 2, "maumau": 2, "maumau-online": 4, "mose": 4, "ddmau": 4}
 OPTIONS = {"ddmau": {"max_hands": 1}}
-
-
-def start(bot, ruleset, players, options):
-    names = tuple(f"p{i}" for i in range(players))
-    message = convert.game_started_to_pb(GameStart("g", ruleset, options, 0, names, TimeControl()))
-    bot.on_game_start(GameInfo.from_pb(message))
 
 
 def main():
@@ -81,21 +73,19 @@ def main():
             while not state.is_over and len(times) < args.decisions:
                 legal = state.legal_actions()
                 seat = state.current
-                message = convert.turn_request_to_pb("g", 1, state.observation(seat), legal, 60000, 600000,
-                                                     [f"p{i}" for i in range(players)], list(log))
-                turn = Turn.from_pb(message)
+                asked = turn(state, legal, log)
                 if seat == 0 and len(legal) > 1:
                     t0 = time.process_time()
-                    choice = bot.act(turn)
+                    choice = bot.act(asked)
                     times.append(time.process_time() - t0)
                     t0 = time.process_time()
-                    tactician_choice = reference.act(turn)
+                    tactician_choice = reference.act(asked)
                     ref_times.append(time.process_time() - t0)
                     if args.same_games:
                         choice = tactician_choice
                 else:
-                    choice = other.act(turn)
-                state.apply(legal[turn.index_of(choice)])
+                    choice = other.act(asked)
+                state.apply(legal[asked.index_of(choice)])
         mean, ref = statistics.mean(times), statistics.mean(ref_times)
         p90 = sorted(times)[int(0.9 * (len(times) - 1))]
         print(f"{ruleset:14} {len(times):4} decisions  searcher mean {1000 * mean:7.1f} ms  p90 {1000 * p90:7.1f} ms"
