@@ -147,7 +147,7 @@ DEAL_OPTIONS = {"max_draws_per_turn": "1", "quick": False, "blind": False}
 #: (6) of the positions: a biased but far less noisy value.  None by default: cut at 12 with 50 worlds (11% less CPU
 #: than the default) it scored +72.2 (+51.4 .. +93.7) over 800 games (seeds 13000-13399), and the default beside it on
 #: the same deals +63.2: +0.025 ± 0.069 pair points deal by deal, about +9 Elo, inside the noise (README, Session 9).
-LEAF = {"maumau": 16}
+LEAF = {}
 #: Rulesets of 3 or more seats whose rollouts may be cut at N decisions and valued by `field_leaf.field_value` (the fitted
 #: chance of finishing ahead of each other seat; `--leaf N` there), and where that is the default (`FIELD_LEAF`, else
 #: `pimc.evaluate`'s count of cards at the budget's depth).  The model is fitted on Online Mau-Mau only.  On 1,200 positions
@@ -170,8 +170,8 @@ PLAN = {}
 #: `--tree 2 --worlds 120` (about 90 ms a decision, the issue's budget) scored +98.1 in-process on seeds 15000-15199 but
 #: +75.9 (+47.8 .. +105.0) on fresh seeds 17000-17199, -0.025 ± 0.089 pair points deal by deal against the default there;
 #: +0.068 ± 0.064 over all 800 games, about +24 Elo (README, Session 12).
-TREE = {"maumau": 2}
-TREE_WORLDS = {"maumau": 150}
+TREE = {}
+TREE_WORLDS = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
                      "blind": False, "follow_fail": "lapse", "call_model": "on_one_card"}
 
