@@ -169,7 +169,9 @@ PLAN = {}
 #: `--tree N`, 0: the flat search), and the worlds a decision then (`TREE_WORLDS`, else the budget's).  None by default:
 #: `--tree 2 --worlds 120` (about 90 ms a decision, the issue's budget) scored +98.1 in-process on seeds 15000-15199 but
 #: +75.9 (+47.8 .. +105.0) on fresh seeds 17000-17199, -0.025 ± 0.089 pair points deal by deal against the default there;
-#: +0.068 ± 0.064 over all 800 games, about +24 Elo (README, Session 12).
+#: +0.068 ± 0.064 over all 800 games, about +24 Elo (README, Session 12).  With its trials cut at 16 decisions and valued
+#: by `leaf_value` (`--tree 2 --leaf 16 --worlds 150`, about three times the default's CPU): +75.9 (+55.0 .. +97.3) over
+#: 800 fresh games (seeds 23000-23399) against the default's +65.9 beside it, +0.028 ± 0.065 deal by deal (Session 15).
 TREE = {}
 TREE_WORLDS = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
