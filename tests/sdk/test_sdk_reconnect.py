@@ -7,6 +7,8 @@ without a forfeit.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +23,28 @@ from arena.server import ServerConfig, run
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = str(ROOT / "sample_bots" / "greedy_bot.py")
+
+
+async def start_bot(name: str, port: int, out) -> trio.Process:
+    """The sample bot as its own process, its log unbuffered (a bot killed at the end loses no line) and with
+    faulthandler on, so that `stop_bot` can have a bot that hangs print every thread's stack into its log."""
+    return await trio.lowlevel.open_process(
+        [sys.executable, "-X", "faulthandler", BOT, "--arena", f"127.0.0.1:{port}", "--name", name, "--games-limit", "1"],
+        stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+async def stop_bot(process: trio.Process) -> None:
+    """A bot still running when the test ends: SIGABRT first (faulthandler writes each thread's stack to the log:
+    where it hangs is the one thing a failure here must tell), then SIGKILL."""
+    if process.returncode is not None:
+        return
+    process.send_signal(signal.SIGABRT)
+    with trio.move_on_after(10) as scope:
+        scope.shield = True  # the test may be on its way out after a cancellation: the dump still gets its time
+        await process.wait()
+    if process.returncode is None:
+        process.kill()
 
 
 class CuttableProxy:
@@ -108,10 +132,7 @@ def test_a_dropped_connection_is_resumed_and_the_game_finishes(tmp_path):
         try:
             for name, port in (("wanderer", proxy.port), ("anchor", handle.port)):
                 logs[name] = open(tmp_path / f"{name}.log", "wb")
-                bots[name] = await trio.lowlevel.open_process(
-                    [sys.executable, BOT, "--arena", f"127.0.0.1:{port}", "--name", name, "--games-limit", "1"],
-                    stdout=logs[name], stderr=logs[name],
-                )
+                bots[name] = await start_bot(name, port, logs[name])
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)
             # A silent connection is noticed within ~15 s (keepalive): a pending turn and the away seat wait that.
             time_control = TimeControl(move_ms=5000, bank_ms=20_000, first_move_ms=5000, reconnect_ms=30_000)
@@ -126,13 +147,12 @@ def test_a_dropped_connection_is_resumed_and_the_game_finishes(tmp_path):
         finally:
             proxy.close()
             for process in bots.values():
-                if process.returncode is None:
-                    process.kill()
+                await stop_bot(process)
 
     outcome, cuts, codes = run(ServerConfig(port=0), director)
     for log in logs.values():
         log.close()
-    wanderer_log = (tmp_path / "wanderer.log").read_text()
+    wanderer_log = (tmp_path / "wanderer.log").read_text() + "\n--- anchor ---\n" + (tmp_path / "anchor.log").read_text()
     assert cuts == 1, "the proxy never cut: the game was shorter than expected"
     assert outcome.status == "finished", outcome.reason
     # (the bots' exit codes are checked before the forfeits: a bot that never learnt of the end hangs)
@@ -154,10 +174,7 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
         log = open(log_path, "wb")
         try:
             for name, port in (("wanderer", proxy.port), ("anchor", handle.port)):
-                bots[name] = await trio.lowlevel.open_process(
-                    [sys.executable, BOT, "--arena", f"127.0.0.1:{port}", "--name", name, "--games-limit", "1"],
-                    stdout=log if name == "wanderer" else subprocess.DEVNULL, stderr=subprocess.STDOUT,
-                )
+                bots[name] = await start_bot(name, port, log if name == "wanderer" else subprocess.DEVNULL)
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)
             # A turn may wait out the silence: 30 s per decision, and 30 s to come back.
             time_control = TimeControl(move_ms=30_000, bank_ms=0, first_move_ms=30_000, reconnect_ms=30_000)
@@ -168,11 +185,10 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
                 await bots["anchor"].wait()
             return outcome, proxy.cuts, {name: process.returncode for name, process in bots.items()}
         finally:
-            log.close()
             proxy.close()
             for process in bots.values():
-                if process.returncode is None:
-                    process.kill()
+                await stop_bot(process)
+            log.close()
 
     outcome, cuts, codes = run(ServerConfig(port=0), director)
     wanderer_log = log_path.read_text()
