@@ -374,8 +374,8 @@ def budget_parser():
                              "--second-step or --leaf; 0: the flat search; default: as `PLAN` says)")
     parser.add_argument("--tree", type=_nonnegative(int), default=None,
                         help="choose the own next N decisions by nodes over the searcher's information sets that the worlds "
-                             "share (`own_tree.py`; 2-seat maumau, not with --second-step or --plan; with --leaf the trials are cut; 0: the flat "
-                             "search; default: as `TREE` says)")
+                             "share (`own_tree.py`; 2-seat maumau, not with --second-step or --plan; with --leaf the nodes' "
+                             "trials are cut and valued by it; 0: the flat search; default: as `TREE` says)")
     return parser
 
 
