@@ -103,6 +103,24 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+#: Ports tried before giving up: the port `_free_port` found may be taken before the server binds it (another test
+#: worker's server on port 0 got it meanwhile).
+PORT_TRIES = 3
+
+
+def _start_on_a_free_port(server: PostgresServer) -> None:
+    """`server.start()`, on another free port if its own was taken meanwhile (its log says so)."""
+    for attempt in range(PORT_TRIES):
+        try:
+            server.start()
+            return
+        except subprocess.CalledProcessError:
+            log = server.log.read_text(errors="replace") if server.log.exists() else ""
+            if attempt + 1 == PORT_TRIES or "could not bind" not in log:
+                raise
+            server.port = _free_port()
+
+
 def start_server(fsync: bool = False, settings: tuple[str, ...] = ()) -> PostgresServer:
     """Create and start a fresh cluster with a database ``arena`` owned by role ``arena``.
 
@@ -132,7 +150,7 @@ def start_server(fsync: bool = False, settings: tuple[str, ...] = ()) -> Postgre
         if user is not None:
             shutil.chown(root, user=user, group=user)
         server._run("initdb", "-D", str(server.datadir), "-U", "arena", "-A", "trust", "-E", "UTF8", "--no-sync")
-        server.start()
+        _start_on_a_free_port(server)
         server._run("createdb", "-h", "127.0.0.1", "-p", str(server.port), "-U", "arena", "arena") if (
             bindir / "createdb").exists() else None
     except BaseException:

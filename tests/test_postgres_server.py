@@ -158,3 +158,30 @@ def test_a_cluster_whose_owner_and_watchdog_were_killed_is_removed_by_the_next_s
     postgres_server.remove(server)
     wait_exited(postmaster)
     assert not root.exists()
+
+
+def test_a_cluster_whose_port_was_taken_before_it_bound_starts_on_another(monkeypatch):
+    """Two test workers at once: the port `_free_port` found is bound by someone else before the cluster starts.
+    The start notices (its log says it could not bind) and takes another free port instead of failing the test."""
+    bindir, why = postgres_server.find_binaries()
+    if bindir is None:
+        pytest.skip(why)
+    import socket
+
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        ports = iter([taken])
+        real_free_port = postgres_server._free_port
+        monkeypatch.setattr(postgres_server, "_free_port", lambda: next(ports, None) or real_free_port())
+        server = postgres_server.start_server()
+        try:
+            assert server.port != taken
+            assert "could not bind" in server.log.read_text(errors="replace")
+            import psycopg
+
+            with psycopg.connect(server.url, connect_timeout=10) as db:
+                assert db.execute("select 1").fetchone() == (1,)
+        finally:
+            postgres_server.remove(server)
