@@ -152,14 +152,14 @@ def test_a_dropped_connection_is_resumed_and_the_game_finishes(tmp_path):
     outcome, cuts, codes = run(ServerConfig(port=0), director)
     for log in logs.values():
         log.close()
-    wanderer_log = (tmp_path / "wanderer.log").read_text() + "\n--- anchor ---\n" + (tmp_path / "anchor.log").read_text()
+    wanderer_log = (tmp_path / "wanderer.log").read_text()
+    both_logs = wanderer_log + "\n--- anchor ---\n" + (tmp_path / "anchor.log").read_text()
     assert cuts == 1, "the proxy never cut: the game was shorter than expected"
     assert outcome.status == "finished", outcome.reason
     # (the bots' exit codes are checked before the forfeits: a bot that never learnt of the end hangs)
-    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
-    assert not any(seat.forfeited for seat in outcome.seats), wanderer_log
-    assert "reconnecting" in wanderer_log and "resumed" in wanderer_log, wanderer_log
-    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
+    assert codes == {"wanderer": 0, "anchor": 0}, both_logs
+    assert not any(seat.forfeited for seat in outcome.seats), both_logs
+    assert "reconnecting" in wanderer_log and "resumed" in wanderer_log, both_logs
 
 
 def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_path):
