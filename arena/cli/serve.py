@@ -330,6 +330,7 @@ def run(args) -> int:
     config = ServerConfig(
         host=args.host,
         port=args.port,
+        serving_at_start=False,  # the ladder says SERVING once it schedules games and drains on SIGTERM
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         open_registration=not args.registered_only,

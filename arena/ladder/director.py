@@ -287,7 +287,8 @@ class LadderDirector:
                 background.start_soon(self.membership.listen, self._kick)
                 background.start_soon(self.membership.watch, self._kick)
             if self.settings.handle_signals:
-                background.start_soon(self._watch_signals)
+                await background.start(self._watch_signals)  # SIGTERM drains from here on: now say SERVING
+            handle.set_serving(self.membership is None or not self.membership.problem)
             if self.settings.duration_s is not None:
                 background.start_soon(self._stop_after, self.settings.duration_s)
             background.start_soon(self._watch_sessions, handle)
@@ -481,8 +482,9 @@ class LadderDirector:
         await trio.sleep(seconds)
         self.stop(f"--duration {seconds:g} s reached")
 
-    async def _watch_signals(self) -> None:
+    async def _watch_signals(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+            task_status.started()
             async for signum in received:
                 if self.stopping is not None and self.stopping.is_set():
                     self.abort_now("interrupted twice")

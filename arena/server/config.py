@@ -86,6 +86,12 @@ class ServerConfig:
     #: A session away when its last game ended stays resumable this long, to be told the results.
     resume_keep_s: float = 60.0
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
+    #: What the health service says from the moment the port opens.  False: NOT_SERVING until the director
+    #: calls `Handle.set_serving(True)`; `arena serve` starts so, and its ladder says SERVING once it schedules
+    #: games and a SIGTERM would drain it (before that, a load balancer or a deploy script that stops the
+    #: process as soon as it looks ready would kill it outright).  True (the default): SERVING at once, for
+    #: directors that never change it.
+    serving_at_start: bool = True
     finished_games_kept: int = 500         # finished games ListGames still shows
     spectate_finished_kept: int = 50       # finished games Spectate still replays in full
     #: Watching streams (Spectate, the web view's live events) at once, in all and per peer address:

@@ -5,7 +5,9 @@ serves it (from the well-kept ``grpcio-health-checking`` package) rather than a 
 The overall status (service ``""``) and the Arena service's (``mauarena.v1.Arena``) move together:
 SERVING while the arena admits bots and schedules games; NOT_SERVING while it drains on the way
 out, and whenever the director says it cannot take new games (a ladder host whose database is
-unreachable), so a balancer sends new bots elsewhere.
+unreachable), so a balancer sends new bots elsewhere.  `arena serve` starts NOT_SERVING
+(`ServerConfig.serving_at_start`) and its ladder says SERVING once it schedules games and has
+its SIGTERM handler in place, so "ready" also means "a stop now drains".
 """
 
 from __future__ import annotations

@@ -329,7 +329,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     for server, _ in servers:
         rpc.add_ArenaServicer_to_server(service, server)
         handle.health.add_to(server)
-    await handle.health.set(True)
+    await handle.health.set(config.serving_at_start)
     for server, _ in servers:
         await server.start()
     log.info("arena listening on %s:%d%s", config.host, port, " (TLS)" if config.uses_tls else "")

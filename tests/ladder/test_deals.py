@@ -227,3 +227,32 @@ def test_max_games_lets_as_many_games_run_at_once_as_it_has_left_to_play(tmp_pat
         assert handle.most_at_once == 6
     finally:
         store.close()
+
+
+def test_the_ladder_says_serving_only_once_a_sigterm_would_drain_it(tmp_path):
+    """`arena serve` starts NOT_SERVING (`ServerConfig.serving_at_start`); the ladder says SERVING when it schedules
+    games, and by then its signal receiver is open: a deploy script or load balancer that sends SIGTERM as soon as the
+    host looks ready gets a drain and exit 0, never the default action that kills the process (seen once under load
+    before this order was fixed: exit -15 in tests/ladder/test_health_and_logs.py)."""
+    import signal
+
+    class Watched(FakeHandle):
+        def set_serving(self, serving: bool) -> None:
+            super().set_serving(serving)
+            if serving:
+                self.sigterm_at_serving = signal.getsignal(signal.SIGTERM)
+
+    store = LadderStore.open(tmp_path / "ladder.db")
+    handle = Watched([f"bot{i}" for i in range(4)])
+    settings = LadderSettings(players=dict(RULESETS), replays=tmp_path / "replays", max_games=20, refit_s=60.0,
+                              concurrency=4)
+    assert settings.handle_signals
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        trio.run(LadderDirector(store, settings), handle)
+    finally:
+        store.close()
+    assert handle.serving == [True, False]  # ready, then draining at the end
+    assert handle.sigterm_at_serving not in (signal.SIG_DFL, signal.SIG_IGN, None)
+    assert handle.sigterm_at_serving is not before
+    assert signal.getsignal(signal.SIGTERM) == before  # the receiver is gone with the run

@@ -34,33 +34,38 @@ def test_health_says_serving_then_not_serving_while_draining_and_the_command_exi
                                                                                                 capsys):
     server = Server(tmp_path, "--log-format", "json", "--log-level", "info")
     cleanup.append(server)
-    status, out, err = arena(capsys, "health", f"127.0.0.1:{server.port}", "--timeout", "5")
-    assert status == 0 and out.strip() == f"127.0.0.1:{server.port}: SERVING", out + err
 
-    # A balancer's watch: SERVING now, NOT_SERVING once the arena starts to stop.
+    # A balancer's watch from the moment the port is open: NOT_SERVING while the ladder gets ready (it may be
+    # quick enough that the first status is SERVING already), SERVING once it schedules games and a SIGTERM
+    # would drain it, NOT_SERVING once the arena starts to stop.
     channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
     watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service="mauarena.v1.Arena"))
     statuses: list[int] = []
-    first = threading.Event()
+    ready = threading.Event()
 
     def follow() -> None:
         try:
             for reply in watch:
                 statuses.append(reply.status)
-                first.set()
+                if reply.status == SERVING:
+                    ready.set()
         except grpc.RpcError:
             pass
         finally:
-            first.set()
+            ready.set()
 
     reader = threading.Thread(target=follow, daemon=True)
     reader.start()
-    assert first.wait(10) and statuses[0] == SERVING
+    assert ready.wait(30) and statuses[-1] == SERVING, statuses
+    status, out, err = arena(capsys, "health", f"127.0.0.1:{server.port}", "--timeout", "5")
+    assert status == 0 and out.strip() == f"127.0.0.1:{server.port}: SERVING", out + err
+
+    # SIGTERM the moment it says SERVING (as a deploy script would): a drain and exit 0, not the default action.
     server.process.send_signal(signal.SIGTERM)
     assert server.wait(60) == 0, server.rest()
     reader.join(20)
     channel.close()
-    assert NOT_SERVING in statuses, statuses
+    assert statuses.index(SERVING) < len(statuses) - 1 and statuses[-1] == NOT_SERVING, statuses
 
     status, out, err = arena(capsys, "health", f"127.0.0.1:{server.port}", "--timeout", "5")
     assert status == 1 and "no health answer (UNAVAILABLE" in err, out + err
