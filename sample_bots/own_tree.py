@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 
-from pimc import Move, PolicyTurn, evaluate, hand_number, move_of
+from pimc import Move, PolicyTurn, hand_number, move_of
 
 
 class Node:
@@ -133,10 +133,7 @@ class OwnTree:
             if own > 0:
                 texts.append(moves[pick].text)
             state.apply(moves[pick].action)
-        if state.is_over:
-            value = evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
-        else:  # cut at the budget's depth or the hand's end: the searcher's own value of a cut rollout (`leaf_value`)
-            value = self.cut_value(state, seat, start_scores)
+        value = self.end_value(state, seat, start_scores)  # a cut trial by the searcher's `cut_value` (`leaf_value`)
         for node, chosen in path:
             node.back(chosen, value)
         return value

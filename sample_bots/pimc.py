@@ -209,9 +209,14 @@ class Searcher:
         trial = world.clone()
         trial.apply(text)
         self.rollout(trial, rng)
-        if trial.is_over:
-            return evaluate(trial, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
-        return self.cut_value(trial, seat, start_scores)
+        return self.end_value(trial, seat, start_scores)
+
+    def end_value(self, state, seat: int, start_scores) -> float:
+        """The value for `seat` of the state a trial ended in: a finished game by `evaluate`, one cut short by
+        `cut_value` (every kind of trial ends here, so a searcher's own `cut_value` applies to all of them)."""
+        if state.is_over:
+            return evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
+        return self.cut_value(state, seat, start_scores)
 
     def cut_value(self, state, seat: int, start_scores) -> float:
         """The value for `seat` of a rollout that stopped before the game's end (at the budget's depth, or at the end

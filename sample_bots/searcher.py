@@ -256,17 +256,16 @@ class SearchBot(Bot):
             budget = replace(budget, depth=leaf)
         plan = PLAN.get(game.ruleset, 0) if self.plan is None else self.plan
         tree = TREE.get(game.ruleset, 0) if self.tree is None else self.tree
+        own = 0  # the searcher's own next decisions searched below the root (`own_plan`, `own_tree`)
         if plan and not second and not leaf:
-            kind = _planned(kind)
+            kind, own = _planned(kind), plan
         elif tree and not second:  # with `leaf`, the nodes' trials are cut and valued as the flat ones
-            kind = _treed(kind)
+            kind, own = _treed(kind), tree
             if self.worlds is None and game.ruleset in TREE_WORLDS:
                 budget = replace(budget, worlds=TREE_WORLDS[game.ruleset])
         searcher = kind(game.ruleset, game.options, rollout.act, budget, points)
-        if plan and not second and not leaf:
-            searcher.own = plan
-        elif tree and not second:
-            searcher.own = tree
+        if own:
+            searcher.own = own
         searcher.posterior = HandPosterior(facts, deck, sweeps=POSTERIOR_SWEEPS)
         if second:
             extra = SECOND_STEP_EXTRA.get(game.ruleset, SecondStep.extra) if self.step_extra is None else self.step_extra

@@ -11,6 +11,7 @@ import json
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -166,8 +167,6 @@ def test_a_cluster_whose_port_was_taken_before_it_bound_starts_on_another(monkey
     bindir, why = postgres_server.find_binaries()
     if bindir is None:
         pytest.skip(why)
-    import socket
-
     with socket.socket() as squatter:
         squatter.bind(("127.0.0.1", 0))
         squatter.listen()

@@ -8,6 +8,7 @@ result at once, so a few hundred games take a fraction of a second.
 from __future__ import annotations
 
 import random
+import signal
 from collections import defaultdict
 
 import trio
@@ -234,8 +235,6 @@ def test_the_ladder_says_serving_only_once_a_sigterm_would_drain_it(tmp_path):
     games, and by then its signal receiver is open: a deploy script or load balancer that sends SIGTERM as soon as the
     host looks ready gets a drain and exit 0, never the default action that kills the process (seen once under load
     before this order was fixed: exit -15 in tests/ladder/test_health_and_logs.py)."""
-    import signal
-
     class Watched(FakeHandle):
         def set_serving(self, serving: bool) -> None:
             super().set_serving(serving)
