@@ -371,7 +371,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
     from rich.live import Live
 
     from arena.ladder.dashboard import DashboardView, leaderboard_table, output_console, plain_summary, render_dashboard
-    from arena.ladder.director import LadderDirector, LadderSettings
+    from arena.ladder.director import LadderDirector, LadderSettings, LadderSummary
     from arena.ladder.ratings import single_threaded_linear_algebra
     from arena.ladder.store import StoreError, is_postgres_url
     from arena.server import host
@@ -397,6 +397,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         max_games=args.max_games,
         duration_s=args.duration,
         drain_s=args.drain,
+        handle_signals=False,  # `director` below owns SIGINT and SIGTERM from the start, and hands them to the ladder
     )
     if is_postgres_url(args.db):
         from arena.ladder.membership import ClusterSettings
@@ -441,29 +442,55 @@ def _serve(args, store, config, players, options, time_control) -> int:
                     if live is None:
                         print(message, flush=True)
 
-    async def director(handle) -> object:
-        host = f", host {args.host_name or f'{socket.gethostname()}:{handle.port}'}" if settings.cluster else ""
-        print(f"arena listening on {handle.address} (db {store.path}{host}, replays in the database, "
-              f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
-        for ruleset, chosen in options.items():
-            print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"
-                  + (" (the demo's default; give --option to change it)" if args.demo and ruleset in DEMO_OPTIONS
-                     and chosen == DEMO_OPTIONS[ruleset] else ""), flush=True)
-        if settings.cluster is not None:
-            await ladder.join(handle)  # before any nursery: a host name in use is one plain error
+    async def start_up(handle, nursery) -> None:
+        """What comes before the ladder runs, cancelled by a signal: the web view's address, the demo's bots
+        started and connected, the live view."""
+        await trio.lowlevel.checkpoint()  # a signal that came while joining the ladder: no bots started for nothing
         if web_socket is not None:
             from arena.web.embed import url
 
             print(f"web view on {url(web_socket)}", flush=True)
         if args.demo:
             bots.extend(_start_demo_bots(handle.port, Path(args.replays), min(4, args.max_games_per_bot)))
+        nursery.start_soon(show)
+        nursery.start_soon(watch_bots)
+        if args.demo:
+            await _await_demo_bots(handle)
+
+    async def director(handle) -> object:
+        began = time.monotonic()
+        starting = trio.CancelScope()
+        refused: BaseException | None = None
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(show)
-            nursery.start_soon(watch_bots)
-            if args.demo:
-                await _await_demo_bots(handle)
-            summary = await ladder(handle)
+            # From here on SIGINT and SIGTERM stop the process cleanly: during start-up they end it (the demo's
+            # bots stopped, a shared ladder left), later the ladder drains (`LadderDirector.on_signal`).
+            await nursery.start(_route_signals, ladder, starting)
+            host = f", host {args.host_name or f'{socket.gethostname()}:{handle.port}'}" if settings.cluster else ""
+            print(f"arena listening on {handle.address} (db {store.path}{host}, replays in the database, "
+                  f"rulesets {', '.join(f'{r} x{n}' for r, n in players.items())})", flush=True)
+            for ruleset, chosen in options.items():
+                print(f"{ruleset} is played with {', '.join(f'{k}={v}' for k, v in chosen.items())}"
+                      + (" (the demo's default; give --option to change it)" if args.demo and ruleset in DEMO_OPTIONS
+                         and chosen == DEMO_OPTIONS[ruleset] else ""), flush=True)
+            try:
+                if settings.cluster is not None:  # never cancelled half-way: a host that joined leaves below
+                    with trio.CancelScope(shield=True):
+                        await ladder.join(handle)
+            except (OSError, StoreError) as error:  # a host name in use, the database gone: one plain error below
+                refused = error
+            else:
+                with starting:
+                    await start_up(handle, nursery)
+                if starting.cancel_called:  # a signal during start-up: no game, the bots stopped by `_serve`
+                    if ladder.membership is not None:
+                        await ladder.membership.leave()
+                    summary = LadderSummary(finished=0, aborted=0, decisions=0, seconds=time.monotonic() - began,
+                                            stopped_because=ladder.stop_reason)
+                else:
+                    summary = await ladder(handle)
             nursery.cancel_scope.cancel()
+        if refused is not None:
+            raise refused
         return summary
 
     try:
@@ -496,6 +523,25 @@ def _serve(args, store, config, players, options, time_control) -> int:
     if summary.gaps:  # where the time between games went (arena.ladder.game_gaps; scripts/bench_ladder.py reads it)
         print(f"between games: {json.dumps(summary.gaps)}", flush=True)
     return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
+
+
+async def _route_signals(ladder: Any, starting: Any, task_status: Any) -> None:
+    """`arena serve`'s one receiver of SIGINT and SIGTERM, open for the whole run: a signal during start-up
+    cancels `starting` (and the ladder, told to stop, never schedules a game); once the ladder runs, it drains
+    on the first and aborts on the second.  Without it a SIGTERM before the ladder's own receiver opened
+    killed the process outright, and the demo's bots, each in a session of its own, were left running."""
+    import signal
+
+    import trio
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+        task_status.started()
+        async for signum in received:
+            if ladder.stopping is None:  # the ladder has not run yet
+                ladder.stop(f"{'Ctrl-C' if signum == signal.SIGINT else 'SIGTERM'} during start-up, before any game")
+                starting.cancel()  # a no-op once the start-up is over: the ladder then stops as soon as it runs
+            else:
+                ladder.on_signal(signum)
 
 
 def _web_socket(args):

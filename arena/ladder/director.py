@@ -212,6 +212,7 @@ class LadderDirector:
         self._read_wanted = False  # a read found rows it could not fit itself: the background fit keeps pace
         self.stopping: trio.Event | None = None  # created inside trio
         self.stop_reason = ""
+        self._stop_at_start = False  # `stop` was called before the ladder ran: it stops as soon as it does
         self._reserved: dict[str, int] = {}
         self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
         self._running_sets = 0
@@ -247,6 +248,8 @@ class LadderDirector:
     async def __call__(self, handle: Any) -> LadderSummary:
         started = time.monotonic()
         self.stopping = trio.Event()
+        if self._stop_at_start:  # told to stop while the process was still starting (`arena serve`'s signals)
+            self.stopping.set()
         self._wake = trio.Event()
         self._all_done = trio.Event()
         if self.settings.cluster is not None and self.membership is None:
@@ -322,11 +325,25 @@ class LadderDirector:
         )
 
     def stop(self, reason: str) -> None:
-        """Stop scheduling; running games drain (call from trio)."""
-        if self.stopping is not None and not self.stopping.is_set():
+        """Stop scheduling; running games drain (call from trio).  Called before the ladder runs, it makes the
+        ladder stop as soon as it starts, without a game."""
+        if self.stopping is None:
+            if not self._stop_at_start:
+                self.stop_reason, self._stop_at_start = reason, True
+        elif not self.stopping.is_set():
             self.stop_reason = reason
             self.stopping.set()
             self._kick()
+
+    def on_signal(self, signum: int) -> None:
+        """SIGINT (Ctrl-C) or SIGTERM: the first stops scheduling and lets the running games finish (`drain_s`),
+        the second aborts them.  The ladder's own receiver calls this (`LadderSettings.handle_signals`), or the
+        program that owns the process's signals does (`arena serve`, whose receiver is open from its start)."""
+        if self.stopping is not None and self.stopping.is_set():
+            self.abort_now("interrupted twice")
+        else:
+            name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+            self.stop(f"{name}; again to abort running games")
 
     def abort_now(self, reason: str) -> None:
         self.stop(reason)
@@ -486,11 +503,7 @@ class LadderDirector:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
             task_status.started()
             async for signum in received:
-                if self.stopping is not None and self.stopping.is_set():
-                    self.abort_now("interrupted twice")
-                else:
-                    name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
-                    self.stop(f"{name}; again to abort running games")
+                self.on_signal(signum)
 
     # ------------------------------------------------------------ one set
 

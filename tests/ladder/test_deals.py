@@ -255,3 +255,22 @@ def test_the_ladder_says_serving_only_once_a_sigterm_would_drain_it(tmp_path):
     assert handle.sigterm_at_serving not in (signal.SIG_DFL, signal.SIG_IGN, None)
     assert handle.sigterm_at_serving is not before
     assert signal.getsignal(signal.SIGTERM) == before  # the receiver is gone with the run
+
+
+def test_a_ladder_told_to_stop_before_it_runs_stops_at_once_without_a_game(tmp_path):
+    """`arena serve` hands a signal that came during its start-up to the ladder before the ladder runs (its one
+    receiver is open from the first line): the ladder must then stop as soon as it runs, not drop the stop."""
+    store = LadderStore.open(tmp_path / "ladder.db")
+    handle = FakeHandle([f"bot{i}" for i in range(4)])
+    settings = LadderSettings(players=dict(RULESETS), replays=tmp_path / "replays", max_games=20, refit_s=60.0,
+                              concurrency=4, handle_signals=False)
+    ladder = LadderDirector(store, settings)
+    ladder.stop("SIGTERM during start-up, before any game")
+    ladder.stop("a later reason")  # the first stop names the reason
+    try:
+        summary = trio.run(ladder, handle)
+        assert store.games() == []
+    finally:
+        store.close()
+    assert summary.stopped_because == "SIGTERM during start-up, before any game"
+    assert (summary.finished, summary.aborted) == (0, 0)

@@ -331,3 +331,64 @@ def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
             [seat.bot for seat in g.seats] for g in finished]
     finally:
         store.close()
+
+
+def processes_marked(mark: str) -> list[int]:
+    """The live processes whose environment holds ARENA_TEST_MARK=`mark` (this test's bots: they inherit it)."""
+    found = []
+    needle = f"ARENA_TEST_MARK={mark}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if needle in environ.split(b"\0") and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc to find the demo's bots (Linux)")
+def test_sigterm_while_the_demo_starts_stops_the_server_and_its_bots(tmp_path):
+    """A SIGTERM before the ladder runs (here: while the demo waits for a bot held back before its program runs)
+    ends `arena serve` cleanly, status 0, with no game, and stops the demo's bots, each in a session of its own.
+
+    Before, the ladder opened its signal receiver only once it ran: the signal's default action killed the
+    server (status -15) and left every demo bot running until it gave up reconnecting."""
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(HOLD_BACK)
+    fifo = tmp_path / "random-2.go"
+    os.mkfifo(fifo)
+    mark = str(tmp_path)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hold), os.environ.get("PYTHONPATH")])),
+           "ARENA_TEST_HOLD_BOT": "random-2", "ARENA_TEST_HOLD_FIFO": str(fifo), "ARENA_TEST_MARK": mark}
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "maumau-online",
+         "--db", str(tmp_path / "demo.db"), "--replays", str(tmp_path / "replays"), "--plain"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path), env=env,
+    )
+    try:
+        log = tmp_path / "replays" / "demo-bots.log"
+        poll(lambda: log.exists() and "as 'random' (server" in log.read_text(errors="replace"), 60,
+             "a demo bot to connect (random-2 held back: the demo is still starting)")
+        assert len(processes_marked(mark)) >= 5  # the server and the demo's bots, random-2 still held
+        demo.send_signal(signal.SIGTERM)
+        out, _ = demo.communicate(timeout=30)
+        left = processes_marked(mark)  # the server waited for its bots to exit before it did
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+        for pid in processes_marked(mark):  # nothing outlives the test, whatever happened
+            os.kill(pid, signal.SIGKILL)
+    assert demo.returncode == 0, out
+    assert "stopped (SIGTERM during start-up, before any game): 0 games finished" in out, out
+    assert left == [], f"still running after the server exited: {left}"
+    store = LadderStore.open(tmp_path / "demo.db", recover=False)
+    try:
+        assert store.games() == []
+    finally:
+        store.close()
