@@ -188,7 +188,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     state.window = _window(position.get("window"), players, phase, current)
     if not over:
         _check_phase(state, phase)
-    state._legal = None
+    state.legal_cache = None
     return state
 
 

@@ -72,7 +72,7 @@ class DDMauState(GameState):
         "decision_cap",
         # caches of what was worked out from the state (`_pile_changed`, `legal_actions`, `match_view`; the
         # observations' pile view, `pile.view`)
-        "_legal", "facts", "pile_shown", "match_shown", "_node", "_under",
+        "legal_cache", "facts", "pile_shown", "match_shown", "_node", "_under",
         # the match
         "log", "fresh", "seed", "chance", "scores", "individual", "active", "eliminated", "hand_number",
         "direction", "is_over", "reason", "last_hand", "dealer", "decisions",
@@ -125,7 +125,7 @@ class DDMauState(GameState):
         self.turn_limit = options["turn_limit"]
         limit = options["decision_limit"]
         self.decision_cap = limit if limit > 0 else 1 << 62  # (0: none)
-        self._legal: list[Action] | None = None
+        self.legal_cache: list[Action] | None = None
         self._under: C.Node | None = None  # `_node_under()`, set by `_play`
         self.match_shown: tuple | None = None  # `match_view`
         self._pile_changed()
@@ -263,19 +263,19 @@ class DDMauState(GameState):
         return self.phase  # ("over" once the game is over, as `current` is None then)
 
     def legal_actions(self) -> list[Action]:
-        legal = self._legal
+        legal = self.legal_cache
         if legal is None:
             if self.is_over:
                 return []
             # (a turn, the usual decision, without the dispatch's frame)
-            legal = self._legal = self._turn_legal(None) if self.phase == "turn" else self._compute_legal()
+            legal = self.legal_cache = self._turn_legal(None) if self.phase == "turn" else self._compute_legal()
         return [*legal]  # (a copy: the caller's to change)
 
     def apply(self, action: "Action | str") -> None:
         """The contract's apply.  The hot path, an action of the cached legal list itself (as a bot picks
         them), runs in this one frame; anything else goes through the base class's checks (`GameState.apply`:
         it parses, raises with the contract's messages, or calls `_apply_legal`)."""
-        legal = self._legal
+        legal = self.legal_cache
         if legal is not None:  # (a game over has no list)
             for known in legal:  # identity, as a bot picks them: no field-wise comparison
                 if known is action:
@@ -285,7 +285,7 @@ class DDMauState(GameState):
         if legal is None:
             super().apply(action)
             return
-        self._legal = None
+        self.legal_cache = None
         self.fresh = False
         decisions = self.decisions = self.decisions + 1
         if self.log is not None:
@@ -304,7 +304,7 @@ class DDMauState(GameState):
             node = self._node  # (None after a reshuffle)
             if card is not None and node is not None and node.plays_unchanged_by(card, self.held[self.current]):
                 # the same turn with the same plays: only the draw and the pass are decided again
-                self._legal = self._turn_legal(legal[:-2] if legal[-1] is PASS else legal[:-1])
+                self.legal_cache = self._turn_legal(legal[:-2] if legal[-1] is PASS else legal[:-1])
         elif verb == "stop":
             self._resolve_play()
         elif verb == "call":
@@ -334,14 +334,14 @@ class DDMauState(GameState):
         stands.  A hand already won (a finish whose hit waits for its target) is scored as won, the hit
         lapsing; any other hand as a blocked one (every seat adds its hand; reason ``decision-limit``), the
         cards of a play under way staying on the pile.  `_score_hand` then ends the game."""
-        self._legal = None  # (a play under way, or a dig, may have kept its next list)
+        self.legal_cache = None  # (a play under way, or a dig, may have kept its next list)
         final = self.final
         self._score_hand(None if final is None else final["seat"], "decision-limit")
 
     def _apply_legal(self, action: Action) -> None:
         """`GameState.apply`'s last step, after its checks (the list is cached then): `apply` with the list's
         own action."""
-        for known in self._legal:
+        for known in self.legal_cache:
             if known == action:
                 self.apply(known)
                 return
@@ -353,7 +353,7 @@ class DDMauState(GameState):
                 events.play_ended(self)
             self._resolve_play()
         else:
-            self._legal = legal
+            self.legal_cache = legal
 
     def default_action(self) -> Action:
         """Timeout choice: accept, the call with a last card, stop, draw, pass, the most-held colour."""
@@ -431,7 +431,7 @@ class DDMauState(GameState):
         new.must_play = self.must_play
         new.turn_limit = self.turn_limit
         new.decision_cap = self.decision_cap
-        new._legal = None
+        new.legal_cache = None
         new.facts = self.facts
         new.pile_shown = self.pile_shown
         new.match_shown = self.match_shown

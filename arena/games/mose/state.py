@@ -110,7 +110,7 @@ class MoseState(GameState):
         # what was worked out from the state, dropped (None) when what it depends on changes: per seat
         # (a list each) by the hand, whether it holds a meld and its meld actions; by the hand and the
         # table, its plays, or only whether it has any (`_plays`: a tuple, True or False)
-        "_legal", "_meldable", "_meld_acts", "_plays",
+        "legal_cache", "_meldable", "_meld_acts", "_plays",
         # what the table can take, kept up to date meld by meld (`offers.with_meld`) as the table changes
         "_needs",
     )
@@ -158,7 +158,7 @@ class MoseState(GameState):
         self.mistake = False  # a False Mose this turn (one a turn)
         self.false_plays = 0  # the False Plays made this turn (D-17; at most MAX_FALSE_PLAYS)
         self.turns = 0
-        self._legal: list[Action] | None = None
+        self.legal_cache: list[Action] | None = None
         self._needs: TableNeeds = offers.NO_NEEDS  # what the melds can take (`offers.table_needs`)
         self.masks = [0] * players  # the hands are empty
         self.sizes = [0] * players
@@ -243,7 +243,7 @@ class MoseState(GameState):
         and the benchmark pass) is legal by identity and applied here (the verbs by how often they come),
         then `_settle`'s work, inline.  Anything else goes through `_apply_checked`.
         """
-        legal = self._legal
+        legal = self.legal_cache
         if legal is not None:
             for offered in legal:
                 if offered is action:
@@ -253,7 +253,7 @@ class MoseState(GameState):
         if legal is None:
             self._apply_checked(action)
             return
-        self._legal = None
+        self.legal_cache = None
         decisions = self.decisions = self.decisions + 1
         seat = self.current
         verb = action.verb
@@ -301,10 +301,10 @@ class MoseState(GameState):
         another order, an illegal action (refused by the base class's checks with a clear error)."""
         parsed = action if action.__class__ is Action else Action.parse(action)
         if not self.is_over:
-            legal = self._legal
+            legal = self.legal_cache
             if legal is None:
                 self.legal_actions()
-                legal = self._legal
+                legal = self.legal_cache
             if parsed in legal:  # an equal action made elsewhere (parsed from its text): apply the list's own
                 self.apply(legal[legal.index(parsed)])
                 return
@@ -319,7 +319,7 @@ class MoseState(GameState):
     def legal_actions(self) -> list[Action]:
         """A copy of the kept list, worked out here when there is none (at nearly every decision: in this
         frame, not a helper's)."""
-        legal = self._legal
+        legal = self.legal_cache
         if legal is not None:
             return list(legal)
         phase = self.phase
@@ -371,7 +371,7 @@ class MoseState(GameState):
                         legal.extend(offers.false_plays(hand, self.melds, self.wild, self.decks))
                     if not self.mistake:
                         legal.append(CALL_MOSE)
-        self._legal = legal
+        self.legal_cache = legal
         return list(legal)
 
     def default_action(self) -> Action:
@@ -431,7 +431,7 @@ class MoseState(GameState):
         twin.is_over = self.is_over
         twin.masks = list(self.masks)
         twin.sizes = list(self.sizes)
-        twin._legal = self._legal
+        twin.legal_cache = self.legal_cache
         twin._meldable = list(self._meldable)
         twin._meld_acts = list(self._meld_acts)
         twin._plays = list(self._plays)
@@ -550,7 +550,7 @@ class MoseState(GameState):
     def _apply_legal(self, action: Action) -> None:
         """The base class's `apply` has checked ``action`` against the kept list: apply that list's own
         action (an equal one parsed from text is not identical to it)."""
-        legal = self._legal
+        legal = self.legal_cache
         self.apply(legal[legal.index(action)])
 
     def _grown(self, action: Action) -> tuple[int, str, Meld | None]:

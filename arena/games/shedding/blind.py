@@ -53,9 +53,9 @@ def plays(state: "SheddingState", candidates: list[str], hand_size: int) -> list
     from arena.games.shedding.legal import playable_cards
 
     rules = state.rules
-    claims = playable_cards(state, rules._identities)
-    if hand_size == 1 and rules._no_finish:
-        claims = [c for c in claims if c not in rules._no_finish]
+    claims = playable_cards(state, rules.identities)
+    if hand_size == 1 and rules.no_finish:
+        claims = [c for c in claims if c not in rules.no_finish]
     return [blind(real, claim) for real in dict.fromkeys(candidates) for claim in claims]
 
 

@@ -29,7 +29,7 @@ def call(state: SheddingState) -> None:
         can_discard = any(c[0] in counters or c in counters for c in hand)
     else:
         can_discard = bool(playable_cards(state, hand))
-    if len(hand) == state.rules._call_at and not state.drawn and can_discard:
+    if len(hand) == state.rules.call_at and not state.drawn and can_discard:
         state.called = 1
     else:  # B-7: every failed precondition is a false call
         state.called = 2

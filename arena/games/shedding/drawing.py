@@ -35,7 +35,7 @@ def draw(state: SheddingState) -> None:
         return
     state.drawn = True
     if rules.draw_mode == "until_playable" and state.suit_kind != "demand":
-        on_top = rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+        on_top = rules.playable_plain.get(state.discard[-1]) if state.active_suit is None else None
         if on_top is None:  # `legal_on_top`'s common case above, without its frame
             on_top = legal_on_top(state)  # the top stays while drawing (recycling keeps it)
         if effects.draw_until(state, seat, on_top) is None:
@@ -61,12 +61,12 @@ def draw(state: SheddingState) -> None:
 
 def can_play(state: SheddingState, card: str) -> bool:
     """Is this card (just drawn into the current hand) legal on the top?"""
-    on_top = state.rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+    on_top = state.rules.playable_plain.get(state.discard[-1]) if state.active_suit is None else None
     if on_top is None:  # `legal_on_top`'s common case above, without its frame
         on_top = legal_on_top(state)
     if card not in on_top:
         return False
-    return not (len(state.hands[state.current]) == 1 and card in state.rules._no_finish)
+    return not (len(state.hands[state.current]) == 1 and card in state.rules.no_finish)
 
 
 

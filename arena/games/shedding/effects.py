@@ -64,7 +64,7 @@ def draw_until(state: "SheddingState", seat: int, playable: frozenset) -> str | 
         sizes[seat] += 1
         if state.log is not None:
             events.drew(state, seat)
-        if card in playable and (len(hand) > 1 or card not in state.rules._no_finish):
+        if card in playable and (len(hand) > 1 or card not in state.rules.no_finish):
             return card
     return None
 

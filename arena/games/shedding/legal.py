@@ -24,8 +24,8 @@ def playable_cards(state: "SheddingState", hand: list[str]) -> list[str]:
     rules = state.rules
     on_top = legal_on_top(state)
     out = [c for c in hand if c in on_top]
-    if rules._no_finish and len(hand) == 1:
-        out = [c for c in out if c not in rules._no_finish]
+    if rules.no_finish and len(hand) == 1:
+        out = [c for c in out if c not in rules.no_finish]
     return out
 
 
@@ -35,27 +35,27 @@ def legal_on_top(state: "SheddingState") -> frozenset:
     rules = state.rules
     top = state.discard[-1]
     if state.active_suit is None:
-        cards = rules._playable_plain.get(top)
+        cards = rules.playable_plain.get(top)
         if cards is None:
-            cards = rules._playable_plain[top] = _playable_on(rules, top, None, False)
+            cards = rules.playable_plain[top] = _playable_on(rules, top, None, False)
         return cards
     key = (top, state.active_suit, state.suit_kind == "demand")
-    cards = rules._playable.get(key)
+    cards = rules.playable.get(key)
     if cards is None:
-        cards = rules._playable[key] = _playable_on(rules, *key)
+        cards = rules.playable[key] = _playable_on(rules, *key)
     return cards
 
 
 def _playable_on(rules, top: str, active_suit: str | None, demand: bool) -> frozenset:
     """Every card of the deck legal on this top; memoised per ruleset, so a turn is one set test per card."""
     top_rank = top[0]
-    if rules._open_top and active_suit is None and top in rules._open_top:
+    if rules.open_tops and active_suit is None and top in rules.open_tops:
         legal = set(rules.deck)  # anything goes on an open top (Faraón Js, Pesten Joker)
     else:
         suit = active_suit or top[1]
-        wild = rules._wild[top_rank, demand]
+        wild = rules.wild[top_rank, demand]
         legal = {c for c in rules.deck if c[0] == top_rank or c[1] == suit or c in wild}
-    return frozenset(legal - rules._blocked[top_rank])
+    return frozenset(legal - rules.blocked[top_rank])
 
 
 def turn_actions(state: "SheddingState") -> list:
@@ -80,15 +80,15 @@ def turn_actions(state: "SheddingState") -> list:
             cards = bool(playable_cards(state, hand))
             out = blind.plays(state, hand, len(hand))
         else:
-            on_top = rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+            on_top = rules.playable_plain.get(state.discard[-1]) if state.active_suit is None else None
             if on_top is None:
                 on_top = legal_on_top(state)
             out = []
             for card in hand:
                 if card in on_top:
                     out.append(PLAY[card])
-            if rules._no_finish and len(hand) == 1:
-                out = [a for a in out if a.args[0] not in rules._no_finish]
+            if rules.no_finish and len(hand) == 1:
+                out = [a for a in out if a.args[0] not in rules.no_finish]
             cards = bool(out)  # any play, before draw/pass/call join the list
         if state.called != 1:  # then draw or pass, and the call
             if not state.drawn:
@@ -101,7 +101,7 @@ def turn_actions(state: "SheddingState") -> list:
                     out.append(A.DRAW)
                 if not rules.must_play_after_draw or not cards:
                     out.append(A.PASS)
-            call_at = rules._call_at
+            call_at = rules.call_at
             if call_at and not state.called:
                 if len(hand) == call_at and (cards or call_at == 2):  # C-9 flag: offered with a finishing play
                     out.append(_call_word(rules.call, hand, call_at))
@@ -119,7 +119,7 @@ def plain_turn_actions(state: "SheddingState") -> list:
     if state.pending_draw or state.pending_skip or state.forced is not None:
         return turn_actions(state)
     rules = state.rules
-    on_top = rules._playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+    on_top = rules.playable_plain.get(state.discard[-1]) if state.active_suit is None else None
     if on_top is None:
         on_top = legal_on_top(state)
     out = []
@@ -145,12 +145,12 @@ def _answers(state: "SheddingState", hand: list[str]) -> list:
     plays = [
         PLAY[c]
         for c in hand
-        if (c[0] in counters or c in counters) and not (len(hand) == 1 and c in rules._no_finish)
+        if (c[0] in counters or c in counters) and not (len(hand) == 1 and c in rules.no_finish)
     ]
     if state.called == 1:
         return plays
     plays.append(A.ACCEPT)
-    call_at = rules._call_at
+    call_at = rules.call_at
     if call_at and not state.called and len(hand) == call_at and (len(plays) > 1 or call_at == 2):
         plays.append(_call_word(rules.call, hand, call_at))
     return plays
@@ -183,7 +183,7 @@ def follow_actions(state: "SheddingState") -> list:
 def combo_actions(state: "SheddingState") -> list:
     rank = state.combo[-1][0]
     hand = state.hands[state.current]
-    no_finish = state.rules._no_finish  # cards that may not be a hand's last (cannot_finish "forbidden")
+    no_finish = state.rules.no_finish  # cards that may not be a hand's last (cannot_finish "forbidden")
     out = []
     for card in hand:
         if card[0] == rank and not (card in no_finish and len(hand) == 1):
@@ -263,14 +263,14 @@ BY_PHASE = {
 
 
 def phase_table(rules: "Ruleset") -> dict:
-    """This ruleset's legal-list function by decision, kept on the ruleset (`Ruleset._legal_by_phase`) on
+    """This ruleset's legal-list function by decision, kept on the ruleset (`Ruleset.legal_by_phase`) on
     first use: with two packs every decision folds duplicate plays (`legal_actions`); with one, `BY_PHASE`,
     and the plain turn where the ruleset's turns allow it (`plain_turn_actions`)."""
     if rules.copies > 1:
         table = dict.fromkeys(BY_PHASE, legal_actions)
     else:
         table = dict(BY_PHASE)
-        if not (rules.blind or rules._call_at or rules._no_finish or rules.repeat_draw or rules._accusable_view):
+        if not (rules.blind or rules.call_at or rules.no_finish or rules.repeat_draw or rules.accusable_view):
             table["turn"] = plain_turn_actions
-    object.__setattr__(rules, "_legal_by_phase", table)
+    object.__setattr__(rules, "legal_by_phase", table)
     return table

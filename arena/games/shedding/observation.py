@@ -91,13 +91,13 @@ def observation_type(rules: "Ruleset") -> type[SheddingObservation]:
             return tuple(value for get in getters for value in get(state))
     else:
         eager = None
-    forced, accusable = rules._forced_view, rules._accusable_view
+    forced, accusable = rules.forced_view, rules.accusable_view
     keys = KEYS + extra + ("forced",) * forced + ("accusable",) * accusable
     keyed = SheddingObservation.record_type(keys)  # one per key order, shared by rulesets with the same keys
     keyed.FORCED, keyed.ACCUSABLE = forced, accusable  # what the keys say
     kind = type(keyed.__name__, (keyed,), {"__slots__": (), "RULESET": rules.name})  # this ruleset's own
-    object.__setattr__(rules, "_extra_values", eager)
-    object.__setattr__(rules, "_observation_type", kind)
+    object.__setattr__(rules, "extra_values", eager)
+    object.__setattr__(rules, "observation_class", kind)
     return kind
 
 
@@ -110,7 +110,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
     discard = state.discard
     phase = state.phase
     window = state.window
-    observation = (rules._observation_type or observation_type(rules))()  # see RecordObservation
+    observation = (rules.observation_class or observation_type(rules))()  # see RecordObservation
     # The snapshot, in `_assemble`'s order (at most 30 values: CPython builds a longer tuple display as a
     # list turned into a tuple).  Lists the engine changes in place are copied; the rest is shared.
     observation._parts = (
@@ -120,7 +120,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         phase,  # "over" once over
         None if seat is None else state.hands[seat].copy(),
         state.sizes.copy(),  # the hands' lengths, kept by the engine
-        blind.shown_discard(state) if rules.blind else discard[rules._visible],  # face-down cards as ??
+        blind.shown_discard(state) if rules.blind else discard[rules.visible_slice],  # face-down cards as ??
         len(discard),
         len(state.stock),
         state.direction,
@@ -143,7 +143,7 @@ def observe(state: "SheddingState", seat: int | None) -> Observation:
         state.idle,
         state.decisions,
         state.accusable,  # a tuple
-        None if rules._extra_values is None else rules._extra_values(state),
+        None if rules.extra_values is None else rules.extra_values(state),
     )
     observation._values = None  # assembled when first read
     return observation

@@ -40,7 +40,7 @@ def place(state: SheddingState, card: str, from_hand: bool, combo: bool = True) 
             return
     if rules.combos and combo and (from_hand or rules.opening == "hand_card"):
         hand = state.hands[state.current]  # the card has left it: any card of its rank, its twin too
-        if not rules._same_rank[card].isdisjoint(hand) or card in hand:
+        if not rules.same_rank[card].isdisjoint(hand) or card in hand:
             state.phase = "combo"
             return
     resolve(state)
@@ -52,7 +52,7 @@ def resolve(state: SheddingState) -> None:
     rules = state.rules
     cards = state.combo
     if len(cards) == 1 and not state.opening and state.hands[state.current]:  # one card, cards left in hand
-        ends = rules._turn_enders.get(cards[0])
+        ends = rules.turn_enders.get(cards[0])
         if ends is not None:  # hot path: a card whose effects only end the turn, as the steps below do it
             draw, skips, reverse = ends
             if reverse:
@@ -63,7 +63,7 @@ def resolve(state: SheddingState) -> None:
                 effects.draw(state, turns.step(state, state.current, 1), draw)
             turns.end_turn(state, 1 + skips)
             return
-        obligation = rules._obliging.get(cards[0])
+        obligation = rules.obliging.get(cards[0])
         if obligation is not None:  # a card that only leaves its player a decision: as at the end below
             state.phase = obligation
             if obligation == "suit":
@@ -86,7 +86,7 @@ def resolve(state: SheddingState) -> None:
             state.phase = "call"
             state.next_seat = turns.step(state, seat, 1)
             return
-        if finished and rules._call_at == 1 and state.called != 1 and len(cards) == 1 and not opening:
+        if finished and rules.call_at == 1 and state.called != 1 and len(cards) == 1 and not opening:
             finished = False  # C-9 flag: going out without the word (said at one card) is no going out
             effects.draw(state, seat, rules.call.penalty)
         elif not finished and rule.emptying is not None:
@@ -104,9 +104,9 @@ def resolve(state: SheddingState) -> None:
             draw_others, draw_chosen, cancel = rule.draw_others, rule.draw_chosen, rule.cancel_pending
     else:  # a combo's effects depend on its cards alone: added up once per ruleset and sequence of cards
         combo = tuple(cards)
-        summed = rules._combos.get(combo)
+        summed = rules.combo_effects.get(combo)
         if summed is None:
-            summed = rules._combos[combo] = aggregate(rules, combo)
+            summed = rules.combo_effects[combo] = aggregate(rules, combo)
         draw_next, draw_previous, pending, reverses, skips, draw_others, draw_chosen, cancel = summed
     if cancel:
         state.pending_draw = 0
@@ -172,7 +172,7 @@ def resolve(state: SheddingState) -> None:
 def aggregate(rules: "Ruleset", cards: "tuple[str, ...]") -> tuple:
     """A combo's effects added up (P17): "sum" per card (A-6) or "once" (Quick, C-11): (draw_next,
     draw_previous, pending, reverses, skips, draw_others, draw_chosen, cancel).  A function of the
-    ruleset and the cards alone, so `resolve` keeps its answers per ruleset (`Ruleset._combos`)."""
+    ruleset and the cards alone, so `resolve` keeps its answers per ruleset (`Ruleset.combo_effects`)."""
     by_card = rules.rules_by_card
     per_card = rules.combo_per_card
     once = rules.combo_aggregation == "once"

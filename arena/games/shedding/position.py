@@ -282,13 +282,13 @@ def from_position(rules: Ruleset, options: dict[str, Any], position: Mapping[str
     _restore_blind(state, rules, position, phase, masks)
     if phase == "target" and not rules.rule(discard[-1]).draw_chosen:
         raise PositionError(f"a target decision needs a chosen-player draw card on top, not {discard[-1]}")
-    state._legal = None
+    state.legal_cache = None
     state.log = None  # a restored state records nothing until asked (`record_events`), from a `start` event
     state.fresh = False
     state.refresh_match_view()
     if not over:
         turns.settle(state)
-        state._legal = None
+        state.legal_cache = None
     return state
 
 

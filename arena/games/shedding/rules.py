@@ -217,34 +217,36 @@ class Ruleset:
     #: Who opens the next hand: the seat after the "dealer", or the "winner" of the last hand (Faraón).
     leader: str = "dealer"
 
-    # Derived in __post_init__, for the engine's hot paths (not options: no init, no repr, no compare).
+    # Derived in __post_init__, for the engine's hot paths (not options: no init, no repr, no compare).  They are the
+    # ruleset's public lookup tables, read by every module of the engine; the ones marked "cache" start empty and are
+    # filled on first use by the module named, and nothing else writes any of them.
     deck: tuple = _derived()
-    _visible: slice = _derived()
-    _ladder: bool = _derived()
+    visible_slice: slice = _derived()  # the shown top of the pile (`visible_discard` cards)
+    ladder: bool = _derived()  # seats can leave a hand or the match, so turns skip them (Faraón)
     #: Some card pays a debt one card at a time, so that a drawn card may answer it (`rescue_first_k`).
     has_rescue: bool = _derived()
-    _forced_view: bool = _derived()
-    _accusable_view: bool = _derived()
-    _observation_type: type | None = _derived()
-    _extra_values: Any = _derived()  # state -> the values of the ruleset's own observation keys, or None (observation.py)
-    _decision_cap: int = _derived()
-    _playable: dict = _derived()
-    _legal_by_phase: dict | None = _derived()  # decision -> legal-list function (`legal.phase_table`)
-    _playable_plain: dict = _derived()
-    _combos: dict = _derived()  # a combo's cards (a tuple) -> their effects added up (`playing.aggregate`)
+    forced_view: bool = _derived()  # observations name the drawn card that must be played (`forced`)
+    accusable_view: bool = _derived()  # observations say who can be accused in this turn (B-8)
+    observation_class: type | None = _derived()  # cache: the observation record type (`observation.observation_type`)
+    extra_values: Any = _derived()  # cache: state -> the values of the ruleset's own observation keys, or None (observation.py)
+    decision_cap: int = _derived()  # `decision_limit`, or a count no game reaches
+    playable: dict = _derived()  # cache: (top, active suit, demand?) -> the cards legal on it (legal.py)
+    legal_by_phase: dict | None = _derived()  # cache: decision -> legal-list function (`legal.phase_table`)
+    playable_plain: dict = _derived()  # cache: the same by top card alone, while no suit is named (legal.py)
+    combo_effects: dict = _derived()  # cache: a combo's cards (a tuple) -> their effects added up (`playing.aggregate`)
     rules_by_card: dict = _derived()  # card -> CardRule, every card of the deck
-    _card_points: dict = _derived()  # card -> its points left in a hand (`points` by its rank), for scoring
+    card_points: dict = _derived()  # card -> its points left in a hand (`points` by its rank), for scoring
     rule: object = _derived()  # `rule(card)`: that dict's own lookup, no Python frame
-    _obliging: dict = _derived()
-    _turn_enders: dict = _derived()
-    _wild: dict = _derived()
-    _blocked: dict = _derived()
-    _no_finish: frozenset = _derived()
-    _open_top: frozenset = _derived()
-    _identities: list = _derived()
-    _call_at: int = _derived()
-    _quiet_hand: int = _derived()
-    _same_rank: dict = _derived()
+    obliging: dict = _derived()  # card -> "suit", "cover" or "follow": its play only hands its player a decision
+    turn_enders: dict = _derived()  # card -> (draws, skips, reverses?): its play only ends the turn
+    wild: dict = _derived()  # (top rank, demand?) -> the cards placeable on it by a wild rule
+    blocked: dict = _derived()  # top rank -> the cards that may never go on it
+    no_finish: frozenset = _derived()  # cards that may not be a hand's last (`cannot_finish` "forbidden")
+    open_tops: frozenset = _derived()  # cards on which anything may go (`open_top`)
+    identities: list = _derived()  # each distinct card once (Blind claims)
+    call_at: int = _derived()  # hand size at which the call is offered in turn (2, 1, or 0: none)
+    quiet_hand: int = _derived()  # the fewest cards a hand may hold for `SheddingState._quiet_play`
+    same_rank: dict = _derived()  # card -> the deck's other cards of its rank
     _wider: dict = _derived()  # players' packs -> this ruleset with that many packs (`for_players`)
 
     def __post_init__(self) -> None:
@@ -254,43 +256,43 @@ class Ruleset:
         # comparisons and look-ups of cards (`hand.remove`, `in`, dict keys) succeed on identity.
         object.__setattr__(self, "deck", tuple(map(sys.intern, self.deck_cards())))
         # Read at every observation: plain attributes rather than properties and arithmetic.
-        object.__setattr__(self, "_visible", slice(-self.visible_discard, None))  # the shown top of the pile
-        object.__setattr__(self, "_ladder", self.hand_end != "first_out" or self.lives > 0)
+        object.__setattr__(self, "visible_slice", slice(-self.visible_discard, None))  # the shown top of the pile
+        object.__setattr__(self, "ladder", self.hand_end != "first_out" or self.lives > 0)
         # A drawn card can be the only one the seat may play (C-4 after_draw_play, a cover drawn for, a
         # rescue): its observation names it (`forced`), as only that seat knows which card it drew.
         forced_view = self.after_draw_play == "drawn" or any(
             r.cover_ranks or r.rescue_first_k for r in (*self.rank_rules.values(), *self.card_rules.values())
         )
-        object.__setattr__(self, "_forced_view", forced_view)
+        object.__setattr__(self, "forced_view", forced_view)
         # B-8 (Online Mau-Mau): who can still be accused in the next player's turn is public and decides its
         # legal actions, so its observation says so (`accusable`).
-        object.__setattr__(self, "_accusable_view", self.call is not None and self.call.accuse_in_next_turn)
-        object.__setattr__(self, "_observation_type", None)  # set by observation.observation_type on first use
+        object.__setattr__(self, "accusable_view", self.call is not None and self.call.accuse_in_next_turn)
+        object.__setattr__(self, "observation_class", None)  # set by observation.observation_type on first use
         # Compared after every decision: the limit, or a count no game reaches when there is none.
-        object.__setattr__(self, "_decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
+        object.__setattr__(self, "decision_cap", self.decision_limit if self.decision_limit > 0 else 1 << 62)
         # (top card, active suit, demand?) -> the deck's cards legal on it, filled as tops occur (legal.py).
-        object.__setattr__(self, "_playable", {})
-        object.__setattr__(self, "_legal_by_phase", None)  # set by legal.phase_table on first use
-        object.__setattr__(self, "_playable_plain", {})  # the same while no suit is named, by top card alone
-        object.__setattr__(self, "_combos", {})  # a combo's cards -> their effects added up, filled as combos occur
+        object.__setattr__(self, "playable", {})
+        object.__setattr__(self, "legal_by_phase", None)  # set by legal.phase_table on first use
+        object.__setattr__(self, "playable_plain", {})  # the same while no suit is named, by top card alone
+        object.__setattr__(self, "combo_effects", {})  # a combo's cards -> their effects added up, filled as combos occur
         rules = {}
         for card in self.deck:
             rules[card] = self.card_rules.get(card) or self.rank_rules.get(card[0]) or _PLAIN
         object.__setattr__(self, "rules_by_card", rules)
         # A hand's points are `sum(map(_card_points.__getitem__, hand))`: the sum in C, no generator frame.
         points = self.points
-        object.__setattr__(self, "_card_points", {c: points[c[0]] for c in rules if c[0] in points})
+        object.__setattr__(self, "card_points", {c: points[c[0]] for c in rules if c[0] in points})
         object.__setattr__(self, "rule", rules.__getitem__)
         object.__setattr__(self, "has_rescue", any(rule.rescue_first_k for rule in rules.values()))
         # Cards whose play, when it leaves cards in the hand, does no more than end the turn: card ->
         # (cards the next seat draws, seats skipped, reverses?), for `SheddingState._quiet_play` and the
         # shortcut of `playing.resolve`.
         turn_enders = {c: e for c, r in rules.items() if (e := _turn_ending(r)) is not None}
-        object.__setattr__(self, "_turn_enders", turn_enders)
+        object.__setattr__(self, "turn_enders", turn_enders)
         # Cards whose play, when it leaves cards in the hand, only hands their player a decision: card ->
         # "suit", "cover" or "follow" (`playing.resolve` takes that shortcut too).
         obliging = {c: o for c, r in rules.items() if (o := _obligation_only(r)) is not None}
-        object.__setattr__(self, "_obliging", obliging)
+        object.__setattr__(self, "obliging", obliging)
         # Placement tables by top rank, so legal-move generation is one comprehension.
         wild: dict = {}
         blocked: dict = {}
@@ -304,25 +306,25 @@ class Ruleset:
                     or (rule.placement == "any_unless_demand" and not demand)
                 )
             blocked[top] = frozenset(card for card, rule in rules.items() if top in rule.never_on)
-        object.__setattr__(self, "_wild", wild)
-        object.__setattr__(self, "_blocked", blocked)
+        object.__setattr__(self, "wild", wild)
+        object.__setattr__(self, "blocked", blocked)
         object.__setattr__(
-            self, "_no_finish", frozenset(c for c, r in rules.items() if r.cannot_finish == "forbidden")
+            self, "no_finish", frozenset(c for c, r in rules.items() if r.cannot_finish == "forbidden")
         )
-        object.__setattr__(self, "_open_top", frozenset(c for c, r in rules.items() if r.open_top))
-        object.__setattr__(self, "_identities", list(rules))  # each distinct card once (Blind claims)
+        object.__setattr__(self, "open_tops", frozenset(c for c, r in rules.items() if r.open_top))
+        object.__setattr__(self, "identities", list(rules))  # each distinct card once (Blind claims)
         # Hand size at which the call is offered in turn: 2 (S1, before the 2→1 discard), 1 (C-9
         # ``call_model = on_going_out``: before the finishing play), 0 (no call in turn).
         timing = self.call.timing if self.call is not None else ""
-        object.__setattr__(self, "_call_at", {"before_discard": 2, "on_going_out": 1}.get(timing, 0))
+        object.__setattr__(self, "call_at", {"before_discard": 2, "on_going_out": 1}.get(timing, 0))
         # The fewest cards a hand may hold for `SheddingState._quiet_play`: the play must not empty it,
         # and with a call rule it must not leave the one card a call or a catch window is about.
-        object.__setattr__(self, "_quiet_hand", 3 if self.call is not None else 2)
+        object.__setattr__(self, "quiet_hand", 3 if self.call is not None else 2)
         # card -> the other cards of the deck with its rank: "does the hand hold another card of this
         # rank" (a combo) is a set test in C rather than a loop over the hand (a twin from a second
         # pack has the same code: the callers look for it too).
         same_rank = {c: frozenset(d for d in rules if d[0] == c[0] and d != c) for c in rules}
-        object.__setattr__(self, "_same_rank", same_rank)
+        object.__setattr__(self, "same_rank", same_rank)
 
     def for_players(self, players: int) -> "Ruleset":
         """This ruleset with as many packs as `players` need (C-14); itself when one pack serves."""
@@ -339,10 +341,6 @@ class Ruleset:
     def deck_cards(self) -> list[str]:
         return _cards.deck(self.ranks, copies=self.copies, jokers=self.jokers)
 
-    @property
-    def ladder(self) -> bool:
-        """Seats can leave a hand or the match, so turns skip them (Faraón)."""
-        return self._ladder
 
 
 _PLAIN = CardRule()

@@ -90,7 +90,7 @@ def score_hand(state: SheddingState, winner: int | None, reason: str, bonus: tup
         most = max(len(state.hands[s]) for s in holders)
         score_ladder(state, [s for s in holders if len(state.hands[s]) == most], reason)
         return
-    card_points = rules._card_points.__getitem__  # `points` by rank, per card
+    card_points = rules.card_points.__getitem__  # `points` by rank, per card
     points = [sum(map(card_points, hand)) for hand in state.hands]
     if winner is not None and state.combo:
         rule = rules.rule(state.combo[-1])

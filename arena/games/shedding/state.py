@@ -59,8 +59,9 @@ class SheddingState(GameState):
         # the decision under way
         "current", "phase", "drawn", "called", "placed", "forced", "combo", "offender", "next_seat",
         "advance", "window", "going_out", "paying", "accusable",
-        # the legal list of the decision under way, until an action is applied
-        "_legal",
+        # the legal list of the decision under way (None: not listed yet); whatever changes the position
+        # clears it (here, `turns.settle`, `position.restore`)
+        "legal_cache",
         # the public events: `log` while recording (None: not asked, nothing recorded); `fresh`: built by
         # the constructor (not restored), so `record_events` can replay the deal with a log
         "log", "fresh",
@@ -90,7 +91,7 @@ class SheddingState(GameState):
         self.is_over = False
         self.reason = ""
         self.last_hand: dict | None = None
-        self._legal: list | None = None
+        self.legal_cache: list | None = None
         self.log = log  # a list only for `record_events`, which deals the same game again to record it
         self.fresh = True
         deal.deal(self)
@@ -103,9 +104,9 @@ class SheddingState(GameState):
         return self.phase
 
     def legal_actions(self) -> list[Action]:
-        legal = self._legal
+        legal = self.legal_cache
         if legal is None:  # the ruleset's own function for the decision (`legal.phase_table`); [] once over
-            legal = self._legal = (self.rules._legal_by_phase or phase_table(self.rules))[self.phase](self)
+            legal = self.legal_cache = (self.rules.legal_by_phase or phase_table(self.rules))[self.phase](self)
         return legal.copy()
 
     def apply(self, action: "Action | str") -> None:
@@ -116,7 +117,7 @@ class SheddingState(GameState):
         class's checks, which parse, refuse with a clear error, or hand the list's own action back here
         (`_apply_legal`).
         """
-        legal = self._legal
+        legal = self.legal_cache
         if legal is not None:
             for candidate in legal:
                 if candidate is action:
@@ -126,14 +127,14 @@ class SheddingState(GameState):
         if legal is None:
             GameState.apply(self, action)
             return
-        self._legal = None
+        self.legal_cache = None
         verb = action.verb
         if self.log is not None:
             events.action(self, action)
         if verb == "play":
             card = action.args[0]
             phase = self.phase
-            if phase == "turn" and card in self.rules._turn_enders and self._quiet_play(card):
+            if phase == "turn" and card in self.rules.turn_enders and self._quiet_play(card):
                 pass  # played, and the next turn begun
             elif phase == "rescue":
                 drawing.rescue(self, card)
@@ -142,7 +143,7 @@ class SheddingState(GameState):
                 if phase != "combo":  # a new play (a combo's later cards add to it)
                     if self.combo:  # a turn's play finds it empty (`turns.start_turn`); a cover's holds the 6
                         self.combo = []
-                    if self.rules._call_at == 2 and len(hand) == 2 and not self.drawn:
+                    if self.rules.call_at == 2 and len(hand) == 2 and not self.drawn:
                         self.offender = self.current  # S1: MAU-MAU was due before this 2 -> 1 discard
                 hand.remove(card)
                 self.sizes[self.current] -= 1
@@ -173,24 +174,24 @@ class SheddingState(GameState):
             blind.challenge(self)
         if self.pending_draw or self.pending_skip or self.phase == "follow":  # `turns.settle` looks at the phase
             turns.settle(self)
-            self._legal = None
+            self.legal_cache = None
         self.decisions += 1
-        if self.decisions >= self.rules._decision_cap and not self.is_over:
+        if self.decisions >= self.rules.decision_cap and not self.is_over:
             scoring.score_hand(self, None, "decision-limit")
-            self._legal = None
+            self.legal_cache = None
 
     def _apply_legal(self, action: Action) -> None:
         """The base class's `apply` has checked `action` against the cached list: apply that list's own
         action (an equal one parsed from text is not identical to it)."""
-        legal = self._legal
+        legal = self.legal_cache
         self.apply(legal[legal.index(action)])
 
     def _quiet_play(self, card: str) -> bool:
         """The common play, done in one step: True if `card` was played and the next turn begun.
 
-        A turn's single card whose only effects end the turn (`Ruleset._turn_enders`, checked by
+        A turn's single card whose only effects end the turn (`Ruleset.turn_enders`, checked by
         the caller: the next seat draws, seats are skipped, the direction turns) and that does not
-        empty the hand (nor leave one card where a call rule cares: `Ruleset._quiet_hand`), with
+        empty the hand (nor leave one card where a call rule cares: `Ruleset.quiet_hand`), with
         nothing pending, no combo or table pattern to build, no announcement or window due, and
         nobody out of the hand: the whole pipeline (`playing.place`, `playing.resolve`, `turns.end_turn`,
         `turns.start_turn`) comes down to the steps below.  Anything else returns False before changing
@@ -200,12 +201,12 @@ class SheddingState(GameState):
         seat = self.current
         hand = self.hands[seat]
         if rules.combos and (  # another card of the rank (two packs: maybe its twin) would start a combo
-            not rules._same_rank[card].isdisjoint(hand) or (rules.copies > 1 and hand.count(card) > 1)
+            not rules.same_rank[card].isdisjoint(hand) or (rules.copies > 1 and hand.count(card) > 1)
         ):
             return False  # asked first: in Moumou the most common reason to take the pipeline
         if self.opening or self.pending_draw or self.pending_skip:
             return False
-        if len(hand) < rules._quiet_hand or self.gone_count or self.returning is not None or self.blind_skip:
+        if len(hand) < rules.quiet_hand or self.gone_count or self.returning is not None or self.blind_skip:
             return False
         if self.offender is not None or self.accusable is not None:
             return False
@@ -228,7 +229,7 @@ class SheddingState(GameState):
         if self.combo:
             self.combo = []
         self.next_seat = None
-        draw, skips, reverse = rules._turn_enders[card]
+        draw, skips, reverse = rules.turn_enders[card]
         players = self.players
         if reverse:  # as `playing.resolve`: turn first, then draw and step in the new direction
             self.direction = -self.direction
@@ -258,7 +259,7 @@ class SheddingState(GameState):
             for action in legal:
                 if action.verb == "blind" and action.args[0] == action.args[1]:
                     return action
-        if phase == "turn" and self.rules._call_at == 1 and legal[-1].verb == "call":
+        if phase == "turn" and self.rules.call_at == 1 and legal[-1].verb == "call":
             return legal[-1]  # C-9 flag: going out needs the word, and a timeout should not cost 2 cards
         if phase == "turn" and A.DRAW in legal and legal[0].verb == "play":
             return legal[0]  # a voluntary draw as the timeout choice would let hands grow without end
@@ -358,7 +359,7 @@ class SheddingState(GameState):
         new.going_out = self.going_out
         new.paying = self.paying
         new.accusable = self.accusable
-        new._legal = None
+        new.legal_cache = None
         new.log = None  # clones do not record
         new.fresh = self.fresh
         return new

@@ -140,4 +140,4 @@ def settle(state: SheddingState) -> None:
             drawing.accept(state)
         else:
             return
-    state._legal = None
+    state.legal_cache = None
