@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import trio
 
@@ -165,27 +165,20 @@ def _ordinal(place: int | None) -> str:
 
 
 class _ResultCommit:
-    """One game's ``on_result`` for the runner: commits through the director, remembers what it committed."""
+    """One game's ``on_result`` for the runner: commits through the director (``commit``, its `_commit_and_count`),
+    remembers what it committed and when."""
 
-    def __init__(self, director: "LadderDirector", recorder: CommitClosedRecorder) -> None:
-        self.director = director
+    def __init__(self, commit: Callable[[Any, CommitClosedRecorder], Awaitable[None]],
+                 recorder: CommitClosedRecorder) -> None:
+        self.commit = commit
         self.recorder = recorder
         self.status: str | None = None
         self.committed_at = 0.0  # time.monotonic() when the commit returned
 
     async def __call__(self, outcome: Any) -> None:
-        try:
-            await self.director._commit_result(outcome, self.recorder)
-        except BaseException:
-            # Unknown whether the row took it (a commit that raised after it applied): the fit reads the store.
-            # (A shared ladder's running totals are read from the store already: they stay.)
-            if not self.director._totals_from_store:
-                self.director._running_totals = None
-            raise
+        await self.commit(outcome, self.recorder)
         self.committed_at = time.monotonic()
         self.status = outcome.status
-        if outcome.status == "finished":
-            self.director._count_in_fit(outcome)
 
 
 class LadderDirector:
@@ -618,7 +611,7 @@ class LadderDirector:
                 if self.membership is not None:  # a host of a shared ladder may have to abort its games
                     self._stops[game_id] = extra["stop"] = GameStop()
                 try:
-                    commit = _ResultCommit(self, recorder)
+                    commit = _ResultCommit(self._commit_and_count, recorder)
                     self.gaps.add("to_play", time.monotonic() - committed_at)
                     outcome = await handle.play_game(
                         table.ruleset, options, seed, list(seats), self.settings.time_control,
@@ -718,6 +711,19 @@ class LadderDirector:
     def _freeing(self, game_id: str) -> dict[str, Any]:
         """`LadderStore.game_ended`'s keywords that free the game's seats on a shared ladder in the same commit."""
         return {"then": self.membership.release_statements(game_id)} if self.membership is not None else {}
+
+    async def _commit_and_count(self, outcome: Any, recorder: CommitClosedRecorder) -> None:
+        """A game's result committed (`_commit_result`), then counted in the fit's input if it finished."""
+        try:
+            await self._commit_result(outcome, recorder)
+        except BaseException:
+            # Unknown whether the row took it (a commit that raised after it applied): the fit reads the store.
+            # (A shared ladder's running totals are read from the store already: they stay.)
+            if not self._totals_from_store:
+                self._running_totals = None
+            raise
+        if outcome.status == "finished":
+            self._count_in_fit(outcome)
 
     async def _commit_result(self, outcome: Any, recorder: CommitClosedRecorder | None = None) -> None:
         """The runner's ``on_result``: commit the game's result with its replay (the point that makes both final).

@@ -154,6 +154,17 @@ class GameStop:
         for scope in list(self._scopes):
             scope.cancel()
 
+    @contextlib.contextmanager
+    def covering(self, scope: trio.CancelScope) -> Iterator[None]:
+        """While inside, `abort` cancels `scope` (at once if this switch was thrown already)."""
+        self._scopes.add(scope)
+        if self.aborted:
+            scope.cancel()
+        try:
+            yield
+        finally:
+            self._scopes.discard(scope)
+
 
 class Resignations:
     """Seats that lose their game at once: e.g. a bot whose process died (``arena match --recover``).
@@ -368,17 +379,10 @@ class _Game:
         played = False
         try:
             with trio.CancelScope() as game_scope:
-                if stop is not None:
-                    stop._scopes.add(game_scope)
-                    if stop.aborted:
-                        game_scope.cancel()
-                try:
+                with stop.covering(game_scope) if stop is not None else contextlib.nullcontext():
                     await self._tell_started()
                     await self._emit_event(0, -1, "")
                     abort_reason = await self._play()
-                finally:
-                    if stop is not None:
-                        stop._scopes.discard(game_scope)
             if game_scope.cancelled_caught:
                 abort_reason = (stop.reason if stop is not None else None) or "stopped"
             played = True
