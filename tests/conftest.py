@@ -16,6 +16,30 @@ if os.environ.get("CI"):
 
 import pytest  # noqa: E402
 
+from tests import postgres_server  # noqa: E402,F401  (first: its clusters stay in the machine's temp folder)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_files_in_the_sessions_folder(tmp_path_factory):
+    """What the code under test, and every process it starts, puts in the temporary folder lands in this session's
+    pytest folder, which pytest prunes (it keeps the last three sessions'), not in /tmp for good: `arena match`
+    keeps its bots' logs in a temporary folder when a bot failed, as a user would want, and the suite makes bots
+    fail on purpose (some 50 folders a run were left behind)."""
+    import tempfile
+
+    folder = tmp_path_factory.mktemp("tmp")
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = None  # read TMPDIR again
+    try:
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+        tempfile.tempdir = None
+
 
 def _own_postgres():
     from tests.postgres_server import find_binaries, remove, start_server

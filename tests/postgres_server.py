@@ -41,6 +41,10 @@ from typing import Optional
 INSTALL_HINT = "PostgreSQL's server programs (apt-get install postgresql)"
 #: Every cluster's directory is ``<temp dir>/arena-pg-*``; the sweep looks there and nowhere else.
 PREFIX = "arena-pg-"
+#: Where clusters live: the machine's temporary folder as this module found it on import (the suite's conftest
+#: imports it before it points TMPDIR at the session's own folder), so the ``postgres`` user can reach them and
+#: every session, whoever runs it, sweeps the orphans of the others.
+AREA = Path(tempfile.gettempdir())
 #: The owner's record in a cluster's directory.
 OWNER_FILE = "owner.json"
 
@@ -142,7 +146,7 @@ def start_server(fsync: bool = False, settings: tuple[str, ...] = ()) -> Postgre
         except KeyError:
             raise RuntimeError("running as root needs the 'postgres' user that Debian's postgresql package creates") from None
         user = "postgres"
-    root = Path(tempfile.mkdtemp(prefix=PREFIX))
+    root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=AREA))
     _write_owner(root, bindir, user)  # first: a directory with no record is never swept
     server = PostgresServer(bindir, root / "data", _free_port(), user, root / "server.log", fsync, settings)
     try:
@@ -236,7 +240,7 @@ def sweep_orphans(area: Optional[Path] = None) -> list[Path]:
     Two sweeps at once, or a sweep and a watchdog, may both try one cluster: both steps tolerate that.
     """
     removed = []
-    for root in sorted(Path(area or tempfile.gettempdir()).glob(PREFIX + "*")):
+    for root in sorted(Path(area or AREA).glob(PREFIX + "*")):
         record = read_owner(root)
         if record is None or owner_alive(record):
             continue
