@@ -16,7 +16,7 @@ if os.environ.get("CI"):
 
 import pytest  # noqa: E402
 
-from tests import postgres_server  # noqa: E402,F401  (first: its clusters stay in the machine's temp folder)
+from tests import postgres_server  # noqa: E402  (before TMPDIR changes: its clusters stay in the machine's temp folder)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -28,16 +28,18 @@ def temporary_files_in_the_sessions_folder(tmp_path_factory):
     import tempfile
 
     folder = tmp_path_factory.mktemp("tmp")
-    before = os.environ.get("TMPDIR")
+    before = {name: os.environ.get(name) for name in ("TMPDIR", postgres_server.MACHINE_TMPDIR)}
+    os.environ.setdefault(postgres_server.MACHINE_TMPDIR, str(postgres_server.AREA))  # kept by a nested pytest
     os.environ["TMPDIR"] = str(folder)
     tempfile.tempdir = None  # read TMPDIR again
     try:
         yield folder
     finally:
-        if before is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         tempfile.tempdir = None
 
 

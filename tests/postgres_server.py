@@ -41,10 +41,11 @@ from typing import Optional
 INSTALL_HINT = "PostgreSQL's server programs (apt-get install postgresql)"
 #: Every cluster's directory is ``<temp dir>/arena-pg-*``; the sweep looks there and nowhere else.
 PREFIX = "arena-pg-"
-#: Where clusters live: the machine's temporary folder as this module found it on import (the suite's conftest
-#: imports it before it points TMPDIR at the session's own folder), so the ``postgres`` user can reach them and
-#: every session, whoever runs it, sweeps the orphans of the others.
-AREA = Path(tempfile.gettempdir())
+#: Where clusters live: the machine's temporary folder, which the suite's conftest names in MACHINE_TMPDIR before
+#: it points TMPDIR at the session's own folder (a pytest started by a test inherits both), so the ``postgres``
+#: user can reach them and every session, whoever runs it, sweeps the orphans of the others.
+MACHINE_TMPDIR = "ARENA_TEST_MACHINE_TMPDIR"
+AREA = Path(os.environ.get(MACHINE_TMPDIR) or tempfile.gettempdir())
 #: The owner's record in a cluster's directory.
 OWNER_FILE = "owner.json"
 
