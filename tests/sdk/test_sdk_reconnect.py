@@ -82,7 +82,8 @@ class CuttableProxy:
         threading.Thread(target=self._accept, daemon=True).start()
 
     def note(self, what: str) -> None:
-        self.journal.append(f"{time.strftime('%H:%M:%S')}.{int(time.time() * 1000) % 1000:03d} {what}")
+        now = time.time()
+        self.journal.append(f"{time.strftime('%H:%M:%S', time.localtime(now))}.{int(now * 1000) % 1000:03d} {what}")
 
     def _accept(self):
         while True:
@@ -133,9 +134,10 @@ class CuttableProxy:
 
 
 # This test hung about once in 20 runs (Sessions 7-15; in this session three long slow-suite runs in a row) and was
-# kept out of the default suite for it: the bot logged its Welcome and nothing more.  The proxy's journal and the
-# server's log (both printed on failure now) showed why: the cut fell 50 ms after the first connection was accepted,
-# before the bot had read its Welcome, so it came back as a new session (see `welcomed`).  The cut is armed only
+# kept out of the default suite for it: the bot logged one "connected to" and nothing more.  The proxy's journal and
+# the server's log (both printed on failure now) showed why: the cut fell 50 ms after the first connection was
+# accepted, before the bot had read its Welcome, and that line was its second connection's, a new session (see
+# `welcomed`); stopping the bot (SIGSTOP) until the cut reproduces it every time.  The cut is armed only
 # once the bot has read it.  Along the way (Session 7): a connection gone silent was noticed only after 60 s (grpc's
 # flow-control ping held the keepalive back); every ping now waits 5 s at most (KEEPALIVE in
 # mau_arena_sdk/client.py; the test below).
