@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Optional
 
 INSTALL_HINT = "PostgreSQL's server programs (apt-get install postgresql)"
-#: Every cluster's directory is ``<temp dir>/arena-pg-*``; the sweep looks there and nowhere else.
+#: Every cluster's directory is ``AREA/arena-pg-*``; the sweep looks there and nowhere else.
 PREFIX = "arena-pg-"
 #: Where clusters live: the machine's temporary folder, which the suite's conftest names in MACHINE_TMPDIR before
 #: it points TMPDIR at the session's own folder (a pytest started by a test inherits both), so the ``postgres``

@@ -526,10 +526,11 @@ def _serve(args, store, config, players, options, time_control) -> int:
 
 
 async def _route_signals(ladder: Any, starting: Any, task_status: Any) -> None:
-    """`arena serve`'s one receiver of SIGINT and SIGTERM, open for the whole run: a signal during start-up
-    cancels `starting` (and the ladder, told to stop, never schedules a game); once the ladder runs, it drains
-    on the first and aborts on the second.  Without it a SIGTERM before the ladder's own receiver opened
-    killed the process outright, and the demo's bots, each in a session of its own, were left running."""
+    """`arena serve`'s one receiver of SIGINT and SIGTERM, open for the whole run: each goes to the ladder
+    (`LadderDirector.on_signal`: before it runs, a stop as soon as it does; then a drain, and an abort on the
+    second), and a signal during start-up also cancels `starting`.  Without it a SIGTERM before the ladder's own
+    receiver opened killed the process outright, and the demo's bots, each in a session of its own, were left
+    running."""
     import signal
 
     import trio
@@ -537,11 +538,8 @@ async def _route_signals(ladder: Any, starting: Any, task_status: Any) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
         task_status.started()
         async for signum in received:
-            if ladder.stopping is None:  # the ladder has not run yet
-                ladder.stop(f"{'Ctrl-C' if signum == signal.SIGINT else 'SIGTERM'} during start-up, before any game")
-                starting.cancel()  # a no-op once the start-up is over: the ladder then stops as soon as it runs
-            else:
-                ladder.on_signal(signum)
+            ladder.on_signal(signum)
+            starting.cancel()  # a no-op once the start-up is over
 
 
 def _web_socket(args):

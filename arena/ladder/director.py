@@ -330,12 +330,15 @@ class LadderDirector:
 
     def on_signal(self, signum: int) -> None:
         """SIGINT (Ctrl-C) or SIGTERM: the first stops scheduling and lets the running games finish (`drain_s`),
-        the second aborts them.  The ladder's own receiver calls this (`LadderSettings.handle_signals`), or the
-        program that owns the process's signals does (`arena serve`, whose receiver is open from its start)."""
-        if self.stopping is not None and self.stopping.is_set():
+        the second aborts them; before the ladder runs, the first makes it stop as soon as it does.  The ladder's
+        own receiver calls this (`LadderSettings.handle_signals`), or the program that owns the process's signals
+        does (`arena serve`, whose receiver is open from its start)."""
+        name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        if self.stopping is None:
+            self.stop(f"{name} during start-up, before any game")
+        elif self.stopping.is_set():
             self.abort_now("interrupted twice")
         else:
-            name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
             self.stop(f"{name}; again to abort running games")
 
     def abort_now(self, reason: str) -> None:

@@ -267,6 +267,19 @@ if _name and "--name" in sys.argv and sys.argv[sys.argv.index("--name") + 1:][:1
 """
 
 
+def holding_back(tmp_path: Path, bot: str) -> tuple[dict, Path]:
+    """An environment for `arena serve --demo` that holds the demo's sample bot `bot` before its program runs
+    (`HOLD_BACK`), and the FIFO that `release` lets it go by."""
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(HOLD_BACK)
+    fifo = tmp_path / f"{bot}.go"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hold), os.environ.get("PYTHONPATH")])),
+           "ARENA_TEST_HOLD_BOT": bot, "ARENA_TEST_HOLD_FIFO": str(fifo)}
+    return env, fifo
+
+
 def release(fifo: Path) -> bool:
     """Let the held-back bot go: True once it was waiting at the FIFO and has been told (else False: not yet)."""
     try:
@@ -286,13 +299,7 @@ def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
     round would seat those four in all four games and leave it out, unless the demo waits for its own bots
     (`DEMO_CONNECT_S`) as it should.
     """
-    hold = tmp_path / "hold"
-    hold.mkdir()
-    (hold / "sitecustomize.py").write_text(HOLD_BACK)
-    fifo = tmp_path / "random-2.go"
-    os.mkfifo(fifo)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hold), os.environ.get("PYTHONPATH")])),
-           "ARENA_TEST_HOLD_BOT": "random-2", "ARENA_TEST_HOLD_FIFO": str(fifo)}
+    env, fifo = holding_back(tmp_path, "random-2")
     demo = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "maumau-online", "--max-games", "4",
          "--db", str(tmp_path / "demo.db"), "--replays", str(tmp_path / "replays"), "--plain"],
@@ -357,14 +364,8 @@ def test_sigterm_while_the_demo_starts_stops_the_server_and_its_bots(tmp_path):
 
     Before, the ladder opened its signal receiver only once it ran: the signal's default action killed the
     server (status -15) and left every demo bot running until it gave up reconnecting."""
-    hold = tmp_path / "hold"
-    hold.mkdir()
-    (hold / "sitecustomize.py").write_text(HOLD_BACK)
-    fifo = tmp_path / "random-2.go"
-    os.mkfifo(fifo)
-    mark = str(tmp_path)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(hold), os.environ.get("PYTHONPATH")])),
-           "ARENA_TEST_HOLD_BOT": "random-2", "ARENA_TEST_HOLD_FIFO": str(fifo), "ARENA_TEST_MARK": mark}
+    env, fifo = holding_back(tmp_path, "random-2")  # held until the test ends: the server is still starting
+    mark = env["ARENA_TEST_MARK"] = str(tmp_path)
     demo = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "maumau-online",
          "--db", str(tmp_path / "demo.db"), "--replays", str(tmp_path / "replays"), "--plain"],
