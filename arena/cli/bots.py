@@ -1,9 +1,15 @@
-"""`arena bots add|rotate|list|remove`: the registered bots of a ladder database.
+"""`arena bots add|rotate|owner|list|remove`: the registered bots of a ladder database.
 
 ``add`` registers a new name, or claims a name that only exists because a bot
 connected under it with open registration (that bot then needs the token).
 It never replaces the token of a name that already holds one: ``rotate``
 does that, and says that the old token stops working.
+
+``--owner`` (on ``add``, or later with ``owner``) names who a registered bot
+belongs to: the ladder never seats two bots of one owner at one table, so an
+author with several bots can neither feed one of them rating with the others
+nor seat them together to share their hands.  Only registered bots can have
+an owner: an open-registration name proves nothing about who runs it.
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from arena.cli.db import add_db_argument, open_db
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "bots",
-        help="register bots (tokens), rotate tokens, list and remove bots",
+        help="register bots (tokens, owners), rotate tokens, list and remove bots",
         description="Registered bots connect with the token `arena bots add` prints; "
         "the token is stored hashed and shown only once.  `arena bots rotate NAME` replaces a lost "
-        "or leaked token.",
+        "or leaked token.  An owner (`--owner`, `arena bots owner`) keeps an author's bots apart: the "
+        "ladder never seats two bots of one owner at one table.",
     )
     actions = parser.add_subparsers(dest="bots_action", metavar="ACTION")
     add = actions.add_parser(
@@ -30,6 +37,8 @@ def register(subparsers) -> None:
         "claimed: from then on it needs the token.",
     )
     add.add_argument("name")
+    add.add_argument("--owner", metavar="WHO",
+                     help="who the bot belongs to: the ladder never seats two bots of one owner at one table")
     rotate = actions.add_parser(
         "rotate", help="give a registered bot a new token (the old one stops working)",
         description="Replace NAME's token with a new one and print it.  The old token is refused at the "
@@ -37,11 +46,20 @@ def register(subparsers) -> None:
         "connected until it disconnects.",
     )
     rotate.add_argument("name")
+    owner = actions.add_parser(
+        "owner", help="set or clear who a registered bot belongs to",
+        description="Set NAME's owner to WHO (or clear it with --none).  The ladder never seats two bots of "
+        "one owner at one table.  A running `arena serve` applies it from the bot's next connection.",
+    )
+    owner.add_argument("name")
+    who = owner.add_mutually_exclusive_group(required=True)
+    who.add_argument("who", nargs="?", metavar="WHO", help="the owner's name (same rules as a bot name)")
+    who.add_argument("--none", action="store_true", help="the bot belongs to nobody else's group")
     listing = actions.add_parser("list", help="list known bots")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     remove = actions.add_parser("remove", help="remove a bot's registration (its games stay)")
     remove.add_argument("name")
-    for sub in (add, rotate, listing, remove):
+    for sub in (add, rotate, owner, listing, remove):
         add_db_argument(sub)
     parser.set_defaults(func=run, bots_parser=parser)
 
@@ -67,25 +85,52 @@ def run(args) -> int:
         raise RunFailure(f"cannot update {args.db}: {' '.join(str(error).split())}") from None
 
 
-def _add(args) -> int:
-    from arena.ladder.auth import new_token
+def _checked_name(kind: str, name: str) -> str:
     from arena.server.hello import BOT_NAME
 
-    if not BOT_NAME.fullmatch(args.name):
+    if not BOT_NAME.fullmatch(name):
         raise CommandError(
-            f"bad bot name {args.name!r}: use 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
+            f"bad {kind} name {name!r}: use 1-32 letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit"
         )
+    return name
+
+
+def _add(args) -> int:
+    from arena.ladder.auth import new_token
+
+    _checked_name("bot", args.name)
+    owner = None if args.owner is None else _checked_name("owner", args.owner)
     store = _open(args.db, must_exist=False)
     known, _ = store.bot_token_hash(args.name)
     token = new_token()
-    if not store.register_bot(args.name, token):
+    if not store.register_bot(args.name, token, owner):
         raise CommandError(
             f"{args.name} is already registered in {args.db}; for a new token run "
             f"`arena bots rotate {args.name} --db {args.db}` (the old token then stops working)"
         )
     claimed = " (it had connected with open registration; from now on it needs this token)" if known else ""
-    print(f"registered {args.name} in {args.db}{claimed}; its token (shown only this once, stored hashed):")
+    owned = f", owner {owner}" if owner else ""
+    print(f"registered {args.name}{owned} in {args.db}{claimed}; its token (shown only this once, stored hashed):")
     _print_token(args.name, token)
+    return 0
+
+
+def _owner(args) -> int:
+    owner = None if args.none else _checked_name("owner", args.who)
+    store = _open(args.db, must_exist=True)
+    known, stored = store.bot_token_hash(args.name)
+    if not known:
+        raise CommandError(f"no bot named {args.name!r} in {args.db}")
+    if stored is None:
+        raise CommandError(
+            f"{args.name} connected with open registration and has no token, so an owner would bind nobody: "
+            f"register it first with `arena bots add {args.name} --owner WHO`"
+        )
+    if not store.set_owner(args.name, owner):  # removed in between
+        raise RunFailure(f"{args.name} was removed from {args.db} meanwhile; nothing changed")
+    said = f"belongs to {owner}" if owner else "belongs to no owner"
+    print(f"{args.name} {said} in {args.db}; a running ladder applies it from the bot's next connection")
     return 0
 
 
@@ -130,15 +175,15 @@ def _list(args) -> int:
         print(json.dumps(bots, indent=2))  # json escapes every control character itself
         return 0
     table = Table(title=Text(f"bots in {printable(args.db)}"), title_justify="left")
-    for column in ("name", "registered", "version", "first seen", "last seen"):
+    for column in ("name", "registered", "owner", "version", "first seen", "last seen"):
         table.add_column(column)
     for bot in bots:
         table.add_row(
-            Text(printable(bot["name"])), "token" if bot["registered"] else "open", Text(printable(bot["version"])),
-            bot["first_seen"] or "", bot["last_seen"] or "",
+            Text(printable(bot["name"])), "token" if bot["registered"] else "open", Text(printable(bot["owner"] or "")),
+            Text(printable(bot["version"])), bot["first_seen"] or "", bot["last_seen"] or "",
         )
     output_console().print(table)
     return 0
 
 
-_ACTIONS = {"add": _add, "rotate": _rotate, "list": _list, "remove": _remove}
+_ACTIONS = {"add": _add, "rotate": _rotate, "owner": _owner, "list": _list, "remove": _remove}

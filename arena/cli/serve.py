@@ -405,7 +405,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         settings.cluster = ClusterSettings(url=args.db, host_name=args.host_name, advertise=args.advertise,
                                            lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3),
                                            hold_s=args.host_hold)
-    ladder = LadderDirector(store, settings, view)
+    ladder = LadderDirector(store, settings, view, owners=config.authenticator.owners)
 
     def joined(recovered, recovery) -> None:
         _report_recovery(recovered, recovery)

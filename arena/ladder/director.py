@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Mapping
 
 import trio
 
@@ -182,7 +182,10 @@ class _ResultCommit:
 
 
 class LadderDirector:
-    def __init__(self, store: LadderStore, settings: LadderSettings, view: DashboardView | None = None) -> None:
+    def __init__(self, store: LadderStore, settings: LadderSettings, view: DashboardView | None = None,
+                 owners: Mapping[str, str] | None = None) -> None:
+        """owners: bot -> owner of the registered bots that have one, kept up to date as bots connect
+        (`arena.ladder.auth.LadderAuthenticator.owners`): no table seats two bots of one owner."""
         known = rulesets()
         for ruleset, players in settings.players.items():  # every rated game ends by its own bound (`require_bound`)
             if ruleset in known:  # (an unknown one never starts a game: `games.new_game` refuses it)
@@ -190,7 +193,7 @@ class LadderDirector:
         self.store = store
         self.settings = settings
         self.view = view or DashboardView(address="")
-        self.scheduler = Scheduler(settings.players, max_lead=settings.max_lead)
+        self.scheduler = Scheduler(settings.players, max_lead=settings.max_lead, owners=owners)
         self._pool = CandidatePool()
         self.live_elo = LiveElo()
         self.gaps = GameGaps()

@@ -26,6 +26,13 @@ Choosing a table (`Scheduler.next_table`):
      least-played pairing open to the same bot among available partners:
      a free bot briefly waits for a busy partner rather than over-play a pair.
 
+Bots of one owner never share a table (``owners``: bot -> owner, from the
+registered bots' ``arena bots add NAME --owner WHO``): an author could
+otherwise pair his own bots to feed one of them rating, or seat two of them at
+one table and have them share their hands.  Such pairs are left out of the
+caps' least-played pairing too, since they can never play.  A ruleset that
+needs more owners than are free seats no table.
+
 Nobody waits on a slow bot.  The caps are goals, never a reason to idle for
 long, and they only look at bots that are *available*:
 
@@ -108,6 +115,7 @@ class Scheduler:
         stall: float = 1.0,
         window: int = 64,
         rng: random.Random | None = None,
+        owners: Mapping[str, str] | None = None,
     ) -> None:
         """players: ruleset -> table size for every ruleset this ladder schedules.
 
@@ -119,6 +127,8 @@ class Scheduler:
         stall: after how long (in typical games) a bot with no free slot stops
             counting as available for the caps.
         window: how many recent game durations the typical game is the median of.
+        owners: bot -> owner of the bots that have one (read at every table, so it may be a mapping the
+            caller keeps up to date as bots connect); bots without one are nobody else's.
         """
         self.players = dict(players)
         self.max_lead = max_lead
@@ -126,6 +136,7 @@ class Scheduler:
         self.patience = patience
         self.stall = stall
         self.rng = rng or random.Random()
+        self.owners: Mapping[str, str] = {} if owners is None else owners
         self.games: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self._history: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
@@ -430,7 +441,12 @@ class Scheduler:
         lifted_all = anchor in released
         chosen = [anchor]
         partners = self._partners[ruleset]
+        owners = self.owners
+        if owners:  # the anchor's owner's other bots are as good as gone for this table
+            free, group = _without_owner_of(owners, anchor, free, group)
         for _seat in range(self.players[ruleset] - 1):
+            if len(group) <= len(chosen):  # nobody left to seat next to the chosen (their owners' bots left out)
+                return None
             # The least-played pairing among the available members, busy or not: a free
             # bot may not take a pairing far more played than one that is merely busy.
             if len(chosen) == 1:
@@ -459,7 +475,10 @@ class Scheduler:
             overlap = self._overlap_with(ruleset, chosen)
             random = self.rng.random
             keys = [(head_to_head[name], counts[name], -overlap(name), random()) for name in options]
-            chosen.append(options[min(range(len(keys)), key=keys.__getitem__)])
+            pick = options[min(range(len(keys)), key=keys.__getitem__)]
+            chosen.append(pick)
+            if owners:
+                free, group = _without_owner_of(owners, pick, free, group)
         self.rng.shuffle(chosen)
         return Table(ruleset, tuple(chosen))
 
@@ -505,6 +524,15 @@ class Scheduler:
 
 
 _NONE: dict[str, int] = {}
+
+
+def _without_owner_of(owners: Mapping[str, str], bot: str, free: list[str], group: set[str]) -> tuple[list[str], set[str]]:
+    """``free`` and ``group`` without the other bots of ``bot``'s owner (unchanged when it has none)."""
+    owner = owners.get(bot)
+    if owner is None:
+        return free, group
+    return ([name for name in free if name == bot or owners.get(name) != owner],
+            {name for name in group if name == bot or owners.get(name) != owner})
 
 
 def _least_count(games: Mapping[str, int], offsets: Mapping[str, int], names: set[str]) -> int:

@@ -318,7 +318,8 @@ class WebSource:
         info = known.get(name, {})
         connected = bool(self.live and name in set(self.live.connected()))
         return {
-            "name": name, "registered": bool(info.get("registered")), "version": info.get("version") or "",
+            "name": name, "registered": bool(info.get("registered")), "owner": info.get("owner"),
+            "version": info.get("version") or "",
             "first_seen": info.get("first_seen"), "last_seen": info.get("last_seen"), "connected": connected,
             "rulesets": per_ruleset, "versions": self.store.bot_versions(name),
         }

@@ -68,3 +68,37 @@ def test_a_database_that_cannot_be_written_is_a_runtime_failure_in_one_line(tmp_
     failed = arena_here("bots", "add", "b", "--db", tmp_path / "plain-file" / "arena.db")  # unwritable, even for root
     assert failed.status == 1, failed
     assert failed.err.startswith("arena: error: cannot open the ladder database") and failed.err.count("\n") == 1
+
+
+def test_owners_are_set_checked_listed_and_reach_the_ladder_at_each_login(tmp_path, arena_here):
+    db = tmp_path / "w.db"
+    added = arena_here("bots", "add", "ann-1", "--owner", "ann", "--db", db)
+    assert added.status == 0 and "owner ann" in added.out, added.err
+    token = token_of(added.out)
+    store = LadderStore.open(db, recover=False)
+    auth = LadderAuthenticator(store, open_registration=True)
+    assert auth("ann-1", token, "peer") is None and auth.owners == {"ann-1": "ann"}
+    # Changed while "connected": the ladder sees the new owner from the bot's next login on.
+    assert arena_here("bots", "owner", "ann-1", "bea", "--db", db).status == 0
+    assert auth.owners == {"ann-1": "ann"}
+    assert auth("ann-1", token, "peer") is None and auth.owners == {"ann-1": "bea"}
+    cleared = arena_here("bots", "owner", "ann-1", "--none", "--db", db)
+    assert cleared.status == 0 and "no owner" in cleared.out
+    assert auth("ann-1", token, "peer") is None and auth.owners == {}
+    # A refused login changes nothing; an open-registration name has no owner and cannot be given one.
+    assert arena_here("bots", "owner", "ann-1", "ann", "--db", db).status == 0
+    assert auth("ann-1", "wrong", "peer") and auth.owners == {}
+    store.touch_bot("walkin")
+    assert auth("walkin", "", "peer") is None and "walkin" not in auth.owners
+    refused = arena_here("bots", "owner", "walkin", "ann", "--db", db)
+    assert refused.status == 2 and "open registration" in refused.err and "arena bots add walkin --owner" in refused.err
+    for args in (("owner", "nobody", "ann"), ("owner", "ann-1", "not a name"), ("owner", "ann-1"),
+                 ("add", "bo", "--owner", "\x1b[2J")):
+        bad = arena_here("bots", *args, "--db", db)
+        assert bad.status == 2 and bad.err.count("\n") <= 2 and "Traceback" not in bad.err, (args, bad.err)
+        assert "\x1b" not in bad.err
+    assert {bot["name"]: bot["owner"] for bot in store.list_bots()} == {"ann-1": "ann", "walkin": None}
+    listed = json.loads(arena_here("bots", "list", "--json", "--db", db).out)
+    assert {bot["name"]: bot["owner"] for bot in listed} == {"ann-1": "ann", "walkin": None}
+    shown = arena_here("bots", "list", "--db", db)
+    assert "owner" in shown.out and "ann" in shown.out

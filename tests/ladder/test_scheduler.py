@@ -322,3 +322,41 @@ def test_seeded_ladders_with_departures_ratings_and_synced_counts_plan_the_same_
     digests taken there), here with departures, ratings and synced counts, which the simulations above lack."""
     assert [_ladder_with_everything(seed) for seed in (1, 2, 3)] == PINNED_LADDERS
 
+
+
+def test_bots_of_one_owner_never_share_a_table():
+    """An author's bots (one owner) never meet: not in a two-seat game, where one could lose on purpose
+    to feed the other rating, nor at a four-seat table, where two could share their hands.  They still
+    get their games: each owned bot plays about as many as the unowned ones, or, where the rule itself
+    caps them (an owner's bots together take at most one seat of each table), about its share of that
+    cap; and every pair of bots with different owners meets.  Without owners the same simulation seats them together, so the
+    rule is what keeps them apart."""
+    bots = {f"b{i}": (2, None) for i in range(10)}
+    owners = {"b0": "alice", "b1": "alice", "b2": "alice", "b3": "bob", "b4": "bob"}
+    players = {"duo": 2, "four": 4}
+
+    def together(started):
+        return [table for _t, table in started
+                if len({owners.get(bot, bot) for bot in table.bots}) < len(table.bots)]
+
+    _scheduler, unowned = simulate(bots, players, until=300)
+    assert len(together(unowned)) > 50  # the attack works when nobody says who owns what
+    _scheduler, started = simulate(bots, players, until=300, owners=owners)
+    assert together(started) == []
+    for ruleset, size in players.items():
+        games = Counter(bot for _t, table in started if table.ruleset == ruleset for bot in table.bots)
+        mean_unowned = sum(games[bot] for bot in bots if bot not in owners) / (len(bots) - len(owners))
+        tables = sum(1 for _t, table in started if table.ruleset == ruleset)
+        for bot in owners:
+            kin = sum(1 for other in owners.values() if other == owners[bot])
+            assert games[bot] >= 0.8 * min(mean_unowned, tables / kin), (ruleset, bot, games, tables)
+        pairs = Counter(frozenset(p) for _t, table in started if table.ruleset == ruleset
+                        for p in combinations(table.bots, 2))
+        for a, b in combinations(bots, 2):
+            if owners.get(a, a) != owners.get(b, b):
+                assert pairs[frozenset((a, b))] > 0, (ruleset, a, b)
+    # Owners beyond what a table can seat: three bots of two owners seat no four-seat table, but play duo.
+    few = Scheduler({"four": 4, "duo": 2}, owners={"x1": "x", "x2": "x"})
+    table = few.next_table([Candidate("x1", 1), Candidate("x2", 1), Candidate("y", 1), Candidate("z", 1)])
+    assert table is not None and table.ruleset == "duo" and {"x1", "x2"} != set(table.bots)
+    assert few.next_table([Candidate("x1", 1), Candidate("x2", 1), Candidate("y", 1)]).bots != ("x1", "x2")

@@ -393,3 +393,40 @@ def test_sigterm_while_the_demo_starts_stops_the_server_and_its_bots(tmp_path):
         assert store.games() == []
     finally:
         store.close()
+
+
+def test_an_owners_bots_never_meet_on_a_registered_ladder(tmp_path, cleanup):
+    """Two registered bots of one owner (the attack: an author's bots meet, one throws its games to feed the
+    other rating) run beside two others on a real `arena serve`: the owner, set by `arena bots add --owner`
+    for one and `arena bots owner` for the other, reaches the scheduler through each bot's login, so the
+    pair never shares a table while each of them plays the others.  (Without owners the scheduler seats such a
+    pair as often as any other: `tests/ladder/test_scheduler.py::test_bots_of_one_owner_never_share_a_table`.)"""
+    from arena.cli import main
+
+    db = tmp_path / "ladder.db"
+    assert main(["bots", "add", "ann-1", "--owner", "ann", "--db", str(db)]) == 0
+    assert main(["bots", "add", "ann-2", "--db", str(db)]) == 0
+    assert main(["bots", "owner", "ann-2", "ann", "--db", str(db)]) == 0
+    store = LadderStore.open(db, recover=False)
+    for name in ("ann-1", "ann-2", "bo", "cy"):
+        store.add_bot(name, "team-token")  # a token the test knows; a new token keeps the owner
+    assert {bot["name"]: bot["owner"] for bot in store.list_bots()} == {
+        "ann-1": "ann", "ann-2": "ann", "bo": None, "cy": None}
+    store.close()
+    server = Server(tmp_path, "--registered-only", "--max-games", "30")
+    cleanup.append(server)
+    bots = start_bots(server.port, "ann-1,ann-2,bo,cy", "--token", "team-token")
+    cleanup.append(bots)
+    assert server.wait(120) == 0, server.rest()
+    stop_bots(bots)
+    store = LadderStore.open(db, recover=False)
+    try:
+        tables = [frozenset(seat.bot for seat in game.seats) for game in store.games(status="finished")]
+    finally:
+        store.close()
+    assert len(tables) >= 30
+    assert frozenset({"ann-1", "ann-2"}) not in tables
+    # Each of ann's bots meets both others.  (bo and cy meet more rarely, as each of ann's bots can only
+    # play them: whenever all four are free, ann's bots are the ones with a table to play.)
+    met = set(tables)
+    assert {frozenset(pair) for pair in (("ann-1", "bo"), ("ann-1", "cy"), ("ann-2", "bo"), ("ann-2", "cy"))} <= met, met

@@ -55,6 +55,7 @@ def ladder(tmp_path_factory):
     for n in range(6):
         play(store, root / "replays", f"g{n}", "maumau", [BOTS[n % 3], BOTS[(n + 1) % 3]], SEED + n)
     store.game_started("running-1", "maumau", {}, SEED + 99, "s", 0, BOTS[:2])
+    store.register_bot("greedy", "its-token", owner="gail")
     store.close()
     source = WebSource(root / "arena.db", root / "replays")
     with TestClient(create_app(source)) as client:
@@ -93,6 +94,8 @@ def test_a_finished_replay_from_every_view(ladder):
 def test_bot_page_and_rating_history(ladder):
     bot = ladder.get("/api/v1/bots/greedy").json()
     assert bot["rulesets"]["maumau"]["finished"] == 4 and not bot["connected"]
+    assert bot["registered"] and bot["owner"] == "gail"
+    assert ladder.get("/api/v1/bots/tactician").json()["owner"] is None
     assert bot["rulesets"]["maumau"]["errors"] == 8  # 2 per game: errors in the bot's own code
     standings = {row["bot"]: row for row in ladder.get("/api/v1/standings/maumau").json()["standings"]}
     versions = bot["versions"]

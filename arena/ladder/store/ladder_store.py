@@ -342,8 +342,9 @@ class LadderStore:
             ]
         )
 
-    def register_bot(self, name: str, token: str) -> bool:
-        """Register a new name, or one known only from open registration, with a token.
+    def register_bot(self, name: str, token: str, owner: str | None = None) -> bool:
+        """Register a new name, or one known only from open registration, with a token (and an owner: see
+        `set_owner`).
 
         Returns False, changing nothing, when the name already holds a token:
         replacing that is `rotate_token`'s job, never a side effect of adding.
@@ -351,11 +352,20 @@ class LadderStore:
         return self._write(
             [
                 (
-                    "INSERT INTO bots (name, token_hash, first_seen) VALUES (?, ?, NULL) "
-                    "ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash WHERE bots.token_hash IS NULL",
-                    (name, hash_token(token)),
+                    "INSERT INTO bots (name, token_hash, first_seen, owner) VALUES (?, ?, NULL, ?) "
+                    "ON CONFLICT (name) DO UPDATE SET token_hash = excluded.token_hash, owner = excluded.owner "
+                    "WHERE bots.token_hash IS NULL",
+                    (name, hash_token(token), owner),
                 )
             ]
+        ) == 1
+
+    def set_owner(self, name: str, owner: str | None) -> bool:
+        """Give a registered bot an owner (None: none).  The ladder never seats two bots of one owner at one
+        table; a bot takes its owner with it at each connection (`bot_access`).  False if the name holds no
+        token: an open-registration name proves nothing, so an owner would bind nobody."""
+        return self._write(
+            [("UPDATE bots SET owner = ? WHERE name = ? AND token_hash IS NOT NULL", (owner, name))]
         ) == 1
 
     def rotate_token(self, name: str, token: str) -> bool:
@@ -370,16 +380,21 @@ class LadderStore:
 
     def bot_token_hash(self, name: str) -> tuple[bool, str | None]:
         """(known, token hash): a registered bot has a hash; an open-registration one has None."""
-        rows = self._rows("SELECT token_hash FROM bots WHERE name = ?", (name,))
-        return (False, None) if not rows else (True, rows[0][0])
+        return self.bot_access(name)[:2]
+
+    def bot_access(self, name: str) -> tuple[bool, str | None, str | None]:
+        """(known, token hash, owner) in one read: what a Hello is checked by (`arena.ladder.auth`)."""
+        rows = self._rows("SELECT token_hash, owner FROM bots WHERE name = ?", (name,))
+        return (False, None, None) if not rows else (True, rows[0][0], rows[0][1])
 
     def list_bots(self) -> list[dict[str, Any]]:
         rows = self._rows(
-            "SELECT name, CASE WHEN token_hash IS NULL THEN 0 ELSE 1 END, first_seen, last_seen, version "
+            "SELECT name, CASE WHEN token_hash IS NULL THEN 0 ELSE 1 END, first_seen, last_seen, version, owner "
             "FROM bots ORDER BY name"
         )
         return [
-            {"name": r[0], "registered": bool(r[1]), "first_seen": r[2], "last_seen": r[3], "version": r[4]}
+            {"name": r[0], "registered": bool(r[1]), "owner": r[5], "first_seen": r[2], "last_seen": r[3],
+             "version": r[4]}
             for r in rows
         ]
 

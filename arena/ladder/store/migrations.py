@@ -196,6 +196,10 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # (`fit_totals.CHANGED_INDEXES`), so a refit's read of the changed rows (`fit_totals.changes`) does not scan every
     # pair (at 1,000 bots some 90,000 rows).  Building them holds off the results' writes of those rows meanwhile.
     Step(postgresql=fit_totals.CHANGED_INDEXES),
+    # 12: a registered bot's owner (`arena bots add NAME --owner WHO`): the scheduler never seats two bots of
+    # one owner at a table, so an author cannot pair his bots to feed one of them rating or seat them together
+    # to share their hands.  NULL: the bot is nobody else's (open registration, or no owner given).
+    "ALTER TABLE bots ADD COLUMN owner TEXT",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

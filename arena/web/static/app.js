@@ -296,7 +296,7 @@ async function botPage(name) {
   const bot = await api(`/api/v1/bots/${encodeURIComponent(name)}`);
   const rulesets = Object.keys(bot.rulesets);
   $main.innerHTML = `<h1>${esc(bot.name)} <span class="dot${bot.connected ? " on" : ""}" title="${bot.connected ? "connected" : "offline"}"></span></h1>
-    <p class="dim">${bot.registered ? "registered" : "open registration"} · version ${esc(bot.version || "—")} · first seen ${esc(bot.first_seen || "—")} · last seen ${esc(bot.last_seen || "—")}</p>
+    <p class="dim">${bot.registered ? "registered" : "open registration"}${bot.owner ? ` · owner ${esc(bot.owner)}` : ""} · version ${esc(bot.version || "—")} · first seen ${esc(bot.first_seen || "—")} · last seen ${esc(bot.last_seen || "—")}</p>
     <div class="panel"><table><thead><tr><th>ruleset</th><th class="num">finished</th><th class="num">aborted</th><th class="num">wins</th>
       <th class="num">timeouts</th><th class="num">strikes</th><th class="num">forfeits</th><th class="num" title="decisions where the bot's own code failed and its SDK played the first legal action">errors</th><th class="num">avg ms</th></tr></thead><tbody>${
       rulesets.map(r => { const t = bot.rulesets[r]; return `<tr><td>${esc(r)}</td><td class="num">${t.finished}</td><td class="num">${t.aborted}</td>
