@@ -58,8 +58,8 @@ FUNCTIONS = [
     ("arena.replay.buffer", "ReplayBuffer.decision"),
     ("arena.replay.buffer", "ReplayBuffer.write_decisions"),  # the game's lines, written at its end
     ("arena.games.base", "GameState.state_hash"),
-    ("arena.ladder.director", "_timed"),
-    ("arena.ladder.director", "standings_from"),
+    ("arena.ladder.fits", "_timed"),
+    ("arena.ladder.fits", "standings_from"),
     ("arena.ladder.store.fit_totals", "RunningTotals.table"),
     ("arena.ladder.store.fit_totals", "RunningTotals.add_game"),
     ("arena.ladder.scheduler", "Scheduler.plan"),

@@ -23,7 +23,6 @@ import logging
 import secrets
 import signal
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
@@ -35,11 +34,9 @@ from arena.ladder.candidates import CandidatePool
 from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.game_gaps import GameGaps
-from arena.ladder.ratings import LiveElo, Rating
+from arena.ladder.fits import LadderFits
 from arena.ladder.scheduler import Scheduler, Table, slot_share
-from arena.ladder.standings import Standing, StandingsBook, standings_from
-from arena.ladder.store import LadderStore, SeatRecord, StoreError, driver_errors, utc_now
-from arena.ladder.store.fit_totals import RunningTotals
+from arena.ladder.store import LadderStore, SeatRecord, driver_errors, error_line, outage_errors, utc_now
 from arena.match.bound import require_bound
 from arena.match.runner import GameStop
 from arena.ladder.store.ladder_store import Call
@@ -73,7 +70,7 @@ class LadderSettings:
     #: While nobody reads the standings (the dashboard, the web view, GetStandings: each read fits what is
     #: new, `StandingsBook`), the background fit runs only this often, for the scheduler's tie-break and
     #: the snapshots; a read brings them up to date at once.  A host of a shared PostgreSQL ladder does the
-    #: same from the rows of the fit's totals it reads every `refit_s` (`LadderDirector._take_changes`); a
+    #: same from the rows of the fit's totals it reads every `refit_s` (`LadderFits.take_changes`, arena/ladder/fits.py); a
     #: ladder whose input is read whole from the store (after a commit that raised) fits every `refit_s`.
     unread_refit_s: float = 10.0
     #: A read fits on the reading thread (the server's loop) only when the ruleset's last fit cost at most
@@ -107,22 +104,6 @@ class LadderSummary:
     stopped_because: str
     #: Where the time between games went (`GameGaps.summary`).
     gaps: dict[str, Any] = field(default_factory=dict)
-
-
-def _db_errors() -> tuple[type[BaseException], ...]:
-    """What a store call raises when the database is away (the drivers' errors) or refuses (StoreError)."""
-    return (*driver_errors(), StoreError)
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())[:200] or type(error).__name__
-
-
-def _timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
-    """``fn(*args)`` and the CPU seconds this thread spent in it."""
-    began = time.thread_time()
-    result = fn(*args)
-    return result, time.thread_time() - began
 
 
 class _GroupCommit:
@@ -195,17 +176,7 @@ class LadderDirector:
         self.view = view or DashboardView(address="")
         self.scheduler = Scheduler(settings.players, max_lead=settings.max_lead, owners=owners)
         self._pool = CandidatePool()
-        self.live_elo = LiveElo()
         self.gaps = GameGaps()
-        #: Brought up to date when read (`_fit_when_read`); the dashboard's view reads the same book.
-        self.standings = StandingsBook(self._fit_when_read)
-        self.view.standings = self.standings
-        #: Per ruleset: changes to the fit's input (each finished result, `_count_in_fit`; the history loaded
-        #: at the start counts as one), and of the rows shown, (that count when their input was taken, when
-        #: they were fitted, the fit's CPU seconds): rows whose count is behind are refitted when read.
-        self._counted: dict[str, int] = defaultdict(int)
-        self._fits: dict[str, tuple[int, float, float]] = {}
-        self._read_wanted = False  # a read found rows it could not fit itself: the background fit keeps pace
         self.stopping: trio.Event | None = None  # created inside trio
         self.stop_reason = ""
         self._stop_at_start = False  # `stop` was called before the ladder ran: it stops as soon as it does
@@ -221,19 +192,14 @@ class LadderDirector:
         #: (PostgreSQL: `LadderStore.sibling`), so a start never waits behind results and their replays'
         #: fsyncs; on SQLite they join the one group commit.
         self._starts: _GroupCommit | None = None
-        self._dirty: set[str] = set()
+        #: The standings, live Elo and rating snapshots (fitted when read and in the background).
+        self.fits = LadderFits(store, settings, self.view, self.scheduler, self._db_call, self._db_write)
+        self.standings = self.fits.standings
+        self.live_elo = self.fits.live_elo
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
         self._sets_scope: trio.CancelScope | None = None
         self._stops: dict[str, Any] = {}  # game id -> its GameStop, to abort the games playing here
-        self._refit_failing = False
-        #: The fit's input per ruleset, kept in memory (`RunningTotals`): from each committed result when this
-        #: process is the store's only writer (no cluster), else (a host of a shared ladder, every host writing
-        #: the totals) from the rows changed since the last read (`_take_changes`); None: every refit reads
-        #: the store (a commit raised, so whether its row took the result is unknown).
-        self._running_totals: dict[str, RunningTotals] | None = {}
-        self._totals_from_store = settings.cluster is not None
-        self._totals_read: dict[str, str] = {}  # ruleset -> the snapshot of the last read of its changed rows
         self._noted: dict[str, str] | None = None  # the sessions the store has been told about, once idle
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
@@ -254,7 +220,7 @@ class LadderDirector:
         if self.membership is not None:  # which host of a shared ladder this is, in the live view and summaries
             self.view.address += f" (host {self.membership.name})"
         self.view.started = started
-        handle.standings_provider = self.standings_rows
+        handle.standings_provider = self.fits.standings_rows
         handle.replay_provider = self.replay_text  # Spectate of an ended game this host no longer holds
         try:
             return await self._direct(handle, started)
@@ -291,7 +257,7 @@ class LadderDirector:
             if self.settings.duration_s is not None:
                 background.start_soon(self._stop_after, self.settings.duration_s)
             background.start_soon(self._watch_sessions, handle)
-            background.start_soon(self._refit_loop)
+            background.start_soon(self.fits.run)
             async with trio.open_nursery() as sets:
                 self._sets_scope = sets.cancel_scope
                 await self._schedule(handle, sets)
@@ -304,12 +270,7 @@ class LadderDirector:
                         self.view.note = f"stopping: aborting {self._running_sets} games still running"
                 sets.cancel_scope.cancel()
             with trio.CancelScope(shield=True):
-                try:
-                    if self._totals_from_store:
-                        await self._take_changes()
-                    await self._refit(force=True, snapshot=True)
-                except _db_errors() as error:  # the database is away: the standings are refitted at the next start
-                    log.warning("the final ratings could not be saved: %s", _one_line(error))
+                await self.fits.final()
             background.cancel_scope.cancel()
         return LadderSummary(
             finished=self.view.finished,
@@ -470,9 +431,9 @@ class LadderDirector:
                 # ran waited minutes for theirs (439 of 1,000 noted 68 s after they started).
                 try:
                     await self._db_write(self._note_sessions, changed, set(sessions))
-                except _db_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
+                except outage_errors() as error:  # the database is away: a bot's last-seen time is not worth a crash
                     log.warning("cannot note that %d bots came or went (%s...): %s", len(changed),
-                                ", ".join(name for name, _ in changed[:3]), _one_line(error))
+                                ", ".join(name for name, _ in changed[:3]), error_line(error))
             if changed and handle.connected_versions() != present:
                 continue  # something changed during the writes: its event may have passed already
             self._noted = present
@@ -590,10 +551,10 @@ class LadderDirector:
                             await self._end_quietly(game_id, "server shutting down", unplayed)
                     raise
                 if start.error is not None:
-                    if not isinstance(start.error, _db_errors()):
+                    if not isinstance(start.error, outage_errors()):
                         raise start.error
                     # the database is away: this game never starts
-                    log.warning("cannot record the start of game %s: %s", game_id, _one_line(start.error))
+                    log.warning("cannot record the start of game %s: %s", game_id, error_line(start.error))
                     self._started_games -= 1
                     break
                 if not start.result:  # another host seated one of these bots meanwhile: plan again
@@ -689,8 +650,8 @@ class LadderDirector:
                 before=before))
             if call.error is not None:
                 raise call.error
-        except _db_errors() as error:
-            log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, _one_line(error))
+        except outage_errors() as error:
+            log.warning("cannot record game %s as aborted (%s): %s", game_id, reason, error_line(error))
             return
         if self.membership is not None:
             self.membership.ended(game_id)
@@ -723,13 +684,10 @@ class LadderDirector:
         try:
             await self._commit_result(outcome, recorder)
         except BaseException:
-            # Unknown whether the row took it (a commit that raised after it applied): the fit reads the store.
-            # (A shared ladder's running totals are read from the store already: they stay.)
-            if not self._totals_from_store:
-                self._running_totals = None
+            self.fits.lost_track()  # unknown whether the row took it (a commit that raised after it applied)
             raise
         if outcome.status == "finished":
-            self._count_in_fit(outcome)
+            self.fits.count(outcome)
 
     async def _commit_result(self, outcome: Any, recorder: CommitClosedRecorder | None = None) -> None:
         """The runner's ``on_result``: commit the game's result with its replay (the point that makes both final).
@@ -806,13 +764,7 @@ class LadderDirector:
         self.view.decisions += outcome.decisions
         if outcome.status == "finished":
             self.view.finished += 1
-            placements = {s.name: s.placement for s in outcome.seats}
-            self.live_elo.update(outcome.ruleset, placements)
-            # Only this game's seats moved: the dashboard's table takes their ratings in place (a copy of
-            # every bot's, each game, cost O(bots) on the games' thread: 1,000 entries at the scale target).
-            shown = self.view.live_elo.setdefault(outcome.ruleset, {})
-            for bot in placements:
-                shown[bot] = self.live_elo.rating(outcome.ruleset, bot)
+            self.fits.finished(outcome.ruleset, {s.name: s.placement for s in outcome.seats})
             ranked = sorted(outcome.seats, key=lambda s: s.placement)
             result = ", ".join(f"{s.name} {_ordinal(s.placement)}" + (" (forfeit)" if s.forfeited else "") for s in ranked)
         else:
@@ -822,178 +774,13 @@ class LadderDirector:
         if self.settings.max_games is not None and self.view.finished >= self.settings.max_games:
             self.stop(f"--max-games {self.settings.max_games} reached")
 
-    # ------------------------------------------------------------ ratings
+    # ------------------------------------------------------------ the store
 
     def _load_history(self) -> None:
         self.store.forget_unplayed()  # names an earlier run saw that never played
         for ruleset in self.settings.players:
             self.scheduler.load_history(ruleset, self.store.pair_counts(ruleset))
-            games = self.store.rated_games(ruleset)
-            for game in games:
-                self.live_elo.update(ruleset, game.placements)
-            if games:
-                self.view.live_elo[ruleset] = self.live_elo.ratings(ruleset)
-                self._dirty.add(ruleset)
-                self._counted[ruleset] += 1
-            if self._totals_from_store:  # every row, and the snapshot the next reads of the changes start from
-                self._totals_read[ruleset], pairs, bots = self.store.fit_changes(ruleset, None)
-                self._running_totals[ruleset] = RunningTotals.of_rows(pairs, bots)
-            elif self._running_totals is not None:  # before any game runs: no result can fall between
-                self._running_totals[ruleset] = RunningTotals(self.store.pair_table(ruleset), self.store.totals(ruleset))
-
-    def _count_in_fit(self, outcome: Any) -> None:
-        """A finished result committed: into the fit's running totals (the store's ``fit_totals`` took it in
-        the same commit).  Its ruleset's standings are refitted at the next read or background fit.  A shared
-        ladder's running totals take it with the other hosts' results, at the next read of the changed rows."""
-        if self._totals_from_store:
-            return
-        self._counted[outcome.ruleset] += 1
-        self._dirty.add(outcome.ruleset)
-        if self._running_totals is not None and outcome.ruleset in self._running_totals:
-            self._running_totals[outcome.ruleset].add_game(
-                [SeatRecord(seat=s.seat, bot=s.name, placement=s.placement, points=s.points, strikes=s.strikes,
-                            timeouts=s.timeouts, forfeited=s.forfeited, errors=s.errors) for s in outcome.seats])
-
-    async def _refit_loop(self) -> None:
-        """Refit in the background, within `LadderSettings.refit_share` of a core (a fit shares the GIL
-        with the games: a costly one is run less often).  While the standings are read through
-        `StandingsBook` only (the ladder's own input, in memory), the reads fit what they show; then this
-        fits every `unread_refit_s`, for the scheduler and the snapshots."""
-        last_snapshot, last_fit = trio.current_time(), float("-inf")  # the history's fit comes at once
-        pause = self.settings.refit_s
-        while True:
-            await trio.sleep(pause)
-            if self._totals_from_store:
-                try:
-                    await self._take_changes()
-                except _db_errors() as error:  # the database is away: read them again once it is back
-                    if not self._refit_failing:
-                        log.warning("cannot refit the ratings (%s): trying again every round", _one_line(error))
-                    self._refit_failing = True
-                    pause = self.settings.refit_s
-                    continue
-            now = trio.current_time()
-            snapshot = now - last_snapshot >= self.settings.snapshot_s
-            if not (snapshot or self._read_wanted or self._running_totals is None
-                    or now - last_fit >= self.settings.unread_refit_s):
-                pause = self.settings.refit_s
-                continue
-            last_fit = now
-            self._read_wanted = False
-            if snapshot:
-                last_snapshot = now
-            try:
-                cost = await self._refit(snapshot=snapshot)
-            except _db_errors() as error:  # the database is away: fit again once it is back
-                if not self._refit_failing:
-                    log.warning("cannot refit the ratings (%s): trying again every round", _one_line(error))
-                self._refit_failing = True
-                continue
-            if self._refit_failing:
-                log.warning("the ratings are refitted again")
-                self._refit_failing = False
-            pause = max(self.settings.refit_s, cost / self.settings.refit_share)
-
-    async def _take_changes(self) -> None:
-        """A shared ladder: the rows of the fit's totals that any host's results changed since the last read, read
-        on a worker thread (`LadderStore.fit_changes`: one statement a ruleset) and put in the running totals here,
-        on the games' thread, where the reads' fits take them (`_fit_when_read`); a ruleset with new rows counts as
-        changed, so its standings are refitted when read or by the background fit.  Every host and `arena
-        leaderboard` fit the same rows of the same tables (`RunningTotals.put`)."""
-        if self._running_totals is None:
-            return
-        for ruleset in self.settings.players:
-            running = self._running_totals.get(ruleset)
-            if running is None:
-                continue
-            at, pairs, bots = await self._db_call(self.store.fit_changes, ruleset, self._totals_read.get(ruleset))
-            self._totals_read[ruleset] = at
-            if pairs or bots:
-                running.put(pairs, bots)
-                self._counted[ruleset] += 1
-                self._dirty.add(ruleset)
-
-    async def _refit(self, force: bool = False, snapshot: bool = False) -> float:
-        """Fit the rulesets with new results; returns the CPU seconds the reads and fits took."""
-        rulesets = set(self.settings.players) if force else set(self._dirty)
-        self._dirty.clear()
-        cost = 0.0
-        for ruleset in sorted(rulesets):
-            counted = self._counted[ruleset]
-            spent_here = 0.0
-            running = self._running_totals.get(ruleset) if self._running_totals is not None else None
-            if running is not None:  # the store's totals, kept in memory: no read
-                began = time.thread_time()
-                rated, totals = running.table(), running.totals()
-                spent_here += time.thread_time() - began
-            else:
-                try:
-                    rated, spent = await self._db_call(_timed, self.store.pair_table, ruleset)
-                    spent_here += spent
-                    totals, spent = await self._db_call(_timed, self.store.totals, ruleset)
-                    spent_here += spent
-                except BaseException:
-                    self._dirty.add(ruleset)  # fitted again next round
-                    raise
-            rows, spent = await trio.to_thread.run_sync(_timed, standings_from, rated, totals, list(self.view.connected))
-            spent_here += spent
-            cost += spent_here
-            self._show(ruleset, rows, counted, spent_here)
-        if snapshot:
-            for ruleset, rows in self.standings.last().items():
-                await self._db_write(
-                    self.store.save_ratings,
-                    ruleset,
-                    [Rating(r.bot, r.rating, r.ci, r.games, r.score) for r in rows],
-                )
-        return cost
-
-    def _show(self, ruleset: str, rows: list[Standing], counted: int, cost: float) -> None:
-        """A fit's rows (of the first ``counted`` results), unless rows of more results were shown meanwhile
-        (a read's fit, while this one ran on a worker thread)."""
-        if not rows:
-            return
-        shown = self._fits.get(ruleset)
-        if shown is not None and shown[0] > counted:
-            return
-        self._fits[ruleset] = (counted, time.monotonic(), cost)
-        self.standings.put(ruleset, rows)
-        self.scheduler.set_ratings(ruleset, {r.bot: (r.rating, r.ci) for r in rows})
-
-    def _fit_when_read(self) -> None:
-        """`StandingsBook`'s refresh, on the reading thread (the server's loop): fit each ruleset with results
-        newer than its rows, from the running totals in memory, unless its rows are younger than `refit_s`
-        (as fresh as the background fit ever kept them) or its last fit cost more than `read_fit_budget_s`
-        (then the background fit keeps its full pace while the reads last).  The rows are those a fit of
-        every committed result gives: the same function on the same input as the background fit."""
-        now = time.monotonic()
-        for ruleset, counted in self._counted.items():
-            shown = self._fits.get(ruleset)
-            if shown is not None and (shown[0] >= counted or now - shown[1] < self.settings.refit_s):
-                continue  # up to date, or as fresh as the background fit ever kept it
-            running = self._running_totals.get(ruleset) if self._running_totals is not None else None
-            if running is None or (shown is not None and shown[2] > self.settings.read_fit_budget_s):
-                self._read_wanted = True
-                continue
-            self._dirty.discard(ruleset)
-            began = time.thread_time()
-            rows = standings_from(running.table(), running.totals(), list(self.view.connected))
-            self._show(ruleset, rows, counted, time.thread_time() - began)
-
-    def standings_rows(self, ruleset: str) -> list[dict[str, Any]]:
-        """For the GetStandings RPC (called on the gRPC loop): the standings, brought up to date as any read
-        of them is (`StandingsBook`)."""
-        rows = []
-        for r in self.standings.get(ruleset, []):
-            half = r.ci  # inf while the bot's rating is not tied to the others': the interval is unbounded
-            rows.append(
-                {
-                    "name": r.bot, "rating": r.rating, "ci_low": r.rating - half, "ci_high": r.rating + half,
-                    "games": r.games, "wins": r.wins, "timeouts": r.timeouts, "strikes": r.strikes,
-                    "errors": r.errors,
-                }
-            )
-        return rows
+            self.fits.load(ruleset)
 
     async def _db_call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run a store call on a worker thread, one at a time, so fsyncs never stall the games."""

@@ -61,7 +61,7 @@ class StandingsBook(Mapping[str, "list[Standing]"]):
     """A ladder's standings per ruleset (the last fit's rows), brought up to date whenever they are read.
 
     Every read (``book[ruleset]``, ``get``, ``items``, ``in``, ...) first calls ``refresh``: the director's
-    `LadderDirector._fit_when_read`, which fits the rulesets with results newer than their rows (unless those
+    `LadderFits._fit_when_read` (arena/ladder/fits.py), which fits the rulesets with results newer than their rows (unless those
     rows are fresher than the eager fits ever kept them).  So the dashboard, the web view and GetStandings
     read what a fit of every committed result gives, while a ladder nobody is looking at fits only for its
     scheduler, now and then, instead of every second.  ``put`` and ``last`` neither fit nor wait."""

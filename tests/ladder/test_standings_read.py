@@ -18,7 +18,7 @@ import trio.testing
 
 from test_deals import RULESETS, FakeHandle
 
-import arena.ladder.director as director_module
+import arena.ladder.fits as fits_module
 from arena.ladder.director import LadderDirector, LadderSettings
 from arena.ladder.standings import compute_standings
 from arena.ladder.store import LadderStore
@@ -69,8 +69,8 @@ class ReadingHandle(FakeHandle):
         for ruleset in RULESETS:
             expected = compute_standings(self.store, ruleset, connected)
             assert director.standings.get(ruleset, []) == expected
-            assert [row["name"] for row in director.standings_rows(ruleset)] == [r.bot for r in expected]
-            assert [row["rating"] for row in director.standings_rows(ruleset)] == [r.rating for r in expected]
+            assert [row["name"] for row in director.fits.standings_rows(ruleset)] == [r.bot for r in expected]
+            assert [row["rating"] for row in director.fits.standings_rows(ruleset)] == [r.rating for r in expected]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -101,8 +101,8 @@ def test_every_read_shows_the_fit_of_every_committed_result(db, tmp_path, seed):
 def test_a_ladder_nobody_reads_fits_seldom_and_a_read_catches_up(tmp_path, monkeypatch):
     store = LadderStore.open(":memory:")
     fits = []
-    fit = director_module.standings_from
-    monkeypatch.setattr(director_module, "standings_from", lambda *args: fits.append(1) or fit(*args))
+    fit = fits_module.standings_from
+    monkeypatch.setattr(fits_module, "standings_from", lambda *args: fits.append(1) or fit(*args))
     try:
         director = LadderDirector(store, LadderSettings(
             players={"duo": 2}, replays=tmp_path / "replays", handle_signals=False, duration_s=60.0,
@@ -174,7 +174,7 @@ def test_a_shared_ladder_s_host_fits_every_host_s_results_from_the_rows_changed(
         handle = OtherHosts([f"bot{i}" for i in range(7)], store, other, seed=3)
         handle.director = director
         trio.run(director, handle)
-        assert handle.others >= 40 and director._running_totals  # fed from the rows, not refitted from the store
+        assert handle.others >= 40 and director.fits.running_totals  # fed from the rows, not refitted from the store
         for ruleset in RULESETS:
             assert store.count_games(ruleset, "finished") > 0
             assert director.standings.get(ruleset, []) == compute_standings(store, ruleset, director.view.connected)

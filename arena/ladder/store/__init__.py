@@ -47,6 +47,17 @@ def driver_errors() -> tuple[type[BaseException], ...]:
         return (sqlite3.Error,)
     return (sqlite3.Error, psycopg.Error)
 
+
+def outage_errors() -> tuple[type[BaseException], ...]:
+    """What a store call raises when the database is away (the drivers' errors) or refuses (`StoreError`):
+    what a running ladder logs and carries on after."""
+    return (*driver_errors(), StoreError)
+
+
+def error_line(error: BaseException) -> str:
+    """A database error as one short line for a log (drivers' messages span lines)."""
+    return " ".join(str(error).split())[:200] or type(error).__name__
+
 __all__ = [
     "SCHEMA_VERSION",
     "BotTotals",
@@ -59,10 +70,12 @@ __all__ = [
     "StoredReplayError",
     "UnknownGame",
     "driver_errors",
+    "error_line",
     "hash_token",
     "is_postgres_url",
     "open_backend",
     "open_store",
+    "outage_errors",
     "utc_now",
     "verify_token",
 ]
