@@ -4,6 +4,7 @@
     python scripts/bench_planning_round.py                                  # this tree: 200 bots, 100 games
     python scripts/bench_planning_round.py --against /tmp/old               # and an older tree, alternating
     python scripts/bench_planning_round.py --bots 1000 --concurrency 200
+    python scripts/bench_planning_round.py --owners 4                       # and with every 4 bots of one owner
 
 A round is what `LadderDirector._schedule` does on a host alone between two games: the connected
 bots' slots from the server (`Handle.slots`, or the `SlotView` the server keeps up to date), the
@@ -19,6 +20,10 @@ runs in its own process, in turn, ``--repeat`` times, so a drift of the machine'
 both; it prints each tree's µs a round (the median of its runs) and the ratio.  The same seeds
 give the same events, so both trees must plan the same tables: each run prints a digest of every
 table it planned (the ruleset, the seats, the round), and the script says whether they agree.
+
+With ``--owners K`` this tree also runs, in turn with the others, with every K bots in a row of one
+owner (`Scheduler(owners=...)`: no table seats two of them), so the cost of that rule shows as a ratio
+in the same run; its tables differ, of course.
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RULESET = "moumou"
 
 
-def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int, result_delay: float = 0.0) -> dict:
+def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int, result_delay: float = 0.0,
+             owners: int = 0) -> dict:
     """Run the ladder's rounds with the code importable as ``arena`` (the tree on sys.path first)."""
     from arena.ladder.candidates import CandidatePool
     from arena.ladder.scheduler import Scheduler, slot_share
@@ -54,7 +60,11 @@ def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int, res
     handle = Handle(hub, 0)
     incremental = hasattr(handle, "slot_view")  # this tree keeps the slots up to date (else: `Handle.slots`)
     view = handle.slot_view() if incremental else None
-    scheduler = Scheduler({RULESET: 2}, rng=random.Random(seed))
+    if owners:  # every `owners` bots in a row belong to one owner
+        owned = {name: f"owner{i // owners}" for i, name in enumerate(names)}
+        scheduler = Scheduler({RULESET: 2}, rng=random.Random(seed), owners=owned)
+    else:
+        scheduler = Scheduler({RULESET: 2}, rng=random.Random(seed))
     pool = CandidatePool()
     reserved: dict[str, int] = {}
     reserved_changed: set[str] = set()
@@ -116,11 +126,11 @@ def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int, res
             "running": len(running), "digest": digest.hexdigest()[:16], "incremental": incremental}
 
 
-def run_tree(tree: Path, args: argparse.Namespace) -> dict:
+def run_tree(tree: Path, args: argparse.Namespace, owners: int = 0) -> dict:
     """One run in its own process, importing ``arena`` from ``tree``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--inside", str(tree), "--bots", str(args.bots),
                "--concurrency", str(args.concurrency), "--rounds", str(args.rounds), "--warm", str(args.warm),
-               "--seed", str(args.seed), "--result-delay", str(args.result_delay)]
+               "--seed", str(args.seed), "--result-delay", str(args.result_delay), "--owners", str(owners)]
     out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=str(tree)).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -137,24 +147,31 @@ def main() -> int:
                              "the games' time units (default 0.1; a game lasts 2-5)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tree (default 3)")
     parser.add_argument("--against", type=Path, help="another tree to run alternately with this one")
+    parser.add_argument("--owners", type=int, default=0,
+                        help="also run this tree with every K bots in a row of one owner (default 0: not)")
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside is not None:  # a run in its own process, with that tree's arena
         sys.path.insert(0, str(args.inside.resolve()))
-        print(json.dumps(simulate(args.bots, args.concurrency, args.rounds, args.warm, args.seed, args.result_delay)))
+        print(json.dumps(simulate(args.bots, args.concurrency, args.rounds, args.warm, args.seed, args.result_delay,
+                                  args.owners)))
         return 0
     if args.bots < 4 or not 1 <= args.concurrency or args.rounds < 1:
         raise SystemExit("--bots must be at least 4, --concurrency and --rounds at least 1")
-    trees = [("this tree", ROOT)] + ([("against", args.against.resolve())] if args.against else [])
-    runs: dict[str, list[dict]] = {label: [] for label, _ in trees}
+    if not 0 <= args.owners < args.bots:
+        raise SystemExit("--owners must be 0 (none) or fewer than --bots")
+    trees = [("this tree", ROOT, 0)] + ([("against", args.against.resolve(), 0)] if args.against else [])
+    if args.owners:
+        trees.append((f"owners {args.owners}", ROOT, args.owners))
+    runs: dict[str, list[dict]] = {label: [] for label, _, _ in trees}
     for _ in range(args.repeat):  # alternating
-        for label, tree in trees:
-            runs[label].append(run_tree(tree, args))
+        for label, tree, owners in trees:
+            runs[label].append(run_tree(tree, args, owners))
     print(f"{args.bots} bots (one slot each), {args.concurrency} games at once, result delay {args.result_delay:g}, "
           f"{args.rounds:,} rounds a run "
           f"after {args.warm:,}, {args.repeat} runs a tree, alternating (thread CPU a round):")
     medians = {}
-    for label, tree in trees:
+    for label, tree, _ in trees:
         figures = runs[label]
         medians[label] = statistics.median(f["us_per_round"] for f in figures)
         kind = "slot view, pool by changes" if figures[0]["incremental"] else "Handle.slots, pool over every bot"
@@ -162,8 +179,10 @@ def main() -> int:
         print(f"  {label:<9} ({tree}; {kind}): {medians[label]:7.1f} µs a round "
               f"({each}); {figures[0]['games']:,} games, "
               f"{figures[0]['running']} running at the end, tables digest {figures[0]['digest']}")
+    if args.owners:
+        print(f"  owners {args.owners} / this tree: {medians[f'owners {args.owners}'] / medians['this tree']:.2f}")
     if args.against:
-        digests = {f["digest"] for figures in runs.values() for f in figures}
+        digests = {f["digest"] for label in ("this tree", "against") for f in runs[label]}
         print(f"  against / this tree: {medians['against'] / medians['this tree']:.2f}; "
               f"the same tables in every run: {'yes' if len(digests) == 1 else 'NO: ' + ', '.join(sorted(digests))}")
     return 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from arena.ladder.owners import Owners
 from arena.ladder.store import LadderStore, verify_token
 
 
@@ -35,8 +36,8 @@ class LadderAuthenticator:
         #: name -> (stored hash, sha256(token)) of the last token that verified against it
         self._verified: dict[str, tuple[str, bytes]] = {}
         #: name -> owner of each registered bot admitted with one (written on the checking thread, read by the
-        #: ladder's scheduler: one dict operation each way)
-        self.owners: dict[str, str] = {}
+        #: ladder's scheduler)
+        self.owners = Owners()
 
     def __call__(self, name: str, token: str, peer: str) -> str | None:
         known, stored, owner = self.store.bot_access(name)
@@ -48,19 +49,13 @@ class LadderAuthenticator:
                 if not verify_token(token, stored):
                     return f"wrong token for bot {name!r}"
                 self._verified[name] = (stored, digest)
-            self._note_owner(name, owner)
+            self.owners.set(name, owner)
             return None
         self._verified.pop(name, None)
-        self.owners.pop(name, None)
+        self.owners.set(name, None)
         if self.open_registration:
             return None
         return (
             f"bot {name!r} is not registered on this arena and registration is closed: "
             f"ask the organiser to run `arena bots add {name}` and connect with the token it prints"
         )
-
-    def _note_owner(self, name: str, owner: str | None) -> None:
-        if owner:
-            self.owners[name] = owner
-        else:
-            self.owners.pop(name, None)

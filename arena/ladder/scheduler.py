@@ -71,6 +71,7 @@ from functools import partial
 from operator import add, lt
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
+from arena.ladder.owners import Owners
 from arena.ladder.roster import Roster
 
 
@@ -127,8 +128,9 @@ class Scheduler:
         stall: after how long (in typical games) a bot with no free slot stops
             counting as available for the caps.
         window: how many recent game durations the typical game is the median of.
-        owners: bot -> owner of the bots that have one (read at every table, so it may be a mapping the
-            caller keeps up to date as bots connect); bots without one are nobody else's.
+        owners: bot -> owner of the bots that have one; an `Owners` is read at every table, so the caller
+            may keep it up to date as bots connect (a plain mapping is copied); bots without one are nobody
+            else's.
         """
         self.players = dict(players)
         self.max_lead = max_lead
@@ -136,7 +138,7 @@ class Scheduler:
         self.patience = patience
         self.stall = stall
         self.rng = rng or random.Random()
-        self.owners: Mapping[str, str] = {} if owners is None else owners
+        self.owners = owners if isinstance(owners, Owners) else Owners(owners)
         self.games: dict[str, dict[str, int]] = {r: defaultdict(int) for r in self.players}
         self.pairs: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
         self._history: dict[str, dict[frozenset[str], int]] = {r: defaultdict(int) for r in self.players}
@@ -441,26 +443,29 @@ class Scheduler:
         lifted_all = anchor in released
         chosen = [anchor]
         partners = self._partners[ruleset]
-        owners = self.owners
-        if owners:  # the anchor's owner's other bots are as good as gone for this table
-            free, group = _without_owner_of(owners, anchor, free, group)
-        for _seat in range(self.players[ruleset] - 1):
-            if len(group) <= len(chosen):  # nobody left to seat next to the chosen (their owners' bots left out)
-                return None
+        kin = self.owners.kin
+        # The seats chosen and the other bots of their owners: none may take a seat here (nor count for the
+        # least-played pairing, which they can never take).
+        taken = kin(anchor) or (anchor,)
+        seats = self.players[ruleset]
+        for _seat in range(seats - 1):
             # The least-played pairing among the available members, busy or not: a free
             # bot may not take a pairing far more played than one that is merely busy.
             if len(chosen) == 1:
                 pairs_of_first = partners.get(anchor, _NONE).get
-                least = min(map(pairs_of_first, group.difference((anchor,)), repeat(0)))
+                least = min(map(pairs_of_first, group.difference(taken), repeat(0)), default=None)
                 head_to_head = {name: pairs_of_first(name, 0) for name in free if name != anchor}
             else:
                 rows = [partners.get(other, _NONE) for other in chosen]
-                least = min(sum(row.get(name, 0) for row in rows) for name in group if name not in chosen)
+                least = min((sum(row.get(name, 0) for row in rows) for name in group if name not in taken),
+                            default=None)
                 head_to_head = {name: sum(row.get(name, 0) for row in rows) for name in free if name not in chosen}
+            if least is None:  # nobody left to seat next to the chosen (their owners' other bots left out)
+                return None
             allowed = least + self.pair_slack * len(chosen)
             options = []
             for name in free:
-                if name in chosen:
+                if name in taken:
                     continue
                 lifted = lifted_all or name in released
                 if not (lifted or anchor_is_neediest or counts[name] <= within):
@@ -477,8 +482,8 @@ class Scheduler:
             keys = [(head_to_head[name], counts[name], -overlap(name), random()) for name in options]
             pick = options[min(range(len(keys)), key=keys.__getitem__)]
             chosen.append(pick)
-            if owners:
-                free, group = _without_owner_of(owners, pick, free, group)
+            if len(chosen) < seats:
+                taken = {*taken, *(kin(pick) or (pick,))}
         self.rng.shuffle(chosen)
         return Table(ruleset, tuple(chosen))
 
@@ -524,15 +529,6 @@ class Scheduler:
 
 
 _NONE: dict[str, int] = {}
-
-
-def _without_owner_of(owners: Mapping[str, str], bot: str, free: list[str], group: set[str]) -> tuple[list[str], set[str]]:
-    """``free`` and ``group`` without the other bots of ``bot``'s owner (unchanged when it has none)."""
-    owner = owners.get(bot)
-    if owner is None:
-        return free, group
-    return ([name for name in free if name == bot or owners.get(name) != owner],
-            {name for name in group if name == bot or owners.get(name) != owner})
 
 
 def _least_count(games: Mapping[str, int], offsets: Mapping[str, int], names: set[str]) -> int:
