@@ -598,3 +598,23 @@ def test_a_read_only_postgresql_role_can_read_a_ladder(postgres_db):
         raw(postgres_db, "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ladder_reader")
         raw(postgres_db, f"REVOKE ALL ON DATABASE {name} FROM ladder_reader")
         raw(postgres_db, "DROP ROLE ladder_reader")
+
+
+def test_a_registered_bots_owner_is_stored_read_with_its_token_and_kept_by_a_new_one(db):
+    store = LadderStore.open(db)
+    try:
+        assert store.register_bot("ann-1", "t1", owner="ann")
+        store.touch_bot("walkin")
+        assert store.bot_access("ann-1")[0] and verify_token("t1", store.bot_access("ann-1")[1])
+        assert store.bot_access("ann-1")[2] == "ann" and store.bot_access("walkin") == (True, None, None)
+        assert store.bot_access("nobody") == (False, None, None)
+        assert store.rotate_token("ann-1", "t2") and store.bot_access("ann-1")[2] == "ann"
+        assert store.set_owner("ann-1", "bea") and store.bot_access("ann-1")[2] == "bea"
+        assert not store.set_owner("walkin", "bea")  # an open-registration name binds nobody
+        assert not store.set_owner("nobody", "bea")
+        assert store.register_bot("walkin", "t3", owner="cy")  # claimed: its owner comes with the token
+        assert not store.register_bot("walkin", "t4", owner="dee")  # a held name keeps token and owner
+        assert {b["name"]: b["owner"] for b in store.list_bots()} == {"ann-1": "bea", "walkin": "cy"}
+        assert store.set_owner("ann-1", None) and store.bot_access("ann-1")[2] is None
+    finally:
+        store.close()
