@@ -421,6 +421,13 @@ class Hub:
         wrong secret is refused.  A Hello naming a session without any secret (an SDK older than
         the secret, or someone who only learned the id) is treated as a new session.  Refusal
         texts never name another session's id.
+
+        A fresh Hello (no secret) whose name and non-empty token are those of an away session with
+        games takes that session over (`_orphan`): its stream dropped before the bot read the Welcome
+        that held the secret, so the bot could not resume it, and its games would otherwise wait
+        out their reconnection windows and forfeit.  The token is the proof: a registered bot's is
+        checked by the authenticator before this, and a bot that sends none (open registration) can
+        never take a session over.
         """
         if self.shutting_down:
             raise HelloRefused("SHUTTING_DOWN", "the arena is shutting down")
@@ -447,6 +454,11 @@ class Hub:
                 "DUPLICATE_SESSION",
                 f"a bot named {terms.name!r} is already connected (since {existing.connected_at}); one connection per name",
             )
+        orphan = self._orphan(terms)
+        if orphan is not None:
+            log.info("%s connected again without its resume secret (its Welcome was lost with its stream): "
+                     "its token takes its away session over", terms.name)
+            return self._resume(orphan, terms, connection)
         if len(self.by_id) >= self.config.max_connections:
             # sessions kept only to repeat their results on a resume give way to a bot that wants to play
             for kept in [s for s in self.by_id.values() if not s.connected and not s.seats]:
@@ -465,6 +477,16 @@ class Hub:
                  ",".join(session.games), session.capacity)
         self.changed()
         return session
+
+    def _orphan(self, terms: HelloTerms) -> Optional[BotSession]:
+        """An away session of this bot with games waiting that a fresh Hello may take over (see `admit`):
+        the same name and the same token, which must not be empty (constant-time compare)."""
+        if not terms.token:
+            return None
+        for session in self.by_id.values():
+            if session.name == terms.name and not session.connected and session.seats and session.token_matches(terms.token):
+                return session
+        return None
 
     def _resume(self, session: BotSession, terms: HelloTerms, connection: Connection) -> BotSession:
         previous = session.connection

@@ -26,11 +26,12 @@ ROOT = Path(__file__).resolve().parents[2]
 BOT = str(ROOT / "sample_bots" / "greedy_bot.py")
 
 
-async def start_bot(name: str, port: int, out) -> trio.Process:
+async def start_bot(name: str, port: int, out, *extra: str) -> trio.Process:
     """The sample bot as its own process, its log unbuffered (a bot killed at the end loses no line) and with
     faulthandler on, so that `stop_bot` can have a bot that hangs print every thread's stack into its log."""
     return await trio.lowlevel.open_process(
-        [sys.executable, "-X", "faulthandler", BOT, "--arena", f"127.0.0.1:{port}", "--name", name, "--games-limit", "1"],
+        [sys.executable, "-X", "faulthandler", BOT, "--arena", f"127.0.0.1:{port}", "--name", name, "--games-limit", "1",
+         *extra],
         stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
 
@@ -64,11 +65,18 @@ async def welcomed(log_path: Path, timeout_s: float = 30.0) -> None:
 class CuttableProxy:
     """Forwards 127.0.0.1:port to the arena; `cut()` drops every live connection, as a network failure would."""
 
-    def __init__(self, target_port: int, cut_after_bytes: int, silent: bool = False):
+    def __init__(self, target_port: int, cut_after_bytes: int, silent: bool = False, hold_after: bytes = b""):
         self.target = ("127.0.0.1", target_port)
         # silent: instead of closing the connections, stop forwarding on them and keep them open, as a
         # network that drops packets without a word would; only new connections are forwarded again.
         self.silent = silent
+        # hold_after: once these bytes (the bot's name, in its Hello) have gone to the arena on a connection, until
+        # the first cut, what the arena sends back on it is kept back (counted in `held`), never delivered: the
+        # Hello reaches the arena, the Welcome never reaches the bot.  (Held from the start, grpc's handshake
+        # would never finish and the Hello never be sent.)
+        self.hold_after = hold_after
+        self.holding: set[socket.socket] = set()  # upstream sockets whose replies are kept back
+        self.held = 0
         self.muted: set[socket.socket] = set()
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
@@ -103,6 +111,13 @@ class CuttableProxy:
             while data := source.recv(65536):
                 if source in self.muted:
                     continue  # swallowed: nothing reaches the other side, nobody is told
+                if downstream and source in self.holding and not self.cuts:
+                    with self.lock:
+                        self.held += len(data)
+                    continue  # kept back until the cut (and then lost with the connection)
+                if not downstream and self.hold_after and self.hold_after in data and not self.cuts:
+                    self.holding.add(sink)  # before the Hello goes on: its answer must not slip through
+                    self.note(f"the bot's Hello goes to the arena ({len(data)} bytes); its answers are held back")
                 sink.sendall(data)
                 if downstream and self.armed:
                     with self.lock:
@@ -220,3 +235,55 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
     assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
     assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
     assert "reconnecting" in wanderer_log and "resumed" in wanderer_log, wanderer_log
+
+
+def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_path, caplog):
+    """The drop `welcomed` keeps out of the tests above, on purpose: the arena admits the bot and seats it in a
+    game, but the Welcome (with the session's resume secret) and everything after it never reach the bot, and
+    the connection is cut.  The bot can only connect again as new; its token (the same, not empty) takes the
+    away session over, so the game it was seated in goes on and finishes without a strike.  Before, the bot
+    got a new session and the old one's game waited out its reconnection windows: strikes, then a forfeit,
+    and the bot (one game to play) waited for a game that never came."""
+    caplog.set_level(logging.INFO, logger="arena")  # the server's view of the sessions, shown on failure
+    log_path = tmp_path / "wanderer.log"
+
+    async def director(handle):
+        proxy = CuttableProxy(handle.port, cut_after_bytes=0, hold_after=b"wanderer")
+        bots = {}
+        log = open(log_path, "wb")
+        try:
+            bots["wanderer"] = await start_bot("wanderer", proxy.port, log, "--token", "wanderer-secret")
+            bots["anchor"] = await start_bot("anchor", handle.port, subprocess.DEVNULL)
+            await handle.wait_for_sessions(["wanderer", "anchor"], 30)  # admitted; its Welcome held back
+            time_control = TimeControl(move_ms=5000, bank_ms=20_000, first_move_ms=5000, reconnect_ms=2000,
+                                       max_strikes=2)
+            async with trio.open_nursery() as nursery:
+                played = []
+
+                async def play():
+                    played.append(await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control))
+
+                nursery.start_soon(play)
+                with trio.fail_after(30):  # a bounded poll: until the game has seated the session the bot never heard of
+                    while not [s for s in handle.sessions() if s.name == "wanderer" and s.busy]:
+                        await trio.sleep(0.01)
+                proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
+                proxy.cut()
+            with trio.move_on_after(30):
+                await bots["wanderer"].wait()
+                await bots["anchor"].wait()
+            return played[0], proxy.held, {name: process.returncode for name, process in bots.items()}
+        finally:
+            proxy.close()
+            print("proxy:", *proxy.journal, sep="\n  ")
+            for process in bots.values():
+                await stop_bot(process)
+            log.close()
+
+    outcome, held, codes = run(ServerConfig(port=0), director)
+    wanderer_log = log_path.read_text()
+    assert held > 0  # the Welcome was sent, and kept from the bot
+    assert outcome.status == "finished", outcome.reason
+    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log  # its one game: it learnt how it ended
+    assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
+    assert "takes its away session over" in caplog.text

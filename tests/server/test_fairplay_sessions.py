@@ -162,3 +162,33 @@ def test_the_sdk_keeps_the_secret_and_resumes_its_own_session_after_a_cut(toy):
     assert sdkbot.strikes == 0
     assert after == [before]            # back in the same session, proven by the secret it kept
     assert code == 0, processes[0].stdout.read()
+
+
+def test_only_the_same_non_empty_token_takes_over_an_away_session_without_its_secret(toy):
+    """A bot whose stream dropped before it read its Welcome has no secret to resume with; a fresh Hello with
+    its name and its own (non-empty) token takes its away session over, so its games go on.  Another token,
+    or none (open registration), only ever gets a new session: the attack of the test above, without the
+    secret, against the away session itself."""
+    async def director(handle):
+        victim = RawBot(handle.port, hello("victim", token="the-victims-token"))
+        welcome = (await blocking(victim.recv_kind, "welcome")).welcome
+        seat = handle.seat("victim", toy, "g1")  # a running game: the session outlives its stream
+        victim.close()
+        while "victim" in [s.name for s in handle.sessions()]:
+            await handle.session_event()
+        sessions = []
+        for token in ("a-guess", ""):  # the name, without the token: a new session each, the away one untouched
+            probe = RawBot(handle.port, hello("victim", token=token))
+            sessions.append((await blocking(probe.recv_kind, "welcome")).welcome)
+            probe.close()
+            while "victim" in [s.name for s in handle.sessions()]:
+                await handle.session_event()
+        back = RawBot(handle.port, hello("victim", token="the-victims-token"))  # no session id, no secret
+        taken = (await blocking(back.recv_kind, "welcome")).welcome
+        seat.release()
+        back.close()
+        return welcome, sessions, taken
+
+    welcome, sessions, taken = serve(director)
+    assert all(s.session_id != welcome.session_id and s.resume_secret != welcome.resume_secret for s in sessions)
+    assert taken.session_id == welcome.session_id and taken.resume_secret == welcome.resume_secret

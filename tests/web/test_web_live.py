@@ -26,6 +26,7 @@ import pytest
 
 pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
 
+from arena.ladder.store import LadderStore  # noqa: E402
 from arena.replay.reader import parse  # noqa: E402
 from arena.replay.render import FrameBuilder  # noqa: E402
 from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
@@ -79,6 +80,9 @@ def ladder(tmp_path_factory):
     root = tmp_path_factory.mktemp("web-ladder")
     bot_file = root / "thinker.py"
     bot_file.write_text(BOT)
+    store = LadderStore.open(root / "arena.db")
+    store.register_bot("alpha", "alpha-token", owner="team-a")  # a registered bot with an owner; the others open
+    store.close()
     server = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--game", "maumau", "--plain",
          "--summary-every", "3600", "--db", str(root / "arena.db"), "--replays", str(root / "replays"),
@@ -92,8 +96,9 @@ def ladder(tmp_path_factory):
         web = lines.until(r"web view on (http://\S+)").group(1)
         # alpha and beta think 40 ms a move; sloth 300 ms, so its games stay live long enough to be opened
         for name, think in (("alpha", 0.04), ("beta", 0.04), ("sloth", 0.3)):
+            token = ["--token", "alpha-token"] if name == "alpha" else []
             bots.append(subprocess.Popen([sys.executable, str(bot_file), "--arena", f"127.0.0.1:{port}", "--name", name,
-                                          "--think", str(think), "--bot-version", "thinker-7"],
+                                          "--think", str(think), "--bot-version", "thinker-7", *token],
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
         yield {"web": web, "db": root / "arena.db", "root": root}
     finally:
@@ -214,5 +219,6 @@ def test_a_browser_sees_the_leaderboard_update_a_live_game_and_a_replay_from_a_s
         page.wait_for_selector("#versions table", timeout=15_000)
         assert "errors" in page.locator("#main table").first.inner_text().lower()
         assert "thinker-7" in page.locator("#versions").inner_text()
+        assert "owner team-a" in page.locator("#main").inner_text()  # who it belongs to (arena bots add --owner)
         browser.close()
     assert not errors, errors
