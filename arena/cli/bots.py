@@ -116,17 +116,23 @@ def _add(args) -> int:
     return 0
 
 
-def _owner(args) -> int:
-    owner = None if args.none else _checked_name("owner", args.who)
+def _registered(args, unknown: str, open_name: str):
+    """The store, once ``args.name`` is known there with a token; else the user is told why not (``unknown``:
+    what to add when the name is not there at all; ``open_name``: why a name without a token will not do)."""
     store = _open(args.db, must_exist=True)
     known, stored = store.bot_token_hash(args.name)
     if not known:
-        raise CommandError(f"no bot named {args.name!r} in {args.db}")
+        raise CommandError(f"no bot named {args.name!r} in {args.db}{unknown}")
     if stored is None:
-        raise CommandError(
-            f"{args.name} connected with open registration and has no token, so an owner would bind nobody: "
-            f"register it first with `arena bots add {args.name} --owner WHO`"
-        )
+        raise CommandError(f"{args.name} {open_name}")
+    return store
+
+
+def _owner(args) -> int:
+    owner = None if args.none else _checked_name("owner", args.who)
+    store = _registered(
+        args, "", "connected with open registration and has no token, so an owner would bind nobody: "
+        f"register it first with `arena bots add {args.name} --owner WHO`")
     if not store.set_owner(args.name, owner):  # removed in between
         raise RunFailure(f"{args.name} was removed from {args.db} meanwhile; nothing changed")
     said = f"belongs to {owner}" if owner else "belongs to no owner"
@@ -137,15 +143,9 @@ def _owner(args) -> int:
 def _rotate(args) -> int:
     from arena.ladder.auth import new_token
 
-    store = _open(args.db, must_exist=True)
-    known, stored = store.bot_token_hash(args.name)
-    if not known:
-        raise CommandError(f"no bot named {args.name!r} in {args.db}; register it with `arena bots add {args.name}`")
-    if stored is None:
-        raise CommandError(
-            f"{args.name} has no token to rotate (it connected with open registration); "
-            f"`arena bots add {args.name}` registers it with one"
-        )
+    store = _registered(
+        args, f"; register it with `arena bots add {args.name}`",
+        f"has no token to rotate (it connected with open registration); `arena bots add {args.name}` registers it with one")
     token = new_token()
     if not store.rotate_token(args.name, token):  # removed in between
         raise RunFailure(f"{args.name} was removed from {args.db} meanwhile; nothing rotated")

@@ -49,6 +49,24 @@ async def stop_bot(process: trio.Process) -> None:
         process.kill()
 
 
+async def bots_done(bots: dict, timeout_s: float = 30.0) -> dict:
+    """Each bot's exit status once it has ended by itself (None for one still running after ``timeout_s``: its
+    log below shows where it stands)."""
+    with trio.move_on_after(timeout_s):
+        for process in bots.values():
+            await process.wait()
+    return {name: process.returncode for name, process in bots.items()}
+
+
+async def wind_up(proxy: "CuttableProxy", bots: dict) -> None:
+    """The end of every test here: the proxy closed and its journal printed (pytest shows it when the test
+    fails), every bot still running stopped with its threads' stacks in its log."""
+    proxy.close()
+    print("proxy:", *proxy.journal, sep="\n  ")
+    for process in bots.values():
+        await stop_bot(process)
+
+
 async def welcomed(log_path: Path, timeout_s: float = 30.0) -> None:
     """Until the bot's own log says it read its Welcome (a bounded poll of another process's output).
 
@@ -174,15 +192,9 @@ def test_a_dropped_connection_is_resumed_and_the_game_finishes(tmp_path, caplog)
             await welcomed(tmp_path / "wanderer.log")
             proxy.armed = True
             outcome = await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control)
-            with trio.move_on_after(60):  # bounded; a bot still running shows as None with its log below
-                await bots["wanderer"].wait()
-                await bots["anchor"].wait()
-            return outcome, proxy.cuts, {name: process.returncode for name, process in bots.items()}
+            return outcome, proxy.cuts, await bots_done(bots, 60)
         finally:
-            proxy.close()
-            print("proxy:", *proxy.journal, sep="\n  ")
-            for process in bots.values():
-                await stop_bot(process)
+            await wind_up(proxy, bots)
 
     outcome, cuts, codes = run(ServerConfig(port=0), director)
     for log in logs.values():
@@ -217,15 +229,9 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
             await welcomed(log_path)  # as above: a silence before the Welcome would leave nothing to resume
             proxy.armed = True
             outcome = await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control)
-            with trio.move_on_after(30):
-                await bots["wanderer"].wait()
-                await bots["anchor"].wait()
-            return outcome, proxy.cuts, {name: process.returncode for name, process in bots.items()}
+            return outcome, proxy.cuts, await bots_done(bots)
         finally:
-            proxy.close()
-            print("proxy:", *proxy.journal, sep="\n  ")
-            for process in bots.values():
-                await stop_bot(process)
+            await wind_up(proxy, bots)
             log.close()
 
     outcome, cuts, codes = run(ServerConfig(port=0), director)
@@ -269,15 +275,9 @@ def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_pa
                         await trio.sleep(0.01)
                 proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
                 proxy.cut()
-            with trio.move_on_after(30):
-                await bots["wanderer"].wait()
-                await bots["anchor"].wait()
-            return played[0], proxy.held, {name: process.returncode for name, process in bots.items()}
+            return played[0], proxy.held, await bots_done(bots)
         finally:
-            proxy.close()
-            print("proxy:", *proxy.journal, sep="\n  ")
-            for process in bots.values():
-                await stop_bot(process)
+            await wind_up(proxy, bots)
             log.close()
 
     outcome, held, codes = run(ServerConfig(port=0), director)
