@@ -290,3 +290,55 @@ def test_a_bot_reaches_a_host_that_joins_after_it_connected_without_reconnecting
             if process.poll() is None:
                 process.kill()
                 process.wait(10)
+
+
+def test_an_owners_bots_never_meet_on_any_host_of_a_shared_ladder(tmp_path, postgres_db):
+    """The registration, owners included, is in the shared database, and each host learns a bot's owner from
+    the bot's own login there: two hosts, four registered bots (two of one owner) that enter through A and
+    play on both; in a dozen games or more, on neither host does a game seat the owner's two bots (without
+    owners the scheduler, which spreads each bot's games over its partners, seats that pair about as
+    often as any other)."""
+    store = LadderStore.open(postgres_db)
+    for name, owner in (("ann-1", "ann"), ("ann-2", "ann"), ("bo", None), ("cy", None)):
+        assert store.register_bot(name, "their-token", owner=owner)
+    store.close()
+    hosts = {name: start_host(tmp_path, name, postgres_db) for name in ("A", "B")}
+    bots: dict[str, subprocess.Popen] = {}
+    try:
+        for name, host in hosts.items():  # every host knows the other before the bots come
+            poll(lambda: len(welcome_hosts(host.port)) == 2, 20, f"host {name} to see the other")
+        for bot in ("ann-1", "ann-2", "bo", "cy"):
+            bots[bot] = subprocess.Popen(
+                [sys.executable, str(BOT), "--arena", f"127.0.0.1:{hosts['A'].port}", "--name", bot,
+                 "--token", "their-token", "--parallel", str(PARALLEL)],
+                stdout=open(tmp_path / f"{bot}.log", "wb"), stderr=subprocess.STDOUT, cwd=str(ROOT),
+                env={**os.environ, "THINK_MS": "5"})
+
+        def tables() -> dict[tuple[str, str], frozenset[str]]:
+            """(host, game) -> the bots of each finished game."""
+            seated: dict[tuple[str, str], set[str]] = {}
+            for host, game, bot in rows(postgres_db, "SELECT c.host, c.game_id, c.bot FROM seat_claims c "
+                                                     "JOIN games g ON g.id = c.game_id WHERE g.status = 'finished'"):
+                seated.setdefault((host, game), set()).add(bot)
+            return {key: frozenset(seats) for key, seats in seated.items()}
+
+        poll(lambda: len(tables()) >= 12 and {host for host, _ in tables()} == {"A", "B"}, 60,
+             "a dozen games, on both hosts")
+        for process in bots.values():
+            process.terminate()
+        finished = tables()
+        assert frozenset({"ann-1", "ann-2"}) not in set(finished.values()), finished
+        assert len(set(finished.values())) >= 3, finished  # the other pairs play
+    finally:
+        for host in hosts.values():
+            host.kill()
+        for process in bots.values():
+            if process.poll() is None:
+                process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    games = rows(postgres_db, "SELECT g.id, array_agg(s.bot) FROM games g JOIN seats s ON s.game_id = g.id "
+                              "GROUP BY g.id")
+    assert games and not [g for g, seats in games if {"ann-1", "ann-2"} <= set(seats)], games
