@@ -74,6 +74,11 @@ KEEPALIVE = [
 
 SDK_VERSION = "0.2.0"  # the distribution's version (sdk/pyproject.toml); the server checks its major
 
+#: How long an arena may take to notice that a connection of ours went silent (its keepalive: a ping after
+#: 20 s without traffic, 10 s for the answer), plus a margin: while it has not, a bot whose earlier stream
+#: died before its Welcome arrived is refused DUPLICATE_SESSION under its own name.
+ARENA_NOTICES_S = 35.0
+
 #: Hello errors that no retry can fix, with what to tell the user.
 _REFUSALS = {
     pb.Error.BAD_HELLO: "the arena rejected the hello",
@@ -200,6 +205,9 @@ class _Link:
         self.call: Any = None
         self.last_failure = ""
         self.welcomed = False     # welcomed at least once
+        #: When a stream of ours died after our Hello went out and before any answer (None: never): the arena
+        #: may hold a session of ours whose Welcome was lost with it (`Client._session`).
+        self.hello_lost_at: float | None = None
         self.unlisted = False     # the ladder's host list no longer names it: ended once its games are
         self.dropped = False      # ended on purpose (unlisted): no reconnection
 
@@ -207,7 +215,7 @@ class _Link:
 class _SessionEnd(Exception):
     def __init__(self, how: str):
         super().__init__(how)
-        self.how = how  # "stopped", "closed", "lost"
+        self.how = how  # "stopped", "closed", "lost", "duplicate" (see `Client._on_error`)
 
 
 class _Outgoing:
@@ -222,6 +230,7 @@ class _Outgoing:
         self.loop = loop
         self.items: deque = deque()
         self.closed = False
+        self.sent = 0  # messages handed to the stream so far
         self._waiter: Optional[asyncio.Future] = None
         self._kick_due = False
 
@@ -259,6 +268,7 @@ class _Outgoing:
         while True:
             while items:
                 await call.write(items.popleft())
+                self.sent += 1
             if self.closed:
                 return
             self._waiter = self.loop.create_future()
@@ -713,7 +723,21 @@ class Client:
                     return 0
                 if how == "welcomed-then-lost":
                     failures = 0  # the last session worked: start the backoff afresh
-                if not link.welcomed:
+                if how == "hello-then-lost":
+                    # We reached the arena, and it may have admitted us before the stream died with our Welcome:
+                    # a fresh connect timeout, and our token (if any) takes that session over (server README,
+                    # "Resume"); until the arena notices the old stream is gone it refuses us DUPLICATE_SESSION.
+                    link.hello_lost_at = time.monotonic()
+                    give_up_at = max(give_up_at, link.hello_lost_at + self.options.connect_timeout_s)
+                if not link.welcomed and how == "duplicate":
+                    # Refused under our own name after our earlier stream died before its Welcome: wait for the
+                    # arena to notice that stream is gone (its keepalive), then a name in use is final.
+                    if time.monotonic() >= link.hello_lost_at + ARENA_NOTICES_S:
+                        raise ArenaRefused("DUPLICATE_SESSION", f"{_REFUSALS[pb.Error.DUPLICATE_SESSION]} "
+                                                                f"({link.last_failure}) [DUPLICATE_SESSION]")
+                    delay = backoff_delay(failures + 1, self.options.backoff_base_s, 1.0)
+                    failures += 1
+                elif not link.welcomed:
                     # Still trying to reach the arena for the first time: retry until the connect timeout.
                     if time.monotonic() >= give_up_at:
                         raise ArenaUnreachable(
@@ -808,7 +832,9 @@ class Client:
             details = error.details() if hasattr(error, "details") else ""
             link.last_failure = f"{code.name if code else 'error'}: {details}"
             self.log.debug("stream to %s ended: %s", link.address, link.last_failure)
-            return "welcomed-then-lost" if welcomed else "lost"
+            if welcomed:
+                return "welcomed-then-lost"
+            return "hello-then-lost" if outgoing.sent else "lost"
         finally:
             with self._lock:
                 link.outgoing = None
@@ -858,6 +884,12 @@ class Client:
                 # The arena may not have noticed our old stream is gone yet: retry later.
                 self.log.warning("resume refused for now%s", detail)
                 raise _SessionEnd("lost")
+            if link.hello_lost_at is not None and error.code == pb.Error.DUPLICATE_SESSION:
+                # Our earlier stream died before its Welcome reached us: the arena may still hold it.
+                self.log.warning("the arena still holds our earlier connection, whose Welcome never reached us; "
+                                 "trying again%s", detail)
+                link.last_failure = error.message or "DUPLICATE_SESSION"
+                raise _SessionEnd("duplicate")
             reason = _REFUSALS.get(error.code, "the arena refused the connection")
             raise ArenaRefused(code_name, f"{reason}{detail} [{code_name}]")
         game = self.games.get(error.game_id)

@@ -161,6 +161,21 @@ class CuttableProxy:
                 self.note(f"shutdown of {sock}: {error}")
             sock.close()
 
+    def cut_arena_side(self):
+        """Close the live connections towards the arena only: the arena sees its stream end at once, the bot
+        sees nothing (its side stays open and silent) until its keepalive gives the connection up."""
+        with self.lock:
+            self.cuts += 1
+            live, self.live = self.live, []
+            self.note(f"cut {self.cuts} (the arena's side only): {len(live) // 2} connections")
+            self.muted.update(live)
+        for sock in live[1::2]:  # each connection is (client, upstream)
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError as error:
+                self.note(f"shutdown of {sock}: {error}")
+            sock.close()
+
     def close(self):
         self.listener.close()
         self.cut()
@@ -243,6 +258,25 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
     assert "reconnecting" in wanderer_log and "resumed" in wanderer_log, wanderer_log
 
 
+async def _play_cut_before_welcome(handle, proxy: "CuttableProxy", bots: dict, time_control: TimeControl,
+                                   arena_side_only: bool):
+    """The game, started once both bots are admitted (the wanderer's Welcome held back by the proxy), and the
+    wanderer's connection cut as soon as the game has seated it: the bot never heard of its session."""
+    async with trio.open_nursery() as nursery:
+        played = []
+
+        async def play():
+            played.append(await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control))
+
+        nursery.start_soon(play)
+        with trio.fail_after(30):  # a bounded poll: until the game has seated the session the bot never heard of
+            while not [s for s in handle.sessions() if s.name == "wanderer" and s.busy]:
+                await trio.sleep(0.01)
+        proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
+        proxy.cut_arena_side() if arena_side_only else proxy.cut()
+    return played[0]
+
+
 def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_path, caplog):
     """The drop `welcomed` keeps out of the tests above, on purpose: the arena admits the bot and seats it in a
     game, but the Welcome (with the session's resume secret) and everything after it never reach the bot, and
@@ -263,19 +297,8 @@ def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_pa
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)  # admitted; its Welcome held back
             time_control = TimeControl(move_ms=5000, bank_ms=20_000, first_move_ms=5000, reconnect_ms=2000,
                                        max_strikes=2)
-            async with trio.open_nursery() as nursery:
-                played = []
-
-                async def play():
-                    played.append(await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control))
-
-                nursery.start_soon(play)
-                with trio.fail_after(30):  # a bounded poll: until the game has seated the session the bot never heard of
-                    while not [s for s in handle.sessions() if s.name == "wanderer" and s.busy]:
-                        await trio.sleep(0.01)
-                proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
-                proxy.cut()
-            return played[0], proxy.held, await bots_done(bots)
+            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, arena_side_only=False)
+            return outcome, proxy.held, await bots_done(bots)
         finally:
             await wind_up(proxy, bots)
             log.close()
@@ -287,3 +310,37 @@ def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_pa
     assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log  # its one game: it learnt how it ended
     assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
     assert "takes its away session over" in caplog.text
+
+
+def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_connect_timeout(tmp_path, caplog):
+    """As above, but only the arena's side of the connection is closed: the arena sees its stream end, the bot
+    sees nothing until its keepalive gives the connection up (about 15 s), past the 10 s it allows for reaching
+    an arena at the start.  It had reached this one (its Hello went out), so it tries again instead of saying
+    it cannot reach it, and its token takes its session and game over.  Before, it exited at that point with
+    "cannot reach the arena" and its game forfeited."""
+    caplog.set_level(logging.INFO, logger="arena")
+    log_path = tmp_path / "wanderer.log"
+
+    async def director(handle):
+        proxy = CuttableProxy(handle.port, cut_after_bytes=0, hold_after=b"wanderer")
+        bots = {}
+        log = open(log_path, "wb")
+        try:
+            bots["wanderer"] = await start_bot("wanderer", proxy.port, log, "--token", "wanderer-secret")
+            bots["anchor"] = await start_bot("anchor", handle.port, subprocess.DEVNULL)
+            await handle.wait_for_sessions(["wanderer", "anchor"], 30)
+            # The bot is away until its keepalive gives up: 30 s for its decisions and for coming back.
+            time_control = TimeControl(move_ms=30_000, bank_ms=0, first_move_ms=30_000, reconnect_ms=30_000)
+            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, arena_side_only=True)
+            return outcome, await bots_done(bots)
+        finally:
+            await wind_up(proxy, bots)
+            log.close()
+
+    outcome, codes = run(ServerConfig(port=0), director)
+    wanderer_log = log_path.read_text()
+    assert outcome.status == "finished", outcome.reason
+    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
+    assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
+    assert "takes its away session over" in caplog.text
+    assert "cannot reach" not in wanderer_log
