@@ -305,6 +305,11 @@ def _server_options(config: ServerConfig, reuse_port: bool = False) -> list[tupl
         ("grpc.max_send_message_length", config.max_message_bytes),
         ("grpc.keepalive_time_ms", 20_000),
         ("grpc.keepalive_timeout_ms", 10_000),
+        # Every ping waits 10 s at most for its answer, grpc's flow-control (BDP) pings too: one of those in
+        # flight holds the keepalive ping back, and by default it waits 60 s, so a bot's connection gone silent
+        # kept its name taken (DUPLICATE_SESSION for the bot coming back) for a minute or more instead of ~30 s
+        # (the SDK's own side: KEEPALIVE in mau_arena_sdk/client.py).
+        ("grpc.http2.ping_timeout_ms", 10_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.keepalive_permit_without_calls", 1),
     ]

@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import trio
 
 from arena.match.timecontrol import TimeControl
@@ -176,6 +177,21 @@ class CuttableProxy:
                 self.note(f"shutdown of {sock}: {error}")
             sock.close()
 
+    def cut_bot_side(self):
+        """Close the live connections towards the bot only: the bot sees its stream end at once, the arena sees
+        nothing (its side stays open, and what it sends is swallowed) until its pings go unanswered."""
+        with self.lock:
+            self.cuts += 1
+            live, self.live = self.live, []
+            self.note(f"cut {self.cuts} (the bot's side only): {len(live) // 2} connections")
+            self.muted.update(live)
+        for sock in live[0::2]:  # each connection is (client, upstream)
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError as error:
+                self.note(f"shutdown of {sock}: {error}")
+            sock.close()
+
     def close(self):
         self.listener.close()
         self.cut()
@@ -259,7 +275,7 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
 
 
 async def _play_cut_before_welcome(handle, proxy: "CuttableProxy", bots: dict, time_control: TimeControl,
-                                   arena_side_only: bool):
+                                   how: str):
     """The game, started once both bots are admitted (the wanderer's Welcome held back by the proxy), and the
     wanderer's connection cut as soon as the game has seated it: the bot never heard of its session."""
     async with trio.open_nursery() as nursery:
@@ -273,7 +289,7 @@ async def _play_cut_before_welcome(handle, proxy: "CuttableProxy", bots: dict, t
             while not [s for s in handle.sessions() if s.name == "wanderer" and s.busy]:
                 await trio.sleep(0.01)
         proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
-        proxy.cut_arena_side() if arena_side_only else proxy.cut()
+        {"both": proxy.cut, "arena side": proxy.cut_arena_side, "bot side": proxy.cut_bot_side}[how]()
     return played[0]
 
 
@@ -297,7 +313,7 @@ def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_pa
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)  # admitted; its Welcome held back
             time_control = TimeControl(move_ms=5000, bank_ms=20_000, first_move_ms=5000, reconnect_ms=2000,
                                        max_strikes=2)
-            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, arena_side_only=False)
+            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, "both")
             return outcome, proxy.held, await bots_done(bots)
         finally:
             await wind_up(proxy, bots)
@@ -331,7 +347,7 @@ def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_c
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)
             # The bot is away until its keepalive gives up: 30 s for its decisions and for coming back.
             time_control = TimeControl(move_ms=30_000, bank_ms=0, first_move_ms=30_000, reconnect_ms=30_000)
-            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, arena_side_only=True)
+            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, "arena side")
             return outcome, await bots_done(bots)
         finally:
             await wind_up(proxy, bots)
@@ -344,3 +360,37 @@ def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_c
     assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
     assert "takes its away session over" in caplog.text
     assert "cannot reach" not in wanderer_log
+
+
+@pytest.mark.slow(reason="it waits for the arena to give the silent stream up (its pings unanswered: 10-30 s)")
+def test_a_bot_refused_its_own_name_after_a_lost_welcome_waits_until_the_arena_lets_the_old_stream_go(tmp_path, caplog):
+    """As above, but only the bot's side of the connection is closed: the bot sees its stream end at once and
+    connects again, while the arena still holds the old stream (open, silent) and refuses the fresh Hello
+    DUPLICATE_SESSION.  The bot, whose Hello had gone out on that stream, tries again (rather than taking its
+    name as taken, which is right only for a bot that never reached the arena) until the arena's unanswered
+    pings let the old stream go, and its token then takes its session and game over."""
+    caplog.set_level(logging.INFO, logger="arena")
+    log_path = tmp_path / "wanderer.log"
+
+    async def director(handle):
+        proxy = CuttableProxy(handle.port, cut_after_bytes=0, hold_after=b"wanderer")
+        bots = {}
+        log = open(log_path, "wb")
+        try:
+            bots["wanderer"] = await start_bot("wanderer", proxy.port, log, "--token", "wanderer-secret")
+            bots["anchor"] = await start_bot("anchor", handle.port, subprocess.DEVNULL)
+            await handle.wait_for_sessions(["wanderer", "anchor"], 30)
+            time_control = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000, reconnect_ms=60_000)
+            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, "bot side")
+            return outcome, await bots_done(bots, 60)
+        finally:
+            await wind_up(proxy, bots)
+            log.close()
+
+    outcome, codes = run(ServerConfig(port=0), director)
+    wanderer_log = log_path.read_text()
+    assert outcome.status == "finished", outcome.reason
+    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
+    assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
+    assert "still holds our earlier connection" in wanderer_log  # it was refused, and waited
+    assert "takes its away session over" in caplog.text
