@@ -108,6 +108,19 @@ def stop_while_running_games(url: str, host: str, process: subprocess.Popen, tim
         os.kill(process.pid, signal.SIGCONT)
 
 
+def stop_all(hosts, bots) -> None:
+    """The end of a test, whatever happened: every host killed, every bot process still running terminated."""
+    for host in hosts:
+        host.kill()
+    for process in bots:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
     names = [chr(ord("A") + i) for i in range(host_count)]
     hosts = {name: start_host(tmp_path, name, url) for name in names}
@@ -159,15 +172,7 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
         for name in survivors:
             assert hosts[name].wait(60) == 0, hosts[name].rest()
     finally:
-        for host in hosts.values():
-            host.kill()
-        for process in bots.values():
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        stop_all(hosts.values(), bots.values())
 
     check_invariants(url)
     store = LadderStore.open(url, recover=False)
@@ -330,15 +335,7 @@ def test_an_owners_bots_never_meet_on_any_host_of_a_shared_ladder(tmp_path, post
         assert frozenset({"ann-1", "ann-2"}) not in set(finished.values()), finished
         assert len(set(finished.values())) >= 3, finished  # the other pairs play
     finally:
-        for host in hosts.values():
-            host.kill()
-        for process in bots.values():
-            if process.poll() is None:
-                process.terminate()
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_all(hosts.values(), bots.values())
     games = rows(postgres_db, "SELECT g.id, array_agg(s.bot) FROM games g JOIN seats s ON s.game_id = g.id "
                               "GROUP BY g.id")
     assert games and not [g for g, seats in games if {"ann-1", "ann-2"} <= set(seats)], games

@@ -274,33 +274,12 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
     assert "reconnecting" in wanderer_log and "resumed" in wanderer_log, wanderer_log
 
 
-async def _play_cut_before_welcome(handle, proxy: "CuttableProxy", bots: dict, time_control: TimeControl,
-                                   how: str):
-    """The game, started once both bots are admitted (the wanderer's Welcome held back by the proxy), and the
-    wanderer's connection cut as soon as the game has seated it: the bot never heard of its session."""
-    async with trio.open_nursery() as nursery:
-        played = []
-
-        async def play():
-            played.append(await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control))
-
-        nursery.start_soon(play)
-        with trio.fail_after(30):  # a bounded poll: until the game has seated the session the bot never heard of
-            while not [s for s in handle.sessions() if s.name == "wanderer" and s.busy]:
-                await trio.sleep(0.01)
-        proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
-        {"both": proxy.cut, "arena side": proxy.cut_arena_side, "bot side": proxy.cut_bot_side}[how]()
-    return played[0]
-
-
-def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_path, caplog):
-    """The drop `welcomed` keeps out of the tests above, on purpose: the arena admits the bot and seats it in a
-    game, but the Welcome (with the session's resume secret) and everything after it never reach the bot, and
-    the connection is cut.  The bot can only connect again as new; its token (the same, not empty) takes the
-    away session over, so the game it was seated in goes on and finishes without a strike.  Before, the bot
-    got a new session and the old one's game waited out its reconnection windows: strikes, then a forfeit,
-    and the bot (one game to play) waited for a game that never came."""
-    caplog.set_level(logging.INFO, logger="arena")  # the server's view of the sessions, shown on failure
+def cut_before_welcome(tmp_path: Path, how: str, time_control: TimeControl) -> tuple:
+    """A game the bot never heard of: the arena admits "wanderer" (token "wanderer-secret") through a proxy that
+    lets its Hello through and keeps every reply back (`hold_after`), the game seats the session, and the
+    connection is cut ``how`` ("both" sides, the "arena side" or the "bot side" only).  The bot can only
+    connect again as new.  Returns the game's outcome, each bot's exit status, and the wanderer's log; the
+    test asserts what it needs and that the arena's takeover by token was logged (``caplog`` at INFO)."""
     log_path = tmp_path / "wanderer.log"
 
     async def director(handle):
@@ -311,21 +290,45 @@ def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_pa
             bots["wanderer"] = await start_bot("wanderer", proxy.port, log, "--token", "wanderer-secret")
             bots["anchor"] = await start_bot("anchor", handle.port, subprocess.DEVNULL)
             await handle.wait_for_sessions(["wanderer", "anchor"], 30)  # admitted; its Welcome held back
-            time_control = TimeControl(move_ms=5000, bank_ms=20_000, first_move_ms=5000, reconnect_ms=2000,
-                                       max_strikes=2)
-            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, "both")
-            return outcome, proxy.held, await bots_done(bots)
+            async with trio.open_nursery() as nursery:
+                played = []
+
+                async def play():
+                    played.append(await handle.play_game("moumou", {}, 4, ["wanderer", "anchor"], time_control))
+
+                nursery.start_soon(play)
+                with trio.fail_after(30):  # a bounded poll: until the game has seated the session the bot never heard of
+                    while not [s for s in handle.sessions() if s.name == "wanderer" and s.busy]:
+                        await trio.sleep(0.01)
+                proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
+                assert proxy.held > 0  # the Welcome was sent, and kept from the bot
+                {"both": proxy.cut, "arena side": proxy.cut_arena_side, "bot side": proxy.cut_bot_side}[how]()
+            return played[0], await bots_done(bots, 60)
         finally:
             await wind_up(proxy, bots)
             log.close()
 
-    outcome, held, codes = run(ServerConfig(port=0), director)
-    wanderer_log = log_path.read_text()
-    assert held > 0  # the Welcome was sent, and kept from the bot
+    outcome, codes = run(ServerConfig(port=0), director)
+    return outcome, codes, log_path.read_text()
+
+
+def assert_game_taken_over(outcome, codes: dict, wanderer_log: str, caplog) -> None:
     assert outcome.status == "finished", outcome.reason
     assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log  # its one game: it learnt how it ended
     assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
     assert "takes its away session over" in caplog.text
+
+
+def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_path, caplog):
+    """The drop `welcomed` keeps out of the tests above, on purpose: the arena admits the bot and seats it in a
+    game, but the Welcome (with the session's resume secret) and everything after it never reach the bot, and
+    the connection is cut.  The bot can only connect again as new; its token (the same, not empty) takes the
+    away session over, so the game it was seated in goes on and finishes without a strike.  Before, the bot
+    got a new session and the old one's game waited out its reconnection windows: strikes, then a forfeit,
+    and the bot (one game to play) waited for a game that never came."""
+    caplog.set_level(logging.INFO, logger="arena")  # the server's view of the sessions, shown on failure
+    time_control = TimeControl(move_ms=5000, bank_ms=20_000, first_move_ms=5000, reconnect_ms=2000, max_strikes=2)
+    assert_game_taken_over(*cut_before_welcome(tmp_path, "both", time_control), caplog)
 
 
 def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_connect_timeout(tmp_path, caplog):
@@ -335,30 +338,10 @@ def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_c
     it cannot reach it, and its token takes its session and game over.  Before, it exited at that point with
     "cannot reach the arena" and its game forfeited."""
     caplog.set_level(logging.INFO, logger="arena")
-    log_path = tmp_path / "wanderer.log"
-
-    async def director(handle):
-        proxy = CuttableProxy(handle.port, cut_after_bytes=0, hold_after=b"wanderer")
-        bots = {}
-        log = open(log_path, "wb")
-        try:
-            bots["wanderer"] = await start_bot("wanderer", proxy.port, log, "--token", "wanderer-secret")
-            bots["anchor"] = await start_bot("anchor", handle.port, subprocess.DEVNULL)
-            await handle.wait_for_sessions(["wanderer", "anchor"], 30)
-            # The bot is away until its keepalive gives up: 30 s for its decisions and for coming back.
-            time_control = TimeControl(move_ms=30_000, bank_ms=0, first_move_ms=30_000, reconnect_ms=30_000)
-            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, "arena side")
-            return outcome, await bots_done(bots)
-        finally:
-            await wind_up(proxy, bots)
-            log.close()
-
-    outcome, codes = run(ServerConfig(port=0), director)
-    wanderer_log = log_path.read_text()
-    assert outcome.status == "finished", outcome.reason
-    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
-    assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
-    assert "takes its away session over" in caplog.text
+    # The bot is away until its keepalive gives up: 30 s for its decisions and for coming back.
+    time_control = TimeControl(move_ms=30_000, bank_ms=0, first_move_ms=30_000, reconnect_ms=30_000)
+    outcome, codes, wanderer_log = cut_before_welcome(tmp_path, "arena side", time_control)
+    assert_game_taken_over(outcome, codes, wanderer_log, caplog)
     assert "cannot reach" not in wanderer_log
 
 
@@ -370,27 +353,7 @@ def test_a_bot_refused_its_own_name_after_a_lost_welcome_waits_until_the_arena_l
     name as taken, which is right only for a bot that never reached the arena) until the arena's unanswered
     pings let the old stream go, and its token then takes its session and game over."""
     caplog.set_level(logging.INFO, logger="arena")
-    log_path = tmp_path / "wanderer.log"
-
-    async def director(handle):
-        proxy = CuttableProxy(handle.port, cut_after_bytes=0, hold_after=b"wanderer")
-        bots = {}
-        log = open(log_path, "wb")
-        try:
-            bots["wanderer"] = await start_bot("wanderer", proxy.port, log, "--token", "wanderer-secret")
-            bots["anchor"] = await start_bot("anchor", handle.port, subprocess.DEVNULL)
-            await handle.wait_for_sessions(["wanderer", "anchor"], 30)
-            time_control = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000, reconnect_ms=60_000)
-            outcome = await _play_cut_before_welcome(handle, proxy, bots, time_control, "bot side")
-            return outcome, await bots_done(bots, 60)
-        finally:
-            await wind_up(proxy, bots)
-            log.close()
-
-    outcome, codes = run(ServerConfig(port=0), director)
-    wanderer_log = log_path.read_text()
-    assert outcome.status == "finished", outcome.reason
-    assert codes == {"wanderer": 0, "anchor": 0}, wanderer_log
-    assert not any(seat.forfeited or seat.strikes for seat in outcome.seats), wanderer_log
+    time_control = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000, reconnect_ms=60_000)
+    outcome, codes, wanderer_log = cut_before_welcome(tmp_path, "bot side", time_control)
+    assert_game_taken_over(outcome, codes, wanderer_log, caplog)
     assert "still holds our earlier connection" in wanderer_log  # it was refused, and waited
-    assert "takes its away session over" in caplog.text
