@@ -147,45 +147,20 @@ class CuttableProxy:
         except OSError:
             pass
 
-    def cut(self):
+    def cut(self, side: str = "both"):
+        """Drop every live connection, as a network failure would: at both ends (or, `silent`, keep them open
+        and forward nothing), or only the end towards the "arena" or towards the "bot", the other end left open
+        and silent (what comes in on it is swallowed), so that only that side learns of it at once."""
         with self.lock:
             self.cuts += 1
             live, self.live = self.live, []
-            self.note(f"cut {self.cuts}: {len(live) // 2} connections, {self.downstream_bytes} bytes downstream")
-            if self.silent:
+            self.note(f"cut {self.cuts} ({side}): {len(live) // 2} connections, {self.downstream_bytes} bytes downstream")
+            if self.silent or side != "both":
                 self.muted.update(live)
+            if self.silent:
                 return
-        for sock in live:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError as error:
-                self.note(f"shutdown of {sock}: {error}")
-            sock.close()
-
-    def cut_arena_side(self):
-        """Close the live connections towards the arena only: the arena sees its stream end at once, the bot
-        sees nothing (its side stays open and silent) until its keepalive gives the connection up."""
-        with self.lock:
-            self.cuts += 1
-            live, self.live = self.live, []
-            self.note(f"cut {self.cuts} (the arena's side only): {len(live) // 2} connections")
-            self.muted.update(live)
-        for sock in live[1::2]:  # each connection is (client, upstream)
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError as error:
-                self.note(f"shutdown of {sock}: {error}")
-            sock.close()
-
-    def cut_bot_side(self):
-        """Close the live connections towards the bot only: the bot sees its stream end at once, the arena sees
-        nothing (its side stays open, and what it sends is swallowed) until its pings go unanswered."""
-        with self.lock:
-            self.cuts += 1
-            live, self.live = self.live, []
-            self.note(f"cut {self.cuts} (the bot's side only): {len(live) // 2} connections")
-            self.muted.update(live)
-        for sock in live[0::2]:  # each connection is (client, upstream)
+        # each connection is (client, upstream)
+        for sock in live if side == "both" else live[1::2] if side == "arena" else live[0::2]:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError as error:
@@ -277,7 +252,7 @@ def test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed(tmp_pa
 def cut_before_welcome(tmp_path: Path, how: str, time_control: TimeControl) -> tuple:
     """A game the bot never heard of: the arena admits "wanderer" (token "wanderer-secret") through a proxy that
     lets its Hello through and keeps every reply back (`hold_after`), the game seats the session, and the
-    connection is cut ``how`` ("both" sides, the "arena side" or the "bot side" only).  The bot can only
+    connection is cut at ``how`` ("both" ends, or the "arena" or the "bot" end only: `CuttableProxy.cut`).  The bot can only
     connect again as new.  Returns the game's outcome, each bot's exit status, and the wanderer's log; the
     test asserts what it needs and that the arena's takeover by token was logged (``caplog`` at INFO)."""
     log_path = tmp_path / "wanderer.log"
@@ -302,7 +277,7 @@ def cut_before_welcome(tmp_path: Path, how: str, time_control: TimeControl) -> t
                         await trio.sleep(0.01)
                 proxy.note(f"seated; {proxy.held} bytes held back, none delivered")
                 assert proxy.held > 0  # the Welcome was sent, and kept from the bot
-                {"both": proxy.cut, "arena side": proxy.cut_arena_side, "bot side": proxy.cut_bot_side}[how]()
+                proxy.cut(how)
             return played[0], await bots_done(bots, 60)
         finally:
             await wind_up(proxy, bots)
@@ -340,7 +315,7 @@ def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_c
     caplog.set_level(logging.INFO, logger="arena")
     # The bot is away until its keepalive gives up: 30 s for its decisions and for coming back.
     time_control = TimeControl(move_ms=30_000, bank_ms=0, first_move_ms=30_000, reconnect_ms=30_000)
-    outcome, codes, wanderer_log = cut_before_welcome(tmp_path, "arena side", time_control)
+    outcome, codes, wanderer_log = cut_before_welcome(tmp_path, "arena", time_control)
     assert_game_taken_over(outcome, codes, wanderer_log, caplog)
     assert "cannot reach" not in wanderer_log
 
@@ -354,6 +329,6 @@ def test_a_bot_refused_its_own_name_after_a_lost_welcome_waits_until_the_arena_l
     pings let the old stream go, and its token then takes its session and game over."""
     caplog.set_level(logging.INFO, logger="arena")
     time_control = TimeControl(move_ms=60_000, bank_ms=0, first_move_ms=60_000, reconnect_ms=60_000)
-    outcome, codes, wanderer_log = cut_before_welcome(tmp_path, "bot side", time_control)
+    outcome, codes, wanderer_log = cut_before_welcome(tmp_path, "bot", time_control)
     assert_game_taken_over(outcome, codes, wanderer_log, caplog)
     assert "still holds our earlier connection" in wanderer_log  # it was refused, and waited
