@@ -54,7 +54,7 @@ def register(subparsers) -> None:
     owner.add_argument("name")
     who = owner.add_mutually_exclusive_group(required=True)
     who.add_argument("who", nargs="?", metavar="WHO", help="the owner's name (same rules as a bot name)")
-    who.add_argument("--none", action="store_true", help="the bot belongs to nobody else's group")
+    who.add_argument("--none", action="store_true", help="clear the owner: the bot belongs to no owner")
     listing = actions.add_parser("list", help="list known bots")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     remove = actions.add_parser("remove", help="remove a bot's registration (its games stay)")

@@ -32,7 +32,12 @@ exponential backoff and sends ``Hello.resume_session`` with the session's
 in memory only, never logged); the arena re-attaches
 the session to its running games and re-sends any open turn request.  An
 answer computed while the connection was down is kept and re-sent at once
-when the same request comes back.
+when the same request comes back.  A stream lost before its Welcome arrived
+leaves no secret to resume with: the client connects as new (the arena hands
+a bot with a token its away session back), and since it had reached the
+arena it keeps trying past the connect timeout, waiting out a
+DUPLICATE_SESSION (the arena still holding the old stream) for
+`ARENA_NOTICES_S`.
 """
 
 from __future__ import annotations
