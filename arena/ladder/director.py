@@ -8,8 +8,8 @@ while the game ran (`arena.ladder.commit_closed`, `arena.ladder.store.replays`),
 when it ends (the runner's ``on_result``, before the bots are told), so a crash loses
 nothing a bot was told had finished; the games running at a crash are aborted, unrated, at the
 next start, and their partial replays are lost with the process (`arena.ladder.recovery`).  Ratings are refitted
-in the background (at most every ``refit_s``) and feed the dashboard, the
-GetStandings RPC and the scheduler's uncertainty tie-break.
+when read and in the background (`arena.ladder.fits.LadderFits`, told of every committed result) and feed the
+dashboard, the GetStandings RPC and the scheduler's uncertainty tie-break.
 
 Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new game
 starts; running games may finish for ``drain_s`` seconds, then the
