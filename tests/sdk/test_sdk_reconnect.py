@@ -2,7 +2,9 @@
 
 Bot "wanderer" reaches the arena through a TCP proxy that the test cuts after
 some traffic; the SDK must reconnect, resume its session, and finish the game
-without a forfeit.
+without a forfeit.  The last three tests cut before the bot has read its
+Welcome (so it has no secret to resume with): at both ends, at the arena's
+end only, at the bot's end only; the bot's token takes its session over.
 """
 
 from __future__ import annotations
