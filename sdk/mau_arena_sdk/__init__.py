@@ -21,7 +21,8 @@ from typing import Sequence
 
 from mau_arena_sdk.actions import Action, ActionParseError, is_card_code
 from mau_arena_sdk.bot import Bot
-from mau_arena_sdk.client import SDK_VERSION, Client, ClientOptions, install_sigterm_as_interrupt
+from mau_arena_sdk.client import SDK_VERSION, Client, ClientOptions
+from mau_arena_sdk.interrupts import install_sigterm_as_interrupt
 from mau_arena_sdk.errors import ArenaError, ArenaRefused, ArenaUnreachable, ConnectionLost
 from mau_arena_sdk.facts import Facts
 from mau_arena_sdk.flags import parse_flags

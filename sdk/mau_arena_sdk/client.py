@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
 import random
 import signal
 import threading
@@ -58,6 +57,9 @@ import grpc
 from mau_arena_sdk.bot import Bot
 from mau_arena_sdk.decide import Decision, decide, error_text
 from mau_arena_sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
+from mau_arena_sdk.event_loops import hide_running_loop, on_loop, set_result, thread_loop
+from mau_arena_sdk.game_worker import GameWorker
+from mau_arena_sdk.outgoing import Outgoing
 from mau_arena_sdk.timerfd import TimerFd
 from mau_arena_sdk.history import History
 from mau_arena_sdk.turn import GameInfo, GameResult, Turn
@@ -127,50 +129,6 @@ def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random 
     return ceiling * (rng or random).uniform(0.5, 1.0)
 
 
-class _Worker:
-    """One game's thread: runs that game's calls one after another, in order.
-
-    What a one-thread ``ThreadPoolExecutor`` did, without its per-call Future, work item, lock and
-    idle-thread bookkeeping (nobody waited on the Futures): a hand-off is one ``SimpleQueue.put``.
-    Like the executor's, the thread is not a daemon: calls already handed over (a game's
-    ``on_game_end``) still run before the process exits.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._calls: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._name = name
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name=self._name)
-            self._thread.start()
-        self._calls.put((fn, args))
-
-    def _run(self) -> None:
-        get = self._calls.get
-        while (call := get()) is not None:
-            fn, args = call
-            try:
-                fn(*args)
-            except Exception:  # the calls handed over catch their own errors; this is a last resort
-                logging.getLogger("mau_arena_sdk").exception("%s failed", getattr(fn, "__qualname__", fn))
-
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        """Stop after the calls already handed over (dropped first with ``cancel_futures``)."""
-        if cancel_futures:
-            while True:
-                try:
-                    self._calls.get_nowait()
-                except queue.Empty:
-                    break
-        if self._thread is None:
-            return
-        self._calls.put(None)
-        if wait and self._thread is not threading.current_thread():
-            self._thread.join()
-
-
 class _Game:
     """Per-game bookkeeping: its info, its error count, its last answer, and who runs its calls."""
 
@@ -187,7 +145,7 @@ class _Game:
         self.slow = False   # a call of this game was taken over: its next calls go to a worker thread
         self.queued = 0     # its calls waiting in the client's work queue
         self.pending: deque = deque()  # calls that came in meanwhile, run in order by that thread
-        self.worker: _Worker | None = _Worker(f"game-{game_id[:12]}") if worker else None
+        self.worker: GameWorker | None = GameWorker(f"game-{game_id[:12]}") if worker else None
 
 
 class _Link:
@@ -206,7 +164,7 @@ class _Link:
         self.advertised = ""      # what the host calls itself (Welcome.hosts[0])
         self.session_id = ""
         self.resume_secret = ""   # Welcome.resume_secret: proves a resume is ours; never logged
-        self.outgoing: "_Outgoing | None" = None
+        self.outgoing: "Outgoing | None" = None
         self.call: Any = None
         self.last_failure = ""
         self.welcomed = False     # welcomed at least once
@@ -221,63 +179,6 @@ class _SessionEnd(Exception):
     def __init__(self, how: str):
         super().__init__(how)
         self.how = how  # "stopped", "closed", "lost", "duplicate" (see `Client._on_error`)
-
-
-class _Outgoing:
-    """Our messages waiting for the stream's writer task.
-
-    `put_owned` is for the thread that owns the loop (running it, or between two runs): nothing
-    crosses threads.  `put_threadsafe` is for any other thread: one ``deque.append`` plus, only
-    when no wake-up is already on its way, one ``call_soon_threadsafe``.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.items: deque = deque()
-        self.closed = False
-        self.sent = 0  # messages handed to the stream so far
-        self._waiter: Optional[asyncio.Future] = None
-        self._kick_due = False
-
-    def put_owned(self, message: Any) -> None:
-        self.items.append(message)
-        self._wake()
-
-    def put_threadsafe(self, message: Any) -> None:
-        self.items.append(message)
-        if not self._kick_due:
-            self._kick_due = True
-            try:
-                self.loop.call_soon_threadsafe(self._kicked)
-            except RuntimeError:  # the loop is closed: the client is gone, so is the stream
-                pass
-
-    def _kicked(self) -> None:
-        self._kick_due = False  # cleared before the writer drains: a later append schedules another kick
-        self._wake()
-
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def close(self) -> None:
-        self.closed = True
-        self._wake()
-
-    async def drain_to(self, call: Any) -> None:
-        """The writer task: send in order until closed."""
-        items = self.items
-        while True:
-            while items:
-                await call.write(items.popleft())
-                self.sent += 1
-            if self.closed:
-                return
-            self._waiter = self.loop.create_future()
-            await self._waiter
 
 
 class Client:
@@ -342,7 +243,7 @@ class Client:
         On the main thread, SIGINT and SIGTERM stop it cleanly (status 0).
         """
         restore = self._catch_signals()
-        loop = _thread_loop()
+        loop = thread_loop()
         self._loop = loop
         self._owner = threading.get_ident()
         if self.options.max_games > 1:
@@ -374,7 +275,7 @@ class Client:
         loop = self._loop
         if loop is None:
             return
-        if _on_loop(loop):
+        if on_loop(loop):
             self._stop_on_loop()
             return
         try:
@@ -504,7 +405,7 @@ class Client:
 
     def _dispatch(self, game: _Game, fn: Callable[..., Any], *args: Any) -> None:
         """On the loop: have ``fn(*args)`` (bot code; may return a message to send) run for ``game``."""
-        if self.options.max_games == 1 and _hide_running_loop is not None:
+        if self.options.max_games == 1 and hide_running_loop is not None:
             message = self._call_in_loop(fn, args)
             if message is not None:
                 self._send(game, message)
@@ -516,7 +417,7 @@ class Client:
             if game.slow and game.worker is None and not game.queued:
                 # Its calls take long: a hand-off per call costs little next to them, and
                 # taking each one over would cost a tick or two and a thread.
-                game.worker = _Worker(f"game-{game.game_id[:12]}")
+                game.worker = GameWorker(f"game-{game.game_id[:12]}")
             if game.worker is None:
                 game.queued += 1
                 self._work.append((game, fn, args))
@@ -531,11 +432,11 @@ class Client:
         game, same-run A/Bs).  The loop is hidden from the call meanwhile, as if it ran outside:
         ``asyncio.run`` in it works, and the signal handler sees bot code and interrupts it."""
         loop = self._loop
-        _hide_running_loop(None)
+        hide_running_loop(None)
         try:
             return fn(*args)
         finally:
-            _hide_running_loop(loop)
+            hide_running_loop(loop)
 
     def _on_worker(self, game: _Game, fn: Callable[..., Any], args: tuple) -> None:
         message = fn(*args)
@@ -588,7 +489,7 @@ class Client:
                     loop.call_soon_threadsafe(self._stop_on_loop)
                 except RuntimeError:
                     pass
-            if loop is None or not loop.is_running() or not _on_loop(loop):
+            if loop is None or not loop.is_running() or not on_loop(loop):
                 raise KeyboardInterrupt  # in bot code (or before the loop runs): interrupt it
 
         restore = []
@@ -795,7 +696,7 @@ class Client:
         if self._stopping.is_set() or link.dropped:
             return "stopped"
         resuming = bool(link.session_id)
-        outgoing = _Outgoing(asyncio.get_running_loop())
+        outgoing = Outgoing(asyncio.get_running_loop())
         outgoing.put_owned(self._hello(link))
         with self._lock:
             link.outgoing = outgoing
@@ -985,7 +886,7 @@ class Client:
             self._guarded(game, "on_game_end", lambda: self.bot.on_game_end(info, result))
         finally:
             if done is not None:
-                self._loop.call_soon_threadsafe(_set_result, done)
+                self._loop.call_soon_threadsafe(set_result, done)
 
     def _guarded(self, game: _Game, what: str, call: Callable[[], None]) -> None:
         try:
@@ -1005,44 +906,3 @@ class Client:
                 game.worker.shutdown(wait=False, cancel_futures=True)
             game.pending.clear()
             del self.games[game_id]
-
-
-_thread_loops = threading.local()
-
-
-def _thread_loop() -> asyncio.AbstractEventLoop:
-    """This thread's asyncio loop for clients, made on first use and never closed.
-
-    grpc.aio hands every completion to the loop its operation started on; a completion that arrives
-    after that loop was closed (a second client in the same process, as in tests) would fail in
-    grpc's poller.  One long-lived loop per serving thread has no such window.
-    """
-    loop = getattr(_thread_loops, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = _thread_loops.loop = asyncio.new_event_loop()
-    return loop
-
-
-def _set_result(future: asyncio.Future) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
-    return asyncio._get_running_loop() is loop
-
-
-#: Sets this thread's running loop: asyncio's hook for loop implementations (in its ``__all__``,
-#: though underscored).  Without it, bot code of a single game runs outside the loop like that of
-#: several games, which costs more but behaves the same.
-_hide_running_loop: Optional[Callable[[Any], None]] = getattr(asyncio, "_set_running_loop", None)
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
-def install_sigterm_as_interrupt() -> None:
-    """SIGTERM (sent by `arena match` and process managers) closes as cleanly as Ctrl-C."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _raise_interrupt)

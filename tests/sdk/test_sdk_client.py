@@ -297,9 +297,9 @@ def test_an_engine_style_action_object_is_accepted_by_its_text():
 
 
 def test_game_worker_runs_calls_in_order_and_finishes_them_on_shutdown():
-    from mau_arena_sdk.client import _Worker
+    from mau_arena_sdk.game_worker import GameWorker
 
-    worker, seen, gate = _Worker("game-test"), [], threading.Event()
+    worker, seen, gate = GameWorker("game-test"), [], threading.Event()
     worker.submit(gate.wait, 10)
     for i in range(5):
         worker.submit(seen.append, i)
@@ -310,7 +310,7 @@ def test_game_worker_runs_calls_in_order_and_finishes_them_on_shutdown():
     worker.shutdown(wait=True)
     assert seen == [0, 1, 2, 3, 4, "after"] and not worker._thread.is_alive()
 
-    dropped, gate2, seen2 = _Worker("game-test-2"), threading.Event(), []
+    dropped, gate2, seen2 = GameWorker("game-test-2"), threading.Event(), []
     dropped.submit(gate2.wait, 10)
     dropped.submit(seen2.append, "never")
     dropped.shutdown(wait=False, cancel_futures=True)  # drops what has not started yet
