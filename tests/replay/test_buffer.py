@@ -8,6 +8,7 @@ import pytest
 
 from arena.games import new_game
 from arena.replay import ReplayWriter, ReplayWriterError, load, verify
+from arena.replay import format as replay_format
 from arena.replay.buffer import ReplayBuffer
 from arena.replay.reader import parse
 
@@ -38,7 +39,10 @@ def _play_into(recorders: list, ruleset: str, seed: int) -> dict:
 
 
 @pytest.mark.parametrize("hash_every", [1, 16])
-def test_the_buffer_holds_the_bytes_the_file_writer_writes(tmp_path, toy_ruleset, hash_every):
+def test_the_buffer_holds_the_bytes_the_file_writer_writes(tmp_path, toy_ruleset, hash_every, monkeypatch):
+    # One clock reading for both: each result line stamps its own `ended_at`, to the second, and on a loaded
+    # machine the two writes below fell on either side of a second's change (a fresh-clone CI run, 2026-11-29).
+    monkeypatch.setattr(replay_format, "utc_now", lambda: "2026-11-22T04:05:00Z")
     writer = ReplayWriter.create(tmp_path, _header(toy_ruleset, 11), hash_every=hash_every)
     buffer = ReplayBuffer(_header(toy_ruleset, 11), hash_every=hash_every)
     result = _play_into([writer, buffer], toy_ruleset, 11)
@@ -46,6 +50,7 @@ def test_the_buffer_holds_the_bytes_the_file_writer_writes(tmp_path, toy_ruleset
     assert buffer.text() == writer.part_path.read_bytes()  # partial: no result line yet, in both
     writer.write_result(result)
     buffer.write_result(result)
+    assert b'"ended_at":"2026-11-22T04:05:00Z"' in buffer.text()  # the one clock reading
     assert buffer.text() == writer.part_path.read_bytes()
     writer.write_abort("the store refused the result")  # the result line is replaced, in both
     buffer.write_abort("the store refused the result")
