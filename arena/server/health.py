@@ -16,7 +16,7 @@ import asyncio
 from typing import Any
 
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1._async import HealthServicer
+from grpc_health.v1.health import aio as health_aio  # the package's asyncio servicer, as it exports it
 
 SERVICES = ("", "mauarena.v1.Arena")
 
@@ -25,7 +25,7 @@ class Health:
     """The health servicer and the loop it lives on; `set_serving` may be called from trio (same thread)."""
 
     def __init__(self, server: Any = None) -> None:
-        self.servicer = HealthServicer()
+        self.servicer = health_aio.HealthServicer()
         if server is not None:
             self.add_to(server)
         self.serving = False

@@ -29,9 +29,11 @@ def set_result(future: asyncio.Future) -> None:
 
 
 def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
-    """Whether this thread is running ``loop`` right now (asyncio's getter that answers None off a loop,
-    where the public one raises)."""
-    return asyncio._get_running_loop() is loop
+    """Whether this thread is running ``loop`` right now (not while `hide_running_loop` hides it for bot code)."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:  # no loop running on this thread
+        return False
 
 
 #: Sets this thread's running loop: asyncio's hook for loop implementations (in its ``__all__``,
