@@ -30,8 +30,8 @@ Bots of one owner never share a table (``owners``: bot -> owner, from the
 registered bots' ``arena bots add NAME --owner WHO``): an author could
 otherwise pair his own bots to feed one of them rating, or seat two of them at
 one table and have them share their hands.  Such pairs are left out of the
-caps' least-played pairing too, since they can never play.  A ruleset that
-needs more owners than are free seats no table.
+caps' least-played pairing too, since they can never play.  A table needs as
+many different owners as seats (a bot without an owner is its own).
 
 Nobody waits on a slow bot.  The caps are goals, never a reason to idle for
 long, and they only look at bots that are *available*:
