@@ -165,8 +165,9 @@ class _ResultCommit:
 class LadderDirector:
     def __init__(self, store: LadderStore, settings: LadderSettings, view: DashboardView | None = None,
                  owners: Mapping[str, str] | None = None) -> None:
-        """owners: bot -> owner of the registered bots that have one, kept up to date as bots connect
-        (`arena.ladder.auth.LadderAuthenticator.owners`): no table seats two bots of one owner."""
+        """owners: bot -> owner of the registered bots that have one: no table seats two bots of one owner.
+        An `arena.ladder.owners.Owners` (`LadderAuthenticator.owners`, kept up to date as bots log in) is
+        read as it changes; a plain mapping is copied once."""
         known = rulesets()
         for ruleset, players in settings.players.items():  # every rated game ends by its own bound (`require_bound`)
             if ruleset in known:  # (an unknown one never starts a game: `games.new_game` refuses it)
@@ -194,8 +195,7 @@ class LadderDirector:
         self._starts: _GroupCommit | None = None
         #: The standings, live Elo and rating snapshots (fitted when read and in the background).
         self.fits = LadderFits(store, settings, self.view, self.scheduler, self._db_call, self._db_write)
-        self.standings = self.fits.standings
-        self.live_elo = self.fits.live_elo
+        self.standings = self.fits.standings  # what `arena serve` hands the web view
         self._wake: trio.Event | None = None
         self._all_done: trio.Event | None = None
         self._sets_scope: trio.CancelScope | None = None

@@ -131,7 +131,7 @@ def test_the_dashboard_s_live_elo_is_every_bot_s_rating_after_each_run(tmp_path)
             trio.run(director, FakeHandle([f"bot{i}" for i in range(7)]))
             for ruleset in RULESETS:
                 shown = director.view.live_elo[ruleset]
-                assert shown == director.live_elo.ratings(ruleset)  # what a copy of every bot's gave
+                assert shown == director.fits.live_elo.ratings(ruleset)  # what a copy of every bot's gave
                 assert set(shown) == {bot for game in store.rated_games(ruleset) for bot in game.placements}
         finally:
             store.close()
