@@ -4,8 +4,8 @@ The measuring scripts (`searcher_ceiling.py`, `searcher_timing.py`, `searcher_di
 `searcher_posterior.py`) play the sample bots without a server.  Each game start and each turn still goes engine
 → `arena.messages` (the protobuf messages the server sends) → the SDK's `from_pb`, as `arena match --local` does
 (`arena.match.local`), so a bot decides here exactly as it would over the wire, public history included.  The turns
-carry a 60 s move limit and a 600 s bank, those of the README's measured runs, so the searcher's clock guard
-(`searcher.TIME_SHARE`) never acts and a measurement depends on the budget's counts alone.
+carry a 60 s move limit and a 600 s bank, those of the measured runs of `sample_bots/README.md`, so the
+searcher's clock guard (`searcher.TIME_SHARE`) never acts and a measurement depends on the budget's counts alone.
 """
 
 from __future__ import annotations

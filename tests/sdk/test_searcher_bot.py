@@ -22,7 +22,8 @@ SHORT = {"mose": {"rounds": 1}, "ddmau": {"max_hands": 1}, "moumou": {"limit": 3
 
 
 def turn_for(state, seat, game_id="g", events=None, move_ms=60000):
-    """The turn request of `seat`; the time limit of the README's measured runs (the searcher's clock guard never acts)."""
+    """The turn request of `seat`, with the time limit of the measured runs of `sample_bots/README.md` (so the
+    searcher's clock guard never acts)."""
     names = [f"p{i}" for i in range(state.players)]
     extra = () if events is None else (list(events),)
     message = convert.turn_request_to_pb(game_id, 1, state.observation(seat), state.legal_actions(), move_ms, 600000,
