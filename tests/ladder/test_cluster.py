@@ -102,10 +102,38 @@ def stop_while_running_games(url: str, host: str, process: subprocess.Popen, tim
     while True:
         poll(lambda: running_on(url, host), max(0.0, deadline - time.monotonic()), f"games running on {host}")
         os.kill(process.pid, signal.SIGSTOP)
+        # A statement the host sent just before it stopped may still be running in its backend (a game's
+        # result and COMMIT): read once its backends are all idle, or a game read as running may end finished.
+        poll(lambda: not busy_backends(url, host, process.pid), max(1.0, deadline - time.monotonic()),
+             f"the stopped host {host}'s database backends to go idle")
         cut = running_on(url, host)
         if cut:
             return cut
         os.kill(process.pid, signal.SIGCONT)
+
+
+def backends(url: str, host: str, pid: int, states: str = "%") -> list[tuple]:
+    """The database backends of one host's process (its store's and its registry's connections, by the
+    `application_name` each sets), with a state LIKE ``states``."""
+    return rows(url, "SELECT pid, state, application_name FROM pg_stat_activity "
+                     "WHERE (application_name = %s OR application_name LIKE %s) AND state LIKE %s",
+                f"mau-arena pid {pid}", f"mau-arena host {host}%", states)
+
+
+def busy_backends(url: str, host: str, pid: int) -> list[tuple]:
+    return backends(url, host, pid, "active")
+
+
+def report(url: str, hosts: dict, cut: set[str]) -> str:
+    """What a failed cluster run leaves to read: the hosts' rows, the cut games' rows, each host's last lines."""
+    lines = ["hosts: " + repr(rows(url, "SELECT name, state, lease_until FROM hosts ORDER BY name"))]
+    if cut:
+        lines.append("cut games: " + repr(rows(url, "SELECT id, status, reason FROM games WHERE id = ANY(%s)",
+                                                  sorted(cut))))
+    for name, host in hosts.items():
+        lines.append(f"--- host {name}, last lines ---")
+        lines.extend(host.rest().splitlines()[-40:])
+    return "\n".join(lines)
 
 
 def stop_all(hosts, bots) -> None:
@@ -126,6 +154,7 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
     hosts = {name: start_host(tmp_path, name, url) for name in names}
     bots: dict[str, subprocess.Popen] = {}
     entry: dict[str, str] = {}
+    cut: set[str] = set()
     try:
         ports = {name: host.port for name, host in hosts.items()}
         for name, host in hosts.items():  # every host knows the others before the bots come
@@ -150,8 +179,10 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
         # kill -9 the first host while it runs games.
         victim, survivors = names[0], names[1:]
         cut = stop_while_running_games(url, victim, hosts[victim].process, 30)
-        os.kill(hosts[victim].process.pid, signal.SIGKILL)
+        victim_pid = hosts[victim].process.pid
+        os.kill(victim_pid, signal.SIGKILL)
         hosts[victim].process.wait(10)
+        poll(lambda: not backends(url, victim, victim_pid), 30, f"the killed host {victim}'s backends to end")
         (killed_at,) = rows(url, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)")[0]
         poll(lambda: {g for (g,) in rows(url, "SELECT id FROM games WHERE status = 'aborted' AND reason = %s",
                                          f"host {victim} died (not rated)")} >= cut, 30, f"{victim}'s games aborted")
@@ -171,6 +202,8 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
             hosts[name].process.send_signal(signal.SIGTERM)
         for name in survivors:
             assert hosts[name].wait(60) == 0, hosts[name].rest()
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\n{report(url, hosts, cut)}") from None
     finally:
         stop_all(hosts.values(), bots.values())
 
