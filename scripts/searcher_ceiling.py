@@ -65,10 +65,10 @@ def oracle_world(real: dict, ruleset: str, knows: str = "hand"):
 def play(ruleset: str, seed: int, me: int, oracle: str | None, second_step: bool | None = None,
          prune: float | None = None, worlds: int | None = None, step_extra: int | None = None,
          plan: int | None = None, plan_mix: float | None = None, tree: int | None = None,
-         tree_knobs: dict | None = None, leaf: int | None = None) -> bool:
+         tree_knobs: dict | None = None, leaf: int | None = None, confidence: float | None = None) -> bool:
     """One game, the searcher in seat `me`: whether it placed first."""
     bot = SearchBot(worlds=worlds, seed=seed, second_step=second_step, prune=prune, step_extra=step_extra, plan=plan, tree=tree,
-                    leaf=leaf)
+                    leaf=leaf, confidence=confidence)
     other = Tactician()
     start(bot, ruleset)
     start(other, ruleset)
@@ -142,6 +142,9 @@ def main() -> None:
     parser.add_argument("--tree-widen", type=int, default=None, help="with --tree: `OwnTree.widen` (a screening knob)")
     parser.add_argument("--tree-merge", action="store_const", const=True, default=None,
                         help="with --tree: `OwnTree.merge`, nodes keyed by what the choice depends on (a screening knob)")
+    parser.add_argument("--confidence", type=float, default=None,
+                        help="standard errors of gain the search needs to leave the tactician's choice (`Budget.confidence`; "
+                             "default: the ruleset's budget)")
     parser.add_argument("--compare", nargs="+", default=None, help="runs' output to compare (with --against)")
     parser.add_argument("--against", nargs="+", default=None, help="other runs' output on the same seeds")
     args = parser.parse_args()
@@ -174,7 +177,8 @@ def main() -> None:
     pairs = [0] * 5
     for seed in range(first, last):
         won = sum(play(args.ruleset, seed, me, args.oracle, args.second_step, args.prune, args.worlds,
-                        args.step_extra, args.plan, args.plan_mix, args.tree, knobs, args.leaf) for me in (0, 1))
+                        args.step_extra, args.plan, args.plan_mix, args.tree, knobs, args.leaf, args.confidence)
+                  for me in (0, 1))
         pairs[2 * won] += 1
         done = sum(pairs)
         print(f"seed {seed}: {won}/2, pairs {pairs}, score {sum(k * n for k, n in enumerate(pairs)) / (4 * done):.3f}",
