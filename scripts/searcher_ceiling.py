@@ -1,6 +1,6 @@
 """How much the searcher would gain from knowing the opponent's hand: in-process duplicate games against the tactician.
 
-    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step] [--plan N [--plan-mix X]] [--tree N [--tree-widen K] [--tree-merge] ...] [--leaf D]
+    python scripts/searcher_ceiling.py --seeds 9000:9100 [--oracle [hand|all]] [--ruleset maumau] [--second-step | --no-second-step] [--plan N [--plan-mix X]] [--tree N [--tree-widen K] [--tree-merge] ...] [--leaf D] [--confidence K]
     python scripts/searcher_ceiling.py --compare new_*.log --against old_*.log
 
 Plays each seed twice (the searcher in seat 0, then in seat 1, the same deal) with the engine alone (no
