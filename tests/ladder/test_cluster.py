@@ -126,10 +126,14 @@ def busy_backends(url: str, host: str, pid: int) -> list[tuple]:
 
 def report(url: str, hosts: dict, cut: set[str]) -> str:
     """What a failed cluster run leaves to read: the hosts' rows, the cut games' rows, each host's last lines."""
-    lines = ["hosts: " + repr(rows(url, "SELECT name, state, lease_until FROM hosts ORDER BY name"))]
-    if cut:
-        lines.append("cut games: " + repr(rows(url, "SELECT id, status, reason FROM games WHERE id = ANY(%s)",
-                                                  sorted(cut))))
+    lines = []
+    try:
+        lines.append("hosts: " + repr(rows(url, "SELECT name, state, lease_until FROM hosts ORDER BY name")))
+        if cut:
+            lines.append("cut games: " + repr(rows(url, "SELECT id, status, reason FROM games WHERE id = ANY(%s)",
+                                                      sorted(cut))))
+    except psycopg.Error as error:  # the failure itself may be the database's: say so, and keep the hosts' lines
+        lines.append(f"(the database could not be read: {error})")
     for name, host in hosts.items():
         lines.append(f"--- host {name}, last lines ---")
         lines.extend(host.rest().splitlines()[-40:])
