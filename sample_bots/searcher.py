@@ -172,6 +172,9 @@ PLAN = {}
 #: +0.068 ± 0.064 over all 800 games, about +24 Elo (README, Session 12).  With its trials cut at 16 decisions and valued
 #: by `leaf_value` (`--tree 2 --leaf 16 --worlds 150`, about three times the default's CPU): +75.9 (+55.0 .. +97.3) over
 #: 800 fresh games (seeds 23000-23399) against the default's +65.9 beside it, +0.028 ± 0.065 deal by deal (Session 15).
+#: Session 18, 2,000 in-process games each: `--tree 2 --worlds 120` +101.5 on seeds 50000-50999 (the default +65.7, +0.097 ±
+#: 0.045 pair points) and, validated by a rule written before (README), +86.9 (+73.6 .. +100.5) on fresh seeds
+#: 60000-60999 (the default +56.8, +0.083 ± 0.043): stronger, but not +100, and 2-3.7 times the default's CPU.
 TREE = {}
 TREE_WORLDS = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
