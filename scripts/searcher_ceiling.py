@@ -166,6 +166,8 @@ def main() -> None:
         parser.error(f"--tree must be 0 or more, not {args.tree}")
     if args.leaf is not None and args.leaf < 0:
         parser.error(f"--leaf must be 0 or more, not {args.leaf}")
+    if args.confidence is not None and not args.confidence >= 0:  # (NaN too)
+        parser.error(f"--confidence must be 0 or more, not {args.confidence}")
     knobs = {name: value for name, value in (("explore", args.tree_explore), ("prior", args.tree_prior),
                                                           ("widen", args.tree_widen), ("merge", args.tree_merge)) if value is not None}
     if knobs and not args.tree:

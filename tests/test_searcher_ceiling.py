@@ -70,14 +70,7 @@ def test_a_bad_plan_or_plan_mix_is_refused_in_one_line(monkeypatch, capsys):
 
 def test_a_plan_mix_reaches_the_planning_searcher(monkeypatch):
     ceiling = load_script(monkeypatch, "searcher_ceiling")
-    made = []
-    original = ceiling.SearchBot.on_game_start
-
-    def noting(bot, game):
-        original(bot, game)
-        made.append(bot.games["g"][0])
-
-    monkeypatch.setattr(ceiling.SearchBot, "on_game_start", noting)
+    made = searchers_made(monkeypatch, ceiling)
     ceiling.play("maumau", 5, 0, None, worlds=1, plan=1, plan_mix=0.25)
     assert made and made[0].own == 1 and made[0].mix == 0.25
 
@@ -86,7 +79,9 @@ def test_a_bad_tree_or_a_tree_knob_without_a_tree_is_refused_in_one_line(monkeyp
     ceiling = load_script(monkeypatch, "searcher_ceiling")
     for argv, said in ((["--tree", "-1"], "--tree must be 0 or more"), (["--tree-widen", "4"], "need --tree N"),
                        (["--tree-merge"], "need --tree N"), (["--tree", "0", "--tree-explore", "1"], "need --tree N"),
-                       (["--leaf", "-2"], "--leaf must be 0 or more")):
+                       (["--leaf", "-2"], "--leaf must be 0 or more"),
+                       (["--confidence", "-0.5"], "--confidence must be 0 or more"),
+                       (["--confidence", "nan"], "--confidence must be 0 or more")):
         monkeypatch.setattr("sys.argv", ["searcher_ceiling.py", "--seeds", "1:2", *argv])
         try:
             ceiling.main()
@@ -99,14 +94,7 @@ def test_a_bad_tree_or_a_tree_knob_without_a_tree_is_refused_in_one_line(monkeyp
 
 def test_the_tree_knobs_reach_the_tree_searcher(monkeypatch):
     ceiling = load_script(monkeypatch, "searcher_ceiling")
-    made = []
-    original = ceiling.SearchBot.on_game_start
-
-    def noting(bot, game):
-        original(bot, game)
-        made.append(bot.games["g"][0])
-
-    monkeypatch.setattr(ceiling.SearchBot, "on_game_start", noting)
+    made = searchers_made(monkeypatch, ceiling)
     ceiling.play("maumau", 5, 0, None, worlds=1, tree=2, tree_knobs={"widen": 3, "merge": True, "explore": 0.25})
     searcher = made[0]
     assert searcher.own == 2 and searcher.widen == 3 and searcher.merge is True and searcher.explore == 0.25
@@ -117,3 +105,25 @@ def test_the_tree_knobs_reach_the_tree_searcher(monkeypatch):
 def ceiling_pimc(searcher):
     """The flat `pimc.Searcher` class (the one whose `cut_value` is `pimc.evaluate`'s) of a searcher's MRO."""
     return next(k for k in type(searcher).__mro__ if k.__name__ == "Searcher")
+
+
+def test_a_confidence_reaches_the_search_budget(monkeypatch):
+    ceiling = load_script(monkeypatch, "searcher_ceiling")
+    made = searchers_made(monkeypatch, ceiling)
+    ceiling.play("maumau", 5, 0, None, worlds=1, confidence=0.5)
+    ceiling.play("maumau", 5, 0, None, worlds=1)
+    assert made[0].budget.confidence == 0.5
+    assert made[1].budget.confidence == ceiling.SearchBot().budget("maumau").confidence  # the ruleset's own
+
+
+def searchers_made(monkeypatch, ceiling) -> list:
+    """The searcher of every game `ceiling.play` starts from now on, in order (filled as they start)."""
+    made = []
+    original = ceiling.SearchBot.on_game_start
+
+    def noting(bot, game):
+        original(bot, game)
+        made.append(bot.games["g"][0])
+
+    monkeypatch.setattr(ceiling.SearchBot, "on_game_start", noting)
+    return made
