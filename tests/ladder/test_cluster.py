@@ -104,7 +104,7 @@ def stop_while_running_games(url: str, host: str, process: subprocess.Popen, tim
         os.kill(process.pid, signal.SIGSTOP)
         # A statement the host sent just before it stopped may still be running in its backend (a game's
         # result and COMMIT): read once its backends are all idle, or a game read as running may end finished.
-        poll(lambda: not busy_backends(url, host, process.pid), max(1.0, deadline - time.monotonic()),
+        poll(lambda: not backends(url, host, process.pid, "active"), max(1.0, deadline - time.monotonic()),
              f"the stopped host {host}'s database backends to go idle")
         cut = running_on(url, host)
         if cut:
@@ -118,10 +118,6 @@ def backends(url: str, host: str, pid: int, states: str = "%") -> list[tuple]:
     return rows(url, "SELECT pid, state, application_name FROM pg_stat_activity "
                      "WHERE (application_name = %s OR application_name LIKE %s) AND state LIKE %s",
                 f"mau-arena pid {pid}", f"mau-arena host {host}%", states)
-
-
-def busy_backends(url: str, host: str, pid: int) -> list[tuple]:
-    return backends(url, host, pid, "active")
 
 
 def report(url: str, hosts: dict, cut: set[str]) -> str:
