@@ -1,30 +1,11 @@
 """The connection to the arena: one gRPC channel, one bidirectional stream per session.
 
 How it works: the stream is served by grpc.aio on an asyncio loop; bot
-authors never see it.  With room for one game (``max_games`` = 1) bot code
-(``act``, ``on_game_start``, ``on_game_end``) runs right where its message is
-read, inside the loop, since no other game could wait meanwhile (the loop is
-hidden from it: ``asyncio.run`` in ``act`` still works, and Ctrl-C interrupts
-it).  With room for more, the thread that owns the loop runs it until bot
-code is due, then runs that code itself, outside the loop, and goes back to
-the loop: a turn costs no thread hand-off at all, and a slow ``act`` must
-not hold up the other games: a stand-by thread sleeps on a Linux ``timerfd``
-that ticks every `Client.TICK_S` while bot code runs: a call still running
-on two ticks in a row (10-20 ms) is taken over, that is, the stand-by thread
-becomes the loop's owner and serves the other games, while the slow call's
-thread finishes it (and whatever that game received meanwhile, in order) and
-then stands by in turn.  A game with a call taken over is slow: its next
-calls go to a worker thread of its own (a hand-off per call costs little
-next to them).  The calls of one game always run in order, one at a time.
-Without timerfd (not Linux) every game gets its own worker thread instead.
-
-Why: measured on the 2-core build machine (server README, "Fourth pass"),
-each hand-off between threads costs tens of microseconds of CPU there (a
-wake-up across cores), and the per-game worker threads of the previous
-client (synchronous grpcio: a polling thread notifying the reader, the
-reader handing each turn to the game's worker, the worker to grpc's
-request-consumer thread) spent ~100 us more per decision than a bot
-answering on the reading thread.
+authors never see it.  Bot code (``act``, ``on_game_start``,
+``on_game_end``) runs where `mau_arena_sdk.relay.Relay` puts it: inside the
+loop with room for one game, else on the thread that owns the loop, outside
+it, with a stand-by thread taking the loop over from a slow call so that the
+other games are not held up (that module says how and why).
 
 When the stream drops, the client reconnects with capped, jittered
 exponential backoff and sends ``Hello.resume_session`` with the session's
@@ -57,10 +38,10 @@ import grpc
 from mau_arena_sdk.bot import Bot
 from mau_arena_sdk.decide import Decision, decide, error_text
 from mau_arena_sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
-from mau_arena_sdk.event_loops import hide_running_loop, on_loop, set_result, thread_loop
+from mau_arena_sdk.event_loops import on_loop, set_result, thread_loop
 from mau_arena_sdk.game_worker import GameWorker
 from mau_arena_sdk.outgoing import Outgoing
-from mau_arena_sdk.timerfd import TimerFd
+from mau_arena_sdk.relay import Relay
 from mau_arena_sdk.history import History
 from mau_arena_sdk.turn import GameInfo, GameResult, Turn
 from mau_arena_sdk.wire import pb, rpc
@@ -181,24 +162,19 @@ class _SessionEnd(Exception):
         self.how = how  # "stopped", "closed", "lost", "duplicate" (see `Client._on_error`)
 
 
+def _outgoing(game: _Game) -> "Outgoing | None":
+    """Where a message for ``game`` goes: its host's stream now (None while disconnected)."""
+    link = game.link
+    return link.outgoing if link is not None else None
+
+
 class Client:
     """Runs one bot against one arena until stopped, the games limit, or a fatal error.
 
-    Threads (see the module docstring): whoever owns the asyncio loop runs it until bot code is
-    due and then runs that code itself; with several games a stand-by thread takes the loop over
-    from a bot call that outlasts two ticks of `TICK_S`.  Without timerfd each game gets its own
-    worker thread instead.
+    Threads: bot code runs where `Relay` puts it (`mau_arena_sdk.relay`: on the thread that owns the
+    asyncio loop, or, for a slow call among several games, taken over by a stand-by thread); the
+    sessions, one per host, are the loop's tasks.
     """
-
-    #: The stand-by thread's tick while bot code runs: a call still running on two ticks in a row
-    #: (so after 1-2 ticks) is taken over.  A periodic timer rather than one armed and disarmed
-    #: around each call: in the 2-core VM this was measured on, two ``timerfd_settime`` per call
-    #: cost 20-120 us per decision under load (8 us idle), more than the hand-off they replace; a
-    #: tick every 10 ms costs one wake-up.
-    TICK_S = 0.010
-    #: Ticks in a row that find no bot call running, after which the stand-by thread stops ticking
-    #: (the next call starts it again).
-    IDLE_TICKS = 50
 
     def __init__(self, bot: Bot, options: ClientOptions, log: logging.Logger | None = None):
         self.bot = bot
@@ -213,20 +189,7 @@ class Client:
         self._stopping = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
-        # The relay between threads (all under _lock):
-        self._lock = threading.Lock()
-        self._work: deque = deque()           # (game, fn, args) due, in arrival order
-        self._owner = 0                       # ident of the thread that owns the loop
-        self._owner_in_bot = False            # the owner is running bot code (the loop is not running)
-        self._standby: int | None = None      # ident of the thread sleeping on the timer
-        self._calls = 0                       # bot calls started on the owner's path so far
-        self._current: _Game | None = None    # the game of the owner's current bot call
-        self._ticking = False                 # the timer is running
-        self._closing = False
-        self._finished = threading.Event()
-        self._timer: TimerFd | None = None
-        self._task: Any = None
-        self._threads: list[threading.Thread] = []   # stand-by threads started (joined at the end)
+        self._relay: Relay | None = None  # made by `serve`, with its loop
 
     #: At most this many hosts of a shared ladder get a session (the one given included).
     MAX_HOSTS = 16
@@ -245,25 +208,23 @@ class Client:
         restore = self._catch_signals()
         loop = thread_loop()
         self._loop = loop
-        self._owner = threading.get_ident()
-        if self.options.max_games > 1:
-            self._timer = TimerFd.create()
+        relay = self._relay = Relay(loop, self.options.max_games, _outgoing)
         asyncio.set_event_loop(loop)
         try:
-            self._task = loop.create_task(self._serve())
-            self._task.add_done_callback(lambda _: loop.stop())
+            task = loop.create_task(self._serve())
+            task.add_done_callback(lambda _: loop.stop())
             try:
-                if self._drive():
-                    self._finished.wait()   # another thread owns the loop now: it ends the session
+                relay.run(task)
             except KeyboardInterrupt:
                 self.log.info("interrupted: closing the connection")
-                self._interrupted()
+                self.stop()
+                relay.interrupted()
                 return 0
-            if self._task.cancelled():
+            if task.cancelled():
                 return 0
-            return self._task.result()
+            return task.result()
         finally:
-            self._close()
+            relay.close()
             asyncio.set_event_loop(None)
             for signum, handler in restore:
                 signal.signal(signum, handler)
@@ -282,195 +243,6 @@ class Client:
             loop.call_soon_threadsafe(self._stop_on_loop)
         except RuntimeError:  # the loop has finished: nothing left to stop
             pass
-
-    # ------------------------------------------------------------------ the relay between threads
-    def _drive(self) -> bool:
-        """Own the loop: run it until bot code is due, run that code here, repeat.
-
-        Returns False when the session is over, True when another thread took the loop over
-        during a slow bot call (this thread has then finished that game's calls)."""
-        loop = self._loop
-        me = threading.get_ident()
-        while True:
-            item = self._next_item()
-            if item is None:
-                if self._task.done():
-                    self._finished.set()
-                    return False
-                loop.run_forever()  # until _dispatch has work for us, or the session is over
-                continue
-            game, fn, args = item
-            message = fn(*args)
-            if not self._after_item(me, game, message):
-                self._finish_detached(game)
-                return True
-
-    def _next_item(self) -> Optional[tuple]:
-        with self._lock:
-            while self._work:
-                item = self._work.popleft()
-                game = item[0]
-                game.queued -= 1
-                if game.busy:  # its last call still runs on another thread: that thread runs this one next
-                    game.pending.append(item)
-                    continue
-                game.busy = True
-                self._owner_in_bot = True
-                self._current = game
-                self._calls += 1
-                if self._timer is not None:
-                    if self._standby is None:
-                        self._start_standby(self._timer)
-                    if not self._ticking:  # the stand-by thread stops it after a while without bot calls
-                        self._ticking = True
-                        self._timer.set(self.TICK_S, self.TICK_S)
-                return item
-        return None
-
-    def _after_item(self, me: int, game: _Game, message: Any) -> bool:
-        """After a bot call on the owner's path: True if this thread still owns the loop."""
-        with self._lock:
-            owner = self._owner == me
-            if owner:
-                self._owner_in_bot = False
-                game.busy = False
-                while game.pending:  # nothing is queued while we own the loop, but keep the order if so
-                    game.queued += 1
-                    self._work.appendleft(game.pending.pop())
-            outgoing = game.link.outgoing if game.link is not None else None
-            if message is not None and outgoing is not None:
-                if owner:
-                    outgoing.put_owned(message)
-                else:
-                    outgoing.put_threadsafe(message)
-        return owner
-
-    def _finish_detached(self, game: _Game) -> None:
-        """Taken over during a slow call: run the calls this game got meanwhile, in order."""
-        while True:
-            with self._lock:
-                if not game.pending:
-                    game.busy = False
-                    return
-                _, fn, args = game.pending.popleft()
-            message = fn(*args)
-            if message is not None:
-                with self._lock:
-                    outgoing = game.link.outgoing if game.link is not None else None
-                if outgoing is not None:
-                    outgoing.put_threadsafe(message)
-
-    def _start_standby(self, timer: TimerFd) -> None:
-        # The timer goes in as an argument: the session may end (and `_close` clear `_timer`)
-        # before the new thread first runs, and the thread must still sleep on it, see
-        # `_closing` and leave.
-        thread = threading.Thread(target=self._stand_by, args=(timer,), name="sdk-standby", daemon=True)
-        self._standby = -1  # reserved until the thread knows its ident
-        self._threads.append(thread)
-        thread.start()
-
-    def _stand_by(self, timer: TimerFd) -> None:
-        """Sleep on the timer; when a bot call outlasts it, take the loop over and serve."""
-        me = threading.get_ident()
-        with self._lock:
-            self._standby = me
-        seen, idle = -1, 0
-        while True:
-            timer.read()
-            with self._lock:
-                if self._closing:
-                    if self._standby == me:
-                        self._standby = None
-                    return
-                if not self._owner_in_bot:
-                    seen, idle = -1, idle + 1
-                    if idle >= self.IDLE_TICKS and self._ticking:
-                        self._ticking = False  # no bot code for a while: stop ticking until the next call
-                        timer.disarm()
-                    continue
-                idle = 0
-                if self._calls != seen:  # a call that started since the last tick: give it one more
-                    seen = self._calls
-                    continue
-                self._owner, self._owner_in_bot, self._standby = me, False, None
-                if self._current is not None:
-                    self._current.slow = True
-            seen = -1
-            if not self._drive():
-                return  # the session is over
-            with self._lock:  # taken over in turn: stand by again unless another thread does
-                if self._closing or self._standby is not None:
-                    return
-                self._standby = me
-
-    def _dispatch(self, game: _Game, fn: Callable[..., Any], *args: Any) -> None:
-        """On the loop: have ``fn(*args)`` (bot code; may return a message to send) run for ``game``."""
-        if self.options.max_games == 1 and hide_running_loop is not None:
-            message = self._call_in_loop(fn, args)
-            if message is not None:
-                self._send(game, message)
-            return
-        with self._lock:
-            if game.busy:  # a taken-over thread still runs this game's last call
-                game.pending.append((game, fn, args))
-                return
-            if game.slow and game.worker is None and not game.queued:
-                # Its calls take long: a hand-off per call costs little next to them, and
-                # taking each one over would cost a tick or two and a thread.
-                game.worker = GameWorker(f"game-{game.game_id[:12]}")
-            if game.worker is None:
-                game.queued += 1
-                self._work.append((game, fn, args))
-        if game.worker is not None:
-            game.worker.submit(self._on_worker, game, fn, args)
-            return
-        self._loop.stop()  # the owner runs it as soon as this loop iteration is over
-
-    def _call_in_loop(self, fn: Callable[..., Any], args: tuple) -> Any:
-        """Bot code right here, inside the loop: one game, so nothing else waits meanwhile, and no
-        exit from the loop, relay and re-entry per call (20-40 us less bot CPU per decision at one
-        game, same-run A/Bs).  The loop is hidden from the call meanwhile, as if it ran outside:
-        ``asyncio.run`` in it works, and the signal handler sees bot code and interrupts it."""
-        loop = self._loop
-        hide_running_loop(None)
-        try:
-            return fn(*args)
-        finally:
-            hide_running_loop(loop)
-
-    def _on_worker(self, game: _Game, fn: Callable[..., Any], args: tuple) -> None:
-        message = fn(*args)
-        outgoing = game.link.outgoing if game.link is not None else None
-        if message is not None and outgoing is not None:
-            outgoing.put_threadsafe(message)
-
-    def _close(self) -> None:
-        with self._lock:  # _next_item reads _timer under the lock: never a half-closed view
-            self._closing = True
-            timer, self._timer = self._timer, None
-        self._finished.set()
-        if timer is not None:
-            timer.set(1e-6)  # wakes the stand-by thread, which sees _closing and leaves
-            for thread in self._threads:
-                if thread is not threading.current_thread():
-                    thread.join(1.0)
-            if not any(thread.is_alive() for thread in self._threads):
-                timer.close()  # else a thread still runs a stuck bot call: leave the fd to the process
-
-    def _interrupted(self) -> None:
-        """Ctrl-C raised in bot code on this thread: stop, and let the session end cleanly."""
-        self.stop()
-        with self._lock:
-            owner = self._owner == threading.get_ident()
-            if owner:
-                self._owner_in_bot = False
-        if owner:
-            try:
-                self._loop.run_until_complete(self._task)
-            except BaseException:
-                pass
-        else:
-            self._finished.wait(10)
 
     # ------------------------------------------------------------------ signals and the loop
     def _catch_signals(self) -> list[tuple[int, Any]]:
@@ -698,7 +470,7 @@ class Client:
         resuming = bool(link.session_id)
         outgoing = Outgoing(asyncio.get_running_loop())
         outgoing.put_owned(self._hello(link))
-        with self._lock:
+        with self._relay.lock:
             link.outgoing = outgoing
         link.call = call = stub.Play()
         writer = asyncio.ensure_future(outgoing.drain_to(call))
@@ -742,7 +514,7 @@ class Client:
                 return "welcomed-then-lost"
             return "hello-then-lost" if outgoing.sent else "lost"
         finally:
-            with self._lock:
+            with self._relay.lock:
                 link.outgoing = None
             link.call = None
             outgoing.close()
@@ -758,7 +530,7 @@ class Client:
 
     def _send(self, game: _Game, message: Any) -> None:
         """Queue a message for the host of ``game``, from the loop; dropped while disconnected."""
-        outgoing = game.link.outgoing if game.link is not None else None
+        outgoing = _outgoing(game)
         if outgoing is not None:
             outgoing.put_owned(message)
 
@@ -807,7 +579,7 @@ class Client:
     def _game(self, game_id: str, info: GameInfo | None = None, link: _Link | None = None) -> _Game:
         game = self.games.get(game_id)
         if game is None:
-            worker = self.options.max_games > 1 and self._timer is None
+            worker = self._relay.worker_per_game
             game = self.games[game_id] = _Game(game_id, info, worker=worker, link=link)
         elif link is not None:
             game.link = link
@@ -821,7 +593,7 @@ class Client:
         game = self._game(info.game_id, info, link)
         game.info = info
         self.log.info("game %s started: %s, seat %d of %s", info.game_id, info.ruleset, info.seat, ", ".join(info.players))
-        self._dispatch(game, self._guarded, game, "on_game_start", lambda: self.bot.on_game_start(info))
+        self._relay.dispatch(game, self._guarded, game, "on_game_start", lambda: self.bot.on_game_start(info))
 
     def _on_turn(self, link: _Link, message: Any) -> None:
         game = self._game(message.game_id, link=link)
@@ -829,7 +601,7 @@ class Client:
         if last is not None and last[0] == message.request_id:
             self._send(game, last[1])  # re-sent after a resume: we already know our answer
             return
-        self._dispatch(game, self._answer, game, message)
+        self._relay.dispatch(game, self._answer, game, message)
 
     async def _on_game_ended(self, message: Any) -> None:
         if message.game_id not in self.games:
@@ -842,7 +614,7 @@ class Client:
         limit = self.options.games_limit
         last = limit is not None and self.games_done >= limit
         done = asyncio.get_running_loop().create_future() if last else None
-        self._dispatch(game, self._finish, game, message, done)
+        self._relay.dispatch(game, self._finish, game, message, done)
         if game.worker is not None:
             game.worker.shutdown(wait=False)
         if done is not None:

@@ -190,9 +190,9 @@ def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer
 @pytest.mark.parametrize("threads", ["stand-by", "workers"])
 def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypatch):
     if threads == "workers":  # no timerfd (not Linux): every game on its own worker thread
-        import mau_arena_sdk.client
+        from mau_arena_sdk.relay import TimerFd
 
-        monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "create", classmethod(lambda cls, **kw: None))
+        monkeypatch.setattr(TimerFd, "create", classmethod(lambda cls, **kw: None))
     release = threading.Event()
     order = []
 
@@ -215,30 +215,30 @@ def test_a_slow_game_does_not_block_the_answer_of_another_game(threads, monkeypa
 
 def test_a_session_that_ends_before_its_stand_by_thread_first_runs_closes_cleanly(monkeypatch):
     """The stand-by thread starts with the first bot call; under load it may first run only after
-    the session has ended and `_close` has cleared the client's timer.  It must still leave
+    the session has ended and `Relay.close` has cleared the relay's timer.  It must still leave
     cleanly (it once read the cleared timer and died on an assertion).  Here the thread is held
     until the session's clean-up has woken the timer, which forces that interleaving."""
-    import mau_arena_sdk.client
+    from mau_arena_sdk.relay import Relay, TimerFd
 
-    if mau_arena_sdk.client.TimerFd.create() is None:
+    if TimerFd.create() is None:
         pytest.skip("no timerfd on this platform: no stand-by thread")
     closed, errors = threading.Event(), []
-    real_set, real_stand_by = mau_arena_sdk.client.TimerFd.set, Client._stand_by
+    real_set, real_stand_by = TimerFd.set, Relay._stand_by
 
     def set_timer(timer, first, period=0.0, **kw):
         real_set(timer, first, period, **kw)
         if not period:  # the one-shot wake-up of the session's clean-up
             closed.set()
 
-    def held_stand_by(client, *args):
+    def held_stand_by(relay, *args):
         assert closed.wait(10), "the session never closed"
         try:
-            real_stand_by(client, *args)
+            real_stand_by(relay, *args)
         except BaseException as exc:  # noqa: BLE001 - recorded and asserted below
             errors.append(exc)
 
-    monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "set", set_timer)
-    monkeypatch.setattr(Client, "_stand_by", held_stand_by)
+    monkeypatch.setattr(TimerFd, "set", set_timer)
+    monkeypatch.setattr(Relay, "_stand_by", held_stand_by)
 
     def script(hello, inbox, send, stream, context):
         send(welcome())
@@ -251,9 +251,10 @@ def test_a_session_that_ends_before_its_stand_by_thread_first_runs_closes_cleanl
     with FakeArena(script) as arena:
         client = Client(Recorder(lambda t: 0), _options(arena, max_games=2, games_limit=1))
         assert client.serve() == 0
-    assert len(client._threads) == 1
-    client._threads[0].join(10)
-    assert not client._threads[0].is_alive() and errors == []
+    threads = client._relay._threads
+    assert len(threads) == 1
+    threads[0].join(10)
+    assert not threads[0].is_alive() and errors == []
 
 
 def test_in_game_notices_are_logged_and_the_stream_stays_open(caplog):
@@ -455,12 +456,12 @@ def test_act_runs_as_plain_code_and_with_one_game_where_its_turn_is_read(max_gam
 def test_the_stand_by_tick_stops_after_idle_ticks_and_starts_again_with_the_next_call(monkeypatch):
     """The stand-by timer ticks only while bot code keeps coming: after IDLE_TICKS ticks without a
     call running it is stopped (no wake-ups for an idle bot), and the next call starts it again."""
-    import mau_arena_sdk.client
+    from mau_arena_sdk.relay import Relay, TimerFd
 
-    if mau_arena_sdk.client.TimerFd.create() is None:
+    if TimerFd.create() is None:
         pytest.skip("no timerfd on this platform: every game gets a worker thread, nothing ticks")
     starts, stopped = [], threading.Event()
-    real_set, real_disarm = mau_arena_sdk.client.TimerFd.set, mau_arena_sdk.client.TimerFd.disarm
+    real_set, real_disarm = TimerFd.set, TimerFd.disarm
 
     def start(timer, first, period=0.0, **kw):
         if period:  # the tick, not the one-shot wake-up of the session's clean-up
@@ -471,9 +472,9 @@ def test_the_stand_by_tick_stops_after_idle_ticks_and_starts_again_with_the_next
         real_disarm(timer)
         stopped.set()
 
-    monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "set", start)
-    monkeypatch.setattr(mau_arena_sdk.client.TimerFd, "disarm", stop)
-    monkeypatch.setattr(Client, "IDLE_TICKS", 3)
+    monkeypatch.setattr(TimerFd, "set", start)
+    monkeypatch.setattr(TimerFd, "disarm", stop)
+    monkeypatch.setattr(Relay, "IDLE_TICKS", 3)
 
     def script(hello, inbox, send, stream, context):
         _start_slow_and_fast(send)
