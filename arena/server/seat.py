@@ -225,10 +225,12 @@ class RemoteSeat:
 
     # ---- called in trio's context by the session and the hub
 
-    def accept_answer(self, answer: pb.Answer, received_at: float) -> bool:
-        """Take an answer naming one of this seat's requests; False once the game is over."""
+    def accept_answer(self, answer: pb.Answer, received_at: float) -> str:
+        """Take an answer naming one of this seat's requests: ``"open"`` when it answers the open request
+        (the first answer to it, bound to this game), ``"stale"`` when it is handed to the runner as stale
+        (or dropped, beyond the few kept), ``""`` once the game is over (not taken)."""
         if self._released:
-            return False
+            return ""
         open_request = self._open
         wire_id = answer.request_id
         if answer.game_id == self.game_id:
@@ -250,13 +252,15 @@ class RemoteSeat:
         if (open_request is not None and wire_id == open_request.wire_id and runner_id > 0
                 and self._answer is None):
             self._answer = seat_answer
+            taken = "open"
         else:
             self.stale_answers += 1
             if len(self._stale) >= _MAX_PENDING_STALE:
-                return True
+                return "stale"  # dropped: the runner has more than enough to notice already
             self._stale.append(seat_answer)
+            taken = "stale"
         self._wake()
-        return True
+        return taken
 
     def on_disconnect(self) -> None:
         if self._reconnected.is_set():

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.server")
 
-#: Unrequested answers a stream may send before it is cut off as flooding.
+#: Answers beyond one per request that a session may send before its stream is cut off as flooding
+#: (`BotSession.route_answer`): late answers, repeats, answers naming another game or no open request.
 MAX_STALE_ANSWERS = 1000
 #: Messages waiting for a bot that does not read them; beyond this its stream is cut off.
 MAX_OUTBOX = 2000
@@ -152,7 +153,6 @@ class Connection:
         self.peer = peer
         self.outbox = Outbox()
         self.closed = False
-        self.stale_answers = 0
         self.violations = 0
         self.undecodable = False   # ended by a message that could not be parsed
         self.aborted = False       # cut off by the server (abort)
@@ -211,6 +211,9 @@ class BotSession:
         self.seats: set["RemoteSeat"] = set()
         self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat
         self._last_wire_id = 0
+        #: Answers that answered no open request (`route_answer`): kept over resumes, so that a cut-off
+        #: flooder cannot start afresh by resuming.
+        self.stale_answers = 0
         #: The GameEnded messages of its last games, (kept until, message), sent again when the bot
         #: resumes: a result may have gone into a stream that was dying (written, never read) or found
         #: the bot away, and a bot must learn every result it played for.  It ignores those it knows.
@@ -273,15 +276,25 @@ class BotSession:
     # ---- called from trio (via Hub.to_trio) with an answer read off the wire
 
     def route_answer(self, answer: pb.Answer, received_at: float) -> None:
-        """Hand an answer to the seat that asked; answers to no seat's request are dropped here."""
+        """Hand an answer to the seat that asked; answers to no seat's request are dropped here.
+
+        Every answer that is not the one awaited (late, repeated, bound to another game, naming no open
+        request) counts against the session: an honest bot sends at most one answer per request, so a
+        session may send `MAX_STALE_ANSWERS` more than the requests it was sent, and its stream is cut
+        off beyond that.  Each such answer costs the games' loop a wake-up and a notice; unbounded, one
+        session's flood of them halved the other games of a ladder (`scripts/bench_answer_flood.py`).
+        """
         seat = self.requests.get(answer.request_id)
-        if seat is not None and seat.accept_answer(answer, received_at):
+        taken = seat.accept_answer(answer, received_at) if seat is not None else ""
+        if taken == "open":
             return
-        if self.connection is not None:
-            self.connection.stale_answers += 1
-            if self.connection.stale_answers > MAX_STALE_ANSWERS:
+        self.stale_answers += 1
+        if self.stale_answers > MAX_STALE_ANSWERS + self._last_wire_id:
+            if self.connection is not None:
                 self.connection.close(error_to_pb("MALFORMED", "too many answers to requests that are not open"))
-                return
+            return
+        if taken:
+            return  # the seat's runner tells the bot it was stale
         self.send(error_to_pb(
             "STALE_REQUEST",
             f"your request {answer.request_id} is not open (unknown, or its game is over); answer dropped",

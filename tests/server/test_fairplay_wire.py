@@ -178,6 +178,106 @@ def test_an_answer_naming_another_game_is_stale_and_never_applied(toy):
         assert (Code.STALE_REQUEST, crossed[game_id]) in codes and (Code.TIMEOUT, crossed[game_id]) in codes
 
 
+def _junk(turn: pb.TurnRequest) -> pb.BotMessage:
+    """An answer to the bot's own open request, bound to a game that is not its: stale every time."""
+    message = answer_for(turn)
+    message.answer.game_id = "elsewhere"
+    return message
+
+
+def test_a_flood_of_answers_to_its_own_request_is_cut_off_and_a_resume_does_not_reset_it(toy):
+    """The attack (found by a red-team run, Session 19): an admitted bot in a game sends answer after
+    answer naming its own open request with another game's id.  Each one is stale, and each cost the
+    games' loop a wake-up and a notice, with no limit: 3,800 a second from one Python client cut a
+    ladder's other games to about half.  Beyond `MAX_STALE_ANSWERS` more than the requests it was sent
+    the stream is cut off (MALFORMED); the count belongs to the session, so after a resume the next
+    junk answer cuts it again; the other game plays to its end meanwhile."""
+    from arena.server.sessions import MAX_STALE_ANSWERS
+
+    control = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=9, reconnect_ms=500)
+    clock = virtual_clock()  # no time passes while the flood is read: nobody times out
+
+    async def director(handle):
+        flooder = RawBot(handle.port, hello("x"))
+        others = [AutoBot(handle.port, name, seed=i) for i, name in enumerate("acd")]
+        await handle.wait_for_sessions(["x", "a", "c", "d"], timeout_s=10)
+        welcome = (await blocking(flooder.recv_kind, "welcome")).welcome
+        bystanders = {}
+
+        async def bystanders_game():
+            bystanders["outcome"] = await handle.play_game(toy, {"hand": 3}, 7, ["c", "d"], control, game_id="cd")
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.play_game, toy, {"hand": 3}, 5, ["x", "a"], control)
+            turn = (await blocking(flooder.recv_kind, "turn")).turn
+            for _ in range(MAX_STALE_ANSWERS + 100):
+                flooder.send(_junk(turn))
+            cut = await blocking(flooder.ended, HANG_GUARD_S)
+            flooder.close()
+            again = RawBot(handle.port, hello("x", resume_session=welcome.session_id,
+                                              resume_secret=welcome.resume_secret))
+            resumed = (await blocking(again.recv_kind, "welcome")).welcome
+            again.send(_junk(turn))
+            cut_again = await blocking(again.ended, HANG_GUARD_S)
+            again.close()
+            nursery.start_soon(bystanders_game)
+            while "outcome" not in bystanders:
+                await trio.sleep(0)  # the virtual clock stands still: this only lets the game's tasks run
+            nursery.cancel_scope.cancel()
+        for other in others[1:]:
+            await blocking(other.wait)
+        others[0].close()
+        return welcome, cut, resumed, cut_again, bystanders["outcome"]
+
+    welcome, cut, resumed, cut_again, outcome = serve(director, clock=clock)
+    assert cut and cut[-1].error.code == Code.MALFORMED and "too many answers" in cut[-1].error.message
+    assert resumed.session_id == welcome.session_id  # the same session, with its count
+    errors = [m.error for m in cut_again if m.WhichOneof("kind") == "error"]
+    assert errors and errors[-1].code == Code.MALFORMED and "too many answers" in errors[-1].message
+    assert outcome.status == "finished"
+
+
+def test_an_honest_bots_late_or_repeated_answers_one_a_request_are_never_cut_off(toy, monkeypatch):
+    """The flood budget grows by one with every request sent: a bot that answers every request twice
+    (the repeat is stale) plays its game to the end with no allowance at all, and one answer more is
+    cut off."""
+    import arena.server.sessions
+
+    monkeypatch.setattr(arena.server.sessions, "MAX_STALE_ANSWERS", 0)
+    control = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=9, reconnect_ms=500)
+
+    async def director(handle):
+        bot = RawBot(handle.port, hello("twice"))
+        other = AutoBot(handle.port, "a")
+        await handle.wait_for_sessions(["twice", "a"], timeout_s=10)
+        turns = stale = 0
+        last = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(handle.play_game, toy, {"hand": 3}, 3, ["twice", "a"], control)
+            while True:
+                message = await blocking(bot.recv, HANG_GUARD_S)
+                assert message is not None, "cut off while answering once more per request only"
+                kind = message.WhichOneof("kind")
+                if kind == "turn":
+                    turns += 1
+                    last = message.turn
+                    bot.send(answer_for(last))
+                    bot.send(answer_for(last))  # the same answer again: stale
+                elif kind == "error" and message.error.code == Code.STALE_REQUEST:
+                    stale += 1
+                elif kind == "game_ended":
+                    break
+        bot.send(_junk(last))  # one more than the requests it was sent
+        rest = await blocking(bot.ended, HANG_GUARD_S)
+        bot.close()
+        await blocking(other.wait)
+        return turns, stale, rest
+
+    turns, stale, rest = serve(director, clock=virtual_clock())
+    assert turns >= 2 and stale >= 1
+    assert rest and rest[-1].error.code == Code.MALFORMED and "too many answers" in rest[-1].error.message
+
+
 def test_stale_notices_name_the_bots_own_request_ids_and_nothing_internal(toy):
     async def director(handle):
         # An earlier game moves the arena's internal decision count well past this bot's ids.
