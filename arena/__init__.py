@@ -1,3 +1,3 @@
 """Mau Arena: rules engines, a gRPC arena server, replays and ratings for card-playing bots."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -36,6 +36,8 @@ def test_C21_seven_stacks_and_the_payer_plays_on():
     state = run(R, pos, ["play 7h"])
     assert legal(state) == ["play 7c", "accept"]
     state.apply("play 7c")
+    assert state.current == 2 and legal(state) == ["accept"]  # no 7, asked all the same: a step taken for it would tell the table it has no answer
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "8c", "9c", "Tc", "Jc"] and state.current == 2
     assert legal(state) == ["play 8c", "play 9c", "play Tc", "play Jc"]
 

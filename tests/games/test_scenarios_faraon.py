@@ -32,6 +32,8 @@ def test_seven_debt_is_three_per_seven_and_the_payer_may_not_play():
     state = run(R, pos, ["play 7h", "play 7s"])
     assert state.current == 1 and state.observation(1)["pending"] == {"draw": 6}
     state.apply("play 7c")
+    assert state.current == 2 and legal(state) == ["accept"]  # no 7, asked all the same: a step taken for it would tell the table it has no answer
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "9d", "8c", "9c", "Tc", "Jc", "Ac", "Ad", "Kc", "Qc", "Ts"]
     assert state.current == 0
 

@@ -95,14 +95,17 @@ def test_seven_stack_option_passes_the_penalty_on_and_grows():
     assert state.current == 1 and state.observation(1)["pending"] == {"draw": 2}
     assert legal(state) == ["play 7c", "accept"] and str(state.default_action()) == "accept"
     state.apply("play 7c")
-    # seat 2 holds no 7: the 4 cards are taken for it, then it may play (C-5)
+    # seat 2 holds no 7: it is asked all the same (a step taken for it would tell the table it has none),
+    # takes the 4 cards, then may play (C-5)
+    assert state.current == 2 and legal(state) == ["accept"]
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "8c", "9c", "Tc", "Jc"]
     assert state.current == 2 and legal(state) == ["play 8c", "play 9c", "play Tc", "play Jc"]
 
 
 def test_C5_play_after_penalty_draw_can_be_switched_off():
     pos = position([["7h", "Kd", "Qd"], ["Ks", "9s"], ["Qh", "8d"]], ["Th"], ["8c", "9c"])
-    state = run(R, pos, ["play 7h"], seven_stack=True, play_after_penalty_draw=False)
+    state = run(R, pos, ["play 7h", "accept"], seven_stack=True, play_after_penalty_draw=False)
     assert hands(state)[1] == ["Ks", "9s", "8c", "9c"] and state.current == 2
 
 

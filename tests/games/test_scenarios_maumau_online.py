@@ -43,8 +43,10 @@ def test_B2_upcard_seven_is_seat_zeros_discard():
     pos = state.to_position()
     if any(c[0] == "7" for c in pos["hands"][1]):
         assert state.current == 1 and state.observation(1)["pending"] == {"draw": 2}
-    else:  # nothing to fold with: seat 1 took the 2 cards and its turn ended
-        assert len(pos["hands"][1]) == 7 and state.current == 2
+    else:  # nothing to fold with: seat 1 is asked all the same, takes the 2 cards and its turn ends
+        assert state.current == 1 and legal(state) == ["accept"]
+        state.apply("accept")
+        assert len(state.to_position()["hands"][1]) == 7 and state.current == 2
 
 
 def test_B2_upcard_ace_skips_seat_one_queen_reverses_nine_hits_the_last_seat():
@@ -92,7 +94,9 @@ def test_B13_seven_folds_add_two_and_accepting_ends_the_turn_without_discard():
     state = run(R, pos, ["play 7c"])
     assert state.current == 1 and state.observation(1)["pending"] == {"draw": 4}
     state.apply("play 7s")
-    # seat 2 has no 7: the 6 cards are taken for it and its turn ends
+    # seat 2 has no 7 (asked all the same: a step taken for it would tell the table it has no answer): it takes the 6 cards and its turn ends
+    assert state.current == 2 and legal(state) == ["accept"]
+    state.apply("accept")
     assert hands(state)[2] == ["Qs", "3c", "5d", "8c", "8d", "2s", "3s", "4s", "5h"]
     assert state.current == 3 and state.observation(3)["pending"] == {}
     assert top(state) == "7s"
@@ -164,7 +168,9 @@ def test_B8_the_next_player_may_still_accuse_after_its_voluntary_draw():
 def test_B8_facing_the_offenders_seven_the_next_player_may_accuse_before_taking_the_draw():
     state = run(R, table(["7h", "9c"]), ["play 7h", "pass", "pass", "pass"])
     assert state.current == 1 and legal(state) == ["accept", "accuse 0"]  # no longer a forced draw
-    state.apply("accuse 0")  # then the 2 cards are taken for seat 1 (nothing else is legal) and its turn ends
+    state.apply("accuse 0")  # then seat 1 takes the 2 cards (its one legal action, still its own) and its turn ends
+    assert state.current == 1 and legal(state) == ["accept"]
+    state.apply("accept")
     assert len(hands(state)[0]) == 6 and len(hands(state)[1]) == 5 and state.current == 2
 
 

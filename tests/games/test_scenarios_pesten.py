@@ -25,14 +25,16 @@ def test_C24_twos_and_jokers_stack_across_each_other():
     state = run(R, pos, ["play X1"])
     assert legal(state) == ["play 2s", "accept"]  # a 2 of any suit answers the Joker
     state.apply("play 2s")
-    # seat 2 has neither: 5 + 2 = 7 cards, then (C-5) it plays on
+    # seat 2 has neither (asked all the same: a step taken for it would tell the table it has no answer): 5 + 2 = 7 cards, then (C-5) it plays on
+    assert state.current == 2 and legal(state) == ["accept"]
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "3h", *stock[:7]] and state.current == 2
     assert state.decision == "turn"
 
 
 def test_C23_after_a_joker_chain_the_payer_may_play_any_card():
     pos = position([["X1", "Kd", "Qd"], ["Qs", "9c", "4h"]], ["Th"], ["3c", "4c", "5c", "6c", "3d"])
-    state = run(R, pos, ["play X1"])  # seat 1 holds no 2 or Joker: it pays at once, then plays
+    state = run(R, pos, ["play X1", "accept"])  # seat 1 holds no 2 or Joker: it pays, then plays
     assert state.current == 1 and legal(state) == [f"play {c}" for c in ["Qs", "9c", "4h", "3c", "4c", "5c", "6c", "3d"]]
 
 

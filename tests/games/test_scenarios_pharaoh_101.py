@@ -36,7 +36,9 @@ def test_C29_seven_one_card_stacks_and_the_payer_plays_on():
 def test_C29_six_one_card_and_skip_stacks_with_sixes():
     pos = position([["6h", "Kd"], ["6c", "Ks"], ["Qh", "8d"]], ["Th"], ["8c", "9d", "Tc"])
     state = run(R, pos, ["play 6h", "play 6c"])
-    # seat 2 holds no 6: the engine takes the 2 cards for it and its turn is over
+    # seat 2 holds no 6 (asked all the same: a step taken for it would tell the table it has no answer): it takes the 2 cards and its turn is over
+    assert state.current == 2 and legal(state) == ["accept"]
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "8c", "9d"] and state.current == 0
 
 

@@ -21,7 +21,9 @@ def test_C19_ace_skip_passed_on_by_an_ace():
     state = run(R, pos, ["play Ah"])
     assert state.current == 1 and legal(state) == ["play As", "accept"]
     state.apply("play As")
-    # seat 2 has no Ace: it misses its turn (C-6)
+    # seat 2 has no Ace: asked all the same (taking the skip for it would tell the table), it misses its turn (C-6)
+    assert state.current == 2 and legal(state) == ["accept"]
+    state.apply("accept")
     assert state.current == 0 and state.observation(0)["pending"] == {}
 
 
@@ -65,6 +67,8 @@ def test_C16_green_king_draws_four_and_stacks_with_sevens():
     state = run(R, pos, ["play Ks"], green_king=True)
     assert legal(state) == ["play 7s", "accept"]
     state.apply("play 7s")
+    assert state.current == 2 and legal(state) == ["accept"]  # no 7 or green King, asked all the same
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "9d", "8c", "9s", "Tc", "Jc", "Ac", "Ad"]
     assert run(R, pos, ["play Ks"]).current == 1 and hands(run(R, pos, ["play Ks"]))[1] == ["7s", "Kh", "9c"]
 

@@ -51,6 +51,8 @@ def test_quick_with_stacking_sevens_the_answer_is_a_combo_too():
     pos = position([["7h", "Kd", "Qd"], ["7c", "7d", "9s", "9d"], ["Qh", "8d", "Jd"]], ["Th"],
                    ["8c", "9c", "Tc", "Jc", "As", "Ks", "Qs"])
     state = run("maumau", pos, ["play 7h", "play 7c", "play 7d"], quick=True, seven_stack=True)
+    assert state.current == 2 and legal(state) == ["accept"]  # no 7: asked all the same, it takes the 6
+    state.apply("accept")
     assert hands(state)[2] == ["Qh", "8d", "Jd", "8c", "9c", "Tc", "Jc", "As", "Ks"]
 
 

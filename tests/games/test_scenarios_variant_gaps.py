@@ -125,7 +125,10 @@ def test_rescue_seven_among_the_first_three_passes_a_new_debt_of_three():
     assert state.observation(1)["pending"] == {"draw": 4}
     state.apply("play 7d")
     assert hands(state)[1] == ["7c", "8s", "8c"]  # the card drawn before it is kept, the rest lapses
-    # seat 2 owes the rescue 7's own 3 (it has no 7 or Js, so paying is forced), then seat 0 plays
+    # seat 2 owes the rescue 7's own 3: it has no 7 or Js, and is asked all the same (a step taken for it
+    # would tell the table so); it pays, then seat 0 plays
+    assert state.current == 2 and legal(state) == ["accept"]
+    state.apply("accept")
     assert hands(state)[2] == ["Th", "Ts", "9h", "9c", "Tc"] and state.current == 0
 
 
@@ -154,9 +157,9 @@ def test_rescue_declined_then_a_second_chance_within_the_three():
     assert hands(state)[1] == ["7c", "8s", "7d"] and state.observation(2)["pending"] == {}
 
 
-def test_rescue_applies_to_a_forced_payment_too():
-    pos = _debt(["7d", "9h", "9c"], owed=3, hand=("8s", "9s"))  # no 7 in hand: accepting is forced
-    state = run(FA, pos, [], rescue=True)
+def test_rescue_applies_to_a_payment_with_no_answer_in_hand_too():
+    pos = _debt(["7d", "9h", "9c"], owed=3, hand=("8s", "9s"))  # no 7 in hand: accept is its only action
+    state = run(FA, pos, ["accept"], rescue=True)
     assert state.decision == "rescue" and state.current == 1 and legal(state) == ["play 7d", "accept"]
 
 

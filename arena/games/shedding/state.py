@@ -16,8 +16,9 @@ out of the current hand in order, `losses` counts lost hands, and turn
 order (`turns.step`) passes over seats that are out of the hand or the match.
 
 Forced steps applied by the engine without asking (the only ones): taking
-a pending penalty that cannot be answered (no counter card and no other
-option), the failed follow of a Mau-Mau Ace (draw one, turn ends), and the
+a pending penalty that no card of the ruleset answers (with a counter in
+the ruleset the seat is asked even when its hand has none: a step taken
+without it would tell every seat so), the failed follow of a Mau-Mau Ace (draw one, turn ends), and the
 end of a turn after a single draw that produced nothing playable when the
 rules allow only the drawn card.  Every other draw or pass, even when it
 is the only legal action, is a decision of the seat.

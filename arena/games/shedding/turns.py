@@ -132,6 +132,11 @@ def settle(state: SheddingState) -> None:
                 return
             drawing.fail_follow(state)
         elif phase == "turn" and (state.pending_draw or state.pending_skip):
+            if state.rules.rule(state.discard[-1]).stack_with:
+                # A card of this ruleset answers the debt, and a seat holding one may still accept: it is
+                # asked even when it holds none, or the table would learn from a step taken without it
+                # (and its events) that this hand has no answer.
+                return
             legal = legal_actions(state)
             if len(legal) != 1 or legal[0] != A.ACCEPT:
                 return

@@ -1,0 +1,100 @@
+"""A seat facing a debt it could answer in principle is asked, whatever it holds (Session 19's red-team find).
+
+The attack: in a ruleset where a 7 (a 2, an 8, an Ace...) can be answered with another, a seat that holds
+no answer used to have its debt taken by the engine without a decision, and the event said so
+(``accept (forced)``); a seat holding one may still accept, so every other seat (and any spectator)
+learned for certain that this hand held no answer.  Here the same play is made twice from one position
+that differs only in the next seat's hidden hand (an answer or none): what the table sees afterwards must
+be the same.  The engine still steps on alone where no card of the ruleset answers the debt (nothing
+about the hand is told then).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena import games
+
+#: Rulesets and options where a debt (a draw or a skip) can be answered by a card.
+STACKING = [
+    ("prsi", {}), ("pesten", {}), ("faraon", {}), ("maumau-online", {}), ("neuner", {}), ("evil-seven", {}),
+    ("pharaoh-101", {}), ("maumau", {"seven_stack": True}), ("maumau", {"eight_deflect": True}),
+]
+
+
+def _counters(state) -> frozenset:
+    return state.rules.rule(state.discard[-1]).stack_with
+
+
+def _answers(card: str, counters: frozenset) -> bool:
+    return card[0] in counters or card in counters
+
+
+def _with_hand(position: dict, seat: int, answer: bool, counters: frozenset) -> dict | None:
+    """The position with ``seat``'s hand trading cards with the stock so that it holds an answer (one
+    card of it) or none; None when the stock cannot make the trade."""
+    hands = [list(h) for h in position["hands"]]
+    stock = list(position["stock"])
+    hand = hands[seat]
+    if answer:
+        if any(_answers(c, counters) for c in hand):
+            return position
+        swap = next((i for i, c in enumerate(stock) if _answers(c, counters)), None)
+        if swap is None or not hand:
+            return None
+        hand[0], stock[swap] = stock[swap], hand[0]
+    else:
+        for i, card in enumerate(hand):
+            if _answers(card, counters):
+                swap = next((j for j, c in enumerate(stock) if not _answers(c, counters)), None)
+                if swap is None:
+                    return None
+                hand[i], stock[swap] = stock[swap], card
+    return {**position, "hands": hands, "stock": stock}
+
+
+def _after(ruleset: str, options: dict, position: dict, action: str):
+    state = games.from_position(ruleset, position, **options)
+    log = state.record_events()
+    state.apply(action)
+    return state, [(e.seat, e.kind, e.text, e.details) for e in log]
+
+
+@pytest.mark.parametrize("ruleset,options", STACKING, ids=[f"{r}-{'-'.join(o) or 'default'}" for r, o in STACKING])
+def test_a_play_that_leaves_a_debt_looks_the_same_whether_the_next_seat_can_answer_it(ruleset, options):
+    rng = random.Random(f"asked/{ruleset}/{sorted(options)}")
+    compared = 0
+    for game in range(40):
+        players = max(3, games.ruleset_info(ruleset).min_players)
+        state = games.new_game(ruleset, players=players, seed=rng.getrandbits(32), **options)
+        while not state.is_over and compared < 25:
+            legal = state.legal_actions()
+            action = rng.choice(legal)
+            trial = state.clone()
+            trial.apply(action)
+            if (not trial.is_over and trial.current != state.current and trial.decision == "turn"
+                    and (trial.pending_draw or trial.pending_skip) and _counters(trial)):
+                before, target = state.to_position(), trial.current
+                worlds = [_with_hand(before, target, answer, _counters(trial)) for answer in (True, False)]
+                if None not in worlds:
+                    seen = [_after(ruleset, options, w, str(action)) for w in worlds]
+                    (holds, events_a), (lacks, events_b) = seen
+                    assert holds.current == lacks.current == target, (ruleset, str(action), events_a, events_b)
+                    assert "accept" in [str(a) for a in lacks.legal_actions()]
+                    assert events_a == events_b, f"{ruleset}: the table sees whether seat {target} can answer"
+                    compared += 1
+            state.apply(action)
+        if compared >= 25:
+            break
+    assert compared > 0, f"no debt was met in {ruleset}'s random games: the test checked nothing"
+
+
+def test_a_debt_no_card_answers_is_still_taken_without_asking():
+    """Default Mau-Mau: a 7 makes the next seat draw 2 at once, with nothing to answer it, so no decision."""
+    state = games.from_position("maumau", {"hands": [["7h", "Kd", "Qd"], ["9h", "Ks"]], "discard": ["Th"],
+                                           "stock": ["8c", "8d", "Ac"], "current": 0, "direction": 1,
+                                           "scores": [0, 0]})
+    state.apply("play 7h")
+    assert state.current == 1 and state.hands[1] == ["9h", "Ks", "8c", "8d"]
