@@ -10,6 +10,8 @@ with in-process random opponents, and is put through what a ladder will ask of i
   are reported as not exercised, not as failures;
 * ``answers in time``: no timeout at a generous limit;
 * ``index and text``: no answer struck as illegal or malformed (index and text must agree);
+* ``own answers``: the bot's own code never failed on a decision (``act`` raised, or chose
+  something not legal, and its SDK answered a fallback, reported as ``Answer.bot_error``);
 * ``stale answers``: a game at 1 ms per decision, so its answers arrive late and are
   dropped as STALE_REQUEST; the bot must keep playing and finish the next game cleanly;
 * ``disconnect and resume``: the arena cuts the bot's stream mid-game; the bot must
@@ -142,12 +144,15 @@ class MoveLog:
         self.after = after_bot_decisions
         self.action = action
         self.acted = False
+        self.bot_errors: list[str] = []  # the bot's own reports that its code failed (Answer.bot_error)
 
     def decision(self, seat: int, action_text: str, think_ms: int, timeout: bool, strike: bool, state_hash: str,
                  bot_error: str = "") -> None:
         self.moves.append((seat, action_text))
         if seat == self.bot_seat:
             self.bot_decisions += 1
+            if bot_error:
+                self.bot_errors.append(bot_error)
             if self.action is not None and not self.acted and self.bot_decisions >= self.after:
                 self.acted = True
                 self.action()
@@ -178,6 +183,7 @@ class Played:
     seat: int
     kinds: set[str] = field(default_factory=set)
     error: str = ""
+    bot_errors: list[str] = field(default_factory=list)  # its decisions' Answer.bot_error texts
 
     @property
     def me(self) -> SeatOutcome | None:
@@ -281,7 +287,8 @@ class ComplianceRun:
         finally:
             self._stop = None
             bot_seat.release()
-        played = Played(ruleset, outcome, seat_index, kinds_asked(ruleset, profile.players, seed, log.moves, seat_index))
+        played = Played(ruleset, outcome, seat_index, kinds_asked(ruleset, profile.players, seed, log.moves, seat_index),
+                        bot_errors=log.bot_errors)
         self.games.append(played)
         return played
 
@@ -307,7 +314,7 @@ class ComplianceRun:
         if info is None:
             self.add("hello", FAIL, f"a Hello the arena welcomes within {self.options.connect_timeout_s:g} s",
                      self._gone())
-            for name in ("version", "decisions", "answers in time", "index and text", "stale answers",
+            for name in ("version", "decisions", "answers in time", "index and text", "own answers", "stale answers",
                          "disconnect and resume", "game end"):
                 self.add(name, SKIP, "a connected bot", "not run: the bot never connected")
             return self.checks
@@ -327,6 +334,7 @@ class ComplianceRun:
         kind_games = list(self.games)
         self.check_time(kind_games)
         self.check_legality(kind_games)
+        self.check_own_answers(kind_games)
         if not playable:
             for name in ("stale answers", "disconnect and resume", "game end"):
                 self.add(name, SKIP, "a ruleset the bot plays", "not run: none of the asked rulesets is claimed")
@@ -386,6 +394,21 @@ class ComplianceRun:
         status = FAIL if reasons else PASS
         detail = f"{len(reasons)} struck ({', '.join(sorted(set(reasons)))})" if reasons else "none struck"
         self.add("index and text", status, expected, f"{detail} in {decisions} decisions")
+
+    def check_own_answers(self, played: list[Played]) -> None:
+        seats = [g.me for g in played if g.me is not None]
+        expected = "every answer the bot's own choice (act never raised nor chose an illegal action, so its SDK " \
+                   "never answered a fallback)"
+        if not seats:
+            self.add("own answers", SKIP, expected, "not run: no game was played")
+            return
+        errors = [text for g in played for text in g.bot_errors]
+        decisions = sum(s.decisions for s in seats)
+        if errors:
+            self.add("own answers", FAIL, expected,
+                     f"the bot's code failed on {len(errors)} of {decisions} decisions, first: {errors[0]!r}")
+        else:
+            self.add("own answers", PASS, expected, f"no failure in {decisions} decisions")
 
     async def check_stale(self, ruleset: str) -> None:
         expected = (f"after a {ruleset} game at {HURRIED.move_ms} ms per decision (late answers dropped as stale), "

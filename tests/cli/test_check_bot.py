@@ -19,8 +19,8 @@ from tests.cli.conftest import ROOT, run_arena
 
 MISBEHAVING = ROOT / "tests" / "bots" / "misbehaving.py"
 KIT = ROOT / "starter_kits" / "node"
-CHECKS = ("hello", "version", "answers in time", "index and text", "stale answers", "disconnect and resume",
-          "game end")
+CHECKS = ("hello", "version", "answers in time", "index and text", "own answers", "stale answers",
+          "disconnect and resume", "game end")
 
 
 def statuses(out: str) -> dict[str, str]:
@@ -68,7 +68,7 @@ def test_the_random_sample_bot_passes_every_check():
     assert found == {**{name: "PASS" for name in CHECKS}, "decisions prsi": "PASS", "decisions moumou": "PASS"}, ran.out
     assert "asked turn, suit in" in ran.out
     assert re.search(r"hurried game: [1-9]\d* timeout\(s\)", ran.out), ran.out  # it really was hurried
-    assert "0 of" not in ran.out.splitlines()[-1]
+    assert ran.out.splitlines()[-1] == f"{len(found)} of {len(found)} checks passed or skipped, 0 failed", ran.out
 
 
 @pytest.mark.slow
@@ -111,6 +111,23 @@ def test_a_bot_answering_outside_the_legal_list_fails_index_and_text(arena_here)
     assert found["hello"] == found["version"] == found["answers in time"] == "PASS", ran.out
     assert found["index and text"] == found["decisions prsi"] == "FAIL", ran.out
     assert "struck (illegal)" in ran.out
+
+
+@pytest.mark.parametrize("bot, first_error", [
+    ("raising_bot.py", "'act() raised RuntimeError: no idea what to do at decision 1'"),
+    ("illegal_choice_bot.py", "act() returned 'play ZZ', which is not legal here"),
+])
+def test_a_bot_whose_own_code_fails_on_every_decision_fails_own_answers(bot, first_error, arena_here):
+    """The SDK covers each failure with the first legal action (no strike), but reports it: the check must not pass."""
+    ran = arena_here("check-bot", ROOT / "tests" / "bots" / bot, "--game", "prsi")
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["own answers"] == "FAIL", ran.out
+    assert found["index and text"] == found["answers in time"] == found["decisions prsi"] == "PASS", ran.out
+    line = next(line for line in ran.out.splitlines() if line.startswith("FAIL  own answers"))
+    assert re.search(r"the bot's code failed on (\d+) of \1 decisions, first: ", line), line
+    assert first_error in line, line
+    assert ran.out.splitlines()[-1].endswith(", 1 failed"), ran.out
 
 
 def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only(arena_here):
