@@ -235,6 +235,51 @@ def test_local_match_runs_in_process(capsys):
     assert "Result: 4 games" in out and "greedy_bot" in out
 
 
+_BROKEN_LOCAL_BOTS = {
+    "exits": ("import sys\nfrom mau_arena_sdk import Bot, run\n\n"
+              "class ExitBot(Bot):\n    def act(self, turn):\n        sys.exit(3)\n\n"
+              "if __name__ == '__main__':\n    run(ExitBot())\n"),
+    "argbot": ("from mau_arena_sdk import Bot, run\n\n"
+               "class ArgBot(Bot):\n    def __init__(self, depth):\n        self.depth = depth\n\n"
+               "    def act(self, turn):\n        return turn.legal[0]\n\n"
+               "if __name__ == '__main__':\n    run(ArgBot(3))\n"),
+    "unguarded": ("from mau_arena_sdk import Bot, run\n\n"
+                  "class Plain(Bot):\n    def act(self, turn):\n        return turn.legal[0]\n\nrun(Plain())\n"),
+    "refuses": "raise SystemExit('I refuse to start')\n",
+}
+
+
+@pytest.mark.parametrize("bot, status, message", [
+    ("exits", 1, r"arena: error: bot exits \(\S+exits\.py\) exited with status 3: its code called sys\.exit\(\)"),
+    ("argbot", 2, r"arena: error: --local makes a fresh ArgBot\(\) for every game, so its class must be "
+                  r"constructible without arguments \(missing a required argument: 'depth'\)"),
+    ("unguarded", 2, r"arena: error: cannot load bot \S+unguarded\.py: it calls run\(\) as it is imported; .*"
+                     r"guard the call with `if __name__ == \"__main__\":`"),
+    ("refuses", 1, r"arena: error: cannot load bot \S+refuses\.py: it exited while loading, with status 1 "
+                   r"\(I refuse to start\)"),
+])
+def test_a_broken_bot_file_under_local_gets_one_clear_line(bot, status, message, tmp_path):
+    path = tmp_path / f"{bot}.py"
+    path.write_text(_BROKEN_LOCAL_BOTS[bot])
+    result = _arena(str(path), GREEDY_BOT, "--game", "moumou", "--games", "2", "--local")
+    assert result.returncode == status, result.stdout + result.stderr
+    assert re.match(message, result.stderr.strip().splitlines()[-1]), result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+def test_the_sdk_still_lets_sys_exit_in_act_stop_a_bot_process():
+    """--local turns a SystemExit into the bot's exit; the SDK's decide() itself must not swallow it."""
+    from mau_arena_sdk import Bot
+    from mau_arena_sdk.decide import decide
+
+    class Quitter(Bot):
+        def act(self, turn):
+            raise SystemExit(3)
+
+    with pytest.raises(SystemExit):
+        decide(Quitter(), turn=None)
+
+
 def test_bad_arguments_are_clear_errors(capsys):
     assert main(["match", RANDOM_BOT, "--game", "moumou"]) == 2
     assert "at least two bots" in capsys.readouterr().err

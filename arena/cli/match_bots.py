@@ -165,8 +165,26 @@ def _parse_tc_settings(text: str, settings: str) -> dict[str, int]:
     return parsed
 
 
+class _RunAtImport(BaseException):
+    """Raised by ``mau_arena_sdk.run`` while ``--local`` imports a bot file (a BaseException: a bot's own
+    ``except Exception`` must not swallow it)."""
+
+
+def _refuse_run(*args: Any, **kwargs: Any) -> int:
+    raise _RunAtImport()
+
+
 def load_local_bot(spec: BotSpec) -> Callable[[], Any]:
-    """For ``--local``: the Bot subclass a ``.py`` file defines, as a factory (one instance per game)."""
+    """For ``--local``: the Bot subclass a ``.py`` file defines, as a factory (one instance per game).
+
+    The file is imported as a module, not run as a script: a ``run()`` it calls as it is imported
+    would parse arena's own command line and connect to an arena, so while it loads, ``run`` raises
+    and the user is told to guard the call.  The class must be constructible without arguments.
+    """
+    import inspect
+
+    import mau_arena_sdk
+    from arena.match.local import describe_exit
     from mau_arena_sdk import Bot
 
     if spec.path is None:
@@ -176,14 +194,32 @@ def load_local_bot(spec: BotSpec) -> Callable[[], Any]:
         sys.path.insert(0, folder)  # so the bot's own helper modules import as when it runs as a script
     module_spec = importlib.util.spec_from_file_location(f"arena_match_bot_{spec.name}", spec.path)
     module = importlib.util.module_from_spec(module_spec)
+    real_run, mau_arena_sdk.run = mau_arena_sdk.run, _refuse_run
     try:
         module_spec.loader.exec_module(module)
+    except _RunAtImport:
+        raise CommandError(f"cannot load bot {spec.source}: it calls run() as it is imported; --local imports "
+                           'the file as a module, so guard the call with `if __name__ == "__main__":`') from None
+    except SystemExit as exit_:
+        raise RunFailure(f"cannot load bot {spec.source}: it exited while loading, with {describe_exit(exit_.code)}") from None
     except Exception as error:
         raise RunFailure(f"cannot load bot {spec.source}: {type(error).__name__}: {error}") from None
+    finally:
+        mau_arena_sdk.run = real_run
     classes = [
         value for value in vars(module).values()
         if isinstance(value, type) and issubclass(value, Bot) and value is not Bot and value.__module__ == module.__name__
     ]
     if not classes:
         raise CommandError(f"{spec.source} defines no subclass of mau_arena_sdk.Bot")
-    return classes[-1]
+    chosen = classes[-1]
+    try:
+        inspect.signature(chosen).bind()
+    except TypeError as error:
+        raise CommandError(f"--local makes a fresh {chosen.__name__}() for every game, so its class must be "
+                           f"constructible without arguments ({error}); give them defaults, or play {spec.source} "
+                           "without --local") from None
+    except ValueError:  # no signature to inspect (a C-level __init__): let the call tell
+        pass
+    return chosen
+

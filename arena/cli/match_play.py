@@ -226,18 +226,48 @@ def run_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> N
     """Play in-process: every seat is a `LocalSeat` around a fresh instance of the file's Bot class."""
     import trio
 
-    from arena.match.local import LocalSeat
+    from arena.match.local import BotExited, LocalSeat, describe_exit
     from arena.match.runner import play_game
     from arena.server import new_game_id
 
     factories = {spec.name: load_local_bot(spec) for spec in specs}
+    sources = {spec.name: spec.source for spec in specs}
+
+    def new_bot(name: str) -> Any:
+        try:
+            return factories[name]()
+        except SystemExit as exit_:
+            raise BotExited(name, exit_.code) from None
+        except Exception as error:
+            raise RunFailure(f"bot {printable(name)} ({printable(sources[name])}): "
+                             f"{factories[name].__name__}() raised {type(error).__name__}: {error}") from None
 
     async def play_one(planned: PlannedGame) -> GameOutcome:
         game_id = new_game_id()
-        seats = [LocalSeat(factories[name](), name=name) for name in planned.seats]
+        seats = [LocalSeat(new_bot(name), name=name) for name in planned.seats]
         return await play_game(
             setup.ruleset, setup.options, planned.seed, seats, setup.seat_controls(planned),
             game_id=game_id, recorder=_recorder(setup, game_id, planned, {}),
         )
 
-    trio.run(play_all, match, play_one, setup.concurrency)
+    try:
+        trio.run(play_all, match, play_one, setup.concurrency)
+    except (BotExited, BaseExceptionGroup) as error:
+        exited = _first_exited(error)
+        if exited is None:
+            raise
+        raise RunFailure(f"bot {printable(exited.name)} ({printable(sources[exited.name])}) exited with "
+                         f"{describe_exit(exited.code)}: its code called sys.exit() (--local runs it in-process)") from None
+
+
+def _first_exited(error: BaseException) -> Any:
+    """The `BotExited` in ``error`` or in trio's exception groups around it (None: there is none)."""
+    from arena.match.local import BotExited
+
+    if isinstance(error, BotExited):
+        return error
+    for inner in getattr(error, "exceptions", ()):
+        found = _first_exited(inner)
+        if found is not None:
+            return found
+    return None

@@ -26,6 +26,28 @@ from mau_arena_sdk.turn import GameInfo, GameResult, Turn
 log = logging.getLogger(__name__)
 
 
+def describe_exit(code: Any) -> str:
+    """A ``SystemExit`` code as the exit of a process would be told: status 3, or status 1 and the message."""
+    if code is None:
+        return "status 0"
+    if isinstance(code, int):
+        return f"status {code}"
+    return f"status 1 ({code})"
+
+
+class BotExited(BaseException):
+    """An in-process bot's code called ``sys.exit()``: the bot is out, as a bot process that exits.
+
+    A BaseException, as SystemExit is, so that the runner's handling of a seat's errors (a strike, the
+    game goes on) does not catch it: it ends the match, which reports it in one line.
+    """
+
+    def __init__(self, name: str, code: Any) -> None:
+        super().__init__(f"{name} exited with {describe_exit(code)}")
+        self.name = name
+        self.code = code
+
+
 class LocalSeat:
     """A `arena.match.seat.Seat` around a bot object with ``act(turn)``.
 
@@ -36,6 +58,8 @@ class LocalSeat:
     counted as the seat's error (``Answer.bot_error``), so a bot gets the same
     result with ``arena match --local`` as over the network.  An exception in
     ``on_game_start`` is reported with the next answer, as the client does.
+    A ``sys.exit()`` in the bot's code (``SystemExit``, which the SDK lets stop a
+    bot process) is raised on as `BotExited`: the bot is out, as a process that exits.
     """
 
     def __init__(self, bot: Any, name: str | None = None, version: str | None = None,
@@ -52,10 +76,16 @@ class LocalSeat:
         self._pending_error = ""  # on_game_start's failure, reported with the next answer
 
     async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
+        def call() -> Any:
+            try:
+                return function(*args)
+            except SystemExit as exit_:
+                raise BotExited(self.name, exit_.code) from None
+
         if not self.threaded:  # trusted, fast bots: no thread hop, but no cut-off either
             await trio.lowlevel.checkpoint()
-            return function(*args)
-        return await trio.to_thread.run_sync(function, *args, abandon_on_cancel=True, limiter=self._limiter)
+            return call()
+        return await trio.to_thread.run_sync(call, abandon_on_cancel=True, limiter=self._limiter)
 
     async def game_started(self, start: GameStart) -> None:
         self._players = tuple(start.players)
