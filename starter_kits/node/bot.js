@@ -9,11 +9,14 @@
 // index into them.
 "use strict";
 
+const fs = require("fs");
 const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 
 const KIT_VERSION = "node-kit 0.3.0";  // informative: Hello.protocol is what the arena checks
+// The protocol file: MAU_ARENA_PROTO, or where it is in the repository this kit came from.  A copy of the kit
+// elsewhere must set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto.
 const PROTO = process.env.MAU_ARENA_PROTO || path.join(__dirname, "..", "..", "proto", "mauarena", "v1", "arena.proto");
 
 // Exit statuses, as the Python SDK's: 2 the arena refused the hello, 3 unreachable, 4 connection lost.
@@ -69,9 +72,27 @@ function choose(observation, legal) {
 
 // ---------------------------------------------------------------- the protocol
 
+// The .proto's definitions; a missing or unreadable file is one line and exit status 1, not a stack trace.
+function loadProto() {
+  const where = process.env.MAU_ARENA_PROTO ? "the file MAU_ARENA_PROTO names"
+    : "where the kit looks when it sits in the Mau Arena repository";
+  if (!fs.existsSync(PROTO)) {
+    console.error(`bot.js: no arena.proto at ${PROTO} (${where}); set MAU_ARENA_PROTO to the repository's ` +
+      "proto/mauarena/v1/arena.proto");
+    process.exit(1);
+  }
+  try {
+    return protoLoader.loadSync(PROTO, {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true});
+  } catch (error) {
+    console.error(`bot.js: cannot load ${PROTO}: ${String(error.message).split("\n")[0]}; set MAU_ARENA_PROTO to ` +
+      "the Mau Arena repository's proto/mauarena/v1/arena.proto");
+    process.exit(1);
+  }
+}
+
 function main() {
   const flags = parseFlags(process.argv.slice(2));
-  const definition = protoLoader.loadSync(PROTO, {keepCase: true, longs: String, enums: String, defaults: true, oneofs: true});
+  const definition = loadProto();
   const {Arena} = grpc.loadPackageDefinition(definition).mauarena.v1;
   const client = new Arena(flags.arena, grpc.credentials.createInsecure());
   const deadline = new Date(Date.now() + 10_000);

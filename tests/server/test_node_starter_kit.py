@@ -56,3 +56,30 @@ def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(node_kit
         assert node.strikes == 0 and node.timeouts == 0 and not node.forfeited, (outcome.ruleset, output)
     if script == "bot.js":
         assert output.count("ended: place") == len(games.rulesets())
+
+
+def test_the_kit_copied_out_of_the_repository_says_where_it_looked_for_the_proto(node_kit, tmp_path):
+    """bot.js and its packages in a folder of their own: no .proto two levels up.  One line naming the path it
+    tried and MAU_ARENA_PROTO, not a stack trace; with MAU_ARENA_PROTO set, the copy loads the protocol."""
+    import os
+    import shutil
+
+    node, _ = node_kit
+    copy = tmp_path / "bots" / "mybot"  # two levels up, where a kit in the repository finds proto/: tmp_path
+    copy.mkdir(parents=True)
+    for name in ("bot.js", "package.json", "package-lock.json"):
+        shutil.copy(KIT / name, copy / name)
+    (copy / "node_modules").symlink_to(KIT / "node_modules")  # what `npm ci` in the copy would install
+    env = {key: value for key, value in os.environ.items() if key != "MAU_ARENA_PROTO"}
+    ran = subprocess.run([node, str(copy / "bot.js"), "--arena", "127.0.0.1:1"], capture_output=True, text=True,
+                         env=env, timeout=30)
+    looked = tmp_path / "proto" / "mauarena" / "v1" / "arena.proto"
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stderr.strip().splitlines() == [
+        f"bot.js: no arena.proto at {looked} (where the kit looks when it sits in the Mau Arena repository); "
+        "set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto"], ran.stderr
+
+    proto = KIT.parents[1] / "proto" / "mauarena" / "v1" / "arena.proto"
+    ran = subprocess.run([node, str(copy / "bot.js"), "--arena", "127.0.0.1:1"], capture_output=True, text=True,
+                         env={**env, "MAU_ARENA_PROTO": str(proto)}, timeout=30)
+    assert ran.returncode == 3 and "cannot reach an arena at 127.0.0.1:1" in ran.stderr, ran.stderr  # got past it
