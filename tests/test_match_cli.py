@@ -280,6 +280,28 @@ def test_the_sdk_still_lets_sys_exit_in_act_stop_a_bot_process():
         decide(Quitter(), turn=None)
 
 
+def test_log_dir_keeps_an_earlier_matchs_log_and_appends_the_new_one(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    for _ in range(2):
+        assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--games", "2", "--seed", "4",
+                     "--log-dir", str(logs)]) == 0, capsys.readouterr()
+    text = (logs / "random_bot.log").read_text()
+    earlier, separator, later = text.partition(": a new match; the earlier output is above ---\n")
+    assert separator and re.search(r"\n--- arena match \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$", earlier), text
+    assert "connected to 127.0.0.1:" in earlier and "connected to 127.0.0.1:" in later, text
+
+
+def test_a_bots_last_output_is_from_this_match_not_from_the_earlier_log(tmp_path):
+    from arena.cli.match_processes import BotProcess
+
+    (tmp_path / "quitter.log").write_text("the earlier match's last words\n")
+    spec = parse_bot(f"quitter={sys.executable} -c \"print('this match: bye')\"")
+    process = BotProcess(spec, "127.0.0.1:1", 1, tmp_path)
+    assert process.process.wait(timeout=30) == 0
+    assert "this match: bye" in process.tail() and "earlier match" not in process.tail(), process.tail()
+    assert (tmp_path / "quitter.log").read_text().startswith("the earlier match's last words\n")
+
+
 def test_bad_arguments_are_clear_errors(capsys):
     assert main(["match", RANDOM_BOT, "--game", "moumou"]) == 2
     assert "at least two bots" in capsys.readouterr().err

@@ -100,7 +100,8 @@ def register(subparsers) -> None:
                         "counts as its loss, a forfeit); without it the match stops at the first crash")
     parser.add_argument("--log-dir", type=Path, metavar="DIR",
                         help="keep every bot's output (stdout and stderr) in DIR/NAME.log (default: a temporary "
-                        "folder, deleted after the match unless a bot failed)")
+                        "folder, deleted after the match unless a bot failed); a NAME.log from an earlier match is "
+                        "kept: the new output is appended after a '--- arena match DATE: a new match ---' line")
     parser.add_argument("--replays", type=Path, metavar="DIR", help="write a replay of every game under DIR")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print a line per finished game (as cutechess-cli does)")

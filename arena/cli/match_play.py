@@ -113,7 +113,8 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
                 await _wait_gone(handle, spec.name, setup.connect_timeout_s)  # the name is free again
                 resign_all(spec.name)  # games that started meanwhile got the dead session too
                 processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir,
-                                                  restart_note=f"restarted after exit status {status}")
+                                                  restart_note=f"restarted after exit status {status}",
+                                                  section_start=process.section_start)
                 if not await _connects(handle, processes[spec.name], setup.connect_timeout_s):
                     failure.append(RunFailure(processes[spec.name].describe_failure(
                         f"was restarted (--recover) but did not connect again within {setup.connect_timeout_s:g} s")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -16,18 +17,29 @@ STOP_GRACE_S = 3.0
 class BotProcess:
     """A launched bot: its process and ``LOG_DIR/NAME.log``, which holds its stdout and stderr.
 
-    ``restart_note`` starts a restarted bot: its output is appended to the
-    same log after that line, so the log tells the whole story.
+    A log that already holds output (an earlier match's, with ``--log-dir``) is
+    never overwritten: this process's output is appended after a
+    ``--- arena match ...: a new match ---`` line.  ``restart_note`` starts a
+    restarted bot: its output is appended to the same log after that line, so
+    the log tells the whole story.  ``section_start`` is where this match's part
+    of the log begins (a restart is given its predecessor's): `tail` reads no
+    further back, so an earlier match's output is never shown as this one's.
     """
 
-    def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path, restart_note: str | None = None):
+    def __init__(self, spec: BotSpec, arena: str, concurrency: int, log_dir: Path, restart_note: str | None = None,
+                 section_start: int | None = None):
         self.spec = spec
         self.log_path = log_dir / f"{spec.name}.log"
         argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--parallel", str(concurrency)]
-        with open(self.log_path, "ab" if restart_note else "wb") as log:
+        with open(self.log_path, "ab") as log:
+            earlier = log.tell()  # "ab" opens at the end: the size of what is there already
+            self.section_start = earlier if section_start is None else section_start
             if restart_note:
                 log.write(f"\n--- arena match: {restart_note} ---\n".encode())
-                log.flush()
+            elif earlier:
+                when = time.strftime("%Y-%m-%d %H:%M:%S")
+                log.write(f"\n--- arena match {when}: a new match; the earlier output is above ---\n".encode())
+            log.flush()
             # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -39,7 +51,9 @@ class BotProcess:
 
     def tail(self, lines: int = 15) -> str:
         try:
-            text = self.log_path.read_text(errors="replace")
+            with open(self.log_path, "rb") as log:
+                log.seek(self.section_start)
+                text = log.read().decode(errors="replace")
         except OSError:
             return ""
         return "\n".join(text.rstrip().splitlines()[-lines:])
