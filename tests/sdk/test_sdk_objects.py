@@ -151,3 +151,20 @@ def test_index_of_finds_the_very_action_object_and_equal_ones():
     assert [t.index_of(action) for action in t.legal] == [0, 1, 2]  # the objects themselves
     equal = Action("play", ("Kc",))
     assert equal is not t.legal[2] and t.index_of(equal) == 2  # an equal action found by value
+
+
+def test_the_sdk_readme_lists_each_received_object_once_and_gameinfo_with_its_real_fields():
+    """sdk/README.md's 'What a bot receives' table: one row per object; GameInfo's row names its dataclass fields."""
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "sdk" / "README.md").read_text()
+    table = readme.split("## What a bot receives", 1)[1].split("\n\n", 2)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    objects = [re.match(r"\| `(\w+)`", row).group(1) for row in rows]
+    assert len(objects) == len(set(objects)), objects
+    info = next(row for row in rows if row.startswith("| `GameInfo`"))
+    listed = set(re.findall(r"`(\w+)`", info.split("|")[2]))
+    assert {f.name for f in dataclasses.fields(GameInfo)} <= listed, info
+    assert "typed values" in info, info
