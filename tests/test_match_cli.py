@@ -246,6 +246,9 @@ _BROKEN_LOCAL_BOTS = {
     "unguarded": ("from mau_arena_sdk import Bot, run\n\n"
                   "class Plain(Bot):\n    def act(self, turn):\n        return turn.legal[0]\n\nrun(Plain())\n"),
     "refuses": "raise SystemExit('I refuse to start')\n",
+    "initfails": ("from mau_arena_sdk import Bot\n\n"
+                  "class NoModel(Bot):\n    def __init__(self):\n        raise RuntimeError('no model file')\n\n"
+                  "    def act(self, turn):\n        return 0\n"),
 }
 
 
@@ -257,6 +260,7 @@ _BROKEN_LOCAL_BOTS = {
                      r"guard the call with `if __name__ == \"__main__\":`"),
     ("refuses", 1, r"arena: error: cannot load bot \S+refuses\.py: it exited while loading, with status 1 "
                    r"\(I refuse to start\)"),
+    ("initfails", 1, r"arena: error: bot initfails \(\S+initfails\.py\): NoModel\(\) raised RuntimeError: no model file$"),
 ])
 def test_a_broken_bot_file_under_local_gets_one_clear_line(bot, status, message, tmp_path):
     path = tmp_path / f"{bot}.py"
