@@ -128,6 +128,9 @@ def run_replay(args: argparse.Namespace) -> int:
             f"{args.files[0]}: unknown ruleset {replay.ruleset!r}: this version of mau-arena cannot replay it "
             f"(known: {', '.join(games.rulesets())})"
         )
+    simulation = replay.simulate()
+    if not simulation.states:  # the header names options or a player count the ruleset refuses: a bad file
+        raise CommandError(f"{args.files[0]}: {simulation.error}")
     if args.bot is not None:
         return _take_over(replay, args)
     view = View.omniscient()
@@ -143,10 +146,7 @@ def run_replay(args: argparse.Namespace) -> int:
         raise CommandError("the viewer needs a terminal; to print one frame use --step N")
     from arena.replay.viewer import ReplayViewer
 
-    app = ReplayViewer(replay, view=view, ahead=args.ahead)
-    if not app.builder.states:
-        raise RunFailure(f"{replay.path}: {app.builder.simulation.error}")
-    app.run()
+    ReplayViewer(replay, view=view, ahead=args.ahead).run()
     return 0
 
 
@@ -186,8 +186,6 @@ def _print_step(replay, step: int, view, color: bool, width: int | None, ahead: 
     if not 0 <= step <= len(replay.decisions):
         raise CommandError(f"--step {step}: {replay.path.name} has steps 0..{len(replay.decisions)} (0 is the deal)")
     builder = FrameBuilder(replay)
-    if not builder.states:
-        raise RunFailure(f"{replay.path}: {builder.simulation.error}")
     if step > builder.last_step:
         raise RunFailure(f"--step {step}: the replay re-simulates only to step {builder.last_step}: "
                            f"{builder.simulation.error}")

@@ -208,7 +208,7 @@ class FrameBuilder:
         self.revealed_after = [public_tokens(s) for s in self.states]
         self.held_before = [
             set(self.states[record.i - 1].observation(record.seat).to_dict().get("hand") or [])
-            for record in replay.decisions[: len(self.states) - 1]
+            for record in replay.decisions[: self.last_step]  # none when not even the deal re-simulates
         ]
 
     def shown_action(self, record: DecisionRecord, view: View) -> Text:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 
 import pytest
@@ -134,6 +135,26 @@ def test_replay_command_on_a_bad_file_exits_2(tmp_path, capsys):
     bad.write_text("just some notes\n")
     assert main(["replay", str(bad), "--step", "0"]) == 2
     assert "not a replay" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"options": {"limit": "abc"}}, "cannot start moumou: option limit: 'abc' is not an int"),
+    ({"players": 7}, "cannot start moumou: moumou is for 2 players, not 7"),
+])
+@pytest.mark.parametrize("argv", [["--step", "8"], []])
+def test_a_header_the_ruleset_refuses_is_the_same_one_line_error_as_verify(tmp_path, capsys, change, message, argv):
+    path = record_random_game(tmp_path, "moumou", players=2)
+    header, rest = path.read_text().split("\n", 1)
+    header = json.loads(header)
+    header.update({key: {**header[key], **value} if isinstance(value, dict) else value for key, value in change.items()})
+    path.write_text(json.dumps(header) + "\n" + rest)
+    assert main(["replay", "--verify", str(path)]) == 1
+    assert message.replace("cannot start moumou", "cannot start the game (moumou)") in capsys.readouterr().out
+    assert main(["replay", str(path), *argv]) == 2  # before the viewer asks for a terminal
+    err = capsys.readouterr().err
+    assert err == f"arena: error: {path}: {message}\n"
+    builder = FrameBuilder(load(path))  # what the viewer builds: no state to show, and no IndexError
+    assert builder.states == [] and builder.last_step == 0
 
 
 def test_viewer_keys_step_jump_play_and_switch_views(tmp_path, toy_ruleset):
