@@ -85,7 +85,8 @@ def run_command(args: argparse.Namespace) -> int:
         time_control=TimeControl(**{**base.time_control.to_dict(), "move_ms": args.move_ms}),
         connect_timeout_s=CONNECT_TIMEOUT_S,
     )
-    log_dir = Path(tempfile.mkdtemp(prefix="arena-check-bot-"))
+    print(f"Checking {args.bot} as {spec.name}")
+    log_dir = Path(tempfile.mkdtemp(prefix="arena-check-bot-"))  # removed below, whatever happens
     processes: list[Any] = []
 
     async def director(handle: Any) -> list:
@@ -93,7 +94,6 @@ def run_command(args: argparse.Namespace) -> int:
         processes.append(process)
         return await ComplianceRun(handle, _Launched(process), options).run()
 
-    print(f"Checking {args.bot} as {spec.name}")
     try:
         checks = serve(ServerConfig(host="127.0.0.1", port=0), director)
     except OSError as error:

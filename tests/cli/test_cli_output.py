@@ -147,3 +147,36 @@ def test_replays_escapes_names_and_reasons_from_the_files(tmp_path, arena_here):
     assert ran.status == 0, ran.err
     assert "\x1b" not in ran.out and "\x9b" not in ran.out
     assert "evil\\x1b[2J" in ran.out and "[red]ok" in ran.out
+
+
+def run_into_a_closed_pipe(*args, cwd, env=None) -> tuple[int, str]:
+    """``python -m arena ARGS`` writing, unbuffered, into a pipe nobody reads any more (``| head`` once it
+    has its lines): the first write fails with EPIPE.  Its exit status and stderr."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "arena", *map(str, args)], stdout=write_end,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, timeout=60, cwd=cwd,
+                              env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(env or {})})
+    finally:
+        os.close(write_end)
+    return done.returncode, done.stderr
+
+
+def test_serve_into_a_closed_pipe_ends_quietly(tmp_path):
+    # the first line is printed inside the server's trio nursery: the BrokenPipeError comes in an ExceptionGroup
+    status, err = run_into_a_closed_pipe("serve", "--port", "0", "--plain", cwd=tmp_path)
+    assert (status, err) == (141, "")
+
+
+def test_check_bot_into_a_closed_pipe_ends_quietly_and_leaves_no_temporary_folder(tmp_path):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    status, err = run_into_a_closed_pipe("check-bot", RANDOM_BOT, "--game", "prsi", cwd=tmp_path,
+                                         env={"TMPDIR": str(temp)})
+    assert (status, err) == (141, "")
+    assert list(temp.iterdir()) == []
