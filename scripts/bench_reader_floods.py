@@ -1,5 +1,6 @@
 """Floods that need no seat, against a running arena: games finished while they last, against quiet windows.
 
+    mkdir -p /tmp/f
     arena serve --port 50051 --game ddmau --demo --plain --db /tmp/f/arena.db --replays /tmp/f/replays &
     arena bots add atk --db /tmp/f/arena.db            # for --token (the known-token Hello flood)
     python scripts/bench_reader_floods.py --address 127.0.0.1:50051 --pid $! --name atk --token TOKEN

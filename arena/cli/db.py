@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from arena.cli import CommandError, RunFailure
@@ -11,6 +12,10 @@ DB_HELP = (
     "the ladder database: a SQLite file (default arena.db), or a PostgreSQL URL "
     "postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME (needs pip install 'mau-arena[postgres]')"
 )
+
+
+#: The start of a URL (``mysql://``, ``sqlite://``...): a --db value that is no file path.
+_URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def add_db_argument(parser) -> None:
@@ -32,6 +37,7 @@ def open_db(db: str, *, recover: bool = False, must_exist: str | None = None, sh
     """
     from arena.ladder.store import LadderStore, StoreError, driver_errors
 
+    refuse_unusable(db)
     if must_exist is not None and missing(db):
         raise CommandError(f"no ladder database at {db} ({must_exist})")
     try:
@@ -40,3 +46,20 @@ def open_db(db: str, *, recover: bool = False, must_exist: str | None = None, sh
         raise RunFailure(str(error)) from None
     except (OSError, *driver_errors()) as error:  # a read-only place, a missing parent that cannot be made...
         raise RunFailure(f"cannot open the ladder database {db}: {' '.join(str(error).split())}") from None
+
+
+def refuse_unusable(db: str) -> None:
+    """A CommandError for a --db value that would otherwise become a SQLite file somewhere unintended: a URL
+    of another database (``mysql://x`` would be the file ./mysql:/x), or a file in a folder that does not
+    exist (not created: a mistyped path should not leave folders behind)."""
+    from arena.ladder.store import is_postgres_url
+
+    if is_postgres_url(db) or db == ":memory:":
+        return
+    url = _URL_START.match(db)
+    if url:  # only the scheme is shown: the rest may hold a password
+        raise CommandError(f"--db: {url.group()} is not a supported database; give a SQLite file path or a URL "
+                           "postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME (or postgres://...)")
+    folder = Path(db).parent
+    if not folder.exists():
+        raise CommandError(f"--db {db}: the folder {folder} does not exist (it is not created: make it first)")

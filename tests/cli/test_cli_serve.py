@@ -83,6 +83,28 @@ def test_serve_on_an_unwritable_database_fails_in_one_line_with_a_runtime_status
     assert not (tmp_path / "replays").exists()  # nothing made before the failure
 
 
+SERVE_A_SECOND = ["serve", "--port", "0", "--duration", "1"]  # were --db taken, serve would stop by itself
+
+
+@pytest.mark.parametrize("command", [SERVE_A_SECOND, ["bots", "add", "b"], ["leaderboard"]])
+def test_a_database_url_of_another_kind_is_refused_and_creates_nothing(tmp_path, command, arena_here):
+    ran = arena_here(*command, "--db", "mysql://user:secret@db.example/arena", cwd=tmp_path)
+    assert ran.status == 2, ran
+    assert ran.err.startswith("arena: error: --db: mysql:// is not a supported database") and ran.err.count("\n") == 1
+    assert "a SQLite file path or a URL postgresql://" in ran.err and "secret" not in ran.err
+    assert list(tmp_path.iterdir()) == []  # no ./mysql:/ folder, no SQLite file
+
+
+@pytest.mark.parametrize("command", [SERVE_A_SECOND, ["bots", "add", "b"]])
+def test_a_database_in_a_missing_folder_is_refused_and_the_folder_not_made(tmp_path, command, arena_here):
+    db = tmp_path / "no" / "such" / "a.db"
+    ran = arena_here(*command, "--db", db, "--replays", tmp_path / "replays", cwd=tmp_path) if command[0] == "serve" \
+        else arena_here(*command, "--db", db, cwd=tmp_path)
+    assert ran.status == 2, ran
+    assert ran.err == f"arena: error: --db {db}: the folder {db.parent} does not exist (it is not created: make it first)\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_serve_show_must_name_a_scheduled_ruleset(tmp_path):
     ran = run_arena("serve", "--port", "0", "--game", "moumou", "--show", "pesten", cwd=tmp_path)
     assert ran.status == 2 and "--show pesten: not among the scheduled rulesets (moumou)" in ran.err
