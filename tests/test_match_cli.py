@@ -334,6 +334,19 @@ def test_bad_arguments_are_clear_errors(capsys):
     assert exited.value.code == 2 and "must be at least 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag, text, said", [
+    ("--games", "abc", "argument --games: expected a positive whole number, not 'abc'"),
+    ("--seed", "abc", "argument --seed: expected a whole number, 0 or more, not 'abc'"),
+    ("--connect-timeout", "soon", "argument --connect-timeout: expected a number of seconds above 0, not 'soon'"),
+])
+def test_a_flag_that_is_no_number_says_what_is_expected(capsys, flag, text, said):
+    with pytest.raises(SystemExit) as exited:
+        main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", flag, text])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.endswith(f"arena match: error: {said}\n")
+    assert "_positive" not in err and "_non_negative" not in err
+
+
 def test_sprt_on_the_command_line_stops_a_lopsided_match_early(capsys):
     # Deterministic in outcome: the random side is seeded (`arena match --local` makes one per game), the
     # games run one at a time (so the SPRT sees them in plan order), and a minute per move leaves a loaded

@@ -114,22 +114,31 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run_command)
 
 
+def _number(text: str, kind: type, expected: str) -> Any:
+    """``kind(text)``, or the error argparse shows as ``argument --FLAG: expected ..., not 'TEXT'`` (a
+    ValueError would show this function's name instead: ``invalid _positive value``)."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}") from None
+
+
 def _positive(text: str) -> int:
-    value = int(text)
+    value = _number(text, int, "a positive whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
 
 
 def _positive_seconds(text: str) -> float:
-    value = float(text)
+    value = _number(text, float, "a number of seconds above 0")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
     return value
 
 
 def _non_negative(text: str) -> int:
-    value = int(text)
+    value = _number(text, int, "a whole number, 0 or more")
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value

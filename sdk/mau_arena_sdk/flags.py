@@ -21,15 +21,24 @@ from mau_arena_sdk.client import ClientOptions
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
+def _whole_number(text: str, expected: str) -> int:
+    """``int(text)``, or the error argparse shows as ``argument --FLAG: expected ..., not 'TEXT'`` (a
+    ValueError would show this function's name instead: ``invalid _positive value``)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}") from None
+
+
 def _positive(text: str) -> int:
-    value = int(text)
+    value = _whole_number(text, "a positive whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
 
 
 def _non_negative(text: str) -> int:
-    value = int(text)
+    value = _whole_number(text, "a whole number, 0 or more")
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value

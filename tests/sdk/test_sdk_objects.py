@@ -122,6 +122,17 @@ def test_bad_flags_are_refused_by_argparse(argv, capsys):
     assert "error:" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, said", [
+    (["--parallel", "abc"], "argument --parallel: expected a positive whole number, not 'abc'"),
+    (["--max-reconnects", "x"], "argument --max-reconnects: expected a whole number, 0 or more, not 'x'"),
+])
+def test_a_flag_that_is_no_number_says_what_is_expected(argv, said, capsys):
+    with pytest.raises(SystemExit) as caught:
+        parse_flags(argv, ClientOptions(name="x"), prog="bot.py")
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.endswith(f"bot.py: error: {said}\n")
+
+
 def test_legal_texts_the_sdk_cannot_parse_strictly_are_kept_not_dropped():
     t = Turn.from_pb(turn("g", 1, ["combo 7h/7d", "draw"]).turn)
     assert t.legal[0].verb == "combo" and t.legal[0].args == ("7h/7d",)
