@@ -238,6 +238,8 @@ def _check_numbers(args) -> None:
         raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
     if args.duration is not None and args.duration <= 0:
         raise CommandError(f"--duration must be positive, not {args.duration}")
+    if not args.summary_every > 0:  # 0 would print a summary on every turn of the loop, thousands a second
+        raise CommandError(f"--summary-every must be positive, not {args.summary_every}")
     if args.host_lease <= 0:
         raise CommandError(f"--host-lease must be positive, not {args.host_lease}")
     if not args.host_hold >= 0:

@@ -105,6 +105,14 @@ def test_a_database_in_a_missing_folder_is_refused_and_the_folder_not_made(tmp_p
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan"])
+def test_serve_refuses_a_summary_interval_that_is_not_positive(tmp_path, seconds, arena_here):
+    ran = arena_here(*SERVE_A_SECOND, "--plain", "--summary-every", seconds, cwd=tmp_path)
+    assert ran.status == 2, ran
+    assert ran.err == f"arena: error: --summary-every must be positive, not {float(seconds)}\n"
+    assert list(tmp_path.iterdir()) == []  # refused before the database is made
+
+
 def test_serve_show_must_name_a_scheduled_ruleset(tmp_path):
     ran = run_arena("serve", "--port", "0", "--game", "moumou", "--show", "pesten", cwd=tmp_path)
     assert ran.status == 2 and "--show pesten: not among the scheduled rulesets (moumou)" in ran.err
