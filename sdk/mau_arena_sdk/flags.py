@@ -44,6 +44,16 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not value >= 0:  # nan too
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
 def _address(text: str) -> str:
     host, sep, port = text.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
@@ -77,7 +87,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--max-reconnects", type=_non_negative, metavar="N",
                         help="reconnection attempts after a dropped connection before giving up")
     parser.add_argument("--games-limit", type=_positive, metavar="N", help="stop after N games in total")
-    parser.add_argument("--connect-timeout", type=float, metavar="SECONDS", help="how long to wait for the arena at start")
+    parser.add_argument("--connect-timeout", type=_seconds, metavar="SECONDS", help="how long to wait for the arena at start")
     parser.add_argument("--bot-version", metavar="TEXT", help="free text shown in replays")
     parser.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, help="default INFO")
     return parser

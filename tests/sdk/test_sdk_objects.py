@@ -125,8 +125,11 @@ def test_bad_flags_are_refused_by_argparse(argv, capsys):
 @pytest.mark.parametrize("argv, said", [
     (["--parallel", "abc"], "argument --parallel: expected a positive whole number, not 'abc'"),
     (["--max-reconnects", "x"], "argument --max-reconnects: expected a whole number, 0 or more, not 'x'"),
+    (["--connect-timeout", "-1"], "argument --connect-timeout: must be 0 or more, not -1"),
+    (["--connect-timeout", "nan"], "argument --connect-timeout: must be 0 or more, not nan"),
+    (["--connect-timeout", "soon"], "argument --connect-timeout: expected a number of seconds, not 'soon'"),
 ])
-def test_a_flag_that_is_no_number_says_what_is_expected(argv, said, capsys):
+def test_a_flag_that_is_no_number_or_out_of_range_says_what_is_expected(argv, said, capsys):
     with pytest.raises(SystemExit) as caught:
         parse_flags(argv, ClientOptions(name="x"), prog="bot.py")
     assert caught.value.code == 2
