@@ -38,7 +38,8 @@ def register(subparsers) -> None:
     replay.add_argument("--ahead", action="store_true",
                         help="also list the decisions after the shown step (omniscient view; a spoiler, so off by default)")
     replay.add_argument("--color", action="store_true", help="colours even when the output is not a terminal")
-    replay.add_argument("--width", type=int, default=None, help="output width for --step (default: the terminal's)")
+    replay.add_argument("--width", type=_width, default=None, metavar="COLUMNS",
+                        help=f"output width for --step, at least {MIN_WIDTH} (default: the terminal's)")
     replay.add_argument("--db", default="arena.db", metavar="FILE|URL",
                         help="ladder database to look game ids up in: a SQLite file (default arena.db) or a "
                         "postgresql:// URL")
@@ -79,6 +80,20 @@ def register(subparsers) -> None:
     listing.add_argument("--limit", type=int, metavar="N", help="at most N replays")
     listing.add_argument("--json", action="store_true", help="print a JSON list (one object per replay) instead")
     listing.set_defaults(func=run_replays)
+
+
+#: The narrowest --width a frame stays readable at (its tables fold words into letters below).
+MIN_WIDTH = 40
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of columns, not {text!r}") from None
+    if value < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_WIDTH} columns, not {value}")
+    return value
 
 
 def _resolve(names: list[str], args: argparse.Namespace) -> list[str]:

@@ -130,6 +130,20 @@ def test_replay_command_errors_are_clear(tmp_path, toy_ruleset, capsys, argv, me
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("width, said", [
+    ("0", "must be at least 40 columns, not 0"), ("-5", "must be at least 40 columns, not -5"),
+    ("39", "must be at least 40 columns, not 39"), ("wide", "expected a number of columns, not 'wide'"),
+])
+def test_step_refuses_a_width_too_narrow_to_show_a_frame(tmp_path, toy_ruleset, capsys, width, said):
+    path = record_random_game(tmp_path, toy_ruleset, players=2)
+    with pytest.raises(SystemExit) as exited:  # argparse's usage error
+        main(["replay", str(path), "--step", "3", "--width", width])
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and out == ""
+    assert err.endswith(f"arena replay: error: argument --width: {said}\n")
+    assert main(["replay", str(path), "--step", "3", "--width", "40"]) == 0
+
+
 def test_replay_command_on_a_bad_file_exits_2(tmp_path, capsys):
     bad = tmp_path / "notes.jsonl"
     bad.write_text("just some notes\n")
