@@ -262,6 +262,8 @@ def run_replays(args: argparse.Namespace) -> int:
 
     for problem in problems:
         print(f"arena replays: skipped {printable(problem)}", file=sys.stderr)
+    if not summaries:
+        _refuse_unknown_game(args.game)
     if args.json:
         print(json.dumps([
             {"path": str(s.path), "game_id": s.game_id, "started_at": s.started_at, "ruleset": s.ruleset,
@@ -292,6 +294,15 @@ def run_replays(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_unknown_game(ruleset: str | None) -> None:
+    """When no replay matched: a --game that names no ruleset either is a usage error, as for `arena leaderboard`
+    (checked only then, so that replays of a ruleset an older version played can still be listed)."""
+    from arena import games
+
+    if ruleset and ruleset not in games.rulesets():
+        raise CommandError(f"unknown ruleset {ruleset!r}; known rulesets: {', '.join(games.rulesets())}")
+
+
 def _list_stored(args: argparse.Namespace) -> int:
     """`arena replays --db URL`: the games whose replay the database keeps, newest first."""
     from rich.console import Console
@@ -308,6 +319,8 @@ def _list_stored(args: argparse.Namespace) -> int:
     finally:
         store.close()
     rows = [_stored_row(g, *sizes.get(g.id, (0, 0))) for g in games]
+    if not rows:
+        _refuse_unknown_game(args.game)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

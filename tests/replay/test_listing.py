@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.cli import main
 from arena.replay.listing import scan
 
@@ -48,6 +50,25 @@ def test_replays_command_prints_a_table_and_warns_about_bad_files(tmp_path, toy_
     assert "skipped" in captured.err and "junk.jsonl" in captured.err
     assert main(["replays", ".", "--bot", "nobody"]) == 0
     assert "no replays" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("json", [[], ["--json"]])
+def test_replays_game_filter_refuses_an_unknown_ruleset_but_lists_an_older_versions(tmp_path, capsys, json):
+    from arena.ladder.store import LadderStore
+    from arena.replay import ReplayWriter
+
+    record_random_game(tmp_path, "moumou", game_id="known")
+    ReplayWriter.create(tmp_path, {"game_id": "old", "ruleset": "klondike", "players": 2, "seed": 1}).finish({})
+    assert main(["replays", str(tmp_path), "--game", "moumuo", *json]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("arena: error: unknown ruleset 'moumuo'; known rulesets: ") and err.count("\n") == 1
+    assert main(["replays", str(tmp_path), "--game", "klondike", *json]) == 0  # no typo: replays of it are here
+    assert "old" in capsys.readouterr().out
+    assert main(["replays", str(tmp_path), "--game", "prsi", *json]) == 0  # a ruleset, none of its replays here
+    assert capsys.readouterr().err == ""
+    LadderStore.open(tmp_path / "ladder.db", recover=False).close()
+    assert main(["replays", "--db", str(tmp_path / "ladder.db"), "--game", "moumuo", *json]) == 2
+    assert capsys.readouterr().err.startswith("arena: error: unknown ruleset 'moumuo'")
 
 
 def test_replays_command_rejects_bad_paths(tmp_path, capsys):
