@@ -99,8 +99,8 @@ def register(subparsers) -> None:
     operations.add_argument("--log-format", choices=("text", "json"), default="text",
                             help="log lines as text (default) or one JSON object each, with the host's name "
                                  "(for a log collector); `arena health HOST:PORT` checks a running arena")
-    operations.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="warning",
-                            help="the least severe log records shown (default warning)")
+    operations.add_argument("--log-level", type=str.lower, choices=("debug", "info", "warning", "error"),
+                            default="warning", help="the least severe log records shown, in any case (default warning)")
     ladder = parser.add_argument_group("ladder")
     add_db_argument(ladder)
     ladder.add_argument("--replays", default="replays", metavar="DIR", help="folder for replay files left by older versions (closed at start) and the demo bots' log "

@@ -113,6 +113,23 @@ def test_serve_refuses_a_summary_interval_that_is_not_positive(tmp_path, seconds
     assert list(tmp_path.iterdir()) == []  # refused before the database is made
 
 
+@pytest.mark.parametrize("given", ["DEBUG", "Debug", "debug"])
+def test_serve_log_level_is_taken_in_any_case_as_the_bots_take_it(given):
+    from arena.cli import build_parser
+
+    assert build_parser("serve").parse_args(["serve", "--log-level", given]).log_level == "debug"
+
+
+def test_serve_log_level_names_the_levels_when_refused(capsys):
+    from arena.cli import build_parser
+
+    with pytest.raises(SystemExit) as exited:
+        build_parser("serve").parse_args(["serve", "--log-level", "LOUD"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err  # (how argparse quotes the choices differs between Python versions)
+    assert "argument --log-level: invalid choice: 'loud' (choose from " in err and "warning" in err
+
+
 def test_serve_show_must_name_a_scheduled_ruleset(tmp_path):
     ran = run_arena("serve", "--port", "0", "--game", "moumou", "--show", "pesten", cwd=tmp_path)
     assert ran.status == 2 and "--show pesten: not among the scheduled rulesets (moumou)" in ran.err
