@@ -52,9 +52,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "offender": "the seat that owes a call this turn (it played its second-last card without the word), or null",
         "window": "an open accusation window {offender, called, queue, next}: queue the seats still to be asked, in "
                   "order, next who plays after it; or null",
-        "must_play_drawn": "whether the current seat drew a card it must play now (which card: forced, in its "
-                           "holder's view only)",
-        "forced": "the drawn card the current seat must play (its own view only), or null",
+        "must_play_drawn": "whether the current seat drew a card that is its only play now, if it fits, or else "
+                           "it passes (which card: forced, in its holder's view only; the same whether it fits)",
+        "forced": "the drawn card that is the current seat's only play, if it fits (its own view only), or null",
         "idle": "turns in a row that ended with nothing played or drawn; the hand is blocked when every seat has one",
         "decisions": "decisions applied in this game; at the option decision_limit the game ends, scored as it stands",
         "hand_number": "the hand in the match (1 first)",

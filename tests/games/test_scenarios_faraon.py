@@ -67,7 +67,9 @@ def test_C30_out_players_leave_and_play_goes_on():
     state = run(R, pos, ["play 9h"])
     assert not state.is_over and state.current == 1
     assert state.observation(1)["finished"] == [0]
-    state.apply("draw")  # 7c cannot go on the 9h: the turn ends
+    state.apply("draw")  # 7c cannot go on the 9h: passing is all that is left
+    assert state.current == 1 and [str(a) for a in state.legal_actions()] == ["pass"]
+    state.apply("pass")
     assert state.current == 2  # seat 0 takes no more turns
 
 

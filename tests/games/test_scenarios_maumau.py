@@ -72,9 +72,25 @@ def test_C4_draw_only_when_unable_and_only_the_drawn_card_may_follow():
     assert state.current == 1 and hands(state)[0] == ["Kc", "9d", "8s", "7h"]
 
 
-def test_C4_unplayable_drawn_card_ends_the_turn():
-    state = run(R, position([["Kc", "9d", "8s"], ["Qs"], ["Qc"]], ["Th"], ["Ac", "7h"]), ["draw"])
-    assert state.current == 1 and hands(state)[0] == ["Kc", "9d", "8s", "Ac"]
+def test_C4_unplayable_drawn_card_leaves_only_a_pass_which_is_the_seats_own():
+    """The seat is asked even so: ending its turn for it would tell the table the card did not fit, while a
+    seat may also keep a drawn card that fits.  The table sees the same either way: a draw, then a pass."""
+    pos = position([["Kc", "9d", "8s"], ["Qs"], ["Qc"]], ["Th"], ["Ac", "7h"])
+    state = run(R, pos, ["draw"])
+    assert state.current == 0 and legal(state) == ["pass"] and hands(state)[0] == ["Kc", "9d", "8s", "Ac"]
+    assert state.observation(1)["must_play_drawn"] is True and state.observation(1)["forced"] is None
+    state.apply("pass")
+    assert state.current == 1
+    fits = games.from_position(R, {**pos, "stock": ["Tc", "7h"]})  # a drawn card that fits, kept
+    unfit = games.from_position(R, pos)
+    seen = []
+    for state, card in ((fits, "Tc"), (unfit, "Ac")):
+        log = state.record_events()
+        state.apply("draw")
+        before = state.observation(1)
+        state.apply("pass")
+        seen.append(([(e.seat, e.kind, e.text) for e in log], before, state.observation(1)["hand_sizes"]))
+    assert seen[0] == seen[1]
 
 
 def test_C4_no_voluntary_draw():

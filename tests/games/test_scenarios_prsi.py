@@ -95,9 +95,11 @@ def test_C20_return_to_game_the_finisher_wins_after_a_full_round():
     pos = position([["9h"], ["Kc", "8s"], ["Kd", "Ts"]], ["Th"], ["7c", "8c", "9c"])
     state = run(R, pos, ["play 9h"], return_to_game=True)
     assert not state.is_over and state.current == 1 and state.observation(1)["returning"] == 0
-    state.apply("draw")  # seat 1: 7c does not fit, the turn ends
+    state.apply("draw")  # seat 1: 7c does not fit, so it passes
+    state.apply("pass")
     assert state.current == 2
-    state.apply("draw")  # seat 2: 8c does not fit either; the round is over and seat 0 has won
+    state.apply("draw")  # seat 2: 8c does not fit either; its pass ends the round and seat 0 has won
+    state.apply("pass")
     assert state.is_over and state.result().placements[0] == 1
 
 

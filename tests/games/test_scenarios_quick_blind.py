@@ -157,7 +157,7 @@ def test_decision_limit_ends_a_game_nobody_finishes_scored_as_it_stands():
     state = run("maumau", pos, ["draw"], decision_limit=4)
     assert state.is_over and state.to_position()["reason"] == "decision-limit"
     assert state.result().points == (7 + 8 + 10, 10 + 9)  # both hands scored as they stand (C-10 values)
-    unlimited = run("maumau", pos, ["draw"], decision_limit=0)
+    unlimited = run("maumau", pos, ["draw", "pass"], decision_limit=0)  # Ks does not fit: it passes
     assert not unlimited.is_over and unlimited.current == 1
 
 

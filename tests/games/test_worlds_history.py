@@ -163,15 +163,20 @@ def test_cards_buried_in_the_pile_never_reach_a_hand_or_the_stock():
 
 def test_after_a_reshuffle_the_stock_holds_only_reshuffled_cards():
     """(d) The cards the table saw go back into the stock are the stock's, less what was drawn since."""
-    state = games.new_game("maumau", 2, seed=1, hands=3)
-    log = state.record_events()
-    rng = random.Random(1)
-    while True:
-        pile, start = state.to_position()["discard"], len(log)
-        state.apply(rng.choice(state.legal_actions()))
-        kinds = [e.kind for e in log[start:]]
-        if "reshuffle" in kinds:
+    for seed in range(1, 100):  # the first random game with a reshuffle and three decisions after it
+        state = games.new_game("maumau", 2, seed=seed, hands=3)
+        log = state.record_events()
+        rng = random.Random(seed)
+        kinds: list = []
+        while not state.is_over and "reshuffle" not in kinds:
+            pile, start = state.to_position()["discard"], len(log)
+            state.apply(rng.choice(state.legal_actions()))
+            kinds = [e.kind for e in log[start:]]
+        after = state.clone()
+        if "reshuffle" in kinds and all(not after.is_over and (after.apply(after.legal_actions()[0]) or True)
+                                        for _ in range(3)):
             break
+    assert "reshuffle" in kinds, "no random game of 99 reshuffled: the test checks nothing"
     cut = kinds.index("reshuffle")
     pile += [e.details["card"] for e in log[start:start + cut] if e.kind == "play"]  # played in this decision
     reshuffled = Counter(pile[: log[start + cut].details["count"]])
@@ -245,7 +250,7 @@ def test_a_blind_card_given_back_after_a_challenge_is_pinned_to_the_liar():
 @pytest.mark.parametrize(
     "name,players,decisions,options",
     [
-        ("maumau", 2, 70, {"hands": 3}),  # after reshuffles: the deal's cards and the reshuffled ones kept apart
+        ("maumau", 2, 76, {"hands": 3}),  # after a reshuffle: the deal's cards and the reshuffled ones kept apart
         ("ddmau", 3, 40, {}),  # hands, stock, a known pile
         ("mose", 3, 30, {}),  # hands and stock, pinned pickups
         ("moumou", 2, 12, {}),

@@ -52,21 +52,10 @@ def draw(state: SheddingState) -> None:
             turns.end_turn(state, 1)
         return
     if rules.after_draw_play == "drawn":  # C-4: only the drawn card may follow
-        if can_play(state, card):
-            state.forced = card
-        else:
-            turns.end_turn(state, 1)
-
-
-
-def can_play(state: SheddingState, card: str) -> bool:
-    """Is this card (just drawn into the current hand) legal on the top?"""
-    on_top = state.rules.playable_plain.get(state.discard[-1]) if state.active_suit is None else None
-    if on_top is None:  # `legal_on_top`'s common case above, without its frame
-        on_top = legal_on_top(state)
-    if card not in on_top:
-        return False
-    return not (len(state.hands[state.current]) == 1 and card in state.rules.no_finish)
+        # Kept as the turn's only card whether it fits or not: the seat then plays it or passes, or only
+        # passes (`legal.turn_actions`).  Ending the turn for it when it does not fit would tell every seat
+        # so, where a seat may also keep a card that fits.
+        state.forced = card
 
 
 

@@ -70,8 +70,10 @@ def turn_actions(state: "SheddingState") -> list:
     rules = state.rules
     if state.pending_draw or state.pending_skip:
         out = _answers(state, hand)
-    elif state.forced is not None:
-        if rules.blind:
+    elif state.forced is not None:  # the drawn card, the only one the seat may play (C-4), if it fits
+        if not drawn_card_fits(state, state.forced):
+            out = [A.PASS]
+        elif rules.blind:
             out = blind.plays(state, [state.forced], len(hand)) + [A.PASS]
         else:
             out = [PLAY[state.forced], A.PASS]
@@ -110,6 +112,16 @@ def turn_actions(state: "SheddingState") -> list:
     if state.accusable is not None:
         out.append(A.accuse(state.accusable[0]))
     return out
+
+
+def drawn_card_fits(state: "SheddingState", card: str) -> bool:
+    """Is this card, just drawn into the current hand, legal on the top?"""
+    on_top = state.rules.playable_plain.get(state.discard[-1]) if state.active_suit is None else None
+    if on_top is None:  # `legal_on_top`'s common case above, without its frame
+        on_top = legal_on_top(state)
+    if card not in on_top:
+        return False
+    return not (len(state.hands[state.current]) == 1 and card in state.rules.no_finish)
 
 
 def plain_turn_actions(state: "SheddingState") -> list:

@@ -16,12 +16,15 @@ out of the current hand in order, `losses` counts lost hands, and turn
 order (`turns.step`) passes over seats that are out of the hand or the match.
 
 Forced steps applied by the engine without asking (the only ones): taking
-a pending penalty that no card of the ruleset answers (with a counter in
-the ruleset the seat is asked even when its hand has none: a step taken
-without it would tell every seat so), the failed follow of a Mau-Mau Ace (draw one, turn ends), and the
-end of a turn after a single draw that produced nothing playable when the
-rules allow only the drawn card.  Every other draw or pass, even when it
-is the only legal action, is a decision of the seat.
+a pending penalty that no card of the ruleset answers, and the failed
+follow of a Mau-Mau Ace (draw one, turn ends: a seat that can follow
+must).  The rule: the engine steps on alone only where every hand the seat
+could hold would leave it the same single action; anything else would tell
+the table what this hand lacks.  So a seat facing a debt that some card of
+the ruleset answers is asked even when its hand has none, and the pass
+after a single draw that produced nothing playable, where only the drawn
+card may be played (C-4), is the seat's own decision (a seat may also keep
+a drawn card that fits).
 """
 
 from __future__ import annotations

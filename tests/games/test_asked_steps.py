@@ -1,12 +1,17 @@
-"""A seat facing a debt it could answer in principle is asked, whatever it holds (Session 19's red-team find).
+"""Steps a seat may take for itself are asked of it, whatever it holds (Session 19's red-team find).
 
-The attack: in a ruleset where a 7 (a 2, an 8, an Ace...) can be answered with another, a seat that holds
-no answer used to have its debt taken by the engine without a decision, and the event said so
-(``accept (forced)``); a seat holding one may still accept, so every other seat (and any spectator)
-learned for certain that this hand held no answer.  Here the same play is made twice from one position
-that differs only in the next seat's hidden hand (an answer or none): what the table sees afterwards must
-be the same.  The engine still steps on alone where no card of the ruleset answers the debt (nothing
-about the hand is told then).
+The engine used to step on alone where the seat's hand left it one action, though another hand could
+have chosen: every other seat (and any spectator) then learned for certain what the hand lacked.
+
+* A debt (a 7, a 2, an 8, an Ace...) that some card of the ruleset answers: a seat holding no answer had
+  its debt taken without a decision, logged ``accept (forced)``, while a seat holding one may accept too.
+* A single draw where only the drawn card may then be played (C-4): a card that did not fit ended the
+  turn at once, while a seat may also keep a card that fits (``pass``): the table learned it did not fit.
+
+Each test makes the same moves from two positions that differ only in a card the table cannot see, and
+checks that the table sees the same.  The engine still steps on alone where no hand could choose (a debt
+that no card of the ruleset answers; the failed follow of an Ace, which a seat that can follow may not
+decline).
 """
 
 from __future__ import annotations
@@ -98,3 +103,53 @@ def test_a_debt_no_card_answers_is_still_taken_without_asking():
                                            "scores": [0, 0]})
     state.apply("play 7h")
     assert state.current == 1 and state.hands[1] == ["9h", "Ks", "8c", "8d"]
+
+
+#: Rulesets where only the drawn card may be played after a single draw (C-4).
+DRAWN_ONLY = ["maumau", "prsi", "pesten", "faraon", "neuner", "evil-seven", "pharaoh-101", "puque", "tschau-sepp"]
+
+
+def _drawn(ruleset: str, position: dict, card_at: int):
+    """The position with the stock's card at ``card_at`` on top, the seat's draw made; and its public log."""
+    stock = list(position["stock"])
+    stock.insert(0, stock.pop(card_at))
+    state = games.from_position(ruleset, {**position, "stock": stock})
+    log = state.record_events()
+    state.apply("draw")
+    return state, log
+
+
+@pytest.mark.parametrize("ruleset", DRAWN_ONLY)
+def test_a_single_draw_looks_the_same_whether_the_drawn_card_fits(ruleset):
+    rng = random.Random(f"asked-draw/{ruleset}")
+    compared = 0
+    for game in range(60):
+        state = games.new_game(ruleset, players=games.ruleset_info(ruleset).min_players, seed=rng.getrandbits(32))
+        while not state.is_over and compared < 20:
+            legal = [str(a) for a in state.legal_actions()]
+            if state.decision == "turn" and legal == ["draw"] and len(state.to_position()["stock"]) > 1:
+                position, seat = state.to_position(), state.current
+                fits = unfit = None
+                for i in range(len(position["stock"])):
+                    drawn, log = _drawn(ruleset, position, i)
+                    if drawn.current != seat:
+                        continue  # not a plain draw here (a drawn card that ends the hand...)
+                    kind = any(str(a).startswith("play") for a in drawn.legal_actions())
+                    if kind and fits is None:
+                        fits = (drawn, log)
+                    elif not kind and unfit is None:
+                        unfit = (drawn, log)
+                if fits and unfit:
+                    others = [s for s in range(drawn.players) if s != seat]
+                    views = [[w.observation(o) for o in others] for w, _ in (fits, unfit)]
+                    assert views[0] == views[1], f"{ruleset}: the table sees whether the drawn card fits"
+                    for world, _ in (fits, unfit):
+                        world.apply("pass")
+                    assert fits[0].current == unfit[0].current
+                    public = [[(e.seat, e.kind, e.text) for e in log] for _, log in (fits, unfit)]
+                    assert public[0] == public[1], f"{ruleset}: drawing and keeping a card tells whether it fits"
+                    compared += 1
+            state.apply(rng.choice(state.legal_actions()))
+        if compared >= 20:
+            break
+    assert compared > 0, f"no single draw met in {ruleset}'s random games: the test checked nothing"
