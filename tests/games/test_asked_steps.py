@@ -7,6 +7,8 @@ have chosen: every other seat (and any spectator) then learned for certain what 
   its debt taken without a decision, logged ``accept (forced)``, while a seat holding one may accept too.
 * A single draw where only the drawn card may then be played (C-4): a card that did not fit ended the
   turn at once, while a seat may also keep a card that fits (``pass``): the table learned it did not fit.
+* A DD MAU play under way that no card in hand could extend: the engine ended it (``stop (forced)``),
+  while a seat that could add a card may stop too: the table learned the hand held none that follows.
 
 Each test makes the same moves from two positions that differ only in a card the table cannot see, and
 checks that the table sees the same.  The engine still steps on alone where no hand could choose (a debt
@@ -153,3 +155,21 @@ def test_a_single_draw_looks_the_same_whether_the_drawn_card_fits(ruleset):
         if compared >= 20:
             break
     assert compared > 0, f"no single draw met in {ruleset}'s random games: the test checked nothing"
+
+
+def test_a_dd_mau_play_under_way_looks_the_same_whether_a_card_could_follow():
+    """DD MAU: a seat that has called with one card left and stops its play.  Its last card follows (G2 on
+    R2: the same number) or does not (B4); stopping is its own decision either way, so the table sees the
+    same.  (The engine ended the play for it when nothing could follow, with ``stop (forced)``.)"""
+    from tests.games.scenario import position
+
+    spare = [["B13", "G13", "Y13"], ["B12", "G12", "Y12"]]
+    seen = []
+    for last in ("G2", "B4"):
+        state = games.from_position("ddmau", position([["R2", last], *spare], ["R7"], ["Y1"]))
+        log = state.record_events()
+        for action in ("play R2", "call ddmau", "stop"):
+            assert state.current == 0 and action in [str(a) for a in state.legal_actions()]
+            state.apply(action)
+        seen.append(([(e.seat, e.kind, e.text, e.details) for e in log], state.current, state.observation(1)))
+    assert seen[0] == seen[1]

@@ -137,7 +137,9 @@ def test_link_master_is_never_offered_alone_but_with_a_deck_master_is():
     assert legal(state) == ["play DM", "call ddmau"]
     state.apply("play DM")  # LM + DM alone: tip 3; leaves one card
     assert "stop" in legal(state)
-    state.apply("call ddmau")  # nothing else can be added: the play ends by itself
+    state.apply("call ddmau")  # nothing else can be added: stop is all that is left, and still the seat's own
+    assert state.current == 0 and legal(state) == ["stop"]
+    state.apply("stop")
     assert state.current == 1 and state.observation(1)["color"] == "r"  # see-through (E-21)
 
 
@@ -263,6 +265,8 @@ def test_missing_call_opens_a_catch_window_in_order_and_the_catch_costs_one_card
 
 def test_called_play_leaves_no_window_and_nobody_catches():
     state = run(R, pos([["R2", "B4"], F(0), F(1)], ["R7"], ["Y1"]), ["play R2", "call ddmau"])
+    assert state.decision == "chain" and legal(state) == ["stop"]  # B4 cannot follow: the seat is asked all the same
+    state.apply("stop")
     assert state.decision == "turn" and state.current == 1
 
 
@@ -619,7 +623,7 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_sizes_stay_true(
 
     rng = chooser(5)
     phases = set()
-    for players, seed in ((3, 1),):  # (a hand with every phase, in 669 decisions)
+    for players, seed in ((3, 2),):  # (a hand with every phase, in 1,982 decisions)
         state = games.new_game(R, players=players, seed=seed, max_hands=1)
         phases |= check_clones_along(state, rng, kept_sizes_and_masks_are_true)
     assert phases >= {"turn", "chain", "declare", "color", "hit", "catch"}

@@ -31,7 +31,8 @@ def action(state: "DDMauState", act: Action) -> None:
 
 
 def play_ended(state: "DDMauState") -> None:
-    """Nothing more could be added to the play: the engine ended it without asking."""
+    """The play emptied the hand, so nothing more can be added: the engine ended it without asking (a seat
+    with cards left is asked, whatever it holds)."""
     state.log.append(PublicEvent(state.current, "stop", "stop (forced)", {"forced": True}))
 
 

@@ -135,7 +135,7 @@ def from_position(position: Mapping[str, Any], options: dict[str, Any], counts: 
     active = position.get("active", [True] * players)
     if not isinstance(active, (list, tuple)) or len(active) != players or not all(isinstance(a, bool) for a in active):
         raise PositionError(f"active must be a list of {players} booleans")
-    if sum(active) < (1 if over else 2):
+    if not over and sum(active) < 2:  # (over, every seat may be out: a tournament cut by decision_limit)
         raise PositionError("a game in progress needs at least two active seats")
 
     state = DDMauState.blank(players, options, counts)

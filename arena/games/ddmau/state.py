@@ -347,8 +347,12 @@ class DDMauState(GameState):
                 return
 
     def _chain_goes_on(self, legal: list[Action]) -> None:
-        """A play under way with this legal list: its decision, or its end when nothing more can be added."""
-        if len(legal) == 1 and legal[0] is STOP:
+        """A play under way with this legal list: its decision, or its end when the hand is empty.
+
+        A seat with cards left that can add none is asked all the same (``stop`` its only action): a seat
+        that could add one may stop too, so ending the play for it would tell the table its hand held no
+        card that follows."""
+        if len(legal) == 1 and legal[0] is STOP and not self.hands[self.current]:
             if self.log is not None:
                 events.play_ended(self)
             self._resolve_play()
