@@ -9,6 +9,8 @@ have chosen: every other seat (and any spectator) then learned for certain what 
   turn at once, while a seat may also keep a card that fits (``pass``): the table learned it did not fit.
 * A DD MAU play under way that no card in hand could extend: the engine ended it (``stop (forced)``),
   while a seat that could add a card may stop too: the table learned the hand held none that follows.
+* A Mose reaction window skipped the seats with no meld, lay-off or swap: being asked told every seat
+  and spectator that a hand held a play (and that a seat which then passed was keeping it back).
 
 Each test makes the same moves from two positions that differ only in a card the table cannot see, and
 checks that the table sees the same.  The engine still steps on alone where no hand could choose (a debt
@@ -173,3 +175,24 @@ def test_a_dd_mau_play_under_way_looks_the_same_whether_a_card_could_follow():
             state.apply(action)
         seen.append(([(e.seat, e.kind, e.text, e.details) for e in log], state.current, state.observation(1)))
     assert seen[0] == seen[1]
+
+
+def test_a_mose_window_asks_the_same_seats_whether_or_not_they_can_play():
+    """Mose: after a draw the other seats are asked in turn whether they meld, lay off or swap.  Seat 1
+    holds a lay-off for the run on the table (8s) or nothing that fits (Kh); either way it is asked and
+    passes, and the table (and any spectator) sees the same seats decide in the same order.  (The engine
+    used to skip a seat with no play, so being asked told everyone it had one.)"""
+    run = {"id": 1, "owner": 2, "kind": "run", "cards": ["5s", "6s", "7s"], "as": [None, None, None]}
+    seen = []
+    for card in ("8s", "Kh"):
+        state = games.from_position("mose", {
+            "hands": [["9d", "Kc"], [card, "Jh"], ["3h", "Qc"]], "discard": ["9c"], "stock": ["Qs", "8d", "Ad"],
+            "current": 0, "direction": 1, "scores": [0, 0, 0], "melds": [run], "round_started": True})
+        log = state.record_events()
+        order = []
+        state.apply("draw stock")
+        while state.decision == "react":
+            order.append((state.current, state.observation(None), state.observation(2)))
+            state.apply("pass")
+        seen.append((order, state.current, [(e.seat, e.kind, e.text) for e in log]))
+    assert seen[0] == seen[1] and [seat for seat, _, _ in seen[0][0]] == [1, 2]

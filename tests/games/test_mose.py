@@ -32,6 +32,14 @@ def load(pos, **options):
     return games.from_position("mose", pos, **options)
 
 
+def play(state, text):
+    """Apply ``text``, then let every seat asked in the window that follows with nothing to play pass (each
+    seat is asked, whatever it holds: skipping those without a play would tell the table who has one)."""
+    state.apply(text)
+    while not state.is_over and state.decision == "react" and [str(a) for a in state.legal_actions()] == ["pass"]:
+        state.apply("pass")
+
+
 def run_meld(meld_id, owner, cards, meanings=None):
     return {"id": meld_id, "owner": owner, "kind": "run", "cards": cards.split(), "as": meanings or [None] * len(cards.split())}
 
@@ -89,7 +97,7 @@ def test_meld_tokens_may_come_in_any_order():
 def test_turn_limit_ends_a_round_of_endless_pile_taking():
     state = load(position(["9d Kc", "Td Jh"], discard=("3c",), stock=("Qs",)), rounds=1, turn_limit=5)
     while not state.is_over:
-        state.apply("take pile" if state.decision == "draw" else f"discard {state.to_position()['hands'][state.current][0]}")
+        play(state, "take pile" if state.decision == "draw" else f"discard {state.to_position()['hands'][state.current][0]}")
     history = state.to_position()["history"]
     assert history[0]["winner"] is None and "turn limit" in history[0]["reason"]
 
@@ -139,8 +147,8 @@ def test_empty_pile_leaves_only_the_stock_d10():
 
 def test_several_melds_then_a_discard_passes_the_turn():
     state = load(started(["5s 6s 7s 9d 9h 9c Kd", "Jc Qd"], discard=("3d",)))
-    state.apply("meld 5s 6s 7s")
-    state.apply("meld 9h 9d 9c")  # D-20: any number of melds per turn
+    play(state, "meld 5s 6s 7s")
+    play(state, "meld 9h 9d 9c")  # D-20: any number of melds per turn
     assert state.decision == "play" and state.current == 0
     assert [m["cards"] for m in state.to_position()["melds"]] == [["5s", "6s", "7s"], ["9h", "9d", "9c"]]
     state.apply("discard Kd")
@@ -203,7 +211,7 @@ def test_another_seat_swaps_the_natural_for_the_wild_and_takes_it():
     melds = [run_meld(1, 1, "5s 2h 7s", [None, "6s", None])]
     state = load(started(["6s 9d Kc", "Td Jh"], melds=melds))
     assert "swap 1 6s take" in legal(state)
-    state.apply("swap 1 6s take")
+    play(state, "swap 1 6s take")
     pos = state.to_position()
     assert pos["melds"][0]["cards"] == ["5s", "6s", "7s"] and pos["melds"][0]["as"] == [None, None, None]
     assert "2h" in pos["hands"][0] and "6s" not in pos["hands"][0]
@@ -255,17 +263,21 @@ def test_place_is_not_offered_when_the_wild_has_nowhere_to_go():
 # -- reaction windows (6.5, D-7, D-12) -------------------------------------------------------------
 
 
-def test_window_asks_seats_in_order_skipping_those_without_plays():
+def test_window_asks_every_other_seat_in_order_even_those_without_plays():
     hands = ["9d Kc", "Td Jh", "3h 4h 5h Qc", "3c 4c 5c Qd"]
     state = load(position(hands))
     state.apply("draw stock")
-    assert (state.decision, state.current) == ("react", 2)  # seat 1 has nothing and is skipped
+    assert (state.decision, state.current) == ("react", 1) and legal(state) == ["pass"]  # nothing, asked all the same
+    state.apply("pass")
+    assert (state.decision, state.current) == ("react", 2)
     state.apply("pass")
     assert state.current == 3
     state.apply("meld 3c 4c 5c")
     assert (state.decision, state.current) == ("react", 3)  # a seat that plays keeps the decision
     state.apply("pass")
     # The table changed: the window starts again left of seat 3, skipping the turn's seat 0.
+    assert state.current == 1
+    state.apply("pass")
     assert state.current == 2
     state.apply("pass")
     assert (state.decision, state.current) == ("play", 0)
@@ -318,7 +330,9 @@ def test_a_play_in_between_means_the_pickup_stands():
     pos = position(["9d", "8s", "5s 6s 7s Qd"], stock=("Kc", "Jc"), round_started=True)
     state = load(pos, rounds=1)
     state.apply("draw stock")
-    assert state.current == 2  # seat 1 cannot play yet
+    assert state.current == 1 and legal(state) == ["pass"]  # seat 1 cannot play yet, and is asked all the same
+    state.apply("pass")
+    assert state.current == 2
     state.apply("meld 5s 6s 7s")
     state.apply("pass")
     assert state.current == 1
@@ -336,29 +350,29 @@ def exhaustion_state(**options):
 
 def test_first_exhaustion_offers_the_pile_or_a_reshuffle_second_ends_the_round():
     state = exhaustion_state()
-    state.apply("draw stock")
+    play(state, "draw stock")
     assert state.to_position()["exhaustions"] == 1
-    state.apply("discard Kc")
+    play(state, "discard Kc")
     assert legal(state) == ["draw stock", "take pile"]
-    state.apply("draw stock")  # the pile (9c Td Kc) is shuffled into a new stock
+    play(state, "draw stock")  # the pile (9c Td Kc) is shuffled into a new stock
     pos = state.to_position()
     assert pos["discard"] == [] and len(pos["stock"]) == 2 and pos["exhaustions"] == 1
-    state.apply(f"discard {pos['hands'][1][0]}")
-    state.apply("draw stock")
-    state.apply(f"discard {state.to_position()['hands'][0][0]}")
-    state.apply("draw stock")  # the new stock's last card: the second exhaustion
+    play(state, f"discard {pos['hands'][1][0]}")
+    play(state, "draw stock")
+    play(state, f"discard {state.to_position()['hands'][0][0]}")
+    play(state, "draw stock")  # the new stock's last card: the second exhaustion
     assert state.to_position()["exhaustions"] == 2 and state.decision == "play" and not state.is_over
-    state.apply(f"discard {state.to_position()['hands'][1][0]}")
+    play(state, f"discard {state.to_position()['hands'][1][0]}")
     assert state.is_over and state.to_position()["history"][0]["winner"] is None
 
 
 def test_second_exhaustion_immediate_option():
     state = exhaustion_state(second_exhaustion_end="immediate")
-    state.apply("draw stock")
-    state.apply("discard Kc")
-    state.apply("take pile")
-    state.apply("discard 9c")
-    state.apply("draw stock")  # reshuffle the single 9c and draw it: second exhaustion, round over
+    play(state, "draw stock")
+    play(state, "discard Kc")
+    play(state, "take pile")
+    play(state, "discard 9c")
+    play(state, "draw stock")  # reshuffle the single 9c and draw it: second exhaustion, round over
     assert state.is_over
 
 
@@ -426,8 +440,8 @@ def test_contested_every_false_play_in_a_turn_costs_10_at_either_end_of_a_run_D1
     assert "call mose" in legal(state)  # a False Play does not use up the turn's False Mose
     restored = load(after, mode="contested")
     assert legal(restored) == legal(state)
-    state.apply("discard Kc")
-    state.apply("draw stock")
+    play(state, "discard Kc")
+    play(state, "draw stock")
     assert "layoff 1 hi Td" in legal(state)  # the next turn starts afresh
 
 
@@ -512,6 +526,8 @@ def test_default_actions():
     state = load(position(["5s 2c Kd", "8s 2d"]))
     assert str(state.default_action()) == "draw stock"
     state.apply("draw stock")  # Qs
+    assert str(state.default_action()) == "pass"  # seat 1 is asked first: nothing to play
+    play(state, "pass")
     assert str(state.default_action()) == "discard 2c"  # the wild scores most
     state = load(position(["9d Kc", "3h 4h 5h Qc"]))
     state.apply("draw stock")

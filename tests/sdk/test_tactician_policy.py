@@ -65,10 +65,11 @@ def test_the_tactician_chooses_alike_over_the_wire_and_as_a_rollout_policy_at_ev
 #: in hand, so those games have more decisions (before: 267, 77f16c6234199acf and 212, f5e312efa333029f); then
 #: Mau-Mau's and Pesten's again, as the pass after a drawn card that does not fit became the seat's own
 #: decision (before: 40, 5eaeb83834de2d91 and 105, bbe265cc7fed62e7); DD MAU's as a play that no card in hand can
-#: extend is stopped by the seat (before: 300, e21bf7d9f605ba42).
+#: extend is stopped by the seat (before: 300, e21bf7d9f605ba42); Mose's as its windows ask every seat (before:
+#: 107, 1bbcfa144b7fa095).
 PINNED = [("maumau", 2, {}, 98, "6644a7ecbe024b79"), ("moumou", 2, {}, 191, "36069118b3b0890c"),
           ("maumau-online", 4, {}, 212, "d58c95d6f9afaaa0"), ("pesten", 3, {}, 102, "c225def26d9110a7"),
-          ("mose", 2, {"rounds": 1}, 107, "1bbcfa144b7fa095"), ("ddmau", 3, {"max_hands": 1}, 300, "b8c994c0e6d5f702")]
+          ("mose", 2, {"rounds": 1}, 206, "9e0622cd743dbac9"), ("ddmau", 3, {"max_hands": 1}, 300, "b8c994c0e6d5f702")]
 
 
 @pytest.mark.parametrize("ruleset,players,options,count,digest", PINNED, ids=[case[0] for case in PINNED])

@@ -39,7 +39,8 @@ event that can open new out-of-turn play (a draw - it starts the round and
 is what a Mose may prey upon - a meld, a lay-off or a swap) the engine asks
 the other seats, one by one clockwise from the actor's left (the turn's
 seat is never asked: it acts on its own turn), what they do; a seat with no
-meld, lay-off or swap is skipped, so an empty window costs nothing.  A seat
+meld, lay-off or swap is asked too (``pass`` is all it may do), since
+skipping it would tell the table which hands hold a play.  A seat
 that plays keeps the decision (``react``) until it passes; then the window
 starts again from its left (the table changed).  Every play moves a card
 from a hand to the table for good, so windows end.  A discard changes

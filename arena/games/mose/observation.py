@@ -38,7 +38,7 @@ OBSERVATION_KEYS = (
     # many False Plays it has made this turn (none is offered after MAX_FALSE_PLAYS).
     "mistake", "false_plays",
     "last_pickup",  # seat, source, count, and the one seat that has played since (D-14), if any
-    # An open reaction window: the seats still to be asked (each is skipped unless it can play), and
+    # An open reaction window: the seats still to be asked (every one, whatever it holds), and
     # whether the seat deciding has already played in it.
     "window",
     "turns", "turn_limit",  # turns of this round so far, against `turn_limit`

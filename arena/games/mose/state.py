@@ -719,39 +719,22 @@ class MoseState(GameState):
     # -- reaction windows ----------------------------------------------------------------
 
     def _open_window(self, after: int, steps: tuple[tuple[int, Window], ...] | None = None) -> None:
-        """Ask the other seats (not the turn's), in order from ``after``'s left, skipping those with no play
-        (a window nobody can use, the usual one, is not even made); with ``steps``, go on down an open
-        window's queue instead (`Window.steps`: each seat with the window it decides in, made once).
+        """Ask the other seats (not the turn's), in order from ``after``'s left; with ``steps``, go on down an
+        open window's queue instead (`Window.steps`: each seat with the window it decides in, made once).
 
-        Whether a seat has a play is kept per seat with its plays (`_plays`: True when only that is known, an
-        empty tuple when it has none) and worked out here when not known, in this frame (a reaction window
-        asks after nearly every draw and play): `offers.may_play` on the hand's mask and the table's needs,
-        and only then whether the hand holds a meld, the dearest question.
+        Every seat is asked, whether or not it has a meld, lay-off or swap (then ``pass`` is all it may do):
+        skipping the seats with none, as the engine once did, told every other seat and any spectator which
+        hands held a play, and so which seat that passed was keeping one back.  At a real table anyone may
+        play out of turn and nobody learns who could have.
         """
         if steps is None:
             steps = _WINDOW_STEPS[self.players][after][self.turn]
-        known = self._plays
-        for seat, rest in steps:
-            answer = known[seat]
-            if answer is None:
-                mask = self.masks[seat]
-                needs = self._needs
-                if not needs.touch & mask:
-                    answer = None
-                elif needs.lay_bits & mask:
-                    answer = True  # a lay-off (`offers.may_play`'s first question, here without the call)
-                else:
-                    answer = offers.may_play(seat, mask, needs, self.wild, self.options["owner_may_swap"])
-                if answer is None:
-                    answer = self._meldable[seat]
-                    if answer is None:
-                        answer = self._meldable[seat] = offers.has_meld(mask, self.wild, self.decks, self.hands[seat])
-                known[seat] = answer or ()  # no play: no plays (what `offers.plays` would give)
-            if answer:
-                self.window = rest
-                self.phase = "react"
-                self.decider = seat
-                return
+        if steps:
+            seat, rest = steps[0]
+            self.window = rest
+            self.phase = "react"
+            self.decider = seat
+            return
         self.window = None
         self.phase = "play"
         self.decider = self.turn
