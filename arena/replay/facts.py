@@ -165,7 +165,7 @@ def _hands(obs: Mapping[str, Any], names: Sequence[str]) -> Facts:
 
 def _mose(obs: Mapping[str, Any], names: Sequence[str], handled: set[str]) -> Facts:
     handled.update({"round", "rounds", "wild_rank", "dealer", "turn", "melds", "table", "round_started",
-                    "exhaustions", "penalties", "last_pickup", "last_round", "discard_size"})
+                    "exhaustions", "penalties", "last_pickup", "last_round", "discard_size", "false_plays", "window"})
     round_text = Text(f"{obs.get('round', '?')} of {obs.get('rounds', '?')}")
     if obs.get("dealer") is not None:
         round_text.append(f" · dealt by {seat_name(names, obs['dealer'])}", style="dim")
@@ -187,6 +187,11 @@ def _mose(obs: Mapping[str, Any], names: Sequence[str], handled: set[str]) -> Fa
         facts.append(("penalties", _per_seat(penalties, names)))
     if obs.get("exhaustions"):
         facts.append(("stock ran out", Text(f"{obs['exhaustions']} times")))
+    if obs.get("false_plays"):  # (contested mode only; a line of 0 on every frame said nothing)
+        facts.append(("false plays", Text(f"{obs['false_plays']} this turn")))
+    window = obs.get("window")
+    if isinstance(window, Mapping) and window.get("queue"):  # (no line when no window is open)
+        facts.append(("window", Text("then asks " + ", ".join(seat_name(names, s) for s in window["queue"]))))
     last = obs.get("last_round")
     if isinstance(last, Mapping):
         winner = last.get("winner")
