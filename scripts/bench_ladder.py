@@ -464,7 +464,8 @@ def acceptors_for(bots: int) -> int:
 def serve_command(db: str, replays: Path, args, bots: "Bots", extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "arena", "serve", "--port", "0", "--db", db, "--replays", str(replays),
             "--game", args.game, "--concurrency", str(args.concurrency), *capacity_flags(bots),
-            "--move-ms", str(args.move_ms), "--plain", "--summary-every", "3600", "--drain", "5", *extra]
+            "--move-ms", str(args.move_ms), "--plain", "--summary-every", "3600", "--drain", "5",
+            "--timings", *extra]
 
 
 def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder") -> dict:

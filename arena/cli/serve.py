@@ -101,6 +101,9 @@ def register(subparsers) -> None:
                                  "(for a log collector); `arena health HOST:PORT` checks a running arena")
     operations.add_argument("--log-level", type=str.lower, choices=("debug", "info", "warning", "error"),
                             default="warning", help="the least severe log records shown, in any case (default warning)")
+    operations.add_argument("--timings", action="store_true",
+                            help="when it stops, also print a line `between games: {JSON}`: where the time between a "
+                                 "game's end and its seats' next game went (for scripts/bench_ladder.py)")
     ladder = parser.add_argument_group("ladder")
     add_db_argument(ladder)
     ladder.add_argument("--replays", default="replays", metavar="DIR", help="folder for replay files left by older versions (closed at start) and the demo bots' log "
@@ -408,6 +411,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
                                            lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3),
                                            hold_s=args.host_hold)
     ladder = LadderDirector(store, settings, view, owners=config.authenticator.owners)
+    live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 
     def joined(recovered, recovery) -> None:
         _report_recovery(recovered, recovery)
@@ -416,9 +420,10 @@ def _serve(args, store, config, players, options, time_control) -> int:
               f"{', '.join(others) or 'none'}", flush=True)
 
     ladder.on_joined = joined
+    if live is None:  # the live view shows the stopping messages; plain output says them at once, not after the drain
+        ladder.on_stopping = lambda message: print(message, flush=True)
     web_socket = _web_socket(args)
     bots: list[subprocess.Popen] = []
-    live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 
     async def show() -> None:
         if live is not None:
@@ -522,7 +527,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
         + (f", {stats.round_trips} round trips" if stats.round_trips else ""),
         flush=True,
     )
-    if summary.gaps:  # where the time between games went (arena.ladder.game_gaps; scripts/bench_ladder.py reads it)
+    if args.timings and summary.gaps:  # where the time between games went (arena.ladder.game_gaps; bench_ladder reads it)
         print(f"between games: {json.dumps(summary.gaps)}", flush=True)
     return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
 

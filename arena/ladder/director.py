@@ -179,7 +179,10 @@ class LadderDirector:
         self._pool = CandidatePool()
         self.gaps = GameGaps()
         self.stopping: trio.Event | None = None  # created inside trio
-        self.stop_reason = ""
+        self.stop_reason = ""  # what stopped the ladder, as the final line says it ("Ctrl-C", "--max-games 4 reached")
+        #: What the stopping message adds while games drain: how to abort them ("again to abort running games"
+        #: after a signal); not part of `stop_reason`, which is said once it can no longer be followed.
+        self.stop_hint = ""
         self._stop_at_start = False  # `stop` was called before the ladder ran: it stops as soon as it does
         self._reserved: dict[str, int] = {}
         self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
@@ -204,6 +207,9 @@ class LadderDirector:
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
         self.on_joined: Callable[[list, Any], None] | None = None
+        #: Called with each stopping message as it is shown (`view.note`), at once: `arena serve --plain` prints
+        #: it, where the live view would show it.
+        self.on_stopping: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------ the director
 
@@ -263,11 +269,13 @@ class LadderDirector:
                 await self._schedule(handle, sets)
                 handle.set_serving(False)  # draining: new bots belong elsewhere
                 if self._running_sets:
-                    self.view.note = f"stopping ({self.stop_reason}): letting {self._running_sets} running games finish"
+                    hint = f"; {self.stop_hint}" if self.stop_hint else ""
+                    self._say_stopping(f"stopping ({self.stop_reason}{hint}): letting {self._running_sets} running "
+                                       "games finish")
                     with trio.move_on_after(self.settings.drain_s):
                         await self._all_done.wait()
                     if self._running_sets:
-                        self.view.note = f"stopping: aborting {self._running_sets} games still running"
+                        self._say_stopping(f"stopping: aborting {self._running_sets} games still running")
                 sets.cancel_scope.cancel()
             with trio.CancelScope(shield=True):
                 await self.fits.final()
@@ -281,14 +289,20 @@ class LadderDirector:
             gaps=self.gaps.summary(),
         )
 
-    def stop(self, reason: str) -> None:
+    def _say_stopping(self, message: str) -> None:
+        self.view.note = message
+        if self.on_stopping is not None:
+            self.on_stopping(message)
+
+    def stop(self, reason: str, hint: str = "") -> None:
         """Stop scheduling; running games drain (call from trio).  Called before the ladder runs, it makes the
-        ladder stop as soon as it starts, without a game."""
+        ladder stop as soon as it starts, without a game.  `hint` is what the stopping message adds while games
+        drain (`stop_hint`)."""
         if self.stopping is None:
             if not self._stop_at_start:
                 self.stop_reason, self._stop_at_start = reason, True
         elif not self.stopping.is_set():
-            self.stop_reason = reason
+            self.stop_reason, self.stop_hint = reason, hint
             self.stopping.set()
             self._kick()
 
@@ -303,7 +317,7 @@ class LadderDirector:
         elif self.stopping.is_set():
             self.abort_now("interrupted twice")
         else:
-            self.stop(f"{name}; again to abort running games")
+            self.stop(name, hint="again to abort running games")
 
     def abort_now(self, reason: str) -> None:
         self.stop(reason)

@@ -274,3 +274,42 @@ def test_a_ladder_told_to_stop_before_it_runs_stops_at_once_without_a_game(tmp_p
         store.close()
     assert summary.stopped_because == "SIGTERM during start-up, before any game"
     assert (summary.finished, summary.aborted) == (0, 0)
+
+
+class InterruptedHandle(FakeHandle):
+    """The first game gets Ctrl-C while it plays, and ends only once the ladder has said it is stopping."""
+
+    def __init__(self, names, ladder_of) -> None:
+        super().__init__(names)
+        self.ladder_of = ladder_of
+        self.said: list[str] = []
+        self.said_before_the_game_ended: list[str] = []
+
+    async def play_game(self, *args, **kwargs):
+        if not self.played:
+            ladder = self.ladder_of()
+            ladder.on_signal(signal.SIGINT)
+            while not self.said:  # the drain begins once the scheduler sees the stop
+                await trio.sleep(0)
+            self.said_before_the_game_ended = list(self.said)
+        return await super().play_game(*args, **kwargs)
+
+
+def test_a_stop_by_ctrl_c_says_how_to_abort_while_games_drain_and_then_only_what_happened(tmp_path):
+    """The stopping message (on the live view's note and to `on_stopping`, which `arena serve --plain` prints at
+    once) says Ctrl-C again aborts the running games; the final reason says only what stopped the ladder, since
+    the instruction can no longer be followed once it is printed."""
+    store = LadderStore.open(tmp_path / "ladder.db")
+    ladder = None
+    handle = InterruptedHandle([f"bot{i}" for i in range(2)], lambda: ladder)
+    ladder = LadderDirector(store, LadderSettings(players={"duo": 2}, replays=tmp_path / "replays", max_games=20,
+                                                  refit_s=60.0, concurrency=1, handle_signals=False))
+    ladder.on_stopping = handle.said.append
+    try:
+        summary = trio.run(ladder, handle)
+    finally:
+        store.close()
+    assert handle.said_before_the_game_ended == [
+        "stopping (Ctrl-C; again to abort running games): letting 1 running games finish"]
+    assert summary.stopped_because == "Ctrl-C"
+    assert (summary.finished, summary.aborted) == (1, 0)

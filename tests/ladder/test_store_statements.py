@@ -29,7 +29,7 @@ def run_ladder(tmp_path, db: str, ruleset: str, tag: str) -> dict[str, int]:
     server = subprocess.Popen(
         SERVE + ["--port", "0", "--db", db, "--replays", str(tmp_path / f"replays-{tag}"), "--game", ruleset,
                  "--plain", "--summary-every", "1000", "--concurrency", "2", "--max-games", str(GAMES),
-                 "--drain", "20"],
+                 "--drain", "20", "--timings"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT))
     bots = None
     try:
