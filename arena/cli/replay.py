@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from arena.cli import CommandError, RunFailure
+from arena.cli.db import DEFAULT_DB
 
 
 def register(subparsers) -> None:
@@ -63,12 +64,15 @@ def register(subparsers) -> None:
     listing = subparsers.add_parser(
         "replays", help="list the replays in a directory or a ladder database, newest first",
         description=(
-            "List replays (finished, aborted and cut-off ones) under DIR, newest first; with --db URL, the "
+            "List replays (finished, aborted and cut-off ones) under DIR, newest first (with no DIR: those the "
+            "ladder database ./arena.db keeps, when it exists); with --db URL, the "
             "replays a ladder keeps in its database (every game since replays went there; every host's on PostgreSQL); with DIR --db URL "
             "--import, store DIR's replays of that ladder's games in its database."
         ),
     )
-    listing.add_argument("directory", nargs="?", default=None, metavar="DIR", help="default: replays/")
+    listing.add_argument("directory", nargs="?", default=None, metavar="DIR",
+                         help="default: the replays kept in ./arena.db when it exists (where `arena serve` keeps "
+                         "them), else replays/")
     listing.add_argument("--db", metavar="FILE|URL",
                          help="list the replays kept in this ladder database instead (a ladder keeps every game's "
                          "there; games from older versions are files until --import stores them)")
@@ -247,8 +251,17 @@ def run_replays(args: argparse.Namespace) -> int:
         if args.directory is not None:
             raise CommandError("give DIR (replay files) or --db (replays kept in a database), not both "
                                "(to store DIR's replays in the database: --import)")
-        return _list_stored(args)
-    args.directory = args.directory or "replays"
+        return _list_stored(args, args.db)
+    if args.directory is None and Path(DEFAULT_DB).is_file():
+        # `arena serve` keeps its games' replays in its database: a plain `arena replays` after it lists them (as
+        # `arena replay GAME_ID` finds them there); only with none kept there are files under replays/ listed
+        listed = _list_stored(args, DEFAULT_DB, folder=Path("replays"))
+        if listed is not None:
+            return listed
+    defaulted, args.directory = args.directory is None, args.directory or "replays"
+    if defaulted and not Path(args.directory).is_dir() and not Path(DEFAULT_DB).is_file():
+        raise CommandError(f"no replays here: no ladder database {DEFAULT_DB} (where `arena serve` keeps them) and no "
+                           f"{args.directory}/ folder; give DIR or --db FILE|URL")
     from rich.progress import Progress
 
     with Progress(transient=True, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
@@ -275,8 +288,11 @@ def run_replays(args: argparse.Namespace) -> int:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = 200  # a pipe or a file: one row per replay, for grep and friends
     if not summaries:
-        console.print(f"no replays under {args.directory}" + (" match the filters" if args.bot or args.game else ""),
-                      markup=False)
+        where = "" if not defaulted or Path(DEFAULT_DB).is_file() else (
+            f"; there is no ladder database {DEFAULT_DB} here either (a ladder keeps its games' replays in its "
+            "database: arena replays --db FILE|URL)")
+        console.print(f"no replays under {args.directory}" + (" match the filters" if args.bot or args.game else "")
+                      + where, markup=False)
         return 0
     table = Table(title=f"replays in {args.directory}", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False)
@@ -303,14 +319,18 @@ def _refuse_unknown_game(ruleset: str | None) -> None:
         raise CommandError(f"unknown ruleset {ruleset!r}; known rulesets: {', '.join(games.rulesets())}")
 
 
-def _list_stored(args: argparse.Namespace) -> int:
-    """`arena replays --db URL`: the games whose replay the database keeps, newest first."""
+def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) -> int | None:
+    """`arena replays --db URL`: the games whose replay the database keeps, newest first.
+
+    folder: the replay folder also there (plain `arena replays` in a ladder's folder): its files are pointed to
+    after the list, or listed instead (None returned) when the database keeps none."""
     from rich.console import Console
 
     from arena.cli.db import open_db
     from arena.ladder.store import driver_errors
+    from arena.replay.listing import replay_files
 
-    store = open_db(args.db, must_exist="give a ladder database file or a postgresql:// URL")
+    store = open_db(db, must_exist="give a ladder database file or a postgresql:// URL")
     try:
         games = store.games(ruleset=args.game or None, bot=args.bot or None, limit=args.limit, stored_replay=True)
         sizes = store.stored_replay_sizes([g.id for g in games])
@@ -319,6 +339,9 @@ def _list_stored(args: argparse.Namespace) -> int:
     finally:
         store.close()
     rows = [_stored_row(g, *sizes.get(g.id, (0, 0))) for g in games]
+    files = folder is not None and folder.is_dir() and next(iter(replay_files(folder)), None) is not None
+    if not rows and files:
+        return None
     if not rows:
         _refuse_unknown_game(args.game)
     if args.json:
@@ -350,8 +373,11 @@ def _list_stored(args: argparse.Namespace) -> int:
         table.add_row(*(Text(printable(c)) for c in cells), Text(row["status"], style=style),
                       f"{row['bytes']} ({row['stored_bytes']})")
     console.print(table)
-    console.print(f"open one with `arena replay GAME_ID --db {args.db}` (from any machine)", style="dim",
+    console.print(f"open one with `arena replay GAME_ID --db {db}` (from any machine)", style="dim",
                   markup=False)
+    if files:
+        console.print(f"replay files under {folder}/ too (older versions' games): arena replays {folder}", style="dim",
+                      markup=False)
     return 0
 
 

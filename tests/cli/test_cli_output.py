@@ -72,6 +72,54 @@ def test_replay_finds_a_game_through_the_ladder_database(played, tmp_path, arena
     assert ran.status == 0, ran.err
 
 
+def ladder_folder(played, tmp_path, arena_here):
+    """A folder as `arena serve` leaves it: arena.db keeping the played games' replays, replays/ with no replay file."""
+    from arena.replay import load
+
+    work, _ = played
+    ladder = tmp_path / "ladder"
+    (ladder / "replays").mkdir(parents=True)
+    (ladder / "replays" / "demo-bots.log").write_text("")
+    store = LadderStore.open(ladder / "arena.db", recover=False)
+    ids = []
+    for path in sorted((work / "replays").rglob("*.jsonl")):
+        header = load(path).header
+        ids.append(header.game_id)
+        store.game_started(header.game_id, "moumou", {}, header.seed, header.game_id, 0, list(header.names))
+        store.game_ended(header.game_id, "finished", [SeatRecord(i, name, i + 1, 0) for i, name in
+                                                      enumerate(header.names)], replay_path=str(path))
+    store.close()
+    stored = arena_here("replays", work / "replays", "--db", ladder / "arena.db", "--import", cwd=ladder)
+    assert stored.status == 0 and "stored 2 replays" in stored.out, stored
+    return ladder, ids
+
+
+def test_replays_with_no_folder_lists_what_the_ladder_database_here_keeps(played, tmp_path, arena_here):
+    """After `arena serve`, plain `arena replays` lists its games (kept in ./arena.db), not `no replays under
+    replays`; the folder is still listed when named, and its files are pointed to when it has some."""
+    ladder, ids = ladder_folder(played, tmp_path, arena_here)
+    listed = arena_here("replays", cwd=ladder)
+    assert listed.status == 0, listed
+    assert "replays in arena.db" in listed.out and all(game_id in listed.out for game_id in ids), listed.out
+    assert "files under" not in listed.out
+    rows = json.loads(arena_here("replays", "--json", cwd=ladder).out)
+    assert sorted(row["game_id"] for row in rows) == sorted(ids)
+    assert arena_here("replays", "replays", cwd=ladder).out.startswith("no replays under replays\n")
+    old = ladder / "replays" / "2026-01-01"
+    shutil.copytree(played[0] / "replays", old)
+    also = arena_here("replays", cwd=ladder)
+    assert "replays in arena.db" in also.out and "replay files under replays/ too" in also.out, also.out
+
+
+def test_replays_with_nothing_here_says_where_ladder_replays_are(tmp_path, arena_here):
+    nothing = arena_here("replays", cwd=tmp_path)
+    assert nothing.status == 2 and nothing.err.count("\n") == 1, nothing
+    assert "no ladder database arena.db" in nothing.err and "--db FILE|URL" in nothing.err
+    (tmp_path / "replays").mkdir()
+    empty = arena_here("replays", cwd=tmp_path)
+    assert empty.status == 0 and "arena replays --db FILE|URL" in empty.out, empty
+
+
 def test_a_replay_of_a_ruleset_this_version_lacks_ends_in_one_line(played, tmp_path, arena_here):
     work, _ = played
     source = sorted((work / "replays").rglob("*.jsonl"))[0]
