@@ -133,6 +133,18 @@ def test_rules_show_prints_options_defaults_choices_and_resolutions(tiny, capsys
     assert "T-1: the seat to start" in out
 
 
+def test_rules_show_says_its_seed_document_and_rules_md_are_not_shipped(capsys):
+    """The seed document and the RULES.md numbers (A-22) it prints point outside the repository: it says so, rather
+    than leave a reader looking for seeds/000_....txt or RULES.md."""
+    assert main(["rules", "show", "moumou"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the paragraphs as one line, whatever the width
+    assert re.search(r"Seed document: seeds/\S+\.txt \(not shipped: see Sources below\)", out)
+    assert "(A-22)" in out and "Resolutions followed (numbered as in RULES.md)" in out
+    assert ("Sources: the seed documents (seeds/...) and RULES.md, whose numbered resolutions (A-1, B-2, ...) the "
+            "options and resolutions above cite, are the project's external specification") in out
+    assert "not shipped with the arena" in out
+
+
 def test_rules_show_unknown_name_lists_the_known_ones(tiny, capsys):
     assert main(["rules", "show", "no-such-game"]) == 2
     err = capsys.readouterr().err

@@ -1,7 +1,7 @@
 """`arena rules`: which rulesets exist, and what one of them plays like.
 
     arena rules                 # table: name, players, summary
-    arena rules show moumou     # title, seed document, options, resolutions
+    arena rules show moumou     # title, seed document, options, resolutions, where the references point
 
 Everything shown comes from the ruleset's `RulesetInfo`, so a new ruleset
 appears here as soon as it registers.
@@ -88,10 +88,20 @@ def list_rulesets(console: Console) -> None:
     console.print("Details: [bold]arena rules show NAME[/bold]")
 
 
+#: What the references `arena rules show` prints point to: documents the arena was built from, which it does not ship
+#: (a reader looking for seeds/000_....txt or RULES.md in the repository finds neither).
+SOURCES_NOTE = (
+    "Sources: the seed documents (seeds/...) and RULES.md, whose numbered resolutions (A-1, B-2, ...) the options "
+    "and resolutions above cite, are the project's external specification, which the rulesets were built from; they "
+    "are not shipped with the arena. The resolutions above are this ruleset's own statement of the ones it follows."
+)
+
+
 def show_ruleset(info: RulesetInfo, console: Console) -> None:
     """Title, players, the summary and resolutions rendered as Markdown, and the options, at the console's width."""
     console.print(Text(f"{info.title} ({info.name})", style="bold"))
-    console.print(Text(f"Seed document: {info.seed_document}"))
+    external = " (not shipped: see Sources below)" if info.seed_document.startswith("seeds/") else ""
+    console.print(Text(f"Seed document: {info.seed_document}{external}"))
     console.print(f"Players: {players_text(info)} (default {info.default_players or info.min_players})")
     console.print()
     console.print(Markdown(info.summary))
@@ -102,8 +112,10 @@ def show_ruleset(info: RulesetInfo, console: Console) -> None:
         console.print("Options: none")
     if info.resolutions:
         console.print()
-        console.print(Text("Resolutions followed (RULES.md)", style="bold"))
+        console.print(Text("Resolutions followed (numbered as in RULES.md)", style="bold"))
         console.print(Markdown(info.resolutions))
+    console.print()
+    console.print(Text(SOURCES_NOTE, style="dim"))
 
 
 def options_table(info: RulesetInfo) -> Table:
