@@ -88,5 +88,5 @@ def _newest_running(stub, pb, args: argparse.Namespace) -> str:
     running = [g for g in reply.games if g.status == "running"]
     if not running:
         what = f"no {args.game} game" if args.game else "no game"
-        raise CommandError(f"{what} is running on {args.arena} right now")
+        raise RunFailure(f"{what} is running on {args.arena} right now")  # nothing to watch: not a usage error
     return max(running, key=lambda g: g.started_at).game_id

@@ -76,7 +76,7 @@ def test_watch_says_clearly_what_is_wrong():
     (_, err), code = missing
     assert code == 2 and "no game 'no-such-game'" in err and "Traceback" not in err
     (_, err), code = idle
-    assert code == 2 and "no game is running" in err
+    assert code == 1 and "no game is running" in err  # nothing to watch: the work failed, no usage error
     unreachable = subprocess.run([sys.executable, "-m", "arena", "watch", "--arena", "127.0.0.1:1", "--timeout", "1"],
                                  capture_output=True, text=True, timeout=PROCESS_GUARD_S)
     assert unreachable.returncode == 1 and "cannot reach an arena at 127.0.0.1:1" in unreachable.stderr
