@@ -55,11 +55,15 @@ def run_watch(args: argparse.Namespace) -> int:
         live = None if plain else Live(console=console, auto_refresh=False, transient=False)
         if live is not None:
             live.start()
+        headed = False
         try:
             for event in stub.Spectate(pb.SpectateRequest(game_id=game_id)):
                 observation = Observation.from_pb(event.view).to_dict() if event.HasField("view") else {}
                 names = [seat.name for seat in event.view.seats] if event.HasField("view") else []
                 played = game.add(event.index, event.seat, event.action, observation, names)
+                if plain and not headed:  # which game the lines below are about, from its first event
+                    print(game.heading(args.arena), flush=True)
+                    headed = True
                 if event.HasField("ended"):
                     game.end([{"seat": r.seat, "name": r.name, "placement": r.placement, "points": r.points,
                                "forfeited": r.forfeited} for r in event.ended.results], event.ended.reason)

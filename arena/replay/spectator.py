@@ -63,6 +63,12 @@ class WatchedGame:
 
     # ------------------------------------------------------------ text
 
+    def heading(self, address: str) -> str:
+        """Which game this is, for the first line of the plain output: its ruleset, id, arena and seats."""
+        ruleset = safe(str(self.observation.get("ruleset") or "?"))
+        seats = f": {', '.join(self.names)}" if self.names else ""
+        return f"watching {ruleset} game {safe(self.game_id)} on {safe(address)}{seats}"
+
     def line(self, played: Played) -> str:
         return f"{played.index}. {seat_name(self.names, played.seat)}: {action_text(played.action.split(), self.names).plain}"
 

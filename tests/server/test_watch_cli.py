@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -55,7 +56,9 @@ def test_watch_follows_a_live_game_by_bot_name_and_names_the_winner():
 
     code, out, err, log = serve(director)
     assert code == 0, err
-    lines = out.strip().splitlines()
+    heading, *lines = out.strip().splitlines()
+    # which game is followed comes first: --plain (here: output not a terminal) names its ruleset, id and seats
+    assert re.fullmatch(r"watching maumau game game-1 on 127\.0\.0\.1:\d+: greedy, tactician", heading), heading
     assert lines[0].startswith("1. greedy: ") or lines[0].startswith("1. tactician: ")
     assert all(line.split(": ")[0].split(". ")[1] in NAMES for line in lines[:-1])
     ended = [m.game_ended for m in log if m.WhichOneof("kind") == "game_ended"][0]
