@@ -74,9 +74,12 @@ def _game_list(text: str) -> list[str]:
     return [g.strip() for g in text.split(",") if g.strip()]
 
 
-def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+def build_parser(prog: str | None = None, defaults: ClientOptions | None = None) -> argparse.ArgumentParser:
+    """The flags; `defaults` (the bot's own, from its code) are what `--help` names as the defaults."""
+    defaults = defaults if defaults is not None else ClientOptions()
     parser = argparse.ArgumentParser(prog=prog, description="Run this bot against a Mau Arena.")
-    parser.add_argument("--arena", type=_address, metavar="HOST:PORT", help="the arena's address")
+    parser.add_argument("--arena", type=_address, metavar="HOST:PORT",
+                        help=f"the arena's address (default {defaults.arena})")
     parser.add_argument("--token", help="the bot's token (or set MAU_ARENA_TOKEN); empty for open registration")
     parser.add_argument("--name", help="the bot's name on the ladder")
     parser.add_argument("--games", type=_game_list, metavar="R1,R2", help="rulesets to play (default: every ruleset)")
@@ -96,7 +99,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
 def parse_flags(argv: Sequence[str], defaults: ClientOptions, log_level: str = "INFO",
                 prog: str | None = None) -> tuple[ClientOptions, str]:
     """Apply the command line over `defaults`; returns the options and the log level."""
-    args = build_parser(prog).parse_args(list(argv))
+    args = build_parser(prog, defaults).parse_args(list(argv))
     options = ClientOptions(**vars(defaults))
     options.games = list(defaults.games)
     for flag, attribute in (

@@ -105,6 +105,16 @@ def test_flags_override_code_defaults(monkeypatch):
     assert parse_flags([], defaults)[0].token == "s3cret"
 
 
+def test_help_names_the_arena_address_used_without_the_flag(capsys):
+    """--help shows where the bot connects when --arena is not given: the SDK's default, or the bot's own."""
+    for defaults, address in ((ClientOptions(name="x"), "127.0.0.1:50051"),
+                              (ClientOptions(name="x", arena="10.0.0.1:7000"), "10.0.0.1:7000")):
+        with pytest.raises(SystemExit) as caught:
+            parse_flags(["--help"], defaults, prog="mybot.py")
+        assert caught.value.code == 0
+        assert f"the arena's address (default {address})" in " ".join(capsys.readouterr().out.split())
+
+
 def test_the_old_max_games_flag_still_sets_games_at_once_with_a_warning(capsys):
     options, _ = parse_flags(["--max-games", "3"], ClientOptions(name="x"))
     assert options.max_games == 3
