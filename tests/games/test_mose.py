@@ -664,7 +664,7 @@ def test_a_clone_copies_every_field_and_plays_on_alone():
 def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true():
     # As the shedding engine's test: clone() lists the fields one by one (a new slot it forgets is unset),
     # and the engine keeps each hand's mask and size as cards move (`MoseState.masks`, what the offers read;
-    # `sizes`, what observations show), each seat's plays or whether it has any (`_plays`), and the
+    # `sizes`, what observations show), each seat's plays once worked out (`_plays`), and the
     # table's needs meld by meld as the table changes (`offers.with_meld`): all checked at every decision
     # of whole rounds, in every phase, against what is worked out afresh, and each copy plays on alone
     # (`check_clones_along`, shared with DD MAU's test).
@@ -674,19 +674,17 @@ def test_a_clone_sets_every_slot_at_every_decision_and_the_kept_masks_stay_true(
 
     def needs_view(needs):
         fits = [(f.meld, f.bits, f.takes_wild, f.swap_bits, f.swaps, f.ends, f.plain) for f in needs.melds]
-        return fits, needs.bits, needs.takes_wild, needs.swap_bits, needs.run_takes_wild, needs.lay_bits, needs.touch
+        return fits, needs.bits, needs.takes_wild, needs.swap_bits, needs.run_takes_wild, needs.touch
 
     def kept_values_are_true(state):
         assert state.masks == [bits_of(hand) for hand in state.hands]
         assert state.sizes == [len(hand) for hand in state.hands]
         needs = table_needs(state.melds, state.wild, state.decks)
         assert needs_view(state._needs) == needs_view(needs)
-        # Each seat's kept plays (a tuple), or only whether it has any (True; no play is an empty tuple),
-        # against its plays worked out afresh.
+        # Each seat's kept plays (a tuple; no play is an empty one) against its plays worked out afresh.
         for seat, kept in enumerate(state._plays):
             if kept is not None:
-                plays = afresh_plays(state, seat, needs)
-                assert bool(plays) if kept is True else kept == plays, (seat, kept, plays)
+                assert kept == afresh_plays(state, seat, needs), seat
 
     def afresh_plays(state, seat, needs):
         hand, mask, wild, decks = state.hands[seat], bits_of(state.hands[seat]), state.wild, state.decks

@@ -277,11 +277,11 @@ class MeldFit:
 class TableNeeds:
     """What the melds on the table can take (made by `_needs`), each (``melds``, in table order) and all
     together (as hand masks: ``bits`` the naturals some lay-off takes, ``swap_bits`` those some swap takes);
-    ``run_takes_wild``: some run has a free end.  Read at nearly every decision as two masks, one test
-    each: ``lay_bits``, the cards of which a hand needs one for a lay-off (``bits``, and the wilds when
-    some meld takes one), and ``touch``, for any lay-off or swap (``lay_bits | swap_bits``)."""
+    ``run_takes_wild``: some run has a free end.  Read at nearly every decision as one mask, one test:
+    ``touch``, the cards of which a hand needs one for any lay-off or swap (``bits``, the wilds when some
+    meld takes one, and ``swap_bits``)."""
 
-    __slots__ = ("melds", "bits", "takes_wild", "swap_bits", "run_takes_wild", "lay_bits", "touch")
+    __slots__ = ("melds", "bits", "takes_wild", "swap_bits", "run_takes_wild", "touch")
 
 
 def _needs(
@@ -294,8 +294,7 @@ def _needs(
     needs.takes_wild = takes_wild
     needs.swap_bits = swap_bits
     needs.run_takes_wild = run_takes_wild
-    lay_bits = needs.lay_bits = bits | wild_bits if takes_wild else bits
-    needs.touch = lay_bits | swap_bits
+    needs.touch = (bits | wild_bits if takes_wild else bits) | swap_bits
     return needs
 
 
@@ -463,18 +462,6 @@ def plays(
     if needs.swap_bits & mask:
         actions.extend(swaps(seat, hand, mask, needs, table, wild, decks, owner_may_swap))
     return tuple(actions)
-
-
-def may_play(seat: int, mask: int, needs: TableNeeds, wild: str, owner_may_swap: bool) -> bool | None:
-    """Whether `plays` offers a lay-off or a swap (True), or nothing but perhaps a meld (None: ask
-    `has_meld`, the dearer question), without listing them."""
-    if needs.bits & mask or (needs.takes_wild and mask & _COUNT_BITS[wild]):
-        return True
-    if needs.swap_bits & mask:
-        for fit in needs.melds:
-            if fit.swap_bits & mask and (owner_may_swap or fit.meld.owner != seat):
-                return True
-    return None
 
 
 def swaps(

@@ -338,7 +338,7 @@ class MoseState(GameState):
         else:  # play or react
             seat = self.current
             plays = self._plays[seat]
-            if plays is None or plays is True:  # not known, or only that there is one (`_open_window`)
+            if plays is None:  # not known yet
                 # The melds, lay-offs and swaps the seat may make (on turn or in a window, `offers.plays`),
                 # worked out and kept, with the hand's ``meld`` actions unless kept (`offers.meld_actions`,
                 # asked only of a hand that `offers.has_meld`).
