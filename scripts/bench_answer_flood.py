@@ -155,6 +155,8 @@ def main() -> int:
     if args.seconds <= 0 or args.flooders < 2:
         parser.error("--seconds must be positive and --flooders at least 2 (they play one another)")
     folder = Path(tempfile.mkdtemp(prefix="answer-flood-")) if args.keep is None else args.keep
+    if (folder / "arena.db").exists():
+        parser.error(f"{folder} already holds an arena.db (an earlier run's): give --keep a new or empty folder")
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "arena.db"
     tokens = {}
