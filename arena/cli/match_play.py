@@ -214,13 +214,20 @@ async def _connects(handle: Any, process: BotProcess, timeout_s: float) -> bool:
     return connected
 
 
+def first_of(error: BaseException, kinds: type | tuple[type, ...]) -> BaseException | None:
+    """The first exception of ``kinds`` in ``error`` or in trio's exception groups around it (None: none)."""
+    if isinstance(error, kinds):
+        return error
+    for inner in getattr(error, "exceptions", ()):
+        found = first_of(inner, kinds)
+        if found is not None:
+            return found
+    return None
+
+
 def first_command_error(group: BaseException) -> BaseException:
     """Unwrap trio's exception groups so a user error prints as one line."""
-    for error in getattr(group, "exceptions", ()):
-        found = first_command_error(error)
-        if isinstance(found, (CommandError, KeyboardInterrupt)):
-            return found
-    return group
+    return first_of(group, (CommandError, KeyboardInterrupt)) or group
 
 
 def run_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> None:
@@ -254,21 +261,9 @@ def run_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> N
     try:
         trio.run(play_all, match, play_one, setup.concurrency)
     except (BotExited, BaseExceptionGroup) as error:
-        exited = _first_exited(error)
+        exited = first_of(error, BotExited)
         if exited is None:
             raise
         raise RunFailure(f"bot {printable(exited.name)} ({printable(sources[exited.name])}) exited with "
                          f"{describe_exit(exited.code)}: its code called sys.exit() (--local runs it in-process)") from None
 
-
-def _first_exited(error: BaseException) -> Any:
-    """The `BotExited` in ``error`` or in trio's exception groups around it (None: there is none)."""
-    from arena.match.local import BotExited
-
-    if isinstance(error, BotExited):
-        return error
-    for inner in getattr(error, "exceptions", ()):
-        found = _first_exited(inner)
-        if found is not None:
-            return found
-    return None
