@@ -130,6 +130,17 @@ def _finished_on(url: str, host: str) -> int:
                           "WHERE g.status = 'finished' AND c.host = %s", host))
 
 
+def _report(url: str, hosts: dict, swept) -> str:
+    """What a failed run leaves to read: the hosts' rows, the swept games' rows, each host's last lines."""
+    lines = [f"hosts: {_rows(url, 'SELECT name, state, lease_until FROM hosts ORDER BY name')!r}",
+             f"swept: {sorted(game for (game,) in swept)!r}",
+             f"aborted: {_rows(url, 'SELECT id, reason FROM games WHERE status = %s ORDER BY id', 'aborted')!r}"]
+    for name, host in hosts.items():
+        lines.append(f"--- host {name}, last lines ---")
+        lines.extend(host.rest().splitlines()[-60:])
+    return "\n".join(lines)
+
+
 def test_two_hosts_ride_out_an_outage_longer_than_their_lease(tmp_path, cleanup, private_postgres):
     url = private_postgres.url
     lease = 2.0
@@ -221,47 +232,52 @@ def test_a_host_cut_off_for_longer_than_its_lease_is_fenced(tmp_path, cleanup, p
     poll(lambda: _rows(url, "SELECT 1 FROM seat_claims c JOIN games g ON g.id = c.game_id "
                             "WHERE c.host = 'A' AND g.status = 'running'"), 30, "games running on A")
 
-    a = hosts["A"].process
-    os.kill(a.pid, signal.SIGSTOP)
+    swept: list = []
     try:
-        _rows(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
-                   "AND (application_name LIKE 'mau-arena host A%%' OR application_name = %s)", f"mau-arena pid {a.pid}")
-        swept = poll(lambda: _rows(url, "SELECT id FROM games WHERE reason = 'host A died (not rated)'"), 30,
-                     "B to take A for dead")
-    finally:
-        os.kill(a.pid, signal.SIGCONT)
-    line = ""
-    deadline = time.monotonic() + 30
-    while "was taken for dead" not in line and time.monotonic() < deadline:
-        line = hosts["A"].read_line(timeout=deadline - time.monotonic())
-    assert "host A was taken for dead by another host" in line, hosts["A"].rest()
-    after = _finished_on(url, "A")
-    poll(lambda: _finished_on(url, "A") >= after + 2, 60, "A to play on as a live host")
+        a = hosts["A"].process
+        os.kill(a.pid, signal.SIGSTOP)
+        try:
+            _rows(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND (application_name LIKE 'mau-arena host A%%' OR application_name = %s)",
+                  f"mau-arena pid {a.pid}")
+            swept = poll(lambda: _rows(url, "SELECT id FROM games WHERE reason = 'host A died (not rated)'"), 30,
+                         "B to take A for dead")
+        finally:
+            os.kill(a.pid, signal.SIGCONT)
+        line = ""
+        deadline = time.monotonic() + 30
+        while "was taken for dead" not in line and time.monotonic() < deadline:
+            line = hosts["A"].read_line(timeout=deadline - time.monotonic())
+        assert "host A was taken for dead by another host" in line, hosts["A"].rest()
+        after = _finished_on(url, "A")
+        poll(lambda: _finished_on(url, "A") >= after + 2, 60, "A to play on as a live host")
 
-    for name in "AB":
-        hosts[name].process.send_signal(signal.SIGTERM)
-    for name in "AB":
-        assert hosts[name].wait(90) == 0, hosts[name].rest()
-        assert "Traceback" not in hosts[name].rest(), hosts[name].rest()
-        stop_bots(bots[name])
+        for name in "AB":
+            hosts[name].process.send_signal(signal.SIGTERM)
+        for name in "AB":
+            assert hosts[name].wait(90) == 0, hosts[name].rest()
+            assert "Traceback" not in hosts[name].rest(), hosts[name].rest()
+            stop_bots(bots[name])
 
-    statuses = dict(_rows(url, "SELECT id, status FROM games"))
-    assert "running" not in statuses.values()
-    assert all(statuses[game] == "aborted" for (game,) in swept)
-    assert not _rows(url, "SELECT * FROM rewrites")
-    assert not _rows(url, "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id "
-                          "WHERE g.status = 'aborted' AND s.placement IS NOT NULL")
-    for name in "AB":
-        heard = [json.loads(line) for line in told[name].read_text().splitlines()]
-        assert heard and all(statuses.get(h["game_id"]) == h["status"] for h in heard), (
-            [(h["game_id"], h["status"], statuses.get(h["game_id"])) for h in heard
-             if statuses.get(h["game_id"]) != h["status"]], hosts[name].rest())
-    heard_a = {h["game_id"]: h["status"] for h in map(json.loads, told["A"].read_text().splitlines())}
-    assert any(heard_a.get(game) == "aborted" for (game,) in swept)  # A's bots heard of the swept games, as aborted
-    _replays_match(url, statuses, hosts.values())
-    # the swept games whose end A recorded afterwards keep A's replay, saying aborted
-    for (game,) in swept:
-        for (data,) in _rows(url, "SELECT data FROM replays WHERE game_id = %s", game):
-            import zlib
+        statuses = dict(_rows(url, "SELECT id, status FROM games"))
+        assert "running" not in statuses.values()
+        assert all(statuses[game] == "aborted" for (game,) in swept)
+        assert not _rows(url, "SELECT * FROM rewrites")
+        assert not _rows(url, "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id "
+                              "WHERE g.status = 'aborted' AND s.placement IS NOT NULL")
+        for name in "AB":
+            heard = [json.loads(line) for line in told[name].read_text().splitlines()]
+            assert heard and all(statuses.get(h["game_id"]) == h["status"] for h in heard), (
+                [(h["game_id"], h["status"], statuses.get(h["game_id"])) for h in heard
+                 if statuses.get(h["game_id"]) != h["status"]], hosts[name].rest())
+        heard_a = {h["game_id"]: h["status"] for h in map(json.loads, told["A"].read_text().splitlines())}
+        assert any(heard_a.get(game) == "aborted" for (game,) in swept)  # A's bots heard of the swept games, as aborted
+        _replays_match(url, statuses, hosts.values())
+        # the swept games whose end A recorded afterwards keep A's replay, saying aborted
+        for (game,) in swept:
+            for (data,) in _rows(url, "SELECT data FROM replays WHERE game_id = %s", game):
+                import zlib
 
-            assert json.loads(zlib.decompress(bytes(data)).decode().splitlines()[-1])["status"] == "aborted"
+                assert json.loads(zlib.decompress(bytes(data)).decode().splitlines()[-1])["status"] == "aborted"
+    except AssertionError as failure:  # the hosts' own account of what they did, with the database's
+        raise AssertionError(f"{failure}\n{_report(url, hosts, swept)}") from None
