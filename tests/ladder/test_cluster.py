@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from claim_audit import audit_claims
+from host_freeze import backends, cut_off, stop_while_running_games
 from test_serve_e2e import RULESET, Server, poll
 
 from arena import __version__
@@ -83,41 +84,6 @@ def check_invariants(url: str) -> None:
     """The claims' audit (`claim_audit`), every claim's cap within the bots' ``--parallel``."""
     claims = audit_claims(url)
     assert all(cap <= PARALLEL for *_, cap, _busy, _claimed, _released in claims), claims
-
-
-def running_on(url: str, host: str) -> set[str]:
-    return {game for (game,) in rows(url, "SELECT DISTINCT c.game_id FROM seat_claims c JOIN games g ON g.id = c.game_id "
-                                          "WHERE c.host = %s AND c.released_at IS NULL AND g.status = 'running'", host)}
-
-
-def stop_while_running_games(url: str, host: str, process: subprocess.Popen, timeout: float) -> set[str]:
-    """SIGSTOP the host at a moment it has games running, and return them (the host stays stopped).
-
-    A game seen running may end before a signal lands (these games last a fraction of a second, and
-    on a loaded machine the gap between a read and a kill is long): killing after a read once found
-    no game left to cut.  A stopped host ends none of its games (only it ends them, or a live host
-    once its lease is over), so the games read while it is stopped are the ones a kill cuts; if
-    there are none, it runs on and the next running game is waited for."""
-    deadline = time.monotonic() + timeout
-    while True:
-        poll(lambda: running_on(url, host), max(0.0, deadline - time.monotonic()), f"games running on {host}")
-        os.kill(process.pid, signal.SIGSTOP)
-        # A statement the host sent just before it stopped may still be running in its backend (a game's
-        # result and COMMIT): read once its backends are all idle, or a game read as running may end finished.
-        poll(lambda: not backends(url, host, process.pid, "active"), max(1.0, deadline - time.monotonic()),
-             f"the stopped host {host}'s database backends to go idle")
-        cut = running_on(url, host)
-        if cut:
-            return cut
-        os.kill(process.pid, signal.SIGCONT)
-
-
-def backends(url: str, host: str, pid: int, states: str = "%") -> list[tuple]:
-    """The database backends of one host's process (its store's and its registry's connections, by the
-    `application_name` each sets), with a state LIKE ``states``."""
-    return rows(url, "SELECT pid, state, application_name FROM pg_stat_activity "
-                     "WHERE (application_name = %s OR application_name LIKE %s) AND state LIKE %s",
-                f"mau-arena pid {pid}", f"mau-arena host {host}%", states)
 
 
 def report(url: str, hosts: dict, cut: set[str]) -> str:
@@ -178,11 +144,14 @@ def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
 
         # kill -9 the first host while it runs games.
         victim, survivors = names[0], names[1:]
-        cut = stop_while_running_games(url, victim, hosts[victim].process, 30)
+        seen = stop_while_running_games(url, victim, hosts[victim].process, 30)
         victim_pid = hosts[victim].process.pid
         os.kill(victim_pid, signal.SIGKILL)
         hosts[victim].process.wait(10)
         poll(lambda: not backends(url, victim, victim_pid), 30, f"the killed host {victim}'s backends to end")
+        # What the kill cut: the games still running once its sessions are over (nothing it sent can commit now).
+        cut = cut_off(url, victim, seen)
+        assert cut, f"the games {sorted(seen)}, running when {victim} was stopped, all ended before it was killed"
         (killed_at,) = rows(url, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)")[0]
         poll(lambda: {g for (g,) in rows(url, "SELECT id FROM games WHERE status = 'aborted' AND reason = %s",
                                          f"host {victim} died (not rated)")} >= cut, 30, f"{victim}'s games aborted")
