@@ -21,6 +21,7 @@ import time
 
 import pytest
 
+from host_freeze import backends, cut_off, stop_while_running_games
 from test_serve_e2e import Server, cleanup, poll, start_bots, stop_bots  # noqa: F401 (cleanup: a fixture)
 
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
@@ -130,9 +131,10 @@ def _finished_on(url: str, host: str) -> int:
                           "WHERE g.status = 'finished' AND c.host = %s", host))
 
 
-def _report(url: str, hosts: dict, swept) -> str:
-    """What a failed run leaves to read: the hosts' rows, the swept games' rows, each host's last lines."""
+def _report(url: str, hosts: dict, cut: set[str], swept) -> str:
+    """What a failed run leaves to read: the hosts' rows, the cut and swept games, each host's last lines."""
     lines = [f"hosts: {_rows(url, 'SELECT name, state, lease_until FROM hosts ORDER BY name')!r}",
+             f"cut: {_rows(url, 'SELECT id, status, reason FROM games WHERE id = ANY(%s)', sorted(cut))!r}",
              f"swept: {sorted(game for (game,) in swept)!r}",
              f"aborted: {_rows(url, 'SELECT id, reason FROM games WHERE status = %s ORDER BY id', 'aborted')!r}"]
     for name, host in hosts.items():
@@ -229,19 +231,22 @@ def test_a_host_cut_off_for_longer_than_its_lease_is_fenced(tmp_path, cleanup, p
                                 "--ended-log", str(told[name]))
         cleanup.append(bots[name])
     poll(lambda: all(_finished_on(url, name) >= 2 for name in "AB"), 60, "games on both hosts")
-    poll(lambda: _rows(url, "SELECT 1 FROM seat_claims c JOIN games g ON g.id = c.game_id "
-                            "WHERE c.host = 'A' AND g.status = 'running'"), 30, "games running on A")
 
     swept: list = []
+    cut: set[str] = set()
     try:
         a = hosts["A"].process
-        os.kill(a.pid, signal.SIGSTOP)
+        seen = stop_while_running_games(url, "A", a, 30)
         try:
             _rows(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                        "AND (application_name LIKE 'mau-arena host A%%' OR application_name = %s)",
                   f"mau-arena pid {a.pid}")
+            poll(lambda: not backends(url, "A", a.pid), 30, "A's database sessions to end")
+            cut = cut_off(url, "A", seen)  # what the cut ended (a game of `seen` whose end was in flight finished)
+            assert cut, f"the games {sorted(seen)}, running when A was stopped, all ended before its sessions did"
             swept = poll(lambda: _rows(url, "SELECT id FROM games WHERE reason = 'host A died (not rated)'"), 30,
                          "B to take A for dead")
+            assert cut <= {game for (game,) in swept}, swept
         finally:
             os.kill(a.pid, signal.SIGCONT)
         line = ""
@@ -280,4 +285,4 @@ def test_a_host_cut_off_for_longer_than_its_lease_is_fenced(tmp_path, cleanup, p
 
                 assert json.loads(zlib.decompress(bytes(data)).decode().splitlines()[-1])["status"] == "aborted"
     except AssertionError as failure:  # the hosts' own account of what they did, with the database's
-        raise AssertionError(f"{failure}\n{_report(url, hosts, swept)}") from None
+        raise AssertionError(f"{failure}\n{_report(url, hosts, cut, swept)}") from None
