@@ -23,6 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from host_freeze import backends, cut_off, running_on
 from test_cluster import LEASE, rows, start_bot
 from test_serve_e2e import SERVE, Server, poll
 
@@ -124,17 +125,16 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
         assert events[-1] == live[-1]
 
         # kill -9 host A mid-game: B aborts its games, and their replays died with A's memory
-        def running_on_a() -> set[str]:
-            return {g for (g,) in rows(url, "SELECT DISTINCT c.game_id FROM seat_claims c JOIN games g "
-                                            "ON g.id = c.game_id WHERE c.host = 'A' AND g.status = 'running'")}
-
         # a game under way on A, so the kill cuts one off; if every game seen under way ended between
-        # the look and the kill (a loaded machine), A is started again and the kill repeated
+        # the look and the kill (a loaded machine), A is started again and the kill repeated.  The cut
+        # games are read once A's sessions are over: an end it sent just before may still commit.
         for _attempt in range(3):
-            poll(running_on_a, 30, "a game under way on A")
-            os.kill(hosts["A"].process.pid, signal.SIGKILL)
+            seen = poll(lambda: running_on(url, "A"), 30, "a game under way on A")
+            killed = hosts["A"].process.pid
+            os.kill(killed, signal.SIGKILL)
             hosts["A"].process.wait(10)
-            cut = running_on_a()
+            poll(lambda: not backends(url, "A", killed), 30, "the killed host A's sessions to end")
+            cut = cut_off(url, "A", seen)
             if cut:
                 break
             hosts["A"], _web_a = start_host(tmp_path, "A", url)
