@@ -49,7 +49,9 @@ def start_host(tmp_path: Path, name: str, url: str, concurrency: int = 3, *extra
     deadline = time.monotonic() + 30
     while "joined the ladder" not in line and time.monotonic() < deadline:
         line = server.read_line(timeout=deadline - time.monotonic())
-    assert f"joined the ladder as host {name}" in line, server.rest()
+    if f"joined the ladder as host {name}" not in line:
+        server.kill()
+        raise AssertionError(server.rest())
     return server
 
 
@@ -117,11 +119,13 @@ def stop_all(hosts, bots) -> None:
 
 def run_cluster(tmp_path: Path, url: str, host_count: int) -> None:
     names = [chr(ord("A") + i) for i in range(host_count)]
-    hosts = {name: start_host(tmp_path, name, url) for name in names}
+    hosts: dict[str, Server] = {}
     bots: dict[str, subprocess.Popen] = {}
     entry: dict[str, str] = {}
     cut: set[str] = set()
     try:
+        for name in names:  # (in the try: the hosts started before one that fails to start are stopped)
+            hosts[name] = start_host(tmp_path, name, url)
         ports = {name: host.port for name, host in hosts.items()}
         for name, host in hosts.items():  # every host knows the others before the bots come
             poll(lambda: len(welcome_hosts(host.port)) == host_count, 20, f"host {name} to see every host")

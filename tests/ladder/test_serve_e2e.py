@@ -55,7 +55,9 @@ class Server:
             line = self.read_line(timeout=deadline - time.monotonic())
             if not line and self.process.poll() is not None:
                 break
-        assert "listening on" in line, f"server did not start: {self.rest()}"
+        if "listening on" not in line:
+            self.kill()  # not left running behind the failure (a slow start on a loaded machine)
+            raise AssertionError(f"server did not start: {self.rest()}")
         self.port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
 
     @staticmethod
