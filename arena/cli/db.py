@@ -16,6 +16,8 @@ DB_HELP = (
 
 #: The start of a URL (``mysql://``, ``sqlite://``...): a --db value that is no file path.
 _URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+#: A --db value that meant PostgreSQL but is not its URL (``postgresql:/x``, ``postgres:x``).
+_POSTGRES_MISTYPED = re.compile(r"postgres(ql)?:", re.IGNORECASE)
 
 
 def add_db_argument(parser) -> None:
@@ -56,6 +58,9 @@ def refuse_unusable(db: str) -> None:
 
     if is_postgres_url(db) or db == ":memory:":
         return
+    if _POSTGRES_MISTYPED.match(db):  # postgresql:/host/db would be the SQLite file ./postgresql:/host/db
+        raise CommandError("--db: a PostgreSQL URL starts with postgresql:// (two slashes): "
+                           "postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME")
     url = _URL_START.match(db)
     if url:  # only the scheme is shown: the rest may hold a password
         raise CommandError(f"--db: {url.group()} is not a supported database; give a SQLite file path or a URL "

@@ -100,6 +100,16 @@ def test_a_database_url_of_another_kind_is_refused_and_creates_nothing(tmp_path,
     assert list(tmp_path.iterdir()) == []  # no ./mysql:/ folder, no SQLite file
 
 
+@pytest.mark.parametrize("url", ["postgresql:/127.0.0.1/arena", "postgres:/user:secret@db/arena", "PostgreSQL:db"])
+def test_a_postgresql_url_missing_its_two_slashes_is_refused_as_such(tmp_path, url, arena_here):
+    # it used to be read as a SQLite path: "the folder postgresql:/127.0.0.1 does not exist"
+    ran = arena_here("leaderboard", "--db", url, cwd=tmp_path)
+    assert ran.status == 2, ran
+    assert ran.err == ("arena: error: --db: a PostgreSQL URL starts with postgresql:// (two slashes): "
+                       "postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("command", [SERVE_A_SECOND, ["bots", "add", "b"]])
 def test_a_database_in_a_missing_folder_is_refused_and_the_folder_not_made(tmp_path, command, arena_here):
     db = tmp_path / "no" / "such" / "a.db"
