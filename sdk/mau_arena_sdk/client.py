@@ -555,7 +555,8 @@ class Client:
         code_name = pb.Error.Code.Name(error.code)
         detail = f" ({error.message})" if error.message else ""
         if error.code == pb.Error.SHUTTING_DOWN:
-            self.log.info("the arena is shutting down%s", detail)
+            # the arena's own text says it in full (and may add why); repeating a bare code helps nobody
+            self.log.info("%s", error.message or "the arena is shutting down")
             raise _SessionEnd("closed")
         if not welcomed:
             if resuming and error.code == pb.Error.DUPLICATE_SESSION:

@@ -150,6 +150,19 @@ def test_run_reports_a_refusal_as_one_line_and_a_non_zero_status(caplog):
     assert "authentication failed" in caplog.text and "Traceback" not in caplog.text
 
 
+@pytest.mark.parametrize("message, line", [("the arena is shutting down", "the arena is shutting down"),
+                                           ("", "the arena is shutting down"),
+                                           ("draining for an upgrade", "draining for an upgrade")])
+def test_the_arena_shutting_down_is_said_once_in_the_arenas_words(caplog, message, line):
+    def script(hello, inbox, send, stream, context):
+        send(error("SHUTTING_DOWN", message))
+
+    with caplog.at_level(logging.INFO, logger="mau_arena_sdk"), FakeArena(script) as arena:
+        Client(Recorder(lambda t: 0), _options(arena)).serve()
+    said = [r.getMessage() for r in caplog.records if "shutting down" in r.getMessage() or "draining" in r.getMessage()]
+    assert said == [line]  # not "the arena is shutting down (the arena is shutting down)"
+
+
 def test_an_unreachable_arena_raises_a_clear_error(free_port):
     options = ClientOptions(name="me", arena=f"127.0.0.1:{free_port}", connect_timeout_s=0.3)
     with pytest.raises(ArenaUnreachable, match=r"cannot reach the arena at 127\.0\.0\.1:\d+"):
