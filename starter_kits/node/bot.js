@@ -169,10 +169,13 @@ function play(client, flags) {
       if (lost) return;
       lost = true;
       if (status.code === grpc.status.OK) process.exit(refused ? EXIT.refused : 0);  // the arena closed it
-      console.error(`bot.js: the stream ended: ${status.details || status.code}`);
+      console.error(`bot.js: the stream ended: ${(status.details || String(status.code)).replace(/\s*Resolution note:\s*$/, "")}`);
       if (refused || !session.id) process.exit(refused ? EXIT.refused : EXIT.unreachable);
       session.failures += 1;
-      if (session.failures > MAX_RECONNECTS) process.exit(EXIT.lost);
+      if (session.failures > MAX_RECONNECTS) {
+        console.error(`bot.js: giving up after ${MAX_RECONNECTS} reconnects to ${flags.arena}; its games there are lost`);
+        process.exit(EXIT.lost);
+      }
       const delay = Math.min(5000, 200 * 2 ** (session.failures - 1));
       console.error(`reconnecting in ${(delay / 1000).toFixed(1)} s (attempt ${session.failures} of ${MAX_RECONNECTS})`);
       setTimeout(connect, delay);
