@@ -130,7 +130,8 @@ def register(subparsers) -> None:
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
     ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games in total (how many games a bot plays at once is its own --parallel)")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
-                        help="on stop, let running games finish this long (default 10)")
+                        help="on stop, let running games finish this long (default 10); a Ctrl-C or SIGTERM "
+                             "meanwhile aborts them")
     time_model = parser.add_argument_group("time model (milliseconds)")
     time_model.add_argument("--move-ms", type=int, metavar="MS", default=tc.move_ms, help=f"per-decision limit (default {tc.move_ms})")
     time_model.add_argument("--bank-ms", type=int, metavar="MS", default=tc.bank_ms, help=f"time bank (default {tc.bank_ms})")
@@ -492,7 +493,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
                     if ladder.membership is not None:
                         await ladder.membership.leave()
                     summary = LadderSummary(finished=0, aborted=0, decisions=0, seconds=time.monotonic() - began,
-                                            stopped_because=ladder.stop_reason)
+                                            stopped_because=ladder.stop_reason, interrupted=ladder.interrupted)
                 else:
                     summary = await ladder(handle)
             nursery.cancel_scope.cancel()
@@ -529,7 +530,8 @@ def _serve(args, store, config, players, options, time_control) -> int:
     )
     if args.timings and summary.gaps:  # where the time between games went (arena.ladder.game_gaps; bench_ladder reads it)
         print(f"between games: {json.dumps(summary.gaps)}", flush=True)
-    return 130 if summary.stopped_because.startswith("Ctrl-C") else 0
+    # 130 once a Ctrl-C stopped the ladder or aborted its drain, whatever stopped it first (`LadderSummary.interrupted`)
+    return 130 if summary.interrupted else 0
 
 
 async def _route_signals(ladder: Any, starting: Any, task_status: Any) -> None:

@@ -13,7 +13,9 @@ dashboard, the GetStandings RPC and the scheduler's uncertainty tie-break.
 
 Stopping (``--duration``, ``--max-games``, Ctrl-C, SIGTERM): no new game
 starts; running games may finish for ``drain_s`` seconds, then the
-rest are cancelled and recorded as aborted.  A second Ctrl-C cancels at once.
+rest are cancelled and recorded as aborted.  A Ctrl-C or SIGTERM while they drain cancels them at once
+(`LadderSummary.stopped_because` then says so, and `interrupted` tells `arena serve` to exit 130 when
+Ctrl-C played a part).
 """
 
 from __future__ import annotations
@@ -102,6 +104,9 @@ class LadderSummary:
     decisions: int
     seconds: float
     stopped_because: str
+    #: Whether a Ctrl-C (SIGINT) reached the ladder, to stop it or to abort its draining games: `arena serve`
+    #: then exits 130, as an interrupted command does, whatever stopped the ladder first.
+    interrupted: bool = False
     #: Where the time between games went (`GameGaps.summary`).
     gaps: dict[str, Any] = field(default_factory=dict)
 
@@ -183,6 +188,8 @@ class LadderDirector:
         #: What the stopping message adds while games drain: how to abort them ("again to abort running games"
         #: after a signal); not part of `stop_reason`, which is said once it can no longer be followed.
         self.stop_hint = ""
+        self.interrupted = False  # a Ctrl-C reached the ladder (`LadderSummary.interrupted`)
+        self._aborted_by = ""  # the signal that aborted the draining games, once one has
         self._stop_at_start = False  # `stop` was called before the ladder ran: it stops as soon as it does
         self._reserved: dict[str, int] = {}
         self._waiting_results: set[str] = set()  # finished games whose commit waits for the database
@@ -286,6 +293,7 @@ class LadderDirector:
             decisions=self.view.decisions,
             seconds=time.monotonic() - started,
             stopped_because=self.stop_reason,
+            interrupted=self.interrupted,
             gaps=self.gaps.summary(),
         )
 
@@ -312,12 +320,23 @@ class LadderDirector:
         own receiver calls this (`LadderSettings.handle_signals`), or the program that owns the process's signals
         does (`arena serve`, whose receiver is open from its start)."""
         name = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        self.interrupted = self.interrupted or signum == signal.SIGINT
         if self.stopping is None:
             self.stop(f"{name} during start-up, before any game")
         elif self.stopping.is_set():
-            self.abort_now("interrupted twice")
+            self._abort_draining(name)
         else:
             self.stop(name, hint="again to abort running games")
+
+    def _abort_draining(self, name: str) -> None:
+        """A signal while the ladder drains (after any stop: a signal, ``--duration``, ``--max-games``): the running
+        games are aborted at once, which the stopping message says now and the final reason says after what
+        stopped the ladder ("Ctrl-C, aborted by a second Ctrl-C", "--duration 60 s reached, aborted by Ctrl-C")."""
+        if not self._aborted_by and self._running_sets:
+            self._aborted_by = name
+            self.stop_reason += f", aborted by {'a second ' if self.stop_reason == name else ''}{name}"
+            self._say_stopping(f"stopping ({name}): aborting {self._running_sets} running games")
+        self.abort_now(name)
 
     def abort_now(self, reason: str) -> None:
         self.stop(reason)

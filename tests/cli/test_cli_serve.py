@@ -4,6 +4,7 @@ an unwritable database is one line with a runtime status."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -13,6 +14,7 @@ import time
 import pytest
 
 from .conftest import ROOT, run_arena
+from tests.process_lines import Lines
 from tests.terminal_signals import sigint_as_at_a_terminal
 
 
@@ -76,6 +78,44 @@ def test_ctrl_c_on_the_demo_lets_running_games_finish_and_exits_130(tmp_path):
     assert "between games" not in out, out
     assert (replays / "demo-bots.log").is_file()  # the bots' output, in the folder serve owns
     assert not (tmp_path / "demo-bots.log").exists()  # not left in the working directory
+
+
+@pytest.mark.slow  # two real bots that think 300 ms a move: some 4-6 s
+def test_ctrl_c_while_a_sigterm_drains_aborts_the_games_says_so_and_exits_130(tmp_path):
+    """Whatever stopped the ladder first (SIGTERM here; --duration and --max-games alike), a Ctrl-C while its games
+    drain aborts them: the output says so at once and in the last line, and the status is 130, as for any
+    interrupted command (it was 0, with a last line that said only "stopped (SIGTERM)")."""
+    db = tmp_path / "arena.db"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", "0", "--game", "moumou", "--plain", "--summary-every",
+         "1000", "--drain", "600", "--move-ms", "5000", "--db", str(db), "--replays", str(tmp_path / "replays")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path), start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=sigint_as_at_a_terminal,
+    )
+    bots: list[subprocess.Popen] = []
+    try:
+        lines = Lines(server)
+        port = lines.until(r"arena listening on [\d.]+:(\d+)").group(1)
+        for name in ("slow-a", "slow-b"):  # 300 ms a move: a game outlasts the test by far
+            bots.append(subprocess.Popen(
+                [sys.executable, str(ROOT / "tests" / "bots" / "thinking_bot.py"), "--arena", f"127.0.0.1:{port}",
+                 "--name", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT), "THINK_MS": "300"}))
+        wait_for(lambda: counts(db).get("running", 0) >= 1, 60, "a running game")
+        server.send_signal(signal.SIGTERM)
+        lines.until(r"^stopping \(SIGTERM; again to abort running games\): letting \d+ running games finish")
+        server.send_signal(signal.SIGINT)
+        lines.until(r"^stopping \(Ctrl-C\): aborting \d+ running games")
+        out = lines.rest()
+        server.wait(30)
+    finally:
+        for process in [server, *bots]:
+            if process.poll() is None:
+                process.kill()
+            process.wait(10)
+    assert server.returncode == 130, out
+    assert re.search(r"^stopped \(SIGTERM, aborted by Ctrl-C\): \d+ games finished, [1-9]\d* aborted", out, re.M), out
+    assert counts(db).get("running", 0) == 0
 
 
 def test_serve_on_an_unwritable_database_fails_in_one_line_with_a_runtime_status(tmp_path):

@@ -11,6 +11,7 @@ import random
 import signal
 from collections import defaultdict
 
+import pytest
 import trio
 
 from arena.ladder.director import LadderDirector, LadderSettings
@@ -313,3 +314,55 @@ def test_a_stop_by_ctrl_c_says_how_to_abort_while_games_drain_and_then_only_what
         "stopping (Ctrl-C; again to abort running games): letting 1 running games finish"]
     assert summary.stopped_because == "Ctrl-C"
     assert (summary.finished, summary.aborted) == (1, 0)
+
+
+class AbortedDrainHandle(FakeHandle):
+    """The first game: the ladder is stopped (`first`), and once it says it drains, `second` arrives while the
+    game still plays; the game then plays on until it is cancelled."""
+
+    def __init__(self, names, ladder_of, first, second) -> None:
+        super().__init__(names)
+        self.ladder_of, self.first, self.second = ladder_of, first, second
+        self.said: list[str] = []
+
+    async def play_game(self, *args, **kwargs):
+        if self.played:
+            return await super().play_game(*args, **kwargs)
+        self.played.append(None)
+        ladder = self.ladder_of()
+        self.first(ladder)
+        while not self.said:  # the drain begins once the scheduler sees the stop
+            await trio.sleep(0)
+        self.second(ladder)
+        await trio.sleep_forever()
+
+
+@pytest.mark.parametrize("first, second, reason, interrupted", [
+    (lambda ladder: ladder.on_signal(signal.SIGINT), signal.SIGINT, "Ctrl-C, aborted by a second Ctrl-C", True),
+    (lambda ladder: ladder.stop("--duration 60 s reached"), signal.SIGINT, "--duration 60 s reached, aborted by Ctrl-C",
+     True),
+    (lambda ladder: ladder.on_signal(signal.SIGTERM), signal.SIGINT, "SIGTERM, aborted by Ctrl-C", True),
+    (lambda ladder: ladder.on_signal(signal.SIGTERM), signal.SIGTERM, "SIGTERM, aborted by a second SIGTERM", False),
+])
+def test_a_signal_while_games_drain_aborts_them_and_says_so(tmp_path, first, second, reason, interrupted):
+    """A second signal while the ladder drains aborts the running games at once, says so at once, and the final
+    reason says it after what stopped the ladder; `interrupted` (`arena serve`'s exit status 130) holds once a
+    Ctrl-C played a part, whatever stopped the ladder first (a Ctrl-C after --duration ended with status 0)."""
+    store = LadderStore.open(tmp_path / "ladder.db")
+    ladder = None
+    handle = AbortedDrainHandle([f"bot{i}" for i in range(2)], lambda: ladder, first,
+                                lambda ladder: ladder.on_signal(second))
+    ladder = LadderDirector(store, LadderSettings(players={"duo": 2}, replays=tmp_path / "replays", max_games=20,
+                                                  refit_s=60.0, concurrency=1, drain_s=600.0, handle_signals=False))
+    ladder.on_stopping = handle.said.append
+    try:
+        summary = trio.run(ladder, handle)  # not after the 600 s drain: the second signal ends it
+        statuses = [game.status for game in store.games()]
+    finally:
+        store.close()
+    name = "Ctrl-C" if second == signal.SIGINT else "SIGTERM"
+    assert handle.said[1:] == [f"stopping ({name}): aborting 1 running games"], handle.said
+    assert summary.stopped_because == reason
+    assert summary.interrupted is interrupted
+    assert (summary.finished, summary.aborted) == (0, 1)
+    assert statuses == ["aborted"]

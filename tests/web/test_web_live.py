@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import shutil
 import signal
@@ -17,7 +16,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import threading
 import urllib.request
 import zlib
 from pathlib import Path
@@ -29,6 +27,7 @@ pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip insta
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.replay.reader import parse  # noqa: E402
 from arena.replay.render import FrameBuilder  # noqa: E402
+from tests.process_lines import Lines  # noqa: E402
 from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,33 +45,6 @@ BOT = textwrap.dedent("""
 
     run(Thinker())
 """)
-
-
-class Lines:
-    """A process's output lines, read by a thread into a queue (no buffered line is ever missed)."""
-
-    def __init__(self, process: subprocess.Popen) -> None:
-        self.queue: "queue.Queue[str | None]" = queue.Queue()
-        self.seen: list[str] = []
-        threading.Thread(target=self._pump, args=(process.stdout,), daemon=True).start()
-
-    def _pump(self, stream) -> None:
-        for line in stream:
-            self.queue.put(line)
-        self.queue.put(None)
-
-    def until(self, pattern: str, timeout: float = 30.0) -> re.Match:
-        while True:
-            try:
-                line = self.queue.get(timeout=timeout)
-            except queue.Empty:
-                line = None
-            if line is None:
-                raise AssertionError(f"no line matching {pattern!r} in: {''.join(self.seen)}")
-            self.seen.append(line)
-            found = re.search(pattern, line)
-            if found:
-                return found
 
 
 @pytest.fixture(scope="module")
