@@ -130,8 +130,8 @@ def register(subparsers) -> None:
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
     ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games in total (how many games a bot plays at once is its own --parallel)")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
-                        help="on stop, let running games finish this long (default 10); a Ctrl-C or SIGTERM "
-                             "meanwhile aborts them")
+                        help="on stop, let running games finish this long (default 10; 0 aborts them at once); a "
+                             "Ctrl-C or SIGTERM meanwhile aborts them")
     time_model = parser.add_argument_group("time model (milliseconds)")
     time_model.add_argument("--move-ms", type=int, metavar="MS", default=tc.move_ms, help=f"per-decision limit (default {tc.move_ms})")
     time_model.add_argument("--bank-ms", type=int, metavar="MS", default=tc.bank_ms, help=f"time bank (default {tc.bank_ms})")
@@ -240,11 +240,15 @@ def _check_numbers(args) -> None:
         raise CommandError("--web-proxy-hops needs --web (the web view it is about)")
     if args.max_games is not None and args.max_games < 1:
         raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
-    if args.duration is not None and args.duration <= 0:
+    # Written as `not value > 0` so that NaN, which every comparison refuses, is refused too (it reached trio's
+    # timeouts, which raised it as a traceback once the run was over and its games aborted).
+    if args.duration is not None and not args.duration > 0:
         raise CommandError(f"--duration must be positive, not {args.duration}")
+    if not args.drain >= 0:  # 0: abort the running games at once; inf: wait for every one
+        raise CommandError(f"--drain must be zero or more, not {args.drain}")
     if not args.summary_every > 0:  # 0 would print a summary on every turn of the loop, thousands a second
         raise CommandError(f"--summary-every must be positive, not {args.summary_every}")
-    if args.host_lease <= 0:
+    if not args.host_lease > 0:
         raise CommandError(f"--host-lease must be positive, not {args.host_lease}")
     if not args.host_hold >= 0:
         raise CommandError(f"--host-hold must be zero or more, not {args.host_hold}")

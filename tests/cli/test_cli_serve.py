@@ -168,6 +168,36 @@ def test_serve_refuses_a_summary_interval_that_is_not_positive(tmp_path, seconds
     assert list(tmp_path.iterdir()) == []  # refused before the database is made
 
 
+@pytest.mark.parametrize("flag, value, refusal", [
+    ("--drain", "-1", "--drain must be zero or more, not -1.0"),
+    ("--drain", "nan", "--drain must be zero or more, not nan"),
+    ("--duration", "nan", "--duration must be positive, not nan"),
+    ("--host-lease", "nan", "--host-lease must be positive, not nan"),
+])
+def test_serve_refuses_a_negative_or_nan_time_before_it_starts(tmp_path, flag, value, refusal, arena_here):
+    """Taken, these reached trio's timeouts only as the run ended (the drain) or began (--duration): a traceback
+    after the games were aborted."""
+    ran = arena_here(*SERVE_A_SECOND, flag, value, cwd=tmp_path)
+    assert (ran.status, ran.err, ran.out) == (2, f"arena: error: {refusal}\n", "")
+    assert list(tmp_path.iterdir()) == []  # refused before the database is made
+
+
+def test_serve_refuses_a_drain_that_is_not_a_number(capsys):
+    from arena.cli import build_parser
+
+    with pytest.raises(SystemExit) as exited:
+        build_parser("serve").parse_args(["serve", "--drain", "soon"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "arena serve: error: argument --drain: invalid float value: 'soon'"
+
+
+def test_serve_takes_a_drain_of_zero(tmp_path, arena_here):
+    """0 is a drain: running games are aborted at once (the web tests' ladder stops so)."""
+    ran = arena_here(*SERVE_A_SECOND, "--plain", "--drain", "0", cwd=tmp_path)
+    assert ran.status == 0, ran
+    assert "stopped (--duration 1 s reached)" in ran.out
+
+
 @pytest.mark.parametrize("given", ["DEBUG", "Debug", "debug"])
 def test_serve_log_level_is_taken_in_any_case_as_the_bots_take_it(given):
     from arena.cli import build_parser
