@@ -40,7 +40,7 @@ def register(subparsers) -> None:
                         help="also list the decisions after the shown step (omniscient view; a spoiler, so off by default)")
     replay.add_argument("--color", action="store_true", help="colours even when the output is not a terminal")
     replay.add_argument("--width", type=_width, default=None, metavar="COLUMNS",
-                        help=f"output width for --step, at least {MIN_WIDTH} (default: the terminal's)")
+                        help=f"output width for --step (only with it), at least {MIN_WIDTH} (default: the terminal's)")
     replay.add_argument("--db", default="arena.db", metavar="FILE|URL",
                         help="ladder database to look game ids up in: a SQLite file (default arena.db) or a "
                         "postgresql:// URL")
@@ -111,6 +111,9 @@ def _resolve(names: list[str], args: argparse.Namespace) -> list[str]:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    if args.width is not None and args.step is None:  # the viewer fills its terminal; --verify and --bot print lines
+        raise CommandError("--width sets the width of the frame --step N prints: give --step N (the viewer takes "
+                           "the terminal's width)")
     if args.save is not None and (args.verify or args.step is not None or args.bot is not None or args.seat is not None
                                   or args.spectator or args.ahead):
         raise CommandError("--save OUT only writes the replay to a file: it does not combine with viewing, "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -142,6 +143,22 @@ def test_step_refuses_a_width_too_narrow_to_show_a_frame(tmp_path, toy_ruleset, 
     assert exited.value.code == 2 and out == ""
     assert err.endswith(f"arena replay: error: argument --width: {said}\n")
     assert main(["replay", str(path), "--step", "3", "--width", "40"]) == 0
+
+
+@pytest.mark.parametrize("argv", [[], ["--verify"], ["--seat", "1"], ["--save", "out.jsonl"],
+                                  ["--bot", "BOT", "--seat", "0"]])
+def test_width_without_step_is_refused_not_ignored(tmp_path, toy_ruleset, capsys, monkeypatch, argv):
+    """--width is the width of the frame --step prints; anywhere else (the viewer, --verify, --save, --bot) it was
+    silently ignored."""
+    path = record_random_game(tmp_path, toy_ruleset, players=2)
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    bot = str(Path(__file__).resolve().parents[1] / "bots" / "random_bot.py")
+    assert main(["replay", str(path), "--width", "100", *[bot if arg == "BOT" else arg for arg in argv]]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("arena: error: --width sets the width of the frame --step N prints: give --step N "
+                                 "(the viewer takes the terminal's width)\n")
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written (--save's out.jsonl)
 
 
 def test_replay_command_on_a_bad_file_exits_2(tmp_path, capsys):
