@@ -140,7 +140,9 @@ def register(subparsers) -> None:
     time_model.add_argument("--max-strikes", type=int, metavar="N", default=tc.max_strikes, help=f"strikes that forfeit (default {tc.max_strikes})")
     show = parser.add_argument_group("display")
     show.add_argument("--demo", action="store_true", help="also start the sample bots as local processes")
-    show.add_argument("--plain", action="store_true", help="periodic text summaries instead of the live view")
+    show.add_argument("--plain", action="store_true",
+                      help="periodic text summaries instead of the live view, and its notes (stopping, the database "
+                           "away and back, a demo bot gone) as lines when they happen")
     show.add_argument("--show", action="append", metavar="RULESET",
                       help="rulesets the live view shows first, as full tables (repeat or comma-separate); "
                       "the others page through every 10 s")
@@ -425,8 +427,9 @@ def _serve(args, store, config, players, options, time_control) -> int:
               f"{', '.join(others) or 'none'}", flush=True)
 
     ladder.on_joined = joined
-    if live is None:  # the live view shows the stopping messages; plain output says them at once, not after the drain
-        ladder.on_stopping = lambda message: print(message, flush=True)
+    if live is None:  # what the live view shows on its note line (stopping, the database away and back, a demo bot
+        # gone), plain output says at once: not after the drain, nor only in the log
+        view.on_note = lambda note: print(note, flush=True)
     web_socket = _web_socket(args)
     bots: list[subprocess.Popen] = []
 
@@ -449,10 +452,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
                 if code is not None and process.pid not in reported:
                     reported.add(process.pid)
                     name = process.args[process.args.index("--name") + 1]
-                    message = f"demo bot {name} exited with status {code}: see {_demo_log(Path(args.replays))}"
-                    view.note = message
-                    if live is None:
-                        print(message, flush=True)
+                    view.tell(f"demo bot {name} exited with status {code}: see {_demo_log(Path(args.replays))}")
 
     async def start_up(handle, nursery) -> None:
         """What comes before the ladder runs, cancelled by a signal: the web view's address, the demo's bots

@@ -12,7 +12,7 @@ import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Deque, Sequence
+from typing import Callable, Deque, Sequence
 
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -112,9 +112,35 @@ class DashboardView:
     latest: Deque[FinishedGame] = field(default_factory=lambda: deque(maxlen=8))
     standings: dict[str, list[Standing]] = field(default_factory=dict)
     live_elo: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: The live view's line under its header (yellow): what the ladder wants the operator to know now (it is
+    #: stopping, the database is away, a demo bot died).  Set it with `tell`, take a problem's down with `take_down`.
     note: str = ""
     #: rulesets shown first as full tables (`arena serve --show`); the others page through
     show: list[str] = field(default_factory=list)
+    #: Hears each note as it is told, for an output without the live view (`arena serve --plain` prints them):
+    #: a text once until its problem is taken down (a note told again every round is not said every round),
+    #: then what `take_down` says of its end.
+    on_note: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    _told: set[str] = field(default_factory=set, repr=False, compare=False)
+
+    def tell(self, note: str) -> None:
+        """Show ``note`` on the live view, and say it to `on_note` unless it was said already."""
+        self.note = note
+        if note and note not in self._told:
+            self._told.add(note)
+            if self.on_note is not None:
+                self.on_note(note)
+
+    def take_down(self, prefix: str, ended: str) -> None:
+        """A problem is over: the notes that start with ``prefix`` go (from the live view, if one is shown), and
+        `on_note`, which had been told of it, hears ``ended``.  Nothing happens when none was told."""
+        if self.note.startswith(prefix):
+            self.note = ""
+        over = {told for told in self._told if told.startswith(prefix)}
+        if over:
+            self._told -= over
+            if self.on_note is not None:
+                self.on_note(ended)
 
     def uptime(self, now: float | None = None) -> float:
         return max(0.0, (now if now is not None else time.monotonic()) - self.started)

@@ -97,6 +97,11 @@ class LadderSettings:
     cluster: Any = None
 
 
+#: How the notes of a database that is away begin (`Membership.problem` too), and what is said when it is back.
+DATABASE_AWAY = "database unreachable"
+DATABASE_BACK = "the database is back: results are committed and new games scheduled again"
+
+
 @dataclass
 class LadderSummary:
     finished: int
@@ -214,9 +219,6 @@ class LadderDirector:
         self.membership = None
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
         self.on_joined: Callable[[list, Any], None] | None = None
-        #: Called with each stopping message as it is shown (`view.note`), at once: `arena serve --plain` prints
-        #: it, where the live view would show it.
-        self.on_stopping: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------ the director
 
@@ -298,9 +300,7 @@ class LadderDirector:
         )
 
     def _say_stopping(self, message: str) -> None:
-        self.view.note = message
-        if self.on_stopping is not None:
-            self.on_stopping(message)
+        self.view.tell(message)
 
     def stop(self, reason: str, hint: str = "") -> None:
         """Stop scheduling; running games drain (call from trio).  Called before the ladder runs, it makes the
@@ -396,9 +396,9 @@ class LadderDirector:
                     stale = pool is None
                     self.gaps.round()
                     if self.membership.problem:
-                        self.view.note = self.membership.problem
-                    elif self.view.note.startswith("database unreachable"):
-                        self.view.note = ""
+                        self.view.tell(self.membership.problem)
+                    else:
+                        self.view.take_down(DATABASE_AWAY, DATABASE_BACK)
                     # a host that cannot take new games tells load balancers (grpc.health.v1)
                     handle.set_serving(not self.membership.problem)
                 planned_at = time.monotonic()
@@ -775,8 +775,8 @@ class LadderDirector:
                 text = " ".join(str(error).split())[:160] or type(error).__name__
                 if len(self._waiting_results) == 1 and pause == 0.25:
                     log.warning("cannot commit game %s (%s): retrying until the database is back", outcome.game_id, text)
-                self.view.note = (f"database unreachable: {len(self._waiting_results)} finished result(s) waiting "
-                                  "to be committed; no new games until it is back")
+                self.view.tell(f"{DATABASE_AWAY}: {len(self._waiting_results)} finished result(s) waiting to be "
+                               "committed; no new games until it is back")
                 await trio.sleep(pause)
                 pause = min(5.0, pause * 2)
                 continue
@@ -788,8 +788,8 @@ class LadderDirector:
             if outcome.game_id in self._waiting_results:
                 self._waiting_results.discard(outcome.game_id)
                 log.warning("game %s committed after the database came back", outcome.game_id)
-                if not self._waiting_results and self.view.note.startswith("database unreachable"):
-                    self.view.note = ""
+                if not self._waiting_results and (self.membership is None or not self.membership.problem):
+                    self.view.take_down(DATABASE_AWAY, DATABASE_BACK)
             return
 
     def _record(self, outcome: Any, seconds: float) -> None:

@@ -297,7 +297,7 @@ class InterruptedHandle(FakeHandle):
 
 
 def test_a_stop_by_ctrl_c_says_how_to_abort_while_games_drain_and_then_only_what_happened(tmp_path):
-    """The stopping message (on the live view's note and to `on_stopping`, which `arena serve --plain` prints at
+    """The stopping message (on the live view's note and to `view.on_note`, which `arena serve --plain` prints at
     once) says Ctrl-C again aborts the running games; the final reason says only what stopped the ladder, since
     the instruction can no longer be followed once it is printed."""
     store = LadderStore.open(tmp_path / "ladder.db")
@@ -305,7 +305,7 @@ def test_a_stop_by_ctrl_c_says_how_to_abort_while_games_drain_and_then_only_what
     handle = InterruptedHandle([f"bot{i}" for i in range(2)], lambda: ladder)
     ladder = LadderDirector(store, LadderSettings(players={"duo": 2}, replays=tmp_path / "replays", max_games=20,
                                                   refit_s=60.0, concurrency=1, handle_signals=False))
-    ladder.on_stopping = handle.said.append
+    ladder.view.on_note = handle.said.append
     try:
         summary = trio.run(ladder, handle)
     finally:
@@ -354,7 +354,7 @@ def test_a_signal_while_games_drain_aborts_them_and_says_so(tmp_path, first, sec
                                 lambda ladder: ladder.on_signal(second))
     ladder = LadderDirector(store, LadderSettings(players={"duo": 2}, replays=tmp_path / "replays", max_games=20,
                                                   refit_s=60.0, concurrency=1, drain_s=600.0, handle_signals=False))
-    ladder.on_stopping = handle.said.append
+    ladder.view.on_note = handle.said.append
     try:
         summary = trio.run(ladder, handle)  # not after the 600 s drain: the second signal ends it
         statuses = [game.status for game in store.games()]
