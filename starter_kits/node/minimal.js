@@ -8,7 +8,13 @@ const grpc = require("@grpc/grpc-js");
 const loader = require("@grpc/proto-loader");
 
 const flag = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
-const proto = path.join(__dirname, "..", "..", "proto", "mauarena", "v1", "arena.proto");
+// The protocol file, as bot.js finds it: MAU_ARENA_PROTO, or its place in the repository this kit came from.
+const proto = process.env.MAU_ARENA_PROTO || path.join(__dirname, "..", "..", "proto", "mauarena", "v1", "arena.proto");
+if (!require("fs").existsSync(proto)) {  // one line, not a stack trace
+  console.error(`minimal.js: no arena.proto at ${proto}; set MAU_ARENA_PROTO to the repository's ` +
+    "proto/mauarena/v1/arena.proto");
+  process.exit(1);
+}
 const {Arena} = grpc.loadPackageDefinition(loader.loadSync(proto, {keepCase: true, longs: String, enums: String,
   defaults: true, oneofs: true})).mauarena.v1;
 const stream = new Arena(flag("--arena", "127.0.0.1:50051"), grpc.credentials.createInsecure()).Play();

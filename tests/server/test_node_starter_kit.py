@@ -61,25 +61,64 @@ def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(node_kit
 def test_the_kit_copied_out_of_the_repository_says_where_it_looked_for_the_proto(node_kit, tmp_path):
     """bot.js and its packages in a folder of their own: no .proto two levels up.  One line naming the path it
     tried and MAU_ARENA_PROTO, not a stack trace; with MAU_ARENA_PROTO set, the copy loads the protocol."""
-    import os
-    import shutil
-
     node, _ = node_kit
-    copy = tmp_path / "bots" / "mybot"  # two levels up, where a kit in the repository finds proto/: tmp_path
-    copy.mkdir(parents=True)
-    for name in ("bot.js", "package.json", "package-lock.json"):
-        shutil.copy(KIT / name, copy / name)
-    (copy / "node_modules").symlink_to(KIT / "node_modules")  # what `npm ci` in the copy would install
-    env = {key: value for key, value in os.environ.items() if key != "MAU_ARENA_PROTO"}
+    copy, env, looked = _copied(tmp_path, "bot.js")
     ran = subprocess.run([node, str(copy / "bot.js"), "--arena", "127.0.0.1:1"], capture_output=True, text=True,
                          env=env, timeout=30)
-    looked = tmp_path / "proto" / "mauarena" / "v1" / "arena.proto"
     assert ran.returncode == 1, ran.stderr
     assert ran.stderr.strip().splitlines() == [
         f"bot.js: no arena.proto at {looked} (where the kit looks when it sits in the Mau Arena repository); "
         "set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto"], ran.stderr
 
-    proto = KIT.parents[1] / "proto" / "mauarena" / "v1" / "arena.proto"
     ran = subprocess.run([node, str(copy / "bot.js"), "--arena", "127.0.0.1:1"], capture_output=True, text=True,
-                         env={**env, "MAU_ARENA_PROTO": str(proto)}, timeout=30)
+                         env={**env, "MAU_ARENA_PROTO": str(PROTO)}, timeout=30)
     assert ran.returncode == 3 and "cannot reach an arena at 127.0.0.1:1" in ran.stderr, ran.stderr  # got past it
+
+
+def test_minimal_js_copied_out_of_the_repository_takes_the_proto_from_mau_arena_proto(node_kit, tmp_path):
+    """minimal.js finds the .proto as bot.js does: MAU_ARENA_PROTO, else two levels up (it read only the latter,
+    and a copy died with protobufjs's ENOENT stack trace whatever the variable said); with it, the copy plays."""
+    node, _ = node_kit
+    copy, env, looked = _copied(tmp_path, "minimal.js")
+    ran = subprocess.run([node, str(copy / "minimal.js"), "--arena", "127.0.0.1:1"], capture_output=True, text=True,
+                         env=env, timeout=30)
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stderr.strip().splitlines() == [
+        f"minimal.js: no arena.proto at {looked}; set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto"]
+
+    async def director(handle):
+        bot = subprocess.Popen([node, str(copy / "minimal.js"), "--arena", f"127.0.0.1:{handle.port}", "--name", "node",
+                                "--games-limit", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**env, "MAU_ARENA_PROTO": str(PROTO)})
+        try:
+            other = AutoBot(handle.port, "auto", games=1, seed=1)
+            with trio.fail_after(20):
+                await handle.wait_for_sessions(["node", other.name], timeout_s=20)
+            outcome = await handle.play_game("moumou", {}, 7, ["node", other.name], TIME)
+            output, _ = await blocking(lambda: bot.communicate(timeout=30))
+            return outcome, bot.returncode, output
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+
+    outcome, code, output = serve(director)
+    assert code == 0 and outcome.status == "finished", (outcome.reason, output)
+
+
+PROTO = KIT.parents[1] / "proto" / "mauarena" / "v1" / "arena.proto"
+
+
+def _copied(tmp_path: Path, script: str) -> tuple[Path, dict[str, str], Path]:
+    """``script`` and the kit's packages in tmp_path/bots/mybot, where two levels up holds no proto/: (the folder,
+    an environment without MAU_ARENA_PROTO, the path the script looks at without it)."""
+    import os
+    import shutil
+
+    copy = tmp_path / "bots" / "mybot"
+    copy.mkdir(parents=True)
+    for name in (script, "package.json", "package-lock.json"):
+        shutil.copy(KIT / name, copy / name)
+    (copy / "node_modules").symlink_to(KIT / "node_modules")  # what `npm ci` in the copy would install
+    env = {key: value for key, value in os.environ.items() if key != "MAU_ARENA_PROTO"}
+    return copy, env, tmp_path / "proto" / "mauarena" / "v1" / "arena.proto"
