@@ -120,6 +120,24 @@ def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
         LadderStore.open(path)
 
 
+@pytest.mark.parametrize("recover", [True, False])
+def test_a_database_in_a_missing_folder_is_refused_and_the_folder_not_made(tmp_path, recover):
+    """As `arena serve --db` refuses it: a mistyped path leaves no folders behind (the store made them)."""
+    db = tmp_path / "no" / "such" / "ladder.db"
+    with pytest.raises(StoreError) as refused:
+        LadderStore.open(db, recover=recover)
+    assert str(refused.value) == f"{db}: the folder {db.parent} does not exist (it is not created: make it first)"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_under_a_file_is_refused_in_one_line(tmp_path):
+    (tmp_path / "plain-file").write_text("not a folder")
+    db = tmp_path / "plain-file" / "ladder.db"
+    with pytest.raises(StoreError) as refused:
+        LadderStore.open(db)
+    assert str(refused.value) == f"{db}: {db.parent} is a file, not a folder"
+
+
 def test_finished_games_feed_ratings_and_totals(db):
     store = LadderStore.open(db)
     finish(store, "g1", "s1", {"a": 1, "b": 2})

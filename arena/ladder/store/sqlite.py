@@ -31,7 +31,13 @@ class SqliteBackend(Backend):
         if self.name != ":memory:":
             if Path(self.name).is_dir():
                 raise StoreError(f"{self.name} is a directory, not a ladder database file")
-            Path(self.name).parent.mkdir(parents=True, exist_ok=True)
+            # No folder is made, as `arena serve --db` makes none (`arena.cli.db.refuse_unusable`): a mistyped
+            # path leaves nothing behind; a caller that wants a fresh folder makes it first.
+            folder = Path(self.name).parent
+            if not folder.exists():
+                raise StoreError(f"{self.name}: the folder {folder} does not exist (it is not created: make it first)")
+            if not folder.is_dir():
+                raise StoreError(f"{self.name}: {folder} is a file, not a folder")
         try:
             self._db = sqlite3.connect(self.name, timeout=30, check_same_thread=False, isolation_level=None)
             _set_wal(self._db)
