@@ -11,7 +11,9 @@ with in-process random opponents, and is put through what a ladder will ask of i
 * ``answers in time``: no timeout at a generous limit;
 * ``index and text``: no answer struck as illegal or malformed (index and text must agree);
 * ``own answers``: the bot's own code never failed on a decision (``act`` raised, or chose
-  something not legal, and its SDK answered a fallback, reported as ``Answer.bot_error``);
+  something not legal, and its SDK answered a fallback, reported as ``Answer.bot_error``), in any
+  game check-bot plays (those below too: a bot whose code fails only after a cut or a hurried game
+  does not pass);
 * ``stale answers``: a game at 1 ms per decision, so its answers arrive late and are
   dropped as STALE_REQUEST; the bot must keep playing and finish the next game cleanly;
 * ``disconnect and resume``: the arena cuts the bot's stream mid-game; the bot must
@@ -184,6 +186,8 @@ class Played:
     kinds: set[str] = field(default_factory=set)
     error: str = ""
     bot_errors: list[str] = field(default_factory=list)  # its decisions' Answer.bot_error texts
+    #: The stale game's: every answer late and dropped, so none of its decisions tells anything of the bot's code.
+    dropped_answers: bool = False
 
     @property
     def me(self) -> SeatOutcome | None:
@@ -252,8 +256,9 @@ class ComplianceRun:
         return None
 
     async def play(self, ruleset: str, time_control: TimeControl, cut_after: int = 0,
-                   late_grace_ms: int | None = None) -> Played:
-        """One game: the bot in a rotating seat, random opponents in the others."""
+                   late_grace_ms: int | None = None, dropped_answers: bool = False) -> Played:
+        """One game: the bot in a rotating seat, random opponents in the others (``dropped_answers``: every answer
+        comes too late, by design)."""
         from arena.server import SeatUnavailable, new_game_id
 
         profile = ruleset_profile(ruleset)
@@ -288,7 +293,7 @@ class ComplianceRun:
             self._stop = None
             bot_seat.release()
         played = Played(ruleset, outcome, seat_index, kinds_asked(ruleset, profile.players, seed, log.moves, seat_index),
-                        bot_errors=log.bot_errors)
+                        bot_errors=log.bot_errors, dropped_answers=dropped_answers)
         self.games.append(played)
         return played
 
@@ -332,17 +337,18 @@ class ComplianceRun:
             await self.check_decisions(ruleset)
         playable = [r for r in rulesets if r in claimed]
         kind_games = list(self.games)
-        self.check_time(kind_games)
-        self.check_legality(kind_games)
-        self.check_own_answers(kind_games)
-        if not playable:
+        self.check_time(kind_games)  # (the games below are timed out by design, or cut off the bot for a while)
+        self.check_legality(kind_games)  # (a strike below fails the check of its game)
+        own_answers_at = len(self.checks)  # its line, in the report's order, once every game below has been played
+        if playable:
+            quick = min(playable, key=lambda r: ruleset_profile(r).mean_decisions)
+            await self.check_stale(quick)
+            await self.check_resume(quick)
+            self.check_game_end()
+        else:
             for name in ("stale answers", "disconnect and resume", "game end"):
                 self.add(name, SKIP, "a ruleset the bot plays", "not run: none of the asked rulesets is claimed")
-            return self.checks
-        quick = min(playable, key=lambda r: ruleset_profile(r).mean_decisions)
-        await self.check_stale(quick)
-        await self.check_resume(quick)
-        self.check_game_end()
+        self.checks.insert(own_answers_at, self.own_answers(self.games))
         return self.checks
 
     async def check_decisions(self, ruleset: str) -> None:
@@ -395,25 +401,27 @@ class ComplianceRun:
         detail = f"{len(reasons)} struck ({', '.join(sorted(set(reasons)))})" if reasons else "none struck"
         self.add("index and text", status, expected, f"{detail} in {decisions} decisions")
 
-    def check_own_answers(self, played: list[Played]) -> None:
-        seats = [g.me for g in played if g.me is not None]
+    def own_answers(self, played: list[Played]) -> Check:
+        """The ``own answers`` check over ``played``: every game check-bot played (a failure that a bot's code
+        shows only after a cut, or after a game of late answers, fails it too).  A failure makes no strike, so
+        no other check sees it."""
         expected = "every answer the bot's own choice (act never raised nor chose an illegal action, so its SDK " \
                    "never answered a fallback)"
-        if not seats:
-            self.add("own answers", SKIP, expected, "not run: no game was played")
-            return
+        answered = [g for g in played if g.me is not None and not g.dropped_answers]
+        if not answered:
+            return Check("own answers", SKIP, expected, "not run: no game was played")
         errors = [text for g in played for text in g.bot_errors]
-        decisions = sum(s.decisions for s in seats)
+        decisions = sum(g.me.decisions - g.me.timeouts for g in answered)  # those its own answer decided
+        where = f"{len(answered)} game(s)"
         if errors:
-            self.add("own answers", FAIL, expected,
-                     f"the bot's code failed on {len(errors)} of {decisions} decisions, first: {errors[0]!r}")
-        else:
-            self.add("own answers", PASS, expected, f"no failure in {decisions} decisions")
+            return Check("own answers", FAIL, expected, f"the bot's code failed on {len(errors)} of {decisions} "
+                         f"decisions in {where}, first: {errors[0]!r}")
+        return Check("own answers", PASS, expected, f"no failure in {decisions} decisions in {where}")
 
     async def check_stale(self, ruleset: str) -> None:
         expected = (f"after a {ruleset} game at {HURRIED.move_ms} ms per decision (late answers dropped as stale), "
                     "the bot finishes the next game cleanly")
-        hurried = await self.play(ruleset, HURRIED, late_grace_ms=0)
+        hurried = await self.play(ruleset, HURRIED, late_grace_ms=0, dropped_answers=True)
         if hurried.outcome is None:
             self.add("stale answers", FAIL, expected, f"the hurried game could not start: {hurried.error}")
             return

@@ -125,9 +125,23 @@ def test_a_bot_whose_own_code_fails_on_every_decision_fails_own_answers(bot, fir
     assert found["own answers"] == "FAIL", ran.out
     assert found["index and text"] == found["answers in time"] == found["decisions prsi"] == "PASS", ran.out
     line = next(line for line in ran.out.splitlines() if line.startswith("FAIL  own answers"))
-    assert re.search(r"the bot's code failed on (\d+) of \1 decisions, first: ", line), line
+    assert re.search(r"the bot's code failed on (\d+) of \1 decisions in 3 game\(s\), first: ", line), line
     assert first_error in line, line
     assert ran.out.splitlines()[-1].endswith(", 1 failed"), ran.out
+
+
+def test_own_answers_covers_every_game_check_bot_plays_not_only_the_decision_games(arena_here):
+    """A bot whose code fails only from its second game on: the decision game (one, with --games 1) is clean, the
+    failures come in the games after the hurried one and in the resume game.  They make no strike, so only
+    own answers can tell; it read the decision games alone and passed."""
+    ran = arena_here("check-bot", ROOT / "tests" / "bots" / "tiring_bot.py", "--game", "prsi", "--games", "1")
+    assert ran.status == 1, ran.out + ran.err
+    found = statuses(ran.out)
+    assert found["own answers"] == "FAIL", ran.out
+    assert {found[name] for name in found if name != "own answers"} == {"PASS"}, ran.out
+    line = next(line for line in ran.out.splitlines() if line.startswith("FAIL  own answers"))
+    assert "decisions in 3 game(s), first: 'act() raised RuntimeError: tired in game 3'" in line, line
+    assert [name for name in found if name != "decisions prsi"] == list(CHECKS)  # the report's order is kept
 
 
 def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only(arena_here):
