@@ -16,6 +16,7 @@ waits a lease of steady contact before judging others), no ended game row is eve
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 
@@ -95,6 +96,9 @@ def test_a_database_restart_loses_no_finished_game(tmp_path, cleanup, private_po
     server.process.send_signal(signal.SIGTERM)
     assert server.wait(90) == 0, server.rest()
     stop_bots(bots)
+    # --plain says what the live view's note line says, as its own lines (not only the log's WARNING lines)
+    out = server.rest()
+    assert re.search(r"^database unreachable: ", out, re.M) and re.search(r"^the database is back: ", out, re.M), out
     statuses = _statuses(url)
     assert "running" not in statuses.values()
     _replays_match(url, statuses, [server])
