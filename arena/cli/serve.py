@@ -126,9 +126,10 @@ def register(subparsers) -> None:
         metavar="RULESET:KEY=VALUE",
         help="a ruleset option for the ladder's games, repeatable (see `arena rules show RULESET`)",
     )
-    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once on the ladder (default 8)")
+    ladder.add_argument("--concurrency", type=int, metavar="N", default=8, help="games at once on this host (default 8; on a shared ladder each host runs its own)")
     ladder.add_argument("--duration", type=float, metavar="SECONDS", help="stop scheduling after this long")
-    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games in total (how many games a bot plays at once is its own --parallel)")
+    ladder.add_argument("--max-games", type=int, metavar="N", help="stop after N finished games on this host (each host of a shared ladder counts its own; how many games a "
+                        "bot plays at once is its own --parallel)")
     ladder.add_argument("--drain", type=float, default=10.0, metavar="SECONDS",
                         help="on stop, let running games finish this long (default 10; 0 aborts them at once); a "
                              "Ctrl-C or SIGTERM meanwhile aborts them")
