@@ -31,7 +31,7 @@ def run(args) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    if args.timeout <= 0:
+    if not args.timeout > 0:  # NaN too: it reached gRPC as a deadline (watch hung, health failed oddly)
         raise CommandError(f"--timeout must be above 0, not {args.timeout:g}")
     host, sep, port = args.address.rpartition(":")
     if not sep or not host or not port.isdigit():

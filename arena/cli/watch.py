@@ -39,7 +39,7 @@ def run_watch(args: argparse.Namespace) -> int:
     from mau_arena_sdk.wire import arena_pb2 as pb
     from mau_arena_sdk.wire import arena_pb2_grpc as rpc
 
-    if args.timeout <= 0:
+    if not args.timeout > 0:  # NaN too: it reached gRPC as a deadline (watch hung, health failed oddly)
         raise CommandError("--timeout must be positive")
     channel = grpc.insecure_channel(args.arena)
     try:
