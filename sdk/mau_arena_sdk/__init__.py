@@ -74,6 +74,7 @@ def run(
         games_limit=games_limit,
         connect_timeout_s=connect_timeout_s,
         bot_version=bot_version if bot_version is not None else bot.version,
+        steady=bot.steady,
     )
     options, level = parse_flags(sys.argv[1:] if argv is None else argv, defaults, log_level)
     log = logging.getLogger(f"sdk.{options.name}")

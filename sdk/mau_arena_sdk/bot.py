@@ -31,6 +31,10 @@ class Bot:
     name: str = ""
     #: Free text shown in replays (e.g. a git hash).
     version: str = ""
+    #: Hold every answer to a steady pace, learned from this bot's own think times, so that how fast it
+    #: answers does not tell the table which decisions were forced (`mau_arena_sdk.pace`; ``--steady`` and
+    #: ``--no-steady`` override it).  Costs time: slower games.
+    steady: bool = False
 
     def act(self, turn: "Turn") -> Choice:
         """Return one of ``turn.legal``: the Action, its text (``"play 7h"``) or its index."""

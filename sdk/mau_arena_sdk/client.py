@@ -41,6 +41,7 @@ from mau_arena_sdk.errors import ArenaRefused, ArenaUnreachable, ConnectionLost
 from mau_arena_sdk.event_loops import on_loop, set_result, thread_loop
 from mau_arena_sdk.game_worker import GameWorker
 from mau_arena_sdk.outgoing import Outgoing
+from mau_arena_sdk.pace import Pacer
 from mau_arena_sdk.relay import Relay
 from mau_arena_sdk.history import History
 from mau_arena_sdk.turn import GameInfo, GameResult, Turn
@@ -100,6 +101,7 @@ class ClientOptions:
     games_limit: int | None = None
     connect_timeout_s: float = 10.0
     bot_version: str = ""
+    steady: bool | None = None  # hold answers to a steady pace (`mau_arena_sdk.pace`); None: as `Bot.steady` says
     backoff_base_s: float = 0.25
     backoff_cap_s: float = 8.0
 
@@ -121,6 +123,7 @@ class _Game:
         self.pending_error = ""  # a hook's failure, sent with the next answer (Answer.bot_error)
         self.notices = 0
         self.last_answer: tuple[int, Any] | None = None
+        self.held: int | None = None  # the request id of the answer held back by pacing, until it is sent
         self.history = History()  # the game's public events, from every request so far
         self.busy = False   # a thread is running one of this game's calls
         self.slow = False   # a call of this game was taken over: its next calls go to a worker thread
@@ -190,6 +193,9 @@ class Client:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
         self._relay: Relay | None = None  # made by `serve`, with its loop
+        steady = options.steady if options.steady is not None else getattr(bot, "steady", False)
+        #: Answer timing held to a steady pace (`mau_arena_sdk.pace`); None: every answer leaves when it is ready.
+        self.pacer: Pacer | None = Pacer() if steady else None
 
     #: At most this many hosts of a shared ladder get a session (the one given included).
     MAX_HOSTS = 16
@@ -600,9 +606,13 @@ class Client:
         game = self._game(message.game_id, link=link)
         last = game.last_answer
         if last is not None and last[0] == message.request_id:
-            self._send(game, last[1])  # re-sent after a resume: we already know our answer
+            if game.held != message.request_id:  # a held answer goes out when its hold ends, to the stream then
+                self._send(game, last[1])  # re-sent after a resume: we already know our answer
             return
-        self._relay.dispatch(game, self._answer, game, message)
+        if self.pacer is None:
+            self._relay.dispatch(game, self._answer, game, message)
+        else:
+            self._relay.dispatch(game, self._answer, game, message, self.pacer.clock())
 
     async def _on_game_ended(self, message: Any) -> None:
         if message.game_id not in self.games:
@@ -625,8 +635,9 @@ class Client:
             raise _SessionEnd("stopped")
 
     # ------------------------------------------------------------------ bot code (on the owner or a worker)
-    def _answer(self, game: _Game, message: Any) -> Any:
-        """Ask the bot (`decide`: the first legal action when its code fails).  Returns the answer message."""
+    def _answer(self, game: _Game, message: Any, received: float | None = None) -> Any:
+        """Ask the bot (`decide`: the first legal action when its code fails).  Returns the answer message, or None
+        when pacing holds it back (``received``: when the request arrived, on the pacer's clock; `_hold`)."""
         fallback = message.legal[0] if message.legal else ""
         try:
             turn = Turn.from_pb(message, game.history)
@@ -645,8 +656,30 @@ class Client:
             answer=pb.Answer(game_id=message.game_id, request_id=message.request_id, action_index=index,
                              action_text=text, bot_error=bot_error)
         )
+        if received is not None:
+            seats = len(game.info.players) if game.info is not None else 0
+            hold = self.pacer.hold_s((message.observation.ruleset, seats), received, message.time.move_ms,
+                                     len(message.legal) > 1)
+            if hold > 0:
+                game.held = message.request_id  # before `last_answer`: a re-sent request must not send it early
+                game.last_answer = (message.request_id, answer)
+                release = self.pacer.clock() + hold
+                self._loop.call_soon_threadsafe(self._hold, game, message.request_id, answer, release)
+                return None
         game.last_answer = (message.request_id, answer)
         return answer
+
+    # ------------------------------------------------------------------ pacing (on the loop)
+    def _hold(self, game: _Game, request_id: int, answer: Any, release: float) -> None:
+        """Send ``answer`` at ``release`` (on the pacer's clock): a timer on the loop, no thread waits meanwhile."""
+        self._loop.call_later(max(0.0, release - self.pacer.clock()), self._release, game, request_id, answer)
+
+    def _release(self, game: _Game, request_id: int, answer: Any) -> None:
+        if game.held != request_id:
+            return
+        game.held = None
+        if self.games.get(game.game_id) is game:  # else the game was closed meanwhile
+            self._send(game, answer)  # to the game's stream now (dropped while disconnected: re-sent on request)
 
     def _finish(self, game: _Game, message: Any, done: Optional[asyncio.Future] = None) -> None:
         try:

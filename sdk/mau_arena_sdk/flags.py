@@ -92,6 +92,10 @@ def build_parser(prog: str | None = None, defaults: ClientOptions | None = None)
     parser.add_argument("--games-limit", type=_positive, metavar="N", help="stop after N games in total")
     parser.add_argument("--connect-timeout", type=_seconds, metavar="SECONDS", help="how long to wait for the arena at start")
     parser.add_argument("--bot-version", metavar="TEXT", help="free text shown in replays")
+    parser.add_argument("--steady", action=argparse.BooleanOptionalAction, default=None,
+                        help="hold every answer to a steady pace learned from the bot's own think times, so that "
+                             "answer timing does not tell which decisions were forced; slower games (default: "
+                             f"{'on' if defaults.steady else 'off'}, as the bot's code says)")
     parser.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, help="default INFO")
     return parser
 
@@ -105,7 +109,7 @@ def parse_flags(argv: Sequence[str], defaults: ClientOptions, log_level: str = "
     for flag, attribute in (
         ("arena", "arena"), ("token", "token"), ("name", "name"), ("games", "games"),
         ("parallel", "max_games"), ("max_reconnects", "max_reconnects"), ("games_limit", "games_limit"),
-        ("connect_timeout", "connect_timeout_s"), ("bot_version", "bot_version"),
+        ("connect_timeout", "connect_timeout_s"), ("bot_version", "bot_version"), ("steady", "steady"),
     ):
         value = getattr(args, flag)
         if value is not None:
