@@ -4,7 +4,8 @@ At each decision with more than one legal action it samples worlds consistent wi
 tries every legal action in each, lets every seat play on as the tactician would (to the end of
 the hand, or `--depth` decisions), and keeps the action with the best mean outcome.  The budget
 is a count (`--worlds`, `--depth`), not wall time, so the bot is equally strong on every
-machine; `--worlds 0` plays the tactician.  See `pimc.py` for the search itself.
+machine; `--worlds 0` plays the tactician.  See `pimc.py` for the search itself.  Over the wire it
+answers at a steady pace (`SearchBot.steady`), so that its timing does not tell which decisions were forced.
 
 Needs the arena package (`pip install -e .` from the repository) besides the SDK.
 """
@@ -187,6 +188,12 @@ def default_budget(ruleset):
 
 class SearchBot(Bot):
     name = "searcher"
+    #: Answers held to a steady pace (`mau_arena_sdk.pace`): its forced decisions (one legal action, answered by the
+    #: tactician at once) and its quick ones would otherwise leave in a millisecond and its searched ones after
+    #: 40-500 ms, and every seat sees when an answer comes: an instant draw tells that no card fitted, an instant pass
+    #: after a draw that the drawn card did not.  `--no-steady` (the SDK's flag) answers as soon as it can, for
+    #: measurements; the scripts that play it in-process (`scripts/engine_seat.py`) never pace: pacing is the client's.
+    steady = True
 
     def __init__(self, worlds=None, depth=None, seed=None, confidence=None, infer=True, play_model=None,
                  second_step=None, prune=None, deals=None, epsilon=None, settle=None, moves=None, leaf=None,

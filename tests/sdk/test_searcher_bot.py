@@ -582,3 +582,18 @@ def test_a_search_short_of_time_decides_on_the_worlds_it_has_searched():
         searched[time_left_ms] = len(calls)
     legal = len(state.legal_actions())
     assert searched == {60000: 40 * legal, 1: legal}
+
+
+def test_the_searcher_paces_its_answers_over_the_wire_unless_told_not_to():
+    """Its forced decisions would leave at once and its searched ones after 40-500 ms, which every seat sees
+    (tests/server/test_fairplay_timing.py): it answers at the SDK's steady pace, and `--no-steady` (the SDK's
+    flag, passed through by its own parser) turns that off for measurements."""
+    from mau_arena_sdk import ClientOptions
+    from mau_arena_sdk.flags import parse_flags
+
+    bot = searcher_module.SearchBot()
+    assert bot.steady is True
+    for argv, steady in (([], True), (["--worlds", "5", "--no-steady"], False)):
+        budget, rest = searcher_module.parse_budget(argv)
+        options, _ = parse_flags(rest, ClientOptions(name="searcher", steady=bot.steady))
+        assert options.steady is steady
