@@ -94,8 +94,8 @@ def build_parser(prog: str | None = None, defaults: ClientOptions | None = None)
     parser.add_argument("--bot-version", metavar="TEXT", help="free text shown in replays")
     parser.add_argument("--steady", action=argparse.BooleanOptionalAction, default=None,
                         help="hold every answer to a steady pace learned from the bot's own think times, so that "
-                             "answer timing does not tell which decisions were forced; slower games (default: "
-                             f"{'on' if defaults.steady else 'off'}, as the bot's code says)")
+                             "answer timing does not tell which decisions were forced; slower games (default: as the bot's "
+                             "code says, Bot.steady; the sample searcher paces)")
     parser.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS, help="default INFO")
     return parser
 
