@@ -7,20 +7,25 @@ import math
 
 from arena.cli import CommandError
 from arena.cli.db import add_db_argument, open_db
+from arena.ladder.ranking import PROVISIONAL_GAMES
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "leaderboard",
-        help="print the ratings table (Bradley-Terry fit, 95%% intervals)",
-        description="Rank, bot, rating, -/+ 95% interval, games, score %, wins, timeouts, strikes and errors "
-        "(decisions where the bot's own code failed and its SDK played the first legal action), "
-        "from the finished games in a ladder database.  Safe to run while `arena serve` writes to it.",
+        help="print the ratings table (Bradley-Terry fit, 95%% intervals, ranked by the interval's low end)",
+        description="Rank, bot, rating, -/+ 95% interval, 95% low, games, score %, wins, timeouts, strikes and "
+        "errors (decisions where the bot's own code failed and its SDK played the first legal action), "
+        "from the finished games in a ladder database.  Bots are ranked by 95% low, the lower end of the "
+        "rating's 95% interval (rating - 1.96 standard errors), not by the rating: a bot cannot hold the "
+        f"top by stopping after a lucky streak.  Games marked * are provisional (fewer than {PROVISIONAL_GAMES}).  "
+        "Safe to run while `arena serve` writes to it.",
     )
     parser.add_argument("--game", metavar="RULESET", help="one ruleset (default: every ruleset with games)")
     add_db_argument(parser)
     parser.add_argument("--json", action="store_true",
-                        help="print {ruleset: [rows]} as JSON (ci: the 95%% half-width, null while undetermined)")
+                        help="print {ruleset: [rows]} as JSON, in rank order (ci: the 95%% half-width, rank_score: "
+                        "rating - ci, what the rows are ranked by; both null while undetermined)")
     parser.set_defaults(func=run)
 
 
@@ -28,7 +33,9 @@ def standing_record(row) -> dict:
     """One leaderboard row as JSON-ready data."""
     return {
         "rank": row.rank, "bot": row.bot, "rating": round(row.rating, 1),
-        "ci": round(row.ci, 1) if math.isfinite(row.ci) else None, "games": row.games,
+        "ci": round(row.ci, 1) if math.isfinite(row.ci) else None,
+        "rank_score": round(row.rank_score, 1) if math.isfinite(row.rank_score) else None,
+        "games": row.games, "provisional": row.provisional,
         "score": round(row.score, 4), "wins": row.wins, "timeouts": row.timeouts, "strikes": row.strikes,
         "errors": row.errors,
     }

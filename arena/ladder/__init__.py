@@ -1,6 +1,8 @@
 """The local ladder: who plays whom, ratings, and the store (SQLite or PostgreSQL).
 
 * `ratings`   live Elo per game; the Bradley-Terry fit (Elo scale, 95% intervals)
+* `ranking`   the leaderboard's order: by the lower end of the 95% interval; provisional bots
+* `standings` the leaderboard's rows (the fit with each bot's totals), in that order
 * `scheduler` games (fresh deals) among connected bots: fewest games, least-played pairs,
               never waiting on a slow bot
 * `simulation` the scheduler on a simulated clock (its tests, scripts/scheduler_fairness.py)

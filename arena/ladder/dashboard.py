@@ -19,6 +19,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from arena.ladder.ranking import PROVISIONAL_GAMES
 from arena.ladder.standings import Standing, format_ci
 from arena.printable import printable
 
@@ -33,15 +34,24 @@ def output_console() -> "Console":
     return Console() if sys.stdout.isatty() else Console(width=160)
 
 
+#: How the tables are ordered (`arena.ladder.ranking`), said under `arena leaderboard`'s tables; the live
+#: dashboard's legend says it shorter.
+RANKING_LEGEND = "ranked by 95% low, the lower end of the 95% interval (rating − 1.96 standard errors)"
+PROVISIONAL_LEGEND = f"*: provisional, fewer than {PROVISIONAL_GAMES} games"
+
+
 def leaderboard_table(
     ruleset: str, rows: Sequence[Standing], *, live_elo: dict[str, float] | None = None, compact: bool = False,
     limit: int | None = None,
 ) -> Table:
-    """rank, bot, rating, -/+ 95%, games, score %, wins, timeouts, strikes, errors (and the live Elo).
+    """rank, bot, rating, -/+ 95%, 95% low (what the rows are ranked by: `arena.ladder.ranking`), games
+    (marked * while provisional), score %, wins, timeouts, strikes, errors (and the live Elo).
 
     compact: lighter borders and short headers, so the live view fits 80 columns; a long
-    bot name wraps rather than being cut, and the errors column appears only when a bot has
-    some.  limit: show the first rows only (and say so).
+    bot name wraps rather than being cut, the errors column appears only when a bot has
+    some, and the 95% low column and the caption give way to the dashboard's legend, which
+    says the ranking rule.
+    limit: show the first rows only (and say so).
     """
     show_errors = not compact or any(row.errors for row in rows[:limit])
     table = Table(
@@ -55,6 +65,8 @@ def leaderboard_table(
     table.add_column("bot", overflow="fold", min_width=8)
     table.add_column("rating", justify="right", no_wrap=True)
     table.add_column("±95%" if compact else "−/+ 95%", justify="right", no_wrap=True)
+    if not compact:  # the live view has no room at 60 columns: its legend says the rule
+        table.add_column("95% low", justify="right", no_wrap=True)
     if live_elo is not None:
         table.add_column("live", justify="right", no_wrap=True)
     table.add_column("games", justify="right", no_wrap=True)
@@ -67,17 +79,31 @@ def leaderboard_table(
     for row in rows[:limit]:
         name = _safe(row.bot, style="bold" if row.connected else "")
         cells = [str(row.rank), name, f"{row.rating:.0f}", format_ci(row.ci) if math.isfinite(row.ci) else "±?"]
+        if not compact:
+            cells.append(_low(row))
         if live_elo is not None:
             cells.append(f"{live_elo.get(row.bot, 1500.0):.0f}")
-        cells += [str(row.games), f"{100 * row.score:.1f}%", str(row.wins), str(row.timeouts), str(row.strikes)]
+        cells += [f"{row.games}*" if row.provisional else str(row.games), f"{100 * row.score:.1f}%", str(row.wins),
+                  str(row.timeouts), str(row.strikes)]
         if show_errors:
             cells.append(str(row.errors))
         table.add_row(*cells)
+    captions = []
     if not rows:
-        table.caption = "no finished games yet"
+        captions.append("no finished games yet")
     elif limit is not None and len(rows) > limit:
-        table.caption = f"and {len(rows) - limit} more (arena leaderboard --game {ruleset})"
+        captions.append(f"and {len(rows) - limit} more (arena leaderboard --game {ruleset})")
+    if rows and not compact:
+        captions.append(RANKING_LEGEND)
+        if any(row.provisional for row in rows[:limit]):
+            captions.append(PROVISIONAL_LEGEND)
+    table.caption = "\n".join(captions) or None
     return table
+
+
+def _low(row: Standing) -> str:
+    """The rank score as the tables show it ("?" while the interval is unbounded)."""
+    return f"{row.rank_score:.0f}" if math.isfinite(row.rank_score) else "?"
 
 
 @dataclass
@@ -309,8 +335,10 @@ def _hidden_note(hidden: Sequence[str]) -> Text:
 
 
 def _legend(view: DashboardView, shown: Sequence[str]) -> Text:
-    unsure = any(not math.isfinite(row.ci) for ruleset in shown for row in view.standings[ruleset])
-    return Text(("±?: too few games to bound the rating yet; " if unsure else "")
+    rows = [row for ruleset in shown for row in view.standings[ruleset]]
+    unsure = any(not math.isfinite(row.ci) for row in rows)
+    return Text("ranked by rating − ±95%; " + ("±?: too few games to bound the rating yet; " if unsure else "")
+                + (f"*: provisional (<{PROVISIONAL_GAMES} games); " if any(row.provisional for row in rows) else "")
                 + "live: Elo after each game; bold: connected", style="dim")
 
 
@@ -339,8 +367,10 @@ def _latest_table(games: Sequence[FinishedGame], count: int) -> Table:
 
 
 def _one_line(rows: Sequence[Standing], shown: int = 6) -> str:
+    """The first rows, in the leaderboard's order (by 95% low: the rating minus the ±)."""
     return printable(", ".join(
-        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else '±?'} ({_games(r.games)})"
+        f"{r.rank}. {r.bot} {r.rating:.0f}{format_ci(r.ci) if math.isfinite(r.ci) else '±?'} "
+        f"({_games(r.games)}{', provisional' if r.provisional else ''})"
         for r in rows[:shown]
     ))
 
@@ -357,5 +387,5 @@ def plain_summary(view: DashboardView, now: float | None = None) -> str:
         f"finished {view.finished}, aborted {view.aborted}, {view.games_per_minute(now):.1f} games/min"
     ]
     for ruleset, rows in view.standings.items():
-        lines.append(f"  {ruleset}: {_one_line(rows, shown=8)}")
+        lines.append(f"  {ruleset} (ranked by 95% low): {_one_line(rows, shown=8)}")
     return "\n".join(lines)

@@ -4,7 +4,9 @@ The live Elo moves after every game so that the dashboard shows progress
 at once; it depends on the order of games, so it is never the authority.
 The authoritative table is the maximum-likelihood Bradley-Terry fit over
 every rated result on the Elo scale (what Ordo and BayesElo compute), with
-95% intervals from the inverse Fisher information.
+95% intervals from the inverse Fisher information.  The leaderboard ranks
+the fit by the lower end of each interval, not by the rating
+(`arena.ladder.ranking`).
 
 The result unit is the set: the ladder plays every game on a fresh deal, as
 a set of one (its set id is its game id), so every game is one observation
@@ -229,7 +231,8 @@ def fit_bradley_terry(
     tolerance: float = 1e-9,
     max_iterations: int = 100,
 ) -> list[Rating]:
-    """Maximum-likelihood Bradley-Terry ratings on the Elo scale, best first.
+    """Maximum-likelihood Bradley-Terry ratings on the Elo scale, highest rating first (the leaderboard
+    orders them by the interval's lower end instead: `arena.ladder.ranking`, `standings_from`).
 
     prior_draws: virtual draws added to every pair that met (as BayesElo's
         prior), so that an undefeated bot gets a finite rating; 0 gives the

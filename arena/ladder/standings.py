@@ -1,4 +1,5 @@
-"""The leaderboard rows: the Bradley-Terry fit joined with per-bot totals from the store."""
+"""The leaderboard rows: the Bradley-Terry fit joined with per-bot totals from the store, in the
+leaderboard's order (`arena.ladder.ranking`: by the lower end of the 95% interval)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
+from arena.ladder import ranking
 from arena.ladder.ratings import PairTable, RatedGame, fit_bradley_terry
 from arena.ladder.store import BotTotals, LadderStore
 
@@ -24,17 +26,29 @@ class Standing:
     connected: bool = False
     errors: int = 0  # decisions where the bot's own code failed (its SDK answered a fallback)
 
+    @property
+    def rank_score(self) -> float:
+        """What the row is ranked by: the lower end of its 95% interval (-inf while unbounded)."""
+        return ranking.rank_score(self.rating, self.ci)
+
+    @property
+    def provisional(self) -> bool:
+        """Too few games for the rating to mean much yet (`ranking.PROVISIONAL_GAMES`)."""
+        return ranking.provisional(self.games)
+
 
 def compute_standings(store: LadderStore, ruleset: str, connected: Iterable[str] = ()) -> list[Standing]:
-    """Every bot with a finished game in ``ruleset``, best first."""
+    """Every bot with a finished game in ``ruleset``, in leaderboard order (`arena.ladder.ranking`)."""
     return standings_from(store.pair_table(ruleset), store.totals(ruleset), connected)
 
 
 def standings_from(
     rated: "Sequence[RatedGame] | PairTable", totals: Mapping[str, BotTotals], connected: Iterable[str] = ()
 ) -> list[Standing]:
-    """The fit on already loaded games: lets the server fit without holding the database."""
-    ratings = fit_bradley_terry(rated)
+    """The fit on already loaded games: lets the server fit without holding the database.  The rows are in
+    the leaderboard's order (the rank score, not the point rating: `arena.ladder.ranking`); every table,
+    page, RPC and summary line shows them in this order."""
+    ratings = ranking.leaderboard_order(fit_bradley_terry(rated), lambda r: (r.bot, r.rating, r.ci))
     online = set(connected)
     rows = []
     for rank, r in enumerate(ratings, start=1):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
+from arena.ladder import ranking
 from arena.ladder.store import GameRecord, LadderStore, is_postgres_url
 
 MAX_LIMIT = 500
@@ -67,11 +68,13 @@ class Standing:
 
     def to_dict(self) -> dict[str, Any]:
         finite = math.isfinite(self.ci)
+        score = ranking.rank_score(self.rating, self.ci)
         return {
             "rank": self.rank, "bot": self.bot, "rating": round(self.rating, 1),
             "ci_low": round(self.rating - self.ci, 1) if finite else None,
             "ci_high": round(self.rating + self.ci, 1) if finite else None,
-            "games": self.games, "wins": self.wins, "timeouts": self.timeouts, "strikes": self.strikes,
+            "rank_score": round(score, 1) if math.isfinite(score) else None,
+            "provisional": ranking.provisional(self.games), "games": self.games, "wins": self.wins, "timeouts": self.timeouts, "strikes": self.strikes,
             "errors": self.errors, "connected": self.connected,
         }
 

@@ -155,6 +155,12 @@ def test_a_browser_sees_the_leaderboard_update_a_live_game_and_a_replay_from_a_s
         first = page.get_attribute("#standings", "data-updated")
         page.wait_for_function(f"document.querySelector('#standings').dataset.updated !== '{first}'", timeout=15_000)
         assert page.locator("table.standings tbody tr").count() >= 2
+        # the ordering rule is on the page, and the rows are in its order (arena/ladder/ranking.py)
+        assert "95% low" in page.locator("table.standings thead").inner_text().lower()  # headers are in capitals
+        assert "Ranked by 95% low, the lower end of the rating's 95% interval" in page.locator("#standings .legend").inner_text()
+        lows = page.locator("table.standings td.rank-score").all_inner_texts()
+        known = [float(text) for text in lows if text.strip() != "?"]
+        assert known == sorted(known, reverse=True) and lows[:len(known)] == [t for t in lows if t.strip() != "?"], lows
         page.screenshot(path=str(tmp_path / "leaderboard.png"))
 
         # a live game (one of sloth's, which last ~10 s): its log grows while we watch

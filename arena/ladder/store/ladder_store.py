@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from arena.ladder.ranking import leaderboard_order
 from arena.ladder.ratings import PairTable, RatedGame, Rating
 from arena.ladder.store import fit_totals, game_end, game_start, replays
 from arena.ladder.store.backend import Backend, Read, Steps, drive
@@ -914,9 +916,14 @@ class LadderStore:
         )
 
     def latest_ratings(self, ruleset: str) -> list[tuple[str, float, float | None, int, str]]:
+        """The last snapshot's rows (bot, rating, 95% half-width or None while unbounded, games, at), in the
+        leaderboard's order (`arena.ladder.ranking`: by the lower end of the interval, not the rating)."""
         rows = self._rows(
             "SELECT bot, rating, ci, games, at FROM rating_snapshots WHERE ruleset = ? AND at = "
-            "(SELECT MAX(at) FROM rating_snapshots WHERE ruleset = ?) ORDER BY rating DESC",
+            "(SELECT MAX(at) FROM rating_snapshots WHERE ruleset = ?)",
             (ruleset, ruleset),
         )
-        return [tuple(r) for r in rows]  # type: ignore[misc]
+        return leaderboard_order(
+            [tuple(r) for r in rows],  # type: ignore[misc]
+            lambda r: (r[0], r[1], math.inf if r[2] is None else r[2]),
+        )

@@ -59,19 +59,24 @@ function ciBar(row, low, high) {
          `<span style="left:${left}%;width:${width}%"></span><i style="left:${mid}%"></i></div>`;
 }
 
+// How the standings are ordered (arena/ladder/ranking.py): the rating alone would let a bot leave on a lucky streak and stay on top.
+const RANKED_BY = "Ranked by 95% low, the lower end of the rating's 95% interval (rating − 1.96 standard errors)";
+
 function standingsTable(rows) {
   if (!rows.length) return '<p class="dim">no finished games in this ruleset yet</p>';
   const bounded = rows.filter(r => r.ci_low !== null);
   const low = Math.min(...bounded.map(r => r.ci_low), ...rows.map(r => r.rating)) - 10;
   const high = Math.max(...bounded.map(r => r.ci_high), ...rows.map(r => r.rating)) + 10;
-  return `<table class="standings"><thead><tr><th class="num">#</th><th>bot</th><th class="num">rating</th>
-    <th class="hide-narrow">95% interval</th><th class="num">games</th><th class="num">wins</th>
+  return `<table class="standings"><thead><tr><th class="num" title="${RANKED_BY}">#</th><th>bot</th><th class="num">rating</th>
+    <th class="hide-narrow">95% interval</th><th class="num" title="${RANKED_BY}">95% low ▾</th><th class="num">games</th><th class="num">wins</th>
     <th class="num hide-narrow">timeouts</th><th class="num hide-narrow">strikes</th><th class="num hide-narrow" title="decisions where the bot's own code failed">errors</th><th>online</th></tr></thead><tbody>` +
     rows.map(r => `<tr><td class="num">${r.rank}</td><td><a href="#/bot/${encodeURIComponent(r.bot)}">${esc(r.bot)}</a></td>
       <td class="num">${r.rating.toFixed(0)}</td><td class="hide-narrow">${ciBar(r, low, high)}</td>
-      <td class="num">${r.games}</td><td class="num">${r.wins}</td><td class="num hide-narrow">${r.timeouts}</td>
+      <td class="num rank-score">${r.rank_score === null ? '<span class="dim">?</span>' : r.rank_score.toFixed(0)}</td>
+      <td class="num">${r.games}${r.provisional ? '<span class="dim" title="provisional: too few games for the rating to mean much yet">*</span>' : ""}</td><td class="num">${r.wins}</td><td class="num hide-narrow">${r.timeouts}</td>
       <td class="num hide-narrow">${r.strikes}</td><td class="num hide-narrow">${r.errors}</td><td><span class="dot${r.connected ? " on" : ""}"></span></td></tr>`).join("") +
-    "</tbody></table>";
+    "</tbody></table>" +
+    `<p class="dim legend">${RANKED_BY}${rows.some(r => r.provisional) ? "; * provisional: too few games yet" : ""}.</p>`;
 }
 
 function gamesTable(games, live = false) {
