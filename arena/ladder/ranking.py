@@ -22,8 +22,8 @@ order in use.
 
 (an honest true-0 bot: 1st in 0/100 at every k; the true best 1st in 97/100 of honest seasons at
 every k.)  1.96 is the least of these that let no season through.  A larger k costs newcomers only:
-a truly best bot (+150) joining after 1,200 games reached 1st after a median 25 of its games by the
-rating, 65 at 1.96 and 118 at 3 (30 trials each).  While its games are few, a bot is marked
+a truly best bot (+150) joining after 1,200 games reached 1st after a median 15 of its games by the
+rating, 70 at 1.96 and 120 at 3 (30 trials each).  While its games are few, a bot is marked
 provisional (fewer than PROVISIONAL_GAMES games) so that its low place reads as "not yet known"
 rather than "weak"; it is ranked by the same rule, not hidden.
 """
