@@ -27,28 +27,7 @@ def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(node_kit
     """bot.js (the kit) and minimal.js (the protocol bare: hello, then the first legal action by index)."""
     kit, _ = node_kit
     rulesets = games.rulesets()
-
-    async def director(handle):
-        bot = subprocess.Popen([kit, str(KIT / script), "--arena", f"127.0.0.1:{handle.port}", "--name", "node",
-                                "--games-limit", str(len(rulesets))],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            others = [AutoBot(handle.port, f"auto{i}", games=len(rulesets), seed=i) for i in range(7)]
-            with trio.fail_after(20):
-                await handle.wait_for_sessions(["node", *(o.name for o in others)], timeout_s=20)
-            outcomes = []
-            for n, ruleset in enumerate(rulesets):
-                players = games.ruleset_info(ruleset).min_players
-                seats = ["node", *(o.name for o in others[: players - 1])]
-                outcomes.append(await handle.play_game(ruleset, OPTIONS.get(ruleset, {}), 1000 + n, seats, TIME))
-            output, _ = await blocking(lambda: bot.communicate(timeout=30))
-            return outcomes, bot.returncode, output
-        finally:
-            if bot.poll() is None:
-                bot.kill()
-                bot.wait()
-
-    outcomes, code, output = serve(director)
+    outcomes, code, output = _node_plays([kit, str(KIT / script)], rulesets)
     assert code == 0, output
     for outcome in outcomes:
         node = next(s for s in outcome.seats if s.name == "node")
@@ -86,23 +65,8 @@ def test_minimal_js_copied_out_of_the_repository_takes_the_proto_from_mau_arena_
     assert ran.stderr.strip().splitlines() == [
         f"minimal.js: no arena.proto at {looked}; set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto"]
 
-    async def director(handle):
-        bot = subprocess.Popen([node, str(copy / "minimal.js"), "--arena", f"127.0.0.1:{handle.port}", "--name", "node",
-                                "--games-limit", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**env, "MAU_ARENA_PROTO": str(PROTO)})
-        try:
-            other = AutoBot(handle.port, "auto", games=1, seed=1)
-            with trio.fail_after(20):
-                await handle.wait_for_sessions(["node", other.name], timeout_s=20)
-            outcome = await handle.play_game("moumou", {}, 7, ["node", other.name], TIME)
-            output, _ = await blocking(lambda: bot.communicate(timeout=30))
-            return outcome, bot.returncode, output
-        finally:
-            if bot.poll() is None:
-                bot.kill()
-                bot.wait()
-
-    outcome, code, output = serve(director)
+    (outcome,), code, output = _node_plays([node, str(copy / "minimal.js")], ["moumou"],
+                                           env={**env, "MAU_ARENA_PROTO": str(PROTO)})
     assert code == 0 and outcome.status == "finished", (outcome.reason, output)
 
 
@@ -122,3 +86,31 @@ def _copied(tmp_path: Path, script: str) -> tuple[Path, dict[str, str], Path]:
     (copy / "node_modules").symlink_to(KIT / "node_modules")  # what `npm ci` in the copy would install
     env = {key: value for key, value in os.environ.items() if key != "MAU_ARENA_PROTO"}
     return copy, env, tmp_path / "proto" / "mauarena" / "v1" / "arena.proto"
+
+
+def _node_plays(command: list[str], rulesets: list[str], env: "dict[str, str] | None" = None):
+    """A served arena where the Node bot ``command`` (named node) plays one game of each ruleset (seeds 1000+)
+    beside in-process bots: (the outcomes, the bot's exit status, its output)."""
+
+    async def director(handle):
+        bot = subprocess.Popen([*command, "--arena", f"127.0.0.1:{handle.port}", "--name", "node",
+                                "--games-limit", str(len(rulesets))],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        try:
+            most = max(games.ruleset_info(ruleset).min_players for ruleset in rulesets)
+            others = [AutoBot(handle.port, f"auto{i}", games=len(rulesets), seed=i) for i in range(most - 1)]
+            with trio.fail_after(20):
+                await handle.wait_for_sessions(["node", *(o.name for o in others)], timeout_s=20)
+            outcomes = []
+            for n, ruleset in enumerate(rulesets):
+                players = games.ruleset_info(ruleset).min_players
+                seats = ["node", *(o.name for o in others[: players - 1])]
+                outcomes.append(await handle.play_game(ruleset, OPTIONS.get(ruleset, {}), 1000 + n, seats, TIME))
+            output, _ = await blocking(lambda: bot.communicate(timeout=30))
+            return outcomes, bot.returncode, output
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+                bot.wait()
+
+    return serve(director)
