@@ -38,6 +38,7 @@ from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.game_gaps import GameGaps
 from arena.ladder.fits import LadderFits
 from arena.ladder.scheduler import Scheduler, Table, slot_share
+from arena.ladder.typical_game import ladder_typical_game
 from arena.ladder.store import LadderStore, SeatRecord, driver_errors, error_line, outage_errors, utc_now
 from arena.match.bound import require_bound
 from arena.match.runner import GameStop
@@ -257,7 +258,7 @@ class LadderDirector:
             self.on_joined(recovered, recovery)
 
     async def _direct(self, handle: Any, started: float) -> LadderSummary:
-        await self._db_call(self._load_history)
+        await self._db_call(self.load_history)
         starts = await self._db_call(self.store.sibling)
         if starts is not self.store:
             self._starts = _GroupCommit(starts)
@@ -809,8 +810,15 @@ class LadderDirector:
 
     # ------------------------------------------------------------ the store
 
-    def _load_history(self) -> None:
+    def load_history(self) -> None:
+        """What the scheduler and the fits start from: the stored head-to-head history, the ratings, and the
+        ladder's typical game."""
         self.store.forget_unplayed()  # names an earlier run saw that never played
+        # Until this host finishes a game, its caps' time limits scale with the ladder's typical game (a host
+        # joining a busy ladder otherwise waited, idle, for a slow bot playing on another host).
+        typical = ladder_typical_game(self.store)
+        if typical is not None:
+            self.scheduler.assume_game(typical)
         for ruleset in self.settings.players:
             self.scheduler.load_history(ruleset, self.store.pair_counts(ruleset))
             self.fits.load(ruleset)

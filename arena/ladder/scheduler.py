@@ -43,8 +43,13 @@ long, and they only look at bots that are *available*:
   typical games: it then takes the best table among the free bots, caps off.
 
 The typical game is the median duration of the last games reported with
-`Scheduler.game_finished`; until one is reported, and whenever ``plan`` is
-called without a clock, the caps apply without time limits.  So an honest bot
+`Scheduler.game_finished`; until one is reported it is the ``assumed_game``
+(the director's is the ladder's typical game read from the database, else
+`ASSUMED_GAME_S`).  Without one a host that had not yet finished a game of its
+own, such as a host joining a busy shared ladder, had caps without time
+limits: a slow bot, busy on another host, stayed the neediest available
+player and held every other bot back for good.  Only when ``plan`` is called
+without a clock do the caps apply without time limits.  So an honest bot
 waits at most ``patience`` of a typical game for a seat the caps hold back,
 and a hanging bot stops counting after ``stall`` typical games.  The server's
 game slots are shared out by `slot_share`: no bot may run more games at once
@@ -105,6 +110,11 @@ def slot_share(concurrency: int, bots: int, smallest_table: int) -> int:
     return max(1, math.ceil(concurrency * smallest_table / max(1, bots)))
 
 
+#: The typical game (seconds) a scheduler assumes until a game's duration is reported: long enough that a game
+#: of honest bots rarely lasts more, short enough that a slow bot holds the others back for a minute at most.
+ASSUMED_GAME_S = 30.0
+
+
 class Scheduler:
     def __init__(
         self,
@@ -117,6 +127,7 @@ class Scheduler:
         window: int = 64,
         rng: random.Random | None = None,
         owners: Mapping[str, str] | None = None,
+        assumed_game: float = ASSUMED_GAME_S,
     ) -> None:
         """players: ruleset -> table size for every ruleset this ladder schedules.
 
@@ -128,6 +139,7 @@ class Scheduler:
         stall: after how long (in typical games) a bot with no free slot stops
             counting as available for the caps.
         window: how many recent game durations the typical game is the median of.
+        assumed_game: the typical game (seconds) until a duration is reported (`assume_game` changes it).
         owners: bot -> owner of the bots that have one; an `Owners` is read at every table, so the caller
             may keep it up to date as bots connect (a plain mapping is copied); bots without one are nobody
             else's.
@@ -152,6 +164,7 @@ class Scheduler:
         self._present: dict[str, set[str]] = {r: set() for r in self.players}
         self._durations: deque[float] = deque(maxlen=window)
         self._typical: float | None = None  # the median of _durations, once computed
+        self._assumed = assumed_game
         self._idle_since: dict[str, float] = {}  # bot -> since when it has had a free slot without a seat
         self._full_since: dict[str, float] = {}  # bot -> since when every slot of it has been taken
         self._roster = Roster(self.players)  # the connected bots as the last round saw them
@@ -249,10 +262,16 @@ class Scheduler:
             self._durations.append(seconds)
             self._typical = None
 
-    def typical_game(self) -> float | None:
-        """The median duration of the recent games, None before the first one is reported."""
-        if self._typical is None and self._durations:
-            self._typical = statistics.median(self._durations)
+    def assume_game(self, seconds: float) -> None:
+        """The typical game until a duration is reported (the ladder's, from the database, when a host starts)."""
+        if math.isfinite(seconds) and seconds > 0:
+            self._assumed = seconds
+            self._typical = None
+
+    def typical_game(self) -> float:
+        """The median duration of the recent games; the assumed game before the first one is reported."""
+        if self._typical is None:
+            self._typical = statistics.median(self._durations) if self._durations else self._assumed
         return self._typical
 
     def effective_games(self, ruleset: str, bot: str) -> int:
@@ -282,8 +301,6 @@ class Scheduler:
     def next_wakeup(self, now: float) -> float | None:
         """The next moment a waiting bot is released or a busy one stalls (plan again then), or None."""
         typical = self.typical_game()
-        if typical is None:
-            return None
         if len(self._idle_since) < min(self.players.values(), default=1):
             # Fewer bots with a free slot than the smallest table: no release or stall can seat one,
             # only a freed slot or a newcomer can (and those wake the director).  With every bot busy
@@ -363,7 +380,7 @@ class Scheduler:
         # back for `patience` typical games already), with the typical game looked up once.
         typical = self.typical_game()
         available: set[str] | None  # None: every connected bot
-        if now is None or typical is None:
+        if now is None:
             available = None
             released: set[str] = set()
         else:

@@ -361,3 +361,62 @@ def test_bots_of_one_owner_never_share_a_table():
     assert table is not None and table.ruleset == "duo" and {"x1", "x2"} != set(table.bots)
     table = few.next_table([Candidate("x1", 1), Candidate("x2", 1), Candidate("y", 1)])
     assert table.ruleset == "duo" and "y" in table.bots  # one of x's bots against y, never x1 against x2
+
+
+def test_a_host_that_has_finished_no_game_is_not_held_back_by_a_slow_bot_for_good():
+    """A host joining a busy shared ladder: the other host has played every bot forty games but the slow
+    one only a few, and the slow bot is busy there.  This host has finished no game of its own; its caps
+    used to have no time limits then, so the slow bot stayed the neediest available player and the four
+    free bots waited for it for good (the operator saw a new host idle for 30-90 s until the slow bot
+    left).  Now the caps assume a typical game until one is reported (`ASSUMED_GAME_S`, or the ladder's,
+    `assume_game`): the busy bot stops counting after `stall` of one, and the others play."""
+    from arena.ladder.scheduler import ASSUMED_GAME_S
+
+    def joining_host(**options):
+        scheduler = Scheduler({"duo": 2}, max_lead=2, rng=random.Random(0), **options)
+        scheduler.sync_counts("duo", {"slow": 3, "w": 40, "x": 40, "y": 40, "z": 40}, {})
+        return scheduler
+
+    bots = [Candidate("slow", 0), *(Candidate(name, 2) for name in "wxyz")]
+    scheduler = joining_host()
+    assert scheduler.typical_game() == ASSUMED_GAME_S
+    assert scheduler.plan(bots, limit=8, now=0.0) == []  # held back by the neediest, busy bot...
+    wakeup = scheduler.next_wakeup(0.0)
+    assert wakeup is not None and wakeup <= ASSUMED_GAME_S  # ...for a while, not for good
+    tables = scheduler.plan(bots, limit=8, now=ASSUMED_GAME_S)
+    assert len(tables) == 4 and all("slow" not in table.bots for table in tables)
+
+    # With the ladder's typical game (two seconds, read from the database) the wait is as short.
+    scheduler = joining_host()
+    scheduler.assume_game(2.0)
+    assert scheduler.plan(bots, limit=8, now=0.0) == []
+    assert scheduler.next_wakeup(0.0) == pytest.approx(1.0)  # the free bots are released after `patience`
+    assert len(scheduler.plan(bots, limit=8, now=1.0)) == 4
+    # A game this host reports takes over from the assumed one.
+    scheduler.game_finished(5.0)
+    assert scheduler.typical_game() == 5.0
+
+
+def test_the_director_assumes_the_ladders_typical_game_from_the_database(tmp_path):
+    """Every host's finished games are in the database: a starting director's scheduler assumes their
+    median duration, not its own (none yet)."""
+    from arena.ladder.director import LadderDirector
+    from arena.ladder.typical_game import ladder_typical_game, typical_of
+    from arena.ladder.store import LadderStore, SeatRecord
+    from arena.ladder.director import LadderSettings
+
+    store = LadderStore.open(tmp_path / "ladder.db")
+    for number, seconds in enumerate((4.0, 6.0, 50.0)):
+        game_id = f"g{number}"
+        store.game_started(game_id, "duo", {}, number, game_id, 0, ["a", "b"],
+                           started_at=f"2026-11-29T20:00:{number:02d}.000+00:00")
+        store.game_ended(game_id, "finished", [SeatRecord(0, "a", 1, 1), SeatRecord(1, "b", 2, 0)],
+                         ended_at=f"2026-11-29T20:{(number + seconds) // 60:02.0f}:{(number + seconds) % 60:06.3f}+00:00")
+    store.game_started("g3", "duo", {}, 3, "g3", 0, ["a", "b"])  # running: no duration yet
+    assert ladder_typical_game(store) == pytest.approx(6.0)
+    assert typical_of([]) is None
+    director = LadderDirector(store, LadderSettings(players={"duo": 2}))
+    assert director.scheduler.typical_game() != pytest.approx(6.0)
+    director.load_history()
+    assert director.scheduler.typical_game() == pytest.approx(6.0)
+    store.close()
