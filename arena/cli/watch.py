@@ -72,6 +72,8 @@ def run_watch(args: argparse.Namespace) -> int:
                 elif played is not None:
                     print(game.line(played), flush=True)
         except grpc.RpcError as error:
+            if error.code() == grpc.StatusCode.NOT_FOUND and _running_elsewhere(error):
+                raise RunFailure(error.details()) from None  # "game ID is running on host A (ADDR): watch it there"
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise CommandError(f"no game {game_id!r} on {args.arena} (it may have finished long ago; "
                                    "`arena watch` without an id follows the newest)") from None
@@ -84,6 +86,13 @@ def run_watch(args: argparse.Namespace) -> int:
         return 0 if game.results is not None else 1
     finally:
         channel.close()
+
+
+def _running_elsewhere(error) -> bool:
+    """Whether the arena's NOT_FOUND says another host of its ladder runs the game (its details say which)."""
+    from arena.server.service import RUNNING_ELSEWHERE
+
+    return any(key == RUNNING_ELSEWHERE for key, _value in (error.trailing_metadata() or ()))
 
 
 def _newest_running(stub, pb, args: argparse.Namespace) -> str:

@@ -238,6 +238,7 @@ class LadderDirector:
         self.view.started = started
         handle.standings_provider = self.fits.standings_rows
         handle.replay_provider = self.replay_text  # Spectate of an ended game this host no longer holds
+        handle.host_provider = self.running_elsewhere  # Spectate of a game another host runs: where it is
         try:
             return await self._direct(handle, started)
         finally:
@@ -708,6 +709,12 @@ class LadderDirector:
 
         path = legacy_file(self.store.replay_paths(game_id).get(game_id), self.settings.replays)
         return path.read_bytes() if path is not None else None
+
+    def running_elsewhere(self, game_id: str) -> str | None:
+        """Where another host of the ladder runs this game, in one line, or None (`Handle.host_provider`; on a
+        worker thread): its live events are in that host's process only."""
+        found = self.store.running_on([game_id]).get(game_id)
+        return found.sentence(game_id) if found is not None else None
 
     def _freeing(self, game_id: str) -> dict[str, Any]:
         """`LadderStore.game_ended`'s keywords that free the game's seats on a shared ladder in the same commit."""

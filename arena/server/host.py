@@ -44,6 +44,9 @@ StandingsProvider = Callable[[str], Iterable[Any]]
 #: ``replay_provider(game_id)`` returns an ended game's replay text, or None; called in a worker
 #: thread (it may query a database), for Spectate of a game this host does not remember.
 ReplayProvider = Callable[[str], Optional[bytes]]
+#: ``host_provider(game_id)`` says where another host of a shared ladder runs a game, in one line (with its
+#: address), or None; called in a worker thread, for Spectate of a running game this host does not run.
+HostProvider = Callable[[str], Optional[str]]
 
 
 def new_game_id() -> str:
@@ -60,6 +63,7 @@ class Handle:
         self.config = hub.config
         self.standings_provider: Optional[StandingsProvider] = None
         self.replay_provider: Optional[ReplayProvider] = None
+        self.host_provider: Optional[HostProvider] = None
         #: The process's budget for re-simulating ended games for readers (Spectate here, and the
         #: web view when it runs on this loop): bounded, shared, remembered (`arena.rebuilds`).
         self.rebuilds = Rebuilds()

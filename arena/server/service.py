@@ -34,6 +34,8 @@ log = logging.getLogger("arena.server")
 DEFAULT_LIST_LIMIT = 100
 UNDECODABLE = "a message could not be decoded as a BotMessage (mauarena.v1); the stream ends"
 MAX_LIST_LIMIT = 1000
+#: Spectate's trailing metadata key on a NOT_FOUND whose details say which other host runs the game.
+RUNNING_ELSEWHERE = "arena-running-elsewhere"
 
 
 class ArenaService(rpc.ArenaServicer):
@@ -291,10 +293,25 @@ class ArenaService(rpc.ArenaServicer):
             await context.abort(grpc.StatusCode.UNAVAILABLE, f"the replay of {game_id[:60]!r} cannot be read: "
                                 f"{_short(error)}")
         if events is None:
+            elsewhere = await self._running_elsewhere(game_id)
+            if elsewhere:  # another host's running game: say which (the trailing metadata marks the answer)
+                await context.abort(grpc.StatusCode.NOT_FOUND, elsewhere, trailing_metadata=((RUNNING_ELSEWHERE, "1"),))
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id[:60]!r} (see ListGames; a game "
                                 "running on another host is watched there)")
         for event in events:
             await context.write(event)
+
+
+    async def _running_elsewhere(self, game_id: str) -> Optional[str]:
+        """Where another host runs this game, in one line (`Handle.host_provider`), or None."""
+        provider = self.handle.host_provider
+        if provider is None:
+            return None
+        try:
+            return await asyncio.to_thread(provider, game_id)
+        except Exception as error:  # a database that is away: the plain answer
+            log.warning("Spectate %s: cannot tell which host runs it: %s", game_id[:60], _short(error))
+            return None
 
 
 def _field(row: Any, name: str, default: Any) -> Any:

@@ -12,6 +12,7 @@ import json
 import logging
 from typing import Any, Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -50,20 +51,26 @@ def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
     def endpoint(request: Request) -> Response:
         try:
             result = fn(request)
-        except BadRequest as problem:
-            return error(400, str(problem))
-        except NotFound as problem:
-            return error(404, str(problem))
-        except NotYet as problem:
-            return error(409, str(problem))
-        except Busy as problem:  # the rebuild budget is taken: a flood of replay requests waits its turn outside
-            return JSONResponse({"error": str(problem)}, status_code=503, headers={"Retry-After": "2"})
-        except Exception:
-            log.exception("web: %s failed", request.url.path)
-            return error(500, "internal error; the server log has the details")
+        except Exception as problem:
+            return failure(request, problem)
         return result if isinstance(result, Response) else JSONResponse(result)
 
     return endpoint
+
+
+def failure(request: Request, problem: Exception) -> Response:
+    """The answer to a request that raised ``problem``: a 4xx with the reader's mistake, a 503 when the
+    server is busy, a 500 without internals (its traceback logged) for anything else."""
+    if isinstance(problem, BadRequest):
+        return error(400, str(problem))
+    if isinstance(problem, NotFound):
+        return error(404, str(problem))
+    if isinstance(problem, NotYet):
+        return error(409, str(problem))
+    if isinstance(problem, Busy):  # the rebuild budget is taken: a flood of replay requests waits its turn outside
+        return JSONResponse({"error": str(problem)}, status_code=503, headers={"Retry-After": "2"})
+    log.error("web: %s failed", request.url.path, exc_info=problem)
+    return error(500, "internal error; the server log has the details")
 
 
 def routes(source: WebSource) -> list[Route]:
@@ -112,6 +119,14 @@ def routes(source: WebSource) -> list[Route]:
         game_id = request.path_params["game_id"]
         follow = request.query_params.get("follow", "") in ("1", "true", "yes")
         if source.live is None or source.live.game(game_id) is None:
+            # Another host's running game: its events are in that host's process only.  Say where.
+            try:
+                elsewhere = await run_in_threadpool(source.running_on, game_id)
+            except Exception as problem:  # the database could not say
+                return failure(request, problem)
+            if elsewhere is not None:
+                return JSONResponse({"error": elsewhere.sentence(game_id), "running_on": elsewhere.to_dict()},
+                                    status_code=404)
             known = "finished or unknown" if source.live is not None else "not served live by `arena web`"
             return error(404, f"no live game {game_id!r} here ({known}); a finished game's frames are at "
                               f"/api/v1/games/{game_id}/replay")

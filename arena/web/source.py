@@ -238,7 +238,16 @@ class WebSource:
         record = self._record(game_id)
         found = game_dict(record)
         found["live"] = bool(self.live and self.live.game(game_id) and not self.live.game(game_id).over)
+        elsewhere = self.running_on(game_id) if record.status == "running" and not found["live"] else None
+        found["running_on"] = elsewhere.to_dict() if elsewhere is not None else None
         return found
+
+    def running_on(self, game_id: str) -> Any:
+        """The host of a shared ladder that runs this game, when it is running and not here (a
+        `arena.ladder.store.running_on.RunningOn`), else None: its live events are only there."""
+        if self.live is not None and self.live.game(game_id) is not None:
+            return None
+        return self.store.running_on([game_id]).get(game_id)
 
     def _record(self, game_id: str) -> GameRecord:
         record = self.store.game(game_id)

@@ -101,3 +101,29 @@ def test_the_watched_frame_shows_only_the_public_view():
     assert "public view" in text and "next: tactician (turn)" in text
     assert "1  greedy  play 7♥" in text or "1 greedy play 7♥" in " ".join(text.split())
     assert "▮▮▮▮▮ 5" in text and "next player draws 2" in text
+
+
+def test_watch_of_a_game_another_host_runs_says_where_in_one_line(postgres_db, tmp_path):
+    """A shared ladder's host B asked for host A's running game: one line naming host A and its address,
+    exit 1 (it used to be "no game ... on hostB", a usage error, exit 2)."""
+    from arena.ladder.director import LadderDirector, LadderSettings
+    from arena.ladder.store import LadderStore
+    from tests.web.test_web_elsewhere import HOST_A, running_on_host_a
+
+    running_on_host_a(postgres_db, tmp_path)
+    store = LadderStore.open(postgres_db, shared=True)
+    ladder = LadderDirector(store, LadderSettings(players={"maumau": 2}))
+
+    async def director(handle):
+        handle.replay_provider = ladder.replay_text  # as the ladder's director sets them
+        handle.host_provider = ladder.running_elsewhere
+        process = watch(handle.port, "run-a")
+        return await blocking(lambda: (process.communicate(timeout=PROCESS_GUARD_S), process.returncode))
+
+    try:
+        (out, err), code = serve(director)
+    finally:
+        store.close()
+    assert code == 1, (out, err)
+    assert err.strip().splitlines() == [f"arena: error: game run-a is running on host hostA ({HOST_A}): watch it "
+                                        f"there (arena watch run-a --arena {HOST_A})"]

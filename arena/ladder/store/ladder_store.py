@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ranking import leaderboard_order
 from arena.ladder.ratings import PairTable, RatedGame, Rating
-from arena.ladder.store import fit_totals, game_end, game_start, replays
+from arena.ladder.store import fit_totals, game_end, game_start, replays, running_on
 from arena.ladder.store.backend import Backend, Read, Steps, drive
 from arena.ladder.store.game_start import SeatClaim
 from arena.ladder.store.migrations import migrate, read_version
@@ -656,6 +656,11 @@ class LadderStore:
         """The game's stored replay text, checked (`StoredReplayError` if damaged); None if not stored."""
         packed = self.stored_replay(game_id)
         return None if packed is None else packed.unpack(game_id)
+
+    def running_on(self, game_ids: Sequence[str]) -> dict[str, "running_on.RunningOn"]:
+        """{game id: the host running it} of these games that are running on a host of a shared ladder."""
+        with self._lock:
+            return running_on.running_on(self.backend, game_ids)
 
     def stored_replays(self, game_ids: Sequence[str]) -> set[str]:
         """Which of these games have their replay in the database."""

@@ -178,6 +178,14 @@ function liveGame(game) {
     <div><h2>Decisions</h2><div class="panel log" id="log"></div></div></div>`;
   const names = (game.seats || []).map(s => s.bot);
   const log = document.getElementById("log");
+  const status = document.getElementById("status");
+  if (game.running_on) {  // another host runs it: its moves are only there
+    const on = game.running_on;
+    status.classList.add("elsewhere");
+    status.textContent = `running on ${on.host}${on.address ? " (" + on.address + ")" : ""}: watch it there` +
+      (on.address ? ` (arena watch ${game.game_id} --arena ${on.address})` : "");
+    return () => {};
+  }
   const source = new EventSource(`/api/v1/games/${encodeURIComponent(game.game_id)}/events?follow=1`);
   source.onmessage = message => {
     const event = JSON.parse(message.data);
@@ -202,6 +210,23 @@ function liveGame(game) {
         ? "game over: " + results.map(r => `${r.placement || "?"}. ${r.name} (${r.points || 0})`).join(", ")
         : `game ${event.ended.reason || "ended"}`;
     }
+  };
+  // A stream refused (not live here, the server busy) ends the EventSource; one cut is retried by the browser.
+  source.onerror = async event => {
+    if (event.data) {  // the server's own "error" event: no room to watch now
+      source.close();
+      status.classList.add("elsewhere");
+      status.textContent = JSON.parse(event.data).error || "the live stream was refused";
+      return;
+    }
+    if (source.readyState !== EventSource.CLOSED) {
+      status.textContent = "connection lost: reconnecting…";
+      return;
+    }
+    const answer = await fetch(`/api/v1/games/${encodeURIComponent(game.game_id)}/events`).catch(() => null);
+    const body = answer ? await answer.json().catch(() => ({})) : {};
+    status.classList.add("elsewhere");
+    status.textContent = body.error || "the live stream is not available: reload the page to try again";
   };
   source.addEventListener("end", () => {
     source.close();

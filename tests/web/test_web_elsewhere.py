@@ -1,0 +1,100 @@
+"""A game another host of a shared ladder runs: its live events are only there, so every other view says where.
+
+The operator's walk: host B's web view (and `arena web --db`) showed host A's running game as
+"waiting for the first move…" for good, its events endpoint a bare 404, and `arena watch ID --arena
+hostB` "no game" with a usage error.  The database knows which host runs a game (its seat claims) and
+that host's address (the hosts table): the API, the page and `arena watch` say so.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
+pytest.importorskip("httpx2", reason="Starlette's test client needs httpx2 (pip install -e '.[test]')")
+from starlette.testclient import TestClient  # noqa: E402
+
+from arena.ladder.store import LadderStore  # noqa: E402
+from arena.web import WebSource, create_app  # noqa: E402
+from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
+
+from .test_web_api import BOTS, SEED, play  # noqa: E402
+from .test_web_live import Lines, _browser  # noqa: E402
+
+HOST_A = "127.0.0.1:34053"
+
+
+def running_on_host_a(url: str, tmp_path) -> None:
+    """A PostgreSQL ladder with one finished game and one (``run-a``) that host ``hostA`` runs, as that host's
+    join and seat claims leave the rows (arena/ladder/store/hosts.py, game_start.py)."""
+    import psycopg
+
+    store = LadderStore.open(url, shared=True)
+    play(store, tmp_path / "replays", "done-1", "maumau", BOTS[:2], SEED)
+    store.game_started("run-a", "maumau", {}, SEED + 1, "run-a", 0, BOTS[:2])
+    store.close()
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state) "
+                   "VALUES ('hostA', %s, 4242, 8, 0, 1e12, 'live')", (HOST_A,))
+        for seat, bot in enumerate(BOTS[:2]):
+            db.execute("INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at) "
+                       "VALUES ('run-a', %s, %s, 'maumau', 'hostA', 1, 1, 0)", (seat, bot))
+
+
+def test_the_api_says_which_host_runs_a_game_that_is_not_live_here(postgres_db, tmp_path):
+    running_on_host_a(postgres_db, tmp_path)
+    source = WebSource(postgres_db)
+    try:
+        with TestClient(create_app(source)) as client:
+            game = client.get("/api/v1/games/run-a").json()
+            assert game["status"] == "running" and game["live"] is False
+            assert game["running_on"] == {"host": "hostA", "address": HOST_A, "state": "live"}
+            events = client.get("/api/v1/games/run-a/events?follow=1")
+            assert events.status_code == 404
+            assert events.json()["error"] == (f"game run-a is running on host hostA ({HOST_A}): watch it there "
+                                              f"(arena watch run-a --arena {HOST_A})")
+            assert events.json()["running_on"]["address"] == HOST_A
+            # A finished game runs nowhere; an unknown one is unknown.
+            assert client.get("/api/v1/games/done-1").json()["running_on"] is None
+            assert "no live game 'nope' here" in client.get("/api/v1/games/nope/events").json()["error"]
+    finally:
+        source.close()
+
+
+def test_a_browser_on_another_host_is_told_where_the_game_runs(postgres_db, tmp_path):
+    """`arena web --db` (it runs no game): the live game's page says where to watch it instead of waiting for
+    a first move that never comes, and a stream the server refuses is said too (the EventSource's errors)."""
+    playwright, chromium = _browser()
+    running_on_host_a(postgres_db, tmp_path)
+    web = subprocess.Popen(
+        [sys.executable, "-m", "arena", "web", "--db", postgres_db, "--listen", "127.0.0.1:0"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        preexec_fn=sigint_as_at_a_terminal)
+    try:
+        url = Lines(web).until(r"web view on (http://\S+)").group(1)
+        with playwright.sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(f"{url}#/game/run-a")
+            page.wait_for_selector("#status.elsewhere", timeout=30_000)
+            assert page.locator("#status").inner_text().startswith(f"running on hostA ({HOST_A}): watch it there")
+            # A game the page believes live whose stream is refused: the EventSource's error is shown.
+            page.evaluate("""() => { liveGame({game_id: "nope", ruleset: "maumau", seats: [], live: true}); }""")
+            page.wait_for_selector("#status.elsewhere", timeout=30_000)
+            assert "no live game 'nope' here" in page.locator("#status").inner_text()
+            browser.close()
+        assert not errors, errors
+    finally:
+        os.killpg(web.pid, signal.SIGINT)
+        try:
+            web.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(web.pid, signal.SIGKILL)
+            web.wait()
