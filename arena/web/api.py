@@ -139,7 +139,7 @@ def routes(source: WebSource) -> list[Route]:
         if not follow:
             release = source.live.admit(address)
             try:
-                return JSONResponse({"game_id": game_id, "events": [event async for event in stream]})
+                return JSONResponse({"game_id": game_id, "events": [event async for batch in stream for event in batch]})
             finally:
                 release()
 
@@ -151,11 +151,16 @@ def routes(source: WebSource) -> list[Route]:
                 yield f"event: error\ndata: {json.dumps({'error': str(busy)})}\n\n"
                 return
             try:
-                async for event in stream:
-                    yield f"data: {json.dumps(event, separators=(',', ':'))}\n\n"
+                async for batch in stream:
+                    # A reader that has gone is written no more (each write to its closed socket is a line
+                    # in asyncio's log); the backlog and the events that arrived together are one write.
+                    if await request.is_disconnected():
+                        return
+                    yield "".join(f"data: {json.dumps(event, separators=(',', ':'))}\n\n" for event in batch)
                 yield "event: end\ndata: {}\n\n"
             finally:
                 release()
+                await stream.aclose()  # its watcher queue is dropped now, not when the generator is collected
 
         return StreamingResponse(sse(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -114,7 +114,10 @@ class LiveFeed:
         return lambda: spectators.leave(address)
 
     async def events(self, game_id: str, follow: bool):
-        """Every public event of a live game so far, then (``follow``) each new one until it ends."""
+        """Every public event of a live game so far, then (``follow``) each new one until it ends: in batches
+        (lists), the backlog as one and then whatever arrived together, so that a stream writes the backlog
+        of a long game once, not an event at a time (a reader that hung up was written hundreds of events
+        before its going was noticed, each logged by asyncio)."""
         game = self.live.get(game_id)
         if game is None:
             raise NotFound(f"no live game {game_id!r} on this arena")
@@ -123,13 +126,19 @@ class LiveFeed:
             queue = asyncio.Queue()
             game.watchers.add(queue)
         try:
-            for event in game.backlog():
-                yield spectator_event_dict(event)
+            backlog = [spectator_event_dict(event) for event in game.backlog()]
+            if backlog:
+                yield backlog
             while queue is not None:
-                event = await queue.get()
-                if event is None:
+                arrived = [await queue.get()]
+                while not queue.empty() and arrived[-1] is not None:
+                    arrived.append(queue.get_nowait())
+                ended = arrived[-1] is None
+                batch = [spectator_event_dict(event) for event in arrived if event is not None]
+                if batch:
+                    yield batch
+                if ended:
                     return
-                yield spectator_event_dict(event)
         finally:
             if queue is not None:
                 game.watchers.discard(queue)
