@@ -17,11 +17,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from arena.ladder.store import error_line, outage_errors
 from arena.server.peers import address_key
 from arena.web.source import BadRequest, Busy, NotFound, NotYet, WebSource
 
 log = logging.getLogger(__name__)
 VERSION = 1
+#: The Retry-After (seconds) of an answer the database could not give (an outage: a restart takes a few).
+OUTAGE_RETRY_S = 5
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -69,6 +72,10 @@ def failure(request: Request, problem: Exception) -> Response:
         return error(409, str(problem))
     if isinstance(problem, Busy):  # the rebuild budget is taken: a flood of replay requests waits its turn outside
         return JSONResponse({"error": str(problem)}, status_code=503, headers={"Retry-After": "2"})
+    if isinstance(problem, outage_errors()):  # the database is away (restarting, unreachable): say so, briefly
+        log.warning("web: %s: the ladder database cannot be read: %s", request.url.path, error_line(problem))
+        return JSONResponse({"error": "the ladder database cannot be read right now; try again shortly"},
+                            status_code=503, headers={"Retry-After": str(OUTAGE_RETRY_S)})
     log.error("web: %s failed", request.url.path, exc_info=problem)
     return error(500, "internal error; the server log has the details")
 
