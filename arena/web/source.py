@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from arena.ladder import ranking
 from arena.ladder.store import GameRecord, LadderStore, is_postgres_url
+from arena.web.times import api_time
 
 MAX_LIMIT = 500
 VIEWS_AFTER_END = ("omniscient", "spectator")
@@ -239,9 +240,17 @@ class WebSource:
         return [game_dict(g) for g in rows]
 
     def running(self) -> list[dict[str, Any]]:
-        if self.live is not None:
-            return self.live.running()
-        return self.games(status="running", limit=MAX_LIMIT)
+        """The whole ladder's running games, newest first: this arena's own from its live state (their
+        events stream here), every other host's from the database (PostgreSQL), with the host that runs it."""
+        here = self.live.running() if self.live is not None else []
+        if self.live is not None and not is_postgres_url(self.db_path):
+            return here  # a SQLite ladder has one host, this one: its running games are the live ones
+        mine = {game["game_id"] for game in here}
+        others = [record for record in self.store.games(status="running", limit=MAX_LIMIT) if record.id not in mine]
+        hosts = self.store.running_on([record.id for record in others]) if others else {}
+        listed = here + [running_dict(record, hosts.get(record.id)) for record in others]
+        listed.sort(key=lambda game: game["started_at"] or "", reverse=True)
+        return listed[:MAX_LIMIT]
 
     def game(self, game_id: str) -> dict[str, Any]:
         record = self._record(game_id)
@@ -341,8 +350,10 @@ class WebSource:
         return {
             "name": name, "registered": bool(info.get("registered")), "owner": info.get("owner"),
             "version": info.get("version") or "",
-            "first_seen": info.get("first_seen"), "last_seen": info.get("last_seen"), "connected": connected,
-            "rulesets": per_ruleset, "versions": self.store.bot_versions(name),
+            "first_seen": api_time(info.get("first_seen")), "last_seen": api_time(info.get("last_seen")),
+            "connected": connected, "rulesets": per_ruleset,
+            "versions": [{**row, "first_seen": api_time(row.get("first_seen")), "last_seen": api_time(row.get("last_seen"))}
+                         for row in self.store.bot_versions(name)],
         }
 
     def rating_history(self, name: str, ruleset: str, reader: Any = None) -> list[dict[str, Any]]:
@@ -365,7 +376,7 @@ class WebSource:
             elo.update(ruleset, placements)
             for bot in placements:
                 histories.setdefault(bot, []).append(
-                    {"game_id": game_id, "at": ended_at, "rating": round(elo.rating(ruleset, bot), 1)})
+                    {"game_id": game_id, "at": api_time(ended_at), "rating": round(elo.rating(ruleset, bot), 1)})
         return histories
 
     def _for_readers(self, key: Any, build: Callable[[], Any], reader: Any = None) -> Any:
@@ -386,7 +397,7 @@ def game_dict(record: GameRecord) -> dict[str, Any]:
     """A game's public summary (never the seed: it would let anyone deal the hidden cards)."""
     return {
         "game_id": record.id, "ruleset": record.ruleset, "options": record.options, "status": record.status,
-        "reason": record.reason, "started_at": record.started_at, "ended_at": record.ended_at,
+        "reason": record.reason, "started_at": api_time(record.started_at), "ended_at": api_time(record.ended_at),
         "decisions": record.decisions,
         "seats": [{"seat": s.seat, "bot": s.bot, "placement": s.placement, "points": s.points,
                    "strikes": s.strikes, "timeouts": s.timeouts, "forfeited": s.forfeited, "errors": s.errors}
@@ -395,8 +406,18 @@ def game_dict(record: GameRecord) -> dict[str, Any]:
 
 
 def summary_dict(summary: Any) -> dict[str, Any]:
+    """A game live on this arena, as `/api/v1/live` lists it (docs/web-api.md)."""
     return {"game_id": summary.game_id, "ruleset": summary.ruleset, "players": list(summary.players),
-            "status": summary.status, "started_at": summary.started_at, "decisions": summary.decisions}
+            "status": summary.status, "started_at": api_time(summary.started_at), "decisions": summary.decisions,
+            "live": True, "running_on": None}
+
+
+def running_dict(record: GameRecord, running_on: Any = None) -> dict[str, Any]:
+    """A running game of the ladder that is not live here, in `summary_dict`'s shape: ``running_on`` the
+    host of a shared ladder that runs it (None where the database does not say); ``decisions`` unknown."""
+    return {"game_id": record.id, "ruleset": record.ruleset, "players": [s.bot for s in record.seats],
+            "status": record.status, "started_at": api_time(record.started_at), "decisions": None,
+            "live": False, "running_on": running_on.to_dict() if running_on is not None else None}
 
 
 def spectator_event_dict(event: Any) -> dict[str, Any]:

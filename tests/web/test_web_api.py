@@ -300,3 +300,23 @@ def test_the_live_event_streams_share_the_arenas_watching_budget_and_give_their_
     assert served.status_code == 200 and [e["index"] for e in served.json()["events"]] == [0]
     assert followed.status_code == 200 and "event: end" in followed.text
     assert held_after == 0 and live.spectators.held == 0
+
+
+def test_every_time_is_one_form_and_live_lists_the_documented_shape(ladder):
+    """`/live` and `/games` gave one game's start in two forms (``…26Z`` and ``…26.487+00:00``), and
+    `arena web`'s `/live` whole game objects instead of the documented summary."""
+    import re
+
+    utc = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+    [running] = ladder.get("/api/v1/live").json()["games"]
+    assert set(running) == {"game_id", "ruleset", "players", "status", "started_at", "decisions", "live", "running_on"}
+    assert running["players"] == BOTS[:2] and running["live"] is False and running["decisions"] is None
+    listed = {g["game_id"]: g for g in ladder.get("/api/v1/games").json()["games"]}
+    assert utc.fullmatch(running["started_at"]) and running["started_at"] == listed["running-1"]["started_at"]
+    assert all(utc.fullmatch(g["started_at"]) for g in listed.values())
+    assert all(utc.fullmatch(g["ended_at"]) for g in listed.values() if g["status"] == "finished")
+    bot = ladder.get("/api/v1/bots/greedy").json()
+    assert utc.fullmatch(bot["first_seen"] or "2000-01-01T00:00:00.000Z")
+    assert all(utc.fullmatch(v["first_seen"]) and utc.fullmatch(v["last_seen"]) for v in bot["versions"])
+    points = ladder.get("/api/v1/bots/greedy/ratings?ruleset=maumau").json()["points"]
+    assert points and all(utc.fullmatch(p["at"]) for p in points)

@@ -27,6 +27,7 @@ from .test_web_api import BOTS, SEED, play  # noqa: E402
 from .test_web_live import Lines, _browser  # noqa: E402
 
 HOST_A = "127.0.0.1:34053"
+FINISHED = 6
 
 
 def running_on_host_a(url: str, tmp_path) -> None:
@@ -36,6 +37,9 @@ def running_on_host_a(url: str, tmp_path) -> None:
 
     store = LadderStore.open(url, shared=True)
     play(store, tmp_path / "replays", "done-1", "maumau", BOTS[:2], SEED)
+    for n in range(FINISHED):  # the latest results, with ids as the ladder makes them (new_game_id)
+        play(store, tmp_path / "replays", f"20261129T2036{n:02d}-d17bfb6{n}", "maumau", [BOTS[n % 3], BOTS[(n + 1) % 3]],
+             SEED + 10 + n)
     store.game_started("run-a", "maumau", {}, SEED + 1, "run-a", 0, BOTS[:2])
     store.close()
     with psycopg.connect(url, autocommit=True) as db:
@@ -59,11 +63,42 @@ def test_the_api_says_which_host_runs_a_game_that_is_not_live_here(postgres_db, 
             assert events.json()["error"] == (f"game run-a is running on host hostA ({HOST_A}): watch it there "
                                               f"(arena watch run-a --arena {HOST_A})")
             assert events.json()["running_on"]["address"] == HOST_A
+            # The whole ladder's running games, each with the host that runs it, in the documented shape.
+            running = client.get("/api/v1/live").json()["games"]
+            assert [(g["game_id"], g["live"], g["running_on"]) for g in running] == [
+                ("run-a", False, {"host": "hostA", "address": HOST_A, "state": "live"})]
+            assert set(running[0]) == {"game_id", "ruleset", "players", "status", "started_at", "decisions", "live",
+                                       "running_on"}
             # A finished game runs nowhere; an unknown one is unknown.
             assert client.get("/api/v1/games/done-1").json()["running_on"] is None
             assert "no live game 'nope' here" in client.get("/api/v1/games/nope/events").json()["error"]
     finally:
         source.close()
+
+
+def test_live_beside_an_arena_lists_its_own_games_and_the_other_hosts_in_one_form(postgres_db, tmp_path):
+    """`arena serve --web` on a shared ladder: "Running now" is the whole ladder's, this arena's own games
+    (live here) and the other hosts' (from the database, with their host), every start in one form."""
+    from arena.server.live import LiveGames
+    from arena.web.source import LiveFeed
+    from arena.web.times import api_time
+
+    running_on_host_a(postgres_db, tmp_path)
+    live = LiveGames()
+    game = live.start("here-1", "maumau", BOTS[1:])
+    game.started_at = "2999-01-01T00:00:00Z"  # as the arena stamps it: to the second (and the newest)
+    source = WebSource(postgres_db, live=LiveFeed(live))
+    try:
+        with TestClient(create_app(source)) as client:
+            games = client.get("/api/v1/live").json()["games"]
+            started = client.get("/api/v1/games/run-a").json()["started_at"]
+    finally:
+        source.close()
+    assert [(g["game_id"], g["live"], g["running_on"] and g["running_on"]["host"]) for g in games] == [
+        ("here-1", True, None), ("run-a", False, "hostA")]
+    assert games[0]["started_at"] == "2999-01-01T00:00:00.000Z" and games[1]["started_at"] == started
+    assert api_time("2026-11-29T21:36:26.4+01:00") == "2026-11-29T20:36:26.400Z"
+    assert api_time(None) is None and api_time("not a time") == "not a time"
 
 
 def test_a_browser_on_another_host_is_told_where_the_game_runs(postgres_db, tmp_path):
@@ -85,6 +120,19 @@ def test_a_browser_on_another_host_is_told_where_the_game_runs(postgres_db, tmp_
             page.goto(f"{url}#/game/run-a")
             page.wait_for_selector("#status.elsewhere", timeout=30_000)
             assert page.locator("#status").inner_text().startswith(f"running on hostA ({HOST_A}): watch it there")
+            # The leaderboard: the running game with its host; the latest results' bots and results in view
+            # (side by side with the running games they were behind a horizontal scrollbar).
+            for width in (1280, 1700):
+                page.set_viewport_size({"width": width, "height": 900})
+                page.goto(f"{url}#/")
+                page.wait_for_selector("#latest table", timeout=30_000)
+                page.wait_for_selector("#live td.host", timeout=30_000)
+                assert page.locator("#live td.host").inner_text() == "hostA"
+                assert "every host" in page.locator("h2").first.inner_text()
+                overflow = page.evaluate("""() => [...document.querySelectorAll('#live, #latest')].map(
+                    panel => panel.scrollWidth - panel.clientWidth)""")
+                assert overflow == [0, 0], (width, overflow)
+                page.screenshot(path=str(tmp_path / f"leaderboard-{width}.png"))
             # A game the page believes live whose stream is refused: the EventSource's error is shown.
             page.evaluate("""() => { liveGame({game_id: "nope", ruleset: "maumau", seats: [], live: true}); }""")
             page.wait_for_selector("#status.elsewhere", timeout=30_000)

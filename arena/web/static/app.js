@@ -81,8 +81,8 @@ function standingsTable(rows) {
 
 function gamesTable(games, live = false) {
   if (!games.length) return `<p class="dim">${live ? "no game is running right now" : "no games"}</p>`;
-  return `<table class="games"><thead><tr><th>game</th><th>ruleset</th><th>bots</th><th>${live ? "started" : "result"}</th>
-    <th class="num">decisions</th></tr></thead><tbody>` + games.map(g => {
+  return `<table class="games"><thead><tr><th>game</th><th>ruleset</th><th>bots</th><th>${live ? "started (UTC)" : "result"}</th>
+    ${live ? "<th>host</th>" : ""}<th class="num">decisions</th></tr></thead><tbody>` + games.map(g => {
       const bots = g.players || (g.seats || []).map(s => s.bot);
       let result = "";
       if (live) result = esc((g.started_at || "").slice(11, 19));
@@ -91,7 +91,7 @@ function gamesTable(games, live = false) {
       } else result = `<span class="dim">${esc(g.status)}${g.reason ? ": " + esc(g.reason) : ""}</span>`;
       return `<tr><td><a href="#/game/${encodeURIComponent(g.game_id)}">${esc(g.game_id)}</a></td><td>${esc(g.ruleset)}</td>
         <td>${bots.map(b => `<a href="#/bot/${encodeURIComponent(b)}">${esc(b)}</a>`).join(", ")}</td>
-        <td>${result}</td><td class="num">${g.decisions ?? ""}</td></tr>`;
+        <td>${result}</td>${live ? `<td class="host">${g.live ? "here" : g.running_on ? esc(g.running_on.host) : ""}</td>` : ""}<td class="num">${g.decisions ?? ""}</td></tr>`;
     }).join("") + "</tbody></table>";
 }
 
@@ -108,7 +108,7 @@ async function leaderboardPage(params) {
   const {rulesets} = await api("/api/v1/rulesets");
   let chosen = params.get("ruleset") || (rulesets[0] && rulesets[0].name);
   $main.innerHTML = `<h1>Leaderboard</h1><div class="tabs" id="tabs"></div>
-    <div class="panel" id="standings"></div><div class="grid2"><div><h2>Running now</h2><div class="panel" id="live"></div></div>
+    <div class="panel" id="standings"></div><div class="ladder-games"><div><h2>Running now <span class="dim">(every host of the ladder)</span></h2><div class="panel" id="live"></div></div>
     <div><h2>Latest results</h2><div class="panel" id="latest"></div></div></div>`;
   const tabs = document.getElementById("tabs");
   const drawTabs = () => {
