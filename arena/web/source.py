@@ -186,12 +186,25 @@ class WebSource:
 
     # ------------------------------------------------------------ rulesets and standings
 
+    @property
+    def shared(self) -> bool:
+        """A ladder several hosts share (PostgreSQL): this view must show every host's part of it."""
+        return is_postgres_url(self.db_path)
+
     def rulesets(self) -> list[dict[str, Any]]:
+        """What this arena schedules first (beside a ladder), then, from the database, what the ladder has played
+        (most games first) and, on a shared ladder, what its live hosts are playing now: every host's web view
+        lists the same ladder, whatever its own ``--game`` list.  (A SQLite ladder's `arena serve --web` lists its
+        own schedule: it is the only host.)"""
         from arena import games
 
-        names = list(self._rulesets()) if self._rulesets else self.store.rulesets_played()
+        names = list(self._rulesets()) if self._rulesets else []
+        if self._rulesets is None or self.shared:
+            names += self.store.rulesets_played()
+            if self.shared:
+                names += self.store.rulesets_in_play()
         rows = []
-        for name in names:
+        for name in dict.fromkeys(names):
             try:
                 title = games.ruleset_info(name).title
             except Exception:  # a database from a newer version may name a ruleset this one lacks
@@ -200,22 +213,24 @@ class WebSource:
         return rows
 
     def standings(self, ruleset: str) -> list[dict[str, Any]]:
+        """The ruleset's standings: the ladder's own (the director's) for a ruleset this arena schedules, else the fit
+        from the database (`_fit`), so a ruleset another host of a shared ladder schedules is ranked here too."""
         self._known_ruleset(ruleset)
-        if self._standings is not None:
-            connected = set(self.live.connected()) if self.live else set()
-            return [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes,
-                             r.bot in connected, r.errors).to_dict() for r in self._standings(ruleset)]
-        return [s.to_dict() for s in self._fit(ruleset)]
+        connected = set(self.live.connected()) if self.live else set()
+        if self._standings is not None and (self._rulesets is None or ruleset in self._rulesets()):
+            rows = self._standings(ruleset)
+        else:
+            rows = self._fit(ruleset)
+        return [Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes,
+                         r.bot in connected, r.errors).to_dict() for r in rows]
 
-    def _fit(self, ruleset: str) -> list[Standing]:
+    def _fit(self, ruleset: str) -> list[Any]:
         """The Bradley-Terry fit from the database, refitted (in the bounded rebuild budget) only when a
         game has finished since."""
         from arena.ladder.standings import compute_standings
 
         finished = self.store.count_games(ruleset, "finished")
-        return self._for_readers(("standings", ruleset, finished), lambda: [
-            Standing(r.rank, r.bot, r.rating, r.ci, r.games, r.wins, r.timeouts, r.strikes, False, r.errors)
-            for r in compute_standings(self.store, ruleset)])
+        return self._for_readers(("standings", ruleset, finished), lambda: compute_standings(self.store, ruleset))
 
     def _known_ruleset(self, ruleset: str) -> None:
         from arena import games

@@ -22,7 +22,9 @@ same store; the modules split along the concepts:
   host can serve any replay; a SQLite ladder keeps files only);
 * ``hosts.py``, ``claims.py``: several `arena serve` hosts on one PostgreSQL database (the
   host registry and its liveness; seat claims that keep every bot within its games at
-  once over all hosts).  See arena/ladder/README.md, "Several hosts".
+  once over all hosts).  See arena/ladder/README.md, "Several hosts";
+* ``host_list.py``: those hosts as an operator reads them (`arena hosts`, the web view's hosts): live or not,
+  and the games each runs now; read-only.
 """
 
 from arena.ladder.store.ladder_store import LadderStore, open_backend

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena.ladder.ranking import leaderboard_order
 from arena.ladder.ratings import PairTable, RatedGame, Rating
-from arena.ladder.store import fit_totals, game_end, game_start, replays, running_on
+from arena.ladder.store import fit_totals, game_end, game_start, host_list, replays, running_on
 from arena.ladder.store.backend import Backend, Read, Steps, drive
 from arena.ladder.store.game_start import SeatClaim
 from arena.ladder.store.migrations import migrate, read_version
@@ -661,6 +661,11 @@ class LadderStore:
         """{game id: the host running it} of these games that are running on a host of a shared ladder."""
         with self._lock:
             return running_on.running_on(self.backend, game_ids)
+
+    def rulesets_in_play(self) -> list[str]:
+        """The rulesets of the games the live hosts of a shared ladder run now ([] on SQLite: no seat claims)."""
+        with self._lock:
+            return host_list.rulesets_in_play(self.backend)
 
     def stored_replays(self, game_ids: Sequence[str]) -> set[str]:
         """Which of these games have their replay in the database."""
