@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover
 COMMANDS = {
     "rules": "rules", "selfplay": "selfplay", "match": "match", "serve": "serve", "replay": "replay",
     "replays": "replay", "watch": "watch", "web": "web", "leaderboard": "leaderboard", "bots": "bots",
-    "check-bot": "check_bot", "health": "health",
+    "check-bot": "check_bot", "health": "health", "hosts": "hosts",
 }
 
 

@@ -86,7 +86,7 @@ def routes(source: WebSource) -> list[Route]:
             "/api/v1/rulesets", "/api/v1/standings/{ruleset}", "/api/v1/live",
             "/api/v1/games?bot=&ruleset=&status=&limit=&offset=", "/api/v1/games/{game_id}",
             "/api/v1/games/{game_id}/events[?follow=1]", "/api/v1/games/{game_id}/replay?view=",
-            "/api/v1/bots/{name}", "/api/v1/bots/{name}/ratings?ruleset=",
+            "/api/v1/bots/{name}", "/api/v1/bots/{name}/ratings?ruleset=", "/api/v1/hosts",
         ]}
 
     def rulesets(request: Request) -> Any:
@@ -95,6 +95,9 @@ def routes(source: WebSource) -> list[Route]:
     def standings(request: Request) -> Any:
         ruleset = request.path_params["ruleset"]
         return {"ruleset": ruleset, "standings": source.standings(ruleset)}
+
+    def hosts(request: Request) -> Any:
+        return {"shared": source.shared, "hosts": source.hosts()}
 
     def live(request: Request) -> Any:
         return {"games": source.running()}
@@ -180,6 +183,7 @@ def routes(source: WebSource) -> list[Route]:
         Route("/api/v1/rulesets", _answers(rulesets)),
         Route("/api/v1/standings/{ruleset}", _answers(standings)),
         Route("/api/v1/live", _answers(live)),
+        Route("/api/v1/hosts", _answers(hosts)),
         Route("/api/v1/games", _answers(games)),
         Route("/api/v1/games/{game_id}", _answers(game)),
         Route("/api/v1/games/{game_id}/events", events),

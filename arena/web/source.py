@@ -238,6 +238,13 @@ class WebSource:
         if ruleset not in games.rulesets():
             raise NotFound(f"unknown ruleset {ruleset!r}; this arena knows {', '.join(games.rulesets())}")
 
+    # ------------------------------------------------------------ hosts
+
+    def hosts(self) -> list[dict[str, Any]]:
+        """Every host of a shared ladder, live ones first, with its state and the games it runs now
+        (`arena.ladder.store.host_list`); [] on SQLite, whose one host is the `arena serve` that owns the file."""
+        return [row.to_dict() for row in self.store.hosts()] if self.shared else []
+
     # ------------------------------------------------------------ games
 
     def games(self, bot: str = "", ruleset: str = "", status: str = "", limit: int = 50,

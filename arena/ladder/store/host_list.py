@@ -17,7 +17,89 @@ The functions take a `Backend` (the caller holds the store's lock), as ``running
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
 from arena.ladder.store.backend import Backend
+from arena.ladder.store.hosts import HOST_LOCK_CLASS
+
+#: The database's clock in epoch seconds (the registry's ``NOW``).
+_NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+#: Whether a host's lock is held: an advisory lock of *this* database (``pg_locks`` shows every database's,
+#: and two ladders on one server number their hosts' locks alike).
+_LOCK_HELD = (
+    "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+    "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+    f"AND CAST(l.classid AS BIGINT) = {HOST_LOCK_CLASS} AND CAST(l.objid AS BIGINT) = h.lock_key)"
+)
+#: The games a host runs now: its open seat claims' games that are still running.
+_GAMES_NOW = (
+    "(SELECT COUNT(DISTINCT c.game_id) FROM seat_claims c JOIN games g ON g.id = c.game_id AND g.status = 'running' "
+    "WHERE c.host = h.name AND c.released_at IS NULL)"
+)
+
+
+@dataclass(frozen=True)
+class HostRow:
+    """One host of a shared ladder, as read at ``now`` (the database's clock, epoch seconds)."""
+
+    name: str  # `arena serve --host-name`
+    address: str  # the HOST:PORT it serves bots and Spectate on (`--advertise`)
+    state: str  # live, stopped or dead (see the module's doc)
+    since: float  # live: when it (re)joined; stopped: when it stopped; dead: when its lease ran out
+    lease_until: float  # the end of the lease its last heartbeat renewed (a stop sets it to the moment it stopped)
+    concurrency: int  # its --concurrency: games it may run at once
+    games: int  # games it runs now (its open seat claims)
+    now: float
+
+    @property
+    def lease_left_s(self) -> float:
+        """Seconds the lease still runs (negative: how long ago it ran out)."""
+        return self.lease_until - self.now
+
+    @property
+    def since_s(self) -> float:
+        """Seconds since `since`."""
+        return self.now - self.since
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "address": self.address, "state": self.state, "since": iso_time(self.since),
+            "since_s": round(self.since_s, 1), "lease_until": iso_time(self.lease_until),
+            "lease_left_s": round(self.lease_left_s, 1), "games": self.games, "concurrency": self.concurrency,
+        }
+
+
+def iso_time(epoch: float) -> str:
+    """An epoch time in the web API's form (ISO 8601, UTC, milliseconds, ``Z``)."""
+    moment = datetime.fromtimestamp(epoch, timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def host_rows(backend: Backend) -> list[HostRow]:
+    """Every host the ladder has had, live ones first, then by name (none on SQLite)."""
+    if backend.dialect != "postgresql":
+        return []
+    rows = backend.rows(
+        f"SELECT h.name, h.address, h.state, h.started_at, h.lease_until, h.concurrency, {_LOCK_HELD}, "
+        f"{_GAMES_NOW}, {_NOW} FROM hosts h ORDER BY h.name"
+    )
+    found = []
+    for name, address, stored, started, lease_until, concurrency, held, games, now in rows:
+        state = judged_state(stored, float(lease_until), bool(held), float(now))
+        since = float(started) if state == "live" else float(lease_until)
+        found.append(HostRow(name, address, state, since, float(lease_until), int(concurrency), int(games), float(now)))
+    found.sort(key=lambda row: (row.state != "live", row.name))
+    return found
+
+
+def judged_state(stored: str, lease_until: float, held: bool, now: float) -> str:
+    """The registry's judgement of a host (hosts.py): a ``live`` row whose lease has run out and whose lock nobody
+    holds is dead already, whether or not a sweep has marked it yet; one that still holds its lock is live (late)."""
+    if stored == "live" and lease_until < now and not held:
+        return "dead"
+    return stored
 
 
 def rulesets_in_play(backend: Backend) -> list[str]:

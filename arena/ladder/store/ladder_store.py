@@ -662,6 +662,11 @@ class LadderStore:
         with self._lock:
             return running_on.running_on(self.backend, game_ids)
 
+    def hosts(self) -> list["host_list.HostRow"]:
+        """Every host of a shared ladder (live ones first), with its state and the games it runs now; [] on SQLite."""
+        with self._lock:
+            return host_list.host_rows(self.backend)
+
     def rulesets_in_play(self) -> list[str]:
         """The rulesets of the games the live hosts of a shared ladder run now ([] on SQLite: no seat claims)."""
         with self._lock:

@@ -109,7 +109,8 @@ async function leaderboardPage(params) {
   let chosen = params.get("ruleset") || (rulesets[0] && rulesets[0].name);
   $main.innerHTML = `<h1>Leaderboard</h1><div class="tabs" id="tabs"></div>
     <div class="panel" id="standings"></div><div class="ladder-games"><div><h2>Running now <span class="dim">(every host of the ladder)</span></h2><div class="panel" id="live"></div></div>
-    <div><h2>Latest results</h2><div class="panel" id="latest"></div></div></div>`;
+    <div><h2>Latest results</h2><div class="panel" id="latest"></div></div></div>
+    <section id="hosts-section" hidden><h2>Hosts <span class="dim">(the ladder's arena servers)</span></h2><div class="panel" id="hosts"></div></section>`;
   const tabs = document.getElementById("tabs");
   const drawTabs = () => {
     tabs.innerHTML = rulesets.map(r => `<button data-r="${esc(r.name)}" class="${r.name === chosen ? "on" : ""}" title="${esc(r.title)}">${esc(r.name)}</button>`).join("");
@@ -129,7 +130,42 @@ async function leaderboardPage(params) {
       box.dataset.updated = String(Date.now());
     }
   };
-  return every(2000, refresh);
+  const stopGames = every(2000, refresh), stopHosts = every(10000, refreshHosts);
+  return () => { stopGames(); stopHosts(); };
+}
+
+// A shared (PostgreSQL) ladder's hosts, whatever their number (one live host may be all that is left of three);
+// a SQLite ladder has one host, the server of this page or the file's, and no section.
+async function refreshHosts() {
+  const {shared, hosts} = await api("/api/v1/hosts");
+  const section = document.getElementById("hosts-section");
+  if (!section) return;
+  section.hidden = !shared;
+  section.dataset.shared = String(shared);
+  if (shared) document.getElementById("hosts").innerHTML = hostsTable(hosts);
+}
+
+function span(seconds) {
+  seconds = Math.max(0, Math.round(seconds));
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+function hostsTable(hosts) {
+  if (!hosts.length) return '<p class="dim">no host has joined this ladder yet</p>';
+  const live = hosts.filter(h => h.state === "live").length;
+  return `<table class="hosts"><thead><tr><th>host</th><th>address</th><th>state</th><th>since (UTC)</th>
+    <th class="num">lease</th><th class="num" title="games it runs now, of its --concurrency">games now</th></tr></thead><tbody>` +
+    hosts.map(h => {
+      const lease = h.state === "stopped" ? "" : h.lease_left_s >= 0 ? `${span(h.lease_left_s)} left` : `lapsed ${span(-h.lease_left_s)} ago`;
+      return `<tr class="host-${esc(h.state)}"><td>${esc(h.name)}</td><td><code>${esc(h.address)}</code></td>
+        <td><span class="dot${h.state === "live" ? " on" : ""}"></span> ${esc(h.state)}</td>
+        <td title="${esc(span(h.since_s))}">${esc((h.since || "").slice(0, 19).replace("T", " "))}</td>
+        <td class="num">${esc(lease)}</td><td class="num">${h.games}/${h.concurrency}</td></tr>`;
+    }).join("") + `</tbody></table><p class="dim legend">${live} live of ${hosts.length}; a host is dead once its lease has run out and its process is gone.</p>`;
 }
 
 async function gamesPage(params) {
