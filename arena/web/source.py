@@ -25,6 +25,7 @@ import asyncio
 import json
 import math
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -34,6 +35,9 @@ from arena.ladder.store import GameRecord, LadderStore, is_postgres_url
 from arena.web.times import api_time
 
 MAX_LIMIT = 500
+#: How long one read of a shared ladder's hosts answers every reader (seconds): the read looks at PostgreSQL's
+#: lock table (``pg_locks``, which briefly holds up every lock taken meanwhile), so a page's readers share it.
+HOSTS_FRESH_S = 2.0
 VIEWS_AFTER_END = ("omniscient", "spectator")
 
 
@@ -164,6 +168,8 @@ class WebSource:
         self._store_lock = threading.Lock()
         self.rebuilds = rebuilds if rebuilds is not None else Rebuilds()
         self._own_rebuilds = rebuilds is None  # closed with the source; a shared one belongs to the server
+        self._hosts_lock = threading.Lock()
+        self._hosts_read: tuple[float, list[dict[str, Any]]] | None = None  # (monotonic time, the answer)
 
     # ------------------------------------------------------------ the database
 
@@ -242,8 +248,15 @@ class WebSource:
 
     def hosts(self) -> list[dict[str, Any]]:
         """Every host of a shared ladder, live ones first, with its state and the games it runs now
-        (`arena.ladder.store.host_list`); [] on SQLite, whose one host is the `arena serve` that owns the file."""
-        return [row.to_dict() for row in self.store.hosts()] if self.shared else []
+        (`arena.ladder.store.host_list`); [] on SQLite, whose one host is the `arena serve` that owns the file.
+        One read answers every reader for `HOSTS_FRESH_S`."""
+        if not self.shared:
+            return []
+        with self._hosts_lock:
+            now = time.monotonic()
+            if self._hosts_read is None or now - self._hosts_read[0] >= HOSTS_FRESH_S:
+                self._hosts_read = (now, [row.to_dict() for row in self.store.hosts()])
+            return self._hosts_read[1]
 
     # ------------------------------------------------------------ games
 
