@@ -24,6 +24,7 @@ psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs ps
 
 from arena.ladder.standings import compute_standings  # noqa: E402
 from arena.ladder.store import LadderStore  # noqa: E402
+from arena.web import WebSource  # noqa: E402
 from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 from .test_web_api import SEED, play  # noqa: E402
@@ -106,3 +107,9 @@ def test_a_hosts_web_view_lists_and_ranks_the_rulesets_other_hosts_play(postgres
         assert [row["bot"] for row in get(f"{web}api/v1/standings/maumau")["standings"]] != []
     finally:
         stop(server)
+    # `arena web --db` (no ladder beside it) lists the same ladder: played, most games first, then in play.
+    source = WebSource(postgres_db)
+    try:
+        assert [row["name"] for row in source.rulesets()] == ["mose", "maumau", "moumou"]
+    finally:
+        source.close()
