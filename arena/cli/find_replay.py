@@ -27,7 +27,12 @@ def looks_like_game_id(text: str) -> bool:
 
 
 def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
-    """The one replay of ``game_id`` (or of a unique id ending in it), or a CommandError saying where it looked."""
+    """The one replay of ``game_id`` (or of a unique id ending in it), or an error saying where it looked.
+
+    An id that names no game, or several, is a bad argument (`CommandError`, exit 2, as `arena watch GAME_ID`
+    and `arena bots rotate|remove NAME` treat a name they do not know); a game that exists but has no replay (running
+    still, or aborted by a crash: a dead host's games keep none) is a well-formed request that cannot be served
+    (`RunFailure`, exit 1)."""
     from arena.ladder.store import LadderStore, StoreError, is_postgres_url
     from arena.replay.listing import replay_files
 
@@ -89,8 +94,8 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
     if len(matches) > 1:
         raise CommandError(f"{game_id!r} matches {len(matches)} games ({', '.join(sorted(matches)[:5])}"
                            f"{', ...' if len(matches) > 5 else ''}): give the full game id")
-    if without:
-        raise CommandError(without)
+    if without:  # the game exists: nothing wrong with the command line, there is no replay to open
+        raise RunFailure(without)
     where = " and ".join(looked) if looked else f"{db} or {folder}/ (neither exists)"
     raise CommandError(f"no replay of game {game_id!r} in {where} (give its file, or --db/--replays)")
 
@@ -104,7 +109,7 @@ def _from_database(store, game_id: str) -> Path:
     except StoredReplayError as error:
         raise RunFailure(f"{error} (in {store.path})") from None
     if text is None:  # removed meanwhile
-        raise CommandError(f"no replay of game {game_id!r} in {store.path}")
+        raise RunFailure(f"no replay of game {game_id!r} in {store.path}")
     folder = Path(tempfile.mkdtemp(prefix="arena-replay-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     path = folder / f"{game_id}.jsonl"

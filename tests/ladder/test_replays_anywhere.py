@@ -179,7 +179,7 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
     assert saved.returncode == 0, saved.stderr
     assert (empty / "copy.jsonl").read_bytes() == text
     lost = arena("replay", aborted, "--db", url, "--verify", cwd=empty)
-    assert lost.returncode != 0 and "no replay" in lost.stderr and lost.stderr.count("\n") == 1, lost.stderr
+    assert lost.returncode == 1 and "no replay" in lost.stderr and lost.stderr.count("\n") == 1, lost.stderr
 
     listed = arena("replays", "--db", url, "--json", cwd=empty)
     assert listed.returncode == 0, listed.stderr
