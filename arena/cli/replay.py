@@ -66,7 +66,9 @@ def register(subparsers) -> None:
         description=(
             "List replays (finished, aborted and cut-off ones) under DIR, newest first (with no DIR: those the "
             "ladder database ./arena.db keeps, when it exists); with --db URL, the "
-            "replays a ladder keeps in its database (every game since replays went there; every host's on PostgreSQL); with DIR --db URL "
+            "replays a ladder keeps in its database (every game since replays went there; every host's on PostgreSQL), "
+            "and the aborted games that have no replay (cut off when their host died or was killed), marked "
+            "'no replay' with the abort's reason (in --json: has_replay false); with DIR --db URL "
             "--import, store DIR's replays of that ladder's games in its database."
         ),
     )
@@ -75,14 +77,16 @@ def register(subparsers) -> None:
                          "them), else replays/")
     listing.add_argument("--db", metavar="FILE|URL",
                          help="list the replays kept in this ladder database instead (a ladder keeps every game's "
-                         "there; games from older versions are files until --import stores them)")
+                         "there; games from older versions are files until --import stores them), and its aborted "
+                         "games that have none")
     listing.add_argument("--import", dest="import_", action="store_true",
                          help="with DIR and --db: store DIR's sealed replays of the database's games that it "
                          "has no replay of yet (games from before replays were kept there), then stop")
     listing.add_argument("--bot", metavar="NAME", help="only games this bot played")
     listing.add_argument("--game", metavar="RULESET", help="only this ruleset")
     listing.add_argument("--limit", type=int, metavar="N", help="at most N replays")
-    listing.add_argument("--json", action="store_true", help="print a JSON list (one object per replay) instead")
+    listing.add_argument("--json", action="store_true",
+                         help="print a JSON list (one object per replay, or per game with --db) instead")
     listing.set_defaults(func=run_replays)
 
 
@@ -323,7 +327,8 @@ def _refuse_unknown_game(ruleset: str | None) -> None:
 
 
 def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) -> int | None:
-    """`arena replays --db URL`: the games whose replay the database keeps, newest first.
+    """`arena replays --db URL`: the games whose replay the database keeps, and the aborted games that have no
+    replay (cut off by a crash: a dead host's), newest first.
 
     folder: the replay folder also there (plain `arena replays` in a ladder's folder): its files are pointed to
     after the list, or listed instead (None returned) when the database keeps none."""
@@ -335,15 +340,16 @@ def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) 
 
     store = open_db(db, must_exist="give a ladder database file or a postgresql:// URL")
     try:
-        games = store.games(ruleset=args.game or None, bot=args.bot or None, limit=args.limit, stored_replay=True)
+        games = store.games(ruleset=args.game or None, bot=args.bot or None, limit=args.limit, stored_replay=True,
+                            lost_replay=True)
         sizes = store.stored_replay_sizes([g.id for g in games])
     except driver_errors() as error:
         raise RunFailure(f"cannot read {store.path}: {' '.join(str(error).split())}") from None
     finally:
         store.close()
-    rows = [_stored_row(g, *sizes.get(g.id, (0, 0))) for g in games]
+    rows = [_stored_row(g, sizes.get(g.id)) for g in games]
     files = folder is not None and folder.is_dir() and next(iter(replay_files(folder)), None) is not None
-    if not rows and files:
+    if files and not any(row["has_replay"] for row in rows):
         return None
     if not rows:
         _refuse_unknown_game(args.game)
@@ -373,18 +379,23 @@ def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) 
         style = {"finished": "green", "aborted": "yellow"}.get(row["status"], "red")
         cells = (show_time(row["started_at"])[:16], row["game_id"], row["ruleset"], ", ".join(row["bots"]),
                  row["outcome"], str(row["decisions"]))
-        table.add_row(*(Text(printable(c)) for c in cells), Text(row["status"], style=style),
-                      f"{row['bytes']} ({row['stored_bytes']})")
+        size = f"{row['bytes']} ({row['stored_bytes']})" if row["has_replay"] else Text("no replay", style="dim")
+        table.add_row(*(Text(printable(c)) for c in cells), Text(row["status"], style=style), size)
     console.print(table)
     console.print(f"open one with `arena replay GAME_ID --db {db}` (from any machine)", style="dim",
                   markup=False)
+    if not all(row["has_replay"] for row in rows):
+        console.print("'no replay': a game cut off by a crash (its host died or was killed) keeps none", style="dim",
+                      markup=False)
     if files:
         console.print(f"replay files under {folder}/ too (older versions' games): arena replays {folder}", style="dim",
                       markup=False)
     return 0
 
 
-def _stored_row(game, size: int, packed: int) -> dict:
+def _stored_row(game, sizes: tuple[int, int] | None) -> dict:
+    """A listed game: ``sizes`` (bytes of its replay text, bytes stored) when the database keeps its replay,
+    None for an aborted game that has none (``has_replay`` false, ``bytes`` null; ``outcome`` its reason)."""
     winners = [s.bot for s in game.seats if s.placement == 1]
     if game.status == "finished" and winners:
         outcome = ("winner " if len(winners) == 1 else "tied ") + ", ".join(winners)
@@ -392,7 +403,8 @@ def _stored_row(game, size: int, packed: int) -> dict:
         outcome = game.reason or game.status
     return {"game_id": game.id, "started_at": game.started_at, "ruleset": game.ruleset,
             "bots": [s.bot for s in game.seats], "status": game.status, "outcome": outcome,
-            "decisions": game.decisions, "bytes": size, "stored_bytes": packed}
+            "decisions": game.decisions, "has_replay": sizes is not None,
+            "bytes": sizes[0] if sizes else None, "stored_bytes": sizes[1] if sizes else None}
 
 
 def _import_replays(directory: Path, db: str) -> int:

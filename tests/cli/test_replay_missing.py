@@ -6,9 +6,11 @@ the commands run in this process (`arena_here`), with their exit status and outp
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from arena.ladder.store import LadderStore, SeatRecord
+from arena.ladder.store import LadderStore, PackedReplay, SeatRecord
 
 DEAD = "20261129T203500-dead0001"  # aborted when its host died: no replay anywhere
 RUNNING = "20261129T203600-run00001"
@@ -42,3 +44,30 @@ def test_a_game_without_a_replay_is_a_runtime_failure_an_unknown_id_a_usage_erro
     unknown = arena_here("replay", "nosuchgame", "--db", ladder, "--step", "0", cwd=empty)
     assert unknown.status == 2 and "no replay of game 'nosuchgame'" in unknown.err, unknown
     assert unknown.err.count("\n") == 1
+
+
+def test_replays_db_lists_the_aborted_games_without_a_replay_with_their_reason(ladder, tmp_path, arena_here):
+    store = LadderStore.open(ladder, recover=False)
+    try:  # a finished game whose replay the database keeps, beside the dead host's game
+        kept = "20261129T203700-kept0001"
+        store.game_started(kept, "moumou", {}, 3, "s3", 0, ["a", "b"])
+        store.game_ended(kept, "finished", [SeatRecord(0, "a", 1, 0), SeatRecord(1, "b", 2, 5)], decisions=40,
+                         replay=PackedReplay.of(b'{"game_id": "kept0001"}\n' * 20))  # listed by its sizes only
+    finally:
+        store.close()
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+    rows = json.loads(arena_here("replays", "--db", ladder, "--json", cwd=empty).out)
+    by_id = {row["game_id"]: row for row in rows}
+    assert set(by_id) == {kept, DEAD}, rows  # the running game has no replay yet, and is no aborted game
+    assert by_id[kept]["has_replay"] and by_id[kept]["bytes"] > 0 and by_id[kept]["outcome"] == "winner a"
+    dead = by_id[DEAD]
+    assert dead["status"] == "aborted" and not dead["has_replay"] and dead["bytes"] is None, dead
+    assert dead["outcome"] == "host B stopped heartbeating (taken for dead)" and dead["bots"] == ["a", "b"]
+    table = arena_here("replays", "--db", ladder, cwd=empty)
+    assert table.status == 0, table.err
+    line = next(line for line in table.out.splitlines() if DEAD in line)
+    assert "aborted" in line and "no replay" in line and "host B stopped heartbeating" in line, table.out
+    assert "a game cut off by a crash" in table.out
+    only_kept = json.loads(arena_here("replays", "--db", ladder, "--json", "--bot", "a", "--limit", "1", cwd=empty).out)
+    assert [row["game_id"] for row in only_kept] == [kept]  # newest first, filters as before

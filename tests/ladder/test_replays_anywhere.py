@@ -185,7 +185,9 @@ def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
     assert listed.returncode == 0, listed.stderr
     by_id = {row["game_id"]: row for row in json.loads(listed.stdout)}
     assert by_id[game]["status"] == "finished" and by_id[game]["bytes"] == len(text)
-    assert aborted not in by_id
+    # the dead host's game is listed, as having no replay, with the reason it was aborted
+    assert by_id[aborted]["status"] == "aborted" and not by_id[aborted]["has_replay"], by_id[aborted]
+    assert by_id[aborted]["bytes"] is None and by_id[aborted]["outcome"], by_id[aborted]
     assert 0 < by_id[game]["stored_bytes"] < by_id[game]["bytes"]
     # every finished game's replay is in the database, committed with its result
     assert {g for (g,) in rows(url, "SELECT id FROM games WHERE status = 'finished'")} <= set(by_id)

@@ -696,11 +696,15 @@ class LadderStore:
     def games(
         self, ruleset: str | None = None, status: str | None = None, limit: int | None = None,
         bot: str | None = None, offset: int = 0, game_id: str | None = None, stored_replay: bool = False,
+        lost_replay: bool = False,
     ) -> list[GameRecord]:
         """Games newest first, with their seats (optionally only ``bot``'s, or the one ``game_id``;
-        stored_replay: only games whose replay is in the database)."""
+        stored_replay: only games whose replay is in the database; with lost_replay too, also the aborted
+        games that have no replay anywhere, neither stored nor a file: those a crash cut off, a dead host's)."""
         where, parameters = [], []
-        if stored_replay:
+        if stored_replay and lost_replay:
+            where.append("(id IN (SELECT game_id FROM replays) OR (status = 'aborted' AND replay_path IS NULL))")
+        elif stored_replay:
             where.append("id IN (SELECT game_id FROM replays)")
         if ruleset:
             where.append("ruleset = ?")
