@@ -55,7 +55,12 @@ def register(subparsers) -> None:
     who = owner.add_mutually_exclusive_group(required=True)
     who.add_argument("who", nargs="?", metavar="WHO", help="the owner's name (same rules as a bot name)")
     who.add_argument("--none", action="store_true", help="clear the owner: the bot belongs to no owner")
-    listing = actions.add_parser("list", help="list known bots")
+    listing = actions.add_parser(
+        "list", help="list known bots",
+        description="List the known bots: registered or open, owner, version, first seen and last seen (UTC): "
+        "a bot connected to a running ladder is seen at least every minute, so its last seen is at most a "
+        "minute old, its games included; a bot that left was last seen when it left (or within the minute "
+        "before its host died).")
     listing.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     remove = actions.add_parser("remove", help="remove a bot's registration (its games stay)")
     remove.add_argument("name")

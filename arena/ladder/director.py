@@ -26,6 +26,7 @@ import secrets
 import signal
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
 
@@ -93,6 +94,10 @@ class LadderSettings:
     #: two or three times); a freed seat waits that much longer for its next game.
     plan_batch_s: float = 0.01
     snapshot_s: float = 60.0
+    #: How often the bots connected here are noted as seen (`LadderStore.note_seen`): a bot's "last seen" is
+    #: its arrival, then at most this old while it stays (its games' ends included), then its departure.  One
+    #: statement a period for all of them, instead of a write per game (arena/ladder/README.md, "Store").
+    seen_s: float = 60.0
     handle_signals: bool = True
     #: Several hosts on one PostgreSQL database (arena.ladder.membership); None: this process alone.
     cluster: Any = None
@@ -274,6 +279,7 @@ class LadderDirector:
             if self.settings.duration_s is not None:
                 background.start_soon(self._stop_after, self.settings.duration_s)
             background.start_soon(self._watch_sessions, handle)
+            background.start_soon(self._note_connected, handle)
             background.start_soon(self.fits.run)
             async with trio.open_nursery() as sets:
                 self._sets_scope = sets.cancel_scope
@@ -290,6 +296,8 @@ class LadderDirector:
                 sets.cancel_scope.cancel()
             with trio.CancelScope(shield=True):
                 await self.fits.final()
+                with trio.move_on_after(5):  # the bots leave with this host: seen until now (a bounded wait)
+                    await self._note_seen(handle)
             background.cancel_scope.cancel()
         return LadderSummary(
             finished=self.view.finished,
@@ -476,6 +484,26 @@ class LadderDirector:
                 await handle.roster_event()
             finally:
                 self._noted = None
+
+    async def _note_connected(self, handle: Any) -> None:
+        """Every `LadderSettings.seen_s`, note the bots connected here as seen: a bot that stays connected (and
+        plays) for hours is not "last seen" at its arrival, and when this host dies it was seen within a period."""
+        while True:
+            await trio.sleep(self.settings.seen_s)
+            # a bot connected to several hosts of a shared ladder is written by the first of them in a half-period
+            await self._note_seen(handle, unless_within_s=self.settings.seen_s / 2)
+
+    async def _note_seen(self, handle: Any, unless_within_s: float | None = None) -> None:
+        names = sorted(handle.connected_versions())
+        if not names:
+            return
+        since = None
+        if unless_within_s is not None:
+            since = (datetime.now(timezone.utc) - timedelta(seconds=unless_within_s)).isoformat(timespec="milliseconds")
+        try:
+            await self._db_write(self.store.note_seen, names, None, since)
+        except outage_errors() as error:  # the database is away: a last-seen time is not worth a crash
+            log.warning("cannot note that %d connected bots are still there: %s", len(names), error_line(error))
 
     def _note_sessions(self, changed: list[tuple[str, str]], present: set[str]) -> None:
         """Bots that came or went, in the store (in a worker thread, within one `_db_write`'s transaction)."""

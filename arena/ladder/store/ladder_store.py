@@ -390,6 +390,8 @@ class LadderStore:
         return (False, None, None) if not rows else (True, rows[0][0], rows[0][1])
 
     def list_bots(self) -> list[dict[str, Any]]:
+        """Every known bot.  ``last_seen``: when a host last saw it, connected or leaving (`touch_bot` at its
+        arrival and departure, `note_seen` while it stays connected)."""
         rows = self._rows(
             "SELECT name, CASE WHEN token_hash IS NULL THEN 0 ELSE 1 END, first_seen, last_seen, version, owner "
             "FROM bots ORDER BY name"
@@ -413,6 +415,24 @@ class LadderStore:
                 )
             ]
         )
+
+    def note_seen(self, names: Sequence[str], at: str | None = None, unless_since: str | None = None) -> int:
+        """Record that these bots are still connected (``last_seen`` = ``at``, default now), in one statement a
+        500 names; returns how many rows changed.  A row is never moved back, nor written again when its
+        ``last_seen`` is at or after ``unless_since`` (another host of a shared ladder, which the same bot is
+        connected to, noted it a moment ago).  No row is created: a connected bot has one (`touch_bot`)."""
+        at = at or utc_now()
+        floor = at if unless_since is None else min(unless_since, at)  # the store's times are ISO text in UTC: ordered
+        names = list(names)
+        statements = []
+        for chunk in range(0, len(names), 500):
+            part = names[chunk : chunk + 500]
+            statements.append((
+                f"UPDATE bots SET last_seen = ? WHERE name IN ({','.join('?' * len(part))}) "
+                "AND (last_seen IS NULL OR last_seen < ?)",
+                (at, *part, floor),
+            ))
+        return self._write(statements) if statements else 0
 
     def forget_unplayed(self, name: str | None = None) -> int:
         """Drop open-registration names that never took a seat (one name, or all); returns how many.
@@ -778,11 +798,14 @@ class LadderStore:
         return {r[0]: {k: int(v or 0) for k, v in zip(keys, r[1:])} for r in rows}
 
     def bot_versions(self, bot: str) -> list[dict[str, Any]]:
-        """The bot's record per declared version, oldest version first: when it was seen, its games
-        (finished), first places, and its mean placement score (1 for first, 0 for last, ties shared)."""
+        """The bot's record per declared version, oldest version first: when it was seen (its first game's
+        start; its last finished game's end, or the start of a later one still running or aborted: as
+        `list_bots`), its games (finished), first places, and its mean placement score (1 for first, 0 for
+        last, ties shared)."""
         finished = "g.status = 'finished'"
         rows = self._rows(
-            "SELECT s.version, MIN(g.started_at), MAX(g.started_at), "
+            "SELECT s.version, MIN(g.started_at), "
+            f"MAX(CASE WHEN {finished} THEN g.ended_at ELSE g.started_at END), "
             f"{count_if(finished)}, {count_if(finished + ' AND s.placement = 1')}, "
             f"SUM(CASE WHEN {finished} AND n.seats > 1 THEN (n.seats - s.placement) * 1.0 / (n.seats - 1) END) "
             "FROM seats s JOIN games g ON g.id = s.game_id "
