@@ -252,9 +252,9 @@ class Lines:
         return {}
 
 
-STOPPED = re.compile(r"(?P<finished>\d+) games finished, (?P<aborted>\d+) aborted, .*store: "
-                     r"(?P<statements>\d+) statements, (?P<writes>\d+) writes in \d+ transactions"
-                     r"(, (?P<round_trips>\d+) round trips)?")
+STOPPED = re.compile(r"(?P<finished>\d+) games finished, (?P<aborted>\d+) aborted, ")
+#: `arena serve --timings`'s line of the store's counts over the run (`StatementStats.snapshot`).
+STORE = re.compile(r"^store: (?P<counts>\{.*\})$")
 
 
 def port_of(line: str) -> int:
@@ -556,14 +556,14 @@ def run_ladder(args, db: str, work: Path, hosts: int = 1, label: str = "ladder")
         bot_totals = bots.stop()
         totals.close()
     finished = statements = writes = round_trips = 0
-    for lines in tails:  # the store's own count over each host's whole run, from its last line
-        found = [STOPPED.search(line) for line in lines.lines]
-        found = [m for m in found if m]
-        if found:
+    for lines in tails:  # the store's own count over each host's whole run, from its last lines (--timings)
+        found = [m for m in map(STOPPED.search, lines.lines) if m]
+        counted = [json.loads(m["counts"]) for m in map(STORE.match, lines.lines) if m]
+        if found and counted:
             finished += int(found[-1]["finished"]) + int(found[-1]["aborted"])
-            statements += int(found[-1]["statements"])
-            writes += int(found[-1]["writes"])
-            round_trips += int(found[-1]["round_trips"] or 0)
+            statements += counted[-1]["statements"]
+            writes += counted[-1]["writes"]
+            round_trips += counted[-1]["round_trips"]
     gaps = [json.loads(line.split(":", 1)[1]) for lines in tails for line in lines.lines
             if line.startswith("between games: ")]
     if len(gaps) == 1:  # where the time between a game's end and its seats' next game went (arena.ladder.game_gaps)

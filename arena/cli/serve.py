@@ -102,8 +102,10 @@ def register(subparsers) -> None:
     operations.add_argument("--log-level", type=str.lower, choices=("debug", "info", "warning", "error"),
                             default="warning", help="the least severe log records shown, in any case (default warning)")
     operations.add_argument("--timings", action="store_true",
-                            help="when it stops, also print a line `between games: {JSON}`: where the time between a "
-                                 "game's end and its seats' next game went (for scripts/bench_ladder.py)")
+                            help="when it stops, also print two developer's lines: `store: {JSON}`, the database "
+                                 "work of the run (statements sent, by kind; write transactions; round trips), and "
+                                 "`between games: {JSON}`, where the time between a game's end and its seats' next "
+                                 "game went (both read by scripts/bench_ladder.py)")
     ladder = parser.add_argument_group("ladder")
     add_db_argument(ladder)
     ladder.add_argument("--replays", default="replays", metavar="DIR", help="folder for replay files left by older versions (closed at start) and the demo bots' log "
@@ -525,14 +527,13 @@ def _serve(args, store, config, players, options, time_control) -> int:
         rows = view.standings.get(ruleset)
         if rows and live is None:
             printed.print(leaderboard_table(ruleset, rows))
-    stats = store.stats
     print(
         f"stopped ({summary.stopped_because}): {summary.finished} games finished, {summary.aborted} aborted, "
-        f"{summary.decisions} decisions in {summary.seconds:.0f} s; store: {stats.statements} statements, "
-        f"{stats.writes} writes in {stats.transactions} transactions"
-        + (f", {stats.round_trips} round trips" if stats.round_trips else ""),
+        f"{summary.decisions} decisions in {summary.seconds:.0f} s",
         flush=True,
     )
+    if args.timings:  # the database work of the whole run, by statement kind (test_store_statements, bench_ladder)
+        print(f"store: {json.dumps(store.stats.snapshot(), sort_keys=True)}", flush=True)
     if args.timings and summary.gaps:  # where the time between games went (arena.ladder.game_gaps; bench_ladder reads it)
         print(f"between games: {json.dumps(summary.gaps)}", flush=True)
     # 130 once a Ctrl-C stopped the ladder or aborted its drain, whatever stopped it first (`LadderSummary.interrupted`)

@@ -3,6 +3,7 @@ an unwritable database is one line with a runtime status."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -197,6 +198,28 @@ def test_serve_takes_a_drain_of_zero(tmp_path, arena_here):
     ran = arena_here(*SERVE_A_SECOND, "--plain", "--drain", "0", cwd=tmp_path)
     assert ran.status == 0, ran
     assert "stopped (--duration 1 s reached)" in ran.out
+
+
+def test_serve_ends_with_what_it_did_and_the_database_figures_only_with_timings(tmp_path, arena_here):
+    """The last line says what was done; the store's statement counts are a developer's figure (its "52 writes
+    in 2834 transactions" puzzled operators: a PostgreSQL game's start and result are SELECTs of stored
+    functions), printed with --timings as one JSON line with the kinds that explain them."""
+    plain = arena_here(*SERVE_A_SECOND, "--plain", cwd=tmp_path)
+    assert plain.status == 0, plain
+    last = plain.out.strip().splitlines()[-1]
+    assert re.fullmatch(r"stopped \(--duration 1 s reached\): 0 games finished, 0 aborted, 0 decisions in \d+ s", last), last
+    assert "store" not in plain.out and "transactions" not in plain.out, plain.out
+    timed_here = tmp_path / "timed"
+    timed_here.mkdir()
+    timed = arena_here(*SERVE_A_SECOND, "--plain", "--timings", cwd=timed_here)
+    assert timed.status == 0, timed
+    lines = timed.out.strip().splitlines()
+    stopped = next(i for i, line in enumerate(lines) if line.startswith("stopped (--duration 1 s reached): "))
+    assert lines[stopped + 1].startswith("store: {"), lines  # after the line an operator reads
+    store = json.loads(lines[stopped + 1].split(": ", 1)[1])
+    assert store["statements"] == sum(store["by_kind"].values()) > 0  # creating the database, at least
+    assert store["writes"] == sum(n for kind, n in store["by_kind"].items() if kind not in ("SELECT", "WITH"))
+    assert store["transactions"] >= 1 and store["round_trips"] == 0  # SQLite: no server to wait on
 
 
 @pytest.mark.parametrize("given", ["DEBUG", "Debug", "debug"])

@@ -3,7 +3,7 @@
 `arena serve` runs a short ladder (real bot processes) on SQLite and on PostgreSQL, once
 with games of six decisions (the test ruleset) and once with moumou, whose games take about
 fifteen times as many; the store's own count of statements (`StatementStats`, printed when
-the server stops) must not grow with the decisions: the writes per game stay under a small
+the server stops with --timings) must not grow with the decisions: the writes per game stay under a small
 constant and the longer games add no writes.
 """
 
@@ -19,8 +19,8 @@ from test_serve_e2e import ROOT, SERVE, start_bots, stop_bots
 from arena.ladder.store import LadderStore
 
 GAMES = 10
-STOPPED = re.compile(r"(\d+) games finished, (\d+) aborted, (\d+) decisions in .*store: (\d+) statements, "
-                     r"(\d+) writes in (\d+) transactions")
+STOPPED = re.compile(r"(\d+) games finished, (\d+) aborted, (\d+) decisions in ")
+STORE = re.compile(r"^store: (\{.*\})$", re.MULTILINE)  # the store's counts (`StatementStats`), printed with --timings
 GAPS = re.compile(r"^between games: (\{.*\})$", re.MULTILINE)  # arena.ladder.game_gaps, bench_ladder reads it
 
 
@@ -43,9 +43,11 @@ def run_ladder(tmp_path, db: str, ruleset: str, tag: str) -> dict[str, int]:
             server.wait()
         if bots is not None:
             stop_bots(bots)
-    found = STOPPED.search(output)
-    assert found, output
-    finished, aborted, decisions, statements, writes, transactions = map(int, found.groups())
+    found, counted = STOPPED.search(output), STORE.search(output)
+    assert found and counted, output
+    finished, aborted, decisions = map(int, found.groups())
+    store = json.loads(counted.group(1))
+    statements, writes, transactions = store["statements"], store["writes"], store["transactions"]
     gaps = GAPS.search(output)
     assert gaps, output
     return {"games": finished + aborted, "finished": finished, "decisions": decisions, "statements": statements,
