@@ -95,11 +95,37 @@ function gamesTable(games, live = false) {
     }).join("") + "</tbody></table>";
 }
 
+// A page that refreshes keeps what it last showed when a refresh fails (the server restarting, its database away:
+// a 503), and says so above it, with the error and the time of the data shown, until a refresh succeeds again.
+const failing = new Map();  // refresher -> its error, while its last refresh failed
+let shownAt = null;  // when every refresher last succeeded together
+
+function showStale() {
+  const banner = document.getElementById("stale");
+  if (!banner) return;
+  if (!failing.size) { banner.hidden = true; banner.textContent = ""; return; }
+  const error = [...failing.values()].pop();
+  const since = shownAt ? ` (showing what it said at ${shownAt.toISOString().slice(11, 19)} UTC)` : "";
+  banner.textContent = `cannot refresh: ${error.message || error}${since}; trying again`;
+  banner.hidden = false;
+}
+
 function every(ms, fn) {
   let alive = true, timer = null;
-  const tick = async () => { if (!alive) return; try { await fn(); } catch (e) { /* shown by fn */ } if (alive) timer = setTimeout(tick, ms); };
+  const key = {};
+  const tick = async () => {
+    if (!alive) return;
+    try {
+      await fn();
+      failing.delete(key);
+      if (!failing.size) shownAt = new Date();
+    } catch (e) {
+      failing.set(key, e);
+    }
+    if (alive) { showStale(); timer = setTimeout(tick, ms); }
+  };
   tick();
-  return () => { alive = false; clearTimeout(timer); };
+  return () => { alive = false; clearTimeout(timer); failing.delete(key); showStale(); };
 }
 
 // ---------------------------------------------------------------- pages
