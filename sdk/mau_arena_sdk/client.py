@@ -658,7 +658,7 @@ class Client:
         )
         if received is not None:
             seats = len(game.info.players) if game.info is not None else 0
-            hold = self.pacer.hold_s((message.observation.ruleset, seats), received, message.time.move_ms,
+            hold = self.pacer.hold_s((message.observation.ruleset, seats, message.observation.decision), received, message.time.move_ms,
                                      len(message.legal) > 1)
             if hold > 0:
                 game.held = message.request_id  # before `last_answer`: a re-sent request must not send it early

@@ -6,14 +6,18 @@ thinks about the others tells the table which decisions were forced, and so what
 instant draw: nothing fitted; an instant pass after a draw: the drawn card did not fit), which the arena
 asks those decisions precisely to hide.  With pacing (`Bot.steady`, ``--steady``) the client holds each
 answer until at least a *pace* has passed since its request arrived: a high quantile (`QUANTILE`) of
-the think times of this bot's last `WINDOW` decisions that had a choice, kept per ruleset and table
-size (their think times differ).  A forced or quick answer then leaves when most searched ones do; only
-the slowest choices (above the quantile) still stand out, as slow ones.
+the think times of this bot's last `WINDOW` decisions that had a choice, kept per ruleset, table size
+and decision kind (their think times differ: a Mose window's choice is quicker than a turn's, and a
+4-seat Mose game asks each seat hundreds of lone passes in windows, which a turn's pace would make
+minutes longer).  The kind of decision a seat faces is public, so a pace per kind hides as much: a
+forced answer leaves when most chosen ones *of its kind* do; only the slowest choices (above the
+quantile) still stand out, as slow ones.  A key is a tuple read from its most particular end: a kind
+not yet met with a choice takes the pace of its ruleset and table size, then of all choices.
 
 The hold never makes an answer late: it ends at the latest `TIME_SHARE` of the decision's own limit
 (``TimeLeft.move_ms``, which does not count the bank) after the request arrived, and an answer that
-took longer than the pace already is sent at once.  Before the first choice of a ruleset the pace is
-that of the other rulesets' choices, and before any, `COLD_PACE_S`.
+took longer than the pace already is sent at once.  Before the first choice of any kind the pace is
+`COLD_PACE_S`.
 
 The cost is time: on average a decision takes about the pace rather than the bot's mean think time,
 so games with a paced bot are slower (sdk/README.md gives a measurement).  The functions here are
@@ -30,7 +34,7 @@ from typing import Callable, Hashable, Iterable
 
 #: The quantile of the recent choices' think times that every answer waits for.
 QUANTILE = 0.9
-#: How many recent choices (per ruleset and table size) the pace is learned from.
+#: How many recent choices (per ruleset, table size and decision kind) the pace is learned from.
 WINDOW = 64
 #: At most this share of a decision's limit goes to holding its answer (the searcher's own guard is 0.5 too).
 TIME_SHARE = 0.5
@@ -65,7 +69,8 @@ def release_at(received: float, pace: float, move_ms: int, share: float = TIME_S
 
 
 class Pacer:
-    """The client's pacing: per key (ruleset, table size) the think times of the recent choices.
+    """The client's pacing: per key (a tuple such as (ruleset, table size, decision kind)) and per each of its
+    shorter prefixes, the think times of the recent choices.
 
     `hold_s` is called once per answer, on the thread that computed it (calls of different games may
     overlap; each step here is a single deque or dict operation under the GIL, and a pace read while
@@ -84,21 +89,32 @@ class Pacer:
         self._own: dict[Hashable, deque] = {}
         self._pooled: deque = deque(maxlen=window)
 
-    def pace(self, key: Hashable) -> float:
-        """The current pace for ``key``, in seconds."""
-        return pace_s(self._own.get(key, ()), self._pooled, self.q, self.cold_s)
+    def pace(self, key: tuple) -> float:
+        """The current pace for ``key``, in seconds: of the longest prefix of ``key`` with a choice learned (the key
+        itself, then without its last part...), else of every choice, else the cold pace."""
+        for level in _levels(key):
+            own = self._own.get(level)
+            if own:
+                return pace_s(own, (), self.q, self.cold_s)
+        return pace_s((), self._pooled, self.q, self.cold_s)
 
-    def hold_s(self, key: Hashable, received: float, move_ms: int, choice: bool) -> float:
+    def hold_s(self, key: tuple, received: float, move_ms: int, choice: bool) -> float:
         """How long from now to hold the answer to a request of ``key`` that arrived at ``received`` (0: send it
         now).  The pace is the one learned before this decision; a ``choice`` (more than one legal action)
         then adds its think time to what the next ones learn from."""
         now = self.clock()
         release = release_at(received, self.pace(key), move_ms, self.share)
         if choice:
-            own = self._own.get(key)
-            if own is None:
-                own = self._own[key] = deque(maxlen=self.window)
             think = now - received
-            own.append(think)
+            for level in _levels(key):
+                own = self._own.get(level)
+                if own is None:
+                    own = self._own[level] = deque(maxlen=self.window)
+                own.append(think)
             self._pooled.append(think)
         return max(0.0, release - now)
+
+
+def _levels(key: tuple) -> list[tuple]:
+    """``key`` and its shorter prefixes, longest first: ``(r, n, d)``, ``(r, n)``, ``(r,)``."""
+    return [key[:n] for n in range(len(key), 0, -1)]

@@ -79,3 +79,26 @@ def test_the_pace_is_learned_per_ruleset_and_table_size_and_capped_by_the_limit(
     assert pacer.hold_s(("mose", 2), received, 400, choice=False) == pytest.approx(0.199)
     with pytest.raises(ValueError, match="quantile"):
         Pacer(clock, q=0.0)
+
+
+def test_a_decision_kind_is_paced_by_its_own_choices_and_falls_back_to_its_rulesets():
+    # A 4-seat Mose game asks each seat hundreds of lone passes in windows: held to the pace of its turns (searched
+    # longer), they made the game minutes longer; the kind a seat faces is public, so its own pace hides as much.
+    now = [0.0]
+    pacer = Pacer(lambda: now[0], q=0.9, window=8, cold_s=0.25)
+    turn, window = ("mose", 4, "turn"), ("mose", 4, "window")
+    for think in (0.40, 0.42, 0.38):  # choices in turns
+        received = now[0]
+        now[0] += think
+        pacer.hold_s(turn, received, 60_000, choice=True)
+    assert pacer.pace(window) == pytest.approx(0.42)  # no window choice yet: the ruleset's and table's pace
+    received = now[0]
+    now[0] += 0.05
+    pacer.hold_s(window, received, 60_000, choice=True)  # one window choice, searched briefly
+    assert pacer.pace(window) == pytest.approx(0.05)
+    assert pacer.pace(turn) == pytest.approx(0.42)
+    received = now[0]
+    now[0] += 0.001
+    assert pacer.hold_s(window, received, 60_000, choice=False) == pytest.approx(0.049)  # a lone pass waits 50 ms
+    assert pacer.pace(("mose", 4, "suit")) == pytest.approx(0.42)  # the ruleset's, both kinds together
+    assert pacer.pace(("maumau", 2, "turn")) == pytest.approx(0.42)  # another ruleset: every choice so far
