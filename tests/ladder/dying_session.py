@@ -29,6 +29,7 @@ def successor_outcome(url: str, classid: int, objid: int, successor: Callable[[]
     thread = threading.Thread(target=run)
     thread.start()
     waiting = ("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+               "AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
                "AND CAST(classid AS BIGINT) = %s AND CAST(objid AS BIGINT) = %s")
     with psycopg.connect(url, autocommit=True) as watch:
         deadline = time.monotonic() + 30

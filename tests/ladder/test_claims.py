@@ -333,3 +333,64 @@ def test_the_incremental_fairness_counts_equal_a_full_count_over_a_random_histor
     with a.work_connection() as db:
         assert [row[1:] for row in db.execute(*claims_a.tally.query()).fetchall()] == [(None, None, None, None)]
     reference.close(), a.close(), b.close(), store.close()
+
+
+@pytest.fixture
+def other_ladder_db(postgres, fresh_databases):
+    """A second fresh database on the same server as `postgres_db`: another ladder beside it."""
+    from tests.fresh_databases import drop
+
+    name = fresh_databases.take()
+    yield postgres.url.rsplit("/", 1)[0] + "/" + name
+    drop(postgres.url, name)
+
+
+def test_another_databases_host_locks_on_the_same_server_neither_keep_a_dead_host_alive_nor_name_a_holder(
+        postgres_db, other_ladder_db):
+    """Advisory locks belong to their database, but ``pg_locks`` lists every database's: two ladders on one server
+    hand out the same lock keys (1, 2, ...).  A dead host here is swept while the other ladder's host with its key
+    is alive, and a refusal names the holder here, not a session of the other ladder."""
+    import psycopg
+
+    store = LadderStore.open(postgres_db, shared=True)
+    LadderStore.open(other_ladder_db, shared=True).close()
+    survivor, _ = host(postgres_db, "live")       # key 1
+    doomed, doomed_claims = host(postgres_db, "doomed")  # key 2
+    there = [host(other_ladder_db, name)[0] for name in ("old-1", "old-2")]  # keys 1 and 2 of the other ladder
+    keys = {r.name: store.backend.rows("SELECT lock_key FROM hosts WHERE name = ?", (r.name,))[0][0]
+            for r in (survivor, doomed)}
+    assert keys == {"live": 1, "doomed": 2}
+    assert claim(store, doomed_claims, "g1", ("x", "y"), {"x": 1, "y": 1})
+    lapse(doomed)
+    doomed.close()
+    wait_gone(survivor, "doomed")
+    assert [(d.name, d.aborted, d.released) for d in survivor.sweep_dead()] == [("doomed", 1, 2)]
+    assert store.game("g1").status == "aborted"
+    # The other ladder's hosts are untouched (its sweeps see this ladder's locks no more than this one sees its).
+    with there[0].connection() as db:
+        assert db.execute("SELECT name, state FROM hosts ORDER BY name").fetchall() == [("old-1", "live"), ("old-2", "live")]
+
+    # Refusals: the other ladder holds this one's server lock number many times over (shared), and this ladder's
+    # holder is one session; the message names that one (without the database condition, one of the others at random).
+    from arena.ladder.store.postgres import LOCK_CLASS, SERVER_LOCK
+
+    for registry in there:
+        registry.close()
+    crowd = [psycopg.connect(other_ladder_db, autocommit=True, application_name=f"other ladder {i}") for i in range(8)]
+    for session in crowd:
+        session.execute("SELECT pg_advisory_lock_shared(%s, %s)", (LOCK_CLASS, SERVER_LOCK))
+        session.execute("SELECT pg_advisory_lock_shared(%s, %s)", (HOST_LOCK_CLASS, 1))
+    server = LadderStore.open(postgres_db, recover=True)  # `arena serve` on SQLite's terms: the whole database
+    try:
+        with pytest.raises(StoreError) as refused:
+            LadderStore.open(postgres_db, recover=True)
+        assert "(mau-arena pid" in str(refused.value) and "other ladder" not in str(refused.value)
+        with pytest.raises(StoreError) as refused:
+            HostRegistry(postgres_db, "live", "x:1", 4, lock_wait_s=0.1).join()
+        assert "(mau-arena host live from" in str(refused.value) and "other ladder" not in str(refused.value)
+    finally:
+        server.close()
+        for session in crowd:
+            session.close()
+    survivor.close()
+    store.close()

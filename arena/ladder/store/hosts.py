@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, redact, take_session_lock
+from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, THIS_DATABASE, redact, take_session_lock
 from arena.ladder.store.records import StoreError, utc_now
 
 log = logging.getLogger("arena.ladder")
@@ -157,7 +157,7 @@ class HostRegistry:
             holder = self._db.execute(
                 "SELECT a.application_name, COALESCE(host(a.client_addr), 'local socket'), a.pid "
                 "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
-                "AND l.granted AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = %s",
+                f"AND l.granted AND {THIS_DATABASE} AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = %s",
                 (HOST_LOCK_CLASS, key),
             ).fetchone()
             who = f" ({holder[0]} from {holder[1]})" if holder else ""
@@ -296,7 +296,7 @@ class HostRegistry:
                     f"SELECT h.name FROM hosts h WHERE h.state = 'live' AND h.lease_until < {NOW} AND h.name <> %s "
                     f"AND CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS DOUBLE PRECISION) < {NOW} - %s "
                     "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
-                    "  AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = h.lock_key) "
+                    f"  AND {THIS_DATABASE} AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = h.lock_key) "
                     "FOR UPDATE SKIP LOCKED",
                     (self.name, self.grace_s, HOST_LOCK_CLASS),
                 ).fetchall()

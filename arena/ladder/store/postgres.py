@@ -52,6 +52,10 @@ LOCK_CLASS = 0x4D4155
 SCHEMA_LOCK = 1
 SERVER_LOCK = 2
 
+#: A condition on ``pg_locks l``: the lock is one of this database's.  An advisory lock belongs to the database it
+#: was taken in, and ``pg_locks`` shows every database's: two ladders on one server hold the same numbers.
+THIS_DATABASE = "l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+
 
 def is_postgres_url(db: str | os.PathLike) -> bool:
     return isinstance(db, str) and db.startswith(URL_SCHEMES)
@@ -401,7 +405,7 @@ class PostgresBackend(Backend):
         holders = self.rows(
             "SELECT a.application_name, COALESCE(host(a.client_addr), 'local socket') "
             "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-            "WHERE l.locktype = 'advisory' AND l.granted AND CAST(l.classid AS BIGINT) = ? "
+            f"WHERE l.locktype = 'advisory' AND l.granted AND {THIS_DATABASE} AND CAST(l.classid AS BIGINT) = ? "
             "AND CAST(l.objid AS BIGINT) = ?",
             (LOCK_CLASS, SERVER_LOCK),
         )
