@@ -32,22 +32,35 @@ def missing(db: str) -> bool:
 
 
 def open_db(db: str, *, recover: bool = False, must_exist: str | None = None, shared: bool = False):
-    """Open the store, or raise with one line: CommandError (exit 2) for a file that is not there,
-    RunFailure (exit 1) for a database that cannot be used (unreachable, newer schema, unreadable...).
+    """Open the store, or raise with one line: CommandError (exit 2) for a ladder that is not there,
+    RunFailure (exit 1) for a database that cannot be used (unreachable, older or newer schema, unreadable...).
 
-    must_exist: the hint to give when ``db`` is a path to no file (the command only reads).
+    must_exist: the command works on an existing ladder, and this is the hint to give when there is none
+    (no file, or on PostgreSQL no schema): it then creates and migrates nothing (`LadderStore.open`'s
+    ``upgrade``).  Without it (`arena serve`, `arena bots add`) an empty database gets the schema and an
+    older one is migrated, and a line on stderr says so.
     """
-    from arena.ladder.store import LadderStore, StoreError, driver_errors
+    import sys
+
+    from arena.ladder.store import LadderStore, NoLadder, StoreError, driver_errors
 
     refuse_unusable(db)
     if must_exist is not None and missing(db):
         raise CommandError(f"no ladder database at {db} ({must_exist})")
     try:
-        return LadderStore.open(db, recover=recover, shared=shared)
+        store = LadderStore.open(db, recover=recover, shared=shared, upgrade=must_exist is None)
+    except NoLadder as error:
+        raise CommandError(f"{error} ({must_exist})" if must_exist else str(error)) from None
     except StoreError as error:
         raise RunFailure(str(error)) from None
     except (OSError, *driver_errors()) as error:  # a read-only place, a missing parent that cannot be made...
         raise RunFailure(f"cannot open the ladder database {db}: {' '.join(str(error).split())}") from None
+    if store.upgraded is not None:
+        found, now = store.upgraded
+        said = (f"created a new ladder in {store.path} (schema version {now})" if found == 0 else
+                f"upgraded the ladder schema of {store.path} from version {found} to {now}")
+        print(said, file=sys.stderr, flush=True)
+    return store
 
 
 def refuse_unusable(db: str) -> None:

@@ -43,7 +43,7 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
     without: str = ""  # why the one matching game of the database has no replay
     if url or Path(db).is_file():
         try:
-            store = LadderStore.open(db, recover=False)
+            store = LadderStore.open(db, recover=False, upgrade=False)
         except StoreError:
             store = None
         looked.append(store.path if store is not None else str(db))

@@ -30,7 +30,7 @@ def register(subparsers) -> None:
 
 
 def run_web(args: argparse.Namespace) -> int:
-    from arena.ladder.store import StoreError, is_postgres_url
+    from arena.ladder.store import NoLadder, StoreError, is_postgres_url
     from arena.web import WebSource, create_app
     from arena.web.embed import bind, parse_bind, run_alone
 
@@ -41,7 +41,7 @@ def run_web(args: argparse.Namespace) -> int:
     try:
         host, port = parse_bind(args.listen)
     except ValueError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(f"{error} (`arena serve` creates one)") from None
     try:
         sock = bind(host, port)
     except OSError as error:  # a taken port: the command line was fine
@@ -49,7 +49,10 @@ def run_web(args: argparse.Namespace) -> int:
     source = WebSource(args.db, args.replays)
     try:
         source.rulesets()  # opens the database now: a bad file is a clear error, not a 500 later
-    except StoreError as error:  # an unreachable server, a newer schema...
+    except NoLadder as error:  # an empty PostgreSQL database: as for a SQLite file that is not there
+        sock.close()
+        raise CommandError(f"{error} (`arena serve` creates one)") from None
+    except StoreError as error:  # an unreachable server, an older or newer schema...
         sock.close()
         raise RunFailure(str(error)) from None
     except Exception as error:

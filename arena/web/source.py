@@ -179,7 +179,8 @@ class WebSource:
             if self._store is None:
                 if self.db_path != ":memory:" and not is_postgres_url(self.db_path) and not Path(self.db_path).exists():
                     raise NotFound(f"no ladder database at {self.db_path}")
-                self._store = LadderStore.open(self.db_path, recover=False)  # a reader: never recovers
+                # a reader: never recovers, never creates nor migrates (an older schema is refused in one line)
+                self._store = LadderStore.open(self.db_path, recover=False, upgrade=False)
             return self._store
 
     def close(self) -> None:

@@ -217,6 +217,9 @@ def run_into_a_closed_pipe(*args, cwd, env=None) -> tuple[int, str]:
 
 def test_serve_into_a_closed_pipe_ends_quietly(tmp_path):
     # the first line is printed inside the server's trio nursery: the BrokenPipeError comes in an ExceptionGroup
+    from arena.ladder.store import LadderStore
+
+    LadderStore.open(tmp_path / "arena.db").close()  # (a new ladder's creation is said on stderr)
     status, err = run_into_a_closed_pipe("serve", "--port", "0", "--plain", cwd=tmp_path)
     assert (status, err) == (141, "")
 

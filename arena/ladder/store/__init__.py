@@ -30,8 +30,8 @@ same store; the modules split along the concepts:
 from arena.ladder.store.ladder_store import LadderStore, open_backend
 from arena.ladder.store.migrations import SCHEMA_VERSION
 from arena.ladder.store.postgres import is_postgres_url
-from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, UnknownGame,
-                                        utc_now)
+from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, NoLadder, OldSchema, SeatRecord, StoreError,
+                                        UnknownGame, utc_now)
 from arena.ladder.store.replays import PackedReplay, StoredReplayError
 from arena.ladder.store.tokens import hash_token, verify_token
 
@@ -66,6 +66,8 @@ __all__ = [
     "GameClosed",
     "GameRecord",
     "LadderStore",
+    "NoLadder",
+    "OldSchema",
     "PackedReplay",
     "SeatRecord",
     "StoreError",

@@ -28,10 +28,10 @@ from arena.ladder.ratings import PairTable, RatedGame, Rating
 from arena.ladder.store import fit_totals, game_end, game_start, host_list, replays, running_on
 from arena.ladder.store.backend import Backend, Read, Steps, drive
 from arena.ladder.store.game_start import SeatClaim
-from arena.ladder.store.migrations import migrate, read_version
+from arena.ladder.store.migrations import migrate, read_version, require_current
 from arena.ladder.store.replays import PackedReplay
-from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, SeatRecord, StoreError, UnknownGame,
-                                        utc_now)
+from arena.ladder.store.records import (BotTotals, GameClosed, GameRecord, NoLadder, SeatRecord, StoreError,
+                                        UnknownGame, utc_now)
 from arena.ladder.store.tokens import hash_token
 
 
@@ -140,6 +140,8 @@ class LadderStore:
         self.path = backend.name
         #: Games found ``running`` at open (cut off by a crash), now aborted: (id, replay path).
         self.recovered: list[tuple[str, str | None]] = []
+        #: (the schema version found, the version now) when this open created (0) or upgraded the schema.
+        self.upgraded: tuple[int, int] | None = None
         self._siblings: list[LadderStore] = []
         #: The store this one is a `sibling` of (its game starts' connection), None for a store opened itself.
         self.sibling_of: LadderStore | None = None
@@ -147,8 +149,13 @@ class LadderStore:
     # ---- opening and migrations
 
     @classmethod
-    def open(cls, db: str | os.PathLike, *, recover: bool = True, shared: bool = False) -> "LadderStore":
+    def open(cls, db: str | os.PathLike, *, recover: bool = True, shared: bool = False,
+             upgrade: bool = True) -> "LadderStore":
         """Open (creating or upgrading) a database: a SQLite file path or a ``postgresql://`` URL.
+
+        upgrade: create the schema in an empty database, or migrate an older one (`store.upgraded` says
+        so).  False for a reader (`arena leaderboard`, `arena web`...): it changes nothing, and a database
+        without a ladder or with an older schema is refused (`NoLadder`, `OldSchema`).
 
         recover: this is the server: claim the database (a second `arena serve`
         is refused) and mark games left ``running`` by an earlier process as
@@ -158,6 +165,10 @@ class LadderStore:
         whole database and no recovery here; the host registry claims the host's name and
         aborts only that host's games (`arena.ladder.store.hosts`).
         """
+        from arena.ladder.store.postgres import is_postgres_url
+
+        if not upgrade and not is_postgres_url(db) and str(db) != ":memory:" and not os.path.exists(db):
+            raise NoLadder(f"no ladder database at {db}")  # (connecting would make an empty file)
         backend = open_backend(db)
         store = cls(backend)
         try:
@@ -165,7 +176,10 @@ class LadderStore:
             if recover:
                 backend.claim_server()
             try:
-                migrate(backend)
+                if upgrade:
+                    store.upgraded = migrate(backend)
+                else:
+                    require_current(backend)
             except backend.errors as error:
                 raise StoreError(f"{backend.name}: not a usable ladder database: {' '.join(str(error).split())}") from None
             if recover:

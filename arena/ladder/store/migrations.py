@@ -1,11 +1,14 @@
 """The ladder schema and its forward migrations, applied the same way to SQLite and PostgreSQL.
 
 ``MIGRATIONS[i]`` upgrades the schema from version ``i`` to ``i + 1``; the
-version lives in the one-row table ``schema_version``.  `migrate` runs at
-every open, in one transaction with the schema locked (`Backend.lock_schema`),
+version lives in the one-row table ``schema_version``.  `migrate` runs when a
+writer opens the store (`arena serve`, `arena bots add`), in one transaction with the schema locked (`Backend.lock_schema`),
 so two processes starting together neither apply a step twice nor see half of
 one, and a database newer than this code is refused with `StoreError` before
-anything is touched.  Never edit a released step; add one.
+anything is touched.  A reader (`arena leaderboard`, `arena web`, `arena replays --db`...) runs
+`require_current` instead: it creates and migrates nothing, and refuses a database without a
+ladder (`NoLadder`) or with an older schema (`OldSchema`) in one line.  Never edit a released
+step; add one.
 
 A step is the shared SQL both databases run (a string, split at its ``;``), or a `Step`
 that also has SQL of one database's own: PostgreSQL's server-side functions and storage
@@ -35,7 +38,7 @@ from typing import Sequence, Union
 
 from arena.ladder.store import claims, fit_totals, game_end, game_start, replays
 from arena.ladder.store.backend import Backend
-from arena.ladder.store.records import StoreError
+from arena.ladder.store.records import NoLadder, OldSchema, StoreError
 
 
 @dataclass(frozen=True)
@@ -214,16 +217,16 @@ def read_version(backend: Backend) -> int:
     return int(row[0][0]) if row else 0
 
 
-def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> None:
+def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> tuple[int, int] | None:
     """Bring the schema up to ``target``, or raise StoreError for a database newer than this code.
 
-    A database already at ``target`` is only read: a reader (`arena web` with a
-    read-only PostgreSQL role, `arena leaderboard` beside a busy server) never
-    needs the write lock or the right to create tables.
+    Returns (the version found, ``target``) when it applied steps (0: it created the schema), None when
+    the database was at ``target`` already: then it is only read, with no write lock nor the right to
+    create tables.
     """
     version = read_version(backend)
     if version == target:
-        return
+        return None
     _refuse_newer(backend, version, target)
     with backend.transaction():
         backend.lock_schema()
@@ -237,6 +240,23 @@ def migrate(backend: Backend, target: int = SCHEMA_VERSION) -> None:
             for statement in statements(MIGRATIONS[step], backend.dialect):
                 backend.run(statement)
             backend.run("UPDATE schema_version SET version = ?", (step + 1,))
+    return (version, target) if version < target else None
+
+
+def require_current(backend: Backend, target: int = SCHEMA_VERSION) -> None:
+    """A reader's check: the database holds a ladder at ``target``; else `NoLadder`, `OldSchema` or (newer)
+    StoreError, one line each.  Reads the version only: it never creates or migrates anything."""
+    version = read_version(backend)
+    if version == target:
+        return
+    _refuse_newer(backend, version, target)
+    if version == 0:
+        raise NoLadder(f"no ladder database at {backend.name}: it holds no Mau Arena schema")
+    backup = "pg_dump" if backend.dialect == "postgresql" else "a copy of the file"
+    raise OldSchema(
+        f"{backend.name} has schema version {version}, older than this arena's ({target}); back it up ({backup}), "
+        "then start `arena serve` of this release on it once to upgrade it (docs/deploy.md, \"Upgrading\")"
+    )
 
 
 def _refuse_newer(backend: Backend, version: int, target: int) -> None:

@@ -59,6 +59,14 @@ class StoreError(Exception):
     """The database cannot be used (unreachable, newer schema, not a ladder database...): one line for the operator."""
 
 
+class NoLadder(StoreError):
+    """A reader opened a database that holds no ladder (no schema): it creates none (`LadderStore.open`)."""
+
+
+class OldSchema(StoreError):
+    """A reader opened a ladder of an older schema: it migrates nothing (`LadderStore.open`); `arena serve` does."""
+
+
 class GameClosed(StoreError):
     """A result for a game that is no longer running: another host closed it (aborted) meanwhile.
 
