@@ -91,6 +91,9 @@ def register(subparsers) -> None:
     cluster.add_argument("--host-lease", type=float, default=10.0, metavar="SECONDS",
                          help="a host silent this long whose database session is gone is dead: its running games "
                               "are aborted by the others (default 10)")
+    cluster.add_argument("--allow-mixed-settings", action="store_true",
+                         help="start even if a live host of the ladder has another time control, --max-strikes, "
+                         "table size or ruleset options (refused otherwise: its games would be rated by other rules)")
     cluster.add_argument("--host-hold", type=float, default=2.0, metavar="SECONDS",
                          help="the longest a game this host planned waits for a host far below its share of the "
                               "games to take its seats, so a host that joins later gets games from few bots "
@@ -417,9 +420,17 @@ def _serve(args, store, config, players, options, time_control) -> int:
     if is_postgres_url(args.db):
         from arena.ladder.membership import ClusterSettings
 
+        from arena.ladder.store.host_settings import HostSettings
+
+        host_settings = HostSettings(
+            time_control={key: getattr(time_control, key) for key in
+                          ("move_ms", "bank_ms", "increment_ms", "first_move_ms", "max_strikes")},
+            rulesets={name: (count, dict(options.get(name, {}))) for name, count in players.items()},
+            lease_s=args.host_lease, hold_s=args.host_hold)
         settings.cluster = ClusterSettings(url=args.db, host_name=args.host_name, advertise=args.advertise,
                                            lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3),
-                                           hold_s=args.host_hold)
+                                           hold_s=args.host_hold, host_settings=host_settings,
+                                           allow_mixed=args.allow_mixed_settings)
     ladder = LadderDirector(store, settings, view, owners=config.authenticator.owners)
     live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 

@@ -72,6 +72,8 @@ class ClusterSettings:
     lease_s: float = 10.0          # a host whose lease is this old and whose lock is free is dead
     heartbeat_s: float = 2.0
     hold_s: float = 2.0            # the longest a game waits for a starved host to take it (0: never)
+    host_settings: Any = None      # `HostSettings` to record and compare with the live hosts' (None: neither)
+    allow_mixed: bool = False      # a rating-relevant mismatch with a live host is logged, not refused
 
 
 class Membership:
@@ -114,7 +116,8 @@ class Membership:
         name = self.settings.host_name or default_host_name(port)
         advertised = self.settings.advertise or address
         self.registry = await trio.to_thread.run_sync(
-            lambda: HostRegistry(self.settings.url, name, advertised, self.concurrency, self.settings.lease_s)
+            lambda: HostRegistry(self.settings.url, name, advertised, self.concurrency, self.settings.lease_s,
+                                 settings=self.settings.host_settings, allow_mixed=self.settings.allow_mixed)
         )
         self.claims = SeatClaims(self.registry)
         # a host is new (may seat any bot) until the bots have heard of it (a heartbeat or two) and had a hold

@@ -394,3 +394,50 @@ def test_another_databases_host_locks_on_the_same_server_neither_keep_a_dead_hos
             session.close()
     survivor.close()
     store.close()
+
+
+def test_a_host_with_other_rating_rules_than_a_live_host_is_refused_and_other_differences_are_warned(
+        postgres_db, caplog):
+    """Results from every host go into one rating: a host whose time control, strikes, table size or options of a
+    shared ruleset differ from a live host's is refused in one line naming the setting and the host (unless
+    allow_mixed); a different lease, hold or ruleset list is only warned."""
+    import logging
+
+    from arena.ladder.store.host_settings import HostSettings
+
+    def settings(move_ms=1000, max_strikes=3, lease_s=10.0, rulesets=None) -> HostSettings:
+        return HostSettings(time_control={"move_ms": move_ms, "bank_ms": 0, "increment_ms": 0, "first_move_ms": 0,
+                                          "max_strikes": max_strikes},
+                            rulesets=rulesets or {"moumou": (2, {})}, lease_s=lease_s)
+
+    LadderStore.open(postgres_db, shared=True).close()
+    first = HostRegistry(postgres_db, "a", "a:1", 4, settings=settings())
+    first.join()
+    for other, line in (
+        (settings(move_ms=500), "--move-ms 500 here, 1000 on live host a"),
+        (settings(max_strikes=5), "--max-strikes 5 here, 3 on live host a"),
+        (settings(rulesets={"moumou": (3, {})}), "--players moumou=3 here, 2 on live host a"),
+        (settings(rulesets={"moumou": (2, {"hand": 7})}), "moumou options (hand=7) here, (defaults) on live host a"),
+    ):
+        refused = HostRegistry(postgres_db, "b", "b:1", 4, settings=other)
+        with pytest.raises(StoreError, match="would be rated by other rules than the live hosts'") as error:
+            refused.join()
+        assert line in str(error.value) and "--allow-mixed-settings" in str(error.value) and "\n" not in str(error.value)
+        with first.connection() as db:  # never live, and its lock is free again
+            assert db.execute("SELECT state FROM hosts WHERE name = 'b'").fetchone() == ("stopped",)
+            assert [name for name, _a, _c in first.live_hosts()] == ["a"]
+    caplog.set_level(logging.WARNING, logger="arena.ladder")
+    mixed = HostRegistry(postgres_db, "b", "b:1", 4, settings=settings(move_ms=500), allow_mixed=True)
+    mixed.join()
+    assert "--move-ms 500 here, 1000 on live host a" in caplog.text
+    mixed.leave()  # (a clean stop: no longer live)
+    caplog.clear()
+    lenient = HostRegistry(postgres_db, "c", "c:1", 4, settings=settings(
+        lease_s=5.0, rulesets={"moumou": (2, {}), "maumau": (2, {})}))
+    lenient.join()  # joins: a lease and the list of rulesets do not change how a shared ruleset's games are rated
+    assert "--host-lease 5 here, 10.0 on live host a" in caplog.text
+    assert "--game differs from live host a: only here maumau; only there none" in caplog.text
+    with first.connection() as db:
+        recorded = HostSettings.from_json(db.execute("SELECT settings FROM hosts WHERE name = 'c'").fetchone()[0])
+    assert recorded == settings(lease_s=5.0, rulesets={"moumou": (2, {}), "maumau": (2, {})})
+    lenient.close(), first.close()

@@ -345,3 +345,20 @@ def test_an_owners_bots_never_meet_on_any_host_of_a_shared_ladder(tmp_path, post
     games = rows(postgres_db, "SELECT g.id, array_agg(s.bot) FROM games g JOIN seats s ON s.game_id = g.id "
                               "GROUP BY g.id")
     assert games and not [g for g, seats in games if {"ann-1", "ann-2"} <= set(seats)], games
+
+
+def test_a_host_with_another_time_control_than_a_live_host_is_refused_in_one_line(tmp_path, postgres_db):
+    """`arena serve` records its settings and compares them with the live hosts' (arena/ladder/store/host_settings.py):
+    a second host with another --move-ms exits 1 naming the flag and the host; with --allow-mixed-settings it joins."""
+    first = start_host(tmp_path, "A", postgres_db, 3, "--move-ms", "1000")
+    try:
+        folder = tmp_path / "B"
+        folder.mkdir()
+        refused = Server(folder, "--host-name", "B", "--host-lease", LEASE, "--move-ms", "500", db=postgres_db)
+        assert refused.wait(60) == 1
+        said = refused.rest()
+        assert "--move-ms 500 here, 1000 on live host A" in said and "--allow-mixed-settings" in said, said
+        mixed = start_host(tmp_path, "C", postgres_db, 3, "--move-ms", "500", "--allow-mixed-settings")
+        mixed.kill()
+    finally:
+        first.kill()

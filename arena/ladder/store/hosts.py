@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from arena.ladder.store.host_settings import HostSettings, compare
 from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, THIS_DATABASE, redact, take_session_lock
 from arena.ladder.store.records import StoreError, utc_now
 
@@ -76,7 +77,8 @@ class HostRegistry:
     """
 
     def __init__(self, url: str, name: str, address: str, concurrency: int, lease_s: float = 10.0,
-                 connect_timeout: int = 10, grace_s: float | None = None, lock_wait_s: float = LOCK_WAIT_S) -> None:
+                 connect_timeout: int = 10, grace_s: float | None = None, lock_wait_s: float = LOCK_WAIT_S,
+                 settings: HostSettings | None = None, allow_mixed: bool = False) -> None:
         try:
             import psycopg
         except ImportError:
@@ -93,6 +95,11 @@ class HostRegistry:
         #: How long `join` waits for the host lock before refusing: a process of this host that has just
         #: died still holds it until its PostgreSQL backend notices the closed connection and exits.
         self.lock_wait_s = lock_wait_s
+        #: What this host plays by, recorded in its row and compared with the live hosts' at `join`
+        #: (`host_settings`); None: nothing recorded nor compared.  ``allow_mixed``: a mismatch that affects
+        #: ratings is logged instead of refused.
+        self.settings = settings
+        self.allow_mixed = allow_mixed
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
         self._db: Any = None
@@ -190,6 +197,12 @@ class HostRegistry:
                     key = row[0]
             self._take_lock(key)
             self._key = key
+            if self.settings is not None:
+                try:
+                    self._compare_settings(db)
+                except BaseException:
+                    self.close()  # the lock goes with the session: nothing of this host was made live
+                    raise
             # Listening before this host is live: a release that sees it live tells it (`SeatClaims.release_statements`).
             if self._listener is None:
                 self._listener = self._open_listener()
@@ -197,8 +210,9 @@ class HostRegistry:
                 db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
                 db.execute(
                     f"UPDATE hosts SET address = %s, concurrency = %s, started_at = {NOW}, "
-                    f"lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
-                    (self.address, self.concurrency, self.lease_s, self.name),
+                    f"lease_until = {NOW} + %s, state = 'live', settings = %s WHERE name = %s",
+                    (self.address, self.concurrency, self.lease_s,
+                     None if self.settings is None else self.settings.to_json(), self.name),
                 )
                 rows = db.execute(
                     "SELECT g.id, g.replay_path FROM games g WHERE g.status = 'running' AND ("
@@ -212,6 +226,33 @@ class HostRegistry:
         self._steady_since = time.monotonic()
         log.info("joined the ladder as host %s (%s)", self.name, self.address)
         return [(r[0], r[1]) for r in rows]
+
+    def _compare_settings(self, db: Any) -> None:
+        """Refuse (StoreError, one line) settings that would rate this host's games by other rules than a live
+        host's, unless `allow_mixed`; log the other differences (`host_settings.compare`)."""
+        rows = db.execute(
+            f"SELECT name, settings FROM hosts WHERE state = 'live' AND lease_until >= {NOW} AND name <> %s "
+            "AND settings IS NOT NULL ORDER BY name", (self.name,)).fetchall()
+        refusals: list[str] = []
+        for name, text in rows:
+            try:
+                theirs = HostSettings.from_json(text)
+            except (ValueError, AttributeError, TypeError):
+                log.warning("host %s recorded settings this release cannot read; not compared", name)
+                continue
+            refused, warned = compare(self.settings, theirs, name)
+            refusals += refused
+            for line in warned:
+                log.warning("settings differ: %s", line)
+        if not refusals:
+            return
+        if self.allow_mixed:
+            for line in refusals:
+                log.warning("settings differ (allowed by --allow-mixed-settings; ratings mix both): %s", line)
+            return
+        more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
+        raise StoreError(f"this host's games would be rated by other rules than the live hosts': {refusals[0]}{more}; "
+                         "give every host the same settings, or --allow-mixed-settings")
 
     def leave(self) -> None:
         """A clean stop: release what this host still claims, mark it stopped, drop the lock."""

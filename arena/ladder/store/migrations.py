@@ -203,6 +203,10 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # one owner at a table, so an author cannot pair his bots to feed one of them rating or seat them together
     # to share their hands.  NULL: the bot is nobody else's (open registration, or no owner given).
     "ALTER TABLE bots ADD COLUMN owner TEXT",
+    # 13: each host's settings that decide how its games are played (time control, rulesets with their table size
+    # and options; lease and hold), JSON (`host_settings.HostSettings`): a starting host compares them with the live
+    # hosts' and refuses to join a ladder whose games it would play by other rules.  NULL: a host of an older release.
+    "ALTER TABLE hosts ADD COLUMN settings TEXT",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
