@@ -69,6 +69,10 @@ class DeadHost:
     released: int  # its seat claims, now released
 
 
+class SettingsRefused(StoreError):
+    """A starting host's settings differ from a live host's in what decides a rating (`host_settings`)."""
+
+
 class HostRegistry:
     """This process's membership of a PostgreSQL ladder: its own connection, which holds its host lock,
     and a second one for the seat claims (`work_connection`).
@@ -179,9 +183,17 @@ class HostRegistry:
         """Become a live host; abort the games an earlier process of this host left running.
 
         Returns those games' (id, replay path), for `arena.ladder.recovery`.  Raises StoreError
-        when another live process already is this host.  Running games no host ever claimed
-        (left by an `arena serve` from before hosts existed) are aborted too.
+        when another live process already is this host, or (`SettingsRefused`, the registry then
+        closed) when its settings would rate games by other rules than a live host's.  Running games
+        no host ever claimed (left by an `arena serve` from before hosts existed) are aborted too.
         """
+        try:
+            return self._join()
+        except SettingsRefused:
+            self.close()  # the host lock goes with the session
+            raise
+
+    def _join(self) -> list[tuple[str, str | None]]:
         with self.connection() as db:
             with db.transaction():
                 db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, REGISTRY_LOCK))
@@ -197,17 +209,13 @@ class HostRegistry:
                     key = row[0]
             self._take_lock(key)
             self._key = key
-            if self.settings is not None:
-                try:
-                    self._compare_settings(db)
-                except BaseException:
-                    self.close()  # the lock goes with the session: nothing of this host was made live
-                    raise
             # Listening before this host is live: a release that sees it live tells it (`SeatClaims.release_statements`).
             if self._listener is None:
                 self._listener = self._open_listener()
             with db.transaction():
                 db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
+                if self.settings is not None:  # under the lock: of two hosts starting at once, the second sees the first
+                    self._compare_settings(db)  # (a refusal rolls this back: the host never goes live)
                 db.execute(
                     f"UPDATE hosts SET address = %s, concurrency = %s, started_at = {NOW}, "
                     f"lease_until = {NOW} + %s, state = 'live', settings = %s WHERE name = %s",
@@ -251,7 +259,7 @@ class HostRegistry:
                 log.warning("settings differ (allowed by --allow-mixed-settings; ratings mix both): %s", line)
             return
         more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
-        raise StoreError(f"this host's games would be rated by other rules than the live hosts': {refusals[0]}{more}; "
+        raise SettingsRefused(f"this host's games would be rated by other rules than the live hosts': {refusals[0]}{more}; "
                          "give every host the same settings, or --allow-mixed-settings")
 
     def leave(self) -> None:
@@ -408,4 +416,4 @@ def default_host_name(port: int) -> str:
     return f"{socket.gethostname()}:{port}"
 
 
-__all__ = ["DeadHost", "HostRegistry", "default_host_name", "HOST_LOCK_CLASS", "SEATS_LOCK"]
+__all__ = ["DeadHost", "HostRegistry", "SettingsRefused", "default_host_name", "HOST_LOCK_CLASS", "SEATS_LOCK"]
