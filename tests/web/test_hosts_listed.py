@@ -9,8 +9,6 @@ although no sweep has marked its row yet); one that stopped cleanly; and one a s
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 
@@ -24,11 +22,10 @@ from starlette.testclient import TestClient  # noqa: E402
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.ladder.store.hosts import HostRegistry  # noqa: E402
 from arena.web import WebSource, create_app  # noqa: E402
-from tests.process_lines import Lines  # noqa: E402
-from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 from .test_web_api import BOTS, SEED, play  # noqa: E402
 from .test_web_live import _browser  # noqa: E402
+from .web_process import new_page, serve_web, stop  # noqa: E402
 
 FIELDS = {"name", "address", "state", "since", "since_s", "lease_until", "lease_left_s", "games", "concurrency"}
 
@@ -136,23 +133,6 @@ def test_a_sqlite_ladder_says_it_has_one_host_in_one_line(tmp_path):
         source.close()
 
 
-def serve_web(db: str, cwd) -> tuple[subprocess.Popen, str]:
-    web = subprocess.Popen(
-        [sys.executable, "-m", "arena", "web", "--db", db, "--listen", "127.0.0.1:0"],
-        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        preexec_fn=sigint_as_at_a_terminal)
-    return web, Lines(web).until(r"web view on (http://\S+)").group(1)
-
-
-def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
 def test_the_leaderboard_page_shows_a_shared_ladders_hosts_and_no_section_on_sqlite(four_hosts, tmp_path):
     playwright, chromium = _browser()
     store = LadderStore.open(tmp_path / "one.db")
@@ -163,10 +143,7 @@ def test_the_leaderboard_page_shows_a_shared_ladders_hosts_and_no_section_on_sql
     try:
         single, single_url = serve_web(str(tmp_path / "one.db"), tmp_path)
         with playwright.sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            browser, page, errors = new_page(driver, chromium)
             page.goto(f"{shared_url}#/")
             page.wait_for_selector("#hosts table.hosts", timeout=30_000)
             assert page.locator("#hosts-section").is_visible()

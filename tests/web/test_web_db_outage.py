@@ -55,31 +55,18 @@ def test_a_page_whose_refresh_fails_says_so_above_what_it_last_showed_and_clears
     """The leaderboard refreshes every 2 s; during an outage each refresh is a 503.  The page used to keep the old
     tables without a word (its refresher swallowed the error); it now says it cannot refresh, why, and since when
     its data dates, and takes the line down once a refresh succeeds."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    from tests.terminal_signals import sigint_as_at_a_terminal
-
-    from .test_web_live import Lines, _browser
+    from .test_web_live import _browser
+    from .web_process import new_page, serve_web, stop
 
     playwright, chromium = _browser()
     url = private_postgres.url
     store = LadderStore.open(url)
     play(store, tmp_path / "replays", "pg0", "maumau", BOTS[:2], SEED)
     store.close()
-    web = subprocess.Popen(
-        [sys.executable, "-m", "arena", "web", "--db", url, "--listen", "127.0.0.1:0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        preexec_fn=sigint_as_at_a_terminal)
+    web, page_url = serve_web(url, tmp_path)
     try:
-        page_url = Lines(web).until(r"web view on (http://\S+)").group(1)
         with playwright.sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            browser, page, errors = new_page(driver, chromium)
             page.goto(f"{page_url}#/")
             page.wait_for_selector("#standings table.standings", timeout=30_000)
             assert page.locator("#stale").is_hidden()
@@ -96,9 +83,4 @@ def test_a_page_whose_refresh_fails_says_so_above_what_it_last_showed_and_clears
             browser.close()
         assert not errors, errors
     finally:
-        os.killpg(web.pid, signal.SIGINT)
-        try:
-            web.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(web.pid, signal.SIGKILL)
-            web.wait()
+        stop(web)

@@ -8,10 +8,6 @@ that host's address (the hosts table): the API, the page and `arena watch` say s
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 
 import pytest
 
@@ -21,10 +17,10 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.web import WebSource, create_app  # noqa: E402
-from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 from .test_web_api import BOTS, SEED, play  # noqa: E402
-from .test_web_live import Lines, _browser  # noqa: E402
+from .test_web_live import _browser  # noqa: E402
+from .web_process import new_page, serve_web, stop  # noqa: E402
 
 HOST_A = "127.0.0.1:34053"
 FINISHED = 6
@@ -106,17 +102,10 @@ def test_a_browser_on_another_host_is_told_where_the_game_runs(postgres_db, tmp_
     a first move that never comes, and a stream the server refuses is said too (the EventSource's errors)."""
     playwright, chromium = _browser()
     running_on_host_a(postgres_db, tmp_path)
-    web = subprocess.Popen(
-        [sys.executable, "-m", "arena", "web", "--db", postgres_db, "--listen", "127.0.0.1:0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        preexec_fn=sigint_as_at_a_terminal)
+    web, url = serve_web(postgres_db, tmp_path)
     try:
-        url = Lines(web).until(r"web view on (http://\S+)").group(1)
         with playwright.sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
+            browser, page, errors = new_page(driver, chromium)
             page.goto(f"{url}#/game/run-a")
             page.wait_for_selector("#status.elsewhere", timeout=30_000)
             assert page.locator("#status").inner_text().startswith(f"running on hostA ({HOST_A}): watch it there")
@@ -140,9 +129,4 @@ def test_a_browser_on_another_host_is_told_where_the_game_runs(postgres_db, tmp_
             browser.close()
         assert not errors, errors
     finally:
-        os.killpg(web.pid, signal.SIGINT)
-        try:
-            web.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(web.pid, signal.SIGKILL)
-            web.wait()
+        stop(web)

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -17,8 +13,7 @@ pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip insta
 from arena.ladder.store import LadderStore  # noqa: E402
 
 from .test_web_api import BOTS, SEED, play  # noqa: E402
-from .test_web_live import Lines  # noqa: E402
-from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
+from .web_process import serve_web, stop  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,13 +28,8 @@ def test_arena_web_serves_a_postgresql_ladder(postgres_db, tmp_path):
     for n in range(3):
         play(store, tmp_path / "replays", f"pg{n}", "maumau", [BOTS[n % 2], BOTS[(n + 1) % 2]], SEED + n)
     store.close()
-    web = subprocess.Popen(
-        [sys.executable, "-m", "arena", "web", "--db", postgres_db, "--replays", str(tmp_path / "replays"),
-         "--listen", "127.0.0.1:0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        preexec_fn=sigint_as_at_a_terminal)
+    web, url = serve_web(postgres_db, tmp_path, "--replays", str(tmp_path / "replays"))
     try:
-        url = Lines(web).until(r"web view on (http://\S+)").group(1)
         standings = get(f"{url}api/v1/standings/maumau")["standings"]
         assert {row["bot"] for row in standings} == set(BOTS[:2]) and sum(row["games"] for row in standings) == 6
         games = get(f"{url}api/v1/games")["games"]
@@ -51,10 +41,5 @@ def test_arena_web_serves_a_postgresql_ladder(postgres_db, tmp_path):
         with urllib.request.urlopen(url, timeout=20) as page:
             assert b"<html" in page.read().lower()
     finally:
-        os.killpg(web.pid, signal.SIGINT)
-        try:
-            web.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(web.pid, signal.SIGKILL)
-            web.wait()
+        stop(web)
     assert web.returncode in (0, 130)

@@ -11,8 +11,6 @@ playing moumou right now.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -29,6 +27,7 @@ from tests.terminal_signals import sigint_as_at_a_terminal  # noqa: E402
 
 from .test_web_api import SEED, play  # noqa: E402
 from .test_web_live import Lines  # noqa: E402
+from .web_process import stop  # noqa: E402
 
 MOSE_BOTS = ["ann", "bob", "cid"]
 MOSE_GAMES = 4
@@ -74,15 +73,6 @@ def serve_host_b(url: str, tmp_path) -> tuple[subprocess.Popen, str]:
         stop(server)
         raise
     return server, web.rstrip("/") + "/"
-
-
-def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def test_a_hosts_web_view_lists_and_ranks_the_rulesets_other_hosts_play(postgres_db, tmp_path):
