@@ -88,6 +88,10 @@ def newcomer(sigmas: float, rng: random.Random, before: int = 1200, cap: int = 8
     return cap
 
 
+#: The attackers' strategies (module docstring).
+MODES = ("honest", "stop", "return")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sigmas", default="0,1,1.5,1.96,2.5,3", help="the k values, comma-separated")
@@ -97,14 +101,27 @@ def main() -> int:
     parser.add_argument("--newcomer", action="store_true", help="measure a better newcomer's games to 1st instead")
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args()
-    for sigmas in (float(k) for k in args.sigmas.split(",")):
+    try:
+        ks = [float(k) for k in args.sigmas.split(",")]
+    except ValueError:
+        parser.error(f"--sigmas takes numbers separated by commas (0,1.96), not {args.sigmas!r}")
+    if not all(math.isfinite(k) and k >= 0 for k in ks):
+        parser.error(f"--sigmas must be 0 or more, not {args.sigmas}")
+    if args.seasons < 1 or args.games < 1:
+        parser.error("--seasons and --games must be at least 1")
+    modes = args.modes.split(",")
+    if unknown := [m for m in modes if m not in MODES]:
+        parser.error(f"--modes: unknown {', '.join(unknown)} (choose from {', '.join(MODES)})")
+    if args.newcomer and args.seasons < 2:
+        parser.error("--newcomer needs at least 2 seasons (it prints quartiles)")
+    for sigmas in ks:
         if args.newcomer:
             rng = random.Random(args.seed)
             needed = [newcomer(sigmas, rng) for _ in range(args.seasons)]
             print(f"k={sigmas:<5g} newcomer (+150) ranked 1st after a median {statistics.median(needed):g} of its "
                   f"games (quartiles {', '.join(f'{q:g}' for q in statistics.quantiles(needed, n=4))})", flush=True)
             continue
-        for mode in args.modes.split(","):
+        for mode in modes:
             rng = random.Random(args.seed)
             orders = [attack(mode, sigmas, rng, args.games) for _ in range(args.seasons)]
             print(f"k={sigmas:<5g} {mode:<7} x 1st in {sum(o[0] == 'x' for o in orders)}/{args.seasons}, "
