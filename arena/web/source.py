@@ -279,7 +279,7 @@ class WebSource:
         """The whole ladder's running games, newest first: this arena's own from its live state (their
         events stream here), every other host's from the database (PostgreSQL), with the host that runs it."""
         here = self.live.running() if self.live is not None else []
-        if self.live is not None and not is_postgres_url(self.db_path):
+        if self.live is not None and not self.shared:
             return here  # a SQLite ladder has one host, this one: its running games are the live ones
         mine = {game["game_id"] for game in here}
         others = [record for record in self.store.games(status="running", limit=MAX_LIMIT) if record.id not in mine]

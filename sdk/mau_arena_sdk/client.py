@@ -609,10 +609,8 @@ class Client:
             if game.held != message.request_id:  # a held answer goes out when its hold ends, to the stream then
                 self._send(game, last[1])  # re-sent after a resume: we already know our answer
             return
-        if self.pacer is None:
-            self._relay.dispatch(game, self._answer, game, message)
-        else:
-            self._relay.dispatch(game, self._answer, game, message, self.pacer.clock())
+        received = self.pacer.clock() if self.pacer is not None else None  # when pacing: the hold counts from here
+        self._relay.dispatch(game, self._answer, game, message, received)
 
     async def _on_game_ended(self, message: Any) -> None:
         if message.game_id not in self.games:

@@ -23,14 +23,14 @@ from typing import Any
 
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.hosts import HOST_LOCK_CLASS
+from arena.ladder.store.postgres import THIS_DATABASE
 
 #: The database's clock in epoch seconds (the registry's ``NOW``).
 _NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 #: Whether a host's lock is held: an advisory lock of *this* database (``pg_locks`` shows every database's,
 #: and two ladders on one server number their hosts' locks alike).
 _LOCK_HELD = (
-    "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
-    "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+    f"EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND {THIS_DATABASE} "
     f"AND CAST(l.classid AS BIGINT) = {HOST_LOCK_CLASS} AND CAST(l.objid AS BIGINT) = h.lock_key)"
 )
 #: The games a host runs now: its open seat claims' games that are still running.
