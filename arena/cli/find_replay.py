@@ -41,12 +41,15 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
     stored: list[str] = []  # the matching games whose replay the database keeps
     store = None
     without: str = ""  # why the one matching game of the database has no replay
+    unreadable: str = ""  # why the database could not be read (then only the folder is searched)
     if url or Path(db).is_file():
         try:
             store = LadderStore.open(db, recover=False, upgrade=False)
-        except StoreError:
+        except StoreError as error:
             store = None
-        looked.append(store.path if store is not None else str(db))
+            unreadable = str(error) if str(db) in str(error) else f"{db}: {error}"
+        if store is not None:
+            looked.append(store.path)
         if store is not None:
             try:
                 paths = store.replay_paths(game_id)
@@ -96,6 +99,9 @@ def find_replay(game_id: str, db: "str | Path", folder: Path) -> Path:
                            f"{', ...' if len(matches) > 5 else ''}): give the full game id")
     if without:  # the game exists: nothing wrong with the command line, there is no replay to open
         raise RunFailure(without)
+    if unreadable:  # not "no such game": the database that may hold it could not be asked
+        where = f" (nor in {folder}/)" if folder.is_dir() else ""
+        raise RunFailure(f"{unreadable}{where}")
     where = " and ".join(looked) if looked else f"{db} or {folder}/ (neither exists)"
     raise CommandError(f"no replay of game {game_id!r} in {where} (give its file, or --db/--replays)")
 

@@ -7,6 +7,7 @@ the commands run in this process (`arena_here`), with their exit status and outp
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 
@@ -71,3 +72,27 @@ def test_replays_db_lists_the_aborted_games_without_a_replay_with_their_reason(l
     assert "a game cut off by a crash" in table.out
     only_kept = json.loads(arena_here("replays", "--db", ladder, "--json", "--bot", "a", "--limit", "1", cwd=empty).out)
     assert [row["game_id"] for row in only_kept] == [kept]  # newest first, filters as before
+
+
+def test_a_database_that_cannot_be_read_is_named_with_its_error_not_taken_for_a_missing_game(tmp_path, arena_here):
+    """A replay asked of a database that cannot be opened (not a ladder, or a server that is down) says why: it
+    was reported as "no replay of game ..." (a usage error), as if the game did not exist."""
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+    junk = tmp_path / "notes.db"
+    junk.write_text("not a database\n" * 100)
+    broken = arena_here("replay", "somegame", "--db", str(junk), "--step", "0", cwd=empty)
+    assert broken.status == 1 and broken.err.count("\n") == 1, broken
+    assert "not a database" in broken.err and "no replay of game" not in broken.err, broken.err
+    pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+    with socket.socket() as probe:  # a loopback port bound and not listening: a connection is refused at once
+        probe.bind(("127.0.0.1", 0))
+        url = f"postgresql://127.0.0.1:{probe.getsockname()[1]}/ladder"
+        down = arena_here("replay", "somegame", "--db", url, "--step", "0", cwd=empty)
+    assert down.status == 1 and "cannot connect" in down.err and "no replay of game" not in down.err, down.err
+    # a replay file in the folder is still found while the database is away
+    (empty / "replays").mkdir()
+    game = "20261129T230000-file0001"
+    (empty / "replays" / f"{game}.jsonl").write_text("")
+    from arena.cli.find_replay import find_replay
+    assert find_replay(game, str(junk), empty / "replays") == empty / "replays" / f"{game}.jsonl"
