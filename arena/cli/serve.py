@@ -328,9 +328,11 @@ def run(args) -> int:
     if not is_postgres_url(args.db) and Path(args.db).is_dir():
         raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
     shared = is_postgres_url(args.db)
-    if not shared and (args.host_name or args.advertise):
-        raise CommandError("--host-name and --advertise are for several hosts on one PostgreSQL database: "
-                           "give --db postgresql://...")
+    if not shared and (args.host_name or args.advertise or args.allow_mixed_settings):
+        given = [flag for flag, value in (("--host-name", args.host_name), ("--advertise", args.advertise),
+                                          ("--allow-mixed-settings", args.allow_mixed_settings)) if value]
+        raise CommandError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for several hosts on one "
+                           "PostgreSQL database: give --db postgresql://...")
     store = open_db(args.db, recover=True, shared=shared)
     try:
         Path(args.replays).mkdir(parents=True, exist_ok=True)

@@ -210,8 +210,11 @@ def test_host_flags_need_a_shared_database_and_well_formed_values(tmp_path, caps
 
     base = ["serve", "--port", "0", "--db", str(tmp_path / "one.db"), "--replays", str(tmp_path / "r"), "--plain"]
     for extra, message in (
-        (["--host-name", "a"], "--host-name and --advertise are for several hosts on one PostgreSQL database"),
-        (["--advertise", "b.example:1"], "--host-name and --advertise are for several hosts on one PostgreSQL"),
+        (["--host-name", "a"], "--host-name is for several hosts on one PostgreSQL database: give --db postgresql"),
+        (["--advertise", "b.example:1"], "--advertise is for several hosts on one PostgreSQL"),
+        # it was accepted and did nothing: a one-process ladder has no other host to differ from
+        (["--allow-mixed-settings"], "--allow-mixed-settings is for several hosts on one PostgreSQL"),
+        (["--host-name", "a", "--advertise", "b.example:1"], "--host-name and --advertise are for several hosts"),
         (["--advertise", "no-port"], "--advertise takes HOST:PORT, not 'no-port'"),
         (["--host-lease", "0"], "--host-lease must be positive"),
         (["--host-hold", "-1"], "--host-hold must be zero or more"),
