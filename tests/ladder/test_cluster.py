@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from claim_audit import audit_claims
 from host_freeze import backends, cut_off, stop_while_running_games
-from test_serve_e2e import RULESET, Server, poll
+from test_serve_e2e import RULESET, START_S, Server, poll
 
 from arena import __version__
 from arena.ladder.store import LadderStore
@@ -46,7 +46,7 @@ def start_host(tmp_path: Path, name: str, url: str, concurrency: int = 3, *extra
     server = Server(folder, "--host-name", name, "--host-lease", LEASE, "--concurrency", str(concurrency),
                     "--drain", "20", *extra, db=url)
     line = ""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_S  # bounded, not timed (see `START_S`)
     while "joined the ladder" not in line and time.monotonic() < deadline:
         line = server.read_line(timeout=deadline - time.monotonic())
     if f"joined the ladder as host {name}" not in line:

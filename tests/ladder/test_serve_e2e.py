@@ -27,6 +27,8 @@ from arena.ladder.store import SCHEMA_VERSION, LadderStore
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 RULESET = toy_ladder_game.NAME
+#: How long a test server may take to say it is listening (or has joined its ladder): a bound, not a timing.
+START_S = 120
 SERVE = [
     sys.executable, "-c",
     f"import sys; sys.path.insert(0, {str(HERE)!r}); import toy_ladder_game; toy_ladder_game.register(); "
@@ -49,7 +51,9 @@ class Server:
         self._lines: "queue.Queue[str | None]" = queue.Queue()
         self._reader = threading.Thread(target=self._pump, daemon=True)
         self._reader.start()
-        deadline = time.monotonic() + 30
+        # Bounded, not timed: a start takes 1-2 s, but 30 s ran out at a load of 15-20 on two cores (a
+        # failure of the machine, not of the server), and a generous bound costs nothing when it passes.
+        deadline = time.monotonic() + START_S
         line = ""
         while ("listening on" not in line or line.startswith("{")) and time.monotonic() < deadline:  # not a JSON log
             line = self.read_line(timeout=deadline - time.monotonic())
