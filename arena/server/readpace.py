@@ -15,6 +15,12 @@ whose turn is more than ``max_wait_s`` away is refused at once
 (RESOURCE_EXHAUSTED, saying when to try again).  A dashboard polling once a
 second never waits.  Addresses are counted as for the logins (an IPv6
 address by its /64, `arena.server.peers`); the last `MAX_REMEMBERED` are kept.
+
+The web view paces its requests with the same class (`arena.web.pace`), where
+a request may cost more than one turn (a list of many games).  A `ReadPace`
+has no lock: each is used from one thread, the event loop that answers its
+calls (the arena's, for both the gRPC service and `arena serve --web`; its
+own, for `arena web`).  Its clock is ``time.monotonic`` unless one is given.
 """
 
 from __future__ import annotations
@@ -39,19 +45,31 @@ class ReadPace:
         self.held = 0      # calls answered after a wait
         self.refused = 0   # calls refused: their turn was too far away
 
-    def turn_s(self, address: str) -> Optional[float]:
-        """Take a turn for ``address``: the seconds until it comes (0: at once), or None when it is more
-        than ``max_wait_s`` away (then nothing is taken)."""
+    def turn_s(self, address: str, cost: float = 1.0) -> Optional[float]:
+        """Take a turn for ``address`` (``cost`` calls' worth): the seconds until it comes (0: at once), or
+        None when it is more than ``max_wait_s`` away (then nothing is taken)."""
         now = self.clock()
-        tokens, at = self._buckets.pop(address, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - at) * self.per_second)
-        wait = 0.0 if tokens >= 1 else (1 - tokens) / self.per_second
+        tokens = self._tokens(address, now)
+        wait = self._wait(tokens, cost)
         if wait > self.max_wait_s:
             self.refused += 1
         else:
-            tokens -= 1  # below 0: turns promised to calls that wait
+            tokens -= cost  # below 0: turns promised to calls that wait
             self.held += wait > 0
+        self._buckets.pop(address, None)
         self._buckets[address] = (tokens, now)
         while len(self._buckets) > MAX_REMEMBERED:
             self._buckets.popitem(last=False)
         return None if wait > self.max_wait_s else wait
+
+    def free_in_s(self, address: str, cost: float = 1.0) -> float:
+        """The seconds until a call from ``address`` (of ``cost``) would be answered at once (0: now);
+        nothing is taken.  What a refused call is told to wait before it asks again."""
+        return self._wait(self._tokens(address, self.clock()), cost)
+
+    def _tokens(self, address: str, now: float) -> float:
+        tokens, at = self._buckets.get(address, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - at) * self.per_second)
+
+    def _wait(self, tokens: float, cost: float) -> float:
+        return 0.0 if tokens >= cost else (cost - tokens) / self.per_second
