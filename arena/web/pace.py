@@ -16,8 +16,8 @@ takes a turn of its client's address in a `arena.server.readpace.ReadPace`:
 by its /64 (`arena.server.peers`).  A request beyond the pace is held
 (an ``asyncio.sleep`` on the loop, which costs it nothing) and answered
 when its turn comes, with ``Server-Timing: pace;dur=MS`` saying how long
-it waited; one whose turn is more than `MAX_WAIT_S` away is answered at
-once with ``429 Too Many Requests`` and ``Retry-After`` (the seconds until
+it waited; one whose turn is more than `MAX_WAIT_S` away is refused,
+with ``429 Too Many Requests`` and ``Retry-After`` (the seconds until
 it would be answered without waiting).  A request may cost more than one
 turn (``cost``: a list of many games, `arena.web.api.request_cost`).
 
