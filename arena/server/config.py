@@ -98,6 +98,10 @@ class ServerConfig:
     #: each costs the games' loop a write per event of the game it watches (arena/server/live.py).
     max_spectators: int = 64
     spectators_per_address: int = 4
+    #: Health ``Watch`` streams at once, in all and per peer address (they need no login, and each holds
+    #: memory and keeps its connection from counting as idle; arena/server/health.py).  ``Check`` is unlimited.
+    max_health_watchers: int = 64
+    health_watchers_per_address: int = 4
     #: GetStandings and ListGames per peer address: this many at once, then this many a second; a call
     #: beyond waits for its turn, or is refused at once when that is more than `reads_max_wait_s` away
     #: (arena/server/readpace.py).
@@ -142,7 +146,8 @@ class ServerConfig:
             )
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
                      "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "auth_logins_per_name",
-                     "acceptors", "max_spectators", "spectators_per_address", "reads_burst"):
+                     "acceptors", "max_spectators", "spectators_per_address", "reads_burst",
+                     "max_health_watchers", "health_watchers_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:

@@ -33,6 +33,7 @@ from arena.server.service import ArenaService
 from arena.server.health import Health
 from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
 from arena.server.slot_view import SlotView
+from arena.server.streambudget import StreamBudget
 from mau_arena_sdk.wire import rpc
 
 log = logging.getLogger("arena.server")
@@ -334,7 +335,8 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     port = servers[0][1]
     handle = Handle(hub, port)
     service = ArenaService(hub, handle)
-    handle.health = Health()
+    handle.health = Health(watchers=StreamBudget(config.max_health_watchers, config.health_watchers_per_address,
+                                                 "health Watch streams"))
     for server, _ in servers:
         rpc.add_ArenaServicer_to_server(service, server)
         handle.health.add_to(server)

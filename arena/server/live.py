@@ -21,6 +21,7 @@ from typing import Any, Optional, Sequence
 
 from arena.messages import game_ended_to_pb, observation_to_pb, public_events_fields
 from arena.server.sessions import utc_now
+from arena.server.streambudget import StreamBudget
 from mau_arena_sdk.wire import pb
 
 #: A spectator this far behind is dropped rather than let its queue grow without bound.
@@ -97,47 +98,18 @@ class LiveGame:
         return self.status != "running"
 
 
-class Crowded(Exception):
-    """No room for another watching stream (in all, or for this address); the text says which."""
-
-
-class Spectators:
+class Spectators(StreamBudget):
     """Watching streams held at once, in all and per peer address (`peer_address`'s form, or the web
-    reader's); a stream beyond either bound is refused at once (`Crowded`) instead of queued."""
+    reader's): a `StreamBudget` (`arena.server.streambudget`) with its own wording."""
 
     def __init__(self, total: int = MAX_SPECTATORS, per_address: int = SPECTATORS_PER_ADDRESS) -> None:
-        if total < 1 or per_address < 1:
-            raise ValueError("spectator limits must be at least 1")
-        self.total = total
-        self.per_address = per_address
-        self.held = 0
-        self._by_address: dict[str, int] = {}
+        super().__init__(total, per_address, "watching streams")
 
-    def refusal(self, address: str) -> str:
-        """Why ``address`` may not open one more watching stream now; "" when it may."""
-        held_here = self._by_address.get(address, 0)
-        if held_here >= self.per_address:
-            return f"this address already watches {held_here} games (at most {self.per_address} at once); end one first"
-        if self.held >= self.total:
-            return f"{self.held} games are being watched (at most {self.total} at once); try again later"
-        return ""
+    def address_full(self, held_here: int) -> str:
+        return f"this address already watches {held_here} games (at most {self.per_address} at once); end one first"
 
-    def enter(self, address: str) -> None:
-        """Take a place for ``address``; `Crowded` (with the reason) when there is none."""
-        refusal = self.refusal(address)
-        if refusal:
-            raise Crowded(refusal)
-        held_here = self._by_address.get(address, 0)
-        self._by_address[address] = held_here + 1
-        self.held += 1
-
-    def leave(self, address: str) -> None:
-        left = self._by_address.get(address, 0) - 1
-        if left > 0:
-            self._by_address[address] = left
-        else:
-            self._by_address.pop(address, None)
-        self.held = max(0, self.held - 1)
+    def all_full(self) -> str:
+        return f"{self.held} games are being watched (at most {self.total} at once); try again later"
 
 
 class LiveGames:

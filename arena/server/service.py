@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError
 from arena.messages import error_to_pb
 from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
-from arena.server.live import Crowded
+from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
 from arena.server.readpace import ReadPace
 from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub, to_write

@@ -108,7 +108,7 @@ class LiveFeed:
         """A place for ``reader`` (an address) among the arena's watching streams, shared with its
         Spectate calls (`arena.server.live.Spectators`); returns the call that gives it back.  Raises
         `Busy` when there is none (in all, or for this address)."""
-        from arena.server.live import Crowded
+        from arena.server.streambudget import Crowded
 
         spectators = self.live.spectators
         address = str(reader or "")

@@ -19,7 +19,8 @@ from grpc import aio
 from arena.server.authgate import AuthGate
 from arena.server.config import ServerConfig
 from arena.server.hello import HelloRefused
-from arena.server.live import Crowded, Spectators
+from arena.server.live import Spectators
+from arena.server.streambudget import Crowded
 from arena.server.peers import address_key, peer_address
 from arena.server.readpace import ReadPace
 
