@@ -102,6 +102,15 @@ class ServerConfig:
     #: memory and keeps its connection from counting as idle; arena/server/health.py).  ``Check`` is unlimited.
     max_health_watchers: int = 64
     health_watchers_per_address: int = 4
+    #: A connection with no call open for this long is closed (gRPC's ``max_connection_idle``: a GOAWAY, so a
+    #: client's channel simply connects again at its next call).  A connected bot always has its Play stream
+    #: open, between games and while it waits for a seat too, so it is never idle; what this closes is a
+    #: connection that holds a file descriptor and does nothing.  Unbounded, 1,100 such connections under a
+    #: soft limit of 1,024 open files locked every new login and every resume out (arena/server/README.md).
+    connection_idle_s: float = 20.0
+    #: A new connection must finish its handshake (TLS, and HTTP/2's preface and SETTINGS) within this, or it
+    #: is closed (gRPC's own default: 120 s, during which a socket that never speaks holds a descriptor).
+    handshake_timeout_s: float = 10.0
     #: GetStandings and ListGames per peer address: this many at once, then this many a second; a call
     #: beyond waits for its turn, or is refused at once when that is more than `reads_max_wait_s` away
     #: (arena/server/readpace.py).
@@ -154,6 +163,9 @@ class ServerConfig:
             raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
         if not self.reads_per_second > 0:
             raise ConfigError(f"reads_per_second must be more than 0, not {self.reads_per_second}")
+        for name in ("connection_idle_s", "handshake_timeout_s"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name} must be more than 0, not {getattr(self, name)}")
         if not self.reads_max_wait_s >= 0:
             raise ConfigError(f"reads_max_wait_s must be 0 or more, not {self.reads_max_wait_s}")
         if self.auth_queue < 0:

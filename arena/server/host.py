@@ -317,6 +317,14 @@ def _server_options(config: ServerConfig, reuse_port: bool = False) -> list[tupl
         ("grpc.http2.ping_timeout_ms", 10_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
         ("grpc.keepalive_permit_without_calls", 1),
+        # A connection that holds a file descriptor and no call is closed (GOAWAY) after `connection_idle_s`,
+        # and one that has not finished its handshake after `handshake_timeout_s`: without them, idle
+        # connections (answering pings is enough; gRPC's pings and ours do not count as calls) filled the
+        # process's open files and every new login and resume was refused until some went away.  A bot is
+        # never idle (its Play stream stays open between games), and any gRPC client reconnects at its next
+        # call (ServerConfig; arena/server/README.md, "Idle connections").
+        ("grpc.max_connection_idle_ms", int(config.connection_idle_s * 1000)),
+        ("grpc.server_handshake_timeout_ms", int(config.handshake_timeout_s * 1000)),
     ]
 
 
