@@ -376,6 +376,20 @@ def run(args) -> int:
     return _serve(args, store, config, players, options, time_control)
 
 
+def _raise_open_files_limit() -> None:
+    """Every connection is an open file: take what the hard limit allows (arena/server/filelimit.py), and
+    say so in the log (`--log-level info`) when that changed anything; warn when it stays low."""
+    from arena.server.filelimit import LOW, open_files_limit, raise_open_files_limit
+
+    raised = raise_open_files_limit()
+    if raised is not None:
+        log.info("open files: soft limit raised from %d to %d (the hard limit)", *raised)
+    limit = open_files_limit()
+    if limit is not None and limit < LOW:
+        log.warning("open files: limited to %d; every connection takes one, so a few hundred idle ones can lock "
+                    "new bots out: raise the hard limit (systemd: LimitNOFILE=65536; docs/deploy.md)", limit)
+
+
 def _report_recovery(recovered, recovery) -> None:
     if recovered:
         print(f"{len(recovered)} games cut off by the last shutdown were marked aborted (not rated)", flush=True)
@@ -406,6 +420,7 @@ def _serve(args, store, config, players, options, time_control) -> int:
 
     configure(args.log_format, args.host_name or socket.gethostname(),
               getattr(logging, args.log_level.upper()))
+    _raise_open_files_limit()
     view = DashboardView(address=f"{args.host}:{args.port}", show=_shown(args, players))
     settings = LadderSettings(
         players=players,

@@ -38,12 +38,12 @@ SERVE = [
 
 
 class Server:
-    def __init__(self, tmp: Path, *extra: str, db: "str | Path | None" = None) -> None:
+    def __init__(self, tmp: Path, *extra: str, db: "str | Path | None" = None, preexec_fn=None) -> None:
         self.db = tmp / "ladder.db" if db is None else db
         self.replays = tmp / "replays"
         self.process = subprocess.Popen(
             self.command(tmp, self.db, *extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            cwd=str(ROOT),
+            cwd=str(ROOT), preexec_fn=preexec_fn,
         )
         self.output: list[str] = []
         # A thread reads the output line by line into a queue: a selector on the buffered pipe would
@@ -436,3 +436,37 @@ def test_an_owners_bots_never_meet_on_a_registered_ladder(tmp_path, cleanup):
     # play them: whenever all four are free, ann's bots are the ones with a table to play.)
     met = set(tables)
     assert {frozenset(pair) for pair in (("ann-1", "bo"), ("ann-1", "cy"), ("ann-2", "bo"), ("ann-2", "cy"))} <= met, met
+
+
+def open_files_limits(pid: int) -> tuple[str, str]:
+    """A process's soft and hard limits of open files, as the kernel shows them."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            soft, hard = line.split()[3:5]
+            return soft, hard
+    raise AssertionError(f"no open files line in /proc/{pid}/limits")
+
+
+def _soft_limit_1024() -> None:
+    """In the child before exec: systemd's default soft limit for a service."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+@pytest.mark.skipif(not Path("/proc/self/limits").exists(), reason="reads the limits from Linux's /proc")
+def test_serve_raises_its_soft_open_files_limit_to_the_hard_limit(tmp_path, cleanup):
+    """Under a soft limit of 1,024 open files, 1,100 idle connections locked every new bot out; the hard
+    limit is what the process may take, and `arena serve` takes it at start (arena/server/filelimit.py)."""
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard != resource.RLIM_INFINITY and hard <= 1024:
+        pytest.skip(f"the hard limit here is {hard}: there is nothing above 1,024 to raise to")
+    server = Server(tmp_path, "--log-level", "info", preexec_fn=_soft_limit_1024)
+    cleanup.append(server)
+    soft_now, hard_now = open_files_limits(server.process.pid)  # it listens: the limit was raised before
+    server.kill()
+    expected = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+    assert hard_now == expected and soft_now == hard_now, (soft_now, hard_now)
+    assert f"soft limit raised from 1024 to {soft_now}" in server.rest(), server.rest()
