@@ -137,6 +137,9 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
 
             async def play_one(planned: PlannedGame) -> GameOutcome:
                 for attempt in range(4):
+                    # A bot still computing the answer a finished game was owed has no slot until it answers
+                    # (`Hub.release`): wait for it rather than fail the match (bounded by the hold itself).
+                    await handle.wait_free(planned.seats)
                     game_id = new_game_id()
                     playing[game_id] = planned.seats
                     try:

@@ -188,6 +188,9 @@ class Played:
     bot_errors: list[str] = field(default_factory=list)  # its decisions' Answer.bot_error texts
     #: The stale game's: every answer late and dropped, so none of its decisions tells anything of the bot's code.
     dropped_answers: bool = False
+    #: Why the bot was still busy when this game started ('' if it was free): the arena waited for the answer
+    #: an earlier game was owed until its hold ran out, so its code was still running that earlier call.
+    busy_before: str = ""
 
     @property
     def me(self) -> SeatOutcome | None:
@@ -271,10 +274,18 @@ class ComplianceRun:
             self.games.append(played)
             return played
         game_id = new_game_id()
+        # After a game that ended while the bot still ran its code for a request (its time ran out), the
+        # arena seats it again only once that answer comes (or its hold runs out): waited for here.  A bot
+        # still busy a moment before the hold ends gets this game all the same, and the game says why it
+        # may go wrong: a later check failing for an earlier call still running is told as such.
+        hold = self.handle.hub.config.owed_answer_hold_s
+        still = await self.handle.wait_free([self.bot.name], max(0.0, hold - 1.0))
+        if still:
+            await self.handle.wait_free([self.bot.name])
         try:
             bot_seat = self.handle.seat(self.bot.name, ruleset, game_id)
         except SeatUnavailable as error:
-            played = Played(ruleset, None, seat_index, error=str(error))
+            played = Played(ruleset, None, seat_index, error=str(error) + (f"; before: {still}" if still else ""))
             self.games.append(played)
             return played
         seats: list[Any] = [LocalSeat(_RandomOpponent(f"{seed}/{i}"), name=f"opponent-{i}", threaded=False)
@@ -293,7 +304,7 @@ class ComplianceRun:
             self._stop = None
             bot_seat.release()
         played = Played(ruleset, outcome, seat_index, kinds_asked(ruleset, profile.players, seed, log.moves, seat_index),
-                        bot_errors=log.bot_errors, dropped_answers=dropped_answers)
+                        bot_errors=log.bot_errors, dropped_answers=dropped_answers, busy_before=still)
         self.games.append(played)
         return played
 
@@ -485,8 +496,10 @@ def describe(game: Played) -> str:
     me = game.me
     if me.forfeited or me.strikes:
         reasons = ", ".join(sorted(set(me.strike_reasons))) or "unknown"
+        busy = (f" (it started while the bot's code still ran a call of an earlier game: {game.busy_before}; "
+                "an act that never returns?)") if game.busy_before else ""
         return (f"{me.strikes} strike(s) ({reasons}), {me.timeouts} timeout(s)"
-                + (", forfeited" if me.forfeited else "") + f" in {me.decisions} decisions")
+                + (", forfeited" if me.forfeited else "") + f" in {me.decisions} decisions{busy}")
     return "finished cleanly"
 
 

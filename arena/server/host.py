@@ -131,6 +131,31 @@ class Handle:
         a second)."""
         await self.hub.wait_roster()
 
+    async def wait_free(self, names: Sequence[str], timeout_s: Optional[float] = None) -> str:
+        """Wait until each of these bots that is connected has a free game slot for each of its seats
+        among ``names``, or ``timeout_s`` (default: the server's `ServerConfig.owed_answer_hold_s` and a
+        second) has passed; returns '' when they have, else why not (which bot still owes which answer).
+
+        A bot whose last game ended while it still owed an answer has its slot back only when that answer
+        comes (`Hub.release`): a director that starts its next game at once waits here for it first."""
+        wanted: dict[str, int] = {}
+        for name in names:
+            wanted[name] = wanted.get(name, 0) + 1
+        limit = self.hub.config.owed_answer_hold_s + 1.0 if timeout_s is None else timeout_s
+
+        def blocked() -> str:
+            for name, count in wanted.items():
+                session = self.hub.by_name.get(name)
+                if session is not None and session.connected and session.capacity - session.busy < count:
+                    return (f"bot {name!r} is busy ({session.busy} of {session.capacity} games"
+                            f"{self.hub.owed_text(session)})")
+            return ""
+
+        with trio.move_on_after(limit):
+            while blocked():
+                await self.session_event()
+        return blocked()
+
     async def wait_for_sessions(self, names_or_count: "Union[int, Sequence[str]]", timeout_s: float) -> list[SessionInfo]:
         """Wait until these bots (or this many bots) are connected; TimeoutError after ``timeout_s``."""
         with trio.move_on_after(timeout_s):

@@ -13,7 +13,9 @@ most its ``write_credit_ms`` of write delay).
 Answers to a request that is no longer open (timed out, already answered)
 are handed to the runner as stale `SeatAnswer`s naming the old request id:
 the runner counts them, tells the bot (`notify`, STALE_REQUEST) and keeps
-waiting with `next_answer`, which does not re-send the request.
+waiting with `next_answer`, which does not re-send the request.  A game that
+ends before the bot answered the last request it sent it keeps the bot's slot
+until that answer comes (`release`, `arena.server.sessions.Hub.release`).
 """
 
 from __future__ import annotations
@@ -82,6 +84,8 @@ class RemoteSeat:
         self._runner_ids: "OrderedDict[int, int]" = OrderedDict()   # wire id -> runner id
         self._wire_ids: dict[int, int] = {}                          # runner id -> wire id
         self._released = False
+        self._last_wire = 0                # the wire id of the last request sent, and whether its answer came:
+        self._last_answered = True         # a game that ends without it keeps the slot until it does (`release`)
         session.seats.add(self)
 
     def __repr__(self) -> str:
@@ -185,7 +189,8 @@ class RemoteSeat:
                 self.session.send(error_to_pb(
                     "STALE_REQUEST", "answer to a request that was no longer open; dropped",
                     self.game_id, self._wire_id(stale.request_id)))
-            self.hub.release(self.session, self)
+            owed = 0 if self._last_answered else self._last_wire
+            self.hub.release(self.session, self, owed=owed)
 
     def _open_request(self, request: DecisionRequest) -> None:
         self._close_open()
@@ -195,6 +200,7 @@ class RemoteSeat:
             request.events,
         ))
         self._open = _OpenRequest(request.request_id, wire_id, message)
+        self._last_wire, self._last_answered = wire_id, False
         self._answer = None
         self._remember(request.request_id, wire_id)
         self.session.requests[wire_id] = self
@@ -229,6 +235,10 @@ class RemoteSeat:
         """Take an answer naming one of this seat's requests: ``"open"`` when it answers the open request
         (the first answer to it, bound to this game), ``"stale"`` when it is handed to the runner as stale
         (or dropped, beyond the few kept), ``""`` once the game is over (not taken)."""
+        if answer.request_id == self._last_wire and answer.game_id == self.game_id and not self._last_answered:
+            self._last_answered = True
+            if self._released:  # the answer a finished game was owed: the bot is free for a new game
+                self.hub.settle(self.session, self)
         if self._released:
             return ""
         open_request = self._open

@@ -210,6 +210,9 @@ class BotSession:
         self.busy = 0
         self.seats: set["RemoteSeat"] = set()
         self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat
+        #: Seats of finished games whose last request the bot has not answered yet, each with that request's
+        #: wire id and when the game ended: each still counts in `busy` (`Hub.release`, `Hub.settle`).
+        self.owed: dict["RemoteSeat", tuple[int, float]] = {}
         self._last_wire_id = 0
         #: Answers that answered no open request (`route_answer`): kept over resumes, so that a cut-off
         #: flooder cannot start afresh by resuming.
@@ -566,23 +569,76 @@ class Hub:
         if ruleset not in session.games:
             raise SeatUnavailable(f"bot {name!r} does not play {ruleset} (it plays {', '.join(session.games)})")
         if session.busy >= session.capacity:
-            raise SeatUnavailable(f"bot {name!r} is busy ({session.busy} of {session.capacity} games)")
+            raise SeatUnavailable(f"bot {name!r} is busy ({session.busy} of {session.capacity} games"
+                                  f"{self.owed_text(session)})")
         session.busy += 1
         if self._slot_views:
             self._slots_changed(name)
         return session
 
-    def release(self, session: BotSession, seat: "RemoteSeat") -> None:
+    def release(self, session: BotSession, seat: "RemoteSeat", owed: int = 0) -> None:
+        """A game of ``session`` is over: its slot is free, unless the bot still owes the answer to ``owed``
+        (the wire id of the last request the game sent it, unanswered).
+
+        A bot whose time ran out is most likely still running its code for that request, and a client
+        that runs one game at a time reads nothing meanwhile: seated in a new game now, it would time out
+        there too, and forfeit a game it never saw (one 8 s call cost a one-game bot 17 games in a row).
+        So the slot stays taken until the answer comes (late: it is dropped as stale, as before) and is
+        given back then (`settle`), as a chess GUI waits for a late engine's ``readyok`` before the next
+        game; after `ServerConfig.owed_answer_hold_s` at most, so a hung bot still gets its games (and
+        forfeits them one at a time, each after a hold).
+        """
         if seat in session.seats:
             session.seats.discard(seat)
-            session.busy = max(0, session.busy - 1)
-            if self._slot_views:
-                self._slots_changed(session.name)
-        for wire_id in [w for w, s in session.requests.items() if s is seat]:
+            if owed and self.config.owed_answer_hold_s > 0:
+                session.owed[seat] = (owed, time.monotonic())
+                log.info("%s still owes its answer to request %d of game %s, which is over: no new game for it "
+                         "until the answer comes (at most %g s)", session.name, owed, seat.game_id,
+                         self.config.owed_answer_hold_s)
+                self._expire_later(session, seat, owed)
+            else:
+                session.busy = max(0, session.busy - 1)
+                if self._slot_views:
+                    self._slots_changed(session.name)
+        for wire_id in [w for w, s in session.requests.items() if s is seat and not (owed and w == owed)]:
             del session.requests[wire_id]
         if not session.connected and not session.seats and not self._keeps(session):
             self.by_id.pop(session.id, None)
         self._fire_changed()
+
+    def settle(self, session: BotSession, seat: "RemoteSeat", wire_id: Optional[int] = None) -> None:
+        """The bot answered the request it owed for a finished game (or, with ``wire_id``, the hold on that
+        request ran out): its slot is free again."""
+        owed = session.owed.get(seat)
+        if owed is None or (wire_id is not None and owed[0] != wire_id):
+            return
+        del session.owed[seat]
+        if wire_id is not None:
+            log.warning("%s: no answer to request %d of game %s within %g s of the game's end; seating it again",
+                        session.name, owed[0], seat.game_id, self.config.owed_answer_hold_s)
+        session.busy = max(0, session.busy - 1)
+        session.requests.pop(owed[0], None)
+        if self._slot_views:
+            self._slots_changed(session.name)
+        if not session.connected and not session.seats and not session.owed and not self._keeps(session):
+            self.by_id.pop(session.id, None)
+        self._fire_changed()
+
+    def _expire_later(self, session: BotSession, seat: "RemoteSeat", wire_id: int) -> None:
+        try:
+            loop = asyncio.get_running_loop()  # the server's loop: trio runs as its guest, on this thread
+        except RuntimeError:  # not on the server's thread (a unit test's direct call): the answer alone settles it
+            return
+        loop.call_later(self.config.owed_answer_hold_s, self.to_trio, self.settle, session, seat, wire_id)
+
+    def owed_text(self, session: BotSession) -> str:
+        """``"; it still owes ..."``: the answers a busy bot owes for finished games, for people ('' if none)."""
+        if not session.owed:
+            return ""
+        now = time.monotonic()
+        seat, (wire_id, since) = min(session.owed.items(), key=lambda item: item[1][1])  # the oldest
+        return (f"; {len(session.owed)} of them over but still waiting for the bot's answer to their last request: "
+                f"request {wire_id} of game {seat.game_id}, over {now - since:.1f} s ago, its code still running that call")
 
     def slot_view(self) -> SlotView:
         """A view of the connected bots' slots that this hub keeps up to date until it is closed
@@ -609,7 +665,7 @@ class Hub:
         Such sessions are forgotten once their window has passed (swept at each admission), so a bot
         that never comes back costs a few messages for `resume_keep_s` at most.
         """
-        return bool(session.kept_results())
+        return bool(session.kept_results()) or bool(session.owed)
 
     def _sweep_kept(self) -> None:
         for session in [s for s in self.by_id.values() if not s.connected and not s.seats and not self._keeps(s)]:

@@ -2,7 +2,13 @@
 
 With room for one game (``max_games`` = 1) bot code (``act``, ``on_game_start``, ``on_game_end``) runs
 right where its message is read, inside the loop, since no other game could wait meanwhile (the loop is
-hidden from it: ``asyncio.run`` in ``act`` still works, and Ctrl-C interrupts it).  With room for more,
+hidden from it: ``asyncio.run`` in ``act`` still works, and Ctrl-C interrupts it).  That holds even when a
+call outlives its game (its time ran out, the arena forfeited the seat and ended the game): the arena
+keeps the game's slot until the late answer arrives (`arena.server.sessions.Hub.release`), so no new
+game is started for this bot while the loop cannot read (before, each one started meanwhile was lost
+unseen).  The alternative, bot code always off the loop and a new game served while the stale call
+finishes, would cost every decision a hand-off and show a one-game bot two calls at once; the arena
+knows the answer is owed, and waiting for it keeps the bot's code single-threaded.  With room for more,
 the thread that owns the loop runs it until bot code is due, then runs that code itself, outside the
 loop, and goes back to the loop: a turn costs no thread hand-off at all.  A slow ``act`` must not hold up
 the other games, so a stand-by thread sleeps on a Linux ``timerfd`` that ticks every `Relay.TICK_S` while

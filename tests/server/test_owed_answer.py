@@ -1,0 +1,107 @@
+"""A bot still running its code for a finished game is not seated in a new one until it answers.
+
+The newcomer's case: a one-game bot (``--parallel 1``, the default) whose first ``act`` ran 8 s at
+300 ms a move lost that game, and every game the arena started meanwhile (17 of 40): its client reads
+nothing while its code runs, so the new games' requests went unread.  The arena now keeps the bot's slot
+until the answer the finished game was owed comes (`arena.server.sessions.Hub.release`).  Here the first
+``act`` blocks on an event the test releases: exactly the first game is forfeited, the others are played.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import trio
+
+from arena.match.timecontrol import TimeControl
+from mau_arena_sdk import Bot, Client, ClientOptions
+from server_helpers import HANG_GUARD_S, serve
+
+RULESET = "maumau"
+GAMES = 4
+#: One strike forfeits: the blocked first call costs its game at once, as in the newcomer's run.
+TIME_CONTROL = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=1)
+
+
+class Stuck(Bot):
+    """Its first `act` waits for `release`; every call is counted, as is any overlap of two calls."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.first = True
+        self.running = 0
+        self.overlapped = False
+        self.ended: list[str] = []
+        self._lock = threading.Lock()
+
+    def act(self, turn):
+        with self._lock:
+            self.running += 1
+            self.overlapped |= self.running > 1
+            first, self.first = self.first, False
+        try:
+            if first:
+                assert self.release.wait(HANG_GUARD_S), "never released"
+            return turn.legal[0]
+        finally:
+            with self._lock:
+                self.running -= 1
+
+    def on_game_end(self, game, result):
+        self.ended.append(game.game_id)
+
+
+class First(Bot):
+    def act(self, turn):
+        return turn.legal[0]
+
+
+def test_a_call_that_outlives_its_game_costs_that_game_only():
+    stuck = Stuck()
+    failures: list[BaseException] = []
+    outcomes = []
+
+    def connect(name: str, bot: Bot, port: int) -> None:
+        try:
+            Client(bot, ClientOptions(name=name, arena=f"127.0.0.1:{port}", games=[RULESET], games_limit=GAMES,
+                                      connect_timeout_s=30)).serve()
+        except BaseException as failure:
+            failures.append(failure)
+
+    async def play(handle, seed: int):
+        # As `arena match` does: a bot that still owes an answer is waited for, not failed.
+        await handle.wait_free(["stuck", "first"])
+        outcomes.append(await handle.play_game(RULESET, {}, seed, ["stuck", "first"], TIME_CONTROL))
+
+    async def director(handle):
+        threads = [threading.Thread(target=connect, args=(name, bot, handle.port), daemon=True)
+                   for name, bot in (("stuck", stuck), ("first", First()))]
+        for thread in threads:
+            thread.start()
+        await handle.wait_for_sessions(["stuck", "first"], timeout_s=HANG_GUARD_S)
+        await play(handle, 1)  # its first call blocks: the game is forfeited and ends meanwhile
+        assert outcomes[0].seats[0].forfeited, outcomes[0].seats
+        # Release the call as soon as the arena will not seat the bot (it still owes game 1's answer);
+        # an arena that seats it anyway gets game 2 decided first, as the newcomer's did.
+        held = bool(await handle.wait_free(["stuck"], 0))
+        with trio.fail_after(HANG_GUARD_S):
+            async with trio.open_nursery() as nursery:
+                async def rest():
+                    for seed in range(2, GAMES + 1):
+                        await play(handle, seed)
+                nursery.start_soon(rest)
+                if not held:
+                    while len(outcomes) < 2:
+                        await handle.session_event()
+                stuck.release.set()
+        for thread in threads:  # each client stops by itself after its games (`games_limit`)
+            await trio.to_thread.run_sync(thread.join, HANG_GUARD_S)
+            assert not thread.is_alive()
+
+    serve(director)
+    assert not failures, failures
+    assert [o.status for o in outcomes] == ["finished"] * GAMES
+    assert [o.seats[0].forfeited for o in outcomes] == [True] + [False] * (GAMES - 1)
+    assert [o.seats[0].strikes for o in outcomes[1:]] == [0] * (GAMES - 1)
+    assert len(stuck.ended) == GAMES
+    assert not stuck.overlapped  # one game at a time: its calls never ran two at once
