@@ -9,6 +9,7 @@ and roles, and the options with their types.
         facts.deck                             # ('7s', '8s', ...), copies repeated
         facts.points("Js")                     # 20 in Moumou
         facts.has_role("Js", "wild")           # True
+        facts.is_wild(card, obs.get("wild_rank"))  # the same, and right in Mose too (wild rank by round)
         facts.options["limit"]                 # 101, an int (game.options holds the same values)
         facts.unseen(hand + pile)              # the deck less the cards you have seen
 
@@ -16,8 +17,13 @@ Roles (short names): ``wild``, ``suit`` (``color`` in DD MAU), ``draw``,
 ``skip``, ``reverse``, ``counter``, ``cover``, ``follow``, ``no-finish``,
 ``finish-bonus``, ``finish-multiplier``, ``cancel``, ``open``, ``again``,
 ``transparent``, ``link``, ``block``.  `data` is the whole JSON object
-(family keys included: Mose's ``wild_by_round``, the shedding rulesets'
-``call`` and each card's engine ``rule``).
+(family keys included: Mose's ``wild_by_round`` and ``wild_points``, the
+shedding rulesets' ``call`` and each card's engine ``rule``).
+
+Mose has no card with a fixed role: its wild rank changes every round
+(``wild_by_round``; the running round's is ``observation["wild_rank"]``), so
+``has_role(card, "wild")`` and ``cards_with("wild")`` find nothing there.  Pass
+the wild rank: ``is_wild(card, wild_rank)``, ``points(card, wild_rank)``.
 """
 
 from __future__ import annotations
@@ -98,6 +104,20 @@ class Facts:
             return int(self.data["wild_points"])
         info = self._cards.get(card)
         return int(info.get("points", 0)) if info else 0
+
+    def wild_rank(self, round_number: int) -> str | None:
+        """Mose: the wild rank of round ``round_number`` (1-based; ``wild_by_round``); None for other rulesets
+        and for a round beyond the list.  The running round's is also ``observation["wild_rank"]``."""
+        ranks = self.data.get("wild_by_round") or ()
+        return ranks[round_number - 1] if 1 <= round_number <= len(ranks) else None
+
+    def is_wild(self, card: str, wild_rank: str | None = None) -> bool:
+        """Whether ``card`` is wild here: a card with the ``wild`` role (shedding rulesets), or in Mose,
+        whose wild rank changes every round, a card of ``wild_rank`` (pass ``observation.get("wild_rank")``;
+        no card has the ``wild`` role there, so ``has_role(card, "wild")`` is always False)."""
+        if "wild" in self._roles.get(card, ()):
+            return True
+        return wild_rank is not None and "wild_by_round" in self.data and card[:1] == wild_rank and card in self._cards
 
     def roles(self, card: str) -> frozenset[str]:
         return self._roles.get(card, frozenset())

@@ -61,3 +61,22 @@ def test_the_wire_carries_exactly_the_engines_facts():
     assert json.loads(message.facts_json) == games.ruleset_facts("pesten", 3, jokers=3)
     unknown = convert.game_started_to_pb(GameStart("g", "no-such-game", {}, 0, ("a", "b"), TimeControl()))
     assert unknown.facts_json == ""
+
+
+def test_is_wild_knows_the_mose_round_wild_that_no_role_names():
+    """Mose's wild rank changes every round, so no card has the ``wild`` role there: `is_wild` takes the
+    round's rank (``observation["wild_rank"]``, or `wild_rank` of the round), and agrees with the engine."""
+    facts = started("mose", 3).facts
+    assert facts.cards_with("wild") == () and not facts.has_role("2h", "wild")
+    state = games.new_game("mose", 3, seed=5)
+    obs = state.observation(0)
+    wild = obs["wild_rank"]
+    assert facts.wild_rank(obs["round"]) == wild == facts.data["wild_by_round"][obs["round"] - 1]
+    assert facts.wild_rank(0) is None and facts.wild_rank(14) is None
+    hand = obs["hand"]
+    assert [facts.is_wild(card, wild) for card in hand] == [card[:1] == wild for card in hand]
+    assert not any(facts.is_wild(card) for card in hand)  # without the round's rank nothing is wild
+    assert facts.is_wild(wild + "h", wild) and facts.points(wild + "h", wild) == facts.data["wild_points"]
+    # In a shedding ruleset the role decides, whatever rank is passed.
+    moumou = started("moumou").facts
+    assert moumou.is_wild("Js") and moumou.is_wild("Js", "7") and not moumou.is_wild("7s", "7")
