@@ -676,8 +676,11 @@ class Client:
         if game.held != request_id:
             return
         game.held = None
-        if self.games.get(game.game_id) is game:  # else the game was closed meanwhile
-            self._send(game, answer)  # to the game's stream now (dropped while disconnected: re-sent on request)
+        # To the game's stream now (dropped while disconnected: re-sent on request), even when the game has
+        # ended meanwhile (aborted, or another seat resigned): the arena drops it as stale, but it is how the
+        # arena learns that this bot is free, as a game that ends while its bot owes an answer keeps the bot's
+        # slot until the answer comes (arena/server/sessions.py, `Hub.release`).
+        self._send(game, answer)
 
     def _finish(self, game: _Game, message: Any, done: Optional[asyncio.Future] = None) -> None:
         try:

@@ -105,3 +105,68 @@ def test_a_call_that_outlives_its_game_costs_that_game_only():
     assert [o.seats[0].strikes for o in outcomes[1:]] == [0] * (GAMES - 1)
     assert len(stuck.ended) == GAMES
     assert not stuck.overlapped  # one game at a time: its calls never ran two at once
+
+
+class Quick(Bot):
+    """Answers at once, and says so (`answered`) before the client's pacing holds the answer back."""
+
+    steady = True
+
+    def __init__(self) -> None:
+        self.answered = threading.Event()
+
+    def act(self, turn):
+        self.answered.set()
+        return turn.legal[-1]
+
+
+def test_a_paced_answer_is_still_sent_when_its_game_ends_meanwhile_so_the_bot_is_free_again():
+    """A paced bot (`Bot.steady`) holds each answer back for its pace.  A game that ends meanwhile (aborted here;
+    another seat resigning does it too) keeps the bot's slot until that answer comes, so the client must send it
+    even though the game is over: it held it back and dropped it, and the bot sat out the whole hold."""
+    from arena.match.runner import GameStop
+    from mau_arena_sdk.pace import Pacer
+
+    quick = Quick()
+    failures: list[BaseException] = []
+    control = TimeControl(move_ms=60_000, bank_ms=0, increment_ms=0, first_move_ms=60_000, max_strikes=3)
+    clients: list[Client] = []
+
+    def connect(name: str, bot: Bot, port: int) -> None:
+        try:
+            client = Client(bot, ClientOptions(name=name, arena=f"127.0.0.1:{port}", games=[RULESET],
+                                               connect_timeout_s=30))
+            if name == "paced":
+                client.pacer = Pacer(cold_s=2.0)  # its first answer is held 2 s: the game ends meanwhile
+            clients.append(client)
+            client.serve()
+        except BaseException as failure:
+            failures.append(failure)
+
+    async def director(handle):
+        threads = [threading.Thread(target=connect, args=(name, bot, handle.port), daemon=True)
+                   for name, bot in (("paced", quick), ("first", First()))]
+        for thread in threads:
+            thread.start()
+        await handle.wait_for_sessions(["paced", "first"], timeout_s=HANG_GUARD_S)
+        stop = GameStop()
+        outcome = []
+
+        async def game():
+            outcome.append(await handle.play_game(RULESET, {}, 7, ["paced", "first"], control, stop=stop))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(game)
+            # the bot has its answer, and its client holds it back for the pace: end the game now
+            assert await trio.to_thread.run_sync(quick.answered.wait, HANG_GUARD_S)
+            stop.abort("ended by the test while the paced answer was held")
+        assert outcome[0].status == "aborted", outcome
+        # Free again once the held answer comes (2 s), long before the arena's own hold would run out.
+        assert await handle.wait_free(["paced"], HANG_GUARD_S) == ""
+        for client in clients:
+            client.stop()
+        for thread in threads:
+            await trio.to_thread.run_sync(thread.join, HANG_GUARD_S)
+
+    serve(director, owed_answer_hold_s=10 * HANG_GUARD_S)
+    assert not failures, failures
