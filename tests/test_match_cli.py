@@ -235,6 +235,46 @@ def test_local_match_runs_in_process(capsys):
     assert "Result: 4 games" in out and "greedy_bot" in out
 
 
+_PRINTING_BOT = """import sys
+from mau_arena_sdk import Bot, run
+
+print("loading")
+
+class Chatty(Bot):
+    def __init__(self):
+        print("made")
+
+    def on_game_start(self, info):
+        print("game starts", file=sys.stderr)
+
+    def act(self, turn):
+        print("my turn")
+        return turn.legal[0]
+
+if __name__ == "__main__":
+    run(Chatty())
+"""
+
+
+@pytest.mark.parametrize("log_dir", [False, True])
+def test_local_bots_print_to_stderr_or_their_log_never_onto_the_json(tmp_path, log_dir):
+    """As a bot process's output goes to its log, an in-process bot's prints stay off stdout, whose JSON parses."""
+    import json
+
+    bot = tmp_path / "chatty.py"
+    bot.write_text(_PRINTING_BOT)
+    logs = tmp_path / "logs"
+    result = _arena(str(bot), RANDOM_BOT, "--game", "maumau", "--games", "2", "--seed", "5", "--local", "--json",
+                    *(["--log-dir", str(logs)] if log_dir else []))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["finished"] == 2, result.stdout
+    printed = (logs / "chatty.log").read_text() if log_dir else result.stderr
+    assert printed.count("loading\n") == 1 and printed.count("made\n") == 2, printed
+    assert printed.count("game starts\n") == 2 and "my turn\n" in printed, printed
+    if log_dir:
+        assert "my turn" not in result.stderr and "Result" not in printed
+
+
 _BROKEN_LOCAL_BOTS = {
     "exits": ("import sys\nfrom mau_arena_sdk import Bot, run\n\n"
               "class ExitBot(Bot):\n    def act(self, turn):\n        sys.exit(3)\n\n"

@@ -101,11 +101,14 @@ def register(subparsers) -> None:
     parser.add_argument("--log-dir", type=Path, metavar="DIR",
                         help="keep every bot's output (stdout and stderr) in DIR/NAME.log (default: a temporary "
                         "folder, deleted after the match unless a bot failed); a NAME.log from an earlier match is "
-                        "kept: the new output is appended after a '--- arena match DATE: a new match ---' line")
+                        "kept: the new output is appended after a '--- arena match DATE: a new match ---' line. With "
+                        "--local too: what the bots print goes to DIR/NAME.log (without --log-dir: to stderr)")
     parser.add_argument("--replays", type=Path, metavar="DIR", help="write a replay of every game under DIR")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print a line per finished game (as cutechess-cli does)")
-    parser.add_argument("--local", action="store_true", help="play .py bots in-process: no server, no processes")
+    parser.add_argument("--local", action="store_true",
+                        help="play .py bots in-process: no server, no processes; what the bots print goes to "
+                        "stderr (or DIR/NAME.log with --log-dir), never onto stdout")
     parser.add_argument("--json", action="store_true",
                         help="print only the result as JSON on stdout (the score table, Elo and SPRT); "
                         "progress still goes to stderr")
@@ -213,8 +216,6 @@ def run_command(args: argparse.Namespace) -> int:
     if args.replays is not None:
         check_replay_folder(args.replays, "--replays")
     if args.log_dir is not None:
-        if args.local:
-            raise CommandError("--log-dir keeps the output of bot processes; --local starts none")
         check_replay_folder(args.log_dir, "--log-dir")
     if args.recover and args.local:
         raise CommandError("--recover restarts bot processes; --local starts none")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TextIO
 
 from arena.cli import CommandError, RunFailure
 
@@ -15,7 +16,7 @@ try:  # Python 3.11+; trio brings the backport on 3.10
 except ImportError:  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 from arena.cli.match_bots import BotSpec, load_local_bot
-from arena.cli.match_processes import BotProcess, stop_all
+from arena.cli.match_processes import BotProcess, begin_log, stop_all
 from arena.match.outcome import GameOutcome
 from arena.match.plan import PlannedGame
 from arena.match.schedule import MatchRun, play_all
@@ -234,19 +235,47 @@ def first_command_error(group: BaseException) -> BaseException:
 
 
 def run_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> None:
-    """Play in-process: every seat is a `LocalSeat` around a fresh instance of the file's Bot class."""
+    """Play in-process: every seat is a `LocalSeat` around a fresh instance of the file's Bot class.
+
+    What a bot's code prints (stdout and stderr, as it loads, is made and plays) goes where a bot process's
+    output would not disturb the program's: to ``LOG_DIR/NAME.log`` with ``--log-dir`` (appended, as a
+    bot process's), else to stderr; stdout carries only the program's own output (the table, ``--json``).
+    """
+    from contextlib import ExitStack
+
+    from arena.match.bot_output import routed_output
+
+    with ExitStack() as stack:
+        stderr = stack.enter_context(routed_output())
+        outputs: dict[str, TextIO] = {}
+        for spec in specs:
+            if setup.log_dir is None:
+                outputs[spec.name] = stderr
+                continue
+            log = stack.enter_context(open(setup.log_dir / f"{spec.name}.log", "ab"))
+            begin_log(log)
+            outputs[spec.name] = stack.enter_context(io.TextIOWrapper(log, errors="replace", line_buffering=True))
+        _play_local(specs, match, setup, outputs)
+
+
+def _play_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup, outputs: dict[str, TextIO]) -> None:
     import trio
 
+    from arena.match.bot_output import bot_output
     from arena.match.local import BotExited, LocalSeat, describe_exit
     from arena.match.runner import play_game
     from arena.server import new_game_id
 
-    factories = {spec.name: load_local_bot(spec) for spec in specs}
+    factories = {}
+    for spec in specs:
+        with bot_output(outputs[spec.name]):
+            factories[spec.name] = load_local_bot(spec)
     sources = {spec.name: spec.source for spec in specs}
 
     def new_bot(name: str) -> Any:
         try:
-            return factories[name]()
+            with bot_output(outputs[name]):
+                return factories[name]()
         except SystemExit as exit_:
             raise BotExited(name, exit_.code) from None
         except Exception as error:
@@ -255,7 +284,7 @@ def run_local(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> N
 
     async def play_one(planned: PlannedGame) -> GameOutcome:
         game_id = new_game_id()
-        seats = [LocalSeat(new_bot(name), name=name) for name in planned.seats]
+        seats = [LocalSeat(new_bot(name), name=name, output=outputs[name]) for name in planned.seats]
         return await play_game(
             setup.ruleset, setup.options, planned.seed, seats, setup.seat_controls(planned),
             game_id=game_id, recorder=_recorder(setup, game_id, planned, {}),

@@ -6,12 +6,25 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Sequence
 
 from arena.cli.match_bots import BotSpec
 
 #: How long a stopped bot gets to exit after SIGTERM before it is killed.
 STOP_GRACE_S = 3.0
+
+
+def begin_log(log: BinaryIO, restart_note: str | None = None) -> int:
+    """Start this match's part of a bot's log (opened with "ab"): after a line saying what came before, if
+    anything did.  Returns where the log ended before (where this match's part starts)."""
+    earlier = log.tell()  # "ab" opens at the end: the size of what is there already
+    if restart_note:
+        log.write(f"\n--- arena match: {restart_note} ---\n".encode())
+    elif earlier:
+        when = time.strftime("%Y-%m-%d %H:%M:%S")
+        log.write(f"\n--- arena match {when}: a new match; the earlier output is above ---\n".encode())
+    log.flush()
+    return earlier
 
 
 class BotProcess:
@@ -32,14 +45,8 @@ class BotProcess:
         self.log_path = log_dir / f"{spec.name}.log"
         argv = [*spec.argv, "--arena", arena, "--name", spec.name, "--parallel", str(concurrency)]
         with open(self.log_path, "ab") as log:
-            earlier = log.tell()  # "ab" opens at the end: the size of what is there already
+            earlier = begin_log(log, restart_note)
             self.section_start = earlier if section_start is None else section_start
-            if restart_note:
-                log.write(f"\n--- arena match: {restart_note} ---\n".encode())
-            elif earlier:
-                when = time.strftime("%Y-%m-%d %H:%M:%S")
-                log.write(f"\n--- arena match {when}: a new match; the earlier output is above ---\n".encode())
-            log.flush()
             # A session of its own: Ctrl-C reaches `arena match` only, which then stops the bots in order.
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

@@ -7,16 +7,20 @@ the objects it would see over the wire: each request goes engine observation
 stuck bot is still cut off by the runner's deadline; calls for one seat never
 overlap (a per-seat limiter), so a bot abandoned at a deadline finishes its
 old call before it is given the next one, and that wait counts as thinking.
+Given an ``output`` stream, what the bot's code prints (stdout and stderr)
+goes there while `arena.match.bot_output.routed_output` is in place.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from contextlib import nullcontext
+from typing import Any, Callable, TextIO
 
 import trio
 
+from arena.match.bot_output import bot_output
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer
 from arena import messages as convert
 from mau_arena_sdk.decide import Decision, decide, error_text
@@ -63,12 +67,14 @@ class LocalSeat:
     """
 
     def __init__(self, bot: Any, name: str | None = None, version: str | None = None,
-                 *, clock: Callable[[], float] = time.monotonic, threaded: bool = True) -> None:
+                 *, clock: Callable[[], float] = time.monotonic, threaded: bool = True,
+                 output: TextIO | None = None) -> None:
         self.bot = bot
         self.name = name or getattr(bot, "name", "") or type(bot).__name__
         self.version = version if version is not None else str(getattr(bot, "version", "") or "")
         self._clock = clock
         self.threaded = threaded
+        self.output = output  # where the bot's prints go (None: wherever sys.stdout and sys.stderr do)
         self._limiter = trio.CapacityLimiter(1)
         self._players: tuple[str, ...] = ()
         self._info: GameInfo | None = None
@@ -78,7 +84,8 @@ class LocalSeat:
     async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
         def call() -> Any:
             try:
-                return function(*args)
+                with bot_output(self.output) if self.output is not None else nullcontext():
+                    return function(*args)
             except SystemExit as exit_:
                 raise BotExited(self.name, exit_.code) from None
 
