@@ -12,6 +12,7 @@ import logging
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -333,20 +334,8 @@ def run(args) -> int:
                                           ("--allow-mixed-settings", args.allow_mixed_settings)) if value]
         raise CommandError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for several hosts on one "
                            "PostgreSQL database: give --db postgresql://...")
-    store = open_db(args.db, recover=True, shared=shared)
-    try:
-        Path(args.replays).mkdir(parents=True, exist_ok=True)
-        probe = Path(args.replays) / ".arena-write-test"
-        probe.write_text("ok")
-        probe.unlink()
-    except OSError as error:
-        store.close()
-        raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
-    if not shared:  # a host of a shared ladder recovers its own games once it has joined (see _serve)
-        from arena.ladder.recovery import recover_replays
-
-        _report_recovery(store.recovered, recover_replays(store, args.replays))
-
+    # Everything that can be checked is checked before a file or the database is touched: a bad flag (a port
+    # out of range, a missing TLS file) leaves no new ladder, lock file or replays folder behind.
     config = ServerConfig(
         host=args.host,
         port=args.port,
@@ -354,7 +343,7 @@ def run(args) -> int:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         open_registration=not args.registered_only,
-        authenticator=LadderAuthenticator(store, open_registration=not args.registered_only),
+        authenticator=None,  # the ladder's, set once the database is open
         rulesets=list(players),  # what Welcome and GetStandings report: this ladder's --game selection
         max_connections=args.max_connections,
         max_games_per_bot=args.max_games_per_bot,
@@ -366,14 +355,42 @@ def run(args) -> int:
         auth_refusals_held=args.auth_refusals_held,
     )
     try:
-        config.validate()
+        replace(config, authenticator=_LADDER_AUTHENTICATOR).validate()
     except ConfigError as error:
         raise CommandError(str(error)) from None
     time_control = TimeControl(
         move_ms=args.move_ms, bank_ms=args.bank_ms, increment_ms=args.increment_ms,
         first_move_ms=args.first_move_ms, max_strikes=args.max_strikes,
     )
-    return _serve(args, store, config, players, options, time_control)
+    web_socket = _web_socket(args)  # a bad --web is refused, a taken one fails, before the database is opened
+    try:
+        store = open_db(args.db, recover=True, shared=shared)
+    except BaseException:
+        if web_socket is not None:
+            web_socket.close()
+        raise
+    try:
+        Path(args.replays).mkdir(parents=True, exist_ok=True)
+        probe = Path(args.replays) / ".arena-write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as error:
+        store.close()
+        if web_socket is not None:
+            web_socket.close()
+        raise RunFailure(f"cannot write replays to {args.replays}: {_reason(error)}") from None
+    if not shared:  # a host of a shared ladder recovers its own games once it has joined (see _serve)
+        from arena.ladder.recovery import recover_replays
+
+        _report_recovery(store.recovered, recover_replays(store, args.replays))
+    config.authenticator = LadderAuthenticator(store, open_registration=not args.registered_only)
+    return _serve(args, store, config, players, options, time_control, web_socket)
+
+
+#: What `ServerConfig.validate` is shown before the database is open: the ladder's authenticator will be set.
+_LADDER_AUTHENTICATOR = object()
+
+
 
 
 def _raise_open_files_limit() -> None:
@@ -399,7 +416,7 @@ def _report_recovery(recovered, recovery) -> None:
         print(f"warning: {line}", flush=True)
 
 
-def _serve(args, store, config, players, options, time_control) -> int:
+def _serve(args, store, config, players, options, time_control, web_socket) -> int:
     import trio
     from rich.console import Console
     from rich.live import Live
@@ -461,7 +478,6 @@ def _serve(args, store, config, players, options, time_control) -> int:
     if live is None:  # what the live view shows on its note line (stopping, the database away and back, a demo bot
         # gone), plain output says at once: not after the drain, nor only in the log
         view.on_note = lambda note: print(note, flush=True)
-    web_socket = _web_socket(args)
     bots: list[subprocess.Popen] = []
 
     async def show() -> None:

@@ -184,6 +184,33 @@ def test_serve_refuses_a_negative_or_nan_time_before_it_starts(tmp_path, flag, v
     assert list(tmp_path.iterdir()) == []  # refused before the database is made
 
 
+@pytest.mark.parametrize("flags, refusal", [
+    (["--port", "70000"], "port must be 0-65535, not 70000"),
+    (["--web", "99999"], "expected PORT or HOST:PORT for the web view, not '99999'"),
+    (["--tls-cert", "nosuch.pem", "--tls-key", "nosuch.key"], "TLS file not found: nosuch.pem"),
+    (["--tls-cert", "nosuch.pem"], "TLS needs both --tls-cert and --tls-key"),
+])
+def test_serve_refuses_a_bad_address_or_tls_file_before_it_makes_any_file(tmp_path, flags, refusal, arena_here):
+    """These were checked only after the ladder was created: 'created a new ladder in X.db', then the error, and
+    X.db, X.db.lock and replays/ left behind."""
+    ran = arena_here("serve", "--duration", "1", "--db", "X.db", *flags, cwd=tmp_path)
+    assert (ran.status, ran.err, ran.out) == (2, f"arena: error: {refusal}\n", "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_on_a_taken_web_port_fails_before_it_makes_any_file(tmp_path, arena_here):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        ran = arena_here(*SERVE_A_SECOND, "--web", str(port), "--db", "X.db", cwd=tmp_path)
+    assert ran.status == 1, ran
+    assert ran.err.startswith(f"arena: error: the web view cannot listen on 127.0.0.1:{port}: "), ran
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_serve_refuses_a_drain_that_is_not_a_number(capsys):
     from arena.cli import build_parser
 
