@@ -78,6 +78,40 @@ def test_bot_specs_from_files_and_commands(tmp_path):
     assert names == ["random_bot", "random_bot-2", "greedy_bot"]
 
 
+def test_a_script_that_is_not_executable_is_told_how_to_run_it(tmp_path, monkeypatch):
+    script = tmp_path / "js" / "mybot.js"
+    script.parent.mkdir()
+    script.write_text("console.log('hi')\n")
+    script.chmod(0o644)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CommandError) as refused:
+        parse_bot("js/mybot.js")
+    assert str(refused.value) == ("bot command 'js/mybot.js': js/mybot.js exists but is not executable: give its "
+                                  'interpreter, e.g. "node js/mybot.js", or make it executable (chmod +x js/mybot.js)')
+    with pytest.raises(CommandError, match="js is a folder, not a program"):
+        parse_bot("js")
+    script.chmod(0o755)
+    monkeypatch.chdir(script.parent)  # executable, but a bare name is looked up on PATH only, as by a shell
+    with pytest.raises(CommandError, match=r"mybot.js is a file here but not a program on PATH: give it as ./mybot.js"):
+        parse_bot("mybot.js")
+
+
+def test_a_bot_command_of_an_interpreter_and_a_script_is_named_after_the_script(tmp_path):
+    script, other = tmp_path / "mybot.js", tmp_path / "strategy.bin"
+    script.write_text("")
+    other.write_text("")
+    assert parse_bot(f"{sys.executable} {script}").name == "mybot"  # was the interpreter's name
+    assert parse_bot(f"{sys.executable} --flag {other} --depth 3").name == "strategy"  # an existing file
+    assert parse_bot(f"{sys.executable} -c pass").name == Path(sys.executable).name  # no script: the program
+
+
+def test_local_refuses_a_command_before_it_prints_anything(capsys):
+    status = main(["match", f"{sys.executable} {GREEDY_BOT} --x", RANDOM_BOT, "--game", "moumou", "--local"])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""  # no Match:/Bots: header, no empty "Partial result" table
+    assert err == f"arena: error: --local needs .py bot files; '{sys.executable} {GREEDY_BOT} --x' is a command\n"
+
+
 def test_two_bots_play_each_deal_twice_with_seats_swapped():
     plan = plan_games(["a", "b"], 2, 5, base_seed=100)
     assert len(plan) == 6  # rounded up to whole deals

@@ -219,6 +219,9 @@ def run_command(args: argparse.Namespace) -> int:
         check_replay_folder(args.log_dir, "--log-dir")
     if args.recover and args.local:
         raise CommandError("--recover restarts bot processes; --local starts none")
+    commands = [spec.source for spec in specs if spec.path is None]
+    if args.local and commands:  # refused here, before the header: not after an empty "Partial result" table
+        raise CommandError(f"--local needs .py bot files; {printable(commands[0])!r} is a command")
     base_seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names = [s.name for s in specs]
     plan = plan_games(names, players, args.games, base_seed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shlex
 import shutil
@@ -73,10 +74,37 @@ def _parse_command(text: str) -> BotSpec:
     if not argv:
         raise CommandError("an empty bot command")
     if shutil.which(argv[0]) is None:
-        raise CommandError(f"bot command {text!r}: {argv[0]} is not a file or a program on PATH")
-    scripts = [arg for arg in argv if arg.endswith(".py")]  # `python bot.py --flag` is named bot, not python
-    stem = Path(scripts[0]).stem if scripts else Path(argv[0]).name
-    return BotSpec(text, argv, _clean_name(stem))
+        raise CommandError(f"bot command {text!r}: {_why_not_runnable(argv[0], text)}")
+    return BotSpec(text, argv, _clean_name(_command_stem(argv)))
+
+
+#: Scripts by extension, and the interpreter that runs one (what a non-executable script is told to use).
+INTERPRETERS = {".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby", ".pl": "perl",
+                ".sh": "sh", ".lua": "lua", ".php": "php", ".jar": "java -jar"}
+
+
+def _why_not_runnable(program: str, text: str) -> str:
+    """Why the first word of a bot command cannot be run, and what to give instead."""
+    path = Path(program)
+    if path.is_dir():
+        return f"{program} is a folder, not a program"
+    if not path.is_file():
+        return f"{program} is not a file or a program on PATH"
+    if path.parent == Path(".") and not program.startswith("."):
+        if os.access(path, os.X_OK):  # a shell too runs only PATH's programs by a bare name
+            return f"{program} is a file here but not a program on PATH: give it as ./{text}"
+    interpreter = INTERPRETERS.get(path.suffix.lower())
+    run_it = f'give its interpreter, e.g. "{interpreter} {text}", or ' if interpreter else "give its interpreter first, or "
+    return f"{program} exists but is not executable: {run_it}make it executable (chmod +x {program})"
+
+
+def _command_stem(argv: Sequence[str]) -> str:
+    """What a command's bot is named after: its script (``node js/mybot.js``, ``python bot.py --flag``: mybot,
+    bot), else the program (``./mybot``)."""
+    scripts = [arg for arg in argv if Path(arg).suffix.lower() in INTERPRETERS]
+    if not scripts:  # an interpreter and a script of no known extension: the first argument that is a file
+        scripts = [arg for arg in argv[1:] if not arg.startswith("-") and Path(arg).is_file()]
+    return Path(scripts[0]).stem if scripts else Path(argv[0]).name
 
 
 def _clean_name(stem: str) -> str:
