@@ -51,10 +51,7 @@ def run(args) -> int:
     if args.game:
         if args.game not in played and args.game not in games.rulesets():
             raise CommandError(f"unknown ruleset {args.game!r}; known rulesets: {', '.join(games.rulesets())}")
-        if args.game not in played:
-            known = ", ".join(played) or "none yet"
-            raise CommandError(f"no finished {args.game} games in {store.path} (rulesets with games: {known})")
-        rulesets = [args.game]
+        rulesets = [args.game]  # a known ruleset with no games yet is an empty table, not a bad argument
     else:
         rulesets = played
     standings = {ruleset: compute_standings(store, ruleset) for ruleset in rulesets}
@@ -67,5 +64,10 @@ def run(args) -> int:
         console.print(f"no finished games in {store.path} yet", markup=False)
         return 0
     for ruleset, rows in standings.items():
+        if not rows:
+            known = ", ".join(played) or "none yet"
+            console.print(f"no finished {ruleset} games in {store.path} yet (rulesets with games: {known})",
+                          markup=False)
+            continue
         console.print(leaderboard_table(ruleset, rows))
     return 0

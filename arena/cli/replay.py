@@ -225,6 +225,11 @@ def _verify(files: list[str]) -> int:
 
     from arena.replay import verify
 
+    for name in files:  # a file argument that is no file is a usage error (exit 2), as for the viewer: not a FAIL
+        if Path(name).is_dir():
+            raise CommandError(f"{name} is a directory, not a replay file (its replays: {Path(name) / '*.jsonl'})")
+        if not Path(name).exists():
+            raise CommandError(f"{name}: no such file")
     console = Console(highlight=False)
     failed = 0
     for name in files:
@@ -343,6 +348,7 @@ def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) 
         games = store.games(ruleset=args.game or None, bot=args.bot or None, limit=args.limit, stored_replay=True,
                             lost_replay=True)
         sizes = store.stored_replay_sizes([g.id for g in games])
+        bot_known = bool(games) or not args.bot or store.bot_access(args.bot)[0]
     except driver_errors() as error:
         raise RunFailure(f"cannot read {store.path}: {' '.join(str(error).split())}") from None
     finally:
@@ -353,6 +359,10 @@ def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) 
         return None
     if not rows:
         _refuse_unknown_game(args.game)
+        if not bot_known and not files:  # a name the database does not know (nor a replay file beside it)
+            from arena.printable import printable
+
+            raise CommandError(f"no bot named {printable(args.bot)!r} in {store.path}")
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

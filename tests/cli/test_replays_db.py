@@ -75,3 +75,18 @@ def test_replays_db_refuses_unclear_combinations_in_one_line(tmp_path, arena_her
     assert alone.status == 2 and "give both DIR and --db" in alone.err
     missing = arena_here("replays", "--db", tmp_path / "none.db")
     assert missing.status == 2 and "no ladder database at" in missing.err
+
+
+def test_replays_db_refuses_a_bot_name_the_database_does_not_know(tmp_path, arena_here):
+    """The README's rule: a bot name the database does not know is a usage error (exit 2); a known bot with no
+    replay kept is an empty list (exit 0). The unknown name listed nothing and exited 0."""
+    db = tmp_path / "a.db"
+    store = LadderStore.open(str(db), recover=False)
+    store.touch_bot("alpha")
+    store.close()
+    known = arena_here("replays", "--db", db, "--bot", "alpha")
+    assert known.status == 0 and "no replays kept in" in known.out, known
+    unknown = arena_here("replays", "--db", db, "--bot", "nobody")
+    assert (unknown.status, unknown.err, unknown.out) == (2, f"arena: error: no bot named 'nobody' in {db}\n", "")
+    as_json = arena_here("replays", "--db", db, "--bot", "nobody", "--json")
+    assert as_json.status == 2 and as_json.out == ""

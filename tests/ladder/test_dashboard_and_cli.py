@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -66,8 +67,11 @@ def test_leaderboard_command_prints_the_table(tmp_path, capsys):
     assert out.index("alpha") < out.index("gamma") < out.index("beta")
     assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "nope"]) == 2
     assert "unknown ruleset 'nope'" in capsys.readouterr().err
-    assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "maumau"]) == 2
-    assert "no finished maumau games" in capsys.readouterr().err
+    # a known ruleset with no games yet is an empty result, not a bad argument (the README's exit status rule)
+    assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "maumau"]) == 0
+    assert f"no finished maumau games in {tmp_path / 'a.db'} yet (rulesets with games: moumou)" in capsys.readouterr().out
+    assert main(["leaderboard", "--db", str(tmp_path / "a.db"), "--game", "maumau", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"maumau": []}
     assert main(["leaderboard", "--db", str(tmp_path / "missing.db")]) == 2
 
 

@@ -78,11 +78,25 @@ def test_verify_command_prints_ok_and_fail_and_exits_nonzero(tmp_path, toy_rules
     bad = record_random_game(tmp_path, toy_ruleset, game_id="bad", seed=8)
     _rewrite(bad, 3, hash="ffffffffffffffff")
     assert main(["replay", "--verify", str(good)]) == 0
-    assert main(["replay", "--verify", str(good), str(bad), str(tmp_path / "missing.jsonl")]) == 1
+    assert main(["replay", "--verify", str(good), str(bad)]) == 1
     out = capsys.readouterr().out
     assert f"OK   {good}" in out
     assert f"FAIL {bad}: decision 3" in out and "recorded ffffffffffffffff" in out
-    assert "missing.jsonl: no such file" in out and "1 OK, 2 FAIL" in out
+    assert "1 OK, 1 FAIL" in out
+
+
+@pytest.mark.parametrize("argument, refusal", [
+    ("missing.jsonl", "{path}: no such file"),
+    (".", "{path} is a directory, not a replay file (its replays: {path}/*.jsonl)"),
+])
+def test_verify_refuses_a_file_argument_that_is_no_file_as_a_usage_error(tmp_path, toy_ruleset, capsys, argument,
+                                                                         refusal):
+    """The README's rule: a bad file argument is exit 2, as `arena replay missing.jsonl` says; it was a FAIL, exit 1."""
+    good = record_random_game(tmp_path, toy_ruleset, game_id="good")
+    path = tmp_path / argument if argument != "." else tmp_path
+    assert main(["replay", "--verify", str(good), str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"arena: error: {refusal.format(path=path)}\n")  # refused before any is verified
 
 
 def test_a_cut_off_replay_verifies_as_far_as_it_goes(tmp_path, toy_ruleset):
