@@ -438,7 +438,7 @@ def _serve(args, store, config, players, options, time_control, web_socket) -> i
     configure(args.log_format, args.host_name or socket.gethostname(),
               getattr(logging, args.log_level.upper()))
     _raise_open_files_limit()
-    view = DashboardView(address=f"{args.host}:{args.port}", show=_shown(args, players))
+    view = DashboardView(address=args.host, show=_shown(args, players))  # its port once bound (`director`)
     settings = LadderSettings(
         players=players,
         options=options,
@@ -518,6 +518,7 @@ def _serve(args, store, config, players, options, time_control, web_socket) -> i
 
     async def director(handle) -> object:
         began = time.monotonic()
+        view.address = handle.address  # the port bound (--port 0: a free one), shown from the first frame on
         starting = trio.CancelScope()
         refused: BaseException | None = None
         async with trio.open_nursery() as nursery:

@@ -270,3 +270,15 @@ def test_serve_show_must_name_a_scheduled_ruleset(tmp_path):
     ran = run_arena("serve", "--port", "0", "--game", "moumou", "--show", "pesten", cwd=tmp_path)
     assert ran.status == 2 and "--show pesten: not among the scheduled rulesets (moumou)" in ran.err
     assert not (tmp_path / "arena.db").exists()
+
+
+def test_serve_on_port_0_shows_the_port_it_bound_from_the_first_summary(tmp_path, arena):
+    """While the demo's bots start (a second or so) the summaries, as the live view's header, read
+    '127.0.0.1:0': the port asked for, not the one bound."""
+    ran = arena("serve", "--demo", "--port", "0", "--game", "moumou", "--plain", "--summary-every", "0.05",
+                "--duration", "1", "--drain", "0", "--db", tmp_path / "a.db", "--replays", tmp_path / "replays",
+                cwd=tmp_path)
+    assert ran.status == 0, ran
+    port = re.search(r"arena listening on 127\.0\.0\.1:(\d+) ", ran.out).group(1)
+    summaries = [line for line in ran.out.splitlines() if line.startswith("[")]
+    assert summaries and all(f"] 127.0.0.1:{port}: bots " in line for line in summaries), ran.out
