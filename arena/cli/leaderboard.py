@@ -24,16 +24,20 @@ def register(subparsers) -> None:
     parser.add_argument("--game", metavar="RULESET", help="one ruleset (default: every ruleset with games)")
     add_db_argument(parser)
     parser.add_argument("--json", action="store_true",
-                        help="print {ruleset: [rows]} as JSON, in rank order (ci: the 95%% half-width, rank_score: "
-                        "rating - ci, what the rows are ranked by; both null while undetermined)")
+                        help="print {ruleset: [rows]} as JSON, in rank order (ci: the 95%% half-width; ci_low, ci_high: "
+                        "the 95%% interval, rating -/+ ci, as the web API gives it; rank_score: rating - ci, what the "
+                        "rows are ranked by; all null while undetermined)")
     parser.set_defaults(func=run)
 
 
 def standing_record(row) -> dict:
     """One leaderboard row as JSON-ready data."""
+    bounded = math.isfinite(row.ci)
     return {
         "rank": row.rank, "bot": row.bot, "rating": round(row.rating, 1),
-        "ci": round(row.ci, 1) if math.isfinite(row.ci) else None,
+        "ci": round(row.ci, 1) if bounded else None,
+        "ci_low": round(row.rating - row.ci, 1) if bounded else None,  # as the web API's standings
+        "ci_high": round(row.rating + row.ci, 1) if bounded else None,
         "rank_score": round(row.rank_score, 1) if math.isfinite(row.rank_score) else None,
         "games": row.games, "provisional": row.provisional,
         "score": round(row.score, 4), "wins": row.wins, "timeouts": row.timeouts, "strikes": row.strikes,

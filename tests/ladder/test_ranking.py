@@ -206,3 +206,5 @@ def test_every_view_shows_the_same_order_and_says_the_rule(tmp_path, capsys):
         source.close()
     assert [row["bot"] for row in page] == fitted
     assert page[1]["rank_score"] == page[1]["ci_low"] and page[1]["provisional"] is True
+    interval = ("rating", "ci_low", "ci_high", "rank_score")  # the command's JSON and the web API's, field for field
+    assert [[row[key] for key in interval] for row in table] == [[row[key] for key in interval] for row in page]
