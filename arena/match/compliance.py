@@ -448,8 +448,8 @@ class ComplianceRun:
     async def check_resume(self, ruleset: str) -> None:
         expected = "the bot resumes its session after the arena cuts its stream mid-game, and finishes the game"
         before = await self.connected(self.options.resume_timeout_s)
-        if before is None:
-            self.add("disconnect and resume", FAIL, expected, f"not run: {self._gone()}")
+        if before is None:  # gone before this check: the check whose game it left, or `game end`, says so
+            self.add("disconnect and resume", SKIP, expected, f"not run: {self._gone()}")
             return
         game = await self.play(ruleset, self.options.time_control, cut_after=2)
         after = await self.connected(self.options.resume_timeout_s)
@@ -474,7 +474,14 @@ class ComplianceRun:
         finished = [g for g in self.games if g.outcome is not None]
         not_started = [g for g in self.games if g.outcome is None]
         still_there = any(info.name == self.bot.name for info in self.handle.sessions())
-        if not_started:
+        left = next((number for number, g in enumerate(self.games, 1)
+                     if g.outcome is not None and g.outcome.status != "finished"), None)
+        if left is not None and (self.bot.exit_status() is not None or not still_there):
+            # it left during a game, not after a GameEnded: the check that played that game has failed for it
+            self.add("game end", SKIP, expected,
+                     f"not run: the bot left during game {left} ({describe(self.games[left - 1])}), "
+                     "reported by the check that played it")
+        elif not_started:
             self.add("game end", FAIL, expected,
                      f"{len(finished)} game(s) played, then one could not start: {not_started[0].error}")
         elif self.bot.exit_status() is not None:  # checked first: the session may not have noticed yet

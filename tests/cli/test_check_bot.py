@@ -150,7 +150,9 @@ def test_a_bot_that_does_not_resume_after_a_cut_fails_disconnect_and_resume_only
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["disconnect and resume"] == "FAIL", ran.out
-    assert found["game end"] == "FAIL", ran.out  # it is gone: no later game
+    # it left during the cut game, not after a GameEnded: one failure, at its cause, not a second at game end
+    assert found["game end"] == "SKIP" and "not run: the bot left during game" in ran.out, ran.out
+    assert "8 of 9 checks passed or skipped, 1 failed" in ran.out, ran.out
     assert all(found[name] == "PASS" for name in ("hello", "version", "decisions prsi", "answers in time",
                                                    "index and text", "stale answers")), ran.out
 
@@ -178,7 +180,7 @@ def test_a_bot_that_crashes_mid_game_fails_its_decisions_at_once(arena_here):
     assert ran.status == 1, ran.out + ran.err
     found = statuses(ran.out)
     assert found["decisions prsi"] == "FAIL" and "aborted (the bot exited with status 3)" in ran.out, ran.out
-    assert found["game end"] == "FAIL", ran.out
+    assert found["disconnect and resume"] == found["game end"] == "SKIP", ran.out  # not FAILs of their own
 
 
 def test_a_bot_that_never_connects_fails_hello_and_skips_the_rest(arena_here):
