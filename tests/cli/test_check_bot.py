@@ -203,3 +203,17 @@ def test_bad_command_lines_get_one_line_and_status_2(args, message, arena_here):
     ran = arena_here("check-bot", *args)
     assert ran.status == 2 and message in ran.err and "Traceback" not in ran.err, ran.err
     assert len(ran.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("doc, section", [("README.md", "### Does my bot conform?"),
+                                          ("docs/other-languages.md", "## Checking a bot")])
+def test_the_docs_name_the_checks_a_run_prints_in_its_order(doc, section):
+    """CHECKS is what a real run prints (test_own_answers_covers_every_game... checks it): the docs list those
+    names, in order, and no check that does not exist (other-languages.md listed 'malformed handling')."""
+    text = (ROOT / doc).read_text()
+    text = text[text.index(section):]
+    text = text.split("\n#")[0]  # to the next heading
+    names = [*CHECKS[:2], "decisions RULESET", *CHECKS[2:]]
+    assert all(f"`{name}`" in text for name in names), text
+    assert [text.index(f"`{name}`") for name in names] == sorted(text.index(f"`{name}`") for name in names)
+    assert "malformed handling" not in text
