@@ -149,8 +149,12 @@ function play(client, flags) {
         }
         case "game_ended": {
           session.finished += 1;
-          const me = message.game_ended.results.find(r => r.name === flags.name);
-          console.log(`game ${message.game_ended.game_id} ended: place ${me ? me.placement : "?"} (${session.finished} played)`);
+          const ended = message.game_ended;
+          const me = ended.results.find(r => r.name === flags.name);
+          // An aborted game has no placements (all 0): say it was aborted, and why.
+          const how = ended.status === "ABORTED" ? `aborted (${ended.reason || "no reason given"})`
+            : `place ${me ? me.placement : "?"}`;
+          console.log(`game ${ended.game_id} ended: ${how} (${session.finished} played)`);
           if (flags.gamesLimit && session.finished >= flags.gamesLimit) { stream.end(); process.exit(0); }
           break;
         }

@@ -37,6 +37,20 @@ def test_the_node_bot_finishes_a_game_of_every_ruleset_without_a_strike(node_kit
         assert output.count("ended: place") == len(games.rulesets())
 
 
+def test_the_node_bot_says_a_game_was_aborted_not_that_it_took_place_0(node_kit):
+    """An aborted game's results hold placement 0 for every seat: the kit printed 'ended: place 0'."""
+    from arena.match.runner import GameStop
+
+    kit, _ = node_kit
+    stop = GameStop()
+    stop.abort("cancelled: the test stopped it")  # at its first wait: after GameStarted, before any answer
+    (outcome,), code, output = _node_plays([kit, str(KIT / "bot.js")], ["moumou"], stop=stop)
+    assert outcome.status == "aborted", outcome
+    assert code == 0, output
+    assert f"game {outcome.game_id} ended: aborted (cancelled: the test stopped it) (1 played)" in output, output
+    assert "place 0" not in output, output
+
+
 def test_the_kit_copied_out_of_the_repository_says_where_it_looked_for_the_proto(node_kit, tmp_path):
     """bot.js and its packages in a folder of their own: no .proto two levels up.  One line naming the path it
     tried and MAU_ARENA_PROTO, not a stack trace; with MAU_ARENA_PROTO set, the copy loads the protocol."""
@@ -88,7 +102,7 @@ def _copied(tmp_path: Path, script: str) -> tuple[Path, dict[str, str], Path]:
     return copy, env, tmp_path / "proto" / "mauarena" / "v1" / "arena.proto"
 
 
-def _node_plays(command: list[str], rulesets: list[str], env: "dict[str, str] | None" = None):
+def _node_plays(command: list[str], rulesets: list[str], env: "dict[str, str] | None" = None, **runner_options):
     """A served arena where the Node bot ``command`` (named node) plays one game of each ruleset (seeds 1000+)
     beside in-process bots: (the outcomes, the bot's exit status, its output)."""
 
@@ -105,7 +119,8 @@ def _node_plays(command: list[str], rulesets: list[str], env: "dict[str, str] | 
             for n, ruleset in enumerate(rulesets):
                 players = games.ruleset_info(ruleset).min_players
                 seats = ["node", *(o.name for o in others[: players - 1])]
-                outcomes.append(await handle.play_game(ruleset, OPTIONS.get(ruleset, {}), 1000 + n, seats, TIME))
+                outcomes.append(await handle.play_game(ruleset, OPTIONS.get(ruleset, {}), 1000 + n, seats, TIME,
+                                                       **runner_options))
             output, _ = await blocking(lambda: bot.communicate(timeout=30))
             return outcomes, bot.returncode, output
         finally:
