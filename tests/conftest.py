@@ -102,7 +102,20 @@ def node_kit():
     if node is None or npm is None:
         pytest.skip("the JavaScript starter kit needs Node.js 18+ and npm (apt-get install nodejs npm)")
     kit = Path(__file__).resolve().parents[1] / "starter_kits" / "node"
-    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=kit, capture_output=True,
-                               text=True, timeout=300)
-    assert installed.returncode == 0, installed.stderr
+    # Once for the whole run: each test worker (pytest-xdist) has its own session, and `npm ci` empties
+    # node_modules first, so a second worker's install pulled the packages from under the first one's bot
+    # ("Cannot find module '@grpc/grpc-js'").  The first worker installs under an exclusive lock and notes the
+    # lock file's digest in node_modules; the others, in turn, find it there and use that install.
+    import fcntl
+    import hashlib
+
+    wanted = hashlib.sha256((kit / "package-lock.json").read_bytes()).hexdigest()
+    marker = kit / "node_modules" / ".arena-tests-installed"
+    with open(kit / "node_modules.lock", "a+") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes
+        if not (marker.is_file() and marker.read_text() == wanted):
+            installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=kit,
+                                       capture_output=True, text=True, timeout=300)
+            assert installed.returncode == 0, installed.stderr
+            marker.write_text(wanted)
     return node, kit
