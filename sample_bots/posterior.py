@@ -29,12 +29,14 @@ nothing but the seat's own observation and the public events.
 
 from __future__ import annotations
 
+import math
 import random
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from pimc import Searcher
-from tactician import CardTable, names_suit, score_play
+from tactician import CardTable, SingleCardScores, names_suit, score_play
 
 SUITS = "shdc"
 
@@ -55,6 +57,8 @@ class HandPosterior:
         self.slots: list[int] = []  # the opponent's slots: the event index at which each card entered its hand
         self.exits: dict[str, int] = {}  # opponent's played card -> event index of the play
         self.checks: list[tuple] = []  # the decisions: (kind, time, ...)
+        self.times: list[int] = []  # each check's time (the checks come in the order of the events)
+        self.fitting_cache: dict[tuple, frozenset] = {}  # (top, named) -> the cards of the deck that fit
         self.nofit: dict[int, tuple] = {}  # slot -> (top, named): the drawn card did not fit
         self.mine: set[str] = set()  # cards the seat has held or seen, which no opponent slot can hold
         self.sizes = [0, 0]
@@ -124,7 +128,7 @@ class HandPosterior:
         elif kind == "suit":
             self.named = details.get("suit")
             if seat == other and self.named:
-                self.checks.append(("suit", index, self.named))
+                self.check(("suit", index, self.named))
         elif kind == "draw":
             count = int(details.get("count", 0) or 0)
             if seat == other:
@@ -142,8 +146,7 @@ class HandPosterior:
         self.exits[card] = index
         follow = self.last == (other, "play") and self.last_card in self.follows
         if not drawn:  # a choice among the cards that fitted (the drawn card is the only one offered)
-            self.checks.append(("play", index, card, self.top, self.named, "follow" if follow else "turn",
-                                self.sizes[self.me]))
+            self.check(("play", index, card, self.top, self.named, "follow" if follow else "turn", self.sizes[self.me]))
 
     def opponent_draw(self, index: int, count: int) -> None:
         other = 1 - self.me
@@ -152,10 +155,15 @@ class HandPosterior:
         start = len(self.slots)
         self.slots.extend([index] * count)
         if follow and count:
-            self.checks.append(("void", index, self.top, None))
+            self.check(("void", index, self.top, None))
         elif plain and count == 1:
-            self.checks.append(("void", index, self.top, self.named))
+            self.check(("void", index, self.top, self.named))
             self.draw_slot = start
+
+    def check(self, check: tuple) -> None:
+        """Judge every assignment by this decision from now on (`agrees`)."""
+        self.checks.append(check)
+        self.times.append(check[1])
 
     def close_draw(self, index: int, played: str | None = None) -> None:
         """The card of the opponent's last plain draw: played at once, or it did not fit."""
@@ -176,26 +184,40 @@ class HandPosterior:
             return card[1:2] == named
         return card[1:2] == top[1:2] or card[0] == top[0]
 
+    def fitting(self, top: str | None, named: str | None) -> frozenset:
+        """The cards of the deck that `fits` this pile (made once per top and suit named: the chain asks often)."""
+        key = (top, named)
+        fit = self.fitting_cache.get(key)
+        if fit is None:
+            fit = self.fitting_cache[key] = frozenset(c for c in self.deck if self.fits(c, top, named))
+        return fit
+
     def hand_at(self, cards: Sequence[str | None], time: int) -> list[str]:
+        """The cards the slots held at `time`: those of the slots that entered before it (the slots come in the order
+        they entered) not played before it."""
         exits = self.exits
-        return [c for c, entry in zip(cards, self.slots) if entry < time and exits.get(c, time) >= time]
+        return [c for c in cards[:bisect_left(self.slots, time)] if exits.get(c, time) >= time]
 
     def agrees(self, check: tuple, cards: Sequence[str | None]) -> bool:
-        kind, time = check[0], check[1]
-        hand = self.hand_at(cards, time)
+        kind = check[0]
+        hand = self.hand_at(cards, check[1])
         if kind == "void":
-            top, named = check[2], check[3]
-            return not any(self.fits(c, top, named) for c in hand)
+            return self.fitting(check[2], check[3]).isdisjoint(hand)
         if kind == "play":
             _, _, card, top, named, decision, mine = check
-            fitting = [c for c in hand if c != card and self.fits(c, top, named)]
+            fit = self.fitting(top, named)
+            fitting = [c for c in hand if c != card and c in fit]
             if not fitting:
                 return True
-            wild = self.table.wild
+            table = self.table
+            wild = table.wild
             plain = card not in wild or any(c not in wild for c in fitting)
-            score = score_play
-            played = score(self.table, (card,), hand, decision, plain, mine, mine)
-            return not any(score(self.table, (c,), hand, decision, plain, mine, mine) > played for c in fitting)
+            if card in hand and not table.covers:  # `score_play` of each card, what they share counted once
+                score = SingleCardScores(table, hand).score
+                played = score(card, decision, plain, mine, mine)
+                return not any(score(c, decision, plain, mine, mine) > played for c in fitting)
+            played = score_play(table, (card,), hand, decision, plain, mine, mine)
+            return not any(score_play(table, (c,), hand, decision, plain, mine, mine) > played for c in fitting)
         if kind == "suit":
             return names_suit(self.table, hand, check[2], SUITS)
         return True
@@ -216,13 +238,38 @@ class HandPosterior:
                 total += 1
         return total
 
+    def moved_wrong(self, cards: Sequence[str | None], moved: tuple[int, ...], cards_moved: tuple[str, str]) -> int:
+        """`wrong(cards, 0)` after a move that gave the slots `moved` the cards `cards_moved` (either way) from an
+        assignment every decision agreed with: 0 if every decision still agrees, else 1 or more.
+
+        A slot is in the hand at a decision's time if it entered before and its card was not played before, so only
+        the decisions after the first moved slot entered and no later than the later play of the two cards (if both
+        were played) can judge otherwise; the rest agree as they did."""
+        for slot in moved:
+            if slot in self.nofit:
+                top, named = self.nofit[slot]
+                card = cards[slot]
+                if card is not None and self.fits(card, top, named):
+                    return 1
+        first = min(self.slots[slot] for slot in moved)
+        last = max(self.exits.get(card, math.inf) for card in cards_moved)
+        times, checks = self.times, self.checks
+        for k in range(bisect_right(times, last) - 1, bisect_right(times, first) - 1, -1):  # the latest first
+            if not self.agrees(checks[k], cards):
+                return 1
+        return 0
+
     def placed(self, cards: Sequence[str | None]) -> bool:
         """Whether every played card sits in a slot that entered the hand before it was played."""
         for slot, card in enumerate(cards):
-            exit_ = self.exits.get(card)
-            if exit_ is not None and self.slots[slot] >= exit_:
+            if not self.may_hold(slot, card):
                 return False
         return True
+
+    def may_hold(self, slot: int, card: str | None) -> bool:
+        """Whether `slot` may hold `card`: it entered the hand before the card was played, if it was."""
+        exit_ = self.exits.get(card)
+        return exit_ is None or self.slots[slot] < exit_
 
     def pool(self) -> list[str]:
         """The cards an opponent slot may hold: those the seat never held or saw, and the opponent's plays."""
@@ -259,7 +306,11 @@ class HandPosterior:
         self.ok = False
 
     def step(self, rng: random.Random, cards: list, pool: Sequence[str], current: int) -> int:
-        """One Metropolis move at `current` disagreements (kept if it does not add any): the new count."""
+        """One Metropolis move at `current` disagreements (kept if it does not add any): the new count.
+
+        The chain's assignments are all `placed` (`extend` places every played card, and a move that would not is
+        refused), so a move is judged by its own slots; and at 0 disagreements by the decisions it can change
+        (`moved_wrong`)."""
         slot = rng.randrange(len(cards))
         card = rng.choice(pool)
         old = cards[slot]
@@ -271,13 +322,17 @@ class HandPosterior:
             other = -1
         if other < 0 and old in self.exits:
             return current  # a played card stays in some slot
+        if not self.may_hold(slot, card) or (other >= 0 and not self.may_hold(other, old)):
+            return current
         cards[slot] = card
         if other >= 0:
             cards[other] = old
-        if self.placed(cards):
+        if current:
             wrong = self.wrong(cards, current)
-            if wrong <= current:
-                return wrong
+        else:
+            wrong = self.moved_wrong(cards, (slot, other) if other >= 0 else (slot,), (old, card))
+        if wrong <= current:
+            return wrong
         cards[slot] = old
         if other >= 0:
             cards[other] = card
