@@ -104,13 +104,14 @@ class OwnTree:
         own = self.own
         texts = [text]  # every action since the root: the public part of the node's key
         path: list[tuple[Node, str]] = []
-        for _ in range(self.budget.depth):
+        steps = self.budget.depth  # decisions left to play
+        while own > 0 and steps > 0:  # until the own decisions are chosen; then the tactician's rollout
+            steps -= 1
             if state.is_over or hand_number(state) != hand:
                 break
             legal = state.legal_actions()
             if len(legal) == 1:
-                if own > 0:
-                    texts.append(move_of(legal[0]).text)
+                texts.append(move_of(legal[0]).text)
                 state.apply(legal[0])
                 continue
             mover = state.current
@@ -122,7 +123,7 @@ class OwnTree:
             except Exception:  # a policy that trips over an odd position: any legal move will do
                 choice = rng.choice(moves)
             pick = next((i for i, m in enumerate(moves) if m is choice or m.action is choice), 0)
-            if own > 0 and mover == seat and state.decision != "call":
+            if mover == seat and state.decision != "call":
                 key = self.key(texts, observation)
                 node = nodes.get(key)
                 if node is None:
@@ -133,6 +134,8 @@ class OwnTree:
             if own > 0:
                 texts.append(moves[pick].text)
             state.apply(moves[pick].action)
+        if own == 0 and steps > 0 and not state.is_over and hand_number(state) == hand:
+            self.rollout(state, rng, steps)  # the rest is the flat search's rollout (the same hand, the steps left)
         value = self.end_value(state, seat, start_scores)  # a cut trial by the searcher's `cut_value` (`leaf_value`)
         for node, chosen in path:
             node.back(chosen, value)

@@ -223,12 +223,13 @@ class Searcher:
         of a hand): `evaluate`'s rough count here; a fitted model in `leaf_value` and `field_leaf`."""
         return evaluate(state, seat, start_scores, self.points, self.lower_is_better, self.budget.edge)
 
-    def rollout(self, state, rng: random.Random) -> None:
-        """Play on with the policy until the hand ends, the game ends or `depth` decisions passed."""
+    def rollout(self, state, rng: random.Random, steps: int | None = None) -> None:
+        """Play on with the policy until the hand ends, the game ends or `steps` decisions (default: the budget's
+        `depth`) passed."""
         hand = hand_number(state)
         policy, ruleset, legal_actions, apply = self.policy, self.ruleset, state.legal_actions, state.apply
         moves_of = _MOVES.get
-        for _ in range(self.budget.depth):
+        for _ in range(self.budget.depth if steps is None else steps):
             if state.is_over or hand_number(state) != hand:
                 return
             legal = legal_actions()
