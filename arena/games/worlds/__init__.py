@@ -222,7 +222,7 @@ class WorldSampler:
             except GameError as error:
                 refused = f" (the engine refused: {error})"
                 continue  # a deal the engine refuses (a window the dealt hands cannot fill): deal again
-            if world.observation(table.seat).to_dict() == view:
+            if _shows(world.observation(table.seat), view):
                 return world
         self._refused = refused
         return None
@@ -232,6 +232,12 @@ class WorldSampler:
         dealt = deal(self.unseen, rng) if history is None else history.deal(rng)
         with _reading(self.table.ruleset):
             return self.family.position(self.view, self.table, dealt, rng)
+
+
+def _shows(observation: Observation, view: Mapping[str, Any]) -> bool:
+    """Whether `observation` is `view` (`Observation.to_dict`'s JSON form): compared as it is first, which settles
+    every equal one (a JSON round trip of values equal to JSON values gives them back), else after the round trip."""
+    return observation.data == view or observation.to_dict() == view
 
 
 @contextmanager
