@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from pimc import Searcher
@@ -419,11 +418,15 @@ def with_hand(position: dict, seat: int, hand: Sequence[str], rng: random.Random
     hands, stock = position.get("hands"), position.get("stock")
     if not isinstance(hands, list) or not isinstance(stock, list) or len(hands[seat]) != len(hand):
         return False
-    rest = Counter(hands[seat]) + Counter(stock)
-    want = Counter(hand)
-    if want - rest:
-        return False
-    stock = list((rest - want).elements())
+    rest: dict[str, int] = {}  # the cards of the hand and the stock, counted, in the order they first come
+    for card in hands[seat] + stock:
+        rest[card] = rest.get(card, 0) + 1
+    for card in hand:
+        left = rest.get(card, 0) - 1
+        if left < 0:
+            return False  # a card of `hand` that is in neither
+        rest[card] = left
+    stock = [card for card, count in rest.items() for _ in range(count)]  # a card's copies together, as they came
     rng.shuffle(stock)
     hands[seat] = list(hand)
     position["stock"] = stock
