@@ -38,6 +38,8 @@ from pimc import Searcher
 from tactician import CardTable, SingleCardScores, names_suit, score_play
 
 SUITS = "shdc"
+#: The most verdicts a `HandPosterior` keeps (`agrees`): a few thousand a decision; emptied when full.
+VERDICTS = 200_000
 
 
 class HandPosterior:
@@ -58,6 +60,7 @@ class HandPosterior:
         self.checks: list[tuple] = []  # the decisions: (kind, time, ...)
         self.times: list[int] = []  # each check's time (the checks come in the order of the events)
         self.fitting_cache: dict[tuple, frozenset] = {}  # (top, named) -> the cards of the deck that fit
+        self.verdicts: dict[tuple, bool] = {}  # (check, its hand sorted) -> whether they agree (`agrees`)
         self.nofit: dict[int, tuple] = {}  # slot -> (top, named): the drawn card did not fit
         self.mine: set[str] = set()  # cards the seat has held or seen, which no opponent slot can hold
         self.sizes = [0, 0]
@@ -198,8 +201,26 @@ class HandPosterior:
         return [c for c in cards[:bisect_left(self.slots, time)] if exits.get(c, time) >= time]
 
     def agrees(self, check: tuple, cards: Sequence[str | None]) -> bool:
+        """Whether the tactician, holding the slots' cards at the check's time, could have made the check's choice."""
         kind = check[0]
         hand = self.hand_at(cards, check[1])
+        if kind == "void":
+            return self.fitting(check[2], check[3]).isdisjoint(hand)
+        if kind == "play":
+            card, fit = check[2], self.fitting(check[3], check[4])
+            if all(c == card or c not in fit for c in hand):
+                return True  # no other card fitted: no choice to judge
+        key = (check, tuple(sorted(hand)))  # a verdict is the check's and the hand's alone: the chain meets hands again
+        verdict = self.verdicts.get(key)
+        if verdict is None:
+            if len(self.verdicts) >= VERDICTS:
+                self.verdicts.clear()
+            verdict = self.verdicts[key] = self.judge(check, hand)
+        return verdict
+
+    def judge(self, check: tuple, hand: list[str]) -> bool:
+        """`agrees` for the hand held at the check's time."""
+        kind = check[0]
         if kind == "void":
             return self.fitting(check[2], check[3]).isdisjoint(hand)
         if kind == "play":
@@ -237,21 +258,23 @@ class HandPosterior:
                 total += 1
         return total
 
-    def moved_wrong(self, cards: Sequence[str | None], moved: tuple[int, ...], cards_moved: tuple[str, str]) -> int:
-        """`wrong(cards, 0)` after a move that gave the slots `moved` the cards `cards_moved` (either way) from an
-        assignment every decision agreed with: 0 if every decision still agrees, else 1 or more.
+    def moved_wrong(self, cards: Sequence[str | None], slot: int, other: int, old: str, card: str) -> int:
+        """`wrong(cards, 0)` after a move from an assignment every decision agreed with: 0 if every decision still
+        agrees, else 1 or more.  The move gave `slot` the card `card` in place of `old`, and `other` (-1: none) `old`
+        in place of `card`.
 
-        A slot is in the hand at a decision's time if it entered before and its card was not played before, so only
-        the decisions after the first moved slot entered and no later than the later play of the two cards (if both
-        were played) can judge otherwise; the rest agree as they did."""
-        for slot in moved:
-            if slot in self.nofit:
-                top, named = self.nofit[slot]
-                card = cards[slot]
-                if card is not None and self.fits(card, top, named):
-                    return 1
-        first = min(self.slots[slot] for slot in moved)
-        last = max(self.exits.get(card, math.inf) for card in cards_moved)
+        A slot's card is in the hand at a decision's time if the slot entered before and the card was not played
+        before, so a card put in place of another changes only the hands after its slot entered, up to the later
+        play of the two cards (if both were played), and two cards that trade slots change only the hands after the
+        first of the two slots entered, up to when the second did: the other decisions agree as they did."""
+        slots, nofit = self.slots, self.nofit
+        for moved in (slot, other):
+            if moved in nofit and self.fits(cards[moved], *nofit[moved]):
+                return 1
+        if other < 0:
+            first, last = slots[slot], max(self.exits.get(old, math.inf), self.exits.get(card, math.inf))
+        else:
+            first, last = min(slots[slot], slots[other]), max(slots[slot], slots[other])
         times, checks = self.times, self.checks
         for k in range(bisect_right(times, last) - 1, bisect_right(times, first) - 1, -1):  # the latest first
             if not self.agrees(checks[k], cards):
@@ -329,7 +352,7 @@ class HandPosterior:
         if current:
             wrong = self.wrong(cards, current)
         else:
-            wrong = self.moved_wrong(cards, (slot, other) if other >= 0 else (slot,), (old, card))
+            wrong = self.moved_wrong(cards, slot, other, old, card)
         if wrong <= current:
             return wrong
         cards[slot] = old
