@@ -20,16 +20,14 @@ def fresh(info):
     return posterior.HandPosterior(info.facts, info.facts.data["deck"])
 
 
-def test_the_real_cards_agree_with_every_choice_and_the_drawn_hands_are_possible():
-    # Tacticians play each other; at each of seat 0's decisions the real assignment of cards to seat 1's slots
-    # (its deal, then each card it drew, in order) agrees with every decision the model reads: a misread rule or
-    # choice would make the real hand impossible.  The hands drawn hold no card seat 0 holds or saw played.
+def seat0_choices(seeds):
+    """Tacticians play each other, a game per seed; at each of seat 0's decisions with a choice, once the model
+    has read it: (model, state, log, real), ``real`` the real assignment of cards to seat 1's slots (its deal,
+    then each card it drew, in order)."""
     bots = [tactician_module.Tactician(), tactician_module.Tactician()]
     info = start_with_options(bots[0], "maumau", 2, {})
     start_with_options(bots[1], "maumau", 2, {})
-    rng = random.Random(5)
-    checked = judged = 0
-    for seed in range(3):
+    for seed in seeds:
         model = fresh(info)
         state = games.new_game("maumau", 2, seed)
         log = state.record_events()
@@ -38,19 +36,29 @@ def test_the_real_cards_agree_with_every_choice_and_the_drawn_hands_are_possible
             turn = turn_for(state, state.current)
             if state.current == 0 and len(turn.legal) > 1:
                 model.update(log, state.observation(0))
-                if model.active:
-                    checked += 1
-                    judged += bool(model.checks)
-                    assert model.placed(real) and model.wrong(real) == 0
-                    truth = state.to_position()["hands"][1]
-                    seen = set(state.observation(0)["hand"]) | {e.details.get("card") for e in log if e.seat == 0}
-                    for hand in model.hands(rng, 5):
-                        assert len(hand) == len(truth) and not set(hand) & seen
-                        assert not set(hand) & set(model.exits)  # nor a card it played
+                yield model, state, log, real
             before = list(state.to_position()["hands"][1])
             state.apply(state.legal_actions()[turn.index_of(bots[state.current].act(turn))])
             if not state.is_over:
                 real.extend(c for c in state.to_position()["hands"][1] if c not in before)
+
+
+def test_the_real_cards_agree_with_every_choice_and_the_drawn_hands_are_possible():
+    # At each of seat 0's decisions the real assignment agrees with every decision the model reads: a misread
+    # rule or choice would make the real hand impossible.  The hands drawn hold no card seat 0 holds or saw played.
+    rng = random.Random(5)
+    checked = judged = 0
+    for model, state, log, real in seat0_choices(range(3)):
+        if not model.active:
+            continue
+        checked += 1
+        judged += bool(model.checks)
+        assert model.placed(real) and model.wrong(real) == 0
+        truth = state.to_position()["hands"][1]
+        seen = set(state.observation(0)["hand"]) | {e.details.get("card") for e in log if e.seat == 0}
+        for hand in model.hands(rng, 5):
+            assert len(hand) == len(truth) and not set(hand) & seen
+            assert not set(hand) & set(model.exits)  # nor a card it played
     assert checked > 20 and judged > 10
 
 
@@ -58,47 +66,33 @@ def test_a_move_is_judged_by_the_decisions_it_can_change_and_a_kept_verdict_is_t
     # From the real assignment (every decision agrees), random moves of the chain's kind: `moved_wrong`, which
     # re-judges only the decisions a move can change, says 0 exactly when the full count (`wrong`) does, and that
     # count, which reads kept verdicts, is the count of the decisions judged afresh (`judge`).
-    bots = [tactician_module.Tactician(), tactician_module.Tactician()]
-    info = start_with_options(bots[0], "maumau", 2, {})
-    start_with_options(bots[1], "maumau", 2, {})
     rng = random.Random(11)
     moves = refused = 0
-    for seed in range(20, 30):
-        model = fresh(info)
-        state = games.new_game("maumau", 2, seed)
-        log = state.record_events()
-        real = list(state.to_position()["hands"][1])
-        while not state.is_over:
-            turn = turn_for(state, state.current)
-            if state.current == 0 and len(turn.legal) > 1:
-                model.update(log, state.observation(0))
-                if model.active and model.checks and len(real) == len(model.slots):
-                    cards, pool = list(real), model.pool()
-                    for _ in range(100):
-                        slot, card = rng.randrange(len(cards)), rng.choice(pool)
-                        old = cards[slot]
-                        other = cards.index(card) if card in cards else -1
-                        if card == old or (other < 0 and old in model.exits):
-                            continue
-                        if not model.may_hold(slot, card) or (other >= 0 and not model.may_hold(other, old)):
-                            continue
-                        cards[slot] = card
-                        if other >= 0:
-                            cards[other] = old
-                        fast = model.moved_wrong(cards, slot, other, old, card)
-                        afresh = sum(not model.judge(check, model.hand_at(cards, check[1])) for check in model.checks)
-                        afresh += sum(cards[s] in model.fitting(*model.nofit[s]) for s in model.nofit)
-                        assert model.placed(cards) and model.wrong(cards) == afresh and (fast == 0) == (afresh == 0)
-                        moves += 1
-                        if afresh:  # back to an assignment every decision agrees with, as the chain does
-                            refused += 1
-                            cards[slot] = old
-                            if other >= 0:
-                                cards[other] = card
-            before = list(state.to_position()["hands"][1])
-            state.apply(state.legal_actions()[turn.index_of(bots[state.current].act(turn))])
-            if not state.is_over:
-                real.extend(c for c in state.to_position()["hands"][1] if c not in before)
+    for model, _state, _log, real in seat0_choices(range(20, 30)):
+        if not (model.active and model.checks and len(real) == len(model.slots)):
+            continue
+        cards, pool = list(real), model.pool()
+        for _ in range(100):
+            slot, card = rng.randrange(len(cards)), rng.choice(pool)
+            old = cards[slot]
+            other = cards.index(card) if card in cards else -1
+            if card == old or (other < 0 and old in model.exits):
+                continue
+            if not model.may_hold(slot, card) or (other >= 0 and not model.may_hold(other, old)):
+                continue
+            cards[slot] = card
+            if other >= 0:
+                cards[other] = old
+            fast = model.moved_wrong(cards, slot, other, old, card)
+            afresh = sum(not model.judge(check, model.hand_at(cards, check[1])) for check in model.checks)
+            afresh += sum(cards[s] in model.fitting(*model.nofit[s]) for s in model.nofit)
+            assert model.placed(cards) and model.wrong(cards) == afresh and (fast == 0) == (afresh == 0)
+            moves += 1
+            if afresh:  # back to an assignment every decision agrees with, as the chain does
+                refused += 1
+                cards[slot] = old
+                if other >= 0:
+                    cards[other] = card
     assert moves > 300 and 0 < refused < moves
 
 

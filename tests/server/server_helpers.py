@@ -52,6 +52,15 @@ async def blocking(fn: Callable[..., Any], *args: Any) -> Any:
     return await trio.to_thread.run_sync(fn, *args)
 
 
+async def until(condition: Callable[[], Any], seconds: float = 20) -> None:
+    """Wait, bounded, for a condition on the server's state that no event announces (a stream budget's
+    places, which grpc frees when a stream's cancellation reaches the server): checked every few ms on
+    the server's own loop, so it sees each change as soon as the server has made it."""
+    with trio.fail_after(seconds):
+        while not condition():
+            await trio.sleep(0.005)
+
+
 def hello(name: str, **fields: Any) -> pb.BotMessage:
     fields.setdefault("sdk_version", "0.1.0")
     return pb.BotMessage(hello=pb.Hello(name=name, **fields))

@@ -11,10 +11,9 @@ which, and a place comes back when a stream ends.  ``Check`` stays unlimited.
 from __future__ import annotations
 
 import grpc
-import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from server_helpers import blocking, serve
+from server_helpers import blocking, serve, until
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 
@@ -25,12 +24,6 @@ def _first(call) -> "int | tuple":
         return next(call).status
     except grpc.RpcError as error:
         return error.code(), error.details()
-
-
-async def _until(condition, seconds: float = 20) -> None:
-    with trio.fail_after(seconds):
-        while not condition():
-            await trio.sleep(0.005)
 
 
 def _watch(limit: int, **config):
@@ -49,12 +42,12 @@ def _watch(limit: int, **config):
             return firsts, beyond, checks, None
         budget = handle.health.watchers
         calls[0].cancel()  # one stream ends: its place comes back
-        await _until(lambda: budget.held == limit - 1)
+        await until(lambda: budget.held == limit - 1)
         again = stub.Watch(request)
         after = await blocking(_first, again)
         for call in [*calls[1:], again]:
             call.cancel()
-        await _until(lambda: budget.held == 0)
+        await until(lambda: budget.held == 0)
         channel.close()
         return firsts, beyond, checks, after
 

@@ -20,7 +20,7 @@ import trio
 
 from arena.match.timecontrol import TimeControl
 from arena.server.live import SPECTATORS_PER_ADDRESS
-from server_helpers import AutoBot, blocking, serve
+from server_helpers import AutoBot, blocking, serve, until
 from mau_arena_sdk.wire import pb, rpc
 
 CONTROL = TimeControl(move_ms=5000, bank_ms=5000, increment_ms=0, first_move_ms=5000, max_strikes=3,
@@ -33,12 +33,6 @@ def _first_event(call) -> "pb.SpectatorEvent | tuple":
         return next(call)
     except grpc.RpcError as error:
         return error.code(), error.details()
-
-
-async def _until(condition, seconds: float = 20) -> None:
-    with trio.fail_after(seconds):
-        while not condition():
-            await trio.sleep(0.005)
 
 
 def _watch_a_held_game(streams: int, **config):
@@ -58,14 +52,14 @@ def _watch_a_held_game(streams: int, **config):
                 outcome.append(await handle.play_game("maumau", {}, 7, ["alice", "bob"], CONTROL, None, "long"))
 
             nursery.start_soon(play)
-            await _until(lambda: handle.games(live_only=True))
+            await until(lambda: handle.games(live_only=True))
             calls = [stub.Spectate(pb.SpectateRequest(game_id="long")) for _ in range(streams)]
             with ThreadPoolExecutor(streams) as pool:
                 firsts = [await blocking(f.result, 20) for f in [pool.submit(_first_event, c) for c in calls]]
             held_at_most = spectators.held
             watching = [c for c, first in zip(calls, firsts) if isinstance(first, pb.SpectatorEvent)]
             watching[0].cancel()  # one watcher goes away: its place is free again
-            await _until(lambda: spectators.held == held_at_most - 1)
+            await until(lambda: spectators.held == held_at_most - 1)
             later = stub.Spectate(pb.SpectateRequest(game_id="long"))
             again = await blocking(_first_event, later)
             for bot in bots:
@@ -73,7 +67,7 @@ def _watch_a_held_game(streams: int, **config):
             for bot in bots:
                 await blocking(bot.wait)
         ended = [await blocking(lambda c=c: list(c)[-1]) for c in [*watching[1:], later]]
-        await _until(lambda: spectators.held == 0)
+        await until(lambda: spectators.held == 0)
         channel.close()
         return firsts, held_at_most, again, outcome[0], ended, spectators.held
 
