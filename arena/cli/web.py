@@ -36,12 +36,12 @@ def run_web(args: argparse.Namespace) -> int:
 
     if args.proxy_hops < 0:
         raise CommandError(f"--proxy-hops must be 0 or more, not {args.proxy_hops}")
-    if not is_postgres_url(args.db) and not Path(args.db).is_file():
-        raise CommandError(f"no ladder database at {args.db} (give --db FILE; `arena serve` creates one)")
-    try:
+    try:  # the command line first, then what it names
         host, port = parse_bind(args.listen)
     except ValueError as error:
-        raise CommandError(f"{error} (`arena serve` creates one)") from None
+        raise CommandError(str(error)) from None
+    if not is_postgres_url(args.db) and not Path(args.db).is_file():
+        raise CommandError(f"no ladder database at {args.db} (give --db FILE; `arena serve` creates one)")
     try:
         sock = bind(host, port)
     except OSError as error:  # a taken port: the command line was fine

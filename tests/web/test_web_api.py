@@ -191,8 +191,10 @@ def test_arena_web_refuses_what_it_cannot_serve_in_one_line(tmp_path, capsys):
         taken.close()
     assert busy.returncode == 1 and f"the web view cannot listen on 127.0.0.1:{port}" in busy_err  # runtime, not usage
     assert "Traceback" not in busy_err
+    assert not (tmp_path / "a.db").exists()  # the web port is bound before the ladder's database is made
     status, err = _cli(["web", "--db", str(tmp_path / "a.db"), "--listen", "x:y"], capsys)
-    assert status == 2 and "expected PORT or HOST:PORT" in err
+    # a malformed flag is named first, before whether the database it names is there
+    assert status == 2 and "expected PORT or HOST:PORT" in err and "creates one" not in err, err
     bounded_out, bounded_err = bounded.communicate(timeout=60)
     assert bounded.returncode == 0, bounded_err  # the web server stops with the ladder, cleanly
     assert "web view on http://127.0.0.1:" in bounded_out
