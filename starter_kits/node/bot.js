@@ -2,19 +2,23 @@
 // A Mau Arena bot in JavaScript, built from proto/mauarena/v1/arena.proto and nothing else.
 //
 //   node bot.js --arena 127.0.0.1:50051 --name mybot [--token T] [--games r1,r2] [--parallel N] [--games-limit N]
+//               [--steady] [--verbose]
 //
 // It opens one Play stream, says Hello (protocol PROTOCOL_V1), and answers every TurnRequest with the index of
 // one of its legal actions.  `choose` is the part to make your own: it gets the turn's observation
 // (details_json already parsed) and the structured legal actions ({verb, args, cards, text}), and returns an
-// index into them.
+// index into them.  With --steady it holds each answer to a steady pace (pace.js), so that how fast it answers
+// does not tell the table which decisions were forced.
 "use strict";
 
 const fs = require("fs");
 const path = require("path");
+const {performance} = require("perf_hooks");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
+const {Pacer} = require("./pace");
 
-const KIT_VERSION = "node-kit 0.3.0";  // informative: Hello.protocol is what the arena checks
+const KIT_VERSION = "node-kit 0.4.0";  // informative: Hello.protocol is what the arena checks
 // The protocol file: MAU_ARENA_PROTO, or where it is in the repository this kit came from.  A copy of the kit
 // elsewhere must set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto.
 const PROTO = process.env.MAU_ARENA_PROTO || path.join(__dirname, "..", "..", "proto", "mauarena", "v1", "arena.proto");
@@ -26,7 +30,9 @@ const ENDS_SESSION = new Set(["BAD_HELLO", "AUTH_FAILED", "UNSUPPORTED_VERSION",
 
 function parseFlags(argv) {
   const flags = {arena: "", name: "node-bot", token: process.env.MAU_ARENA_TOKEN || "", games: [], parallel: 1,
-    gamesLimit: 0, botVersion: "starter-kit"};
+    gamesLimit: 0, botVersion: "starter-kit",
+    steady: false,    // hold answers to a steady pace (--steady); off by default, as the Python SDK's Bot.steady
+    verbose: false};  // one line per answer: its think time, pace and hold (--verbose)
   for (let i = 0; i < argv.length; i++) {
     const [key, inline] = argv[i].split("=", 2);
     const value = () => (inline !== undefined ? inline : argv[++i]);
@@ -38,6 +44,9 @@ function parseFlags(argv) {
       case "--parallel": case "--max-games": flags.parallel = Number(value()); break;  // games at once
       case "--games-limit": flags.gamesLimit = Number(value()); break;
       case "--bot-version": flags.botVersion = value(); break;
+      case "--steady": flags.steady = true; break;
+      case "--no-steady": flags.steady = false; break;
+      case "--verbose": flags.verbose = true; break;
       default:  // a flag this bot does not use (another kit's): skip it and its value
         if (inline === undefined && i + 1 < argv.length && !argv[i + 1].startsWith("--")) i++;
     }
@@ -49,7 +58,7 @@ function parseFlags(argv) {
 
 function usage(message) {
   console.error(`bot.js: ${message}\nusage: node bot.js --arena HOST:PORT --name NAME [--token T] [--games r1,r2] ` +
-    "[--parallel N] [--games-limit N]");
+    "[--parallel N] [--games-limit N] [--steady] [--verbose]");
   process.exit(EXIT.refused);
 }
 
@@ -90,7 +99,8 @@ function loadProto() {
   }
 }
 
-function main() {
+// `strategy` is a function like `choose` (another one lets a program use this file as a library).
+function main(strategy = choose) {
   const flags = parseFlags(process.argv.slice(2));
   const definition = loadProto();
   const {Arena} = grpc.loadPackageDefinition(definition).mauarena.v1;
@@ -101,7 +111,7 @@ function main() {
       console.error(`bot.js: cannot reach an arena at ${flags.arena}: ${error.message}`);
       process.exit(EXIT.unreachable);
     }
-    play(client, flags);
+    play(client, flags, strategy);
   });
 }
 
@@ -109,8 +119,65 @@ function main() {
 // arena gives it back its seats (and re-sends an open TurnRequest).  Backoff doubles from 0.2 s up to 5 s.
 const MAX_RECONNECTS = 8;
 
-function play(client, flags) {
+function play(client, flags, strategy) {
   const session = {id: "", secret: "", finished: 0, failures: 0};
+  const pacer = flags.steady ? new Pacer() : null;
+  if (pacer) console.log("answers held to a steady pace (pace.js; --no-steady sends each one when it is ready)");
+  // Per game: its table size, and its last answer {requestId, message, held}.  After a resume the arena re-sends
+  // an open TurnRequest: the kit sends the same answer again, unless it is still held (then it leaves when its
+  // hold ends, on the stream of then).
+  const games = new Map();
+  let current = null;  // the live stream; null while reconnecting (an answer sent then is dropped, and re-sent)
+  const send = message => { if (current) current.write(message); };
+
+  const answer = (turn, received) => {
+    if (!games.has(turn.game_id)) games.set(turn.game_id, {seats: 0, last: null});
+    const game = games.get(turn.game_id);
+    if (game.last && game.last.requestId === turn.request_id) {  // re-sent after a resume: we know our answer
+      if (flags.verbose) {
+        console.log(`game ${turn.game_id} request ${turn.request_id} re-sent: ` +
+          (game.last.held ? "its answer is still held" : "answering it again"));
+      }
+      if (!game.last.held) send(game.last.message);
+      return;
+    }
+    const observation = {...turn.observation,
+      details: turn.observation.details_json ? JSON.parse(turn.observation.details_json) : {}};
+    let index = 0;
+    try {
+      index = strategy(observation, turn.legal_actions);
+    } catch (error) {
+      console.error(`choose failed (${error.message}); answering the first legal action`);
+    }
+    // The index decides; action_text is optional (checked when given).
+    const last = game.last = {requestId: turn.request_id, held: false,
+      message: {answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index}}};
+    if (!pacer) return send(last.message);
+
+    // Pacing: hold the answer until the pace of this (ruleset, table size, decision kind) has passed since the
+    // request arrived (at most half its move limit); a decision with a choice teaches the pace its think time.
+    const key = [turn.observation.ruleset, game.seats, turn.observation.decision];
+    const pace = pacer.pace(key);
+    const hold = pacer.holdMs(key, received, turn.time.move_ms, turn.legal_actions.length > 1);
+    if (flags.verbose) {
+      console.log(`game ${turn.game_id} request ${turn.request_id} (${turn.observation.decision}, ` +
+        `${turn.legal_actions.length} legal): thought ${(pacer.clock() - received).toFixed(1)} ms, ` +
+        `pace ${pace.toFixed(3)} ms, hold ${hold.toFixed(1)} ms`);
+    }
+    if (hold <= 0) return send(last.message);
+    last.held = true;
+    const due = pacer.clock() + hold;
+    const release = () => {
+      const early = due - pacer.clock();  // a timer may fire a fraction of a ms early: wait the rest
+      if (early > 0) return setTimeout(release, early);
+      last.held = false;
+      // Sent even when its game has ended meanwhile: the arena keeps a bot's slot until a finished game's
+      // owed answer comes (it drops the answer itself as stale).
+      send(last.message);
+    };
+    setTimeout(release, hold);
+  };
+
   const connect = () => {
     const stream = client.Play();
     let welcomed = false, refused = false, lost = false;
@@ -130,26 +197,19 @@ function play(client, flags) {
             `welcomed as ${flags.name}; the arena schedules ${message.welcome.rulesets.join(", ")}`);
           break;
         }
-        case "game_started":
-          console.log(`game ${message.game_started.game_id}: ${message.game_started.ruleset}, seat ${message.game_started.seat}`);
-          break;
-        case "turn": {
-          const turn = message.turn;
-          const observation = {...turn.observation,
-            details: turn.observation.details_json ? JSON.parse(turn.observation.details_json) : {}};
-          let index = 0;
-          try {
-            index = choose(observation, turn.legal_actions);
-          } catch (error) {
-            console.error(`choose failed (${error.message}); answering the first legal action`);
-          }
-          // The index decides; action_text is optional (checked when given).
-          stream.write({answer: {game_id: turn.game_id, request_id: turn.request_id, action_index: index}});
+        case "game_started": {
+          const started = message.game_started;
+          if (!games.has(started.game_id)) games.set(started.game_id, {seats: started.players.length, last: null});
+          console.log(`game ${started.game_id}: ${started.ruleset}, seat ${started.seat}`);
           break;
         }
+        case "turn":
+          answer(message.turn, performance.now());  // the hold counts from the request's arrival
+          break;
         case "game_ended": {
           session.finished += 1;
           const ended = message.game_ended;
+          games.delete(ended.game_id);
           const me = ended.results.find(r => r.name === flags.name);
           // An aborted game has no placements (all 0): say it was aborted, and why.
           const how = ended.status === "ABORTED" ? `aborted (${ended.reason || "no reason given"})`
@@ -172,6 +232,7 @@ function play(client, flags) {
     stream.on("status", status => {
       if (lost) return;
       lost = true;
+      if (current === stream) current = null;
       if (status.code === grpc.status.OK) process.exit(refused ? EXIT.refused : 0);  // the arena closed it
       console.error(`bot.js: the stream ended: ${(status.details || String(status.code)).replace(/\s*Resolution note:\s*$/, "")}`);
       if (refused || !session.id) process.exit(refused ? EXIT.refused : EXIT.unreachable);
@@ -186,10 +247,9 @@ function play(client, flags) {
     });
     current = stream;
   };
-  let current = null;
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => { if (current) current.end(); process.exit(0); });
   connect();
 }
 
 if (require.main === module) main();
-module.exports = {choose, parseFlags};
+module.exports = {choose, parseFlags, main};

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The smallest complete Mau Arena bot: connect, say Hello, answer every turn with the first legal action.
 //   node minimal.js --arena 127.0.0.1:50051 --name tiny
-// bot.js is the one to grow from (flags, resume after a lost connection, a strategy); this shows the protocol bare.
+// bot.js is the one to grow from (flags, resume after a lost connection, a strategy, --steady pacing); this shows
+// the protocol bare.  It answers every turn at once, forced or not, so its timing tells the table nothing.
 "use strict";
 const path = require("path");
 const grpc = require("@grpc/grpc-js");

@@ -88,14 +88,15 @@ PROTO = KIT.parents[1] / "proto" / "mauarena" / "v1" / "arena.proto"
 
 
 def _copied(tmp_path: Path, script: str) -> tuple[Path, dict[str, str], Path]:
-    """``script`` and the kit's packages in tmp_path/bots/mybot, where two levels up holds no proto/: (the folder,
-    an environment without MAU_ARENA_PROTO, the path the script looks at without it)."""
+    """``script`` (bot.js with the pace.js it requires) and the kit's packages in tmp_path/bots/mybot, where two
+    levels up holds no proto/: (the folder, an environment without MAU_ARENA_PROTO, the path the script looks at
+    without it)."""
     import os
     import shutil
 
     copy = tmp_path / "bots" / "mybot"
     copy.mkdir(parents=True)
-    for name in (script, "package.json", "package-lock.json"):
+    for name in (script, *(["pace.js"] if script == "bot.js" else []), "package.json", "package-lock.json"):
         shutil.copy(KIT / name, copy / name)
     (copy / "node_modules").symlink_to(KIT / "node_modules")  # what `npm ci` in the copy would install
     env = {key: value for key, value in os.environ.items() if key != "MAU_ARENA_PROTO"}
