@@ -391,8 +391,6 @@ def run(args) -> int:
 _LADDER_AUTHENTICATOR = object()
 
 
-
-
 def _raise_open_files_limit() -> None:
     """Every connection is an open file: take what the hard limit allows (arena/server/filelimit.py), and
     say so in the log (`--log-level info`) when that changed anything; warn when it stays low."""
