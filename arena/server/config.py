@@ -169,9 +169,11 @@ class ServerConfig:
             raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
         if not self.reads_per_second > 0:
             raise ConfigError(f"reads_per_second must be more than 0, not {self.reads_per_second}")
-        for name in ("connection_idle_s", "handshake_timeout_s"):
-            if not getattr(self, name) > 0:
-                raise ConfigError(f"{name} must be more than 0, not {getattr(self, name)}")
+        for name in ("connection_idle_s", "handshake_timeout_s"):  # gRPC takes whole milliseconds: inf overflows
+            if not 0 < getattr(self, name) < float("inf"):
+                raise ConfigError(f"{name} must be more than 0 and finite, not {getattr(self, name)}")
+        if not 0 <= self.owed_answer_hold_s < float("inf"):  # NaN and inf reached the loop's timer (`Hub.release`)
+            raise ConfigError(f"owed_answer_hold_s must be 0 or more and finite, not {self.owed_answer_hold_s}")
         if not self.reads_max_wait_s >= 0:
             raise ConfigError(f"reads_max_wait_s must be 0 or more, not {self.reads_max_wait_s}")
         if self.auth_queue < 0:

@@ -211,6 +211,17 @@ def test_open_registration_is_refused_on_a_network_address_unless_asked_for():
         ServerConfig(tls_cert="cert.pem").validate()
 
 
+def test_the_new_timing_fields_refuse_nonsense():
+    """NaN passes every `<` check written the other way round: each field is checked so that it fails."""
+    for field, value in (("owed_answer_hold_s", float("nan")), ("owed_answer_hold_s", float("inf")),
+                         ("owed_answer_hold_s", -1.0), ("connection_idle_s", float("nan")),
+                         ("connection_idle_s", 0.0), ("handshake_timeout_s", -5.0),
+                         ("handshake_timeout_s", float("inf"))):
+        with pytest.raises(ConfigError, match=f"{field} must be"):
+            ServerConfig(**{field: value}).validate()
+    ServerConfig(owed_answer_hold_s=0.0).validate()  # 0: no hold, a valid choice
+
+
 def test_the_director_result_and_error_come_back_from_run():
     async def failing(handle):
         raise ValueError("director broke")
