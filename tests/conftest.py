@@ -89,6 +89,16 @@ def postgres_db(postgres, fresh_databases):
     drop(postgres.url, name)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path) -> str:
+    """A ladder database no store has opened yet, once of each backend: a SQLite path, or the URL of a fresh
+    PostgreSQL database (skipped, saying what to install, where PostgreSQL or psycopg is missing)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ladder.db")
+    pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
+    return request.getfixturevalue("postgres_db")
+
+
 @pytest.fixture(scope="session")
 def node_kit():
     """The JavaScript starter kit, its locked packages installed with `npm ci`: (node, kit folder).

@@ -7,17 +7,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
 from arena.ladder.store import LadderStore, SeatRecord
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "arena.db")
-    pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
-    return request.getfixturevalue("postgres_db")
 
 
 def at(base: datetime, seconds: float) -> str:

@@ -12,7 +12,7 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
 import toy_ruleset  # noqa: E402  (tests/server's toy ruleset and raw client)
-from server_helpers import RawBot, blocking, hello, serve  # noqa: E402
+from server_helpers import RawBot, blocking, hello, serve, until  # noqa: E402
 
 from arena.ladder.director import LadderDirector, LadderSettings  # noqa: E402
 from arena.ladder.store import LadderStore, utc_now  # noqa: E402
@@ -20,6 +20,15 @@ from arena.ladder.store import LadderStore, utc_now  # noqa: E402
 
 def last_seen(store: LadderStore, name: str) -> str | None:
     return {bot["name"]: bot["last_seen"] for bot in store.list_bots()}.get(name)
+
+
+async def stayer_arrived(ladder: LadderDirector, handle, store: LadderStore, ruleset: str) -> tuple[RawBot, str]:
+    """A raw bot "stayer" connects, alone (never seated); once the ladder has noted its arrival in the store:
+    (the bot, its first last-seen time)."""
+    bot = RawBot(handle.port, hello("stayer", games=[ruleset]))
+    await blocking(bot.recv_kind, "welcome")
+    await until(lambda: ladder.sessions_noted(handle) and last_seen(store, "stayer") is not None, 10)
+    return bot, last_seen(store, "stayer")
 
 
 def test_a_connected_bot_is_seen_while_it_stays_not_only_when_it_arrived(tmp_path):
@@ -32,12 +41,7 @@ def test_a_connected_bot_is_seen_while_it_stays_not_only_when_it_arrived(tmp_pat
         async def director(handle):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(ladder, handle)
-                bot = RawBot(handle.port, hello("stayer", games=[ruleset]))  # alone: connected, never seated
-                await blocking(bot.recv_kind, "welcome")
-                with trio.fail_after(10):
-                    while not ladder.sessions_noted(handle) or last_seen(store, "stayer") is None:
-                        await trio.sleep(0.01)
-                arrived = last_seen(store, "stayer")
+                bot, arrived = await stayer_arrived(ladder, handle, store, ruleset)
                 seen = [arrived]
                 with trio.fail_after(10):  # still connected, and seen after its arrival (twice: it goes on)
                     while len(set(seen)) < 3:
@@ -68,12 +72,7 @@ def test_the_bots_still_connected_when_the_ladder_stops_are_seen_then(tmp_path):
         async def director(handle):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(ladder, handle)
-                bot = RawBot(handle.port, hello("stayer", games=[ruleset]))
-                await blocking(bot.recv_kind, "welcome")
-                with trio.fail_after(10):
-                    while not ladder.sessions_noted(handle) or last_seen(store, "stayer") is None:
-                        await trio.sleep(0.01)
-                arrived = last_seen(store, "stayer")
+                bot, arrived = await stayer_arrived(ladder, handle, store, ruleset)
                 stopping = utc_now()
                 assert stopping > arrived
                 ladder.stop("test done")

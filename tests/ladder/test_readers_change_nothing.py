@@ -41,14 +41,6 @@ def web_never_serves(monkeypatch):
     monkeypatch.setattr("arena.web.embed.run_alone", served)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "ladder.db")
-    pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
-    return request.getfixturevalue("postgres_db")
-
-
 def tables(db: str) -> list[str]:
     """The tables in the database, read behind the store's back."""
     if db.startswith("postgresql://"):

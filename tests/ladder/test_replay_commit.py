@@ -99,13 +99,6 @@ class RealGames(FakeHandle):
                 self.busy[bot] -= 1
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "a.db")
-    return request.getfixturevalue("postgres_db")
-
-
 def test_every_seat_hears_of_an_end_whose_result_and_replay_are_committed_together(db, tmp_path):
     """On PostgreSQL the result is one server-side function's call (`game_end.END_FUNCTION`): committed all the same
     before any seat hears of it."""

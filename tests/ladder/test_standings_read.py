@@ -73,13 +73,6 @@ class ReadingHandle(FakeHandle):
             assert [row["rating"] for row in director.fits.standings_rows(ruleset)] == [r.rating for r in expected]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "ladder.db")
-    return request.getfixturevalue("postgres_db")
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_read_shows_the_fit_of_every_committed_result(db, tmp_path, seed):
     store = LadderStore.open(db)

@@ -16,14 +16,6 @@ from arena.ladder.store import (SCHEMA_VERSION, GameClosed, LadderStore, SeatRec
                                 hash_token, verify_token)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    """A database the store has never seen: a SQLite path, or a PostgreSQL URL."""
-    if request.param == "sqlite":
-        return str(tmp_path / "a.db")
-    return request.getfixturevalue("postgres_db")
-
-
 def raw(db: str, sql: str) -> list:
     """Run SQL on the database behind the store's back (as an operator or another version would)."""
     if db.startswith("postgresql://"):

@@ -21,13 +21,6 @@ from arena.replay.reader import parse
 RULESET = toy_ladder_game.NAME
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request, tmp_path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "a.db")
-    return request.getfixturevalue("postgres_db")
-
-
 @pytest.fixture(autouse=True)
 def ruleset():
     with toy_ladder_game.registered() as name:
