@@ -89,6 +89,17 @@ def postgres_db(postgres, fresh_databases):
     drop(postgres.url, name)
 
 
+@pytest.fixture
+def refused_address():
+    """HOST:PORT on loopback where nothing accepts: a socket bound to a free port and never listening, held for the
+    test, so a connection is refused at once (a fixed port such as 1 could be anything's on another machine)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield f"127.0.0.1:{holder.getsockname()[1]}"
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db(request, tmp_path) -> str:
     """A ladder database no store has opened yet, once of each backend: a SQLite path, or the URL of a fresh

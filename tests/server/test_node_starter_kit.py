@@ -51,7 +51,7 @@ def test_the_node_bot_says_a_game_was_aborted_not_that_it_took_place_0(node_kit)
     assert "place 0" not in output, output
 
 
-def test_the_kit_copied_out_of_the_repository_says_where_it_looked_for_the_proto(node_kit, tmp_path):
+def test_the_kit_copied_out_of_the_repository_says_where_it_looked_for_the_proto(node_kit, tmp_path, refused_address):
     """bot.js and its packages in a folder of their own: no .proto two levels up.  One line naming the path it
     tried and MAU_ARENA_PROTO, not a stack trace; with MAU_ARENA_PROTO set, the copy loads the protocol."""
     node, _ = node_kit
@@ -63,9 +63,9 @@ def test_the_kit_copied_out_of_the_repository_says_where_it_looked_for_the_proto
         f"bot.js: no arena.proto at {looked} (where the kit looks when it sits in the Mau Arena repository); "
         "set MAU_ARENA_PROTO to the repository's proto/mauarena/v1/arena.proto"], ran.stderr
 
-    ran = subprocess.run([node, str(copy / "bot.js"), "--arena", "127.0.0.1:1"], capture_output=True, text=True,
+    ran = subprocess.run([node, str(copy / "bot.js"), "--arena", refused_address], capture_output=True, text=True,
                          env={**env, "MAU_ARENA_PROTO": str(PROTO)}, timeout=30)
-    assert ran.returncode == 3 and "cannot reach an arena at 127.0.0.1:1" in ran.stderr, ran.stderr  # got past it
+    assert ran.returncode == 3 and f"cannot reach an arena at {refused_address}" in ran.stderr, ran.stderr  # got past
 
 
 def test_minimal_js_copied_out_of_the_repository_takes_the_proto_from_mau_arena_proto(node_kit, tmp_path):

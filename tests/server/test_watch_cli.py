@@ -68,7 +68,7 @@ def test_watch_follows_a_live_game_by_bot_name_and_names_the_winner():
     assert len(lines) - 1 >= len(decisions)  # every decision of the game, not only the other seat's
 
 
-def test_watch_says_clearly_what_is_wrong():
+def test_watch_says_clearly_what_is_wrong(refused_address):
     async def director(handle):
         missing = watch(handle.port, "no-such-game")
         idle = watch(handle.port)
@@ -80,9 +80,9 @@ def test_watch_says_clearly_what_is_wrong():
     assert code == 2 and "no game 'no-such-game'" in err and "Traceback" not in err
     (_, err), code = idle
     assert code == 1 and "no game is running" in err  # nothing to watch: the work failed, no usage error
-    unreachable = subprocess.run([sys.executable, "-m", "arena", "watch", "--arena", "127.0.0.1:1", "--timeout", "1"],
+    unreachable = subprocess.run([sys.executable, "-m", "arena", "watch", "--arena", refused_address, "--timeout", "1"],
                                  capture_output=True, text=True, timeout=PROCESS_GUARD_S)
-    assert unreachable.returncode == 1 and "cannot reach an arena at 127.0.0.1:1" in unreachable.stderr
+    assert unreachable.returncode == 1 and f"cannot reach an arena at {refused_address}" in unreachable.stderr
 
 
 def test_the_watched_frame_shows_only_the_public_view():
