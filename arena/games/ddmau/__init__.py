@@ -61,7 +61,9 @@ target decides ``accept`` or ``block`` (with an MM).
 
 **Where RULES.md is silent** (the natural reading of the seed): the first
 hand's dealer draw starts at seat 0; each new hand starts clockwise from
-the dealer's left with an empty pile.  The SM colour is chosen right
+the dealer's left with an empty pile.  In a tournament, when E-22 keeps
+the previous DM but that seat is out, the deal passes to the next seat
+still in, in the direction of play.  The SM colour is chosen right
 after the SM, so a coloured power may follow it in the same play.  An MM
 as a coloured power with no colour under it (start of a hand) has no
 colour and fits anything.  An MM that was not declared (only in a
@@ -117,7 +119,7 @@ OPTIONS = {
     "max_hands": OptionSpec(0, "end the game after this many hands (0: play to the target), for quick games",
                             minimum=0),
     "teams": OptionSpec("off", "off, or on: partnerships with 4 players (P1+P3, P2+P4) or 6 (P1+P4, P2+P5, "
-                        "P3+P6) sharing one total (E-29)"),
+                        "P3+P6) sharing one total (E-29)", ("off", "on")),
     "team_end_on_individual": OptionSpec(False, "with teams, the safety net and the end apply to each player's "
                                          "own total; the team total is the partners' sum (E-29)"),
     "tournament": OptionSpec(False, "seats whose total exceeds the target are eliminated; the last one left wins"),
@@ -128,7 +130,8 @@ OPTIONS = {
     "lm_per_run_segment": OptionSpec(False, "each run segment needs its own Link Master (E-19)"),
     "sm_multiplies": OptionSpec("hand", "a Shadow Master finish multiplies the others' hand points or their "
                                 "totals (E-10)", ("hand", "totals")),
-    "safety_net": OptionSpec(True, "totals of 500..505 after a hand drop to 350 (E-11)"),
+    "safety_net": OptionSpec(True, "totals in the 6 points up to the target after a hand drop to target - 155 "
+                            "(500..505 -> 350 at the default; E-11)"),
     "turn_limit": OptionSpec(5000, "turns after which a hand ends blocked (0: none); not in the rules, a bound "
                              "whatever the seats do"),
     "decision_limit": OptionSpec(40000, "decisions after which the game ends, its last hand scored as it stands "

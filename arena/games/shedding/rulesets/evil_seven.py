@@ -14,7 +14,12 @@ Resolutions (C-n are RULES.md's; all defaults):
 * C-21 7: a pending 2 that the next player may pass on with a 7 (+2 each)
   or ``accept``; the payer then plays on (base C-5).  Option
   ``seven_stack = false`` makes it the base 7 (draw 2 at once).
-* A: the next player misses a turn.  10: the direction reverses.
+* A: the next player misses a turn.  10: the direction reverses; with
+  two players that changes nothing and the other seat plays next (P6's
+  ``two_player_mode`` none: RULES.md sets another turn for Pesten's Ace
+  only, C-26).  An upcard 10 counts as the dealer's play (as every upcard
+  effect): the direction reverses and the seat on the dealer's other side
+  opens, not P1.
 * 8 must be followed (like the base Ace, C-8): the same player plays one
   more card legal on the 8 (decision ``follow``), or draws 1 and the turn
   ends.  So a last 8 never wins.

@@ -4,7 +4,7 @@ German cards are mapped per RULES.md 0.2 (Leaves = ``s``, Unter = ``J``,
 Ober = ``Q``), so the Unter of Leaves is ``Js``.  Resolutions (C-n are
 RULES.md's; all defaults):
 
-* 32 cards (7-A), 2-5 players.  As Prší otherwise: C-3 upcard effects on
+* 32 cards (7-A), 2-5 players (C-14's two packs above 5 are out of range here).  As Prší otherwise: C-3 upcard effects on
   the first player (option ``starter_effects``); C-4 draw one card only
   without a legal card, then only that card may be played; C-12 a short
   stock forgives the rest; no call.
@@ -17,7 +17,9 @@ RULES.md's; all defaults):
 * C-31 the Unter of Leaves (``Js``) goes on any card at any time, even on a
   live 7, and **cancels the 7-debt**; the same player may add other Unters
   (a combo); the next player may play any card on it.  Other Unters are
-  plain.  C-32 the Ober (``Q``) is wild with a ``suit`` wish, but not on a
+  plain.  Where RULES.md is silent: the open top is the ``Js``'s, so it
+  holds while the ``Js`` is on top; Unters added after it are plain, and
+  the next player follows the last of them (its suit, or another Unter).  C-32 the Ober (``Q``) is wild with a ``suit`` wish, but not on a
   live 7.
 * C-30 hand-size ladder: a player who empties their hand leaves the hand,
   and play goes on until one player still holds cards: that player lost the

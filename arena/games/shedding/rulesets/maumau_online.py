@@ -27,7 +27,9 @@ Resolutions (B-n are RULES.md's; all defaults):
   only cost the seat 5 cards, the 3-card slip (pressing one discard early)
   is the mistake the rule is about, and offering it at every size lets
   random play pile up penalty cards without end (all of 100 random
-  4-player games then ran into the 20,000-decision limit).
+  4-player games then ran into the 20,000-decision limit).  B-7's other
+  false calls (with 1 card, out of turn) cannot be made: the call is
+  never offered there, so they cost nothing and never happen.
 * Accusations (B-8, B-9), in a protocol where one seat decides at a time.
   Whenever a discard takes a hand from 2 to 1 on a turn without a draw, an
   accusation window opens: every other seat, in turn order from the

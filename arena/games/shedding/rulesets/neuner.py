@@ -3,7 +3,7 @@
 Resolutions (C-n are RULES.md's; all defaults):
 
 * 32 cards (7-A) plus one Joker ``X1`` (option ``jokers``), 5 cards each,
-  2-5 players.  As base Mau-Mau otherwise (5.1): C-3 upcard effects on the
+  2-5 players (C-14's two packs above 5 are out of range here).  As base Mau-Mau otherwise (5.1): C-3 upcard effects on the
   first player (option ``starter_effects``); C-4 draw one card only
   without a legal card, then only that card may be played; C-12 a short
   stock forgives the rest.

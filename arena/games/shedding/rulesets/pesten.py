@@ -19,7 +19,11 @@ Resolutions (C-n are RULES.md's; all defaults):
 * 7 and King: the same player plays another card legal on it (decision
   ``follow``; another 7 or King asks again); C-25 if they cannot, they draw
   1 and the turn ends.  8: the next player misses a turn.  Ace: the
-  direction reverses; C-26 with two players it is another turn.  Jack:
+  direction reverses; C-26 with two players it is another turn.  An upcard
+  Ace counts as the dealer's play (C-3's effects are the dealer's card
+  acting): with three or more players the direction reverses and the seat
+  on the dealer's other side opens, not P1; with two the dealer opens (its
+  another turn).  Jack:
   wild, then a ``suit`` wish.
 * C-27 the last card may not be an effect card (2, 7, 8, J, K, A, Joker):
   it is not offered, the player draws instead.  Option ``finish_on_effect

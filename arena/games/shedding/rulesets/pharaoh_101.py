@@ -13,7 +13,10 @@ Resolutions (C-n are RULES.md's; all defaults):
   6); whoever ``accept``s takes it and misses the turn.
 * Q: wild with a suit wish (the Queen "changes suit"; it goes on any card
   except a live 6 or 7, where only the counter or ``accept`` is offered).
-* Optional: ``ten_reverse`` (10 reverses the direction); ``king_spades``
+* Optional: ``ten_reverse`` (10 reverses the direction; with two players
+  that changes nothing and the other seat plays next, P6's
+  ``two_player_mode`` none, C-26 being Pesten's own; an upcard 10 counts as
+  the dealer's play, so the seat on the dealer's other side opens); ``king_spades``
   (K♠ = the next player takes 4 and misses the turn, C-29 [ext]; it cannot
   be passed on).  Both off by default.
 * No call.  Scoring is not part of the game: losers score one point per

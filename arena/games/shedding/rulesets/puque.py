@@ -3,7 +3,9 @@
 Resolutions (C-n are RULES.md's; all defaults):
 
 * C-28 the deck must hold 2s: a 52-card pack (option ``deck = 40`` for the
-  Portuguese pack without 8, 9 and 10).  C-2 5 cards each (``hand_size``).
+  Portuguese pack without 8, 9 and 10).  2-5 players, as base Mau-Mau
+  (C-14's two packs above 5 are out of range here; the 40-card pack sets
+  the bound).  C-2 5 cards each (``hand_size``).
 * Everything else as base Mau-Mau (5.1, C-3..C-12): C-3 upcard effects on
   the first player (option ``starter_effects``); C-4 draw only without a
   legal card, one card, and only it may then be played; 7 makes the next

@@ -15,7 +15,10 @@ expydoc, baettig], decision 10.5.  Resolutions (all defaults):
   (option ``ace = reverse`` (jasswelt) or ``ace = cover``: the same player
   must cover it with an Ace or its suit, drawing until they can
   (waspika/freaxnx01), so a bare last Ace never wins).  10: plain (option
-  ``ten = reverse``, waspika).
+  ``ten = reverse``, waspika).  A reversing Ace or 10 with two players
+  changes nothing: the other seat plays next (P6's ``two_player_mode``
+  none; C-26 is Pesten's own); as an upcard it counts as the dealer's
+  play, so play turns round and the seat on the dealer's other side opens.
 * Calls [ext: baettig]: "Tschau" with the second-to-last card: ``call
   tschau`` is the decision right after the play that leaves one card;
   ``pass`` lets the other seats ``accuse N``, and a caught player draws 2.
