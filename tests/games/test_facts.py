@@ -108,3 +108,26 @@ def test_each_call_returns_a_fresh_copy():
     first["cards"]["Js"]["roles"].append("nonsense")
     again = games.ruleset_facts("moumou", 2)
     assert again["deck"] and "nonsense" not in again["cards"]["Js"]["roles"]
+
+
+TEXT_OPTIONS = [(name, option) for name in games.rulesets() for option, spec in games.ruleset_info(name).options.items()
+                if isinstance(spec.default, str)]
+FREE_TEXT = {("ddmau", "deck")}  # power-card counts: a format, not a list of words
+
+
+@pytest.mark.parametrize("name,option", TEXT_OPTIONS)
+def test_a_text_option_lists_the_words_it_takes_and_a_game_starts_with_each(name, option):
+    """`arena rules show`, the facts' option schema and the wire's typed options list an option's choices: a word
+    option that listed none (DD MAU's ``teams``) was shown as free text and then refused every word but two."""
+    info = games.ruleset_info(name)
+    spec = info.options[option]
+    players = info.default_players or info.min_players
+    if (name, option) in FREE_TEXT:
+        assert spec.choices is None
+        return
+    assert spec.choices, f"{name} option {option} takes words but lists none"
+    for word in spec.choices:
+        extra = {"teams": {"players": 4}}.get(option, {})
+        games.new_game(name, extra.get("players", players), 1, **{option: word})
+    with pytest.raises(games.OptionError, match=f"option {option}: 'xyzzy' is not one of"):
+        games.new_game(name, players, 1, **{option: "xyzzy"})
