@@ -7,7 +7,11 @@
               never waiting on a slow bot
 * `simulation` the scheduler on a simulated clock (its tests, scripts/scheduler_fairness.py)
 * `store`     bots, games, seats, rating snapshots in SQLite (WAL) or PostgreSQL; crash recovery
-* `director`  the trio task `arena serve` gives the server: schedules, records, refits
+* `director`  the trio task `arena serve` gives the server: schedules, records, refits; its parts:
+              `settings` (`LadderSettings`), `summary` (`LadderSummary`), `group_commit` (the store
+              connection's calls and group commits), `result_commit` (a game's end committed with its
+              replay), `stopping` (stop, signals, drain), `session_notes` (first and last seen),
+              `history` (what it starts from), `game_lookup` (a game it does not hold, for Spectate)
 * `dashboard` rich renderables for the live view and `arena leaderboard`
 * `auth`      the token check the server calls for every Hello
 * `recovery`  after a crash: the games it cut off (their replays were in memory: lost), and an older

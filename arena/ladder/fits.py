@@ -51,7 +51,7 @@ class LadderFits:
 
     store, settings (`LadderSettings`), view (`DashboardView`: its live Elo table and the connected bots),
     scheduler (told each fit's ratings); ``db_call`` and ``db_write`` run a store call on the director's
-    one database connection (a read; a write in its group commit).
+    one database connection (a read; a write in its group commit: `GroupCommit.call`, `GroupCommit.write`).
     """
 
     def __init__(self, store: Any, settings: Any, view: Any, scheduler: Any,

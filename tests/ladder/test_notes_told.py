@@ -8,7 +8,8 @@ import sqlite3
 import trio
 
 from arena.ladder.dashboard import DashboardView
-from arena.ladder.director import DATABASE_BACK, LadderDirector, LadderSettings
+from arena.ladder.director import LadderDirector, LadderSettings
+from arena.ladder.result_commit import DATABASE_BACK
 from arena.ladder.store import LadderStore
 from test_deals import FakeHandle
 
