@@ -16,7 +16,7 @@ hands it its session back) and goes on.
 Prints, per window, the `moumou` games finished (from ListGames), the server's CPU seconds
 (/proc/PID/stat) and the ratio of the flooded window's games to the mean of the quiet ones, and the
 junk answers sent and the cuts the flooders met.  arena/server/README.md ("Threat model") has the
-figures before and after the budget (`sessions.MAX_STALE_ANSWERS`).
+figures before and after the budget (`bot_session.MAX_STALE_ANSWERS`).
 """
 
 from __future__ import annotations

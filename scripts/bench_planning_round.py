@@ -51,7 +51,8 @@ def simulate(bots: int, concurrency: int, rounds: int, warm: int, seed: int, res
     from arena.server.config import ServerConfig
     from arena.server.hello import HelloTerms
     from arena.server.host import Handle
-    from arena.server.sessions import Connection, Hub
+    from arena.server.connection import Connection
+    from arena.server.sessions import Hub
 
     hub = Hub(ServerConfig(max_connections=bots + 10), [RULESET])
     names = [f"bot{i:04d}" for i in range(bots)]

@@ -15,7 +15,8 @@ from arena.server.config import ConfigError, ServerConfig, is_loopback
 from arena.server.hello import BOT_NAME, HelloRefused, check_hello
 from arena.server.host import Handle, new_game_id, run
 from arena.server.seat import RemoteSeat
-from arena.server.sessions import SeatUnavailable, SessionInfo
+from arena.server.bot_session import SessionInfo
+from arena.server.sessions import SeatUnavailable
 
 __all__ = [
     "BOT_NAME",

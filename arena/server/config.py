@@ -89,7 +89,7 @@ class ServerConfig:
     #: out, the arena played the default and maybe forfeited the seat) keeps that bot's game slot until the
     #: answer comes (late, dropped as stale), so a bot still busy with a finished game's call is not seated
     #: in a new one it cannot read (a one-game client reads nothing while its code runs); at most this long,
-    #: after which a hung bot is seated again (`arena.server.sessions.Hub.release`).
+    #: after which a hung bot is seated again (`arena.server.owed_answers`).
     owed_answer_hold_s: float = 60.0
     shutdown_grace_s: float = 2.0          # gRPC grace period at stop
     #: What the health service says from the moment the port opens.  False: NOT_SERVING until the director

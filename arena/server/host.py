@@ -31,7 +31,8 @@ from arena.server.live import LiveGame, LiveGames, Spectators
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
 from arena.server.health import Health
-from arena.server.sessions import Hub, SeatUnavailable, SessionInfo
+from arena.server.bot_session import SessionInfo
+from arena.server.sessions import Hub, SeatUnavailable
 from arena.server.slot_view import SlotView
 from arena.server.streambudget import StreamBudget
 from mau_arena_sdk.wire import rpc

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from arena.messages import game_ended_to_pb, observation_to_pb, public_events_fields
-from arena.server.sessions import utc_now
+from arena.server.bot_session import utc_now
 from arena.server.streambudget import StreamBudget
 from mau_arena_sdk.wire import pb
 

@@ -4,7 +4,7 @@ The runner owns the clock and the cancel scopes; this class only moves
 messages.  Both ends of a decision are stamped with the games' clock
 (``Hub.now``) where they touch the wire, never where a game task happens to
 be: the stream's writer stamps a TurnRequest the moment it hands it to the
-transport (`arena.server.sessions.Timed`, first write only), and the stream
+transport (`arena.server.connection.Timed`, first write only), and the stream
 reader stamps an answer the moment it is read.  The answer carries both
 (`SeatAnswer.sent_at`, `SeatAnswer.received_at`), and the runner charges the
 bot the time between them (``clock_starts_on_write``: the runner credits at
@@ -28,11 +28,12 @@ import trio
 
 from arena.match.seat import DecisionRequest, GameEnd, GameStart, SeatAnswer, SeatDisconnected
 from arena.messages import error_to_pb, game_ended_to_pb, game_started_to_pb, turn_message
-from arena.server.sessions import Timed
+from arena.server.connection import Timed
 from mau_arena_sdk.wire import pb
 
 if TYPE_CHECKING:
-    from arena.server.sessions import BotSession, Hub
+    from arena.server.bot_session import BotSession
+    from arena.server.sessions import Hub
 
 #: Runner request ids remembered per seat, to name them in notices and stale answers.
 _REMEMBERED_REQUESTS = 64

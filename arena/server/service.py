@@ -23,7 +23,9 @@ from arena.server.hello import HelloRefused, check_hello
 from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
 from arena.server.readpace import ReadPace
-from arena.server.sessions import MAX_VIOLATIONS, BotSession, Connection, Hub, to_write
+from arena.server.bot_session import BotSession
+from arena.server.connection import MAX_VIOLATIONS, Connection, to_write
+from arena.server.sessions import Hub
 from mau_arena_sdk.wire import pb, rpc
 
 if TYPE_CHECKING:

@@ -1,36 +1,37 @@
-"""Bot sessions: who is connected, what they play, how many games they have room for.
+"""The hub: the registry of bot sessions and their streams, and the bridge between asyncio and trio.
 
-One `BotSession` per admitted bot name.  It outlives its stream (`Connection`)
-while it still has games, so a bot that drops can resume with the session id
-from its Welcome.  Everything here runs on the one server thread: the gRPC
-handlers (asyncio) and the games (trio, as a guest on the same loop) call
-these plain methods directly; a call that must wake a trio task goes through
-`Hub.to_trio`: on the server thread it runs at once (trio is between two
-ticks there, so rescheduling a task is safe) after `guestloop.wake` has ended
-trio's wait on the loop; from another thread, or when trio does not wait on
-the loop, the trio token's ``run_sync_soon`` carries it.
+Who is connected, what they play, how many games they have room for.  The hub admits a stream's Hello
+(a new `BotSession`, or a resumed one: `admit`), counts silent streams against their own budget
+(`expect_hello`), reserves a bot's slot for a game (`reserve`, else `SeatUnavailable`) and gives it back
+when the game ends (`release`, `settle`: `arena.server.owed_answers` holds it while the bot still owes an
+answer), keeps the directors' views of the bots' slots up to date (`slot_view`) and tells connected bots
+the live hosts of a shared ladder (`set_cluster_hosts`).  A session and its stream are their own modules
+(`arena.server.bot_session`, `arena.server.connection`).
+
+Everything here runs on the one server thread: the gRPC handlers (asyncio) and the games (trio, as a
+guest on the same loop) call these plain methods directly; a call that must wake a trio task goes
+through `Hub.to_trio`: on the server thread it runs at once (trio is between two ticks there, so
+rescheduling a task is safe) after `guestloop.wake` has ended trio's wait on the loop; from another
+thread, or when trio does not wait on the loop, the trio token's ``run_sync_soon`` carries it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import logging
-import secrets
-import time
 import threading
-from collections import deque
-from dataclasses import dataclass
-from datetime import datetime, timezone
+import time
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import trio
 
 from arena import __version__ as ARENA_VERSION
 from arena.messages import error_to_pb
+from arena.server.bot_session import BotSession, SessionInfo
 from arena.server.config import ConfigError, ServerConfig
+from arena.server.connection import Connection
 from arena.server.hello import HelloRefused, HelloTerms
+from arena.server.owed_answers import OwedAnswers
 from arena.server.slot_view import SlotView
 from mau_arena_sdk.wire import pb
 
@@ -39,274 +40,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.server")
 
-#: Answers beyond one per request that a session may send before its stream is cut off as flooding
-#: (`BotSession.route_answer`): late answers, repeats, answers naming another game or no open request.
-MAX_STALE_ANSWERS = 1000
-#: Messages waiting for a bot that does not read them; beyond this its stream is cut off.
-MAX_OUTBOX = 2000
-#: Protocol violations (a second Hello, empty messages) a stream may commit before it is cut off.
-MAX_VIOLATIONS = 100
-
 
 class SeatUnavailable(Exception):
     """A game asked for a bot that is not connected, does not play the ruleset, or has no free capacity."""
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    """A snapshot of one connected bot, for schedulers and dashboards."""
-
-    name: str
-    session_id: str
-    version: str
-    sdk_version: str
-    games: tuple[str, ...]
-    capacity: int
-    busy: int
-    connected_at: str
-    peer: str
-
-    @property
-    def free(self) -> int:
-        return max(0, self.capacity - self.busy)
-
-
-class Outbox:
-    """The messages waiting for one stream's writer: a deque and, while the writer waits, its future.
-
-    What ``asyncio.Queue`` did here for one producer side and one consumer, without its
-    bookkeeping per message (unfinished-task count, an Event cleared on every put, getters
-    deque); measured with the rest of this change in the server README.
-    """
-
-    __slots__ = ("_items", "_waiter")
-
-    def __init__(self) -> None:
-        self._items: deque = deque()
-        self._waiter: Optional[asyncio.Future] = None
-
-    def qsize(self) -> int:
-        return len(self._items)
-
-    def put_nowait(self, item: Any) -> None:
-        self._items.append(item)
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def get_nowait(self) -> Any:
-        """The next item at once (IndexError when there is none): for a writer outside asyncio (tests)."""
-        return self._items.popleft()
-
-    async def get(self) -> Any:
-        while not self._items:
-            waiter = self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await waiter
-            finally:
-                if self._waiter is waiter:
-                    self._waiter = None
-        return self._items.popleft()
-
-
-class Timed:
-    """An outgoing message whose writer records when it hands it to the transport (``written_at``).
-
-    A seat's TurnRequest goes out as one: the bot's clock starts at ``written_at`` (the games' clock,
-    `Hub.now`), so time the request spent in the outbox (a busy loop, a writer behind other messages)
-    is not the bot's.  Only the first write counts: a copy sent again on a resume keeps the first stamp.
-    """
-
-    __slots__ = ("message", "written_at")
-
-    def __init__(self, message: pb.ArenaMessage) -> None:
-        self.message = message
-        self.written_at: Optional[float] = None
-
-
-def to_write(item: Any, now: Callable[[], float]) -> Any:
-    """The message a stream's writer hands to the transport for an outbox item, stamping a `Timed` one
-    (``now()``, the moment before the write) the first time it is written."""
-    if item.__class__ is Timed:
-        if item.written_at is None:
-            item.written_at = now()
-        return item.message
-    return item
-
-
-#: Recent results kept per session to send again on a resume (a bot plays at most `max_games` at once).
-MAX_KEPT_RESULTS = 64
-
-
-class Connection:
-    """One Play stream's outgoing side: a queue the gRPC handler drains in order."""
-
-    CLOSE = object()
-
-    def __init__(self, peer: str) -> None:
-        self.peer = peer
-        self.outbox = Outbox()
-        self.closed = False
-        self.violations = 0
-        self.undecodable = False   # ended by a message that could not be parsed
-        self.aborted = False       # cut off by the server (abort)
-        self.handler: Optional[asyncio.Task] = None   # the Play handler serving this stream
-
-    def send(self, message: "pb.ArenaMessage | Timed") -> bool:
-        if self.closed:
-            return False
-        if self.outbox.qsize() >= MAX_OUTBOX:
-            log.info("%s does not read its messages (%d queued): cutting it off", self.peer, MAX_OUTBOX)
-            self.abort()
-            return False
-        self.outbox.put_nowait(message)
-        return True
-
-    def abort(self) -> None:
-        """End the stream now, without draining the outbox (the peer is not reading it).
-
-        The handler is cancelled (it may be stuck in a write the peer never reads) and ends the
-        call with a non-OK status (`aborted`): a handler that just died of the cancellation left
-        the call open, and the bot never learnt that its stream was gone.
-        """
-        self.closed = True
-        self.aborted = True
-        if self.handler is not None:
-            self.handler.cancel()
-
-    def close(self, final: Optional[pb.ArenaMessage] = None) -> None:
-        """End the stream after the messages already queued (and ``final``, if given)."""
-        if self.closed:
-            return
-        if final is not None:
-            self.outbox.put_nowait(final)
-        self.closed = True
-        self.outbox.put_nowait(self.CLOSE)
-
-
-class BotSession:
-    """One admitted bot: its terms, its current stream, its seats in running games."""
-
-    def __init__(self, hub: "Hub", terms: HelloTerms, connection: Connection) -> None:
-        self.hub = hub
-        self.id = secrets.token_hex(12)
-        # Proof for a resume, sent only in this session's Welcome: the id alone shows up in logs and
-        # the director's SessionInfo, so it must never be enough to take the session over.
-        self._resume_secret = secrets.token_urlsafe(24)
-        self.name = terms.name
-        self.version = terms.bot_version
-        self.sdk_version = terms.sdk_version
-        self.games = terms.games
-        self.capacity = terms.capacity
-        self._token_digest = _digest(terms.token)
-        self.connected_at = utc_now()
-        self.connection: Optional[Connection] = connection
-        self.busy = 0
-        self.seats: set["RemoteSeat"] = set()
-        self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat
-        #: Seats of finished games whose last request the bot has not answered yet, each with that request's
-        #: wire id and when the game ended: each still counts in `busy` (`Hub.release`, `Hub.settle`).
-        self.owed: dict["RemoteSeat", tuple[int, float]] = {}
-        self._last_wire_id = 0
-        #: Answers that answered no open request (`route_answer`): kept over resumes, so that a cut-off
-        #: flooder cannot start afresh by resuming.
-        self.stale_answers = 0
-        #: The GameEnded messages of its last games, (kept until, message), sent again when the bot
-        #: resumes: a result may have gone into a stream that was dying (written, never read) or found
-        #: the bot away, and a bot must learn every result it played for.  It ignores those it knows.
-        self.recent_results: deque = deque(maxlen=MAX_KEPT_RESULTS)
-
-    @property
-    def connected(self) -> bool:
-        return self.connection is not None
-
-    def token_matches(self, token: str) -> bool:
-        return hmac.compare_digest(self._token_digest, _digest(token))
-
-    @property
-    def resume_secret(self) -> str:
-        return self._resume_secret
-
-    def proves(self, terms: HelloTerms) -> bool:
-        """True when a resuming Hello proves it comes from this session's bot (constant-time compares)."""
-        secret_ok = hmac.compare_digest(self._resume_secret.encode(), terms.resume_secret.encode("utf-8", "surrogatepass"))
-        token_ok = self.token_matches(terms.token)
-        return secret_ok and token_ok and terms.name == self.name
-
-    def next_wire_id(self) -> int:
-        """Request ids are unique per session, so an answer names exactly one request ever."""
-        self._last_wire_id += 1
-        return self._last_wire_id
-
-    def send(self, message: "pb.ArenaMessage | Timed") -> bool:
-        """Queue a message (or a `Timed` one) for the bot; False when the bot is not connected (nothing is kept)."""
-        connection = self.connection
-        if connection is None:
-            return False
-        return connection.send(message)
-
-    def send_result(self, message: pb.ArenaMessage) -> None:
-        """A GameEnded: sent now if the bot is connected, and kept for `resume_keep_s` to be sent again
-        on a resume."""
-        self.recent_results.append((self.hub.now() + self.hub.config.resume_keep_s, message))
-        self.send(message)
-
-    def kept_results(self) -> list[pb.ArenaMessage]:
-        now = self.hub.now()
-        while self.recent_results and self.recent_results[0][0] <= now:
-            self.recent_results.popleft()
-        return [message for _, message in self.recent_results]
-
-    def info(self) -> SessionInfo:
-        return SessionInfo(
-            name=self.name,
-            session_id=self.id,
-            version=self.version,
-            sdk_version=self.sdk_version,
-            games=self.games,
-            capacity=self.capacity,
-            busy=self.busy,
-            connected_at=self.connected_at,
-            peer=self.connection.peer if self.connection else "",
-        )
-
-    # ---- called from trio (via Hub.to_trio) with an answer read off the wire
-
-    def route_answer(self, answer: pb.Answer, received_at: float) -> None:
-        """Hand an answer to the seat that asked; answers to no seat's request are dropped here.
-
-        Every answer that is not the one awaited (late, repeated, bound to another game, naming no open
-        request) counts against the session: an honest bot sends at most one answer per request, so a
-        session may send `MAX_STALE_ANSWERS` more than the requests it was sent, and its stream is cut
-        off beyond that.  Each such answer costs the games' loop a wake-up and a notice; unbounded, one
-        session's flood of them halved the other games of a ladder (`scripts/bench_answer_flood.py`).
-        """
-        seat = self.requests.get(answer.request_id)
-        taken = seat.accept_answer(answer, received_at) if seat is not None else ""
-        if taken == "open":
-            return
-        self.stale_answers += 1
-        if self.stale_answers > MAX_STALE_ANSWERS + self._last_wire_id:
-            if self.connection is not None:
-                self.connection.close(error_to_pb("MALFORMED", "too many answers to requests that are not open"))
-            return
-        if taken:
-            return  # the seat's runner tells the bot it was stale
-        self.send(error_to_pb(
-            "STALE_REQUEST",
-            f"your request {answer.request_id} is not open (unknown, or its game is over); answer dropped",
-            answer.game_id[:64], answer.request_id,
-        ))
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
 class Hub:
@@ -348,6 +84,8 @@ class Hub:
         #: Views of the connected bots' slots kept up to date here (`slot_view`) until their readers close them:
         #: none unless a director asks.
         self._slot_views: list[SlotView] = []
+        #: Finished games' seats given back, or held while their bot owes an answer (`release`, `settle`).
+        self.owed_answers = OwedAnswers(config, self.to_trio, self._slot_freed, self._forget_if_idle, self._fire_changed)
 
     # ---- bridge
 
@@ -578,67 +316,29 @@ class Hub:
 
     def release(self, session: BotSession, seat: "RemoteSeat", owed: int = 0) -> None:
         """A game of ``session`` is over: its slot is free, unless the bot still owes the answer to ``owed``
-        (the wire id of the last request the game sent it, unanswered).
-
-        A bot whose time ran out is most likely still running its code for that request, and a client
-        that runs one game at a time reads nothing meanwhile: seated in a new game now, it would time out
-        there too, and forfeit a game it never saw (one 8 s call cost a one-game bot 17 games in a row).
-        So the slot stays taken until the answer comes (late: it is dropped as stale, as before) and is
-        given back then (`settle`), as a chess GUI waits for a late engine's ``readyok`` before the next
-        game; after `ServerConfig.owed_answer_hold_s` at most, so a hung bot still gets its games (and
-        forfeits them one at a time, each after a hold).
-        """
-        if seat in session.seats:
-            session.seats.discard(seat)
-            if owed and self.config.owed_answer_hold_s > 0:
-                session.owed[seat] = (owed, time.monotonic())
-                log.info("%s still owes its answer to request %d of game %s, which is over: no new game for it "
-                         "until the answer comes (at most %g s)", session.name, owed, seat.game_id,
-                         self.config.owed_answer_hold_s)
-                self._expire_later(session, seat, owed)
-            else:
-                session.busy = max(0, session.busy - 1)
-                if self._slot_views:
-                    self._slots_changed(session.name)
-        for wire_id in [w for w, s in session.requests.items() if s is seat and not (owed and w == owed)]:
-            del session.requests[wire_id]
-        if not session.connected and not session.seats and not self._keeps(session):
-            self.by_id.pop(session.id, None)
-        self._fire_changed()
+        (the wire id of the last request the game sent it, unanswered); then the slot stays taken until the
+        answer comes (`settle`), for `ServerConfig.owed_answer_hold_s` at most (`arena.server.owed_answers`)."""
+        self.owed_answers.release(session, seat, owed)
 
     def settle(self, session: BotSession, seat: "RemoteSeat", wire_id: Optional[int] = None) -> None:
         """The bot answered the request it owed for a finished game (or, with ``wire_id``, the hold on that
         request ran out): its slot is free again."""
-        owed = session.owed.get(seat)
-        if owed is None or (wire_id is not None and owed[0] != wire_id):
-            return
-        del session.owed[seat]
-        if wire_id is not None:
-            log.warning("%s: no answer to request %d of game %s within %g s of the game's end; seating it again",
-                        session.name, owed[0], seat.game_id, self.config.owed_answer_hold_s)
-        session.busy = max(0, session.busy - 1)
-        session.requests.pop(owed[0], None)
-        if self._slot_views:
-            self._slots_changed(session.name)
-        if not session.connected and not session.seats and not session.owed and not self._keeps(session):
-            self.by_id.pop(session.id, None)
-        self._fire_changed()
-
-    def _expire_later(self, session: BotSession, seat: "RemoteSeat", wire_id: int) -> None:
-        try:
-            loop = asyncio.get_running_loop()  # the server's loop: trio runs as its guest, on this thread
-        except RuntimeError:  # not on the server's thread (a unit test's direct call): the answer alone settles it
-            return
-        loop.call_later(self.config.owed_answer_hold_s, self.to_trio, self.settle, session, seat, wire_id)
+        self.owed_answers.settle(session, seat, wire_id)
 
     def owed_text(self, session: BotSession) -> str:
         """``"; it still owes ..."``: the answers a busy bot owes for finished games, for people ('' if none)."""
-        if not session.owed:
-            return ""
-        now = time.monotonic()
-        seat, (wire_id, since) = min(session.owed.items(), key=lambda item: item[1][1])  # the oldest
-        return (f"; {len(session.owed)} of them over but still waiting for the bot's answer to their last request: "
-                f"request {wire_id} of game {seat.game_id}, over {now - since:.1f} s ago, its code still running that call")
+        return self.owed_answers.text(session)
+
+    def _slot_freed(self, session: BotSession) -> None:
+        """One of ``session``'s games no longer counts as busy (its game ended, or the answer it owed came)."""
+        session.busy = max(0, session.busy - 1)
+        if self._slot_views:
+            self._slots_changed(session.name)
+
+    def _forget_if_idle(self, session: BotSession) -> None:
+        """An away session with no game and nothing to deliver is not resumable any more: forgotten."""
+        if not session.connected and not session.seats and not self._keeps(session):
+            self.by_id.pop(session.id, None)
 
     def slot_view(self) -> SlotView:
         """A view of the connected bots' slots that this hub keeps up to date until it is closed

@@ -679,7 +679,7 @@ class Client:
         # To the game's stream now (dropped while disconnected: re-sent on request), even when the game has
         # ended meanwhile (aborted, or another seat resigned): the arena drops it as stale, but it is how the
         # arena learns that this bot is free, as a game that ends while its bot owes an answer keeps the bot's
-        # slot until the answer comes (arena/server/sessions.py, `Hub.release`).
+        # slot until the answer comes (arena/server/owed_answers.py, via `Hub.release`).
         self._send(game, answer)
 
     def _finish(self, game: _Game, message: Any, done: Optional[asyncio.Future] = None) -> None:

@@ -18,7 +18,7 @@ from arena.ladder.director import LadderDirector, LadderSettings
 from arena.ladder.ratings import aggregate, fit_bradley_terry
 from arena.ladder.store import LadderStore
 from arena.match.outcome import GameOutcome, SeatOutcome
-from arena.server.sessions import SessionInfo
+from arena.server.bot_session import SessionInfo
 
 RULESETS = {"duo": 2, "trio": 3}
 

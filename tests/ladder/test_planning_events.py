@@ -47,7 +47,8 @@ def test_a_director_that_stops_lets_go_of_its_slot_view(tmp_path):
     stopped (the hub kept every view it handed out, for as long as the server ran)."""
     from arena.server.config import ServerConfig
     from arena.server.hello import HelloTerms
-    from arena.server.sessions import Connection, Hub
+    from arena.server.connection import Connection
+    from arena.server.sessions import Hub
 
     def admit(hub, name):
         hub.admit(HelloTerms(name, f"token-{name}", "1", "1", ("duo",), 2, ""), Connection("peer"))

@@ -20,7 +20,8 @@ from arena.ladder.store import LadderStore, PackedReplay, SeatRecord
 from arena.match.local import LocalSeat
 from arena.match.runner import GameStop, play_game
 from arena.replay.reader import parse
-from arena.server.sessions import SeatUnavailable, SessionInfo
+from arena.server.bot_session import SessionInfo
+from arena.server.sessions import SeatUnavailable
 
 GAMES = 9
 

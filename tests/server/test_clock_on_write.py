@@ -17,7 +17,8 @@ from arena.match.timecontrol import TimeControl
 from arena.server.config import ServerConfig
 from arena.server.hello import HelloTerms
 from arena.server.seat import RemoteSeat
-from arena.server.sessions import Connection, Hub, Outbox, to_write
+from arena.server.connection import Connection, Outbox, to_write
+from arena.server.sessions import Hub
 from mau_arena_sdk.wire import pb
 
 import toy_ruleset

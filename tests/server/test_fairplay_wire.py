@@ -192,7 +192,7 @@ def test_a_flood_of_answers_to_its_own_request_is_cut_off_and_a_resume_does_not_
     ladder's other games to about half.  Beyond `MAX_STALE_ANSWERS` more than the requests it was sent
     the stream is cut off (MALFORMED); the count belongs to the session, so after a resume the next
     junk answer cuts it again; the other game plays to its end meanwhile."""
-    from arena.server.sessions import MAX_STALE_ANSWERS
+    from arena.server.bot_session import MAX_STALE_ANSWERS
 
     control = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=9, reconnect_ms=500)
     clock = virtual_clock()  # no time passes while the flood is read: nobody times out
@@ -241,9 +241,9 @@ def test_an_honest_bots_late_or_repeated_answers_one_a_request_are_never_cut_off
     """The flood budget grows by one with every request sent: a bot that answers every request twice
     (the repeat is stale) plays its game to the end with no allowance at all, and one answer more is
     cut off."""
-    import arena.server.sessions
+    import arena.server.bot_session
 
-    monkeypatch.setattr(arena.server.sessions, "MAX_STALE_ANSWERS", 0)
+    monkeypatch.setattr(arena.server.bot_session, "MAX_STALE_ANSWERS", 0)
     control = TimeControl(move_ms=300, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=9, reconnect_ms=500)
 
     async def director(handle):

@@ -10,7 +10,8 @@ import pytest
 from arena.server.config import ServerConfig
 from arena.server.hello import HelloRefused, HelloTerms
 from arena.server.host import Handle
-from arena.server.sessions import Connection, Hub, SeatUnavailable
+from arena.server.connection import Connection
+from arena.server.sessions import Hub, SeatUnavailable
 from arena.server.slot_view import SlotView
 
 RULESETS = ["moumou", "mose"]
