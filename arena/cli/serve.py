@@ -12,7 +12,6 @@ import logging
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -355,7 +354,7 @@ def run(args) -> int:
         auth_refusals_held=args.auth_refusals_held,
     )
     try:
-        replace(config, authenticator=_LADDER_AUTHENTICATOR).validate()
+        config.validate(authenticator_pending=True)  # the ladder's, set once the database is open
     except ConfigError as error:
         raise CommandError(str(error)) from None
     time_control = TimeControl(
@@ -385,10 +384,6 @@ def run(args) -> int:
         _report_recovery(store.recovered, recover_replays(store, args.replays))
     config.authenticator = LadderAuthenticator(store, open_registration=not args.registered_only)
     return _serve(args, store, config, players, options, time_control, web_socket)
-
-
-#: What `ServerConfig.validate` is shown before the database is open: the ladder's authenticator will be set.
-_LADDER_AUTHENTICATOR = object()
 
 
 def _raise_open_files_limit() -> None:

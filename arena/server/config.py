@@ -144,7 +144,13 @@ class ServerConfig:
     #: serve`) and the bare match path (`bench_ladder.py --compare-arena`) take it from.
     gc_threshold: tuple[int, int, int] | None = (10_000, 10, 10)
 
-    def validate(self) -> None:
+    def validate(self, *, authenticator_pending: bool = False) -> None:
+        """Raise `ConfigError` for the first setting that cannot work.
+
+        authenticator_pending: the authenticator is set after this check, so its absence is not refused
+        here (`arena serve` checks its flags before it opens the ladder's database, whose authenticator it
+        then sets; `run` checks the whole config again before it serves).
+        """
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port must be 0-65535, not {self.port}")
         if (self.tls_cert is None) != (self.tls_key is None):
@@ -152,7 +158,7 @@ class ServerConfig:
         for path in (self.tls_cert, self.tls_key):
             if path is not None and not Path(path).is_file():
                 raise ConfigError(f"TLS file not found: {path}")
-        if not self.open_registration and self.authenticator is None:
+        if not self.open_registration and self.authenticator is None and not authenticator_pending:
             raise ConfigError("open registration is off but no authenticator is set: no bot could connect")
         if self.open_registration and not is_loopback(self.host) and not self.allow_open_registration_on_network:
             raise ConfigError(

@@ -207,6 +207,10 @@ def test_open_registration_is_refused_on_a_network_address_unless_asked_for():
     ServerConfig(host="0.0.0.0", open_registration=False, authenticator=lambda *a: None).validate()
     with pytest.raises(ConfigError, match="no authenticator"):
         ServerConfig(open_registration=False).validate()
+    # `arena serve` checks its flags before the database whose authenticator it sets is open; the rest still counts
+    ServerConfig(open_registration=False).validate(authenticator_pending=True)
+    with pytest.raises(ConfigError, match="port"):
+        ServerConfig(port=70000, open_registration=False).validate(authenticator_pending=True)
     with pytest.raises(ConfigError, match="both"):
         ServerConfig(tls_cert="cert.pem").validate()
 
