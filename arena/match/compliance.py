@@ -278,7 +278,7 @@ class ComplianceRun:
         # arena seats it again only once that answer comes (or its hold runs out): waited for here.  A bot
         # still busy a moment before the hold ends gets this game all the same, and the game says why it
         # may go wrong: a later check failing for an earlier call still running is told as such.
-        hold = self.handle.hub.config.owed_answer_hold_s
+        hold = self.handle.owed_answer_hold_s
         still = await self.handle.wait_free([self.bot.name], max(0.0, hold - 1.0))
         if still:
             await self.handle.wait_free([self.bot.name])

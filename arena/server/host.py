@@ -89,6 +89,13 @@ class Handle:
     def rulesets(self) -> list[str]:
         return list(self.hub.rulesets)
 
+    @property
+    def owed_answer_hold_s(self) -> float:
+        """The longest a bot's slot stays taken after a game that ended while the bot still owed it an answer
+        (`ServerConfig.owed_answer_hold_s`): a director that seats the bot again at once may wait that long
+        (`wait_free`)."""
+        return self.config.owed_answer_hold_s
+
     # ---- sessions
 
     def sessions(self) -> list[SessionInfo]:
@@ -142,7 +149,7 @@ class Handle:
         wanted: dict[str, int] = {}
         for name in names:
             wanted[name] = wanted.get(name, 0) + 1
-        limit = self.hub.config.owed_answer_hold_s + 1.0 if timeout_s is None else timeout_s
+        limit = self.owed_answer_hold_s + 1.0 if timeout_s is None else timeout_s
 
         def blocked() -> str:
             for name, count in wanted.items():
