@@ -108,6 +108,12 @@ class ServerConfig:
     #: memory and keeps its connection from counting as idle; arena/server/health.py).  ``Check`` is unlimited.
     max_health_watchers: int = 64
     health_watchers_per_address: int = 4
+    #: Play streams whose Hello is refused before any token check (BAD_HELLO, UNSUPPORTED_VERSION, a first
+    #: message that is not a Hello or not a message, a stream ended before its Hello) per peer address: this
+    #: many, then this many a second.  While an address is beyond it, its new Play streams are refused at once
+    #: (RESOURCE_EXHAUSTED), before their Hello is read (arena/server/hellopace.py).
+    refused_hellos_burst: int = 20
+    refused_hellos_per_second: float = 1.0
     #: A connection with no call open for this long is closed (gRPC's ``max_connection_idle``: a GOAWAY, so a
     #: client's channel simply connects again at its next call).  A connected bot always has its Play stream
     #: open, between games and while it waits for a seat too, so it is never idle; what this closes is a
@@ -168,13 +174,14 @@ class ServerConfig:
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
                      "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "auth_logins_per_name",
                      "acceptors", "max_spectators", "spectators_per_address", "reads_burst",
-                     "max_health_watchers", "health_watchers_per_address"):
+                     "max_health_watchers", "health_watchers_per_address", "refused_hellos_burst"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:
             raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
-        if not self.reads_per_second > 0:
-            raise ConfigError(f"reads_per_second must be more than 0, not {self.reads_per_second}")
+        for name in ("reads_per_second", "refused_hellos_per_second"):
+            if not getattr(self, name) > 0:  # NaN too
+                raise ConfigError(f"{name} must be more than 0, not {getattr(self, name)}")
         for name in ("connection_idle_s", "handshake_timeout_s"):  # gRPC takes whole milliseconds: inf overflows
             if not 0 < getattr(self, name) < float("inf"):
                 raise ConfigError(f"{name} must be more than 0 and finite, not {getattr(self, name)}")

@@ -32,6 +32,7 @@ from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
 from arena.server.health import Health
 from arena.server.bot_session import SessionInfo
+from arena.server.hellopace import RefusedHellos
 from arena.server.sessions import Hub, SeatUnavailable
 from arena.server.slot_view import SlotView
 from arena.server.streambudget import StreamBudget
@@ -70,6 +71,8 @@ class Handle:
         #: web view when it runs on this loop): bounded, shared, remembered (`arena.rebuilds`).
         self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
+        #: Hellos refused before the token check, per address; beyond it, new Play streams are refused unread.
+        self.refused_hellos = RefusedHellos(self.config.refused_hellos_per_second, self.config.refused_hellos_burst)
 
     def now(self) -> float:
         """The games' clock in seconds (``time.monotonic``, or `ServerConfig.clock`'s time): what answers

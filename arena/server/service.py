@@ -55,6 +55,9 @@ class ArenaService(rpc.ArenaServicer):
         if hub.shutting_down:
             await _write_quietly(context, error_to_pb("SHUTTING_DOWN", "the arena is shutting down"))
             return
+        refusal = self.handle.refused_hellos.refusal(peer_address(connection.peer))
+        if refusal:  # this address's Hellos keep being refused: this one is not read (`RefusedHellos`)
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         connection.handler = asyncio.current_task()
         hub.connections.add(connection)
         try:
@@ -106,12 +109,14 @@ class ArenaService(rpc.ArenaServicer):
         try:
             first = read.result()
         except Exception as error:  # too large, undecodable, reset: only this stream ends
+            self._refused_early(connection)
             log.info("stream from %s ended before its Hello: %s", connection.peer, _short(error))
             if _undecodable(error):
                 await _write_quietly(context, error_to_pb("MALFORMED", UNDECODABLE))
                 _end_malformed(context)
             return None
         if first is grpc.aio.EOF:
+            self._refused_early(connection)
             return None
         return first
 
@@ -122,17 +127,26 @@ class ArenaService(rpc.ArenaServicer):
         if first is None:
             return None
         if first.WhichOneof("kind") != "hello":
+            self._refused_early(connection)
             await _write_quietly(context, error_to_pb("BAD_HELLO", "the first message must be a Hello"))
             return None
         await hub.ready.wait()
         try:
-            terms = check_hello(first.hello, hub.known_rulesets, hub.config.max_games_per_bot, hub.rulesets)
+            try:
+                terms = check_hello(first.hello, hub.known_rulesets, hub.config.max_games_per_bot, hub.rulesets)
+            except HelloRefused:
+                self._refused_early(connection)
+                raise
             await self.gate.check(terms.name, terms.token, connection.peer)
             return hub.admit(terms, connection)
         except HelloRefused as refusal:
             log.info("refused %r from %s: %s", first.hello.name[:40], connection.peer, refusal.message)
             await _write_quietly(context, error_to_pb(refusal.code, refusal.message))
             return None
+
+    def _refused_early(self, connection: Connection) -> None:
+        """A stream refused before any token check (a bad Hello, or none): it counts against its address."""
+        self.handle.refused_hellos.record(peer_address(connection.peer))
 
     async def _read(self, context: grpc.aio.ServicerContext, session: BotSession, connection: Connection) -> None:
         hub = self.hub

@@ -1,0 +1,130 @@
+"""The attack: Play streams from one address whose Hello is refused before any token check, back to back.
+
+A bad name, an unsupported version or a first message that is not a Hello is refused (BAD_HELLO,
+UNSUPPORTED_VERSION) before the authenticator is asked, so the limit on refused tokens never applied:
+a red-team run sent 527 bad Hellos a second from 16 clients on one address, and the games' loop lag
+went from 40 to 100 ms (p99).  Now those refusals fill a bucket per address
+(`arena.server.hellopace.RefusedHellos`); while it is empty, a new Play stream from that address is
+refused at once (RESOURCE_EXHAUSTED) before its Hello is read.  Good Hellos take nothing from it, a
+bot whose author fixed a typo gets in once one refusal's worth has refilled, and another address has
+its own bucket.
+
+The bucket's clock is the test's (it stands still until the test moves it), so what is refused never
+depends on how fast the machine runs.  The second address is the IPv6 loopback: the server listens on
+``localhost`` (127.0.0.1 and ::1, two budget keys).
+"""
+
+from __future__ import annotations
+
+import queue
+import socket
+from typing import Any
+
+import grpc
+import pytest
+
+from mau_arena_sdk.wire import pb
+from server_helpers import PLAY, blocking, hello, serve
+
+BURST = 5
+PER_SECOND = 0.5  # one refusal's worth refills in 2 s of the bucket's clock
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1): no second client address")
+
+
+def _first_replies(target: str, streams: list[list[Any]]) -> list[tuple[str, str]]:
+    """One Play stream per entry (its messages sent, the stream kept open; None: close it after them); each
+    stream's first answer: ("welcome", name), ("error", code name), or ("status", status code name)."""
+    out = []
+    with grpc.insecure_channel(target) as channel:
+        play = channel.stream_stream(PLAY, request_serializer=lambda m: m if isinstance(m, bytes) else
+                                     m.SerializeToString(), response_deserializer=pb.ArenaMessage.FromString)
+        for messages in streams:
+            outbox: queue.Queue = queue.Queue()
+            for message in messages:
+                outbox.put(message)
+            call = play(iter(outbox.get, None))
+            try:
+                first = next(call)
+                kind = first.WhichOneof("kind")
+                out.append(("error", pb.Error.Code.Name(first.error.code)) if kind == "error" else (kind, "ok"))
+            except grpc.RpcError as error:
+                out.append(("status", error.code().name, error.details()))
+            except StopIteration:
+                out.append(("ended", ""))
+            call.cancel()
+    return out
+
+
+def test_bad_hellos_from_one_address_are_refused_unread_beyond_their_bucket_and_a_fixed_bot_gets_in_once_it_refills():
+    now = [0.0]
+
+    async def director(handle):
+        handle.refused_hellos.pace.clock = lambda: now[0]
+        v4, v6 = f"127.0.0.1:{handle.port}", f"[::1]:{handle.port}"
+        flood = await blocking(_first_replies, v4, [[hello("!bad")]] * (BURST + 30))
+        # The bucket is empty: a stream that never says Hello is refused at once, so no Hello is read.
+        silent = await blocking(_first_replies, v4, [[]])
+        fixed_too_soon = await blocking(_first_replies, v4, [[hello("fixed")]])
+        elsewhere = await blocking(_first_replies, v6, [[hello("!bad")], [hello("other")]])
+        now[0] += 1 / PER_SECOND  # one refusal's worth refills
+        fixed = await blocking(_first_replies, v4, [[hello("fixed")]])
+        return flood, silent, fixed_too_soon, elsewhere, fixed
+
+    flood, silent, fixed_too_soon, elsewhere, fixed = serve(
+        director, host="localhost", refused_hellos_burst=BURST, refused_hellos_per_second=PER_SECOND,
+        hello_timeout_s=60.0)
+    assert flood[:BURST] == [("error", "BAD_HELLO")] * BURST  # the bucket: told what is wrong, as before
+    beyond = flood[BURST:]
+    assert {reply[:2] for reply in beyond} == {("status", "RESOURCE_EXHAUSTED")}, beyond[:3]
+    assert "too many refused Hellos from this address" in beyond[0][2] and "try again in 2 s" in beyond[0][2]
+    assert silent[0][:2] == ("status", "RESOURCE_EXHAUSTED"), silent
+    assert fixed_too_soon[0][:2] == ("status", "RESOURCE_EXHAUSTED"), fixed_too_soon  # it cannot be told unread
+    assert elsewhere == [("error", "BAD_HELLO"), ("welcome", "ok")]  # another address: its own bucket
+    assert fixed == [("welcome", "ok")]
+
+
+@pytest.mark.parametrize("refused", [
+    pytest.param([hello("ok", sdk_version="9.0.0")], id="unsupported-version"),
+    pytest.param([pb.BotMessage(answer=pb.Answer(game_id="g"))], id="not-a-hello"),
+    pytest.param([b"\xff\xff\xff"], id="undecodable"),
+    pytest.param([None], id="closed-before-hello"),
+])
+def test_every_refusal_before_the_token_check_counts_and_good_hellos_never_do(refused):
+    """A flood that varies its refusal (or sends none: a stream closed before its Hello) fills the same
+    bucket; many good Hellos from one address at once take nothing from it."""
+    streams = [[m for m in refused if m is not None] + ([None] if None in refused else [])] * BURST
+
+    async def director(handle):
+        handle.refused_hellos.pace.clock = lambda: 0.0
+        v4 = f"127.0.0.1:{handle.port}"
+        good = await blocking(_first_replies, v4, [[hello(f"good{n}")] for n in range(BURST * 3)])
+        flood = await blocking(_first_replies, v4, streams)
+        after = await blocking(_first_replies, v4, [[hello("late")]])
+        return good, flood, after
+
+    good, flood, after = serve(director, host="localhost", refused_hellos_burst=BURST,
+                               refused_hellos_per_second=PER_SECOND, hello_timeout_s=60.0)
+    assert good == [("welcome", "ok")] * (BURST * 3)
+    assert all(reply[:2] != ("status", "RESOURCE_EXHAUSTED") for reply in flood), flood
+    assert after[0][:2] == ("status", "RESOURCE_EXHAUSTED"), after
+
+
+def test_the_refused_hello_settings_refuse_nonsense():
+    from arena.server.config import ConfigError, ServerConfig
+
+    for field, value in (("refused_hellos_per_second", float("nan")), ("refused_hellos_per_second", 0.0),
+                         ("refused_hellos_per_second", -1.0), ("refused_hellos_burst", 0)):
+        with pytest.raises(ConfigError, match=f"{field} must be"):
+            ServerConfig(**{field: value}).validate()
+    ServerConfig(refused_hellos_per_second=float("inf")).validate()  # never refused: a valid, if unwise, choice
