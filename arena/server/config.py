@@ -105,9 +105,14 @@ class ServerConfig:
     max_spectators: int = 64
     spectators_per_address: int = 4
     #: Health ``Watch`` streams at once, in all and per peer address (they need no login, and each holds
-    #: memory and keeps its connection from counting as idle; arena/server/health.py).  ``Check`` is unlimited.
+    #: memory and keeps its connection from counting as idle; arena/server/health.py).
     max_health_watchers: int = 64
     health_watchers_per_address: int = 4
+    #: Health ``Check`` calls per peer address: this many at once, then this many a second; one beyond is
+    #: refused at once (RESOURCE_EXHAUSTED).  A probe asks every few seconds and never meets it; a flood of
+    #: Checks from one address lagged the games' loop (arena/server/health.py).
+    health_checks_burst: int = 20
+    health_checks_per_second: float = 10.0
     #: Play streams whose Hello is refused before any token check (BAD_HELLO, UNSUPPORTED_VERSION, a first
     #: message that is not a Hello or not a message, a stream ended before its Hello) per peer address: this
     #: many, then this many a second.  While an address is beyond it, its new Play streams are refused at once
@@ -174,12 +179,13 @@ class ServerConfig:
         for name in ("max_connections", "max_pending_hellos", "max_games_per_bot", "max_message_bytes",
                      "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "auth_logins_per_name",
                      "acceptors", "max_spectators", "spectators_per_address", "reads_burst",
-                     "max_health_watchers", "health_watchers_per_address", "refused_hellos_burst"):
+                     "max_health_watchers", "health_watchers_per_address", "health_checks_burst",
+                     "refused_hellos_burst"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:
             raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
-        for name in ("reads_per_second", "refused_hellos_per_second"):
+        for name in ("reads_per_second", "health_checks_per_second", "refused_hellos_per_second"):
             if not getattr(self, name) > 0:  # NaN too
                 raise ConfigError(f"{name} must be more than 0, not {getattr(self, name)}")
         for name in ("connection_idle_s", "handshake_timeout_s"):  # gRPC takes whole milliseconds: inf overflows

@@ -9,9 +9,12 @@ unreachable), so a balancer sends new bots elsewhere.  `arena serve` starts NOT_
 (`ServerConfig.serving_at_start`) and its ladder says SERVING once it schedules games and has
 its SIGTERM handler in place, so "ready" also means "a stop now drains".
 
-``Check`` is answered as the package does, unlimited: a unary call answered at once from a dict,
-which costs what any other call does (an unknown method's UNIMPLEMENTED too), and probes call it
-every few seconds, so pacing it would only make them fail.  ``Watch`` is a stream that lasts as
+``Check`` is answered as the package does, from a dict, but at a pace per address (`ReadPace`:
+`ServerConfig.health_checks_burst` at once, then `health_checks_per_second`; 20 and 10 by default):
+one beyond is RESOURCE_EXHAUSTED at once.  It needs no login and is answered on the games' loop, and
+unpaced, 16 callers from one address asking 820 times a second took the loop's lag from 40 to 287 ms
+(p99; the same flood against another process on the machine: 27 ms).  Probes and monitoring systems
+ask every few seconds, each from its own address, and never meet the pace.  ``Watch`` is a stream that lasts as
 long as its caller wants and needs no login: unbounded, ~6,000 of them took a server from 76 to
 197 MB and slowed its games, and a connection with one open never counts as idle
 (`ServerConfig.connection_idle_s`).  So Watch streams are a budget (`StreamBudget`:
@@ -30,20 +33,33 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio  # the package's asyncio servicer, as it exports it
 
 from arena.server.peers import peer_address
+from arena.server.readpace import ReadPace
 from arena.server.streambudget import Crowded, StreamBudget
 
 SERVICES = ("", "mauarena.v1.Arena")
 #: Watch streams at once, in all and per peer address (`ServerConfig.max_health_watchers`, `health_watchers_per_address`).
 MAX_WATCHERS = 64
 WATCHERS_PER_ADDRESS = 4
+#: Check calls per peer address: at once, then a second (`ServerConfig.health_checks_burst`, `health_checks_per_second`).
+CHECKS_BURST = 20
+CHECKS_PER_SECOND = 10.0
 
 
 class BudgetedHealthServicer(health_aio.HealthServicer):
-    """The package's servicer, with its Watch streams held to a `StreamBudget`."""
+    """The package's servicer, with its Watch streams held to a `StreamBudget` and its Checks to a `ReadPace`."""
 
-    def __init__(self, watchers: StreamBudget) -> None:
+    def __init__(self, watchers: StreamBudget, checks: ReadPace) -> None:
         super().__init__()
         self.watchers = watchers
+        self.checks = checks
+
+    async def Check(self, request: health_pb2.HealthCheckRequest, context: Any) -> health_pb2.HealthCheckResponse:
+        checks = self.checks
+        if checks.turn_s(peer_address(context.peer() or "")) != 0:  # max_wait_s is 0: None, beyond the pace
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"too many health Checks from this address (at most {checks.burst} at once, then "
+                                f"{checks.per_second:g} a second); ask every few seconds, or use Watch")
+        return await super().Check(request, context)
 
     async def Watch(self, request: health_pb2.HealthCheckRequest, context: Any) -> None:
         address = peer_address(context.peer() or "")
@@ -60,11 +76,14 @@ class BudgetedHealthServicer(health_aio.HealthServicer):
 class Health:
     """The health servicer and the loop it lives on; `set_serving` may be called from trio (same thread)."""
 
-    def __init__(self, server: Any = None, watchers: Optional[StreamBudget] = None) -> None:
+    def __init__(self, server: Any = None, watchers: Optional[StreamBudget] = None,
+                 checks: Optional[ReadPace] = None) -> None:
         #: The Watch streams' budget (its own: a flood of Watches takes no place from spectators).
         self.watchers = watchers if watchers is not None else StreamBudget(
             MAX_WATCHERS, WATCHERS_PER_ADDRESS, "health Watch streams")
-        self.servicer = BudgetedHealthServicer(self.watchers)
+        #: The Check calls' pace per address (refused at once beyond it: ``max_wait_s`` 0).
+        self.checks = checks if checks is not None else ReadPace(CHECKS_PER_SECOND, CHECKS_BURST, max_wait_s=0.0)
+        self.servicer = BudgetedHealthServicer(self.watchers, self.checks)
         if server is not None:
             self.add_to(server)
         self.serving = False

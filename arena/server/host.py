@@ -28,6 +28,7 @@ from arena.server.config import ServerConfig
 from arena.rebuilds import Rebuilds
 from arena.server import guestloop
 from arena.server.live import LiveGame, LiveGames, Spectators
+from arena.server.readpace import ReadPace
 from arena.server.seat import RemoteSeat
 from arena.server.service import ArenaService
 from arena.server.health import Health
@@ -380,7 +381,8 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     handle = Handle(hub, port)
     service = ArenaService(hub, handle)
     handle.health = Health(watchers=StreamBudget(config.max_health_watchers, config.health_watchers_per_address,
-                                                 "health Watch streams"))
+                                                 "health Watch streams"),
+                           checks=ReadPace(config.health_checks_per_second, config.health_checks_burst, max_wait_s=0.0))
     for server, _ in servers:
         rpc.add_ArenaServicer_to_server(service, server)
         handle.health.add_to(server)
