@@ -108,17 +108,23 @@ class ServerConfig:
     #: memory and keeps its connection from counting as idle; arena/server/health.py).
     max_health_watchers: int = 64
     health_watchers_per_address: int = 4
-    #: Health ``Check`` calls per peer address: this many at once, then this many a second; one beyond is
-    #: refused at once (RESOURCE_EXHAUSTED).  A probe asks every few seconds and never meets it; a flood of
-    #: Checks from one address lagged the games' loop (arena/server/health.py).
+    #: Health ``Check`` calls per peer address: this many at once, then this many a second; one beyond waits
+    #: for its turn, or is refused at once (RESOURCE_EXHAUSTED) when that is more than `health_checks_max_wait_s`
+    #: away.  A probe asks every few seconds and never meets it; a flood of Checks from one address lagged
+    #: the games' loop (arena/server/health.py).
     health_checks_burst: int = 20
     health_checks_per_second: float = 10.0
+    health_checks_max_wait_s: float = 5.0
     #: Play streams whose Hello is refused before any token check (BAD_HELLO, UNSUPPORTED_VERSION, a first
     #: message that is not a Hello or not a message, a stream ended before its Hello) per peer address: this
-    #: many, then this many a second.  While an address is beyond it, its new Play streams are refused at once
-    #: (RESOURCE_EXHAUSTED), before their Hello is read (arena/server/hellopace.py).
+    #: many, then this many a second.  While an address is beyond it, its new Play streams are held before their
+    #: Hello is read until one refusal's worth has come back, at most `refused_hellos_held_per_address` of one
+    #: address and `refused_hellos_held` in all; one beyond is refused at once (RESOURCE_EXHAUSTED), unread
+    #: (arena/server/hellopace.py).
     refused_hellos_burst: int = 20
     refused_hellos_per_second: float = 1.0
+    refused_hellos_held: int = 256
+    refused_hellos_held_per_address: int = 16
     #: A connection with no call open for this long is closed (gRPC's ``max_connection_idle``: a GOAWAY, so a
     #: client's channel simply connects again at its next call).  A connected bot always has its Play stream
     #: open, between games and while it waits for a seat too, so it is never idle; what this closes is a
@@ -180,7 +186,8 @@ class ServerConfig:
                      "auth_workers", "auth_failures_per_address", "auth_failures_per_name", "auth_logins_per_name",
                      "acceptors", "max_spectators", "spectators_per_address", "reads_burst",
                      "max_health_watchers", "health_watchers_per_address", "health_checks_burst",
-                     "refused_hellos_burst"):
+                     "refused_hellos_burst", "refused_hellos_held",
+                     "refused_hellos_held_per_address"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:
@@ -193,8 +200,9 @@ class ServerConfig:
                 raise ConfigError(f"{name} must be more than 0 and finite, not {getattr(self, name)}")
         if not 0 <= self.owed_answer_hold_s < float("inf"):  # NaN and inf reached the loop's timer (`Hub.release`)
             raise ConfigError(f"owed_answer_hold_s must be 0 or more and finite, not {self.owed_answer_hold_s}")
-        if not self.reads_max_wait_s >= 0:
-            raise ConfigError(f"reads_max_wait_s must be 0 or more, not {self.reads_max_wait_s}")
+        for name in ("reads_max_wait_s", "health_checks_max_wait_s"):
+            if not getattr(self, name) >= 0:  # NaN too
+                raise ConfigError(f"{name} must be 0 or more, not {getattr(self, name)}")
         if self.auth_queue < 0:
             raise ConfigError(f"auth_queue must be 0 or more, not {self.auth_queue}")
         if self.rulesets is not None and not self.rulesets:

@@ -10,11 +10,15 @@ unreachable), so a balancer sends new bots elsewhere.  `arena serve` starts NOT_
 its SIGTERM handler in place, so "ready" also means "a stop now drains".
 
 ``Check`` is answered as the package does, from a dict, but at a pace per address (`ReadPace`:
-`ServerConfig.health_checks_burst` at once, then `health_checks_per_second`; 20 and 10 by default):
-one beyond is RESOURCE_EXHAUSTED at once.  It needs no login and is answered on the games' loop, and
-unpaced, 16 callers from one address asking 820 times a second took the loop's lag from 40 to 287 ms
-(p99; the same flood against another process on the machine: 27 ms).  Probes and monitoring systems
-ask every few seconds, each from its own address, and never meet the pace.  ``Watch`` is a stream that lasts as
+`ServerConfig.health_checks_burst` at once, then `health_checks_per_second`; 20 and 10 by default).
+It needs no login and is answered on the games' loop: unpaced, 16 callers from one address asking 820
+times a second took the loop's lag from 40 to 287 ms (p99; the same flood against another process on
+the machine: 27 ms).  As for the read-only calls, a Check beyond the pace waits for its turn, and only
+one whose turn is more than `health_checks_max_wait_s` (5 s) away is refused, RESOURCE_EXHAUSTED at
+once: refusing every call beyond the pace at once did not help (a refusal costs the loop what an
+answer does, and a caller that waits for its answer simply asks again), while held, a caller that
+waits for its answers is held to the pace.  Probes and monitoring systems ask every few seconds and
+never meet it.  ``Watch`` is a stream that lasts as
 long as its caller wants and needs no login: unbounded, ~6,000 of them took a server from 76 to
 197 MB and slowed its games, and a connection with one open never counts as idle
 (`ServerConfig.connection_idle_s`).  So Watch streams are a budget (`StreamBudget`:
@@ -43,6 +47,7 @@ WATCHERS_PER_ADDRESS = 4
 #: Check calls per peer address: at once, then a second (`ServerConfig.health_checks_burst`, `health_checks_per_second`).
 CHECKS_BURST = 20
 CHECKS_PER_SECOND = 10.0
+CHECKS_MAX_WAIT_S = 5.0
 
 
 class BudgetedHealthServicer(health_aio.HealthServicer):
@@ -55,10 +60,13 @@ class BudgetedHealthServicer(health_aio.HealthServicer):
 
     async def Check(self, request: health_pb2.HealthCheckRequest, context: Any) -> health_pb2.HealthCheckResponse:
         checks = self.checks
-        if checks.turn_s(peer_address(context.peer() or "")) != 0:  # max_wait_s is 0: None, beyond the pace
+        wait_s = checks.turn_s(peer_address(context.peer() or ""))
+        if wait_s is None:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"too many health Checks from this address (at most {checks.burst} at once, then "
                                 f"{checks.per_second:g} a second); ask every few seconds, or use Watch")
+        elif wait_s > 0:
+            await asyncio.sleep(wait_s)
         return await super().Check(request, context)
 
     async def Watch(self, request: health_pb2.HealthCheckRequest, context: Any) -> None:
@@ -81,8 +89,8 @@ class Health:
         #: The Watch streams' budget (its own: a flood of Watches takes no place from spectators).
         self.watchers = watchers if watchers is not None else StreamBudget(
             MAX_WATCHERS, WATCHERS_PER_ADDRESS, "health Watch streams")
-        #: The Check calls' pace per address (refused at once beyond it: ``max_wait_s`` 0).
-        self.checks = checks if checks is not None else ReadPace(CHECKS_PER_SECOND, CHECKS_BURST, max_wait_s=0.0)
+        #: The Check calls' pace per address.
+        self.checks = checks if checks is not None else ReadPace(CHECKS_PER_SECOND, CHECKS_BURST, CHECKS_MAX_WAIT_S)
         self.servicer = BudgetedHealthServicer(self.watchers, self.checks)
         if server is not None:
             self.add_to(server)

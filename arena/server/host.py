@@ -73,7 +73,8 @@ class Handle:
         self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
         #: Hellos refused before the token check, per address; beyond it, new Play streams are refused unread.
-        self.refused_hellos = RefusedHellos(self.config.refused_hellos_per_second, self.config.refused_hellos_burst)
+        self.refused_hellos = RefusedHellos(self.config.refused_hellos_per_second, self.config.refused_hellos_burst,
+                                            self.config.refused_hellos_held, self.config.refused_hellos_held_per_address)
 
     def now(self) -> float:
         """The games' clock in seconds (``time.monotonic``, or `ServerConfig.clock`'s time): what answers
@@ -382,7 +383,8 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
     service = ArenaService(hub, handle)
     handle.health = Health(watchers=StreamBudget(config.max_health_watchers, config.health_watchers_per_address,
                                                  "health Watch streams"),
-                           checks=ReadPace(config.health_checks_per_second, config.health_checks_burst, max_wait_s=0.0))
+                           checks=ReadPace(config.health_checks_per_second, config.health_checks_burst,
+                                          config.health_checks_max_wait_s))
     for server, _ in servers:
         rpc.add_ArenaServicer_to_server(service, server)
         handle.health.add_to(server)

@@ -55,8 +55,8 @@ class ArenaService(rpc.ArenaServicer):
         if hub.shutting_down:
             await _write_quietly(context, error_to_pb("SHUTTING_DOWN", "the arena is shutting down"))
             return
-        refusal = self.handle.refused_hellos.refusal(peer_address(connection.peer))
-        if refusal:  # this address's Hellos keep being refused: this one is not read (`RefusedHellos`)
+        refusal = await self.handle.refused_hellos.wait_turn(peer_address(connection.peer))
+        if refusal:  # this address's Hellos keep being refused: held, or beyond that not read (`RefusedHellos`)
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         connection.handler = asyncio.current_task()
         hub.connections.add(connection)

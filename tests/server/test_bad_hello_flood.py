@@ -24,10 +24,11 @@ import grpc
 import pytest
 
 from mau_arena_sdk.wire import pb
-from server_helpers import PLAY, blocking, hello, serve
+from server_helpers import PLAY, RawBot, blocking, hello, serve, until
 
 BURST = 5
-PER_SECOND = 0.5  # one refusal's worth refills in 2 s of the bucket's clock
+PER_SECOND = 0.01  # one refusal's worth refills in 100 s of the bucket's clock
+HELD = 2
 
 
 def _ipv6_loopback() -> bool:
@@ -66,29 +67,35 @@ def _first_replies(target: str, streams: list[list[Any]]) -> list[tuple[str, str
     return out
 
 
-def test_bad_hellos_from_one_address_are_refused_unread_beyond_their_bucket_and_a_fixed_bot_gets_in_once_it_refills():
+def test_bad_hellos_from_one_address_are_held_then_refused_unread_beyond_their_bucket_and_a_fixed_bot_gets_in():
     now = [0.0]
+    address = "ipv4:127.0.0.1"
 
     async def director(handle):
-        handle.refused_hellos.pace.clock = lambda: now[0]
+        refused = handle.refused_hellos
+        refused.pace.clock = lambda: now[0]  # stands still: an empty bucket stays empty (a hold: 100 s)
         v4, v6 = f"127.0.0.1:{handle.port}", f"[::1]:{handle.port}"
-        flood = await blocking(_first_replies, v4, [[hello("!bad")]] * (BURST + 30))
-        # The bucket is empty: a stream that never says Hello is refused at once, so no Hello is read.
-        silent = await blocking(_first_replies, v4, [[]])
+        flood = await blocking(_first_replies, v4, [[hello("!bad")]] * BURST)
+        # The bucket is empty: the next streams are held before their Hello is read, two at most ...
+        held = [RawBot(handle.port, hello("!bad")) for _ in range(HELD)]
+        await until(lambda: refused.held.held_by(address) == HELD)
+        # ... and beyond those, refused at once: a stream that never says Hello too, so nothing is read.
+        beyond = await blocking(_first_replies, v4, [[hello("!bad")]] * 30 + [[]])
         fixed_too_soon = await blocking(_first_replies, v4, [[hello("fixed")]])
         elsewhere = await blocking(_first_replies, v6, [[hello("!bad")], [hello("other")]])
-        now[0] += 1 / PER_SECOND  # one refusal's worth refills
+        now[0] += 1 / PER_SECOND  # one refusal's worth comes back
         fixed = await blocking(_first_replies, v4, [[hello("fixed")]])
-        return flood, silent, fixed_too_soon, elsewhere, fixed
+        for bot in held:
+            await blocking(bot.close)
+        await until(lambda: refused.held.held == 0)  # a held stream's place comes back when it ends
+        return flood, beyond, fixed_too_soon, elsewhere, fixed
 
-    flood, silent, fixed_too_soon, elsewhere, fixed = serve(
+    flood, beyond, fixed_too_soon, elsewhere, fixed = serve(
         director, host="localhost", refused_hellos_burst=BURST, refused_hellos_per_second=PER_SECOND,
-        hello_timeout_s=60.0)
-    assert flood[:BURST] == [("error", "BAD_HELLO")] * BURST  # the bucket: told what is wrong, as before
-    beyond = flood[BURST:]
+        refused_hellos_held_per_address=HELD, hello_timeout_s=60.0)
+    assert flood == [("error", "BAD_HELLO")] * BURST  # the bucket: told what is wrong, as before
     assert {reply[:2] for reply in beyond} == {("status", "RESOURCE_EXHAUSTED")}, beyond[:3]
-    assert "too many refused Hellos from this address" in beyond[0][2] and "try again in 2 s" in beyond[0][2]
-    assert silent[0][:2] == ("status", "RESOURCE_EXHAUSTED"), silent
+    assert "too many refused Hellos from this address" in beyond[0][2] and "try again in 100 s" in beyond[0][2]
     assert fixed_too_soon[0][:2] == ("status", "RESOURCE_EXHAUSTED"), fixed_too_soon  # it cannot be told unread
     assert elsewhere == [("error", "BAD_HELLO"), ("welcome", "ok")]  # another address: its own bucket
     assert fixed == [("welcome", "ok")]
@@ -101,30 +108,32 @@ def test_bad_hellos_from_one_address_are_refused_unread_beyond_their_bucket_and_
     pytest.param([None], id="closed-before-hello"),
 ])
 def test_every_refusal_before_the_token_check_counts_and_good_hellos_never_do(refused):
-    """A flood that varies its refusal (or sends none: a stream closed before its Hello) fills the same
-    bucket; many good Hellos from one address at once take nothing from it."""
-    streams = [[m for m in refused if m is not None] + ([None] if None in refused else [])] * BURST
+    """A flood that varies its refusal (or sends none: a stream closed before its Hello) empties the same
+    bucket; many good Hellos from one address take nothing from it."""
+    address = "ipv4:127.0.0.1"
 
     async def director(handle):
-        handle.refused_hellos.pace.clock = lambda: 0.0
+        pace = handle.refused_hellos.pace
+        pace.clock = lambda: 0.0
         v4 = f"127.0.0.1:{handle.port}"
         good = await blocking(_first_replies, v4, [[hello(f"good{n}")] for n in range(BURST * 3)])
-        flood = await blocking(_first_replies, v4, streams)
-        after = await blocking(_first_replies, v4, [[hello("late")]])
-        return good, flood, after
+        after_good = pace.free_in_s(address)
+        flood = await blocking(_first_replies, v4, [refused] * BURST)
+        return good, after_good, flood, pace.free_in_s(address)
 
-    good, flood, after = serve(director, host="localhost", refused_hellos_burst=BURST,
-                               refused_hellos_per_second=PER_SECOND, hello_timeout_s=60.0)
-    assert good == [("welcome", "ok")] * (BURST * 3)
+    good, after_good, flood, after_flood = serve(director, refused_hellos_burst=BURST,
+                                                 refused_hellos_per_second=PER_SECOND, hello_timeout_s=60.0)
+    assert good == [("welcome", "ok")] * (BURST * 3) and after_good == 0
     assert all(reply[:2] != ("status", "RESOURCE_EXHAUSTED") for reply in flood), flood
-    assert after[0][:2] == ("status", "RESOURCE_EXHAUSTED"), after
+    assert after_flood == pytest.approx(1 / PER_SECOND)  # empty: the next stream would be held
 
 
 def test_the_refused_hello_settings_refuse_nonsense():
     from arena.server.config import ConfigError, ServerConfig
 
     for field, value in (("refused_hellos_per_second", float("nan")), ("refused_hellos_per_second", 0.0),
-                         ("refused_hellos_per_second", -1.0), ("refused_hellos_burst", 0)):
+                         ("refused_hellos_per_second", -1.0), ("refused_hellos_burst", 0),
+                         ("refused_hellos_held", 0), ("refused_hellos_held_per_address", 0)):
         with pytest.raises(ConfigError, match=f"{field} must be"):
             ServerConfig(**{field: value}).validate()
     ServerConfig(refused_hellos_per_second=float("inf")).validate()  # never refused: a valid, if unwise, choice

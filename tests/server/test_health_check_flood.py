@@ -3,8 +3,9 @@
 Each is answered on the games' loop: a red-team run asked 820 a second from 16 callers on one address
 and the loop's lag went from 40 to 287 ms (p99).  Now Check has a pace per address
 (`arena.server.readpace.ReadPace` on `arena.server.health`: `health_checks_burst` at once, then
-`health_checks_per_second`; 20 and 10 by default, the values tested here); beyond it a call is refused
-at once with RESOURCE_EXHAUSTED.  Monitoring asks every few seconds, several probes behind one address
+`health_checks_per_second`; 20 and 10 by default, the values tested here); beyond it a call waits for its
+turn, and one whose turn is more than `health_checks_max_wait_s` away is refused at once with
+RESOURCE_EXHAUSTED.  Monitoring asks every few seconds, several probes behind one address
 included, and is never refused.
 
 The pace's clock is the test's (it stands still until the test moves it), so nothing here depends on
@@ -62,7 +63,9 @@ def test_a_flood_of_checks_from_one_address_is_refused_beyond_its_pace_and_anoth
         refilled = await blocking(_checks, f"127.0.0.1:{handle.port}", int(PER_SECOND) + 1)
         return flood, elsewhere, refilled
 
-    flood, elsewhere, refilled = serve(director, host="localhost")
+    # Refused at once beyond the burst (a call that would wait its turn, at the default max wait, is the read
+    # pace's: test_fairplay_wire.py::test_the_read_pace_is_a_bucket_per_address_that_refills).
+    flood, elsewhere, refilled = serve(director, host="localhost", health_checks_max_wait_s=0.0)
     assert flood[:BURST] == [SERVING] * BURST
     beyond = flood[BURST:]
     assert all(isinstance(r, tuple) and r[0] == grpc.StatusCode.RESOURCE_EXHAUSTED for r in beyond), beyond[:3]
@@ -90,7 +93,8 @@ def test_monitoring_every_few_seconds_is_never_refused_even_several_probes_behin
         crowd = await blocking(_checks, target, 8 * 60, every(1.0 / 8))
         return one_probe, flood, after_flood, crowd
 
-    one_probe, flood, after_flood, crowd = serve(director)
+    # No wait allowed (max wait 0): a Check beyond the pace is refused, so "never refused" is "never even held".
+    one_probe, flood, after_flood, crowd = serve(director, health_checks_max_wait_s=0.0)
     assert one_probe == [SERVING] * 100
     assert any(isinstance(status, tuple) for status in flood)
     assert after_flood == [SERVING] * 50
@@ -101,6 +105,7 @@ def test_the_check_pace_settings_refuse_nonsense():
     from arena.server.config import ConfigError, ServerConfig
 
     for field, value in (("health_checks_per_second", float("nan")), ("health_checks_per_second", 0.0),
-                         ("health_checks_per_second", -3.0), ("health_checks_burst", 0), ("health_checks_burst", -1)):
+                         ("health_checks_per_second", -3.0), ("health_checks_burst", 0), ("health_checks_burst", -1),
+                         ("health_checks_max_wait_s", float("nan")), ("health_checks_max_wait_s", -1.0)):
         with pytest.raises(ConfigError, match=f"{field} must be"):
             ServerConfig(**{field: value}).validate()
