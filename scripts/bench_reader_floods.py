@@ -13,7 +13,15 @@ flooded to the mean of the two quiet ones:
   core reads them), each costing the games' loop a write per event;
 * ``hellos``: Hello after Hello with a registered bot's own token (a known token skips the failure
   limits), each answered at once with DUPLICATE_SESSION;
-* ``standings``: GetStandings back to back from several client threads.
+* ``standings``: GetStandings back to back from several client threads;
+* ``checks``: health ``Check`` back to back from 16 asyncio callers;
+* ``badhellos``: Play streams whose Hello has a bad name (refused BAD_HELLO before any token check), back
+  to back from 16 asyncio callers.
+
+Each window also prints the round trips of a health ``Check`` asked 8 times a second (p50/p99 ms): a
+probe of the games' loop, which answers it.  Give ``--probe`` another address of the same server (start
+it with ``--host localhost`` and probe ``[::1]:PORT``) so that the probe and the games count are not
+paced with the flood's address; ``--floods checks,badhellos`` runs only those.
 
 arena/server/README.md ("Threat model") has the figures before and after the budgets that bound them.
 """
@@ -23,12 +31,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import threading
 import time
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from mau_arena_sdk.wire import pb, rpc
+
+#: The probe's pace: within the health Check pace of one address (10 a second after a burst of 20).
+PROBE_EVERY_S = 0.125
 
 
 def server_cpu(pid: int) -> float:
@@ -46,10 +59,29 @@ def finished(stub) -> set[str]:
             time.sleep(0.1)
 
 
-def window(stub, pid: int, seconds: float) -> tuple[int, float]:
+def probe(address: str, stop: threading.Event, out: list[float]) -> None:
+    """Check round trips (ms) every `PROBE_EVERY_S` until ``stop``."""
+    stub = health_pb2_grpc.HealthStub(grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]))
+    while not stop.wait(PROBE_EVERY_S):
+        began = time.perf_counter()
+        try:
+            stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+            out.append((time.perf_counter() - began) * 1000)
+        except grpc.RpcError:
+            pass
+
+
+def window(stub, pid: int, seconds: float, probe_address: str) -> tuple[int, float, float, float]:
+    """Games finished, server CPU seconds, and the probe's p50 and p99 round trips (ms) in one window."""
     games, cpu = finished(stub), server_cpu(pid)
+    stop, rtts = threading.Event(), []
+    thread = threading.Thread(target=probe, args=(probe_address, stop, rtts))
+    thread.start()
     time.sleep(seconds)
-    return len(finished(stub) - games), server_cpu(pid) - cpu
+    stop.set()
+    thread.join()
+    cuts = statistics.quantiles(rtts, n=100) if len(rtts) > 1 else [float("nan")] * 99
+    return len(finished(stub) - games), server_cpu(pid) - cpu, cuts[49], cuts[98]
 
 
 def watchers(address: str, count: int, stop: threading.Event) -> None:
@@ -101,6 +133,36 @@ def standings(address: str, count: int, stop: threading.Event) -> None:
         thread.join()
 
 
+def unpaced(address: str, count: int, stop: threading.Event, kind: str) -> None:
+    """``count`` asyncio callers asking one call back to back: a health Check, or a Play stream whose Hello
+    has a bad name (read its refusal, then cancel)."""
+
+    async def main():
+        channels = [grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
+                    for _ in range(4)]
+
+        async def worker(i):
+            channel = channels[i % 4]
+            health, arena = health_pb2_grpc.HealthStub(channel), rpc.ArenaStub(channel)
+            while not stop.is_set():
+                try:
+                    if kind == "checks":
+                        await health.Check(health_pb2.HealthCheckRequest(), timeout=10)
+                    else:
+                        call = arena.Play()
+                        await call.write(pb.BotMessage(hello=pb.Hello(name="!bad", sdk_version="0.1.0")))
+                        await call.read()
+                        call.cancel()
+                except grpc.RpcError:
+                    pass
+                except Exception:
+                    await asyncio.sleep(0.001)
+
+        await asyncio.gather(*(worker(i) for i in range(count)))
+
+    asyncio.run(main())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--address", required=True)
@@ -111,26 +173,36 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=1000)
     parser.add_argument("--hellos", type=int, default=200)
     parser.add_argument("--standings", type=int, default=16)
+    parser.add_argument("--callers", type=int, default=16, help="the checks and badhellos floods' callers")
+    parser.add_argument("--probe", default="", help="the loop probe's and the games count's address (default --address)")
+    parser.add_argument("--floods", default="", help="comma-separated: which floods to run (default all)")
     args = parser.parse_args()
-    stub = rpc.ArenaStub(grpc.insecure_channel(args.address))
+    probe_address = args.probe or args.address
+    stub = rpc.ArenaStub(grpc.insecure_channel(probe_address))
     floods = [("watchers", lambda stop: watchers(args.address, args.watchers, stop)),
-              ("standings", lambda stop: standings(args.address, args.standings, stop))]
+              ("standings", lambda stop: standings(args.address, args.standings, stop)),
+              ("checks", lambda stop: unpaced(args.address, args.callers, stop, "checks")),
+              ("badhellos", lambda stop: unpaced(args.address, args.callers, stop, "badhellos"))]
     if args.name:
         floods.append(("hellos", lambda stop: hellos(args.address, args.hellos, stop, args.name, args.token)))
-    print(f"{'flood':10} {'quiet':>12} {'flooded':>12} {'quiet':>12} {'ratio':>6}   (games, server CPU s)")
+    if args.floods:
+        wanted = args.floods.split(",")
+        floods = [(name, flood) for name, flood in floods if name in wanted]
+    print(f"{'flood':10} {'quiet':>24} {'flooded':>24} {'quiet':>24} {'ratio':>6}   "
+          "(games, server CPU s, probe p50/p99 ms)")
     for name, flood in floods:
-        before = window(stub, args.pid, args.seconds)
+        before = window(stub, args.pid, args.seconds, probe_address)
         stop = threading.Event()
         thread = threading.Thread(target=flood, args=(stop,))
         thread.start()
         time.sleep(2.0)  # the flood under way before its window starts
-        during = window(stub, args.pid, args.seconds)
+        during = window(stub, args.pid, args.seconds, probe_address)
         stop.set()
         thread.join()
-        after = window(stub, args.pid, args.seconds)
+        after = window(stub, args.pid, args.seconds, probe_address)
         quiet = (before[0] + after[0]) / 2
         ratio = during[0] / quiet if quiet else float("nan")
-        cells = " ".join(f"{g:5d} {c:6.2f}" for g, c in (before, during, after))
+        cells = " ".join(f"{g:5d} {c:6.2f} {p50:4.1f}/{p99:5.1f}" for g, c, p50, p99 in (before, during, after))
         print(f"{name:10} {cells} {ratio:6.2f}", flush=True)
 
 
