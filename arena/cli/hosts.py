@@ -21,6 +21,9 @@ def register(subparsers) -> None:
         "the `arena serve` that owns its file: that is said in one line.",
     )
     add_db_argument(parser)
+    parser.add_argument("--all", action="store_true", dest="every",
+                        help="also the hosts stopped or dead for more than a day (left out by default: each start "
+                        "with --port 0 and no --host-name leaves a row of its own)")
     parser.add_argument("--json", action="store_true",
                         help='print {"shared": true|false, "hosts": [...]} with the fields of GET /api/v1/hosts')
     parser.set_defaults(func=run)
@@ -32,19 +35,27 @@ def run(args) -> int:
     store = open_db(args.db, must_exist="run `arena serve` first, or give --db")
     try:
         shared = is_postgres_url(args.db)
-        rows = store.hosts() if shared else []
+        from arena.ladder.store.host_list import recent
+
+        rows, left_out = recent(store.hosts() if shared else [], args.every)
         if args.json:
-            print(json.dumps({"shared": shared, "hosts": [row.to_dict() for row in rows]}, indent=2))
+            listed = {"shared": shared, "hosts": [row.to_dict() for row in rows]}
+            if shared:
+                listed["not_shown"] = left_out
+            print(json.dumps(listed, indent=2))
             return 0
         if not shared:
             running = len(store.games(status="running", limit=500))
             print(f"{store.path} is a SQLite ladder: it has one host, the `arena serve` that owns the file "
                   f"({running} game{'s' if running != 1 else ''} running); hosts are listed on a PostgreSQL ladder")
             return 0
-        if not rows:
+        if not rows and not left_out:
             print(f"no host has joined {store.path} yet (`arena serve --db URL` joins it)")
             return 0
         print_table(store.path, rows)
+        if left_out:
+            print(f"{left_out} host{'s' if left_out != 1 else ''} stopped or dead for more than a day not shown "
+                  "(--all lists them)")
     finally:
         store.close()
     return 0

@@ -114,7 +114,8 @@ def routes(source: WebSource) -> list[Route]:
         return {"ruleset": ruleset, "standings": source.standings(ruleset)}
 
     def hosts(request: Request) -> Any:
-        return {"shared": source.shared, "hosts": source.hosts()}
+        hosts, left_out = source.hosts(every=request.query_params.get("all", "") in ("1", "true"))
+        return {"shared": source.shared, "hosts": hosts, **({"not_shown": left_out} if source.shared else {})}
 
     def live(request: Request) -> Any:
         return {"games": source.running()}

@@ -247,17 +247,21 @@ class WebSource:
 
     # ------------------------------------------------------------ hosts
 
-    def hosts(self) -> list[dict[str, Any]]:
-        """Every host of a shared ladder, live ones first, with its state and the games it runs now
-        (`arena.ladder.store.host_list`); [] on SQLite, whose one host is the `arena serve` that owns the file.
-        One read answers every reader for `HOSTS_FRESH_S`."""
+    def hosts(self, every: bool = False) -> tuple[list[dict[str, Any]], int]:
+        """The hosts of a shared ladder, live ones first, with their state and the games each runs now
+        (`arena.ladder.store.host_list`), and how many are left out: those stopped or dead for more than a day
+        unless ``every`` (`host_list.recent`); ([], 0) on SQLite, whose one host is the `arena serve` that owns
+        the file.  One read answers every reader for `HOSTS_FRESH_S`."""
+        from arena.ladder.store.host_list import recent
+
         if not self.shared:
-            return []
+            return [], 0
         with self._hosts_lock:
             now = time.monotonic()
             if self._hosts_read is None or now - self._hosts_read[0] >= HOSTS_FRESH_S:
-                self._hosts_read = (now, [row.to_dict() for row in self.store.hosts()])
-            return self._hosts_read[1]
+                self._hosts_read = (now, self.store.hosts())
+            rows, left_out = recent(self._hosts_read[1], every)
+            return [row.to_dict() for row in rows], left_out
 
     # ------------------------------------------------------------ games
 

@@ -33,7 +33,8 @@ FIELDS = {"name", "address", "state", "since", "since_s", "lease_until", "lease_
 @pytest.fixture
 def four_hosts(postgres_db, tmp_path):
     """hostA live (joined through `HostRegistry`, its lease overdue but its lock held) with one running game
-    and one finished; hostB's lease lapsed with no lock (dead, unswept); hostC stopped; hostD swept dead."""
+    and one finished; hostB's lease lapsed with no lock (dead, unswept); hostC stopped; hostD swept dead; hostE
+    stopped two days ago (left out of the listings unless all are asked for)."""
     url = postgres_db
     store = LadderStore.open(url, shared=True)
     store.close()
@@ -41,7 +42,8 @@ def four_hosts(postgres_db, tmp_path):
         now = db.execute("SELECT EXTRACT(EPOCH FROM clock_timestamp())").fetchone()[0]
         for name, key, state, started, lease_until in (("hostB", 100, "live", now - 3600, now - 90),
                                                        ("hostC", 101, "stopped", now - 7200, now - 600),
-                                                       ("hostD", 102, "dead", now - 9000, now - 5000)):
+                                                       ("hostD", 102, "dead", now - 9000, now - 5000),
+                                                       ("hostE", 103, "stopped", now - 3 * 86400, now - 2 * 86400)):
             db.execute("INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state) "
                        "VALUES (%s, %s, %s, 4, %s, %s, %s)", (name, f"{name.lower()}.example.org:50051", key,
                                                                started, lease_until, state))
@@ -69,7 +71,7 @@ def arena(*args: str, cwd) -> subprocess.CompletedProcess:
 
 
 def check_listing(listed: dict) -> None:
-    assert listed["shared"] is True
+    assert listed["shared"] is True and listed["not_shown"] == 1  # hostE, stopped two days ago
     hosts = listed["hosts"]
     assert all(set(host) == FIELDS for host in hosts), hosts
     assert [(h["name"], h["state"], h["games"], h["concurrency"]) for h in hosts] == [
@@ -88,14 +90,19 @@ def test_arena_hosts_lists_every_host_its_state_and_its_games_now(four_hosts, tm
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert "1 live of 4" in lines[0]
-    rows = {line.split()[1]: line for line in lines if line.split()[1:2] and line.split()[1].startswith("host")}
+    rows = {line.split()[1]: line for line in lines[:-1] if line.split()[1:2] and line.split()[1].startswith("host")}
     assert set(rows) == {"hostA", "hostB", "hostC", "hostD"}, shown.stdout
     assert "a.example.org:50051" in rows["hostA"] and " live " in rows["hostA"] and "1/8" in rows["hostA"]
     assert "lapsed" in rows["hostA"]
     assert " dead " in rows["hostB"] and "0/4" in rows["hostB"] and " stopped " in rows["hostC"]
+    assert lines[-1] == "1 host stopped or dead for more than a day not shown (--all lists them)", shown.stdout
     as_json = arena("hosts", "--db", four_hosts, "--json", cwd=tmp_path)
     assert as_json.returncode == 0, as_json.stderr
     check_listing(json.loads(as_json.stdout))
+    every = arena("hosts", "--db", four_hosts, "--all", cwd=tmp_path)
+    assert "1 live of 5" in every.stdout.splitlines()[0] and " hostE " in every.stdout and "not shown" not in every.stdout
+    every = json.loads(arena("hosts", "--db", four_hosts, "--all", "--json", cwd=tmp_path).stdout)
+    assert [h["name"] for h in every["hosts"]][-1] == "hostE" and every["not_shown"] == 0
 
 
 def test_the_api_lists_the_hosts_in_the_same_fields(four_hosts):
@@ -103,6 +110,8 @@ def test_the_api_lists_the_hosts_in_the_same_fields(four_hosts):
     try:
         with TestClient(create_app(source)) as client:
             check_listing(client.get("/api/v1/hosts").json())
+            every = client.get("/api/v1/hosts?all=1").json()
+            assert [h["name"] for h in every["hosts"]][-1] == "hostE" and every["not_shown"] == 0
             assert "/api/v1/hosts" in client.get("/api/v1").json()["endpoints"]
             # Many readers share one read (it looks at pg_locks) within HOSTS_FRESH_S.
             before = source.store.stats.statements

@@ -94,6 +94,21 @@ def host_rows(backend: Backend) -> list[HostRow]:
     return found
 
 
+#: How long a stopped or dead host stays in the listings by default (`recent`): a host started with ``--port 0`` and no
+#: ``--host-name`` is named after its port, so each such start leaves a row behind, and a year of them buried the live
+#: hosts.  The rows stay (the seat claims name their hosts); `arena hosts --all` and ``?all=1`` list every one.
+GONE_SHOWN_S = 24 * 3600.0
+
+
+def recent(rows: list[HostRow], every: bool = False) -> tuple[list[HostRow], int]:
+    """The rows a listing shows (all of them with ``every``; else the live hosts and those stopped or dead for at
+    most `GONE_SHOWN_S`), and how many it leaves out."""
+    if every:
+        return rows, 0
+    shown = [row for row in rows if row.state == "live" or row.since_s <= GONE_SHOWN_S]
+    return shown, len(rows) - len(shown)
+
+
 def judged_state(stored: str, lease_until: float, held: bool, now: float) -> str:
     """The registry's judgement of a host (hosts.py): a ``live`` row whose lease has run out and whose lock nobody
     holds is dead already, whether or not a sweep has marked it yet; one that still holds its lock is live (late)."""
