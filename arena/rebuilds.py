@@ -3,31 +3,54 @@ replays (Spectate of a game this host does not hold, the web view's frames), rat
 recomputed from every result.
 
 Rebuilding what a reader sees from a replay means running the whole game
-through the engine again: a long Mose game costs a second of CPU or more; a
-bot's rating history at 100,000 games reads and replays every result.  A
-reader is anyone who can reach the server's Spectate or the web API, so
-without a bound a client that asks for many of these at once (or the same one
-many times) takes the CPU and, through the GIL, the event loop that answers
-the bots: their moves then time out.
+through the engine again and projecting every step into the view asked for:
+a long Mose game's spectator view is about 700 KB of JSON and a second of
+CPU, its omniscient view 3.6 s; a bot's rating history at 100,000 games
+reads and replays every result.  A reader is anyone who can reach the
+server's Spectate or the web API, so without a bound a client that asks for
+many of these at once (or the same one many times) takes the CPU and,
+through the GIL, the event loop that answers the bots: their moves then time
+out.
 
-`Rebuilds` is the one place such work runs, per process:
+`Rebuilds` is the one place such work is admitted, per process:
 
-* at most ``running`` rebuilds at a time, on its own worker threads (so waiting
+* at most ``running`` rebuilds at a time, on its own threads (so waiting
   requests hold no thread of anyone else's pool);
+* the replays' work (the re-simulation, the view's frames or Spectate's
+  events, and their encoding) runs in worker processes (``workers``, an
+  `arena.workerprocesses.WorkerProcesses` of ``running`` processes, started
+  when first needed, at a lower priority), not on those threads: a thread
+  of this process holds the GIL whatever the number of cores, and a web
+  replay flood from one address (3 requests at a time) stopped a Mose
+  ladder's games outright (``scripts/bench_replay_flood.py``).  The thread
+  only fetches the replay (a file's path, or the database's text) and waits
+  for the worker's answer, as bytes;
 * at most ``waiting`` more in line; a request beyond that is refused at once
   with `Busy` (Spectate answers RESOURCE_EXHAUSTED, the web 503 with
   Retry-After), and nothing is queued without bound;
 * one rebuild per key however many readers ask for it at the same time (they
   share its future, and cost no slot), and the last ``kept`` results are
-  remembered, so a popular game is rebuilt once;
+  remembered (a replay per game and view, as the bytes sent), so a popular
+  game is rebuilt once;
 * at most ``per_reader`` of the admitted rebuilds started by one reader (its
   network address: gRPC's peer, the web's client), so one address that asks
   for many different games holds a few slots, not the whole line, and the
   other readers still get theirs.  Readers behind one proxy share an address:
   `arena web --proxy-hops` and `arena serve --web-proxy-hops` read the client's
-  address from ``X-Forwarded-For`` instead.
+  address from ``X-Forwarded-For`` instead.  How often an address may ask is
+  its read pace's business (`arena.server.readpace`): a replay costs turns in
+  proportion to its decisions (`arena.server.readpace.replay_turns`).
 
-Failures are not remembered: the next request tries again.
+The rating histories and the web's standings fit stay on the budget's thread:
+their input is the ladder database (every result of a ruleset), not one
+replay's text, so a worker would need a connection of its own (and a
+PostgreSQL ladder's credentials in a second process); they are computed once
+per ruleset and remembered until another game finishes, and the pace bounds
+how often one address asks.
+
+Failures are not remembered: the next request tries again.  A worker that
+dies under a job fails that job (`arena.workerprocesses.WorkerLost`) and the
+next job gets a fresh one.  `Rebuilds.close` stops the workers with the server.
 """
 
 from __future__ import annotations
@@ -37,7 +60,9 @@ from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Hashable
 
-#: Defaults: one rebuild at a time per process leaves the other core to the games.
+from arena.workerprocesses import WorkerProcesses
+
+#: Defaults: one rebuild at a time per process, in one worker process at a lower priority.
 RUNNING = 1
 WAITING = 8
 KEPT = 16
@@ -51,7 +76,9 @@ class Busy(Exception):
 
 class Rebuilds:
     def __init__(self, running: int = RUNNING, waiting: int = WAITING, kept: int = KEPT,
-                 per_reader: int = PER_READER) -> None:
+                 per_reader: int = PER_READER, workers: WorkerProcesses | None = None) -> None:
+        """``workers``: the processes the replays' work runs in (`run_in_worker`); ``running`` of them,
+        started when first needed, if None."""
         if running < 1 or waiting < 0 or kept < 0 or per_reader < 1:
             raise ValueError("running and per_reader must be at least 1, waiting and kept at least 0")
         self.running = running
@@ -65,6 +92,7 @@ class Rebuilds:
         self._starter: dict[Hashable, Hashable] = {}  # key -> the reader whose request started its rebuild
         self._started: dict[Hashable, int] = {}  # reader -> admitted rebuilds it started
         self._executor: ThreadPoolExecutor | None = None
+        self.workers = workers if workers is not None else WorkerProcesses(running)
         #: Counters for operators and tests: rebuilds run, requests refused, answered from memory.
         self.built = 0
         self.refused = 0
@@ -131,6 +159,11 @@ class Rebuilds:
                 del self._started[reader]
         self._changed.notify_all()
 
+    def run_in_worker(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker process (from a build, on this budget's thread): what it returns, or
+        what it raised, or `arena.workerprocesses.WorkerLost` when the worker died under it."""
+        return self.workers.run(fn, *args)
+
     def in_flight(self) -> int:
         """Rebuilds admitted and not yet finished (running or waiting)."""
         with self._lock:
@@ -145,8 +178,10 @@ class Rebuilds:
             return len(self._pending)
 
     def close(self) -> None:
-        """Stop the worker threads once the admitted rebuilds are done (the process is stopping)."""
+        """Stop (the process is stopping): the rebuilds waiting in line are cancelled, the worker processes
+        killed and reaped (a rebuild under way fails with `WorkerLost`), the threads end."""
         with self._lock:
             executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
+        self.workers.close()

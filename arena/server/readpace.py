@@ -21,6 +21,17 @@ a request may cost more than one turn (a list of many games).  A `ReadPace`
 has no lock: each is used from one thread, the event loop that answers its
 calls (the arena's, for both the gRPC service and `arena serve --web`; its
 own, for `arena web`).  Its clock is ``time.monotonic`` unless one is given.
+
+A replay (the web view's frames of an ended game, Spectate of a game this host
+no longer holds) costs turns in proportion to its length (`replay_turns`: one
+per `DECISIONS_PER_TURN` decisions, at most the pace's burst): its rebuild
+costs the reader-work process about 1.4 ms of CPU a decision and its answer
+is about 1 KB a decision (a long Mose game, 600 decisions: 700 KB, a second),
+where a list of standings costs a millisecond.  The web view knows a game's
+length before it starts the work (its database row) and holds or refuses the
+request for all of it; Spectate learns it from the rebuilt events, takes one
+turn before and the rest after (`ReadPace.charge`: a debt the address's next
+calls wait for).
 """
 
 from __future__ import annotations
@@ -30,6 +41,14 @@ from collections import OrderedDict
 from typing import Callable, Optional
 
 MAX_REMEMBERED = 4096
+#: A replay costs one read turn per this many of its decisions (`replay_turns`).
+DECISIONS_PER_TURN = 50
+
+
+def replay_turns(decisions: int, burst: int) -> float:
+    """The turns a replay of ``decisions`` decisions costs: one per `DECISIONS_PER_TURN`, at least one, at most
+    ``burst`` (an address with its whole burst may always ask for one)."""
+    return float(min(max(1, -(-max(0, int(decisions or 0)) // DECISIONS_PER_TURN)), burst))
 
 
 class ReadPace:
@@ -61,6 +80,20 @@ class ReadPace:
         while len(self._buckets) > MAX_REMEMBERED:
             self._buckets.popitem(last=False)
         return None if wait > self.max_wait_s else wait
+
+    def charge(self, address: str, cost: float) -> float:
+        """Take ``cost`` turns from ``address`` whatever its bucket holds (a cost learnt after the work was
+        done: the address owes what it lacks, and its next calls wait for it): the seconds until this
+        call's turn (0: it had them)."""
+        now = self.clock()
+        tokens = self._tokens(address, now)
+        wait = self._wait(tokens, cost)
+        self.held += wait > 0
+        self._buckets.pop(address, None)
+        self._buckets[address] = (tokens - cost, now)
+        while len(self._buckets) > MAX_REMEMBERED:
+            self._buckets.popitem(last=False)
+        return wait
 
     def free_in_s(self, address: str, cost: float = 1.0) -> float:
         """The seconds until a call from ``address`` (of ``cost``) would be answered at once (0: now);

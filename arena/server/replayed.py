@@ -20,6 +20,12 @@ from mau_arena_sdk.wire import pb
 _STATUS = {"finished": pb.GameEnded.FINISHED, "aborted": pb.GameEnded.ABORTED}
 
 
+def spectator_event_bytes(text: bytes, game_id: str) -> tuple[bytes, ...]:
+    """`spectator_events`, each serialized: the work of a Spectate of an ended game, in the reader-work process
+    (`arena.rebuilds`); what it sends back, and what the budget remembers."""
+    return tuple(event.SerializeToString() for event in spectator_events(text, game_id))
+
+
 def spectator_events(text: bytes, game_id: str) -> list[pb.SpectatorEvent]:
     """Every event of the game the replay ``text`` records, from the start to the one carrying ``ended``.
 

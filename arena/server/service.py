@@ -22,7 +22,7 @@ from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
-from arena.server.readpace import ReadPace
+from arena.server.readpace import ReadPace, replay_turns
 from arena.server.bot_session import BotSession
 from arena.server.connection import MAX_VIOLATIONS, Connection, to_write
 from arena.server.sessions import Hub
@@ -285,25 +285,33 @@ class ArenaService(rpc.ArenaServicer):
     async def _spectate_replay(self, game_id: str, context: grpc.aio.ServicerContext) -> None:
         """An ended game this host does not remember (another host's, or an old one), from its replay.
 
-        Fetching and re-simulating a replay costs the CPU the games need, so it runs in the
-        process's bounded budget (`Handle.rebuilds`): beyond it, or beyond its address's share of it,
-        a reader is refused at once.
+        Re-simulating a replay costs as much CPU as playing the game did, so it runs in the process's
+        bounded budget (`Handle.rebuilds`), its work in the budget's worker process (not on this loop's
+        GIL): beyond the budget, or beyond its address's share of it, a reader is refused at once.  The call
+        is a read at its address's pace as GetStandings is: one turn before, and the rest of its cost, in
+        proportion to the game's decisions (`replay_turns`), once the rebuild has said how long it is.
         """
         from arena.rebuilds import Busy
-        from arena.server.replayed import spectator_events
+        from arena.server.replayed import spectator_event_bytes
+        from arena.workerprocesses import WorkerLost
 
+        await self._paced(context)
         provider = self.handle.replay_provider
+        rebuilds = self.handle.rebuilds
+        address = peer_address(context.peer() or "")
 
-        def rebuild() -> Optional[list]:
+        def rebuild() -> Optional[tuple[bytes, ...]]:
             text = provider(game_id)
-            return None if text is None else spectator_events(text, game_id)
+            return None if text is None else rebuilds.run_in_worker(spectator_event_bytes, text, game_id)
 
         try:
-            events = await asyncio.wrap_future(self.handle.rebuilds.submit(
-                ("spectate", game_id), rebuild, reader=peer_address(context.peer() or "")))
+            events = await asyncio.wrap_future(rebuilds.submit(("spectate", game_id), rebuild, reader=address))
         except Busy as busy:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"ended games are being rebuilt for other "
                                 f"readers: {busy}")
+        except WorkerLost as lost:
+            log.warning("Spectate %s: %s", game_id[:60], lost)
+            await context.abort(grpc.StatusCode.UNAVAILABLE, str(lost))
         except Exception as error:  # a damaged or unreadable replay, a database that is away
             log.warning("Spectate %s: its replay cannot be served: %s", game_id[:60], _short(error))
             await context.abort(grpc.StatusCode.UNAVAILABLE, f"the replay of {game_id[:60]!r} cannot be read: "
@@ -314,9 +322,12 @@ class ArenaService(rpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.NOT_FOUND, elsewhere, trailing_metadata=((RUNNING_ELSEWHERE, "1"),))
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id[:60]!r} (see ListGames; a game "
                                 "running on another host is watched there)")
+        rest = replay_turns(len(events) - 2, self.reads.burst) - 1  # the start and the end are not decisions
+        wait_s = self.reads.charge(address, rest) if rest > 0 else 0.0
+        if wait_s > 0:  # its turn: the address's next calls wait for what it still owes
+            await asyncio.sleep(min(wait_s, self.reads.max_wait_s))
         for event in events:
-            await context.write(event)
-
+            await context.write(pb.SpectatorEvent.FromString(event))
 
     async def _running_elsewhere(self, game_id: str) -> Optional[str]:
         """Where another host runs this game, in one line (`Handle.host_provider`), or None."""

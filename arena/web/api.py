@@ -8,6 +8,7 @@ the pages watch a game as it is played.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any, Callable
@@ -19,7 +20,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from arena.ladder.store import error_line, outage_errors
+from arena.workerprocesses import WorkerLost
 from arena.server.peers import address_key
+from arena.server.readpace import replay_turns
+from arena.web.pace import TooMany, client_key
 from arena.web.source import MAX_LIMIT, BadRequest, Busy, NotFound, NotYet, WebSource
 
 log = logging.getLogger(__name__)
@@ -54,7 +58,8 @@ def reader(request: Request) -> str | None:
 
 def request_cost(scope: dict[str, Any]) -> float:
     """How many requests' worth of its address's pace a request takes (`arena.web.pace.Paced`): a list
-    of games one per `GAMES_PER_REQUEST` games asked, anything else one."""
+    of games one per `GAMES_PER_REQUEST` games asked, anything else one.  A replay takes one here and the
+    rest of its cost (`arena.server.readpace.replay_turns`) once its endpoint knows the game's length."""
     if scope.get("path") != "/api/v1/games":
         return 1.0
     limit = QueryParams(scope.get("query_string", b"")).get("limit") or ""
@@ -88,6 +93,9 @@ def failure(request: Request, problem: Exception) -> Response:
     if isinstance(problem, NotYet):
         return error(409, str(problem))
     if isinstance(problem, Busy):  # the rebuild budget is taken: a flood of replay requests waits its turn outside
+        return JSONResponse({"error": str(problem)}, status_code=503, headers={"Retry-After": "2"})
+    if isinstance(problem, WorkerLost):  # the replay worker died under this request: the next gets a fresh one
+        log.warning("web: %s: %s", request.url.path, problem)
         return JSONResponse({"error": str(problem)}, status_code=503, headers={"Retry-After": "2"})
     if isinstance(problem, outage_errors()):  # the database is away (restarting, unreachable): say so, briefly
         log.warning("web: %s: the ladder database cannot be read: %s", request.url.path, error_line(problem))
@@ -129,9 +137,24 @@ def routes(source: WebSource) -> list[Route]:
     def game(request: Request) -> Any:
         return source.game(request.path_params["game_id"])
 
-    def replay(request: Request) -> Any:
-        return source.replay(request.path_params["game_id"], request.query_params.get("view", "spectator"),
-                             reader(request))
+    async def replay(request: Request) -> Response:
+        """An ended game's frames from one view: its row read (a thread), the rest of its pace taken in
+        proportion to its decisions, then its answer built (and remembered) in the rebuild budget's worker
+        process, awaited without holding a thread, and sent as the worker encoded it."""
+        game_id, view = request.path_params["game_id"], request.query_params.get("view", "spectator")
+        try:
+            record = await run_in_threadpool(source.replay_record, game_id, view)
+            pace = getattr(request.app.state, "pace", None)
+            rest = replay_turns(record.decisions, pace.reads.burst) - 1 if pace is not None else 0
+            if rest > 0:
+                await pace.turn(client_key(request.scope), rest)
+            body = await asyncio.wrap_future(source.replay_json(record, view, reader(request)))
+        except TooMany as refused:
+            return JSONResponse({"error": str(refused)}, status_code=429,
+                                headers={"Retry-After": str(refused.retry_s)})
+        except Exception as problem:
+            return failure(request, problem)
+        return Response(body, media_type="application/json")
 
     def bot(request: Request) -> Any:
         return source.bot(request.path_params["name"])
@@ -205,7 +228,7 @@ def routes(source: WebSource) -> list[Route]:
         Route("/api/v1/games", _answers(games)),
         Route("/api/v1/games/{game_id}", _answers(game)),
         Route("/api/v1/games/{game_id}/events", events),
-        Route("/api/v1/games/{game_id}/replay", _answers(replay)),
+        Route("/api/v1/games/{game_id}/replay", replay),
         Route("/api/v1/bots/{name}", _answers(bot)),
         Route("/api/v1/bots/{name}/ratings", _answers(ratings)),
         Route("/api/{rest:path}", missing),

@@ -6,13 +6,77 @@ table's facts in the game's own terms, every seat (a hand face up only
 where the view may look), and the status line.  Building them through
 `FrameBuilder` is what keeps the browser's seat view exactly as narrow as
 the terminal's.
+
+`replay_json` is the whole of a replay request's work, run in the reader-work
+process (`arena.rebuilds`, `arena.workerprocesses`): the replay read from its
+file or its text, re-simulated, one view's frames built and encoded as the
+API sends them.  The worker keeps its last `BUILDERS_KEPT` re-simulated games,
+so the other views of a game just rebuilt skip the re-simulation.
 """
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from typing import Any
 
 from arena.replay.facts import describe
+
+#: Re-simulated games a worker keeps (each a few MB for a long game), for the other views of the same game.
+BUILDERS_KEPT = 2
+_builders: "OrderedDict[str, Any]" = OrderedDict()
+
+
+def choose_view(view: str, players: int) -> Any:
+    """The `arena.replay.render.View` a reader's ``view`` names for a game of ``players`` seats, or
+    `arena.web.source.BadRequest` saying what it may be."""
+    from arena.replay.render import View
+    from arena.web.source import BadRequest
+
+    if view == "omniscient":
+        return View.omniscient()
+    if view == "spectator":
+        return View.spectator()
+    if view.startswith("seat:") and view[5:].isdigit() and int(view[5:]) < players:
+        return View.of_seat(int(view[5:]))
+    raise BadRequest(f"view must be spectator, omniscient or seat:0..seat:{players - 1}, not {view!r}")
+
+
+def replay_json(replay: "str | bytes", game_id: str, ruleset: str, view: str) -> bytes:
+    """One view of an ended game's frames, encoded as the API answers it (JSON, UTF-8): the work of a replay
+    request, in a worker process.  ``replay`` is its file's path (str) or its text (bytes, the database's copy).
+    Raises `arena.web.source.NotFound` for a replay that cannot be read or does not re-simulate."""
+    builder = _builder(replay, game_id)
+    answer = frames(builder, choose_view(view, builder.replay.players), _Game(game_id, ruleset))
+    return json.dumps(answer, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+class _Game:
+    def __init__(self, game_id: str, ruleset: str) -> None:
+        self.id = game_id
+        self.ruleset = ruleset
+
+
+def _builder(replay: "str | bytes", game_id: str) -> Any:
+    """The game's re-simulated frames: the worker's own if it built them last, else built now."""
+    from arena.replay import ReplayFormatError, load
+    from arena.replay.reader import parse
+    from arena.replay.render import FrameBuilder
+    from arena.web.source import NotFound
+
+    if game_id in _builders:
+        _builders.move_to_end(game_id)
+        return _builders[game_id]
+    try:
+        builder = FrameBuilder(load(replay) if isinstance(replay, str) else parse(replay, f"{game_id}.jsonl"))
+    except (ReplayFormatError, OSError) as error:
+        raise NotFound(f"the replay of {game_id} cannot be read: {error}") from None
+    if not builder.states:
+        raise NotFound(f"the replay of {game_id} does not re-simulate: {builder.simulation.error}")
+    _builders[game_id] = builder
+    while len(_builders) > BUILDERS_KEPT:
+        _builders.popitem(last=False)
+    return builder
 
 
 def frames(builder: Any, view: Any, record: Any) -> dict[str, Any]:

@@ -19,7 +19,10 @@ when its turn comes, with ``Server-Timing: pace;dur=MS`` saying how long
 it waited; one whose turn is more than `MAX_WAIT_S` away is refused,
 with ``429 Too Many Requests`` and ``Retry-After`` (the seconds until
 it would be answered without waiting).  A request may cost more than one
-turn (``cost``: a list of many games, `arena.web.api.request_cost`).
+turn (``cost``: a list of many games, `arena.web.api.request_cost`); a
+replay takes one turn here and the rest of its cost, in proportion to the
+game's decisions (`arena.server.readpace.replay_turns`), once its endpoint has
+read the game's row (`WebPace.turn`, the same hold or refusal).
 
 The refusal too is answered late (`REFUSAL_DELAY_S`, while at most
 `REFUSALS_HELD` wait; beyond that at once), as the arena answers refused
@@ -65,6 +68,37 @@ class WebPace:
         self.holding = 0  # refusals waiting now
         self.late = 0
 
+    async def turn(self, address: str, cost: float) -> float:
+        """Wait for ``address``'s turn of ``cost`` (an ``asyncio.sleep``): the seconds it waited.  Raises
+        `TooMany` (once the refusal has been held, `refusal_delay_s`) when the turn is too far away."""
+        wait = self.reads.turn_s(address, cost)
+        if wait is None:
+            raise await self._refusal(address, cost)
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return wait
+
+    async def _refusal(self, address: str, cost: float) -> "TooMany":
+        if self.holding < self.refusals_held and self.refusal_delay_s > 0:
+            self.holding += 1
+            try:
+                await asyncio.sleep(self.refusal_delay_s)
+            finally:
+                self.holding -= 1
+            self.late += 1
+        pace = self.reads
+        retry = max(1, math.ceil(pace.free_in_s(address, cost)))
+        return TooMany(retry, f"too many requests from this address (at most {pace.per_second:g} a second, "
+                              f"{pace.burst} at once); try again in {retry} s")
+
+
+class TooMany(Exception):
+    """A request beyond its address's pace: answered 429 with ``Retry-After: retry_s``."""
+
+    def __init__(self, retry_s: int, message: str) -> None:
+        super().__init__(message)
+        self.retry_s = retry_s
+
 
 def client_key(scope: dict[str, Any]) -> str:
     """The budget key of a request's client (`arena.server.peers.address_key`); "" when the server names none."""
@@ -85,32 +119,18 @@ class Paced:
             await self.app(scope, receive, send)
             return
         address, cost = client_key(scope), self.cost(scope)
-        wait = self.pace.reads.turn_s(address, cost)
-        if wait is None:
-            await self._refuse(address, cost, send)
+        try:
+            wait = await self.pace.turn(address, cost)
+        except TooMany as refused:
+            body = json.dumps({"error": str(refused)}).encode()
+            await send({"type": "http.response.start", "status": 429, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                (b"retry-after", str(refused.retry_s).encode())]})
+            await send({"type": "http.response.body", "body": body})
             return
         if wait > 0:
-            await asyncio.sleep(wait)
             send = _timed(send, wait)
         await self.app(scope, receive, send)
-
-    async def _refuse(self, address: str, cost: float, send: Any) -> None:
-        web = self.pace
-        if web.holding < web.refusals_held and web.refusal_delay_s > 0:
-            web.holding += 1
-            try:
-                await asyncio.sleep(web.refusal_delay_s)
-            finally:
-                web.holding -= 1
-            web.late += 1
-        pace = web.reads
-        retry = max(1, math.ceil(pace.free_in_s(address, cost)))
-        body = json.dumps({"error": f"too many requests from this address (at most {pace.per_second:g} a second, "
-                                    f"{pace.burst} at once); try again in {retry} s"}).encode()
-        await send({"type": "http.response.start", "status": 429, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            (b"retry-after", str(retry).encode())]})
-        await send({"type": "http.response.body", "body": body})
 
 
 def _timed(send: Any, wait: float) -> Any:

@@ -26,6 +26,7 @@ import json
 import math
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -38,7 +39,6 @@ MAX_LIMIT = 500
 #: How long one read of a shared ladder's hosts answers every reader (seconds): the read looks at PostgreSQL's
 #: lock table (``pg_locks``, which briefly holds up every lock taken meanwhile), so a page's readers share it.
 HOSTS_FRESH_S = 2.0
-VIEWS_AFTER_END = ("omniscient", "spectator")
 
 
 class NotFound(LookupError):
@@ -320,50 +320,46 @@ class WebSource:
 
         ``reader``: the asker's address, counted against its share of the rebuild budget.
         """
-        from arena.replay.render import View
+        return json.loads(self.replay_json(self.replay_record(game_id, view), view, reader).result())
+
+    def replay_record(self, game_id: str, view: str) -> GameRecord:
+        """The ended game whose ``view`` a reader asks for (a database read): `NotFound`, `NotYet` (still
+        running) or `BadRequest` (a view it has not) before any of the costly work is asked for."""
+        from arena.web.frames import choose_view
 
         record = self._record(game_id)
         if record.status == "running":
             raise NotYet(f"game {game_id} is still running: only its live public view can be watched "
                          f"(/api/v1/games/{game_id}/events)")
-        builder = self._builder(record, reader)
-        players = builder.replay.players
-        if view in VIEWS_AFTER_END:
-            chosen = View.omniscient() if view == "omniscient" else View.spectator()
-        elif view.startswith("seat:") and view[5:].isdigit() and int(view[5:]) < players:
-            chosen = View.of_seat(int(view[5:]))
-        else:
-            raise BadRequest(f"view must be spectator, omniscient or seat:0..seat:{players - 1}, not {view!r}")
-        from arena.web.frames import frames
+        choose_view(view, len(record.seats))
+        return record
 
-        return frames(builder, chosen, record)
+    def replay_json(self, record: GameRecord, view: str, reader: Any = None) -> "Future[bytes]":
+        """The answer to a replay request, encoded (`arena.web.frames.replay_json`), as a future: built in the
+        process's bounded rebuild budget, its work in the budget's worker process, and remembered per game and
+        view.  Raises `Busy` at once when the budget (or ``reader``'s share of it) is taken."""
+        from arena.web.frames import replay_json
 
-    def _builder(self, record: GameRecord, reader: Any = None) -> Any:
-        """The game's re-simulated frames, built in the process's bounded rebuild budget (and remembered)."""
-        return self._for_readers(("frames", record.id), lambda: self._build(record), reader)
+        def build() -> bytes:
+            return self.rebuilds.run_in_worker(replay_json, self._replay_of(record), record.id, record.ruleset, view)
 
-    def _build(self, record: GameRecord) -> Any:
+        return self._submit(("replay", record.id, view), build, reader)
+
+    def _replay_of(self, record: GameRecord) -> "str | bytes":
+        """Where the worker reads the game: its file's path in this host's folder, else the database's text."""
         from arena.ladder.store import StoredReplayError
-        from arena.replay import ReplayFormatError, load
-        from arena.replay.reader import parse
-        from arena.replay.render import FrameBuilder
 
         path = self._replay_path(record)
-        try:
-            if path is not None:
-                replay = load(path)
-            else:  # another host's game: its replay is in the database
-                text = self.store.replay_text(record.id)
-                if text is None:
-                    raise NotFound(f"no replay of game {record.id} here (not in this host's replay folder, "
-                                   "not in the database)")
-                replay = parse(text, f"{record.id}.jsonl")
-            builder = FrameBuilder(replay)
-        except (ReplayFormatError, StoredReplayError, OSError) as error:
+        if path is not None:
+            return str(path)
+        try:  # another host's game: its replay is in the database
+            text = self.store.replay_text(record.id)
+        except StoredReplayError as error:
             raise NotFound(f"the replay of {record.id} cannot be read: {error}") from None
-        if not builder.states:
-            raise NotFound(f"the replay of {record.id} does not re-simulate: {builder.simulation.error}")
-        return builder
+        if text is None:
+            raise NotFound(f"no replay of game {record.id} here (not in this host's replay folder, "
+                           "not in the database)")
+        return text
 
     def _replay_path(self, record: GameRecord) -> Path | None:
         """The game's replay file in this host's folder, or None."""
@@ -422,10 +418,13 @@ class WebSource:
     def _for_readers(self, key: Any, build: Callable[[], Any], reader: Any = None) -> Any:
         """``build()`` in the process's bounded rebuild budget (`arena.rebuilds`), remembered by ``key``;
         a ``reader`` (an address) may have only its share of the budget's slots."""
+        return self._submit(key, build, reader).result()
+
+    def _submit(self, key: Any, build: Callable[[], Any], reader: Any = None) -> "Future[Any]":
         from arena import rebuilds
 
         try:
-            return self.rebuilds.submit(key, build, reader).result()
+            return self.rebuilds.submit(key, build, reader)
         except rebuilds.Busy as busy:
             raise Busy(f"the server is rebuilding replays and ratings for other readers: {busy}") from None
 

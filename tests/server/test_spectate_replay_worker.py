@@ -1,0 +1,91 @@
+"""Spectate of an ended game this host no longer holds: rebuilt in the budget's worker process (not the arena's),
+a read at its address's pace in proportion to the game's length, a killed worker one clear error, and no worker
+left once the server has stopped."""
+
+from __future__ import annotations
+
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import grpc
+
+from arena.server.replayed import spectator_events
+from mau_arena_sdk.wire import pb, rpc
+from server_helpers import HANG_GUARD_S, blocking, serve
+from tests.replay.conftest import record_random_game
+
+BURST = 20
+
+
+def spectate(port: int, game_id: str) -> tuple:
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        try:
+            return "ok", list(rpc.ArenaStub(channel).Spectate(pb.SpectateRequest(game_id=game_id), timeout=HANG_GUARD_S))
+        except grpc.RpcError as error:
+            return error.code(), error.details()
+
+
+def reads_left(port: int) -> int:
+    """How many ListGames this address may still call at once (the pace refills nothing while the test runs)."""
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = rpc.ArenaStub(channel)
+        for count in range(BURST + 1):
+            try:
+                stub.ListGames(pb.ListGamesRequest(limit=1), timeout=HANG_GUARD_S)
+            except grpc.RpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+                return count
+    return BURST + 1
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_spectate_of_an_ended_game_is_rebuilt_in_a_worker_a_killed_one_is_one_clear_error_and_none_outlives_the_server(tmp_path):
+    texts = {f"old-{n}": record_random_game(tmp_path, "maumau", seed=5 + n, game_id=f"old-{n}").read_bytes()
+             for n in range(2)}
+
+    async def director(handle):
+        handle.replay_provider = texts.get
+        workers = handle.rebuilds.workers
+        served = await blocking(spectate, handle.port, "old-0")
+        (first,) = workers.pids()
+        os.kill(first, signal.SIGSTOP)  # the next rebuild waits in it until the test kills it
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(spectate, handle.port, "old-1")
+            await blocking(workers.wait_jobs, 2, HANG_GUARD_S)
+            os.kill(first, signal.SIGKILL)
+            lost = await blocking(asked.result, HANG_GUARD_S)
+        again = await blocking(spectate, handle.port, "old-1")
+        return served, first, lost, again, workers.pids()
+
+    served, first, lost, again, pids = serve(director)
+    assert served == ("ok", spectator_events(texts["old-0"], "old-0"))
+    assert first != os.getpid()
+    assert lost[0] == grpc.StatusCode.UNAVAILABLE
+    assert lost[1].startswith("the replay worker process was killed by signal 9 while building this answer")
+    assert again == ("ok", spectator_events(texts["old-1"], "old-1"))
+    assert len(pids) == 1 and pids[0] != first
+    assert not alive(first) and not alive(pids[0])  # the server stopped: its worker is gone, not orphaned
+
+
+def test_spectate_of_an_ended_game_costs_read_turns_in_proportion_to_its_length(tmp_path):
+    """A long replay leaves its address fewer reads than a short one; without its turns it cost none."""
+    short = record_random_game(tmp_path, "maumau", seed=5, game_id="short", max_decisions=40).read_bytes()
+    long = record_random_game(tmp_path, "mose", players=4, seed=1, game_id="long", max_decisions=400).read_bytes()
+    left = {}
+    for game, text in (("short", short), ("long", long)):
+        async def director(handle):
+            handle.replay_provider = {game: text}.get
+            served = await blocking(spectate, handle.port, game)
+            return served, await blocking(reads_left, handle.port)
+
+        served, left[game] = serve(director, reads_burst=BURST, reads_per_second=1e-6, reads_max_wait_s=0)
+        assert served[0] == "ok"
+    assert left == {"short": BURST - 1, "long": BURST - 8}  # a turn per 50 decisions: 400 cost 8
