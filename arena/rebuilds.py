@@ -30,8 +30,8 @@ out.
   Retry-After), and nothing is queued without bound;
 * one rebuild per key however many readers ask for it at the same time (they
   share its future, and cost no slot), and the last ``kept`` results are
-  remembered (a replay per game and view, as the bytes sent), so a popular
-  game is rebuilt once;
+  remembered (a replay per game and view, as the bytes sent: a long Mose
+  game's view is 0.7-4 MB), so a popular game is rebuilt once;
 * at most ``per_reader`` of the admitted rebuilds started by one reader (its
   network address: gRPC's peer, the web's client), so one address that asks
   for many different games holds a few slots, not the whole line, and the
@@ -46,7 +46,8 @@ their input is the ladder database (every result of a ruleset), not one
 replay's text, so a worker would need a connection of its own (and a
 PostgreSQL ladder's credentials in a second process); they are computed once
 per ruleset and remembered until another game finishes, and the pace bounds
-how often one address asks.
+how often one address asks.  They still take this process's GIL while they
+run (one at a time): moving them is the next step if a large ladder shows it.
 
 Failures are not remembered: the next request tries again.  A worker that
 dies under a job fails that job (`arena.workerprocesses.WorkerLost`) and the
@@ -55,6 +56,8 @@ next job gets a fresh one.  `Rebuilds.close` stops the workers with the server.
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -92,7 +95,7 @@ class Rebuilds:
         self._starter: dict[Hashable, Hashable] = {}  # key -> the reader whose request started its rebuild
         self._started: dict[Hashable, int] = {}  # reader -> admitted rebuilds it started
         self._executor: ThreadPoolExecutor | None = None
-        self.workers = workers if workers is not None else WorkerProcesses(running)
+        self.workers = workers if workers is not None else WorkerProcesses(running, preamble=rulesets_here)
         #: Counters for operators and tests: rebuilds run, requests refused, answered from memory.
         self.built = 0
         self.refused = 0
@@ -185,3 +188,31 @@ class Rebuilds:
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
         self.workers.close()
+
+
+def rulesets_here() -> list:
+    """A new worker's first job: register the rulesets this process knows that a module holds (a spawned worker
+    knows only those its own imports register; one added at run time, as a plugin's or a test's
+    ``registry.register(INFO)``, is found again by its module and name there)."""
+    from arena.games import registry
+
+    held = []
+    for name in registry.names():
+        info = registry.get(name)
+        for part in (info.new_game, info.from_position):
+            module = sys.modules.get(getattr(part, "__module__", None) or "")
+            found = next((attr for attr, value in vars(module).items() if value is info), None) if module else None
+            if found is not None:
+                held.append((module.__name__, found))
+                break
+    return [(adopt_rulesets, (held,))]
+
+
+def adopt_rulesets(held: list) -> None:
+    """In a worker: register each ruleset ``(module, attribute)`` names that it does not know yet."""
+    from arena.games import registry
+
+    for module, attribute in held:
+        info = getattr(importlib.import_module(module), attribute)
+        if info.name not in registry.names():
+            registry.register(info)

@@ -51,13 +51,19 @@ class WorkerLost(RuntimeError):
     """The worker process ended (killed, crashed, stopped with the server) while doing a job."""
 
 
-def _serve(connection: Any, nice: int) -> None:
-    """A worker's life: run each job sent, send back ("ok", result) or ("error", exception), until the pipe ends."""
+def _serve(connection: Any, nice: int, preamble: list) -> None:
+    """A worker's life: its ``preamble`` jobs, then each job sent, answered ("ok", result) or ("error",
+    exception), until the pipe ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:
         try:
             os.nice(nice)
         except OSError:  # not allowed here: the job still runs
+            pass
+    for fn, args in preamble:
+        try:
+            fn(*args)
+        except Exception:  # what it would have set up stays missing: the jobs that need it fail, one by one
             pass
     while True:
         try:
@@ -93,13 +99,17 @@ class _Worker:
 class WorkerProcesses:
     """``workers`` processes that run jobs for threads of this process (`run`), started when first needed."""
 
-    def __init__(self, workers: int = 1, nice: int = NICE, start_method: str = START_METHOD) -> None:
+    def __init__(self, workers: int = 1, nice: int = NICE, start_method: str = START_METHOD,
+                 preamble: Callable[[], list] | None = None) -> None:
+        """``preamble()``: the jobs ((fn, args) pairs) each new worker runs first, asked for when it starts
+        (what it must know of this process's state: `arena.rebuilds` sends the rulesets registered here)."""
         if workers < 1:
             raise ValueError("workers must be at least 1")
         if start_method == "fork":
             raise ValueError("the arena has threads: its workers are started with spawn or forkserver, never fork")
         self.workers = workers
         self.nice = nice
+        self.preamble = preamble
         self._context = multiprocessing.get_context(start_method)
         self._all = [_Worker() for _ in range(workers)]
         self._idle: "queue.SimpleQueue[_Worker]" = queue.SimpleQueue()
@@ -162,8 +172,9 @@ class WorkerProcesses:
     def _start(self, worker: _Worker) -> None:
         """A fresh process for ``worker`` (under the lock)."""
         ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(theirs, self.nice), name="arena-reader-worker",
-                                        daemon=True)
+        preamble = self.preamble() if self.preamble is not None else []
+        process = self._context.Process(target=_serve, args=(theirs, self.nice, preamble),
+                                        name="arena-reader-worker", daemon=True)
         process.start()
         theirs.close()  # only the worker holds its end: its death is our end of file
         worker.process, worker.connection = process, ours

@@ -69,7 +69,8 @@ class Handle:
         self.replay_provider: Optional[ReplayProvider] = None
         self.host_provider: Optional[HostProvider] = None
         #: The process's budget for re-simulating ended games for readers (Spectate here, and the
-        #: web view when it runs on this loop): bounded, shared, remembered (`arena.rebuilds`).
+        #: web view when it runs on this loop): bounded, shared, remembered, its work in a worker
+        #: process started on first use and stopped with the server (`arena.rebuilds`).
         self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
         #: Hellos refused before the token check, per address; beyond it, new Play streams are refused unread.
