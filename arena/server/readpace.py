@@ -43,6 +43,14 @@ from typing import Callable, Optional
 MAX_REMEMBERED = 4096
 #: A replay costs one read turn per this many of its decisions (`replay_turns`).
 DECISIONS_PER_TURN = 50
+#: A list of games costs one read turn per this many games asked for (`list_turns`): the web's /api/v1/games and
+#: gRPC ListGames alike (a list of 1,000 games took one turn on gRPC, as a list of 20 did).
+GAMES_PER_TURN = 50
+
+
+def list_turns(asked: int) -> float:
+    """The turns a list of ``asked`` games costs: one per `GAMES_PER_TURN`, at least one."""
+    return max(1.0, asked / GAMES_PER_TURN)
 
 
 def replay_turns(decisions: int, burst: int) -> float:

@@ -22,7 +22,7 @@ from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
-from arena.server.readpace import ReadPace, replay_turns
+from arena.server.readpace import ReadPace, list_turns, replay_turns
 from arena.server.bot_session import BotSession
 from arena.server.connection import MAX_VIOLATIONS, Connection, to_write
 from arena.server.sessions import Hub
@@ -194,11 +194,11 @@ class ArenaService(rpc.ArenaServicer):
 
     # ---------------------------------------------------------------- read-only calls
 
-    async def _paced(self, context: grpc.aio.ServicerContext) -> None:
-        """A read-only call at its address's pace (`ReadPace`): answered when its turn comes, or refused
-        at once (RESOURCE_EXHAUSTED) when that is too far away."""
+    async def _paced(self, context: grpc.aio.ServicerContext, cost: float = 1.0) -> None:
+        """A read-only call at its address's pace (`ReadPace`), ``cost`` calls' worth: answered when its turn
+        comes, or refused at once (RESOURCE_EXHAUSTED) when that is too far away."""
         reads = self.reads
-        wait_s = reads.turn_s(peer_address(context.peer() or ""))
+        wait_s = reads.turn_s(peer_address(context.peer() or ""), cost)
         if wait_s is None:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"too many read-only calls from this address (at most {reads.per_second:g} a "
@@ -240,8 +240,8 @@ class ArenaService(rpc.ArenaServicer):
         return reply
 
     async def ListGames(self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext) -> pb.ListGamesReply:
-        await self._paced(context)
         limit = min(request.limit or DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT)
+        await self._paced(context, list_turns(limit))
         return pb.ListGamesReply(games=self.hub.live.summaries(request.live_only, request.ruleset, limit))
 
     async def Spectate(self, request: pb.SpectateRequest, context: grpc.aio.ServicerContext) -> None:

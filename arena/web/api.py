@@ -22,7 +22,7 @@ from starlette.routing import Route
 from arena.ladder.store import error_line, outage_errors
 from arena.workerprocesses import WorkerLost
 from arena.server.peers import address_key
-from arena.server.readpace import replay_turns
+from arena.server.readpace import list_turns, replay_turns
 from arena.web.pace import TooMany, client_key
 from arena.web.source import MAX_LIMIT, BadRequest, Busy, NotFound, NotYet, WebSource
 
@@ -32,7 +32,6 @@ VERSION = 1
 OUTAGE_RETRY_S = 5
 #: A list of games counts against its address's pace (`arena.web.pace`) as one request per this many games
 #: asked (``limit``): its cost, on the arena's loop, grows with its rows (0.1-0.2 ms each).
-GAMES_PER_REQUEST = 50
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -58,7 +57,7 @@ def reader(request: Request) -> str | None:
 
 def request_cost(scope: dict[str, Any]) -> float:
     """How many requests' worth of its address's pace a request takes (`arena.web.pace.Paced`): a list
-    of games one per `GAMES_PER_REQUEST` games asked, anything else one.  A replay takes one here and the
+    of games one per `arena.server.readpace.GAMES_PER_TURN` games asked, anything else one.  A replay takes one here and the
     rest of its cost (`arena.server.readpace.replay_turns`) once its endpoint knows the game's length."""
     if scope.get("path") != "/api/v1/games":
         return 1.0
@@ -67,7 +66,7 @@ def request_cost(scope: dict[str, Any]) -> float:
         asked = min(max(int(limit), 1), MAX_LIMIT)
     except ValueError:  # answered with a 400; the default otherwise
         asked = 1 if limit else 50
-    return max(1.0, asked / GAMES_PER_REQUEST)
+    return list_turns(asked)
 
 
 def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:

@@ -436,3 +436,29 @@ def test_the_read_pace_is_a_bucket_per_address_that_refills():
     assert turns[:3] == [0, 0, 0] and turns[3:5] == [pytest.approx(0.1), pytest.approx(0.2)]
     assert turns[5:] == [None, None]  # too far away: refused, and nothing taken
     assert other == 0 and refilled == 0 and set(polling) == {0} and (pace.held, pace.refused) == (2, 2)
+
+
+def test_a_list_of_many_games_costs_its_address_a_read_turn_per_fifty_games():
+    """ListGames of 1,000 games took one turn of the address's read pace, as a list of one did (the web's
+    /api/v1/games already cost a turn per 50 games): a reader could ask for 40,000 games' summaries at once."""
+    burst = 40
+
+    def left_after(limit: int, port: int) -> int:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = rpc.ArenaStub(channel)
+            stub.ListGames(pb.ListGamesRequest(limit=limit), timeout=HANG_GUARD_S)
+            for count in range(burst + 1):
+                try:
+                    stub.ListGames(pb.ListGamesRequest(limit=1), timeout=HANG_GUARD_S)
+                except grpc.RpcError as error:
+                    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+                    return count
+        return burst + 1
+
+    left = {}
+    for limit in (1, 1000):
+        async def director(handle):
+            return await blocking(left_after, limit, handle.port)
+
+        left[limit] = serve(director, reads_per_second=1e-6, reads_burst=burst, reads_max_wait_s=0)
+    assert left == {1: burst - 1, 1000: burst - 20}
