@@ -38,10 +38,8 @@ import time
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from flood_server import probe
 from mau_arena_sdk.wire import pb, rpc
-
-#: The probe's pace: within the health Check pace of one address (10 a second after a burst of 20).
-PROBE_EVERY_S = 0.125
 
 
 def server_cpu(pid: int) -> float:
@@ -57,18 +55,6 @@ def finished(stub) -> set[str]:
             return {g.game_id for g in games if g.status == "finished"}
         except grpc.RpcError:  # paced, or refused: this script's own reads count against its address too
             time.sleep(0.1)
-
-
-def probe(address: str, stop: threading.Event, out: list[float]) -> None:
-    """Check round trips (ms) every `PROBE_EVERY_S` until ``stop``."""
-    stub = health_pb2_grpc.HealthStub(grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]))
-    while not stop.wait(PROBE_EVERY_S):
-        began = time.perf_counter()
-        try:
-            stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
-            out.append((time.perf_counter() - began) * 1000)
-        except grpc.RpcError:
-            pass
 
 
 def window(stub, pid: int, seconds: float, probe_address: str) -> tuple[int, float, float, float]:

@@ -18,64 +18,21 @@ import argparse
 import http.client
 import json
 import os
-import re
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def start(folder: Path) -> tuple[subprocess.Popen, str, int]:
-    """`arena serve --game mose --demo --web 0`: (the process, the web view's host:port, the arena's gRPC port)."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--db", str(folder / "ladder.db"),
-         "--replays", str(folder / "replays"), "--plain", "--summary-every", "1000", "--game", "mose", "--demo"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(ROOT)))
-    web = port = None
-    for line in server.stdout:
-        found = re.search(r"web view on http://([^/\s]+)", line)
-        if found:
-            web = found.group(1)
-        found = re.search(r"arena listening on \S+:(\d+)", line)
-        if found:
-            port = int(found.group(1))
-        if web and port:
-            break
-    if not (web and port):
-        server.kill()
-        raise SystemExit("the server did not start")
-    threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()  # keep its pipe drained
-    return server, web, port
+from flood_server import ROOT, percentile, probe, start
 
 
 def finished(db: Path) -> list[str]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
         return [row[0] for row in con.execute("select id from games where status = 'finished'")]
-
-
-def probe(port: int, stop: threading.Event, lags: list[float]) -> None:
-    """Health Check round trips, back to back with a 20 ms pause: the games' loop answers them."""
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while not stop.is_set():
-            began = time.perf_counter()
-            try:
-                stub.Check(health_pb2.HealthCheckRequest(), timeout=30)
-                lags.append((time.perf_counter() - began) * 1000)
-            except grpc.RpcError:
-                pass
-            stop.wait(0.02)
 
 
 def flood(web: str, games: list[str], view: str, stop: threading.Event, answers: Counter, lock: threading.Lock) -> None:
@@ -98,13 +55,6 @@ def flood(web: str, games: list[str], view: str, stop: threading.Event, answers:
             connection.close()
 
 
-def percentile(values: list[float], share: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="each window")
@@ -114,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-replay-flood-") as folder:
         db = Path(folder) / "ladder.db"
-        server, web, port = start(Path(folder))
+        server, web, port = start(Path(folder), "--game", "mose", "--demo")
         try:
             time.sleep(args.warm)
             print(f"{args.at_once} replay requests at a time from one address (view {args.view}), "
@@ -125,7 +75,7 @@ def main() -> None:
                 games = finished(db)  # each asked for once: nothing is answered from memory
                 clients = [threading.Thread(target=flood, args=(web, games, args.view, stop, answers, lock))
                            for _ in range(args.at_once if phase == "flooded" else 0)]
-                prober = threading.Thread(target=probe, args=(port, stop, lags))
+                prober = threading.Thread(target=probe, args=(f"127.0.0.1:{port}", stop, lags))
                 before = len(finished(db))
                 prober.start()
                 for client in clients:

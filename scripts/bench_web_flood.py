@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -25,32 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def start(folder: Path) -> tuple[subprocess.Popen, str, int]:
-    """`arena serve --web 0`: (the process, the web view's host:port, the arena's gRPC port)."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", "0", "--web", "0", "--db", str(folder / "ladder.db"),
-         "--replays", str(folder / "replays"), "--plain", "--summary-every", "1000", "--game", "moumou",
-         "--move-ms", "300", "--bank-ms", "2000"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    web = port = None
-    for line in server.stdout:
-        found = re.search(r"web view on http://([^/\s]+)", line)
-        if found:
-            web = found.group(1)
-        found = re.search(r"arena listening on \S+:(\d+)", line)
-        if found:
-            port = int(found.group(1))
-        if web and port:
-            break
-    if not (web and port):
-        server.kill()
-        raise SystemExit("the server did not start")
-    threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()  # keep its pipe drained
-    return server, web, port
+from flood_server import ROOT, start
 
 
 def finished(db: Path) -> int:
@@ -82,7 +55,7 @@ def main() -> None:
     parser.add_argument("--warm", type=float, default=25.0, help="seconds of games before the first window")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-web-flood-") as folder:
-        server, web, port = start(Path(folder))
+        server, web, port = start(Path(folder), "--game", "moumou", "--move-ms", "300", "--bank-ms", "2000")
         bots = [subprocess.Popen([sys.executable, str(ROOT / "sample_bots" / "random_bot.py"), "--arena",
                                   f"127.0.0.1:{port}", "--name", f"honest{i}"], cwd=ROOT,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(4)]

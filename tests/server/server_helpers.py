@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import queue
 import random
+import socket
 import threading
 from typing import Any, Callable, Optional
 
@@ -32,6 +33,17 @@ _END = object()
 
 #: How long a helper waits (real time) for something that should happen at once: only a hang guard.
 HANG_GUARD_S = 60.0
+
+
+def ipv6_loopback() -> bool:
+    """Whether this machine has an IPv6 loopback (::1): a second client address beside 127.0.0.1 for the tests
+    of per-address limits."""
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
 
 
 def serve(director: Callable[[Any], Any], **config: Any) -> Any:

@@ -17,30 +17,21 @@ depends on how fast the machine runs.  The second address is the IPv6 loopback: 
 from __future__ import annotations
 
 import queue
-import socket
 from typing import Any
 
 import grpc
 import pytest
 
 from mau_arena_sdk.wire import pb
-from server_helpers import PLAY, RawBot, blocking, hello, serve, until
+from server_helpers import PLAY, RawBot, blocking, hello, ipv6_loopback, serve, until
 
 BURST = 5
 PER_SECOND = 0.01  # one refusal's worth refills in 100 s of the bucket's clock
 HELD = 2
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
-            probe.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
 
-
-pytestmark = pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1): no second client address")
+pytestmark = pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback (::1): no second client address")
 
 
 def _first_replies(target: str, streams: list[list[Any]]) -> list[tuple[str, str]]:

@@ -15,25 +15,16 @@ how fast the machine answers.  The second address is the IPv6 loopback (the serv
 
 from __future__ import annotations
 
-import socket
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from server_helpers import blocking, serve
+from server_helpers import blocking, ipv6_loopback, serve
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 BURST, PER_SECOND = 20, 10.0  # ServerConfig's defaults
 
-
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
-            probe.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
 
 
 def _checks(target: str, count: int, between=lambda: None) -> list:
@@ -51,7 +42,7 @@ def _checks(target: str, count: int, between=lambda: None) -> list:
     return out
 
 
-@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1): no second client address")
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback (::1): no second client address")
 def test_a_flood_of_checks_from_one_address_is_refused_beyond_its_pace_and_another_address_is_not():
     now = [0.0]
 
