@@ -37,7 +37,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio  # the package's asyncio servicer, as it exports it
 
 from arena.server.peers import peer_address
-from arena.server.readpace import ReadPace
+from arena.server.readpace import ReadPace, wait_turn
 from arena.server.streambudget import Crowded, StreamBudget
 
 SERVICES = ("", "mauarena.v1.Arena")
@@ -60,13 +60,8 @@ class BudgetedHealthServicer(health_aio.HealthServicer):
 
     async def Check(self, request: health_pb2.HealthCheckRequest, context: Any) -> health_pb2.HealthCheckResponse:
         checks = self.checks
-        wait_s = checks.turn_s(peer_address(context.peer() or ""))
-        if wait_s is None:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"too many health Checks from this address (at most {checks.burst} at once, then "
-                                f"{checks.per_second:g} a second); ask every few seconds, or use Watch")
-        elif wait_s > 0:
-            await asyncio.sleep(wait_s)
+        await wait_turn(checks, context, f"too many health Checks from this address (at most {checks.burst} at once, "
+                        f"then {checks.per_second:g} a second); ask every few seconds, or use Watch")
         return await super().Check(request, context)
 
     async def Watch(self, request: health_pb2.HealthCheckRequest, context: Any) -> None:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 MAX_REMEMBERED = 4096
 #: A replay costs one read turn per this many of its decisions (`replay_turns`).
@@ -114,3 +114,19 @@ class ReadPace:
 
     def _wait(self, tokens: float, cost: float) -> float:
         return 0.0 if tokens >= cost else (cost - tokens) / self.per_second
+
+
+async def wait_turn(pace: ReadPace, context: Any, refusal: str, cost: float = 1.0) -> None:
+    """A gRPC call (``context``, grpc.aio's) at its address's ``pace``: returns when its turn comes, or ends the
+    call with RESOURCE_EXHAUSTED and ``refusal`` when that is more than the pace's wait away."""
+    import asyncio
+
+    import grpc
+
+    from arena.server.peers import peer_address
+
+    wait_s = pace.turn_s(peer_address(context.peer() or ""), cost)
+    if wait_s is None:
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+    elif wait_s > 0:
+        await asyncio.sleep(wait_s)

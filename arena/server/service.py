@@ -22,7 +22,7 @@ from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
-from arena.server.readpace import ReadPace, list_turns, replay_turns
+from arena.server.readpace import ReadPace, list_turns, replay_turns, wait_turn
 from arena.server.bot_session import BotSession
 from arena.server.connection import MAX_VIOLATIONS, Connection, to_write
 from arena.server.sessions import Hub
@@ -198,13 +198,8 @@ class ArenaService(rpc.ArenaServicer):
         """A read-only call at its address's pace (`ReadPace`), ``cost`` calls' worth: answered when its turn
         comes, or refused at once (RESOURCE_EXHAUSTED) when that is too far away."""
         reads = self.reads
-        wait_s = reads.turn_s(peer_address(context.peer() or ""), cost)
-        if wait_s is None:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"too many read-only calls from this address (at most {reads.per_second:g} a "
-                                f"second, {reads.max_wait_s:g} s of them waiting); try again in a few seconds")
-        elif wait_s > 0:
-            await asyncio.sleep(wait_s)
+        await wait_turn(reads, context, f"too many read-only calls from this address (at most {reads.per_second:g} "
+                        f"a second, {reads.max_wait_s:g} s of them waiting); try again in a few seconds", cost)
 
     async def GetStandings(self, request: pb.StandingsRequest, context: grpc.aio.ServicerContext) -> pb.StandingsReply:
         await self._paced(context)
