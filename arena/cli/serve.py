@@ -574,8 +574,9 @@ def _serve(args, store, config, players, options, time_control, web_socket) -> i
         print(f"store: {json.dumps(store.stats.snapshot(), sort_keys=True)}", flush=True)
     if args.timings and summary.gaps:  # where the time between games went (arena.ladder.game_gaps; bench_ladder reads it)
         print(f"between games: {json.dumps(summary.gaps)}", flush=True)
-    # 130 once a Ctrl-C stopped the ladder or aborted its drain, whatever stopped it first (`LadderSummary.interrupted`)
-    return 130 if summary.interrupted else 0
+    # 130 once a Ctrl-C stopped the ladder or aborted its drain, whatever stopped it first (`LadderSummary.interrupted`);
+    # 1 when another process took over this host's name on a shared ladder (`LadderSummary.host_replaced`)
+    return 130 if summary.interrupted else 1 if summary.host_replaced else 0
 
 
 async def _route_signals(ladder: Any, starting: Any, task_status: Any) -> None:

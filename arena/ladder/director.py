@@ -110,6 +110,8 @@ class LadderDirector:
         self._all_done: trio.Event | None = None
         self._stops: dict[str, Any] = {}  # game id -> its GameStop, to abort the games playing here
         self.membership = None
+        #: Set when another process joined the shared ladder under this host's name (`replaced_host`).
+        self.host_replaced = False
         #: Called once joined with (games this host had left running, now aborted; the recovery done).
         self.on_joined: Callable[[list, Any], None] | None = None
 
@@ -156,7 +158,7 @@ class LadderDirector:
             self._starts = GroupCommit(starts, self.gaps)
         async with trio.open_nursery() as background:
             if self.membership is not None:
-                background.start_soon(self.membership.run, handle, self._kick, self.abort_games)
+                background.start_soon(self.membership.run, handle, self._kick, self.abort_games, self.replaced_host)
                 background.start_soon(self.membership.listen, self._kick)
                 background.start_soon(self.membership.watch, self._kick)
             if self.settings.handle_signals:
@@ -186,6 +188,7 @@ class LadderDirector:
             stopped_because=self.stop_reason,
             interrupted=self.interrupted,
             gaps=self.gaps.summary(),
+            host_replaced=self.host_replaced,
         )
 
     # ------------------------------------------------------------ stopping (`arena.ladder.stopping`)
@@ -228,6 +231,14 @@ class LadderDirector:
         """Abort every game playing here (their results would not be stored: see `Membership.run`)."""
         for stop in list(self._stops.values()):
             stop.abort(reason)
+
+    def replaced_host(self, reason: str) -> None:
+        """Another process joined the shared ladder under this host's name while this one was cut off: this one is
+        no longer that host.  Abort every game playing here (the database already holds them aborted, or refuses
+        their results) and stop; `arena serve` exits 1 (`LadderSummary.host_replaced`)."""
+        self.host_replaced = True
+        self.abort_games(reason)
+        self.abort_now(reason)
 
     # ------------------------------------------------------------ scheduling
 

@@ -12,7 +12,9 @@ host, as a single server does; this module adds what makes that sound with sever
   the games of hosts found dead; while the database is away it says so and the host
   starts nothing new (every game needs its seats claimed first); when its heartbeat finds
   that another host swept this one meanwhile (fenced), it has the director abort every
-  game still playing here;
+  game still playing here; when another process has joined under this host's name meanwhile
+  (the operator's replacement: `HostReplaced`), this process is no longer the host: it has the
+  director abort its games and stop, and `arena serve` exits 1;
 * before planning, `Membership.adjust` turns each connected bot's free slots into the
   cluster's: its open claims on the other hosts count, its share is of every live host's
   slots, and the scheduler's fairness counts become those of every host.  It takes the
@@ -54,7 +56,7 @@ from arena.ladder.host_balance import HostBalance
 from arena.ladder.scheduler import Scheduler, slot_share
 from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.game_start import SeatClaim
-from arena.ladder.store.hosts import HostRegistry, default_host_name
+from arena.ladder.store.hosts import HostRegistry, HostReplaced, default_host_name
 
 log = logging.getLogger("arena.ladder")
 
@@ -141,12 +143,17 @@ class Membership:
 
     # ---- in the background
 
-    async def run(self, handle: Any, kick: Callable[[], None], fenced: Callable[[str], None] | None = None) -> None:
+    async def run(self, handle: Any, kick: Callable[[], None], fenced: Callable[[str], None] | None = None,
+                  replaced: Callable[[str], None] | None = None) -> None:
         """Heartbeats, the live hosts for Welcome, dead hosts' games closed, releases retried.
 
         fenced(reason): another host took this one for dead and aborted its games (its
         connection was lost for longer than a lease while the others' was not): abort every
         game still playing here; the host is live again from this heartbeat on.
+
+        replaced(reason): another process joined under this host's name while this one was cut off (the
+        operator replaced it; `HostReplaced`): this process renews and claims nothing any more (the
+        database refuses both) and must abort its games and stop.  Returns then: it is no host now.
         """
         assert self.registry is not None
         while True:
@@ -169,6 +176,13 @@ class Membership:
                     log.warning("the database is back: scheduling again")
                     self.problem = ""
                     kick()
+            except HostReplaced as error:
+                reason = f"{error}; its games were aborted (not rated)"
+                log.error("%s: aborting the games still playing here and stopping", reason)
+                self.problem = f"{error}: stopping"
+                if replaced is not None:
+                    replaced(reason)
+                return
             except Exception as error:  # the database is away: nothing new starts (claims fail too)
                 text = " ".join(str(error).split())[:200] or type(error).__name__
                 if not self.problem:

@@ -25,3 +25,6 @@ class LadderSummary:
     interrupted: bool = False
     #: Where the time between games went (`GameGaps.summary`).
     gaps: dict[str, Any] = field(default_factory=dict)
+    #: Whether another process took over this host's name on a shared ladder while this one was cut off from the
+    #: database (`LadderDirector.replaced_host`): `arena serve` then exits 1.
+    host_replaced: bool = False

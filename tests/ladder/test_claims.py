@@ -10,6 +10,9 @@
 * a host sweeps nobody before it has been in steady contact for its grace, and a host that was
   swept while it lived (fenced) learns it at its next heartbeat, claims nothing while its lease
   is lapsed, and its results never overwrite the rows the sweep aborted;
+* a host replaced under its name while it was cut off (another process joined as it) renews nothing,
+  claims nothing and leaves the replacement's row alone, also once the replacement has died, whose
+  games are then swept as any dead host's;
 * the fairness counts a host reads incrementally (only the claims committed since its last
   read) equal a full count of every claim since it started, after every step of a random history.
 """
@@ -25,7 +28,7 @@ from seat_claim import claim
 
 from arena.ladder.store import LadderStore, StoreError
 from arena.ladder.store.claims import SeatClaims
-from arena.ladder.store.hosts import HOST_LOCK_CLASS, HostRegistry
+from arena.ladder.store.hosts import HOST_LOCK_CLASS, HostRegistry, HostReplaced
 
 pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
@@ -199,6 +202,70 @@ def test_a_host_swept_while_it_lived_is_fenced_and_its_results_change_nothing(po
     assert cut_off.heartbeat() == "live"
     assert claim(store, cut_claims, "g2", ("x", "y"), {"x": 1, "y": 1})
     survivor.close(), cut_off.close()
+    store.close()
+
+
+def test_a_host_replaced_while_cut_off_renews_and_claims_nothing_and_its_dead_replacement_is_swept(postgres_db):
+    """The red team's zombie host (attacks/a2b_zombie_plays.py), at its source: host h1 is cut off (its sessions
+    ended) for longer than its lease and swept; the operator starts a replacement under the name h1, which plays;
+    the old process is not dead.  Its claims are refused while the replacement lives (h1's lease is current and
+    its lock held: only the old process's incarnation is not h1's any more).  Then the replacement dies (kill -9:
+    its session and lock gone, its lease left) and the old process comes back: it must not take the free lock
+    nor renew h1's lease (it renewed it on a session without the lock at every heartbeat, so h1 never died and
+    the replacement's games and claims stayed open), claim nothing, and leave the row alone as it stops; so h1
+    is dead as soon as its lease lapses, and the replacement's games are swept as any dead host's."""
+    import psycopg
+
+    store = LadderStore.open(postgres_db, shared=True)
+    survivor, _ = host(postgres_db, "live", lease_s=3600)
+    old, old_claims = host(postgres_db, "h1")
+    assert claim(store, old_claims, "g1", ("a", "b"), {"a": 1, "b": 1})
+    lapse(old)
+    with survivor.connection() as db:
+        db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'mau-arena host h1%'")
+    wait_gone(survivor, "h1")
+    assert [(d.name, d.aborted, d.released) for d in survivor.sweep_dead()] == [("h1", 1, 2)]
+    replacement, new_claims = host(postgres_db, "h1")  # the operator's replacement, same name
+    assert claim(store, new_claims, "g2", ("a", "b"), {"a": 1, "b": 1})
+    # The old process claims nothing, although h1's lease is current and its lock held (by the replacement).
+    with pytest.raises(psycopg.OperationalError):  # (its work connection was lost; the next call reconnects)
+        old_claims.ensure_bots(["c", "d"])
+    assert not claim(store, old_claims, "g3", ("c", "d"), {"c": 1, "d": 1}) and store.game("g3") is None
+
+    def lease() -> tuple:
+        with survivor.connection() as db:
+            return db.execute("SELECT state, lease_until, started_at FROM hosts WHERE name = 'h1'").fetchone()
+
+    def lock_holders() -> list:
+        with survivor.connection() as db:
+            return db.execute("SELECT l.pid FROM pg_locks l JOIN hosts h ON CAST(l.objid AS BIGINT) = h.lock_key "
+                              "WHERE l.locktype = 'advisory' AND l.granted AND CAST(l.classid AS BIGINT) = %s "
+                              "AND h.name = 'h1'", (HOST_LOCK_CLASS,)).fetchall()
+
+    replacement.close()  # killed: its session and lock go, its lease stays
+    wait_gone(survivor, "h1")
+    renewed = lease()
+    assert renewed[0] == "live" and not lock_holders()
+    # The old process wakes up: its first heartbeat finds its connection lost, the next one finds h1 replaced
+    # (before taking the free lock), and every one after says so without touching the database.
+    with pytest.raises(psycopg.OperationalError):
+        old.heartbeat()
+    for _ in range(3):
+        with pytest.raises(HostReplaced, match="host name 'h1' was taken over by another `arena serve`"):
+            old.heartbeat()
+    assert lease() == renewed and not lock_holders()
+    assert not claim(store, old_claims, "g4", ("c", "d"), {"c": 1, "d": 1}) and store.game("g4") is None
+    old.leave()  # its clean stop leaves the row and the replacement's claims alone
+    assert lease() == renewed
+    with survivor.connection() as db:
+        assert db.execute("SELECT COUNT(*) FROM seat_claims WHERE game_id = 'g2' AND released_at IS NULL"
+                          ).fetchone() == (2,)
+    with survivor.connection() as db:  # (its lease runs out, as nobody renews it)
+        db.execute("UPDATE hosts SET lease_until = lease_until - 3600 WHERE name = 'h1'")
+    assert [(d.name, d.aborted, d.released) for d in survivor.sweep_dead()] == [("h1", 1, 2)]
+    game = store.game("g2")
+    assert (game.status, game.reason) == ("aborted", "host h1 died (not rated)") and not store.rated_games("moumou")
+    survivor.close()
     store.close()
 
 

@@ -5,7 +5,8 @@ that records the game's start (`SeatClaims.claim_in`, through `LadderStore.game_
 or, in a group commit, `LadderStore.game_started_steps`; the start's server-side function
 ``mau_start_game`` calls the claim's, `arena.ladder.store.game_start`), and only while its own lease
 is current (a host whose lease lapsed may be swept at any moment: it claims nothing until
-it has renewed):
+it has renewed), and only as the host's incarnation that joined last (a process replaced under
+its name while it was cut off claims nothing: `FENCED_CLAIM_FUNCTION`, schema step 15):
 
 1. lock the bots' rows of ``bot_slots`` with ``FOR UPDATE SKIP LOCKED``, in name order:
    if another host is claiming one of these bots at this very moment, the row is skipped
@@ -118,6 +119,18 @@ CLAIM_FUNCTION_7 = _claim_function("FOR SHARE")
 #: UPDATE``: no key column changes) does not wait for, while a sweep (``FOR UPDATE SKIP LOCKED``) still skips
 #: a host with a claim in flight, so a claim and a sweep of its host never interleave.
 CLAIM_FUNCTION = _claim_function("FOR KEY SHARE")
+#: The claim function since step 15, beside step 8's (kept for the hosts of a release before it): with the claiming
+#: process's incarnation of its host (``p_incarnation``, the row's ``started_at`` its `HostRegistry.join` wrote), refused
+#: when another process has joined under the host's name since.  A process cut off from the database while the
+#: operator started a replacement under its name (which may have died since, leaving the lease to lapse) so seats
+#: nothing: only a live incarnation claims, and the lease it claims under is its own.  NULL: not checked.
+FENCED_CLAIM_FUNCTION = (
+    CLAIM_FUNCTION
+    .replace("p_caps INTEGER[])", "p_caps INTEGER[], p_incarnation DOUBLE PRECISION)")
+    .replace(f"lease_until >= {NOW} FOR KEY SHARE;",
+             f"lease_until >= {NOW}\n      AND (p_incarnation IS NULL OR started_at = p_incarnation) FOR KEY SHARE;")
+)
+assert FENCED_CLAIM_FUNCTION.count("p_incarnation") == 3, "the claim function's text changed: fence it again"
 
 
 #: A release, whole, as one server-side function (schema step 7): under `hosts.SEATS_LOCK` shared (the
@@ -256,7 +269,7 @@ class SeatClaims:
         long.  Two claims of one bot in one transaction must not read side by side (the second must count the
         first: `Call.keys`).
         """
-        return SeatClaim(self.registry.name, {bot: caps[bot] for bot in bots})
+        return SeatClaim(self.registry.name, {bot: caps[bot] for bot in bots}, self.registry.started)
 
     def release_statements(self, *game_ids: str) -> list[tuple[str, tuple]]:
         """These games are over: the statements that free their seats, for the transaction that records

@@ -34,6 +34,9 @@ class SeatClaim:
 
     host: str
     caps: Mapping[str, int]
+    #: The claiming process's incarnation of its host (`HostRegistry.started`): a claim made by a process that
+    #: another has replaced under the host's name is refused (`claims.FENCED_CLAIM_FUNCTION`).  None: unchecked.
+    started: float | None = None
 
     def check(self, bots: Sequence[str]) -> None:
         """Refuse a table that seats a bot twice (ValueError, naming the bot), before anything is sent.
@@ -49,9 +52,13 @@ class SeatClaim:
             seen.add(bot)
 
     def call(self, game_id: str, ruleset: str, bots: Sequence[str]) -> tuple[str, list[Any]]:
-        """The claim alone, ``mau_claim_seats`` (shared SQL): one row, true when every seat was claimed."""
-        return ("SELECT mau_claim_seats(?, ?, ?, CAST(? AS TEXT[]), CAST(? AS INTEGER[]))",
-                [game_id, ruleset, self.host, list(bots), [self.caps[bot] for bot in bots]])
+        """The claim alone, ``mau_claim_seats`` (shared SQL): one row, true when every seat was claimed.  With an
+        incarnation, step 15's fenced claim; without one, step 8's (as the releases before step 15 call it)."""
+        values = [game_id, ruleset, self.host, list(bots), [self.caps[bot] for bot in bots]]
+        if self.started is None:
+            return "SELECT mau_claim_seats(?, ?, ?, CAST(? AS TEXT[]), CAST(? AS INTEGER[]))", values
+        return ("SELECT mau_claim_seats(?, ?, ?, CAST(? AS TEXT[]), CAST(? AS INTEGER[]), CAST(? AS DOUBLE PRECISION))",
+                [*values, self.started])
 
 
 #: Schema step 10 (PostgreSQL's own).  Keep it equivalent to the statements `LadderStore.game_started_steps`
@@ -77,8 +84,19 @@ END
 $start$
 """
 
+#: Schema step 15 (PostgreSQL's own), beside step 10's (kept for the hosts of a release before it): the same start,
+#: its claim fenced by the claiming process's incarnation of its host (``p_incarnation``, `SeatClaim.started`; NULL: not
+#: checked), through the claim function of the same step (`claims.FENCED_CLAIM_FUNCTION`).
+FENCED_START_FUNCTION = (
+    START_FUNCTION
+    .replace("p_host TEXT, p_caps INTEGER[])", "p_host TEXT, p_caps INTEGER[], p_incarnation DOUBLE PRECISION)")
+    .replace("mau_claim_seats(p_game, p_ruleset, p_host, p_bots, p_caps)",
+             "mau_claim_seats(p_game, p_ruleset, p_host, p_bots, p_caps, p_incarnation)")
+)
+assert FENCED_START_FUNCTION.count("p_incarnation") == 2, "the start function's text changed: fence it again"
+
 _CALL = ("SELECT mau_start_game(?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]), CAST(? AS TEXT[]), ?, "
-         "CAST(? AS INTEGER[]))")
+         "CAST(? AS INTEGER[]), CAST(? AS DOUBLE PRECISION))")
 
 
 def options_text(options: Mapping[str, Any]) -> str:
@@ -95,4 +113,5 @@ def call(game_id: str, ruleset: str, options: Mapping[str, Any], seed: int, set_
         game_id, ruleset, options_text(options), seed, set_id, rotation, started_at, replay_path, list(bots),
         list(versions), None if claim is None else claim.host,
         None if claim is None else [claim.caps[bot] for bot in bots],
+        None if claim is None else claim.started,
     ]

@@ -20,7 +20,16 @@ is one row of ``hosts`` plus a session advisory lock on that row's ``lock_key``:
   lease while the others' was not): its next heartbeat says so (`HostRegistry.heartbeat`
   returns ``"dead"``), the rows of its games are already aborted and never written again
   (`LadderStore.game_ended` takes a result only on a running row), it claims nothing
-  while its lease is lapsed (`SeatClaims.claim_in`), and it aborts what it still plays.
+  while its lease is lapsed (`SeatClaims.claim_in`), and it aborts what it still plays;
+* **replaced** when, while it was cut off, the operator started another process under its name
+  (which took the free lock and joined: a new ``started_at``).  The old process is then no
+  longer this host at all: every renewal and claim is fenced by the lock and by ``started_at``,
+  the process's *incarnation*, read at `join` (the lease is renewed only by the session that holds
+  the host's lock, for the incarnation that joined last: `HostRegistry.heartbeat`; a claim only for
+  the incarnation that joined last: `claims.FENCED_CLAIM_FUNCTION`), so it can neither keep the
+  name's lease alive nor seat a game, and the registry raises `HostReplaced` from then on, never
+  taking the lock again.  Its `Membership` aborts the games it still plays and stops the process
+  (docs/deploy.md, "A replaced host wakes up").
 
 Two processes cannot be the same host: the second one's lock attempt fails (after waiting a
 moment, `HostRegistry.lock_wait_s`, in case the holder is a killed process whose backend has not
@@ -69,6 +78,11 @@ class DeadHost:
     released: int  # its seat claims, now released
 
 
+class HostReplaced(StoreError):
+    """Another process joined the ladder under this host's name while this one was cut off from the database:
+    this process is no longer that host (it renews nothing, claims nothing, and must stop)."""
+
+
 class SettingsRefused(StoreError):
     """A starting host's settings differ from a live host's in what decides a rating (`host_settings`)."""
 
@@ -110,6 +124,11 @@ class HostRegistry:
         self._work_lock = threading.RLock()
         self._work: Any = None
         self._key: int | None = None
+        #: This process's incarnation of the host: the row's ``started_at`` its `join` wrote (None before).  A
+        #: later `join` under the name (a replacement) writes another, which fences this process out.
+        self.started: float | None = None
+        #: Why this process is no longer the host (`HostReplaced`), "" while it is.
+        self.replaced = ""
         self._listener: Any = None  # the connection LISTENing since `join`, until `listen` takes it
         #: When this host's heartbeats began to succeed without a break (monotonic), None after a failure
         #: or a new connection: a host sweeps others only after a whole lease of its own steady contact.
@@ -133,14 +152,55 @@ class HostRegistry:
         self._db = self._open()
         self._steady_since = None
 
+    def _relock(self, db: Any, key: int) -> None:
+        """On a new connection after `join`: take the host lock again, as this host's incarnation only.
+
+        Not when another process has joined under this name meanwhile (its ``started_at`` is not ours:
+        `HostReplaced`), checked before the lock (a replacement that died since leaves the lock free) and
+        again under it (one that joined while this one waited).  A lock held by another session while the
+        row is still ours (this host's old session, not yet ended by the server; or a replacement between
+        its lock and its row) is refused for now (StoreError): the next heartbeat tries again."""
+        self._check_incarnation(db)
+        if not take_session_lock(db, HOST_LOCK_CLASS, key, self.lock_wait_s):
+            self._check_incarnation(db)
+            raise StoreError(f"cannot take the lock of host {self.name!r} again yet: another session holds it "
+                             "(this host's old session, not yet ended by the database, or another `arena serve` "
+                             "under this name)")
+        self._check_incarnation(db)
+
+    def _check_incarnation(self, db: Any) -> None:
+        """Raise `HostReplaced` (and remember it) if the host's row was written by another process's `join`."""
+        if self.started is None:
+            return
+        row = db.execute("SELECT started_at FROM hosts WHERE name = %s", (self.name,)).fetchone()
+        if row is None or float(row[0]) != self.started:
+            self._replaced()
+
+    def _replaced(self) -> None:
+        self.replaced = (f"host name {self.name!r} was taken over by another `arena serve` while this process was cut "
+                         "off from the database: this process is no longer that host")
+        raise HostReplaced(self.replaced)
+
     @contextmanager
     def connection(self) -> Iterator[Any]:
-        """The registry's connection, reconnected (and the host lock re-taken) if it was lost."""
+        """The registry's connection, reconnected (and the host lock re-taken) if it was lost.
+
+        A connection is kept only once it holds the lock (after `join`): one whose lock is refused is
+        closed, never used for a heartbeat, and the next call tries again.  Once another process has joined
+        under this name (`HostReplaced`) every call raises, without connecting."""
         with self._lock:
+            if self.replaced:
+                raise HostReplaced(self.replaced)
             if self._db is None or self._db.closed or self._db.broken:
-                self._connect()
-                if self._key is not None:
-                    self._take_lock(self._key)
+                db = self._open()
+                try:
+                    if self._key is not None:
+                        self._relock(db, self._key)
+                except BaseException:
+                    db.close()
+                    raise
+                self._db = db
+                self._steady_since = None
             yield self._db
 
     @contextmanager
@@ -216,12 +276,12 @@ class HostRegistry:
                 db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
                 if self.settings is not None:  # under the lock: of two hosts starting at once, the second sees the first
                     self._compare_settings(db)  # (a refusal rolls this back: the host never goes live)
-                db.execute(
+                (started,) = db.execute(
                     f"UPDATE hosts SET address = %s, concurrency = %s, started_at = {NOW}, "
-                    f"lease_until = {NOW} + %s, state = 'live', settings = %s WHERE name = %s",
+                    f"lease_until = {NOW} + %s, state = 'live', settings = %s WHERE name = %s RETURNING started_at",
                     (self.address, self.concurrency, self.lease_s,
                      None if self.settings is None else self.settings.to_json(), self.name),
-                )
+                ).fetchone()
                 rows = db.execute(
                     "SELECT g.id, g.replay_path FROM games g WHERE g.status = 'running' AND ("
                     " EXISTS (SELECT 1 FROM seat_claims c WHERE c.game_id = g.id AND c.host = %s)"
@@ -231,6 +291,7 @@ class HostRegistry:
                 _abort(db, [r[0] for r in rows], "server restarted")
                 db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
                            (self.name,))
+        self.started = float(started)
         self._steady_since = time.monotonic()
         log.info("joined the ladder as host %s (%s)", self.name, self.address)
         return [(r[0], r[1]) for r in rows]
@@ -263,14 +324,26 @@ class HostRegistry:
                          "give every host the same settings, or --allow-mixed-settings")
 
     def leave(self) -> None:
-        """A clean stop: release what this host still claims, mark it stopped, drop the lock."""
+        """A clean stop: release what this host still claims, mark it stopped, drop the lock.
+
+        Only as the host's incarnation: a process replaced under its name (`HostReplaced`) touches neither
+        the row nor the claims, which are the replacement's."""
+        if self.replaced:
+            self.close()
+            return
         try:
             with self.connection() as db:
                 with db.transaction():
+                    mine = db.execute("SELECT started_at FROM hosts WHERE name = %s FOR UPDATE",
+                                      (self.name,)).fetchone()
+                    if self.started is not None and (mine is None or float(mine[0]) != self.started):
+                        self._replaced()
                     db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
                                (self.name,))
                     db.execute("UPDATE hosts SET state = 'stopped', lease_until = " + NOW + " WHERE name = %s",
                                (self.name,))
+        except HostReplaced:
+            log.warning("%s: its row and claims are left to the process that took the name", self.replaced)
         except (self._psycopg.Error, StoreError) as error:
             log.warning("could not mark host %s stopped: %s", self.name, error)
         self.close()
@@ -295,24 +368,50 @@ class HostRegistry:
         lease lapsed and its lock was free: a connection lost for longer than a lease while the
         database stayed up): the caller must abort what it still plays (those rows are already
         aborted, the seats released).  The host is live again from this heartbeat on.
+
+        Fenced: the lease is renewed only by the session that holds the host's lock, and only for this
+        process's incarnation (``started_at`` as its `join` wrote it).  A row another process joined
+        under raises `HostReplaced`; a session without the lock (never kept by `connection`, so a
+        defence only) raises StoreError and is dropped, to be reconnected by the next heartbeat.
         """
         try:
             with self.connection() as db:
                 with db.transaction():
                     # FOR NO KEY UPDATE (the lease and state are no key): the starts' claims hold this row FOR KEY
                     # SHARE (schema step 8), and neither waits for the other; a sweep's FOR UPDATE waits for both.
-                    row = db.execute("SELECT state FROM hosts WHERE name = %s FOR NO KEY UPDATE",
+                    row = db.execute("SELECT state, started_at FROM hosts WHERE name = %s FOR NO KEY UPDATE",
                                      (self.name,)).fetchone()
+                    if self.started is not None and (row is None or float(row[1]) != self.started):
+                        self._replaced()
                     if row and row[0] != "live":  # live again (after a sweep): as `join`, after every release in flight
                         db.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, SEATS_LOCK))
-                    db.execute(f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s",
-                               (self.lease_s, self.name))
+                    renewed = db.execute(
+                        f"UPDATE hosts SET lease_until = {NOW} + %s, state = 'live' WHERE name = %s AND EXISTS ("
+                        "SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.pid = pg_backend_pid() "
+                        "AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = hosts.lock_key)",
+                        (self.lease_s, self.name, HOST_LOCK_CLASS),
+                    ).rowcount
+                    if row and not renewed and self._key is not None:
+                        raise StoreError(f"the session of host {self.name!r} does not hold its lock: not renewed")
+        except HostReplaced:
+            self._steady_since = None
+            raise
+        except StoreError:
+            self._steady_since = None
+            self._drop()
+            raise
         except BaseException:
             self._steady_since = None
             raise
         if self._steady_since is None:
             self._steady_since = time.monotonic()
         return row[0] if row else None
+
+    def _drop(self) -> None:
+        """Close the registry's connection: the next call opens another (and takes the lock on it)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
 
     def steady(self) -> bool:
         """True once this host has renewed its lease without a break for ``grace_s`` (see `sweep_dead`)."""
@@ -416,4 +515,4 @@ def default_host_name(port: int) -> str:
     return f"{socket.gethostname()}:{port}"
 
 
-__all__ = ["DeadHost", "HostRegistry", "SettingsRefused", "default_host_name", "HOST_LOCK_CLASS", "SEATS_LOCK"]
+__all__ = ["DeadHost", "HostRegistry", "HostReplaced", "SettingsRefused", "default_host_name", "HOST_LOCK_CLASS", "SEATS_LOCK"]

@@ -211,6 +211,11 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # /live read) and the start-up sweeps of running games read a handful of rows, where without it they scanned and
     # sorted every game ever played (34 ms a read at 200,000 games on SQLite; `games_by_ruleset` leads with the ruleset).
     "CREATE INDEX games_by_status ON games (status, started_at)",
+    # 15, PostgreSQL's own: a seat claim and a start fenced by the claiming process's incarnation of its host (the row's
+    # ``started_at`` its join wrote): a process cut off while the operator started a replacement under its name claims
+    # nothing, even once the replacement has died (`claims.FENCED_CLAIM_FUNCTION`, `game_start.FENCED_START_FUNCTION`).
+    # New signatures beside steps 8 and 10's, which a host of an older release still calls.
+    Step(postgresql=(claims.FENCED_CLAIM_FUNCTION, game_start.FENCED_START_FUNCTION)),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
