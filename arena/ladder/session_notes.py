@@ -11,7 +11,6 @@ ladder stops.  A database that is away costs a note, never a crash: a last-seen 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import trio
@@ -87,11 +86,8 @@ class SessionNotes:
         names = sorted(handle.connected_versions())
         if not names:
             return
-        since = None
-        if unless_within_s is not None:
-            since = (datetime.now(timezone.utc) - timedelta(seconds=unless_within_s)).isoformat(timespec="milliseconds")
-        try:
-            await self.group.write(self.store.note_seen, names, None, since)
+        try:  # now and the window on the database's clock, not this host's (`LadderStore.note_seen`)
+            await self.group.write(self.store.note_seen, names, None, None, unless_within_s)
         except outage_errors() as error:  # the database is away: a last-seen time is not worth a crash
             log.warning("cannot note that %d connected bots are still there: %s", len(names), error_line(error))
 

@@ -64,3 +64,41 @@ def test_a_versions_last_seen_is_its_last_games_end_not_its_start(db):
         assert versions["2"]["last_seen"] == at(base, 200)
     finally:
         store.close()
+
+
+def test_a_host_whose_clock_is_fast_dates_no_bot_in_the_future_and_a_pinned_row_heals(db, monkeypatch):
+    """The red team's clock skew (attacks/a6_resume_other_host_and_skew.py): a host of a shared ladder whose clock is
+    ten minutes fast noted its bots with its own time, and the never-back rule of `note_seen` then kept every
+    other host from moving ``last_seen`` for those ten minutes.  A bot's arrival and its notes are dated by the
+    database's clock now (the one clock every host shares), whatever the host's; a row left in the future (by
+    such a host of an earlier release) is written again by the next note."""
+    from arena.ladder.store import ladder_store
+
+    fast = lambda: (datetime.now(timezone.utc) + timedelta(minutes=10)).isoformat(timespec="milliseconds")  # noqa: E731
+    monkeypatch.setattr(ladder_store, "utc_now", fast)  # this host's clock, as the store would read it
+    store = LadderStore.open(db, recover=False)
+    try:
+        def database_now() -> str:  # (the one process's clock on SQLite)
+            if db.startswith("postgresql://"):
+                return store.backend.rows("""SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC', """
+                                          """'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')""")[0][0]
+            return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+        def seen(name: str) -> tuple[str, str]:
+            bot = {bot["name"]: bot for bot in store.list_bots()}[name]
+            return bot["first_seen"], bot["last_seen"]
+
+        before = database_now()
+        store.touch_bot("skewbot", "1")
+        store.note_seen(["skewbot"])
+        first, last = seen("skewbot")
+        assert before <= first <= last <= database_now(), (before, first, last)
+        store.note_seen(["skewbot"], unless_within_s=30)  # the director's periodic note (`SessionNotes.note_seen`)
+        assert before <= seen("skewbot")[1] <= database_now()
+        # A row pinned ten minutes ahead (what the fast host wrote before): the next note brings it back to now.
+        store.backend.run("UPDATE bots SET last_seen = ? WHERE name = 'skewbot'", (fast(),))
+        assert store.note_seen(["skewbot"], unless_within_s=30) == 1
+        assert before <= seen("skewbot")[1] <= database_now()
+        assert store.note_seen(["skewbot"], unless_within_s=30) == 0  # and then once a window, as before
+    finally:
+        store.close()

@@ -77,6 +77,13 @@ class Backend(ABC):
     def __init__(self) -> None:
         self.stats = StatementStats()
 
+    @abstractmethod
+    def clock(self, back: bool = False) -> str:
+        """SQL (shared, for any statement) for the database's own clock now, as the store's time text (ISO 8601 in
+        UTC to the millisecond, `records.utc_now`'s form, so it orders with the times written before); ``back``:
+        minus the seconds of one ``?`` parameter.  Every host of a shared ladder reads the same clock, so a host
+        whose own clock is fast cannot date a row in the future (`LadderStore.note_seen`)."""
+
     def sql(self, text: str) -> str:
         """The shared SQL (``?`` placeholders) in this driver's style."""
         return _to_format(text) if self.paramstyle == "format" else text

@@ -417,34 +417,54 @@ class LadderStore:
         ]
 
     def touch_bot(self, name: str, version: str = "") -> None:
-        """Record that a bot connected (creates an open-registration entry if new)."""
-        now = utc_now()
+        """Record that a bot connected (creates an open-registration entry if new), at the database's clock
+        (`Backend.clock`: the same for every host of a shared ladder).  (``WHERE true``: SQLite would read the
+        ``ON CONFLICT`` of an insert from a select as a join's ``ON``.)"""
         self._send(
             [
                 (
-                    "INSERT INTO bots (name, token_hash, first_seen, last_seen, version) VALUES (?, NULL, ?, ?, ?) "
-                    "ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen, version = excluded.version, "
+                    "INSERT INTO bots (name, token_hash, first_seen, last_seen, version) "
+                    f"SELECT ?, NULL, t.now, t.now, ? FROM (SELECT {self.backend.clock()} AS now) t "
+                    "WHERE true ON CONFLICT (name) DO UPDATE SET last_seen = excluded.last_seen, version = excluded.version, "
                     "first_seen = COALESCE(bots.first_seen, excluded.first_seen)",
-                    (name, now, now, version),
+                    (name, version),
                 )
             ]
         )
 
-    def note_seen(self, names: Sequence[str], at: str | None = None, unless_since: str | None = None) -> int:
+    def note_seen(self, names: Sequence[str], at: str | None = None, unless_since: str | None = None,
+                  unless_within_s: float | None = None) -> int:
         """Record that these bots are still connected (``last_seen`` = ``at``, default now), in one statement a
         500 names; returns how many rows changed.  A row is never moved back, nor written again when its
         ``last_seen`` is at or after ``unless_since`` (another host of a shared ladder, which the same bot is
-        connected to, noted it a moment ago).  No row is created: a connected bot has one (`touch_bot`)."""
-        at = at or utc_now()
-        floor = at if unless_since is None else min(unless_since, at)  # the store's times are ISO text in UTC: ordered
+        connected to, noted it a moment ago).  No row is created: a connected bot has one (`touch_bot`).
+
+        Without ``at``, now is the database's clock (`Backend.clock`), and so is ``unless_within_s`` (seconds
+        before it, instead of ``unless_since``): a host whose own clock was fast dated the row in the future,
+        where the never-back rule pinned it for as long as the clock was off.  A row dated after the
+        database's now (written so by such a host) is then written again."""
         names = list(names)
+        heal = ""
+        if at is not None:
+            at_sql, at_values = "?", (at,)
+            floor_sql, floor_values = "?", (at if unless_since is None else min(unless_since, at),)  # ISO text: ordered
+        else:
+            now = self.backend.clock()
+            at_sql, at_values = now, ()
+            if unless_within_s is not None:
+                floor_sql, floor_values = self.backend.clock(back=True), (unless_within_s,)
+            elif unless_since is not None:
+                floor_sql, floor_values = "?", (unless_since,)
+            else:
+                floor_sql, floor_values = now, ()
+            heal = f" OR last_seen > {now}"
         statements = []
         for chunk in range(0, len(names), 500):
             part = names[chunk : chunk + 500]
             statements.append((
-                f"UPDATE bots SET last_seen = ? WHERE name IN ({','.join('?' * len(part))}) "
-                "AND (last_seen IS NULL OR last_seen < ?)",
-                (at, *part, floor),
+                f"UPDATE bots SET last_seen = {at_sql} WHERE name IN ({','.join('?' * len(part))}) "
+                f"AND (last_seen IS NULL OR last_seen < {floor_sql}{heal})",
+                (*at_values, *part, *floor_values),
             ))
         return self._write(statements) if statements else 0
 

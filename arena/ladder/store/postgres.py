@@ -280,6 +280,11 @@ class PostgresBackend(Backend):
             raise StoreError(f"cannot connect to {self.name}: {one_line(error)}") from None
         self._claimed = False
 
+    def clock(self, back: bool = False) -> str:
+        # the server's clock (clock_timestamp(): now, not the transaction's start), in UTC, to the millisecond
+        at = "clock_timestamp() - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 second'" if back else "clock_timestamp()"
+        return f"""to_char(({at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')"""
+
     def _open(self) -> Any:
         import psycopg
 

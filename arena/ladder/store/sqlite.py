@@ -47,6 +47,11 @@ class SqliteBackend(Backend):
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.name}: cannot open as a ladder database: {error}") from None
 
+    def clock(self, back: bool = False) -> str:
+        # the one process's own clock (SQLite has no other), to the millisecond (%f: SS.SSS)
+        shift = ", '-' || CAST(? AS REAL) || ' seconds'" if back else ""
+        return f"(strftime('%Y-%m-%dT%H:%M:%f', 'now'{shift}) || '+00:00')"
+
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
         self.stats.statement(sql)
         return self._db.execute(sql, parameters)
