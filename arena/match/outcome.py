@@ -59,6 +59,8 @@ class GameOutcome:
     started_at: str = ""         # ISO 8601 UTC
     ended_at: str = ""
     replay_path: str | None = None
+    #: Time the arena process could not run during the game (`arena.match.stalls`): charged to no seat.
+    stalled_ms: int = 0
 
     @property
     def players(self) -> list[str]:
@@ -71,4 +73,4 @@ class GameOutcome:
                 "status": self.status,
                 "seats": [s.to_dict() if type(s) is SeatOutcome else _plain(s) for s in self.seats],
                 "decisions": self.decisions, "reason": self.reason, "started_at": self.started_at,
-                "ended_at": self.ended_at, "replay_path": self.replay_path}
+                "ended_at": self.ended_at, "replay_path": self.replay_path, "stalled_ms": self.stalled_ms}

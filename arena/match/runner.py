@@ -22,6 +22,21 @@ Why it is built this way:
   seat's wait gets at most ``write_credit_ms`` more per decision.  Seats
   without it (the in-process seats of ``arena match --local``) are charged
   from the moment the request is made, as there is no transport to wait for.
+* Time the arena process could not run is never a seat's: the server runs
+  its games on `arena.match.stalls.ArenaClock` (real time without the stalls
+  a watchdog thread saw: a SIGSTOP, a paused VM, a swap storm, the GIL held),
+  and this runner judges everything on ``clock``, so a deadline in flight
+  moves out by the stall, an answer that sat in the socket meanwhile counts
+  as read when it came, and a reconnect window does not run while the host
+  is stopped.  (At most ``STALL_AFTER_S``, 250 ms, of each stall is still
+  charged; see that module.)  With ``stalls`` (the ledger behind the clock)
+  the runner also notes the stall time its game went through
+  (`GameOutcome.stalled_ms`, the replay's result line, a log line), and a
+  stall longer than ``max_stall_ms`` (30 s) between two of its looks (one
+  per wait) aborts the game, unrated: by then the bots' clients may have
+  given up reconnecting (the SDK's keepalive drops a silent stream after
+  ~15 s, then it tries 8 times with backoff), so a result would say who
+  outlasted the host's outage, not who played better.
 * Nothing a seat does (raise, hang, disconnect, send garbage) can end the
   game early or escape this function: it becomes a default action and a
   strike, and enough strikes forfeit the seat, which then plays defaults
@@ -95,6 +110,12 @@ COURTESY_TIMEOUT_S = 2.0
 RESULT_NOT_STORED = "the result could not be stored (server error); the game is aborted"
 #: Reconnections allowed within one decision before the seat is struck anyway.
 MAX_RECONNECTS_PER_DECISION = 3
+#: A stall of the arena process longer than this (within one wait) aborts the game, unrated (see the module).
+DEFAULT_MAX_STALL_MS = 30_000
+#: A seat found away after a stall has at least this long after it (its ``reconnect_ms`` if longer) to come back,
+#: off its clock: a client that retried in vain while the host was stopped may be in a backoff of up to 8 s
+#: (the SDK's cap) when the host resumes.
+STALL_RECONNECT_MS = 10_000
 
 
 def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
@@ -222,6 +243,10 @@ class _SeatBook:
     away_since: float | None = None  # when the seat was found disconnected, until it answers again
 
 
+class _StalledTooLong(Exception):
+    """The arena could not run for longer than ``max_stall_s``: the game ends aborted (the message says why)."""
+
+
 @dataclass
 class _Verdict:
     """What became of one decision."""
@@ -275,6 +300,8 @@ async def play_game(
     write_credit_ms: int = DEFAULT_WRITE_CREDIT_MS,
     clock: Callable[[], float] = time.monotonic,
     prelude: Sequence[Action | str] = (),
+    stalls: Any = None,
+    max_stall_ms: int = DEFAULT_MAX_STALL_MS,
 ) -> GameOutcome:
     """Play one game and return its outcome; never raises because of a seat.
 
@@ -298,6 +325,9 @@ async def play_game(
     making a request and its write to the wire a seat with
     ``clock_starts_on_write`` is spared (see the module's docstring).
     ``clock`` must agree with the seats' ``received_at`` and ``sent_at`` stamps (``trio.current_time`` under a MockClock).
+    ``stalls``: the `arena.match.stalls.StallLedger` whose stalls ``clock`` leaves out (the server's
+    ``Handle.stalls``), or None: read for `GameOutcome.stalled_ms`, and a stall longer than
+    ``max_stall_ms`` (0: none) aborts the game (see the module's docstring).
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
 
@@ -325,6 +355,8 @@ async def play_game(
         late_grace_s=late_grace_ms / 1000,
         write_credit_s=max(0, write_credit_ms) / 1000,
         clock=clock,
+        stalls=stalls,
+        max_stall_s=max_stall_ms / 1000 if max_stall_ms > 0 else math.inf,
     )
     for number, logged in enumerate(prelude, 1):
         action = logged if isinstance(logged, Action) else Action.parse(str(logged))
@@ -351,10 +383,15 @@ class _Game:
     late_grace_s: float
     write_credit_s: float
     clock: Callable[[], float]
+    stalls: Any = None  # a StallLedger, or None
+    max_stall_s: float = math.inf
     books: list[_SeatBook] = field(default_factory=list)
     credits: list[float] = field(default_factory=list)  # per seat: write_credit_s, or 0 (no clock_starts_on_write)
     decisions: int = 0
     started_at: str = ""
+    stalled_s: float = 0.0  # stall time this game went through (`_look_for_stalls`)
+    _last_stall_at: float = -math.inf  # the clock's time of the latest stall this game went through
+    _stalls_seen: float = 0.0  # the ledger's total at the last look
     _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
     _result_written: bool = False
     _replay_path: str | None = None
@@ -370,6 +407,8 @@ class _Game:
         ]
         self.credits = [self.write_credit_s if getattr(seat, "clock_starts_on_write", False) else 0.0
                         for seat in self.seats]
+        if self.stalls is not None:
+            self._stalls_seen = self.stalls.stalled_s()
 
     # ------------------------------------------------------------------ the game
 
@@ -402,6 +441,7 @@ class _Game:
                 if self.decisions >= self.max_decisions:
                     return f"no result after {self.max_decisions} decisions (max_decisions); the engine may loop"
                 seat_index = state.current
+                self._look_for_stalls()
                 if seat_index is None or not 0 <= seat_index < len(self.seats):
                     return f"engine error: current seat is {seat_index!r} while the game is not over"
                 book = self.books[seat_index]
@@ -417,6 +457,8 @@ class _Game:
                     if recorded is not None:  # an async recorder's ``decision``: awaited here
                         await self._await_recorded(recorded)
                 await self._emit_event(self.decisions, seat_index, state.public_text(verdict.action))
+        except _StalledTooLong as stalled:
+            return str(stalled)
         except Exception as error:  # an engine bug: end this game, keep the server
             log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
             return f"engine error after {self.decisions} decisions: {type(error).__name__}: {error}"
@@ -466,6 +508,7 @@ class _Game:
             sent_at = self.clock()  # made; the clock of a seat that stamps its writes starts later (below)
             deadline = sent_at + (budget_s - spent_s)
             reply = await self._collect(seat, request, deadline + credit_s)
+            self._look_for_stalls()
             if reply.kind == "disconnected":
                 # Time away is the seat's own: waiting for it to come back never goes past the
                 # decision's deadline, so dropping and resuming buys nothing a hang would not.
@@ -473,6 +516,18 @@ class _Game:
                 if book.away_since is None or reply.new_absence:  # a new disconnection, not one still going on
                     book.away_since = now
                     book.outcome.disconnects += 1
+                excused_until = self._last_stall_at + max(control.reconnect_ms, STALL_RECONNECT_MS) / 1000
+                if now < excused_until and not book.gone and reconnects < MAX_RECONNECTS_PER_DECISION:
+                    # Away right after the arena could not run: its stream most likely dropped because this
+                    # host stopped answering it (a client's keepalive gives up on a silent host, ~15 s for
+                    # the SDK's).  Its reconnect window starts after the stall (STALL_RECONNECT_MS at least),
+                    # and its clock does not run while it comes back (`_excused_reconnect`).
+                    reconnects += 1
+                    spent_s = min(budget_s, spent_s + max(0.0, now - sent_at))
+                    verdict = await self._excused_reconnect(seat, book, request, spent_s, limit_ms, excused_until)
+                    if verdict is None:
+                        continue
+                    return verdict
                 window_end = book.away_since + control.reconnect_ms / 1000
                 if book.gone or now >= window_end or reconnects >= MAX_RECONNECTS_PER_DECISION:
                     book.gone = book.gone or now >= window_end
@@ -481,6 +536,7 @@ class _Game:
                     return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
                 reconnects += 1
                 back = await self._wait_reconnected(seat, min(window_end, deadline) - now)
+                self._look_for_stalls()
                 spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
                 if back:
                     # Back, even when its clock ran out meanwhile: a later drop is a new absence
@@ -564,6 +620,29 @@ class _Game:
         await trio.lowlevel.cancel_shielded_checkpoint()
         return _Reply("timeout")
 
+    def _look_for_stalls(self) -> None:
+        """Add the stall time since the last look to the game's; raise `_StalledTooLong` past ``max_stall_s``.
+
+        Looked at before each decision and after each wait, so one long stop is seen whole, while the
+        wait it hit is still undecided (no strike is given for it first).  The clock already left the
+        stall out of every wait: this only notes it."""
+        ledger = self.stalls
+        if ledger is None:
+            return
+        total = ledger.stalled_s()
+        new = total - self._stalls_seen
+        if new <= 0:
+            return
+        self._stalls_seen = total
+        self.stalled_s += new
+        self._last_stall_at = ledger.last_stall_at()
+        if new > self.max_stall_s:
+            log.warning("game %s: the arena could not run for %.1f s; the game is aborted, not rated",
+                        self.game_id, new)
+            raise _StalledTooLong(
+                f"the arena could not run for {new:.0f} s (its host was stopped or starved), longer than "
+                f"{self.max_stall_s:.0f} s: the game is aborted, not rated")
+
     def _charge(self, book: _SeatBook, spent_s: float, limit_ms: int) -> int:
         """Book the think time and draw any overrun of the limit from the bank."""
         think_ms = round(spent_s * 1000)
@@ -601,6 +680,20 @@ class _Game:
                 self.game_id, request.request_id, "forfeit",
                 f"{book.outcome.strikes} strikes: the game is forfeited; default actions are played for you",
             ))
+
+    async def _excused_reconnect(self, seat: Seat, book: _SeatBook, request: DecisionRequest, spent_s: float,
+                                 limit_ms: int, until: float) -> _Verdict | None:
+        """Wait for a seat that went away in the arena's stall, until ``until``, off its clock: None when it is
+        back (ask it again with the time it had left), else the strike of a seat not back within its window."""
+        back = await self._wait_reconnected(seat, until - self.clock())
+        self._look_for_stalls()
+        if back:
+            book.away_since = None
+            return None
+        book.gone = True
+        window_ms = max(self.time_controls[request.seat].reconnect_ms, STALL_RECONNECT_MS)
+        return self._strike(book, request, spent_s, limit_ms, "disconnected",
+                            f"disconnected in the arena's stall and not back within {window_ms} ms after it")
 
     async def _wait_reconnected(self, seat: Seat, window_s: float) -> bool:
         window_s = max(0.0, window_s)
@@ -773,6 +866,11 @@ class _Game:
 
     def _outcome(self, status: str, reason: str) -> GameOutcome:
         self._take_resignations()
+        with contextlib.suppress(_StalledTooLong):  # the game is over: only the note is wanted
+            self._look_for_stalls()
+        if self.stalled_s:
+            log.info("game %s: the arena could not run for %.0f ms of it; the seats were not charged for that",
+                     self.game_id, self.stalled_s * 1000)
         seats = [book.outcome for book in self.books]
         if status != "finished":  # an abort after a refused result must not carry its placements
             for seat in seats:
@@ -795,6 +893,7 @@ class _Game:
             reason=reason,
             started_at=self.started_at,
             ended_at=_utc_now(),
+            stalled_ms=round(self.stalled_s * 1000),
         )
 
 

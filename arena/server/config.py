@@ -146,7 +146,8 @@ class ServerConfig:
     #: in flight during one of those overshot by that much.  See arena/server/README.md.
     freeze_gc: bool = True
     #: The server's clock: trio's (every game's deadline), the answers' arrival stamps and the match
-    #: runner's.  None: real time (trio's own clock, ``time.monotonic`` stamps).  A test passes a
+    #: runner's.  None: real time without the time the process could not run (`arena.match.stalls.ArenaClock`:
+    #: a stopped or starved host charges no bot for its stop).  A test passes a
     #: `trio.testing.MockClock` (rate 0) and moves time itself with ``clock.jump(seconds)`` from the
     #: director, so a timeout happens when the test says and never because the machine is slow.
     #: Only the games' time runs on it: login limits (Hello timeout, token checks) stay on real time.

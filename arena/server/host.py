@@ -78,9 +78,15 @@ class Handle:
                                             self.config.refused_hellos_held, self.config.refused_hellos_held_per_address)
 
     def now(self) -> float:
-        """The games' clock in seconds (``time.monotonic``, or `ServerConfig.clock`'s time): what answers
-        are stamped with, so a director running `arena.match.runner.play_game` itself passes ``clock=handle.now``."""
+        """The games' clock in seconds (real time without the process's stalls, `arena.match.stalls`, or
+        `ServerConfig.clock`'s time): what answers are stamped with, so a director running
+        `arena.match.runner.play_game` itself passes ``clock=handle.now`` (and ``stalls=handle.stalls``)."""
         return self.hub.now()
+
+    @property
+    def stalls(self) -> Any:
+        """The process's `arena.match.stalls.StallLedger` behind `now` (None under a test clock)."""
+        return self.hub.stalls
 
     def set_serving(self, serving: bool) -> None:
         """What the health service says (SERVING / NOT_SERVING); call from the director (trio)."""
@@ -249,6 +255,7 @@ class Handle:
             raise
         game = self.start_live_game(game_id, ruleset, seat_names)
         runner_options.setdefault("clock", self.hub.now)  # the clock the answers are stamped with
+        runner_options.setdefault("stalls", self.hub.stalls)  # the stalls behind it: logged, and a long one aborts
         try:
             result = await run_match(
                 ruleset, dict(options), seed, seats, time_control,
@@ -413,7 +420,7 @@ async def _serve(config: ServerConfig, director: Director) -> Any:
         run_sync_soon_not_threadsafe=loop.call_soon,
         done_callback=trio_done,
         host_uses_signal_set_wakeup_fd=True,
-        clock=config.clock,  # None: trio's own (real time)
+        clock=hub.clock,  # the games' clock: real time without the process's stalls, or a test's (`Hub.clock`)
     )
     interrupted = False
     try:

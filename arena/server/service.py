@@ -150,7 +150,7 @@ class ArenaService(rpc.ArenaServicer):
 
     async def _read(self, context: grpc.aio.ServicerContext, session: BotSession, connection: Connection) -> None:
         hub = self.hub
-        now = hub.now  # time.monotonic, or the test clock (ServerConfig.clock)
+        now = hub.now  # the games' clock (arena.match.stalls.ArenaClock), or the test clock (ServerConfig.clock)
         try:
             while True:
                 message = await context.read()

@@ -20,12 +20,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import trio
 
 from arena import __version__ as ARENA_VERSION
+from arena.match.stalls import ArenaClock, StallLedger, process_ledger
 from arena.messages import error_to_pb
 from arena.server.bot_session import BotSession, SessionInfo
 from arena.server.config import ConfigError, ServerConfig
@@ -50,9 +50,17 @@ class Hub:
 
     def __init__(self, config: ServerConfig, rulesets: list[str]) -> None:
         self.config = config
-        #: The games' clock (seconds): ``time.monotonic``, or the test clock of `ServerConfig.clock`.
-        #: Answers are stamped with it on arrival and the match runner judges them on it.
-        self.now: Callable[[], float] = time.monotonic if config.clock is None else config.clock.current_time
+        #: The games' clock: trio's, what answers are stamped with on arrival and what the match runner judges
+        #: them on.  Real time without the process's stalls (`arena.match.stalls.ArenaClock`: time the arena
+        #: could not run is no bot's), or the test clock of `ServerConfig.clock`.
+        #: ``stalls``: the ledger behind it (None with a test clock), which the runner reads to log the stalls
+        #: its games went through and to abort those stalled too long.
+        if config.clock is None:
+            self.stalls: Optional[StallLedger] = process_ledger()
+            self.clock: Any = ArenaClock(self.stalls)
+        else:
+            self.stalls, self.clock = None, config.clock
+        self.now: Callable[[], float] = self.clock.current_time
         self.known_rulesets = list(rulesets)
         if config.rulesets is None:
             self.rulesets = list(rulesets)   # what this arena schedules

@@ -1,0 +1,112 @@
+"""The runner and the arena's stalls (`arena.match.stalls`), on trio's MockClock with a ledger the test drives.
+
+The games' clock already leaves a stall out (tests/match/test_stalls.py; the real host stopped mid-game:
+tests/ladder/test_frozen_host.py).  What the runner adds, tested here: a seat whose stream dropped in the
+stall (a client's keepalive gives up on a stopped host) comes back off its clock; a stall longer than
+``max_stall_ms`` aborts the game, unrated; the game's stall time is noted in its outcome.
+"""
+
+from __future__ import annotations
+
+import math
+
+import trio
+import trio.testing
+
+from arena.match.runner import STALL_RECONNECT_MS, play_game
+from arena.match.seat import SeatDisconnected
+from arena.match.timecontrol import TimeControl
+from scripted_seats import Answer, Recorder, ScriptedSeat
+
+TIGHT = TimeControl(move_ms=100, bank_ms=200, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
+
+
+class Ledger:
+    """What the runner reads of a `StallLedger`; `stall` is the arena stopped for a while (the mock clock, like
+    the arena clock, does not move for it)."""
+
+    def __init__(self) -> None:
+        self.total, self.at = 0.0, -math.inf
+
+    def stall(self, seconds: float) -> None:
+        self.total += seconds
+        self.at = trio.current_time()
+
+    def stalled_s(self) -> float:
+        return self.total
+
+    def last_stall_at(self) -> float:
+        return self.at
+
+
+class DroppedInTheStall(ScriptedSeat):
+    """Asked, the arena stops (``stall_s``); meanwhile the bot's client gave up on the silent host, so the
+    arena finds the stream gone when it runs again; the bot is back ``back_after`` seconds later."""
+
+    def __init__(self, name: str, ledger: Ledger | None, stall_s: float, back_after: float, *steps) -> None:
+        super().__init__(name, *steps)
+        self.ledger, self.stall_s, self.back_after = ledger, stall_s, back_after
+        self.dropped = False
+
+    async def decide(self, request):
+        if self.dropped:
+            return await super().decide(request)
+        self.requests.append(request)
+        self.dropped = True
+        await trio.sleep(0.03)  # it was thinking when the arena stopped
+        if self.ledger is not None:
+            self.ledger.stall(self.stall_s)
+        self._back_after = self.back_after
+        raise SeatDisconnected("connection lost", after_delivery=True)
+
+
+def play(seats, ledger, time_control=TIGHT, **kwargs):
+    recorder = Recorder()
+
+    async def main():
+        return await play_game("test-nim", {"start": 6}, 1, seats, time_control, game_id="g1", recorder=recorder,
+                               clock=trio.current_time, stalls=ledger, **kwargs)
+
+    return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0)), recorder
+
+
+def test_a_seat_whose_stream_dropped_in_the_arenas_stall_comes_back_off_its_clock():
+    ledger = Ledger()
+    seat = DroppedInTheStall("dropped", ledger, 20.0, 1.5, Answer(0.02, text="take 2"))
+    outcome, recorder = play([seat, ScriptedSeat("other")], ledger)
+    me = outcome.seats[0]
+    assert (me.strikes, me.timeouts, me.disconnects) == (0, 0, 1)
+    assert recorder.decisions[0][1:5] == ("take 2", 50, False, False)  # 30 ms before the stop, 20 ms after
+    assert seat.requests[1].move_ms == 70 and seat.requests[1].bank_ms == 200  # asked again with what it had left
+    assert outcome.status == "finished" and outcome.stalled_ms == 20_000
+
+
+def test_without_a_stall_the_same_absence_is_the_seats_own():
+    seat = DroppedInTheStall("dropped", None, 20.0, 1.5, Answer(0.02, text="take 2"))
+    outcome, recorder = play([seat, ScriptedSeat("other")], Ledger())
+    me = outcome.seats[0]
+    assert me.strike_reasons == ["disconnected"] and recorder.decisions[0][1:5] == ("take 1", 300, False, True)
+    assert outcome.stalled_ms == 0
+
+
+def test_a_seat_not_back_within_its_window_after_the_stall_is_struck():
+    ledger = Ledger()
+    seat = DroppedInTheStall("gone", ledger, 20.0, STALL_RECONNECT_MS / 1000 + 1)
+    outcome, recorder = play([seat, ScriptedSeat("other")], ledger)
+    me = outcome.seats[0]
+    assert me.strike_reasons[0] == "disconnected" and me.strikes >= 1
+    assert recorder.decisions[0][1:5] == ("take 1", 30, False, True)  # struck, charged only its own 30 ms
+
+
+def test_a_stall_longer_than_max_stall_ms_aborts_the_game_unrated():
+    ledger = Ledger()
+    seat = DroppedInTheStall("dropped", ledger, 31.0, 1.5, Answer(0.02, text="take 2"))
+    outcome, recorder = play([seat, ScriptedSeat("other")], ledger, max_stall_ms=30_000)
+    assert outcome.status == "aborted" and "the arena could not run for 31 s" in outcome.reason
+    assert all(s.placement == 0 and s.strikes == 0 for s in outcome.seats)
+    assert recorder.aborted == outcome.reason and not recorder.decisions
+    # The same stall under a longer bound is credited and the game goes on.
+    ledger = Ledger()
+    seat = DroppedInTheStall("dropped", ledger, 31.0, 1.5, Answer(0.02, text="take 2"))
+    outcome, _ = play([seat, ScriptedSeat("other")], ledger, max_stall_ms=60_000)
+    assert outcome.status == "finished" and outcome.seats[0].strikes == 0 and outcome.stalled_ms == 31_000
