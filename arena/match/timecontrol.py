@@ -22,6 +22,11 @@ from sending a request to the answer's arrival stamp:
   grace per decision, and for a remote seat at most 100 ms of write delay per
   decision: its clock starts when its request is written to the wire) over n
   decisions (`arena.match.runner.max_seat_wait_ms`).
+* all of it on the arena's clock: time the arena process could not run (a
+  SIGSTOP, a paused VM, a swap storm) is not in it, so it is charged to no
+  seat (`arena.match.stalls`); a seat found away after such a stall has at
+  least 10 s after it to come back off its clock, and a stall over 30 s aborts
+  the game, unrated (`arena.match.runner`).
 """
 
 from __future__ import annotations

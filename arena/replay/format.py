@@ -277,4 +277,7 @@ def result_line(result: Any, players: int, status: str = FINISHED, reason: str =
         "reason": str(reason or data.get("reason") or ""),
         "ended_at": str(data.get("ended_at") or utc_now()),
     }
+    stalled = data.get("stalled_ms")
+    if isinstance(stalled, int) and not isinstance(stalled, bool) and stalled > 0:
+        line["stalled_ms"] = stalled  # time the arena could not run during the game, charged to no seat
     return line

@@ -189,7 +189,7 @@ class _LoopWait:
             return  # a timer armed for an earlier wait may still fire: a spurious tick, harmless
         if self.timer is not None:
             try:
-                # Armed after trio computed ``timeout`` from its clock (CLOCK_MONOTONIC too): never early.
+                # Armed after trio computed ``timeout`` from its clock (never faster than real time): never early.
                 when = time.monotonic() + max(0.0, timeout)
                 armed = self.armed_at
                 # The same trio deadline as the armed one (both computed as "deadline + a few us"):
@@ -254,8 +254,9 @@ class _LoopWait:
 def _deadline_timer() -> Optional[TimerFd]:
     """A non-blocking timerfd for trio's deadlines, or None (call_later then does it).
 
-    trio's deadlines are ``time.monotonic()`` values and the timer is armed at absolute times on
-    CLOCK_MONOTONIC, so the two clocks must be the same one: checked once, with a test arming.
+    The timer is armed at ``time.monotonic()`` plus trio's timeout (from trio's clock: the arena clock,
+    `arena.match.stalls`, which never runs faster than real time, so never early) as an absolute time on
+    CLOCK_MONOTONIC, so ``time.monotonic`` must be that clock: checked once, with a test arming.
     """
     timer = TimerFd.create(nonblocking=True)
     if timer is None:

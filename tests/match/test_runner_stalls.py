@@ -16,6 +16,7 @@ import trio.testing
 from arena.match.runner import STALL_RECONNECT_MS, play_game
 from arena.match.seat import SeatDisconnected
 from arena.match.timecontrol import TimeControl
+from arena.replay.format import result_line
 from scripted_seats import Answer, Recorder, ScriptedSeat
 
 TIGHT = TimeControl(move_ms=100, bank_ms=200, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
@@ -79,6 +80,7 @@ def test_a_seat_whose_stream_dropped_in_the_arenas_stall_comes_back_off_its_cloc
     assert recorder.decisions[0][1:5] == ("take 2", 50, False, False)  # 30 ms before the stop, 20 ms after
     assert seat.requests[1].move_ms == 70 and seat.requests[1].bank_ms == 200  # asked again with what it had left
     assert outcome.status == "finished" and outcome.stalled_ms == 20_000
+    assert result_line(recorder.finished, 2)["stalled_ms"] == 20_000  # noted in the replay's result line
 
 
 def test_without_a_stall_the_same_absence_is_the_seats_own():
