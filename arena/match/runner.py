@@ -116,6 +116,12 @@ DEFAULT_MAX_STALL_MS = 30_000
 #: off its clock: a client that retried in vain while the host was stopped may be in a backoff of up to 8 s
 #: (the SDK's cap) when the host resumes.
 STALL_RECONNECT_MS = 10_000
+#: Only a stall this long can have dropped a stream (keepalives give up after seconds of silence, the SDK's after
+#: ~15 s), and only a drop the arena saw this soon after the stall (on the games' clock, which the stall does not
+#: move) happened in it: a seat that leaves later, or after a short stall, gets the usual reconnect window, its
+#: clock running, so that a bot cannot buy thinking time off the clock by leaving after a stall it noticed.
+STALL_DROPS_STREAM_S = 1.0
+STALL_DROP_SEEN_S = 2.0
 
 
 def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
@@ -392,6 +398,7 @@ class _Game:
     stalled_s: float = 0.0  # stall time this game went through (`_look_for_stalls`)
     _last_stall_at: float = -math.inf  # the clock's time of the latest stall this game went through
     _stalls_seen: float = 0.0  # the ledger's total at the last look
+    _last_stall_s: float = 0.0  # the stall time seen at the look that saw the latest stall
     _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
     _result_written: bool = False
     _replay_path: str | None = None
@@ -517,7 +524,8 @@ class _Game:
                     book.away_since = now
                     book.outcome.disconnects += 1
                 excused_until = self._last_stall_at + max(control.reconnect_ms, STALL_RECONNECT_MS) / 1000
-                if now < excused_until and not book.gone and reconnects < MAX_RECONNECTS_PER_DECISION:
+                if (now < excused_until and self._dropped_in_stall(seat) and not book.gone
+                        and reconnects < MAX_RECONNECTS_PER_DECISION):
                     # Away right after the arena could not run: its stream most likely dropped because this
                     # host stopped answering it (a client's keepalive gives up on a silent host, ~15 s for
                     # the SDK's).  Its reconnect window starts after the stall (STALL_RECONNECT_MS at least),
@@ -635,6 +643,7 @@ class _Game:
             return
         self._stalls_seen = total
         self.stalled_s += new
+        self._last_stall_s = new
         self._last_stall_at = ledger.last_stall_at()
         if new > self.max_stall_s:
             log.warning("game %s: the arena could not run for %.1f s; the game is aborted, not rated",
@@ -680,6 +689,14 @@ class _Game:
                 self.game_id, request.request_id, "forfeit",
                 f"{book.outcome.strikes} strikes: the game is forfeited; default actions are played for you",
             ))
+
+    def _dropped_in_stall(self, seat: Seat) -> bool:
+        """Whether the seat's stream ended in the latest stall: a stall long enough to drop a stream, and the end
+        seen by the arena right after it (`STALL_DROPS_STREAM_S`, `STALL_DROP_SEEN_S`; the seat's ``detached_at``
+        on this game's clock; a seat that does not say when it left is never excused)."""
+        dropped_at = getattr(seat, "detached_at", None)
+        return (self._last_stall_s >= STALL_DROPS_STREAM_S and dropped_at is not None
+                and dropped_at <= self._last_stall_at + STALL_DROP_SEEN_S)
 
     async def _excused_reconnect(self, seat: Seat, book: _SeatBook, request: DecisionRequest, spent_s: float,
                                  limit_ms: int, until: float) -> _Verdict | None:

@@ -74,6 +74,9 @@ class BotSession:
         self._token_digest = _digest(terms.token)
         self.connected_at = utc_now()
         self.connection: Optional[Connection] = connection
+        #: When its last stream ended (`Hub.detach`, on the games' clock `Hub.now`), None while connected: the
+        #: runner excuses only a drop that happened in a stall of the arena (`arena.match.runner`).
+        self.detached_at: Optional[float] = None
         self.busy = 0
         self.seats: set["RemoteSeat"] = set()
         self.requests: dict[int, "RemoteSeat"] = {}   # open wire request id -> seat

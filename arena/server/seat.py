@@ -96,6 +96,11 @@ class RemoteSeat:
     def connected(self) -> bool:
         return self.session.connected
 
+    @property
+    def detached_at(self) -> float | None:
+        """When the bot's stream ended (the games' clock), None while it is connected."""
+        return None if self.session.connected else self.session.detached_at
+
     # ---- the Seat protocol
 
     async def game_started(self, start: GameStart) -> None:

@@ -296,6 +296,7 @@ class Hub:
         if session.connection is not connection:
             return  # already replaced by a resumed connection
         session.connection = None
+        session.detached_at = self.now()
         if self.by_name.get(session.name) is session:
             del self.by_name[session.name]
             self._slots_changed(session.name)

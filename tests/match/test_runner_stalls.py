@@ -44,10 +44,13 @@ class DroppedInTheStall(ScriptedSeat):
     """Asked, the arena stops (``stall_s``); meanwhile the bot's client gave up on the silent host, so the
     arena finds the stream gone when it runs again; the bot is back ``back_after`` seconds later."""
 
-    def __init__(self, name: str, ledger: Ledger | None, stall_s: float, back_after: float, *steps) -> None:
+    def __init__(self, name: str, ledger: Ledger | None, stall_s: float, back_after: float, *steps,
+                 left_after_s: float = 0.0) -> None:
         super().__init__(name, *steps)
         self.ledger, self.stall_s, self.back_after = ledger, stall_s, back_after
+        self.left_after_s = left_after_s  # > 0: the stream ends this long after the stall (the bot left on its own)
         self.dropped = False
+        self.detached_at: float | None = None  # when the arena saw the stream end (`RemoteSeat.detached_at`)
 
     async def decide(self, request):
         if self.dropped:
@@ -57,6 +60,9 @@ class DroppedInTheStall(ScriptedSeat):
         await trio.sleep(0.03)  # it was thinking when the arena stopped
         if self.ledger is not None:
             self.ledger.stall(self.stall_s)
+        if self.left_after_s:
+            await trio.sleep(self.left_after_s)
+        self.detached_at = trio.current_time()
         self._back_after = self.back_after
         raise SeatDisconnected("connection lost", after_delivery=True)
 
@@ -112,3 +118,19 @@ def test_a_stall_longer_than_max_stall_ms_aborts_the_game_unrated():
     seat = DroppedInTheStall("dropped", ledger, 31.0, 1.5, Answer(0.02, text="take 2"))
     outcome, _ = play([seat, ScriptedSeat("other")], ledger, max_stall_ms=60_000)
     assert outcome.status == "finished" and outcome.seats[0].strikes == 0 and outcome.stalled_ms == 31_000
+
+
+def test_a_seat_that_leaves_after_the_stall_or_after_a_short_one_gets_no_time_off_its_clock():
+    """Only a drop in a stall long enough to drop a stream, seen right after it, is excused: a bot that noticed
+    a stall and left on its own a little later, or left after a blip, must not buy thinking time off its clock:
+    its time away is charged as any absence's (here 1.5 s, inside its reconnect window and its move time)."""
+    roomy = TimeControl(move_ms=10_000, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=5000)
+    charged = {}
+    for case, stall_s, left_after_s in (("in the stall", 20.0, 0.0), ("later", 20.0, 2.5), ("blip", 0.5, 0.0)):
+        ledger = Ledger()
+        seat = DroppedInTheStall("sly", ledger, stall_s, 1.5, Answer(0.02, text="take 2"), left_after_s=left_after_s)
+        outcome, recorder = play([seat, ScriptedSeat("other")], ledger, time_control=roomy)
+        assert outcome.seats[0].strikes == 0 and recorder.decisions[0][1] == "take 2", (case, outcome.seats[0])
+        charged[case] = recorder.decisions[0][2]
+    # 30 ms before the stop, (2.5 s before it left,) 1.5 s away unless excused, 20 ms to answer
+    assert charged == {"in the stall": 50, "later": 4050, "blip": 1550}
