@@ -112,15 +112,16 @@ RESULT_NOT_STORED = "the result could not be stored (server error); the game is 
 MAX_RECONNECTS_PER_DECISION = 3
 #: A stall of the arena process longer than this (within one wait) aborts the game, unrated (see the module).
 DEFAULT_MAX_STALL_MS = 30_000
-#: A seat found away after a stall has at least this long after it (its ``reconnect_ms`` if longer) to come back,
-#: off its clock: a client that retried in vain while the host was stopped may be in a backoff of up to 8 s
-#: (the SDK's cap) when the host resumes.
+#: A seat whose stream ended in a stall (`_dropped_in_stall`) has up to this long after it (its ``reconnect_ms`` if
+#: longer; never more than the stall lasted) to come back, off its clock: a client that retried in vain while the
+#: host was stopped may be in a backoff of up to 8 s (the SDK's cap) when the host resumes.
 STALL_RECONNECT_MS = 10_000
-#: Only a stall this long can have dropped a stream (keepalives give up after seconds of silence, the SDK's after
-#: ~15 s), and only a drop the arena saw this soon after the stall (on the games' clock, which the stall does not
-#: move) happened in it: a seat that leaves later, or after a short stall, gets the usual reconnect window, its
-#: clock running, so that a bot cannot buy thinking time off the clock by leaving after a stall it noticed.
-STALL_DROPS_STREAM_S = 1.0
+#: Only one stall this long can have dropped a stream (keepalives give up after seconds of silence, the SDK's after
+#: ~15 s; several short gaps are no long one), and only a drop the arena saw in it or this soon after it (on the
+#: games' clock, which the stall does not move) happened in it: a seat that leaves before or later, or after a
+#: shorter stall, gets the usual reconnect window, its clock running, so that a bot cannot buy thinking time off
+#: its clock by leaving around a stall it noticed.  The time excused is at most the stall's own length.
+STALL_DROPS_STREAM_S = 5.0
 STALL_DROP_SEEN_S = 2.0
 
 
@@ -398,7 +399,7 @@ class _Game:
     stalled_s: float = 0.0  # stall time this game went through (`_look_for_stalls`)
     _last_stall_at: float = -math.inf  # the clock's time of the latest stall this game went through
     _stalls_seen: float = 0.0  # the ledger's total at the last look
-    _last_stall_s: float = 0.0  # the stall time seen at the look that saw the latest stall
+    _last_stall_s: float = 0.0  # the latest single stall's length (`StallLedger.latest_s`)
     _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
     _result_written: bool = False
     _replay_path: str | None = None
@@ -523,13 +524,14 @@ class _Game:
                 if book.away_since is None or reply.new_absence:  # a new disconnection, not one still going on
                     book.away_since = now
                     book.outcome.disconnects += 1
-                excused_until = self._last_stall_at + max(control.reconnect_ms, STALL_RECONNECT_MS) / 1000
+                excused_until = self._last_stall_at + min(max(control.reconnect_ms, STALL_RECONNECT_MS) / 1000,
+                                                          self._last_stall_s)
                 if (now < excused_until and self._dropped_in_stall(seat) and not book.gone
                         and reconnects < MAX_RECONNECTS_PER_DECISION):
                     # Away right after the arena could not run: its stream most likely dropped because this
                     # host stopped answering it (a client's keepalive gives up on a silent host, ~15 s for
-                    # the SDK's).  Its reconnect window starts after the stall (STALL_RECONNECT_MS at least),
-                    # and its clock does not run while it comes back (`_excused_reconnect`).
+                    # the SDK's).  Its reconnect window starts after the stall (as long as the stall, up to
+                    # STALL_RECONNECT_MS), and its clock does not run while it comes back (`_excused_reconnect`).
                     reconnects += 1
                     spent_s = min(budget_s, spent_s + max(0.0, now - sent_at))
                     verdict = await self._excused_reconnect(seat, book, request, spent_s, limit_ms, excused_until)
@@ -643,7 +645,7 @@ class _Game:
             return
         self._stalls_seen = total
         self.stalled_s += new
-        self._last_stall_s = new
+        self._last_stall_s = ledger.latest_s()
         self._last_stall_at = ledger.last_stall_at()
         if new > self.max_stall_s:
             log.warning("game %s: the arena could not run for %.1f s; the game is aborted, not rated",
@@ -696,7 +698,7 @@ class _Game:
         on this game's clock; a seat that does not say when it left is never excused)."""
         dropped_at = getattr(seat, "detached_at", None)
         return (self._last_stall_s >= STALL_DROPS_STREAM_S and dropped_at is not None
-                and dropped_at <= self._last_stall_at + STALL_DROP_SEEN_S)
+                and self._last_stall_at <= dropped_at <= self._last_stall_at + STALL_DROP_SEEN_S)
 
     async def _excused_reconnect(self, seat: Seat, book: _SeatBook, request: DecisionRequest, spent_s: float,
                                  limit_ms: int, until: float) -> _Verdict | None:
@@ -708,7 +710,7 @@ class _Game:
             book.away_since = None
             return None
         book.gone = True
-        window_ms = max(self.time_controls[request.seat].reconnect_ms, STALL_RECONNECT_MS)
+        window_ms = round((until - self._last_stall_at) * 1000)
         return self._strike(book, request, spent_s, limit_ms, "disconnected",
                             f"disconnected in the arena's stall and not back within {window_ms} ms after it")
 

@@ -123,6 +123,12 @@ class StallLedger:
                     "the games' clock leaves it out: no bot is charged for it", excess * 1000)
         return stall
 
+    def latest_s(self) -> float:
+        """How long the latest stall the watchdog closed lasted (its excess), 0 before the first: one stall's
+        length, where `stalled_s` sums them all (several short gaps are no long one)."""
+        stalls = self.stalls
+        return stalls[-1].seconds if stalls else 0.0
+
     def stalled_s(self) -> float:
         """The stalls' total so far, in seconds, with a gap still open (the watchdog has not run since)."""
         last, total, _at = self._state  # first the state, then the time: the sum never goes back (see arena_time)

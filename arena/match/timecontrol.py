@@ -24,8 +24,9 @@ from sending a request to the answer's arrival stamp:
   decisions (`arena.match.runner.max_seat_wait_ms`).
 * all of it on the arena's clock: time the arena process could not run (a
   SIGSTOP, a paused VM, a swap storm) is not in it, so it is charged to no
-  seat (`arena.match.stalls`); a seat found away after such a stall has at
-  least 10 s after it to come back off its clock, and a stall over 30 s aborts
+  seat (`arena.match.stalls`); a seat whose stream ended in such a stall (of
+  5 s or more) has as long as it lasted, up to 10 s, to come back off its
+  clock, and a stall over 30 s aborts
   the game, unrated (`arena.match.runner`).
 """
 

@@ -27,11 +27,15 @@ class Ledger:
     the arena clock, does not move for it)."""
 
     def __init__(self) -> None:
-        self.total, self.at = 0.0, -math.inf
+        self.total, self.at, self.latest = 0.0, -math.inf, 0.0
 
     def stall(self, seconds: float) -> None:
         self.total += seconds
+        self.latest = seconds
         self.at = trio.current_time()
+
+    def latest_s(self) -> float:
+        return self.latest
 
     def stalled_s(self) -> float:
         return self.total
@@ -122,15 +126,27 @@ def test_a_stall_longer_than_max_stall_ms_aborts_the_game_unrated():
 
 def test_a_seat_that_leaves_after_the_stall_or_after_a_short_one_gets_no_time_off_its_clock():
     """Only a drop in a stall long enough to drop a stream, seen right after it, is excused: a bot that noticed
-    a stall and left on its own a little later, or left after a blip, must not buy thinking time off its clock:
+    a stall and left on its own a little later, or after a blip or a stall of a few seconds (no keepalive gives up
+    that soon), must not buy thinking time off its clock:
     its time away is charged as any absence's (here 1.5 s, inside its reconnect window and its move time)."""
     roomy = TimeControl(move_ms=10_000, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=5000)
     charged = {}
-    for case, stall_s, left_after_s in (("in the stall", 20.0, 0.0), ("later", 20.0, 2.5), ("blip", 0.5, 0.0)):
+    cases = (("in the stall", 20.0, 0.0), ("later", 20.0, 2.5), ("blip", 0.5, 0.0), ("too short to drop it", 3.0, 0.0))
+    for case, stall_s, left_after_s in cases:
         ledger = Ledger()
         seat = DroppedInTheStall("sly", ledger, stall_s, 1.5, Answer(0.02, text="take 2"), left_after_s=left_after_s)
         outcome, recorder = play([seat, ScriptedSeat("other")], ledger, time_control=roomy)
         assert outcome.seats[0].strikes == 0 and recorder.decisions[0][1] == "take 2", (case, outcome.seats[0])
         charged[case] = recorder.decisions[0][2]
     # 30 ms before the stop, (2.5 s before it left,) 1.5 s away unless excused, 20 ms to answer
-    assert charged == {"in the stall": 50, "later": 4050, "blip": 1550}
+    assert charged == {"in the stall": 50, "later": 4050, "blip": 1550, "too short to drop it": 1550}
+
+
+def test_the_time_excused_after_a_stall_is_at_most_the_stall_itself():
+    """A 6 s stall excuses at most 6 s away (not the 10 s a long stall gets): back after 7 s, the seat is struck."""
+    ledger = Ledger()
+    seat = DroppedInTheStall("late", ledger, 6.0, 7.0)
+    outcome, recorder = play([seat, ScriptedSeat("other")], ledger)
+    me = outcome.seats[0]
+    assert me.strike_reasons[0] == "disconnected", me
+    assert recorder.decisions[0][1:5] == ("take 1", 30, False, True)
