@@ -53,10 +53,16 @@ def list_turns(asked: int) -> float:
     return max(1.0, asked / GAMES_PER_TURN)
 
 
+def replay_cost(decisions: int) -> float:
+    """The turns a replay of ``decisions`` decisions costs: one per `DECISIONS_PER_TURN`, at least one."""
+    return float(max(1, -(-max(0, int(decisions or 0)) // DECISIONS_PER_TURN)))
+
+
 def replay_turns(decisions: int, burst: int) -> float:
-    """The turns a replay of ``decisions`` decisions costs: one per `DECISIONS_PER_TURN`, at least one, at most
-    ``burst`` (an address with its whole burst may always ask for one)."""
-    return float(min(max(1, -(-max(0, int(decisions or 0)) // DECISIONS_PER_TURN)), burst))
+    """The part of a replay's cost taken before its work (`replay_cost`, at most ``burst``: an address with its
+    whole burst may always ask for one); the rest is charged after it, a debt its next calls wait for
+    (`ReadPace.charge`), so a game longer than the burst costs what it costs."""
+    return min(replay_cost(decisions), float(burst))
 
 
 class ReadPace:

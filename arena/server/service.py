@@ -22,7 +22,7 @@ from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
 from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
-from arena.server.readpace import ReadPace, list_turns, replay_turns, wait_turn
+from arena.server.readpace import ReadPace, list_turns, replay_cost, wait_turn
 from arena.server.bot_session import BotSession
 from arena.server.connection import MAX_VIOLATIONS, Connection, to_write
 from arena.server.sessions import Hub
@@ -284,7 +284,7 @@ class ArenaService(rpc.ArenaServicer):
         bounded budget (`Handle.rebuilds`), its work in the budget's worker process (not on this loop's
         GIL): beyond the budget, or beyond its address's share of it, a reader is refused at once.  The call
         is a read at its address's pace as GetStandings is: one turn before, and the rest of its cost, in
-        proportion to the game's decisions (`replay_turns`), once the rebuild has said how long it is.
+        proportion to the game's decisions (`replay_cost`), once the rebuild has said how long it is.
         """
         from arena.rebuilds import Busy
         from arena.server.replayed import spectator_event_bytes
@@ -317,7 +317,7 @@ class ArenaService(rpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.NOT_FOUND, elsewhere, trailing_metadata=((RUNNING_ELSEWHERE, "1"),))
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id[:60]!r} (see ListGames; a game "
                                 "running on another host is watched there)")
-        rest = replay_turns(len(events) - 2, self.reads.burst) - 1  # the start and the end are not decisions
+        rest = replay_cost(len(events) - 2) - 1  # the start and the end are not decisions
         wait_s = self.reads.charge(address, rest) if rest > 0 else 0.0
         if wait_s > 0:  # its turn: the address's next calls wait for what it still owes
             await asyncio.sleep(min(wait_s, self.reads.max_wait_s))

@@ -22,7 +22,7 @@ from starlette.routing import Route
 from arena.ladder.store import error_line, outage_errors
 from arena.workerprocesses import WorkerLost
 from arena.server.peers import address_key
-from arena.server.readpace import list_turns, replay_turns
+from arena.server.readpace import list_turns, replay_cost, replay_turns
 from arena.web.pace import TooMany, client_key
 from arena.web.source import MAX_LIMIT, BadRequest, Busy, NotFound, NotYet, WebSource
 
@@ -148,6 +148,10 @@ def routes(source: WebSource) -> list[Route]:
             if rest > 0:
                 await pace.turn(client_key(request.scope), rest)
             body = await asyncio.wrap_future(source.replay_json(record, view, reader(request)))
+            if pace is not None and replay_cost(record.decisions) > replay_turns(record.decisions, pace.reads.burst):
+                # A game longer than the burst: the rest of its cost is a debt this address's next requests wait for
+                pace.reads.charge(client_key(request.scope),
+                                  replay_cost(record.decisions) - replay_turns(record.decisions, pace.reads.burst))
         except TooMany as refused:
             return JSONResponse({"error": str(refused)}, status_code=429,
                                 headers={"Retry-After": str(refused.retry_s)})

@@ -17,6 +17,7 @@ so the other views of a game just rebuilt skip the re-simulation.
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from typing import Any
 
@@ -25,6 +26,11 @@ from arena.replay.facts import describe
 #: Re-simulated games a worker keeps (each a few MB for a long game), for the other views of the same game.
 BUILDERS_KEPT = 2
 _builders: "OrderedDict[str, Any]" = OrderedDict()
+
+
+#: A seat's view as the API names it: ``seat:N``, N in ASCII digits without a leading zero ("seat:00", "seat:٠" and
+#: "seat:²" are no views: each other spelling of one view was a rebuild of its own, past the cache, and ``²`` a 500).
+_SEAT_VIEW = re.compile(r"seat:(0|[1-9][0-9]{0,2})")
 
 
 def choose_view(view: str, players: int) -> Any:
@@ -37,8 +43,9 @@ def choose_view(view: str, players: int) -> Any:
         return View.omniscient()
     if view == "spectator":
         return View.spectator()
-    if view.startswith("seat:") and view[5:].isdigit() and int(view[5:]) < players:
-        return View.of_seat(int(view[5:]))
+    seat = _SEAT_VIEW.fullmatch(view)  # ASCII digits, no leading zero: one spelling a view, one cache entry each
+    if seat is not None and int(seat.group(1)) < players:
+        return View.of_seat(int(seat.group(1)))
     raise BadRequest(f"view must be spectator, omniscient or seat:0..seat:{players - 1}, not {view!r}")
 
 

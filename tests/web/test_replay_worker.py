@@ -207,3 +207,43 @@ def test_the_pace_charges_a_long_replay_more_turns_than_a_short_one(tmp_path):
         source.close()
     assert left == {"short": BURST - 1, "long": BURST - 8}
     assert refused.status_code == 429 and "too many requests" in refused.json()["error"]
+
+
+def test_a_view_spelled_another_way_is_refused_not_rebuilt(tmp_path):
+    """One spelling a view: "seat:01" or a non-ASCII digit was a rebuild of its own past the cache (one address kept
+    the worker busy asking for one game again and again), and "seat:²" passed isdigit() and failed int(): a 500."""
+    store = LadderStore.open(tmp_path / "arena.db")
+    record(store, tmp_path / "replays", "g0", "maumau", 2, 3, 60)
+    store.close()
+    source = WebSource(tmp_path / "arena.db", tmp_path / "replays")
+    try:
+        with TestClient(create_app(source)) as client:
+            assert client.get("/api/v1/games/g0/replay", params={"view": "seat:0"}).status_code == 200
+            others = [client.get("/api/v1/games/g0/replay", params={"view": view})
+                      for view in ("seat:00", "seat:01", "seat:\u0660", "seat:\u00b2", "seat:+0", "seat: 0")]
+            jobs = source.rebuilds.workers.jobs
+    finally:
+        source.close()
+    assert [answer.status_code for answer in others] == [400] * 6, [answer.text for answer in others]
+    assert all("view must be spectator, omniscient or seat:0..seat:1" in answer.json()["error"] for answer in others)
+    assert jobs == 1
+
+
+def test_a_replay_longer_than_the_burst_leaves_the_rest_of_its_cost_as_a_debt(tmp_path):
+    """A replay costs a turn per 50 decisions; the part beyond the burst was forgiven (the turns were capped at the
+    burst), so a game of any length cost at most the burst.  Now the rest is owed: the next request waits for it."""
+    store = LadderStore.open(tmp_path / "arena.db")
+    long = record(store, tmp_path / "replays", "long", "mose", 4, 1, 400)
+    store.close()
+    assert turns(long) == 8
+    source = WebSource(tmp_path / "arena.db", tmp_path / "replays")
+    try:
+        # a turn in 100 s: the seconds the replay takes to build refill next to nothing
+        pace = WebPace(ReadPace(per_second=0.01, burst=5, max_wait_s=0), refusal_delay_s=0)
+        with TestClient(create_app(source, pace=pace)) as client:
+            assert client.get("/api/v1/games/long/replay").status_code == 200  # 5 turns now, 3 owed
+            refused = client.get("/api/v1/rulesets")
+    finally:
+        source.close()
+    # 3 turns owed and 1 for this request: about 400 s (without the debt: 100 s)
+    assert refused.status_code == 429 and 300 < int(refused.headers["Retry-After"]) <= 400, refused.headers
