@@ -7,7 +7,8 @@ game ends while its last request to a seat is unanswered (`OwedAnswers.release` 
 seat's slot stays taken until the answer comes (late: it is dropped as stale) and is given back then
 (`OwedAnswers.settle`), as a chess GUI waits for a late engine's ``readyok`` before the next game;
 after `ServerConfig.owed_answer_hold_s` at most, so a hung bot still gets its games (and forfeits them
-one at a time, each after a hold).  The hub (`arena.server.sessions.Hub.release`, ``settle``,
+one at a time, each after a hold).  The hold is on the games' time: a stall of the arena process while it
+runs (`arena.match.stalls`: a SIGSTOP, a paused VM) lengthens it by the stall, as the bot's clock was.  The hub (`arena.server.sessions.Hub.release`, ``settle``,
 ``owed_text``) hands these calls here; everything runs on the server's thread.
 """
 
@@ -32,15 +33,17 @@ class OwedAnswers:
 
     def __init__(self, config: ServerConfig, to_trio: Callable[..., None],
                  slot_freed: Callable[["BotSession"], None], forget_if_idle: Callable[["BotSession"], None],
-                 changed: Callable[[], None]) -> None:
+                 changed: Callable[[], None], stalled_s: Optional[Callable[[], float]] = None) -> None:
         """to_trio: `Hub.to_trio` (a hold's end runs there); slot_freed: one of the session's games is no longer
         counted busy (its slot views told); forget_if_idle: drop an away session with nothing left to resume;
-        changed: wake whoever waits for a change (`Handle.session_event`)."""
+        changed: wake whoever waits for a change (`Handle.session_event`); stalled_s: the process's stalls so far
+        (`arena.match.stalls.StallLedger.stalled_s`; None: none are counted, as under a test's clock)."""
         self.config = config
         self._to_trio = to_trio
         self._slot_freed = slot_freed
         self._forget_if_idle = forget_if_idle
         self._changed = changed
+        self._stalled_s = stalled_s
 
     def release(self, session: "BotSession", seat: "RemoteSeat", owed: int = 0) -> None:
         """A game of ``session`` is over: its slot is free, unless the bot still owes the answer to ``owed``
@@ -80,7 +83,18 @@ class OwedAnswers:
             loop = asyncio.get_running_loop()  # the server's loop: trio runs as its guest, on this thread
         except RuntimeError:  # not on the server's thread (a unit test's direct call): the answer alone settles it
             return
-        loop.call_later(self.config.owed_answer_hold_s, self._to_trio, self.settle, session, seat, wire_id)
+        stalled = self._stalled_s() if self._stalled_s is not None else 0.0
+        loop.call_later(self.config.owed_answer_hold_s, self._hold_over, loop, session, seat, wire_id, stalled)
+
+    def _hold_over(self, loop: asyncio.AbstractEventLoop, session: "BotSession", seat: "RemoteSeat", wire_id: int,
+                   stalled: float) -> None:
+        """The hold's time has passed in real time: settle it, unless the arena stalled meanwhile (then wait that
+        much longer, on the games' time, as the bot's own clock would have)."""
+        now_stalled = self._stalled_s() if self._stalled_s is not None else 0.0
+        if now_stalled > stalled:
+            loop.call_later(now_stalled - stalled, self._hold_over, loop, session, seat, wire_id, now_stalled)
+            return
+        self._to_trio(self.settle, session, seat, wire_id)
 
     @staticmethod
     def text(session: "BotSession") -> str:

@@ -93,7 +93,8 @@ class Hub:
         #: none unless a director asks.
         self._slot_views: list[SlotView] = []
         #: Finished games' seats given back, or held while their bot owes an answer (`release`, `settle`).
-        self.owed_answers = OwedAnswers(config, self.to_trio, self._slot_freed, self._forget_if_idle, self._fire_changed)
+        self.owed_answers = OwedAnswers(config, self.to_trio, self._slot_freed, self._forget_if_idle, self._fire_changed,
+                                        self.stalls.stalled_s if self.stalls is not None else None)
 
     # ---- bridge
 

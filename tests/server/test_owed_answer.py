@@ -170,3 +170,40 @@ def test_a_paced_answer_is_still_sent_when_its_game_ends_meanwhile_so_the_bot_is
 
     serve(director, owed_answer_hold_s=10 * HANG_GUARD_S)
     assert not failures, failures
+
+
+def test_a_stall_of_the_arena_lengthens_the_owed_answer_hold_by_as_much():
+    """The hold ran on real time: a host stopped for 20 s gave a bot that still owed an answer its slot back 20 s
+    early (red team), while its clock, on the games' time, had not run meanwhile."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from arena.server.config import ServerConfig
+    from arena.server.owed_answers import OwedAnswers
+
+    events = []
+    totals = iter([0.0, 0.2, 0.2])  # the process's stalls so far: at the release, at the hold's end, and after
+
+    def stalled_s():
+        events.append(("stalls read", next(totals)))
+        return events[-1][1]
+
+    async def scenario():
+        freed = asyncio.Event()
+
+        def slot_freed(session):
+            events.append(("slot freed",))
+            freed.set()
+
+        owed = OwedAnswers(ServerConfig(owed_answer_hold_s=0.01), lambda fn, *args: fn(*args), slot_freed,
+                           lambda session: None, lambda: None, stalled_s)
+        class Seat:  # hashable, as a RemoteSeat is
+            game_id = "g1"
+
+        seat = Seat()
+        session = SimpleNamespace(name="b", seats={seat}, owed={}, requests={7: seat})
+        owed.release(session, seat, owed=7)
+        await asyncio.wait_for(freed.wait(), HANG_GUARD_S)
+
+    asyncio.run(scenario())
+    assert events == [("stalls read", 0.0), ("stalls read", 0.2), ("stalls read", 0.2), ("slot freed",)]
