@@ -85,6 +85,8 @@ def swept(url: str) -> set[str]:
                                           "AND reason = 'host h1 died (not rated)'")}
 
 
+@pytest.mark.slow  # 12 s of real hosts and bots; the fence itself is checked fast at the store by
+# test_claims.py::test_a_host_replaced_while_cut_off_renews_and_claims_nothing_and_its_dead_replacement_is_swept
 def test_a_replaced_host_that_wakes_up_stops_and_its_dead_replacement_is_swept(tmp_path, postgres_db):
     url = postgres_db
     servers: dict[str, Server] = {}
