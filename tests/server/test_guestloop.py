@@ -116,8 +116,10 @@ def test_trio_deadlines_are_timed_by_a_timerfd_never_early_and_released_after_th
     async def director(handle):
         import asyncio
 
-        await trio.sleep(0.001)  # trio has waited on the loop once: its _LoopWait exists
-        wait = guestloop._waits[asyncio.get_running_loop()]
+        loop = asyncio.get_running_loop()
+        while loop not in guestloop._waits:  # until trio has waited on the loop once and its _LoopWait exists (a
+            await trio.sleep(0.001)           # sleep whose deadline had passed before trio's tick needed no wait)
+        wait = guestloop._waits[loop]
         overshoots = []
         for _ in range(20):
             started = time.monotonic()
