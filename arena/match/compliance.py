@@ -432,12 +432,16 @@ class ComplianceRun:
     async def check_stale(self, ruleset: str) -> None:
         expected = (f"after a {ruleset} game at {HURRIED.move_ms} ms per decision (late answers dropped as stale), "
                     "the bot finishes the next game cleanly")
-        if await self.connected(self.options.resume_timeout_s) is None:  # gone: the check whose game it left says so
+        # A bot already gone (its exit may not have ended its session yet): the check whose game it left says so
+        if self.bot.exit_status() is not None or await self.connected(self.options.resume_timeout_s) is None:
             self.add("stale answers", SKIP, expected, f"not run: {self._gone()}")
             return
         hurried = await self.play(ruleset, HURRIED, late_grace_ms=0, dropped_answers=True)
         if hurried.outcome is None:
-            self.add("stale answers", FAIL, expected, f"the hurried game could not start: {hurried.error}")
+            if self.bot.exit_status() is not None:
+                self.add("stale answers", SKIP, expected, f"not run: {self._gone()}")
+            else:
+                self.add("stale answers", FAIL, expected, f"the hurried game could not start: {hurried.error}")
             return
         me = hurried.me
         after = await self.play(ruleset, self.options.time_control)
