@@ -40,8 +40,9 @@ PARALLEL = 2
 LEASE = "3"  # seconds: how soon a killed host counts as dead (its lock goes at once)
 
 
-def start_host(tmp_path: Path, name: str, url: str, concurrency: int = 3, *extra: str) -> Server:
-    folder = tmp_path / name
+def start_host(tmp_path: Path, name: str, url: str, concurrency: int = 3, *extra: str, folder: str = "") -> Server:
+    """`arena serve` as host ``name`` (its replays in ``tmp_path/folder``, the name's by default), once it has joined."""
+    folder = tmp_path / (folder or name)
     folder.mkdir()
     server = Server(folder, "--host-name", name, "--host-lease", LEASE, "--concurrency", str(concurrency),
                     "--drain", "20", *extra, db=url)

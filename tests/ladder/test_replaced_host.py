@@ -25,13 +25,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 from host_freeze import backends, cut_off, stop_while_running_games
-from test_cluster import BOT, LEASE, ROOT, report, rows, stop_all
-from test_serve_e2e import RULESET, START_S, Server, poll
+from test_cluster import BOT, ROOT, report, rows, start_host, stop_all
+from test_serve_e2e import RULESET, Server, poll
 
 from arena.ladder.store import LadderStore
 from arena.ladder.store.hosts import HOST_LOCK_CLASS
@@ -62,20 +60,6 @@ CREATE TRIGGER audit_claim AFTER INSERT ON seat_claims FOR EACH ROW EXECUTE FUNC
 """
 
 
-def start(folder: Path, name: str, url: str) -> Server:
-    """`arena serve` as host ``name`` (its replays in ``folder``), once it has joined the ladder."""
-    folder.mkdir()
-    server = Server(folder, "--host-name", name, "--host-lease", LEASE, "--concurrency", "2", "--drain", "20", db=url)
-    line = ""
-    deadline = time.monotonic() + START_S  # bounded, not timed
-    while "joined the ladder" not in line and time.monotonic() < deadline:
-        line = server.read_line(timeout=deadline - time.monotonic())
-    if f"joined the ladder as host {name}" not in line:
-        server.kill()
-        raise AssertionError(server.rest())
-    return server
-
-
 def now(url: str) -> float:
     return rows(url, "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)")[0][0]
 
@@ -93,8 +77,8 @@ def test_a_replaced_host_that_wakes_up_stops_and_its_dead_replacement_is_swept(t
     bots: list[subprocess.Popen] = []
     cut: set[str] = set()
     try:
-        servers["old h1"] = old = start(tmp_path / "old", "h1", url)
-        servers["h2"] = start(tmp_path / "h2", "h2", url)
+        servers["old h1"] = old = start_host(tmp_path, "h1", url, 2, folder="old")
+        servers["h2"] = start_host(tmp_path, "h2", url, 2)
         with psycopg.connect(url, autocommit=True) as db:  # the schema exists now (each host migrated at start)
             db.execute(AUDIT)
         for i in range(4):  # they enter through the old h1, so they are connected to it when it wakes up
@@ -115,7 +99,7 @@ def test_a_replaced_host_that_wakes_up_stops_and_its_dead_replacement_is_swept(t
         poll(lambda: swept(url) >= cut, 30, "h2 to take h1 for dead")
 
         # The operator's replacement under the same name; then the old process wakes up.
-        servers["new h1"] = new = start(tmp_path / "new", "h1", url)
+        servers["new h1"] = new = start_host(tmp_path, "h1", url, 2, folder="new")
         woke = now(url)
         os.kill(old.process.pid, signal.SIGCONT)
         poll(lambda: old.process.poll() is not None, 60, "the old h1 to stop by itself (it is no longer h1)")
