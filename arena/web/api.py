@@ -144,14 +144,13 @@ def routes(source: WebSource) -> list[Route]:
         try:
             record = await run_in_threadpool(source.replay_record, game_id, view)
             pace = getattr(request.app.state, "pace", None)
-            rest = replay_turns(record.decisions, pace.reads.burst) - 1 if pace is not None else 0
-            if rest > 0:
-                await pace.turn(client_key(request.scope), rest)
+            cost = replay_cost(record.decisions)
+            now = replay_turns(record.decisions, pace.reads.burst) if pace is not None else 1.0  # the rest: after
+            if now > 1:  # the middleware took one turn
+                await pace.turn(client_key(request.scope), now - 1)
             body = await asyncio.wrap_future(source.replay_json(record, view, reader(request)))
-            if pace is not None and replay_cost(record.decisions) > replay_turns(record.decisions, pace.reads.burst):
-                # A game longer than the burst: the rest of its cost is a debt this address's next requests wait for
-                pace.reads.charge(client_key(request.scope),
-                                  replay_cost(record.decisions) - replay_turns(record.decisions, pace.reads.burst))
+            if pace is not None and cost > now:  # longer than the burst: a debt this address's next requests wait for
+                pace.reads.charge(client_key(request.scope), cost - now)
         except TooMany as refused:
             return JSONResponse({"error": str(refused)}, status_code=429,
                                 headers={"Retry-After": str(refused.retry_s)})
