@@ -176,6 +176,9 @@ PLAN = {}
 #: Session 18, 2,000 in-process games each: `--tree 2 --worlds 120` +101.5 on seeds 50000-50999 (the default +65.7, +0.097 ±
 #: 0.045 pair points) and, validated by a rule written before (README), +86.9 (+73.6 .. +100.5) on fresh seeds
 #: 60000-60999 (the default +56.8, +0.083 ± 0.043): stronger, but not +100, and 2-3.7 times the default's CPU.
+#: Session 23, `--tree 2 --worlds 200` (about 100 ms a decision here, the issue's budget), pre-registered, 2,000
+#: `arena match` games on fresh seeds 80000-80999: +85.8 (+72.7 .. +99.1) against the default's +71.9 beside it, +0.038 ±
+#: 0.044 pair points deal by deal: not +100 either.
 TREE = {}
 TREE_WORLDS = {}
 POSTERIOR_OPTIONS = {"seven_stack": False, "eight_deflect": False, "no_jack_on_jack": False, "quick": False,
