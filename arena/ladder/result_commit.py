@@ -122,9 +122,10 @@ class GameEnds:
 
         def write() -> Any:
             """The result's steps: its fenced update is read with the group commit's other reads."""
+            # Its time is the database's clock at the commit (`LadderStore.game_ended_steps`), not this host's
+            # (``outcome.ended_at``, which the replay's result line keeps): the ladder's results order by it.
             return self.store.game_ended_steps(
-                outcome.game_id, outcome.status, seats, ended_at=outcome.ended_at or None,
-                replay_path=outcome.replay_path, reason=outcome.reason, decisions=outcome.decisions,
+                outcome.game_id, outcome.status, seats, replay_path=outcome.replay_path, reason=outcome.reason, decisions=outcome.decisions,
                 replay=replay["packed"], **self.freeing(outcome.game_id),
             )
 

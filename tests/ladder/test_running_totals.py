@@ -174,7 +174,7 @@ def test_a_shared_ladder_s_running_totals_from_the_changed_rows_equal_the_stores
             if number == 20:  # this result's transaction takes its id now and commits after the next ones
                 host.game_started(game_id, "moumou", {}, number, game_id, 0, table)
                 sql, parameters = game_end.call(game_id, "finished", _result(rng, table), ended_at="2026-11-28",
-                                                replay_path=None, reason="", decisions=3, replay=None, stored_at="")
+                                                replay_path=None, reason="", decisions=3, replay=None)
                 late.execute("BEGIN")
                 late.execute(sql.replace("?", "%s"), parameters)
                 continue

@@ -32,7 +32,8 @@ per pair of seated bots in the order `game_terms` gives them, one pair after the
 of one bot would make a pair twice: the second reads the set's totals the first wrote).  Names
 compare in code-point order (``COLLATE "C"``: Python's order for a UTF-8 database), whatever the
 database's collation, so a pair's row is (a, b) with a < b as the client wrote it.  The replay's
-``stored_at`` and the game's ``ended_at`` come from the host, as before.
+``stored_at`` and the game's ``ended_at`` are the database's clock when the call runs (`call`), as on SQLite, never
+the host's: hosts with skewed clocks would order the ladder's results, and time its games, each by its own.
 """
 
 from __future__ import annotations
@@ -156,23 +157,28 @@ END
 $end$
 """
 
-_CALL = ("SELECT mau_end_game(?, ?, ?, ?, ?, ?, " + ", ".join(["CAST(? AS INTEGER[])", "CAST(? AS TEXT[])"]
-                                                              + ["CAST(? AS INTEGER[])"] * 8)
-         + ", ?, ?, ?, ?, ?)")
+_CALL = ("SELECT mau_end_game(?, ?, {ended_at}, ?, ?, ?, " + ", ".join(["CAST(? AS INTEGER[])", "CAST(? AS TEXT[])"]
+                                                                       + ["CAST(? AS INTEGER[])"] * 8)
+         + ", ?, ?, ?, ?, {stored_at})")
 
 
-def call(game_id: str, status: str, seats: Sequence[SeatRecord], *, ended_at: str, replay_path: str | None,
-         reason: str, decisions: int, replay: PackedReplay | None, stored_at: str) -> tuple[str, list[Any]]:
+def call(game_id: str, status: str, seats: Sequence[SeatRecord], *, ended_at: str | None, replay_path: str | None,
+         reason: str, decisions: int, replay: PackedReplay | None, clock: str = "") -> tuple[str, list[Any]]:
     """The statement (shared SQL) that ends a game through `END_FUNCTION`, with its values: the seats column by
-    column (a placement and points only for a finished game, as the SQLite path writes them)."""
+    column (a placement and points only for a finished game, as the SQLite path writes them).  ``ended_at`` None,
+    and the replay's ``stored_at`` always: the database's clock when the call runs (``clock``, `Backend.clock`'s
+    SQL: arguments the server works out, so the function is unchanged), never the host's."""
+    if (ended_at is None or replay is not None) and not clock:
+        raise ValueError("a result dated by the database needs its clock")
     finished = status == "finished"
-    return _CALL, [
-        game_id, status, ended_at, replay_path, reason, decisions,
+    sql = _CALL.format(ended_at=clock if ended_at is None else "?", stored_at=clock if replay is not None else "?")
+    return sql, [
+        game_id, status, *(() if ended_at is None else (ended_at,)), replay_path, reason, decisions,
         [s.seat for s in seats], [s.bot for s in seats],
         [s.placement if finished else None for s in seats], [s.points if finished else None for s in seats],
         [s.strikes for s in seats], [s.timeouts for s in seats], [s.think_ms for s in seats],
         [s.decisions for s in seats], [int(s.forfeited) for s in seats], [s.errors for s in seats],
-        *((replay.encoding, replay.size, replay.sha256, replay.data, stored_at) if replay is not None
+        *((replay.encoding, replay.size, replay.sha256, replay.data) if replay is not None
           else (None, None, None, None, None)),
     ]
 

@@ -95,7 +95,7 @@ FENCED_START_FUNCTION = (
 )
 assert FENCED_START_FUNCTION.count("p_incarnation") == 2, "the start function's text changed: fence it again"
 
-_CALL = ("SELECT mau_start_game(?, ?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]), CAST(? AS TEXT[]), ?, "
+_CALL = ("SELECT mau_start_game(?, ?, ?, ?, ?, ?, {started_at}, ?, CAST(? AS TEXT[]), CAST(? AS TEXT[]), ?, "
          "CAST(? AS INTEGER[]), CAST(? AS DOUBLE PRECISION))")
 
 
@@ -105,12 +105,16 @@ def options_text(options: Mapping[str, Any]) -> str:
 
 
 def call(game_id: str, ruleset: str, options: Mapping[str, Any], seed: int, set_id: str, rotation: int,
-         bots: Sequence[str], versions: Sequence[str], *, started_at: str, replay_path: str | None,
-         claim: SeatClaim | None) -> tuple[str, list[Any]]:
+         bots: Sequence[str], versions: Sequence[str], *, started_at: str | None, replay_path: str | None,
+         claim: SeatClaim | None, clock: str = "") -> tuple[str, list[Any]]:
     """The statement (shared SQL) that records a start through `START_FUNCTION`, with its values (versions: one
-    a seat, as the shared statements write them)."""
-    return _CALL, [
-        game_id, ruleset, options_text(options), seed, set_id, rotation, started_at, replay_path, list(bots),
+    a seat, as the shared statements write them).  ``started_at`` None: the database's clock when the call runs
+    (``clock``, `Backend.clock`'s SQL), an argument the server works out, so the function is unchanged."""
+    if started_at is None and not clock:
+        raise ValueError("a start without its time needs the database's clock")
+    given = () if started_at is None else (started_at,)
+    return _CALL.format(started_at=clock if started_at is None else "?"), [
+        game_id, ruleset, options_text(options), seed, set_id, rotation, *given, replay_path, list(bots),
         list(versions), None if claim is None else claim.host,
         None if claim is None else [claim.caps[bot] for bot in bots],
         None if claim is None else claim.started,

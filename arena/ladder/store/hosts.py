@@ -52,8 +52,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from arena.ladder.store.host_settings import HostSettings, compare
-from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, THIS_DATABASE, redact, take_session_lock
-from arena.ladder.store.records import StoreError, utc_now
+from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, THIS_DATABASE, clock_text, redact, take_session_lock
+from arena.ladder.store.records import StoreError
 
 log = logging.getLogger("arena.ladder")
 
@@ -502,10 +502,12 @@ class HostRegistry:
 
 
 def _abort(db: Any, game_ids: Sequence[str], reason: str) -> None:
+    """Abort these games if still running, dated by the database's clock (as every game time: `Backend.clock`)."""
     if game_ids:
         db.execute(
-            "UPDATE games SET status = 'aborted', reason = %s, ended_at = %s WHERE status = 'running' AND id = ANY(%s)",
-            (reason, utc_now(), list(game_ids)),
+            f"UPDATE games SET status = 'aborted', reason = %s, ended_at = {clock_text()} "
+            "WHERE status = 'running' AND id = ANY(%s)",
+            (reason, list(game_ids)),
         )
 
 

@@ -509,6 +509,9 @@ class LadderStore:
         True when it was recorded.
 
         versions: what each seat's bot declared (Hello.bot_version), in seat order.
+        started_at: None (the ladder's starts): the database's clock when the start is written (`Backend.clock`), the
+        one clock every host of a shared ladder reads, so a host whose own clock is off neither reorders the games nor
+        times them wrong (`typical_game`); a time given is written as it is (tests, imports).
         claim: a shared ladder's seat claim (`SeatClaims.claim_in`), made first in the same transaction: when
         it is refused nothing is recorded and neither is this game: returns False.  The claim is then as
         durable as the start, in one commit.  On PostgreSQL the whole start is one call of a server-side
@@ -522,20 +525,22 @@ class LadderStore:
             claim.check(bots)
         versions = list(versions or ())[: len(bots)]
         versions += [""] * (len(bots) - len(versions))
-        started_at = started_at or utc_now()
+        clock = self.backend.clock()
         if self.backend.starts_games_on_the_server:
             statement = game_start.call(game_id, ruleset, options, seed, set_id, rotation, bots, versions,
-                                        started_at=started_at, replay_path=replay_path, claim=claim)
+                                        started_at=started_at or None, replay_path=replay_path, claim=claim,
+                                        clock=clock)
             if claim is None:
                 self.backend.send(*statement)
                 return True
             answer = yield Read([statement], last=True)
             return bool(answer.rows[0] and answer.rows[0][0][0])
+        given = (started_at,) if started_at else ()
         statements: list[tuple[str, Sequence[Any]]] = [
             (
                 "INSERT INTO games (id, ruleset, options, seed, set_id, rotation, started_at, status, replay_path) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?)",
-                (game_id, ruleset, game_start.options_text(options), seed, set_id, rotation, started_at, replay_path),
+                f"VALUES (?, ?, ?, ?, ?, ?, {'?' if given else clock}, 'running', ?)",
+                (game_id, ruleset, game_start.options_text(options), seed, set_id, rotation, *given, replay_path),
             )
         ]
         if bots:  # every seat in one statement (one to parse and plan, not one a seat)
@@ -586,6 +591,10 @@ class LadderStore:
         * there is no row (the start was never recorded here): `UnknownGame` is raised, nothing
           changes (``then`` included: a game without a row claimed no seats).
 
+        ended_at: None (the ladder's results): the database's clock when the end is written, as ``started_at`` (by the
+        fenced update itself, in the transaction that makes the result durable before its bots are told, as before);
+        the replay's ``stored_at`` is always the database's clock.
+
         replay: the game's replay text (`PackedReplay.of`), stored in the same transaction
         (`arena.ladder.store.replays`) with the result it records; an abort meeting a row another
         host aborted keeps its replay there if none is stored (a fenced host's games).
@@ -596,17 +605,19 @@ class LadderStore:
         """
         if status not in ("finished", "aborted"):
             raise ValueError(f"a game ends finished or aborted, not {status!r}")
+        clock = self.backend.clock()
         if self.backend.ends_games_on_the_server:
-            self.backend.send(*game_end.call(game_id, status, seats, ended_at=ended_at or utc_now(),
+            self.backend.send(*game_end.call(game_id, status, seats, ended_at=ended_at or None,
                                              replay_path=replay_path, reason=reason, decisions=decisions,
-                                             replay=replay, stored_at=utc_now()))
+                                             replay=replay, clock=clock))
             for sql, parameters in then:
                 self.backend.send(sql, parameters)
             return
+        given = (ended_at,) if ended_at else ()
         update = (
-            "UPDATE games SET status = ?, ended_at = ?, replay_path = ?, reason = ?, decisions = ? "
-            "WHERE id = ? AND status = 'running'",
-            (status, ended_at or utc_now(), replay_path, reason, decisions, game_id),
+            f"UPDATE games SET status = ?, ended_at = {'?' if given else clock}, replay_path = ?, reason = ?, "
+            "decisions = ? WHERE id = ? AND status = 'running'",
+            (status, *given, replay_path, reason, decisions, game_id),
         )
         statements: list[tuple[str, Sequence[Any]]] = []
         if seats:  # every seat in one statement (one to parse and plan, not one a seat)
@@ -649,7 +660,7 @@ class LadderStore:
             if row and row[0][0] == "aborted" and replay is not None:
                 # another host aborted it (this one was taken for dead): the abort this host
                 # recorded after `GameClosed` is its replay, kept unless one is stored already
-                self.backend.send(*replays.put_statement(game_id, replay, utc_now(), replace=False))
+                self.backend.send(*replays.put_statement(game_id, replay, clock, replace=False))
             for sql, parameters in then:
                 self.backend.send(sql, parameters)
             return  # ended already (the same result again, or a second abort): it stands
@@ -664,7 +675,7 @@ class LadderStore:
         if status == "finished":
             fit_totals.add_game(self.backend, game_id, seats)
         if replay is not None:
-            self.backend.send(*replays.put_statement(game_id, replay, utc_now()))
+            self.backend.send(*replays.put_statement(game_id, replay, self.backend.clock()))
 
     #: The same writes, each in a transaction of its own (returning what its steps return).
     game_started = _in_own_transaction(game_started_steps)
@@ -676,8 +687,9 @@ class LadderStore:
             rows = self.backend.rows("SELECT id, replay_path FROM games WHERE status = 'running'")
             if rows:
                 self.backend.run(
-                    "UPDATE games SET status = 'aborted', reason = ?, ended_at = ? WHERE status = 'running'",
-                    (reason, utc_now()),
+                    f"UPDATE games SET status = 'aborted', reason = ?, ended_at = {self.backend.clock()} "
+                    "WHERE status = 'running'",
+                    (reason,),
                 )
         return [(row[0], row[1]) for row in rows]
 
@@ -699,7 +711,7 @@ class LadderStore:
         with self._lock, self.backend.transaction():
             if not self.backend.rows("SELECT 1 FROM games WHERE id = ?", (game_id,)):
                 return False
-            return replays.put(self.backend, game_id, replay, utc_now(), replace=replace) > 0
+            return replays.put(self.backend, game_id, replay, replace=replace) > 0
 
     def stored_replay(self, game_id: str) -> PackedReplay | None:
         """The game's replay as stored in the database (None: not stored; a SQLite ladder keeps files)."""

@@ -57,6 +57,14 @@ SERVER_LOCK = 2
 THIS_DATABASE = "l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 
 
+def clock_text(back: bool = False) -> str:
+    """SQL for the server's clock now (``clock_timestamp()``: now, not the transaction's start) as the store's time
+    text (`Backend.clock`): ISO 8601 in UTC to the millisecond; ``back``: minus the seconds of one ``?`` parameter.
+    No ``%`` and, without ``back``, no ``?`` in it, so it goes into any statement of the store or the registry."""
+    at = "clock_timestamp() - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 second'" if back else "clock_timestamp()"
+    return f"""to_char(({at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')"""
+
+
 def is_postgres_url(db: str | os.PathLike) -> bool:
     return isinstance(db, str) and db.startswith(URL_SCHEMES)
 
@@ -281,9 +289,7 @@ class PostgresBackend(Backend):
         self._claimed = False
 
     def clock(self, back: bool = False) -> str:
-        # the server's clock (clock_timestamp(): now, not the transaction's start), in UTC, to the millisecond
-        at = "clock_timestamp() - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 second'" if back else "clock_timestamp()"
-        return f"""to_char(({at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')"""
+        return clock_text(back)
 
     def _open(self) -> Any:
         import psycopg

@@ -93,21 +93,23 @@ class PackedReplay:
         return text
 
 
-def put(backend: Backend, game_id: str, packed: PackedReplay, stored_at: str, *, replace: bool = True) -> int:
-    """Store a game's replay (replace=False: keep one already stored); returns the rows written."""
-    return backend.run(*put_statement(game_id, packed, stored_at, replace=replace))
+def put(backend: Backend, game_id: str, packed: PackedReplay, *, replace: bool = True) -> int:
+    """Store a game's replay (replace=False: keep one already stored), dated by the database's clock; returns the
+    rows written."""
+    return backend.run(*put_statement(game_id, packed, backend.clock(), replace=replace))
 
 
-def put_statement(game_id: str, packed: PackedReplay, stored_at: str, *, replace: bool = True) -> tuple[str, tuple]:
-    """`put`'s statement, for a caller that sends it without reading its count (`Backend.send`)."""
+def put_statement(game_id: str, packed: PackedReplay, now: str, *, replace: bool = True) -> tuple[str, tuple]:
+    """`put`'s statement, for a caller that sends it without reading its count (`Backend.send`); ``now``: the SQL of
+    its ``stored_at``, the database's clock (`Backend.clock`), so a host whose own clock is off dates nothing."""
     conflict = (
         "DO UPDATE SET encoding = excluded.encoding, size = excluded.size, sha256 = excluded.sha256, "
         "data = excluded.data, stored_at = excluded.stored_at" if replace else "DO NOTHING"
     )
     return (
-        "INSERT INTO replays (game_id, encoding, size, sha256, data, stored_at) VALUES (?, ?, ?, ?, ?, ?) "
+        f"INSERT INTO replays (game_id, encoding, size, sha256, data, stored_at) VALUES (?, ?, ?, ?, ?, {now}) "
         f"ON CONFLICT (game_id) {conflict}",
-        (game_id, packed.encoding, packed.size, packed.sha256, packed.data, stored_at),
+        (game_id, packed.encoding, packed.size, packed.sha256, packed.data),
     )
 
 
