@@ -16,8 +16,9 @@ def register(subparsers) -> None:
         help="list the hosts of a shared (PostgreSQL) ladder: live, stopped or dead, and the games each runs now",
         description="Every `arena serve` host that has joined a PostgreSQL ladder: its name, its address (--advertise), "
         "its state (live: its lease is current or it still holds its host lock; stopped: a clean stop; dead: its "
-        "lease ran out and its lock is free), since when, its lease (left, or lapsed how long ago), and the games it "
-        "runs now (its open seat claims) out of its --concurrency.  Live hosts first.  A SQLite ladder has one host, "
+        "lease ran out and its lock is free), since when, its lease (left, or lapsed how long ago), the games it "
+        "runs now (its open seat claims) out of its --concurrency, and where its web view is (`arena serve --web`, "
+        "--web-advertise; empty: it serves none).  Live hosts first.  A SQLite ladder has one host, "
         "the `arena serve` that owns its file: that is said in one line.",
     )
     add_db_argument(parser)
@@ -71,13 +72,14 @@ def print_table(where: str, rows) -> None:
     live = sum(1 for row in rows if row.state == "live")
     table = Table(title=Text(f"hosts of {printable(where)}: {live} live of {len(rows)}"), title_justify="left")
     for column, justify in (("name", "left"), ("address", "left"), ("state", "left"), ("since (UTC)", "left"),
-                            ("for", "right"), ("lease", "right"), ("games now", "right")):
+                            ("for", "right"), ("lease", "right"), ("games now", "right"), ("web view", "left")):
         table.add_column(column, justify=justify)
     for row in rows:
         lease = f"{row.lease_left_s:.0f} s left" if row.lease_left_s >= 0 else f"lapsed {duration(-row.lease_left_s)} ago"
         table.add_row(Text(printable(row.name)), Text(printable(row.address)), row.state,
                       row.to_dict()["since"].replace("T", " ")[:19], duration(row.since_s),
-                      lease if row.state != "stopped" else "", f"{row.games}/{row.concurrency}")
+                      lease if row.state != "stopped" else "", f"{row.games}/{row.concurrency}",
+                      Text(printable(row.web or "")))
     output_console().print(table)
 
 

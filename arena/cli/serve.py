@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 import time
@@ -45,6 +46,10 @@ def register(subparsers) -> None:
     net.add_argument("--web", metavar="[HOST:]PORT",
                      help="also serve the web pages and JSON API here (loopback unless a host is named; 0 picks "
                           "a free port), from this process: live standings and games, replays, bot pages")
+    net.add_argument("--web-advertise", metavar="URL",
+                     help="on a shared ladder, the URL readers open for this host's web view (behind a proxy, say), "
+                          "recorded in the hosts table for `arena hosts` and the other hosts' pages (default the "
+                          "web view's own address; with --web)")
     net.add_argument("--web-proxy-hops", type=int, default=0, metavar="N",
                      help="the web view is behind N reverse proxies: a reader's address comes from X-Forwarded-For, "
                           "for its share of the replay rebuilds (default 0: the peer's)")
@@ -246,6 +251,12 @@ def _check_numbers(args) -> None:
             raise CommandError(f"{flag} must be at least {low}, not {value}")
     if args.web_proxy_hops and not args.web:
         raise CommandError("--web-proxy-hops needs --web (the web view it is about)")
+    if args.web_advertise is not None:
+        if not args.web:
+            raise CommandError("--web-advertise needs --web (the web view it is about)")
+        if not _WEB_URL.fullmatch(args.web_advertise):
+            raise CommandError(f"--web-advertise takes an http:// or https:// URL of at most 200 printable characters, "
+                               f"not {args.web_advertise[:60]!r}")
     if args.max_games is not None and args.max_games < 1:
         raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
     # Written as `not value > 0` so that NaN, which every comparison refuses, is refused too (it reached trio's
@@ -328,9 +339,10 @@ def run(args) -> int:
     if not is_postgres_url(args.db) and Path(args.db).is_dir():
         raise CommandError(f"--db {args.db} is a directory, not a ladder database file")
     shared = is_postgres_url(args.db)
-    if not shared and (args.host_name or args.advertise or args.allow_mixed_settings):
+    if not shared and (args.host_name or args.advertise or args.allow_mixed_settings or args.web_advertise):
         given = [flag for flag, value in (("--host-name", args.host_name), ("--advertise", args.advertise),
-                                          ("--allow-mixed-settings", args.allow_mixed_settings)) if value]
+                                          ("--allow-mixed-settings", args.allow_mixed_settings),
+                                          ("--web-advertise", args.web_advertise)) if value]
         raise CommandError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for several hosts on one "
                            "PostgreSQL database: give --db postgresql://...")
     # Everything that can be checked is checked before a file or the database is touched: a bad flag (a port
@@ -457,7 +469,8 @@ def _serve(args, store, config, players, options, time_control, web_socket) -> i
         settings.cluster = ClusterSettings(url=args.db, host_name=args.host_name, advertise=args.advertise,
                                            lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3),
                                            hold_s=args.host_hold, host_settings=host_settings,
-                                           allow_mixed=args.allow_mixed_settings)
+                                           allow_mixed=args.allow_mixed_settings,
+                                           web=_web_address(args, web_socket))
     ladder = LadderDirector(store, settings, view, owners=config.authenticator.owners)
     live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 
@@ -594,6 +607,28 @@ async def _route_signals(ladder: Any, starting: Any, task_status: Any) -> None:
         async for signum in received:
             ladder.on_signal(signum)
             starting.cancel()  # a no-op once the start-up is over
+
+
+#: What --web-advertise takes: a URL readers can open (printable ASCII, no spaces).
+_WEB_URL = re.compile(r"https?://[!-~]{1,192}")
+
+
+def _web_address(args, web_socket) -> str | None:
+    """Where readers find this host's web view, for the hosts table: --web-advertise, else the web view's own
+    address; on a wildcard address (0.0.0.0, ::) the host of --advertise, or else this machine's name, in its place."""
+    if web_socket is None:
+        return None
+    if args.web_advertise:
+        return args.web_advertise
+    import socket
+
+    from arena.web.embed import url
+
+    host, port = web_socket.getsockname()[:2]
+    if host not in ("0.0.0.0", "::"):
+        return url(web_socket)
+    named = args.advertise.rpartition(":")[0].strip("[]") if args.advertise else socket.gethostname()
+    return f"http://{'[' + named + ']' if ':' in named else named}:{port}/"
 
 
 def _web_socket(args):

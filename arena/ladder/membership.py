@@ -76,6 +76,7 @@ class ClusterSettings:
     hold_s: float = 2.0            # the longest a game waits for a starved host to take it (0: never)
     host_settings: Any = None      # `HostSettings` to record and compare with the live hosts' (None: neither)
     allow_mixed: bool = False      # a rating-relevant mismatch with a live host is logged, not refused
+    web: str | None = None         # where this host's web view is (recorded in its row), None: it serves none
 
 
 class Membership:
@@ -119,7 +120,8 @@ class Membership:
         advertised = self.settings.advertise or address
         self.registry = await trio.to_thread.run_sync(
             lambda: HostRegistry(self.settings.url, name, advertised, self.concurrency, self.settings.lease_s,
-                                 settings=self.settings.host_settings, allow_mixed=self.settings.allow_mixed)
+                                 settings=self.settings.host_settings, allow_mixed=self.settings.allow_mixed,
+                                 web=self.settings.web)
         )
         self.claims = SeatClaims(self.registry)
         # a host is new (may seat any bot) until the bots have heard of it (a heartbeat or two) and had a hold

@@ -101,6 +101,29 @@ def test_a_step_of_one_database_s_own_runs_only_there_and_moves_both_versions_on
         step.statements("oracle")
 
 
+def test_step_16_gives_the_hosts_table_a_web_address_and_the_rows_before_it_keep_working(db):
+    """Schema step 16 (``hosts.web``) on a ladder whose hosts table has rows written at step 15: they stay as they were,
+    with no web address (what a host of an older release leaves, as it never writes one)."""
+    from arena.ladder.store import migrations, open_backend
+
+    backend = open_backend(db)
+    try:
+        migrations.migrate(backend, 15)
+        backend.run("INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state) "
+                    "VALUES ('old', 'old.example:1', 1, 4, 1, 2, 'stopped')")
+        assert migrations.migrate(backend, 16) == (15, 16)
+        assert backend.rows("SELECT name, address, concurrency, state, web FROM hosts") == [
+            ("old", "old.example:1", 4, "stopped", None)]
+    finally:
+        backend.close()
+    store = LadderStore.open(db)
+    try:
+        if db.startswith("postgresql://"):  # `arena hosts` and /api/v1/hosts read it: none
+            assert [(h.name, h.web, h.to_dict()["web"]) for h in store.hosts()] == [("old", None, None)]
+    finally:
+        store.close()
+
+
 def test_a_sqlite_database_is_in_wal_mode(tmp_path):
     LadderStore.open(tmp_path / "a.db").close()
     mode = sqlite3.connect(tmp_path / "a.db").execute("PRAGMA journal_mode").fetchone()[0]

@@ -27,7 +27,8 @@ from .test_web_api import BOTS, SEED, play  # noqa: E402
 from .test_web_live import _browser  # noqa: E402
 from .web_process import new_page, serve_web, stop  # noqa: E402
 
-FIELDS = {"name", "address", "state", "since", "since_s", "lease_until", "lease_left_s", "games", "concurrency"}
+FIELDS = {"name", "address", "state", "since", "since_s", "lease_until", "lease_left_s", "games", "concurrency", "web"}
+WEB_A = "https://a.example.org/arena/"  # hostA serves a web view there (`arena serve --web`, `--web-advertise`)
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def four_hosts(postgres_db, tmp_path):
             db.execute("INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state) "
                        "VALUES (%s, %s, %s, 4, %s, %s, %s)", (name, f"{name.lower()}.example.org:50051", key,
                                                                started, lease_until, state))
-    registry = HostRegistry(url, "hostA", "a.example.org:50051", concurrency=8, lease_s=30)
+    registry = HostRegistry(url, "hostA", "a.example.org:50051", concurrency=8, lease_s=30, web=WEB_A)
     registry.join()
     store = LadderStore.open(url, shared=True)
     play(store, tmp_path / "replays", "done-a", "maumau", BOTS[:2], SEED)
@@ -78,6 +79,8 @@ def check_listing(listed: dict) -> None:
         ("hostA", "live", 1, 8), ("hostB", "dead", 0, 4), ("hostC", "stopped", 0, 4), ("hostD", "dead", 0, 4)]
     a, b, c, d = hosts
     assert a["address"] == "a.example.org:50051" and c["address"] == "hostc.example.org:50051"
+    # hostA's join wrote where its web view is; the others' rows have none (as a host of an older release leaves it)
+    assert [h["web"] for h in hosts] == [WEB_A, None, None, None]
     assert 15 <= -a["lease_left_s"] < 60  # overdue, yet live: its process holds the host lock
     assert 85 <= -b["lease_left_s"] < 150 and 85 <= b["since_s"] < 150  # dead since its lease ran out
     assert 595 <= c["since_s"] < 700  # stopped ten minutes ago
@@ -93,6 +96,7 @@ def test_arena_hosts_lists_every_host_its_state_and_its_games_now(four_hosts, tm
     rows = {line.split()[1]: line for line in lines[:-1] if line.split()[1:2] and line.split()[1].startswith("host")}
     assert set(rows) == {"hostA", "hostB", "hostC", "hostD"}, shown.stdout
     assert "a.example.org:50051" in rows["hostA"] and " live " in rows["hostA"] and "1/8" in rows["hostA"]
+    assert rows["hostA"].rstrip(" │").endswith(f" {WEB_A}") and "http" not in rows["hostB"]
     assert "lapsed" in rows["hostA"]
     assert " dead " in rows["hostB"] and "0/4" in rows["hostB"] and " stopped " in rows["hostC"]
     assert lines[-1] == "1 host stopped or dead for more than a day not shown (--all lists them)", shown.stdout
@@ -158,9 +162,12 @@ def test_the_leaderboard_page_shows_a_shared_ladders_hosts_and_no_section_on_sql
             assert page.locator("#hosts-section").is_visible()
             cells = page.evaluate("""() => [...document.querySelectorAll('#hosts tbody tr')].map(
                 row => [...row.cells].map(cell => cell.innerText.trim()))""")
-            assert [(row[0], row[1], row[2], row[5]) for row in cells] == [
-                ("hostA", "a.example.org:50051", "live", "1/8"), ("hostB", "hostb.example.org:50051", "dead", "0/4"),
-                ("hostC", "hostc.example.org:50051", "stopped", "0/4"), ("hostD", "hostd.example.org:50051", "dead", "0/4")]
+            assert [(row[0], row[1], row[2], row[5], row[6]) for row in cells] == [
+                ("hostA", "a.example.org:50051", "live", "1/8", WEB_A),
+                ("hostB", "hostb.example.org:50051", "dead", "0/4", ""),
+                ("hostC", "hostc.example.org:50051", "stopped", "0/4", ""),
+                ("hostD", "hostd.example.org:50051", "dead", "0/4", "")]
+            assert page.locator("#hosts tbody tr a").get_attribute("href") == WEB_A
             assert cells[0][4].startswith("lapsed") and cells[2][4] == ""
             assert "1 live of 4" in page.locator("#hosts .legend").inner_text()
             page.screenshot(path=str(tmp_path / "hosts.png"))

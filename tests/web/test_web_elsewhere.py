@@ -23,6 +23,7 @@ from .test_web_live import _browser  # noqa: E402
 from .web_process import new_page, serve_web, stop  # noqa: E402
 
 HOST_A = "127.0.0.1:34053"
+WEB_A = "http://127.0.0.1:34054/"  # hostA's web view (the hosts table's `web`, schema step 16)
 FINISHED = 6
 
 
@@ -39,8 +40,8 @@ def running_on_host_a(url: str, tmp_path) -> None:
     store.game_started("run-a", "maumau", {}, SEED + 1, "run-a", 0, BOTS[:2])
     store.close()
     with psycopg.connect(url, autocommit=True) as db:
-        db.execute("INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state) "
-                   "VALUES ('hostA', %s, 4242, 8, 0, 1e12, 'live')", (HOST_A,))
+        db.execute("INSERT INTO hosts (name, address, lock_key, concurrency, started_at, lease_until, state, web) "
+                   "VALUES ('hostA', %s, 4242, 8, 0, 1e12, 'live', %s)", (HOST_A, WEB_A))
         for seat, bot in enumerate(BOTS[:2]):
             db.execute("INSERT INTO seat_claims (game_id, seat, bot, ruleset, host, cap, busy, claimed_at) "
                        "VALUES ('run-a', %s, %s, 'maumau', 'hostA', 1, 1, 0)", (seat, bot))
@@ -53,7 +54,7 @@ def test_the_api_says_which_host_runs_a_game_that_is_not_live_here(postgres_db, 
         with TestClient(create_app(source)) as client:
             game = client.get("/api/v1/games/run-a").json()
             assert game["status"] == "running" and game["live"] is False
-            assert game["running_on"] == {"host": "hostA", "address": HOST_A, "state": "live"}
+            assert game["running_on"] == {"host": "hostA", "address": HOST_A, "state": "live", "web": WEB_A}
             events = client.get("/api/v1/games/run-a/events?follow=1")
             assert events.status_code == 404
             assert events.json()["error"] == (f"game run-a is running on host hostA ({HOST_A}): watch it there "
@@ -62,7 +63,7 @@ def test_the_api_says_which_host_runs_a_game_that_is_not_live_here(postgres_db, 
             # The whole ladder's running games, each with the host that runs it, in the documented shape.
             running = client.get("/api/v1/live").json()["games"]
             assert [(g["game_id"], g["live"], g["running_on"]) for g in running] == [
-                ("run-a", False, {"host": "hostA", "address": HOST_A, "state": "live"})]
+                ("run-a", False, {"host": "hostA", "address": HOST_A, "state": "live", "web": WEB_A})]
             assert set(running[0]) == {"game_id", "ruleset", "players", "status", "started_at", "decisions", "live",
                                        "running_on"}
             # A finished game runs nowhere; an unknown one is unknown.
@@ -109,6 +110,8 @@ def test_a_browser_on_another_host_is_told_where_the_game_runs(postgres_db, tmp_
             page.goto(f"{url}#/game/run-a")
             page.wait_for_selector("#status.elsewhere", timeout=30_000)
             assert page.locator("#status").inner_text().startswith(f"running on hostA ({HOST_A}): watch it there")
+            # and a link to the game's page on that host's web view
+            assert page.locator("#status a").get_attribute("href") == f"{WEB_A}#/game/run-a"
             # The leaderboard: the running game with its host; the latest results' bots and results in view
             # (side by side with the running games they were behind a horizontal scrollbar).
             for width in (1280, 1700):

@@ -1,7 +1,7 @@
 """The hosts of a shared ladder as an operator reads them: who they are, whether they are live, what they play now.
 
 Read-only, from the rows the host registry (`arena.ladder.store.hosts`) and the seat claims
-(`arena.ladder.store.claims`) keep: ``hosts`` (name, address, concurrency, start, lease, stored state) and
+(`arena.ladder.store.claims`) keep: ``hosts`` (name, address, web view, concurrency, start, lease, stored state) and
 the open ``seat_claims`` (released when a game ends).  Nothing here writes, so `arena hosts`, `arena web --db`
 and any host's web view may read them with a read-only role.
 
@@ -52,6 +52,7 @@ class HostRow:
     concurrency: int  # its --concurrency: games it may run at once
     games: int  # games it runs now (its open seat claims)
     now: float
+    web: str | None = None  # where its web view is (`arena serve --web`, `--web-advertise`), None: none, or unknown
 
     @property
     def lease_left_s(self) -> float:
@@ -68,6 +69,7 @@ class HostRow:
             "name": self.name, "address": self.address, "state": self.state, "since": iso_time(self.since),
             "since_s": round(self.since_s, 1), "lease_until": iso_time(self.lease_until),
             "lease_left_s": round(self.lease_left_s, 1), "games": self.games, "concurrency": self.concurrency,
+            "web": self.web,
         }
 
 
@@ -83,13 +85,14 @@ def host_rows(backend: Backend) -> list[HostRow]:
         return []
     rows = backend.rows(
         f"SELECT h.name, h.address, h.state, h.started_at, h.lease_until, h.concurrency, {_LOCK_HELD}, "
-        f"{_GAMES_NOW}, {_NOW} FROM hosts h ORDER BY h.name"
+        f"{_GAMES_NOW}, {_NOW}, h.web FROM hosts h ORDER BY h.name"
     )
     found = []
-    for name, address, stored, started, lease_until, concurrency, held, games, now in rows:
+    for name, address, stored, started, lease_until, concurrency, held, games, now, web in rows:
         state = judged_state(stored, float(lease_until), bool(held), float(now))
         since = float(started) if state == "live" else float(lease_until)
-        found.append(HostRow(name, address, state, since, float(lease_until), int(concurrency), int(games), float(now)))
+        found.append(HostRow(name, address, state, since, float(lease_until), int(concurrency), int(games), float(now),
+                             web or None))
     found.sort(key=lambda row: (row.state != "live", row.name))
     return found
 

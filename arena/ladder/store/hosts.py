@@ -96,7 +96,7 @@ class HostRegistry:
 
     def __init__(self, url: str, name: str, address: str, concurrency: int, lease_s: float = 10.0,
                  connect_timeout: int = 10, grace_s: float | None = None, lock_wait_s: float = LOCK_WAIT_S,
-                 settings: HostSettings | None = None, allow_mixed: bool = False) -> None:
+                 settings: HostSettings | None = None, allow_mixed: bool = False, web: str | None = None) -> None:
         try:
             import psycopg
         except ImportError:
@@ -118,6 +118,8 @@ class HostRegistry:
         #: ratings is logged instead of refused.
         self.settings = settings
         self.allow_mixed = allow_mixed
+        #: Where this host's web view is (a URL for readers), recorded in its row at `join`; None: it serves none.
+        self.web = web
         self._connect_timeout = connect_timeout
         self._lock = threading.RLock()
         self._db: Any = None
@@ -278,9 +280,10 @@ class HostRegistry:
                     self._compare_settings(db)  # (a refusal rolls this back: the host never goes live)
                 (started,) = db.execute(
                     f"UPDATE hosts SET address = %s, concurrency = %s, started_at = {NOW}, "
-                    f"lease_until = {NOW} + %s, state = 'live', settings = %s WHERE name = %s RETURNING started_at",
+                    f"lease_until = {NOW} + %s, state = 'live', settings = %s, web = %s WHERE name = %s "
+                    "RETURNING started_at",
                     (self.address, self.concurrency, self.lease_s,
-                     None if self.settings is None else self.settings.to_json(), self.name),
+                     None if self.settings is None else self.settings.to_json(), self.web, self.name),
                 ).fetchone()
                 rows = db.execute(
                     "SELECT g.id, g.replay_path FROM games g WHERE g.status = 'running' AND ("

@@ -216,6 +216,10 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # nothing, even once the replacement has died (`claims.FENCED_CLAIM_FUNCTION`, `game_start.FENCED_START_FUNCTION`).
     # New signatures beside steps 8 and 10's, which a host of an older release still calls.
     Step(postgresql=(claims.FENCED_CLAIM_FUNCTION, game_start.FENCED_START_FUNCTION)),
+    # 16: where each host's web view is (`arena serve --web`, or `--web-advertise`: a URL readers open), written at its join
+    # (NULL: it serves no web view, or it is a host of an older release, which never writes it), so `arena hosts`,
+    # /api/v1/hosts and a game another host runs can point readers there.  On SQLite too (one schema), never written.
+    "ALTER TABLE hosts ADD COLUMN web TEXT",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -180,17 +180,23 @@ function span(seconds) {
   return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
+// A host's web view (the hosts table's `web`), as a link only when it is an http(s) URL: the row is the host's own word.
+function webLink(web, hash = "", text = web) {
+  if (!web) return "";
+  return /^https?:\/\//.test(web) ? `<a href="${esc(web + hash)}" rel="noopener">${esc(text)}</a>` : esc(text);
+}
+
 function hostsTable(hosts) {
   if (!hosts.length) return '<p class="dim">no host has joined this ladder yet</p>';
   const live = hosts.filter(h => h.state === "live").length;
   return `<table class="hosts"><thead><tr><th>host</th><th>address</th><th>state</th><th>since (UTC)</th>
-    <th class="num">lease</th><th class="num" title="games it runs now, of its --concurrency">games now</th></tr></thead><tbody>` +
+    <th class="num">lease</th><th class="num" title="games it runs now, of its --concurrency">games now</th><th>web view</th></tr></thead><tbody>` +
     hosts.map(h => {
       const lease = h.state === "stopped" ? "" : h.lease_left_s >= 0 ? `${span(h.lease_left_s)} left` : `lapsed ${span(-h.lease_left_s)} ago`;
       return `<tr class="host-${esc(h.state)}"><td>${esc(h.name)}</td><td><code>${esc(h.address)}</code></td>
         <td><span class="dot${h.state === "live" ? " on" : ""}"></span> ${esc(h.state)}</td>
         <td title="${esc(span(h.since_s))}">${esc((h.since || "").slice(0, 19).replace("T", " "))}</td>
-        <td class="num">${esc(lease)}</td><td class="num">${h.games}/${h.concurrency}</td></tr>`;
+        <td class="num">${esc(lease)}</td><td class="num">${h.games}/${h.concurrency}</td><td>${webLink(h.web)}</td></tr>`;
     }).join("") + `</tbody></table><p class="dim legend">${live} live of ${hosts.length}; a host is dead once its lease has run out and its process is gone.</p>`;
 }
 
@@ -246,6 +252,8 @@ function liveGame(game) {
     status.classList.add("elsewhere");
     status.textContent = `running on ${on.host}${on.address ? " (" + on.address + ")" : ""}: watch it there` +
       (on.address ? ` (arena watch ${game.game_id} --arena ${on.address})` : "");
+    if (on.web) status.insertAdjacentHTML("beforeend",
+      ` or on its web view: ${webLink(on.web.replace(/\/?$/, "/"), `#/game/${encodeURIComponent(game.game_id)}`, "open it there")}`);
     return () => {};
   }
   const source = new EventSource(`/api/v1/games/${encodeURIComponent(game.game_id)}/events?follow=1`);
