@@ -458,6 +458,7 @@ def _serve(args, store, config, players, options, time_control, web_socket) -> i
     )
     if is_postgres_url(args.db):
         from arena.ladder.membership import ClusterSettings
+        from arena.ladder.name_holds import NameHolds
 
         from arena.ladder.store.host_settings import HostSettings
 
@@ -470,7 +471,8 @@ def _serve(args, store, config, players, options, time_control, web_socket) -> i
                                            lease_s=args.host_lease, heartbeat_s=min(2.0, args.host_lease / 3),
                                            hold_s=args.host_hold, host_settings=host_settings,
                                            allow_mixed=args.allow_mixed_settings,
-                                           web=_web_address(args, web_socket))
+                                           web=_web_address(args, web_socket), names=NameHolds())
+        config.names = settings.cluster.names  # every Hello's check of where else its name is connected
     ladder = LadderDirector(store, settings, view, owners=config.authenticator.owners)
     live = Live(console=console, auto_refresh=False, redirect_stderr=False) if live_view else None
 

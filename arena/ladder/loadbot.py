@@ -64,6 +64,7 @@ import json
 import random
 import re
 import resource
+import secrets
 import signal
 import statistics
 import sys
@@ -132,6 +133,8 @@ class Swarm:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        #: This process's client id (Hello.instance), as the SDK's: its sessions of one name on several hosts are one program.
+        self.instance = secrets.token_urlsafe(16)
         self.totals: Counter = Counter()
         self.answer_ms = Samples(random.Random(1))
         self.think_ms = Samples(random.Random(2))
@@ -293,7 +296,7 @@ class Session:
         )
         hello = pb.BotMessage(hello=pb.Hello(
             name=self.bot_name, token=a.token, sdk_version=__version__, games=a.games or [],
-            max_games=a.max_games, bot_version=f"loadbot-{a.style}", protocol=pb.PROTOCOL_V1,
+            max_games=a.max_games, bot_version=f"loadbot-{a.style}", protocol=pb.PROTOCOL_V1, instance=swarm.instance,
         ))
         swarm.queued += 1
         try:

@@ -30,6 +30,9 @@ host, as a single server does; this module adds what makes that sound with sever
   far below its share of the games (`arena.ladder.host_balance`): the host where a game ends
   plans its seats again at once, the others only once they hear of them, so without this a
   host that joined late could sit idle beside busy ones;
+* a bot name is played by one program at a time across the hosts: the server asks `arena.ladder.name_holds`
+  about every Hello, which this module attaches to the ladder at `join`, retries at each heartbeat, and has
+  write its names again when this host learns it was taken for dead;
 * every game's seats are claimed in the transaction that records its start (`start_claim`,
   one commit for both) and freed in the one that records its end (`release_statements`),
   in the store's group commits (the starts on a connection of their own on PostgreSQL,
@@ -54,6 +57,7 @@ import trio
 from arena.ladder.candidates import CandidatePool
 from arena.ladder.host_balance import HostBalance
 from arena.ladder.scheduler import Scheduler, slot_share
+from arena.ladder.store.bot_hosts import BotHosts
 from arena.ladder.store.claims import ClusterLoad, SeatClaims
 from arena.ladder.store.game_start import SeatClaim
 from arena.ladder.store.hosts import HostRegistry, HostReplaced, default_host_name
@@ -77,6 +81,9 @@ class ClusterSettings:
     host_settings: Any = None      # `HostSettings` to record and compare with the live hosts' (None: neither)
     allow_mixed: bool = False      # a rating-relevant mismatch with a live host is logged, not refused
     web: str | None = None         # where this host's web view is (recorded in its row), None: it serves none
+    #: The server's check of one program per bot name across the hosts (`arena.ladder.name_holds.NameHolds`, the
+    #: server config's ``names``), attached to the ladder once this host has joined; None: not checked.
+    names: Any = None
 
 
 class Membership:
@@ -128,6 +135,8 @@ class Membership:
         self.balance = HostBalance(name, self.concurrency, self.settings.hold_s,
                                    new_s=self.settings.hold_s + 2 * self.settings.heartbeat_s)
         recovered = await self._call(self.registry.join)
+        if self.settings.names is not None:  # the join cleared this host's rows of where bots are connected
+            self.settings.names.attach(BotHosts(self.registry))
         self.since = await self._claims_call(self.claims.now)
         live = await self._call(self.registry.live_hosts)
         self.hosts = [address for _name, address, _slots in live] or [advertised]
@@ -166,6 +175,8 @@ class Membership:
                     log.warning("%s: aborting the games still playing here, then scheduling again", reason)
                     if fenced is not None:
                         fenced(reason)
+                    if self.settings.names is not None:  # the bots still connected here, recorded again
+                        await trio.to_thread.run_sync(self.settings.names.rewrite)
                 live = await self._call(self.registry.live_hosts)
                 self.hosts = [address for _name, address, _slots in live] or self.hosts
                 if any(name != self.name for name, _address, _slots in live):
@@ -174,6 +185,8 @@ class Membership:
                 if await self._call(self.registry.sweep_dead):
                     kick()  # their bots are free again
                 await self._release_quietly()
+                if self.settings.names is not None:  # where bots are connected: what a failed write left to do
+                    await trio.to_thread.run_sync(self.settings.names.sync)
                 if self.problem:
                     log.warning("the database is back: scheduling again")
                     self.problem = ""

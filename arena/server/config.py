@@ -51,6 +51,12 @@ class ServerConfig:
     open_registration: bool = True
     allow_open_registration_on_network: bool = False
     authenticator: Optional[Authenticator] = None
+    #: A shared ladder's rule of one program per bot name across its hosts (`arena.ladder.name_holds.NameHolds`), None:
+    #: the arena is its ladder's one host.  ``claim(name, instance)`` is asked on a worker thread for every Hello whose
+    #: token passed, before the session is admitted: (ticket, None), or (None, why: refused DUPLICATE_SESSION); it may
+    #: raise (the database away: the Hello is refused, try again).  ``release(name, ticket)`` when that stream has ended
+    #: (or the hub refused it after all), on a worker thread too.
+    names: Optional[Any] = None
     #: What this arena schedules (the ladder's --game selection); None: every known ruleset.
     #: Welcome.rulesets and GetStandings report these, within what each bot plays.
     rulesets: Optional[Sequence[str]] = None

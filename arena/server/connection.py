@@ -104,6 +104,8 @@ class Connection:
         self.undecodable = False   # ended by a message that could not be parsed
         self.aborted = False       # cut off by the server (abort)
         self.handler: Optional[asyncio.Task] = None   # the Play handler serving this stream
+        #: (bot name, ticket) this stream holds the name by on a shared ladder (`ServerConfig.names`), until it ends
+        self.name_held: Optional[tuple[str, Any]] = None
 
     def send(self, message: "pb.ArenaMessage | Timed") -> bool:
         if self.closed:

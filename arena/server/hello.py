@@ -30,6 +30,8 @@ SDK_MAJOR = int(ARENA_VERSION.split(".")[0])
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?(?:[-+.][0-9A-Za-z.\-+]*)?")
 #: A session id as `BotSession` makes them (lower-case hex); empty in a first Hello.
 _SESSION_ID = re.compile(r"[0-9a-f]{0,64}")
+#: A client instance (Hello.instance): empty, or 8-64 of these characters.
+_INSTANCE = re.compile(r"[A-Za-z0-9_\-]{8,64}")
 #: The protocol versions this arena speaks (Hello.protocol; 0 is the SDK-version rule).
 PROTOCOLS = (1,)
 MAX_BOT_VERSION = 64
@@ -61,6 +63,8 @@ class HelloTerms:
     capacity: int               # games at once
     resume_session: str
     resume_secret: str = ""
+    #: The client process's id (Hello.instance), "" none given: a shared ladder's hosts admit a name from one at a time.
+    instance: str = ""
 
 
 def _bad(message: str) -> HelloRefused:
@@ -115,6 +119,9 @@ def check_hello(hello, known_rulesets: Sequence[str], max_games_per_bot: int,
         raise _bad(f"resume_session {hello.resume_session[:40]!r} is not a session id from a Welcome")
     if len(hello.resume_secret) > MAX_RESUME_SECRET or not hello.resume_secret.isprintable():
         raise _bad("resume_secret is not a secret from a Welcome")
+    if hello.instance and not _INSTANCE.fullmatch(hello.instance):
+        raise _bad(f"instance {hello.instance[:40]!r} must be 8-64 of A-Z a-z 0-9 _ - (an id this client process "
+                   "sends to every host), or empty")
     if len(hello.games) > MAX_GAMES_LISTED:
         raise _bad(f"games lists {len(hello.games)} rulesets; at most {MAX_GAMES_LISTED}")
     asked = list(dict.fromkeys(hello.games))
@@ -139,4 +146,5 @@ def check_hello(hello, known_rulesets: Sequence[str], max_games_per_bot: int,
         capacity=capacity,
         resume_session=hello.resume_session,
         resume_secret=hello.resume_secret,
+        instance=hello.instance,
     )

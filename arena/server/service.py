@@ -81,6 +81,7 @@ class ArenaService(rpc.ArenaServicer):
                 _end_malformed(context)
         finally:
             hub.connections.discard(connection)
+            self._release_name(connection)
 
     async def _first_message(self, context: grpc.aio.ServicerContext, connection: Connection) -> Any:
         """The stream's first message; None (after telling the bot why, where it can be told) otherwise.
@@ -138,11 +139,54 @@ class ArenaService(rpc.ArenaServicer):
                 self._refused_early(connection)
                 raise
             await self.gate.check(terms.name, terms.token, connection.peer)
-            return hub.admit(terms, connection)
+            if hub.config.names is not None:
+                await self._hold_name(terms, connection)
+            try:
+                return hub.admit(terms, connection)
+            except HelloRefused:
+                self._release_name(connection)
+                raise
         except HelloRefused as refusal:
             log.info("refused %r from %s: %s", first.hello.name[:40], connection.peer, refusal.message)
             await _write_quietly(context, error_to_pb(refusal.code, refusal.message))
             return None
+
+    async def _hold_name(self, terms: Any, connection: Connection) -> None:
+        """A shared ladder: this name may be connected here only while no other host has it from another program
+        (`ServerConfig.names`); this host's own rule (one connection per name) is asked first, as `admit` would."""
+        hub = self.hub
+        hub.refuse_if_connected(terms)
+        names = hub.config.names
+        claim = asyncio.get_running_loop().run_in_executor(None, names.claim, terms.name, terms.instance)
+        try:
+            ticket, refusal = await asyncio.shield(claim)
+        except asyncio.CancelledError:  # the stream is gone meanwhile: a name the claim holds is let go when it is done
+            claim.add_done_callback(lambda done: self._release_claimed(terms.name, done))
+            raise
+        except Exception as error:  # the database is away, or the ladder not joined yet: the bot tries again
+            log.warning("cannot check where bot %r is connected on the ladder: %s", terms.name, _short(error))
+            raise HelloRefused("CAPACITY", "the arena cannot reach its ladder's database to check where this bot "
+                                           "is connected; try again in a few seconds") from None
+        if refusal is not None:
+            raise HelloRefused("DUPLICATE_SESSION", refusal)
+        connection.name_held = (terms.name, ticket)
+
+    def _release_claimed(self, name: str, claim: "asyncio.Future[Any]") -> None:
+        """A claim whose stream ended while it ran: the name it holds, if any, is let go."""
+        if not claim.cancelled() and claim.exception() is None and claim.result()[0] is not None:
+            self._let_go(name, claim.result()[0])
+
+    def _release_name(self, connection: Connection) -> None:
+        """The stream that held its bot's name (`_hold_name`) has ended, or was refused after its claim."""
+        held, connection.name_held = connection.name_held, None
+        if held is not None:
+            self._let_go(*held)
+
+    def _let_go(self, name: str, ticket: Any) -> None:
+        try:
+            asyncio.get_running_loop().run_in_executor(None, self.hub.config.names.release, name, ticket)
+        except RuntimeError:  # the loop's executor is shut down: the server is stopping (its host's leave clears all)
+            pass
 
     def _refused_early(self, connection: Connection) -> None:
         """A stream refused before any token check (a bad Hello, or none): it counts against its address."""

@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("arena.server")
 
 
+def _connected_already(existing: BotSession) -> HelloRefused:
+    return HelloRefused("DUPLICATE_SESSION", f"a bot named {existing.name!r} is already connected "
+                                             f"(since {existing.connected_at}); one connection per name")
+
+
 class SeatUnavailable(Exception):
     """A game asked for a bot that is not connected, does not play the ruleset, or has no free capacity."""
 
@@ -213,10 +218,7 @@ class Hub:
                 return self._resume(old, terms, connection)
         existing = self.by_name.get(terms.name)
         if existing is not None and existing.connected:
-            raise HelloRefused(
-                "DUPLICATE_SESSION",
-                f"a bot named {terms.name!r} is already connected (since {existing.connected_at}); one connection per name",
-            )
+            raise _connected_already(existing)
         orphan = self._orphan(terms)
         if orphan is not None:
             log.info("%s connected again without its resume secret (its Welcome was lost with its stream): "
@@ -240,6 +242,16 @@ class Hub:
                  ",".join(session.games), session.capacity)
         self.changed()
         return session
+
+    def refuse_if_connected(self, terms: HelloTerms) -> None:
+        """Raise the refusal `admit` would give a fresh Hello (no resume: `admit` judges those) for a name connected
+        here already (one connection per name): the rule of this host, asked first, before a shared ladder asks its
+        other hosts (`ServerConfig.names`), so a bot is told of the rule it meets here."""
+        if terms.resume_session and terms.resume_secret:
+            return
+        existing = self.by_name.get(terms.name)
+        if existing is not None and existing.connected:
+            raise _connected_already(existing)
 
     def _orphan(self, terms: HelloTerms) -> Optional[BotSession]:
         """An away session of this bot with games waiting that a fresh Hello may take over (see `admit`):

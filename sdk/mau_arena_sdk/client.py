@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 import signal
 import threading
 import time
@@ -193,6 +194,9 @@ class Client:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
         self._relay: Relay | None = None  # made by `serve`, with its loop
+        #: This process's id, sent in the Hello to every host (``Hello.instance``): the sessions of one name on the
+        #: hosts of a shared ladder must come from one client, and these are this one's.  Random, never reused.
+        self.instance = secrets.token_urlsafe(16)
         steady = options.steady if options.steady is not None else getattr(bot, "steady", False)
         #: Answer timing held to a steady pace (`mau_arena_sdk.pace`); None: every answer leaves when it is ready.
         self.pacer: Pacer | None = Pacer() if steady else None
@@ -466,6 +470,7 @@ class Client:
             bot_version=self.options.bot_version,
             resume_session=link.session_id,
             resume_secret=link.resume_secret,
+            instance=self.instance,
         )
         return pb.BotMessage(hello=hello)
 

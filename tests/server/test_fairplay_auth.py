@@ -168,6 +168,9 @@ def test_hellos_beyond_the_check_queue_are_refused_at_once_with_capacity():
         ({"name": "ok", "resume_session": "0" * 24, "resume_secret": "s\x1bx"}, "resume_secret"),
         ({"name": "ok", "games": ["\x1b[2Jtoy"]}, "unknown ruleset"),
         ({"name": "ok", "games": ["toy"] * 65}, "at most 64"),
+        ({"name": "ok", "instance": "short"}, "instance 'short' must be 8-64"),  # (a shared ladder's client id)
+        ({"name": "ok", "instance": "abcdefgh\x1b[2J"}, "instance"),
+        ({"name": "ok", "instance": "x" * 65}, "instance"),
     ],
 )
 def test_hello_texts_are_checked_whole_and_control_characters_never_stored_or_logged(fields, words, caplog):

@@ -51,6 +51,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from arena.ladder.store import bot_hosts
 from arena.ladder.store.host_settings import HostSettings, compare
 from arena.ladder.store.postgres import LOCK_CLASS, LOCK_WAIT_S, THIS_DATABASE, clock_text, redact, take_session_lock
 from arena.ladder.store.records import StoreError
@@ -125,6 +126,8 @@ class HostRegistry:
         self._db: Any = None
         self._work_lock = threading.RLock()
         self._work: Any = None
+        self._names_lock = threading.RLock()
+        self._names: Any = None
         self._key: int | None = None
         #: This process's incarnation of the host: the row's ``started_at`` its `join` wrote (None before).  A
         #: later `join` under the name (a replacement) writes another, which fences this process out.
@@ -218,6 +221,16 @@ class HostRegistry:
                 self._work = self._open(" (claims)")
             yield self._work
 
+    @contextmanager
+    def names_connection(self) -> Iterator[Any]:
+        """The connection for the bots' hosts (`bot_hosts.BotHosts`: a Hello's check of where else its name is
+        connected), reconnected if lost: apart from the others, so a login never waits behind a planning read
+        or a heartbeat, nor they behind a login."""
+        with self._names_lock:
+            if self._names is None or self._names.closed or self._names.broken:
+                self._names = self._open(" (names)")
+            yield self._names
+
     def _take_lock(self, key: int) -> None:
         """Take the host lock, waiting up to `lock_wait_s` for it; refuse in one line if it stays held.
 
@@ -294,6 +307,7 @@ class HostRegistry:
                 _abort(db, [r[0] for r in rows], "server restarted")
                 db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
                            (self.name,))
+                bot_hosts.clear(db, self.name)  # a new process has no bot connected yet (and dead hosts' rows go)
         self.started = float(started)
         self._steady_since = time.monotonic()
         log.info("joined the ladder as host %s (%s)", self.name, self.address)
@@ -343,6 +357,7 @@ class HostRegistry:
                         self._replaced()
                     db.execute(f"UPDATE seat_claims SET released_at = {NOW} WHERE host = %s AND released_at IS NULL",
                                (self.name,))
+                    bot_hosts.clear(db, self.name)
                     db.execute("UPDATE hosts SET state = 'stopped', lease_until = " + NOW + " WHERE name = %s",
                                (self.name,))
         except HostReplaced:
@@ -358,6 +373,9 @@ class HostRegistry:
         with self._work_lock:
             if self._work is not None:
                 self._work.close()
+        with self._names_lock:
+            if self._names is not None:
+                self._names.close()
         with self._lock:
             if self._db is not None:
                 self._db.close()  # ends the session, and with it the host lock

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from arena.ladder.store import claims, fit_totals, game_end, game_start, replays
+from arena.ladder.store import bot_hosts, claims, fit_totals, game_end, game_start, replays
 from arena.ladder.store.backend import Backend
 from arena.ladder.store.records import NoLadder, OldSchema, StoreError
 
@@ -220,6 +220,11 @@ MIGRATIONS: Sequence[Union[str, Step]] = (
     # (NULL: it serves no web view, or it is a host of an older release, which never writes it), so `arena hosts`,
     # /api/v1/hosts and a game another host runs can point readers there.  On SQLite too (one schema), never written.
     "ALTER TABLE hosts ADD COLUMN web TEXT",
+    # 17: which hosts each bot is connected to, and from which client program (`bot_hosts`, ``Hello.instance``): a host
+    # admits a name only while no other live host has it from another program, so two programs (two versions of a bot)
+    # cannot play under one name and rating on two hosts.  On SQLite too (one schema), never written.  A host of an older
+    # release writes no rows: the rule holds among the hosts of this release.
+    bot_hosts.SCHEMA,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

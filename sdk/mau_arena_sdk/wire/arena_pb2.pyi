@@ -24,7 +24,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., answer: _Optional[_Union[Answer, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("name", "token", "sdk_version", "games", "max_games", "bot_version", "resume_session", "resume_secret", "protocol")
+    __slots__ = ("name", "token", "sdk_version", "games", "max_games", "bot_version", "resume_session", "resume_secret", "protocol", "instance")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     SDK_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -34,6 +34,7 @@ class Hello(_message.Message):
     RESUME_SESSION_FIELD_NUMBER: _ClassVar[int]
     RESUME_SECRET_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    INSTANCE_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     sdk_version: str
@@ -43,7 +44,8 @@ class Hello(_message.Message):
     resume_session: str
     resume_secret: str
     protocol: Protocol
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ..., resume_secret: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ...) -> None: ...
+    instance: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_version: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., max_games: _Optional[int] = ..., bot_version: _Optional[str] = ..., resume_session: _Optional[str] = ..., resume_secret: _Optional[str] = ..., protocol: _Optional[_Union[Protocol, str]] = ..., instance: _Optional[str] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("game_id", "request_id", "action_index", "action_text", "bot_error")
