@@ -3,7 +3,7 @@
 Two ways to run it, one application (``create_app``):
 
 * ``arena serve --web [HOST:]PORT``: beside the arena, on the arena's own
-  asyncio loop (hypercorn's asyncio server), reading the running ladder's
+  asyncio loop (uvicorn, HTTP/1.1 only), reading the running ladder's
   state directly: the standings the director keeps, the live games the
   server streams to ``Spectate``.  No second copy of the ladder's state.
 * ``arena web --db DB --replays DIR``: read-only, from a database and a

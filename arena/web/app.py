@@ -13,6 +13,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.web.api import request_cost, routes
 from arena.web.pace import Paced, WebPace
+from arena.web.proxy import ProxyHops
 from arena.web.source import WebSource
 
 STATIC = Path(__file__).with_name("static")
@@ -20,7 +21,7 @@ STATIC = Path(__file__).with_name("static")
 
 def create_app(source: WebSource, proxy_hops: int = 0, pace: WebPace | None = None) -> Any:
     """The app; with ``proxy_hops`` N (behind N reverse proxies) each request's client address is the
-    N-th from the right in ``X-Forwarded-For`` (hypercorn's ProxyFixMiddleware): the address that a
+    N-th from the right in ``X-Forwarded-For`` (`arena.web.proxy`): the address that a
     reader's pace and its share of the rebuild budget count.  Trust it only where nothing but the proxies
     can reach the app, or any client can claim any address.  ``pace``: how often one address may ask
     (`arena.web.pace.WebPace`, which counts what it held and refused), the default one if None."""
@@ -37,7 +38,5 @@ def create_app(source: WebSource, proxy_hops: int = 0, pace: WebPace | None = No
     app.state.source = source
     app.state.pace = pace
     if proxy_hops:
-        from hypercorn.middleware import ProxyFixMiddleware
-
-        return ProxyFixMiddleware(app, mode="legacy", trusted_hops=proxy_hops)
+        return ProxyHops(app, proxy_hops)
     return app

@@ -1,11 +1,20 @@
 """Serving the web app: beside a running arena on its own loop, or on its own (`arena web`).
 
 The arena's process is one asyncio loop (grpc.aio) with trio as its guest
-(``arena.server.host``).  Beside it the pages are served by hypercorn's
-asyncio server on that same loop: a task the ladder's director owns
-(`beside`), started when the director starts and shut down, through
-hypercorn's shutdown trigger, before the director returns.  hypercorn is
-told not to install signal handlers, so Ctrl-C still belongs to the arena.
+(``arena.server.host``).  Beside it the pages are served by uvicorn on that
+same loop: a task the ladder's director owns (`beside`), started when the
+director starts and stopped, through uvicorn's ``should_exit``, before the
+director returns.  uvicorn is kept from installing signal handlers, so Ctrl-C
+still belongs to the arena.
+
+HTTP/1.1 only (uvicorn's h11 protocol, no websockets): the pages need nothing
+more (JSON, files, and server-sent events for a live game).  HTTP/2 is not
+spoken at all, because a cleartext HTTP/2 client that opens and resets
+streams by the thousand (a "rapid reset" flood) made hypercorn's HTTP/2 stack
+(its priority tree rebuilt per stream, in Python) starve the games on this
+loop before the web pace saw any request.  A client that sends the HTTP/2
+preface is answered as a malformed HTTP/1.1 request (a 400) and its connection
+closed; ``Upgrade: h2c`` is ignored and the request answered in HTTP/1.1.
 
 The listening socket is bound before anything starts (`bind`), so a taken
 port is a clear error at start-up, and port 0 picks a free one.
@@ -14,10 +23,12 @@ port is a clear error at start-up, and port 0 picks a free one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import os
 import socket
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
+
+import uvicorn
 
 log = logging.getLogger(__name__)
 
@@ -54,19 +65,51 @@ def url(sock: socket.socket) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server without its signal handlers: the arena (or `arena web`'s asyncio.run) keeps them."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+# uvicorn.Server.serve takes SIGINT and SIGTERM through this method; were it renamed, the override above would
+# silently stop applying and Ctrl-C would stop only the web view: refuse to start instead.
+assert callable(getattr(uvicorn.Server, "capture_signals", None)), "uvicorn without Server.capture_signals"
+
+
 async def serve(app: Any, sock: socket.socket, shutdown: asyncio.Event) -> None:
     """Serve ``app`` on ``sock`` (on the running asyncio loop) until ``shutdown`` is set."""
-    from hypercorn.asyncio import serve as hypercorn_serve
-    from hypercorn.config import Config
+    config = uvicorn.Config(
+        app,
+        http="h11",  # HTTP/1.1 only: see the module's doc
+        ws="none",
+        lifespan="off",  # the app has no start-up or shutdown of its own
+        log_config=None,  # the arena's logging stays as the arena set it
+        access_log=False,
+        proxy_headers=False,  # X-Forwarded-For is read only under --web-proxy-hops (arena.web.proxy)
+        server_header=False,
+        timeout_graceful_shutdown=SHUTDOWN_S,
+    )
+    server = _Server(config)
+    # uvicorn warns once a request for what a client sent wrong (a malformed request, the HTTP/2 preface, an
+    # Upgrade header): a stranger's lines in the arena's log, as many as it likes.  Its errors (an exception in
+    # the app) still show; a level someone set on purpose is kept.
+    client_noise = logging.getLogger("uvicorn.error")
+    if client_noise.level == logging.NOTSET:
+        client_noise.setLevel(logging.ERROR)
 
-    config = Config()
-    # hypercorn adopts the descriptor it is given and closes it on shutdown: give it its own duplicate,
-    # so the caller's socket stays the caller's to close
-    config.bind = [f"fd://{os.dup(sock.fileno())}"]
-    config.accesslog = None
-    config.errorlog = log
-    config.graceful_timeout = SHUTDOWN_S
-    await hypercorn_serve(app, config, shutdown_trigger=shutdown.wait)
+    async def stop_when_told() -> None:
+        await shutdown.wait()
+        server.should_exit = True
+
+    stopper = asyncio.get_running_loop().create_task(stop_when_told())
+    try:
+        # uvicorn closes the sockets it serves on shutdown: give it its own duplicate, so the caller's socket
+        # stays the caller's to close
+        await server.serve(sockets=[sock.dup()])
+    finally:
+        stopper.cancel()
 
 
 def beside(director: Callable[[Any], Awaitable[Any]], make_app: Callable[[Any], Any],

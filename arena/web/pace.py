@@ -1,6 +1,6 @@
 """How often one address may ask the web view: its requests held to a pace, as the gRPC read-only calls are.
 
-A request to the web view is answered on the arena's own loop (hypercorn
+A request to the web view is answered on the arena's own loop (uvicorn
 parses it and writes the answer there) and in a worker thread of the same
 process (the database read, the rows turned into JSON), which takes
 Python's GIL from that loop while it runs: a list of 500 games is 50-60 ms

@@ -30,7 +30,7 @@ from test_serve_e2e import SERVE, Server, poll
 from arena.ladder.store import LadderStore
 
 pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
-pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
+pytest.importorskip("uvicorn", reason="the web view needs uvicorn (pip install -e '.[test]')")
 
 ROOT = Path(__file__).resolve().parents[2]
 #: `arena ...` in a process that knows the test ruleset (what SERVE runs, without its "serve").

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
+pytest.importorskip("uvicorn", reason="the web view needs uvicorn (pip install -e '.[test]')")
 pytest.importorskip("httpx2", reason="Starlette's test client needs httpx2 (pip install -e '.[test]')")
 from starlette.testclient import TestClient  # noqa: E402
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
+pytest.importorskip("uvicorn", reason="the web view needs uvicorn (pip install -e '.[test]')")
 
 from arena.ladder.store import LadderStore  # noqa: E402
 from arena.replay.reader import parse  # noqa: E402

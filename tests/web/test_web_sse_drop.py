@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
+pytest.importorskip("uvicorn", reason="the web view needs uvicorn (pip install -e '.[test]')")
 
 from arena.games import new_game  # noqa: E402
 from arena.server.live import LiveGames, Spectators  # noqa: E402

@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("hypercorn", reason="the web view needs hypercorn (pip install -e '.[test]')")
+pytest.importorskip("uvicorn", reason="the web view needs uvicorn (pip install -e '.[test]')")
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (pip install -e '.[test]')")
 
 from arena.ladder.standings import compute_standings  # noqa: E402
