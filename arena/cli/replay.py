@@ -82,7 +82,9 @@ def register(subparsers) -> None:
     listing.add_argument("--import", dest="import_", action="store_true",
                          help="with DIR and --db: store DIR's sealed replays of the database's games that it "
                          "has no replay of yet (games from before replays were kept there), then stop")
-    listing.add_argument("--bot", metavar="NAME", help="only games this bot played")
+    listing.add_argument("--bot", metavar="NAME",
+                         help="only games this bot played (a name that no replay under DIR, or the database, knows "
+                         "is an error, exit 2)")
     listing.add_argument("--game", metavar="RULESET", help="only this ruleset")
     listing.add_argument("--limit", type=int, metavar="N", help="at most N replays")
     listing.add_argument("--json", action="store_true",
@@ -279,8 +281,9 @@ def run_replays(args: argparse.Namespace) -> int:
     with Progress(transient=True, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task("reading replays", total=None)
         try:
-            summaries, problems = scan(Path(args.directory), bot=args.bot, ruleset=args.game, limit=args.limit,
-                                       progress=lambda done, total: bar.update(task, completed=done, total=total))
+            summaries, problems, bot_seen = scan(
+                Path(args.directory), bot=args.bot, ruleset=args.game, limit=args.limit,
+                progress=lambda done, total: bar.update(task, completed=done, total=total))
         except ReplayFormatError as error:
             raise CommandError(str(error)) from None
     from arena.printable import printable
@@ -289,6 +292,8 @@ def run_replays(args: argparse.Namespace) -> int:
         print(f"arena replays: skipped {printable(problem)}", file=sys.stderr)
     if not summaries:
         _refuse_unknown_game(args.game)
+        if not bot_seen:  # as with --db: a name nothing here knows is a usage error, not an empty list
+            _refuse_unknown_bot(args.bot, args.directory, len(problems), DEFAULT_DB if defaulted else None)
     if args.json:
         print(json.dumps([
             {"path": str(s.path), "game_id": s.game_id, "started_at": s.started_at, "ruleset": s.ruleset,
@@ -329,6 +334,33 @@ def _refuse_unknown_game(ruleset: str | None) -> None:
 
     if ruleset and ruleset not in games.rulesets():
         raise CommandError(f"unknown ruleset {ruleset!r}; known rulesets: {', '.join(games.rulesets())}")
+
+
+def _refuse_unknown_bot(name: str, directory: str, unreadable: int, db: str | None) -> None:
+    """`arena replays DIR --bot NAME` where no replay under DIR has a seat of NAME: a usage error (exit 2), as
+    `--db` treats a name its database does not know (a known bot with no replay matching the other filters
+    is an empty list).  ``db``: the ladder database beside the folder (plain `arena replays` in a ladder's
+    folder whose database keeps no replay): a bot it knows is no error."""
+    from arena.printable import printable
+
+    if db is not None and Path(db).is_file() and _db_knows_bot(db, name):
+        return
+    beside = f" nor in {db}" if db is not None and Path(db).is_file() else ""
+    skipped = f" ({unreadable} unreadable file{'' if unreadable == 1 else 's'} skipped)" if unreadable else ""
+    raise CommandError(f"no bot named {printable(name)!r} in the replays under {directory}{beside}{skipped}")
+
+
+def _db_knows_bot(db: str, name: str) -> bool:
+    from arena.cli.db import open_db
+    from arena.ladder.store import driver_errors
+
+    store = open_db(db, must_exist="give a ladder database file or a postgresql:// URL")
+    try:
+        return store.bot_access(name)[0]
+    except driver_errors() as error:
+        raise RunFailure(f"cannot read {store.path}: {' '.join(str(error).split())}") from None
+    finally:
+        store.close()
 
 
 def _list_stored(args: argparse.Namespace, db: str, folder: Path | None = None) -> int | None:

@@ -7,7 +7,7 @@ import os
 from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from arena.replay.format import (
     ABORTED,
@@ -95,14 +95,26 @@ def replay_files(directory: Path) -> Iterable[Path]:
                 yield Path(root) / name
 
 
+class Scan(NamedTuple):
+    """What `scan` found: the summaries that match, newest first; the files that could not be read; and
+    whether any readable replay, whatever its ruleset, has a seat of the ``bot`` asked about (True when
+    none was asked about): a name no replay knows is a usage error for `arena replays`, as a name its
+    ladder database does not know is."""
+
+    found: list[ReplaySummary]
+    problems: list[str]
+    bot_seen: bool
+
+
 def scan(
     directory: "str | os.PathLike[str]",
     bot: str | None = None,
     ruleset: str | None = None,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[list[ReplaySummary], list[str]]:
-    """Summaries newest first, filtered by bot name and ruleset, and a list of files that could not be read."""
+) -> Scan:
+    """Summaries newest first, filtered by bot name (in any case) and ruleset, the files that could not be
+    read, and whether the bot plays in any replay there (`Scan`)."""
     directory = Path(directory)
     if not directory.exists():
         raise ReplayFormatError(f"{directory}: no such directory")
@@ -110,6 +122,7 @@ def scan(
         raise ReplayFormatError(f"{directory} is not a directory (to open one replay: arena replay FILE)")
     found: list[ReplaySummary] = []
     problems: list[str] = []
+    bot_seen = not bot
     paths = list(replay_files(directory))
     for done, path in enumerate(paths, start=1):
         if progress is not None:
@@ -121,9 +134,10 @@ def scan(
             continue
         if bot and bot.lower() not in (name.lower() for name in summary.bots):
             continue
+        bot_seen = True
         if ruleset and summary.ruleset != ruleset:
             continue
         found.append(summary)
     oldest = datetime.min.replace(tzinfo=timezone.utc)
     found.sort(key=lambda s: (parse_time(s.started_at) or oldest, s.game_id), reverse=True)
-    return (found[:limit] if limit else found), problems
+    return Scan(found[:limit] if limit else found, problems, bot_seen)

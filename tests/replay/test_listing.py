@@ -26,11 +26,14 @@ def make_library(root, ruleset):
 
 def test_scan_lists_newest_first_with_status_and_filters(tmp_path, toy_ruleset):
     make_library(tmp_path, toy_ruleset)
-    found, problems = scan(tmp_path)
+    found, problems, bot_seen = scan(tmp_path)
+    assert bot_seen  # no bot asked about
     assert [s.game_id for s in found] == ["crashed", "new", "mid", "old"]
     assert [s.status for s in found] == ["partial", "finished", "finished", "finished"]
     assert len(problems) == 1 and "junk.jsonl" in problems[0]
     assert [s.game_id for s in scan(tmp_path, bot="ALICE")[0]] == ["mid", "old"]
+    assert scan(tmp_path, bot="alice", ruleset="no-such-game").bot_seen  # in a replay, of another ruleset
+    assert not scan(tmp_path, bot="nobody").bot_seen
     assert [s.game_id for s in scan(tmp_path, limit=2)[0]] == ["crashed", "new"]
     assert scan(tmp_path, ruleset="no-such-game")[0] == []
     assert found[1].outcome.startswith(("winner ", "tied "))
@@ -48,8 +51,44 @@ def test_replays_command_prints_a_table_and_warns_about_bad_files(tmp_path, toy_
     assert [Path(r.split()[2]).name.split(".")[0] for r in rows] == ["crashed", "new", "old"]  # the file paths
     assert "partial" in rows[0] and "complete" in rows[1]
     assert "skipped" in captured.err and "junk.jsonl" in captured.err
-    assert main(["replays", ".", "--bot", "nobody"]) == 0
-    assert "no replays" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("json", [[], ["--json"]])
+def test_replays_of_a_folder_refuse_a_bot_name_no_replay_knows_as_the_database_does(tmp_path, toy_ruleset, capsys,
+                                                                                     monkeypatch, json):
+    """The README's rule, which `--db` kept and a folder did not: a bot name nothing knows is a usage error (exit
+    2, one line, nothing on stdout); a known bot with no replay matching the other filters is an empty list (0).
+    Without `--db` an unknown name listed nothing and exited 0."""
+    make_library(tmp_path, toy_ruleset)
+    monkeypatch.chdir(tmp_path)
+    assert main(["replays", ".", "--bot", "nobody", *json]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.endswith("arena: error: no bot named 'nobody' in the replays under . "
+                                      "(1 unreadable file skipped)\n")
+    assert err.count("arena: error:") == 1 and "junk.jsonl" in err  # the skipped file was said first, as always
+    assert main(["replays", ".", "--bot", "DAVE", *json]) == 0  # any case, as the filter matches
+    assert "new" in capsys.readouterr().out
+    assert main(["replays", ".", "--bot", "dave", "--game", "moumou", *json]) == 0  # known, none of moumou here
+    out, err = capsys.readouterr()
+    assert "arena: error" not in err and ("[]" in out if json else "no replays under . match the filters" in out)
+
+
+def test_plain_replays_in_a_ladders_folder_accept_a_bot_its_database_knows(tmp_path, toy_ruleset, capsys,
+                                                                           monkeypatch):
+    """`arena replays` with no DIR beside an arena.db that keeps no replay lists replays/: a bot the database
+    knows (registered, no game yet) is an empty list there, a name neither knows an error naming both."""
+    from arena.ladder.store import LadderStore
+
+    make_library(tmp_path / "replays", toy_ruleset)
+    store = LadderStore.open(str(tmp_path / "arena.db"), recover=False)
+    store.touch_bot("erin")
+    store.close()
+    monkeypatch.chdir(tmp_path)
+    assert main(["replays", "--bot", "erin"]) == 0
+    assert "no replays under replays match the filters" in capsys.readouterr().out
+    assert main(["replays", "--bot", "nobody"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "arena: error: no bot named 'nobody' in the replays under replays nor in arena.db (1 unreadable file skipped)\n")
 
 
 @pytest.mark.parametrize("json", [[], ["--json"]])
