@@ -32,6 +32,8 @@ def register(subparsers) -> None:
     from arena.match.timecontrol import TimeControl
     from arena.server.config import ServerConfig
 
+    from arena.web import pace as web_defaults
+
     tc = TimeControl()
     defaults = ServerConfig()
     parser = subparsers.add_parser(
@@ -85,6 +87,31 @@ def register(subparsers) -> None:
                         help="logins held waiting (over the per-address limit only by checks still running, or "
                              f"refused and answered late); beyond this they are refused at once (default "
                              f"{defaults.auth_refusals_held})")
+    shared = parser.add_argument_group(
+        "clients sharing one address (a lab or an office behind NAT, a proxy): these budgets count per client "
+        "address, so raise them where many people or bots come from one (docs/deploy.md \"Clients behind one "
+        "address\")")
+    shared.add_argument("--refused-hellos-per-address", type=int, metavar="N", default=defaults.refused_hellos_burst,
+                        help="bot connections refused before any token check (a bad name or SDK version, no Hello) "
+                             "per address at once; beyond, that address's new connections, good bots' too, wait "
+                             "up to 1/R s each before they are read (default "
+                             f"{defaults.refused_hellos_burst})")
+    shared.add_argument("--refused-hellos-per-second", type=float, metavar="R",
+                        default=defaults.refused_hellos_per_second,
+                        help="then this many a second: a lab where some students' bots are still broken wants "
+                             f"more (default {defaults.refused_hellos_per_second:g})")
+    shared.add_argument("--spectators-per-address", type=int, metavar="N", default=defaults.spectators_per_address,
+                        help="games watched at once per address (`arena watch`, the web view's live games); "
+                             f"beyond, refused until one ends (default {defaults.spectators_per_address})")
+    shared.add_argument("--max-spectators", type=int, metavar="N", default=defaults.max_spectators,
+                        help="games watched at once in all: each costs the games' loop a write per move "
+                             f"(default {defaults.max_spectators})")
+    shared.add_argument("--web-reads-per-second", type=float, metavar="R", default=None,
+                        help="with --web: requests per reader's address a second, after --web-reads-burst at once; "
+                             "beyond, a request waits its turn or gets 429 (a page asks about 1.6 a second, up to "
+                             f"20 at once; default {web_defaults.PER_SECOND:g})")
+    shared.add_argument("--web-reads-burst", type=int, metavar="N", default=None,
+                        help=f"with --web: requests per reader's address at once (default {web_defaults.BURST})")
     cluster = parser.add_argument_group(
         "several hosts (with --db postgresql://...: any number of `arena serve` share one ladder)")
     cluster.add_argument("--host-name", metavar="NAME",
@@ -257,6 +284,11 @@ def _check_numbers(args) -> None:
         if not _WEB_URL.fullmatch(args.web_advertise):
             raise CommandError(f"--web-advertise takes an http:// or https:// URL of at most 200 printable characters, "
                                f"not {args.web_advertise[:60]!r}")
+    given = [flag for flag, value in (("--web-reads-per-second", args.web_reads_per_second),
+                                      ("--web-reads-burst", args.web_reads_burst)) if value is not None]
+    if given and not args.web:
+        raise CommandError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --web (the web view "
+                           "they pace)")
     if args.max_games is not None and args.max_games < 1:
         raise CommandError(f"--max-games must be at least 1, not {args.max_games}")
     # Written as `not value > 0` so that NaN, which every comparison refuses, is refused too (it reached trio's
@@ -277,6 +309,27 @@ def _check_numbers(args) -> None:
             raise CommandError(f"--advertise takes HOST:PORT, not {args.advertise!r}")
     if args.host_name is not None and not (0 < len(args.host_name) <= 64 and args.host_name.isprintable()):
         raise CommandError("--host-name must be 1-64 printable characters")
+
+
+#: The `ServerConfig` fields `arena serve` sets from a flag that only `ServerConfig.validate` checks: its
+#: refusals name the flag.
+CONFIG_FLAGS = {
+    "acceptors": "--acceptors", "refused_hellos_burst": "--refused-hellos-per-address",
+    "refused_hellos_per_second": "--refused-hellos-per-second", "spectators_per_address": "--spectators-per-address",
+    "max_spectators": "--max-spectators",
+}
+
+
+def _web_pace(args) -> Any:
+    """--web's pace per reader's address (`arena.web.pace.web_pace`), checked with the other flags."""
+    from arena.web import pace
+
+    try:
+        return pace.web_pace(pace.PER_SECOND if args.web_reads_per_second is None else args.web_reads_per_second,
+                             pace.BURST if args.web_reads_burst is None else args.web_reads_burst)
+    except pace.PaceSettingError as error:
+        flag = {"per_second": "--web-reads-per-second", "burst": "--web-reads-burst"}[error.setting]
+        raise CommandError(f"{flag} {error.rule}") from None
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -329,7 +382,6 @@ def run(args) -> int:
         raise CommandError("--demo starts unregistered sample bots: it cannot be combined with --registered-only")
     if args.demo and args.tls_cert:
         raise CommandError("--demo's sample bots connect on loopback without TLS: leave out --tls-cert/--tls-key")
-    _check_port_free(args.host, args.port)
     if args.demo:
         missing = sorted({script for script, _ in DEMO_BOTS if not sample_bot(script).is_file()})
         if missing:
@@ -364,11 +416,18 @@ def run(args) -> int:
         auth_queue=args.auth_queue,
         auth_failures_per_address=args.auth_failures_per_address,
         auth_refusals_held=args.auth_refusals_held,
+        refused_hellos_burst=args.refused_hellos_per_address,
+        refused_hellos_per_second=args.refused_hellos_per_second,
+        spectators_per_address=args.spectators_per_address,
+        max_spectators=args.max_spectators,
     )
     try:
         config.validate(authenticator_pending=True)  # the ladder's, set once the database is open
     except ConfigError as error:
-        raise CommandError(str(error)) from None
+        flag = CONFIG_FLAGS.get(error.field or "")
+        raise CommandError(f"{flag} {error.rule}" if flag else str(error)) from None
+    args.web_pace = _web_pace(args)
+    _check_port_free(args.host, args.port)  # a runtime failure (exit 1): after every usage error (exit 2)
     time_control = TimeControl(
         move_ms=args.move_ms, bank_ms=args.bank_ms, increment_ms=args.increment_ms,
         first_move_ms=args.first_move_ms, max_strikes=args.max_strikes,
@@ -658,7 +717,7 @@ def _with_web(director, ladder, args, sock):
         feed = LiveFeed(handle.hub.live, connected=lambda: [s.name for s in handle.sessions()])
         return create_app(WebSource(args.db, args.replays, live=feed, standings=lambda r: ladder.standings.get(r, []),
                                     rulesets=lambda: list(ladder.settings.players), rebuilds=handle.rebuilds),
-                          args.web_proxy_hops)
+                          args.web_proxy_hops, args.web_pace)
 
     return beside(director, make_app, sock)
 

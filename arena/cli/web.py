@@ -26,7 +26,20 @@ def register(subparsers) -> None:
     web.add_argument("--proxy-hops", type=int, default=0, metavar="N",
                      help="behind N reverse proxies (1: one nginx): a reader's address comes from "
                           "X-Forwarded-For, for its share of the replay rebuilds (default 0: the peer's)")
+    from arena.web.pace import BURST, PER_SECOND
+
+    web.add_argument("--reads-per-second", type=float, default=PER_SECOND, metavar="R",
+                     help="requests per reader's address a second, after --reads-burst at once; beyond, a request "
+                          "waits its turn, or gets 429 when that is more than 5 s away.  Raise both when many "
+                          "people read from one address (a school's or an office's NAT: a page asks about 1.6 a "
+                          f"second, up to 20 at once), or behind a proxy without --proxy-hops (default {PER_SECOND:g})")
+    web.add_argument("--reads-burst", type=int, default=BURST, metavar="N",
+                     help=f"requests per reader's address at once (default {BURST})")
     web.set_defaults(func=run_web)
+
+
+#: `arena web`'s flags for the pace's settings (`arena.web.pace.web_pace`), in its refusals.
+PACE_FLAGS = {"per_second": "--reads-per-second", "burst": "--reads-burst"}
 
 
 def run_web(args: argparse.Namespace) -> int:
@@ -34,8 +47,14 @@ def run_web(args: argparse.Namespace) -> int:
     from arena.web import WebSource, create_app
     from arena.web.embed import bind, parse_bind, run_alone
 
+    from arena.web.pace import PaceSettingError, web_pace
+
     if args.proxy_hops < 0:
         raise CommandError(f"--proxy-hops must be 0 or more, not {args.proxy_hops}")
+    try:
+        pace = web_pace(args.reads_per_second, args.reads_burst)
+    except PaceSettingError as error:
+        raise CommandError(f"{PACE_FLAGS[error.setting]} {error.rule}") from None
     try:  # the command line first, then what it names
         host, port = parse_bind(args.listen)
     except ValueError as error:
@@ -59,7 +78,7 @@ def run_web(args: argparse.Namespace) -> int:
         sock.close()
         raise CommandError(f"{args.db}: {error}") from None
     try:
-        run_alone(create_app(source, args.proxy_hops), sock, ready=lambda url: print(f"web view on {url} (Ctrl-C stops)", flush=True))
+        run_alone(create_app(source, args.proxy_hops, pace), sock, ready=lambda url: print(f"web view on {url} (Ctrl-C stops)", flush=True))
     finally:
         source.close()
     return 0

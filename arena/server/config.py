@@ -16,7 +16,19 @@ MAX_ACCEPTORS = 64
 
 
 class ConfigError(ValueError):
-    """The server configuration is unsafe or inconsistent; raised before anything listens."""
+    """The server configuration is unsafe or inconsistent; raised before anything listens.
+
+    ``field`` names the one setting at fault when there is one, and ``rule`` says what it must be (the
+    message is ``f"{field} {rule}"``), so a command line can name its own flag instead (`arena serve`)."""
+
+    def __init__(self, message: str, field: Optional[str] = None, rule: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+        self.rule = rule
+
+
+def _refuse(field: str, rule: str) -> ConfigError:
+    return ConfigError(f"{field} {rule}", field, rule)
 
 
 def is_loopback(host: str) -> bool:
@@ -196,22 +208,22 @@ class ServerConfig:
                      "refused_hellos_burst", "refused_hellos_held",
                      "refused_hellos_held_per_address"):
             if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+                raise _refuse(name, f"must be at least 1, not {getattr(self, name)}")
         if self.acceptors > MAX_ACCEPTORS:
-            raise ConfigError(f"acceptors must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
+            raise _refuse("acceptors", f"must be at most {MAX_ACCEPTORS}, not {self.acceptors}")
         for name in ("reads_per_second", "health_checks_per_second", "refused_hellos_per_second"):
             if not getattr(self, name) > 0:  # NaN too
-                raise ConfigError(f"{name} must be more than 0, not {getattr(self, name)}")
+                raise _refuse(name, f"must be more than 0, not {getattr(self, name)}")
         for name in ("connection_idle_s", "handshake_timeout_s"):  # gRPC takes whole milliseconds: inf overflows
             if not 0 < getattr(self, name) < float("inf"):
-                raise ConfigError(f"{name} must be more than 0 and finite, not {getattr(self, name)}")
+                raise _refuse(name, f"must be more than 0 and finite, not {getattr(self, name)}")
         if not 0 <= self.owed_answer_hold_s < float("inf"):  # NaN and inf reached the loop's timer (`Hub.release`)
-            raise ConfigError(f"owed_answer_hold_s must be 0 or more and finite, not {self.owed_answer_hold_s}")
+            raise _refuse("owed_answer_hold_s", f"must be 0 or more and finite, not {self.owed_answer_hold_s}")
         for name in ("reads_max_wait_s", "health_checks_max_wait_s"):
             if not getattr(self, name) >= 0:  # NaN too
-                raise ConfigError(f"{name} must be 0 or more, not {getattr(self, name)}")
+                raise _refuse(name, f"must be 0 or more, not {getattr(self, name)}")
         if self.auth_queue < 0:
-            raise ConfigError(f"auth_queue must be 0 or more, not {self.auth_queue}")
+            raise _refuse("auth_queue", f"must be 0 or more, not {self.auth_queue}")
         if self.rulesets is not None and not self.rulesets:
             raise ConfigError("rulesets is empty: the arena would schedule nothing (None means every ruleset)")
         if self.max_message_bytes < 1024:

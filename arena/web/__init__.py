@@ -19,9 +19,23 @@ browser holds exactly what that seat could see.
 The pages are plain HTML, CSS and JavaScript in ``static/`` with no CDN,
 no external font and no build step.  The API is versioned under
 ``/api/v1``; ``docs/web-api.md`` documents every endpoint.
+
+Its names are imported when first asked for (PEP 562), so that a light part (``arena.web.pace``'s defaults,
+which `arena serve --help` shows) is imported without Starlette and the rest.
 """
 
-from arena.web.app import create_app
-from arena.web.source import LiveFeed, WebSource
+from typing import Any
 
 __all__ = ["LiveFeed", "WebSource", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from arena.web.app import create_app
+
+        return create_app
+    if name in ("LiveFeed", "WebSource"):
+        from arena.web import source
+
+        return getattr(source, name)
+    raise AttributeError(f"module 'arena.web' has no attribute {name!r}")

@@ -11,7 +11,10 @@ standings (375 answers a second) from 108 to 25
 
 So every request (the API, the live event streams, the page and its files)
 takes a turn of its client's address in a `arena.server.readpace.ReadPace`:
-`BURST` at once, then `PER_SECOND`; the address is the one the app sees,
+`BURST` at once, then `PER_SECOND` (by default; `web_pace` makes one of other
+numbers, for `arena serve --web-reads-per-second/--web-reads-burst` and `arena
+web --reads-per-second/--reads-burst`: many readers behind one address, a
+school's NAT, need more); the address is the one the app sees,
 ``X-Forwarded-For``'s under ``--web-proxy-hops``, an IPv6 address counted
 by its /64 (`arena.server.peers`).  A request beyond the pace is held
 (an ``asyncio.sleep`` on the loop, which costs it nothing) and answered
@@ -54,6 +57,27 @@ MAX_WAIT_S = 5.0
 #: A refused request is answered this late, while at most `REFUSALS_HELD` wait (each an idle coroutine).
 REFUSAL_DELAY_S = 2.0
 REFUSALS_HELD = 1024
+
+
+class PaceSettingError(ValueError):
+    """A pace that cannot work: ``setting`` ("per_second" or "burst") and ``rule``, what it must be."""
+
+    def __init__(self, setting: str, rule: str) -> None:
+        super().__init__(f"{setting} {rule}")
+        self.setting = setting
+        self.rule = rule
+
+
+def web_pace(per_second: float = PER_SECOND, burst: int = BURST) -> "WebPace":
+    """The web view's pace with ``per_second`` requests a second and ``burst`` at once per address (`arena serve
+    --web-reads-per-second/--web-reads-burst`, `arena web --reads-per-second/--reads-burst`: a page read by many
+    people behind one address, a school's or an office's NAT, asks more than the defaults allow one reader);
+    `PaceSettingError` for values that cannot work (NaN too; inf is no pace at all: valid, if unwise)."""
+    if not per_second > 0:
+        raise PaceSettingError("per_second", f"must be more than 0, not {per_second}")
+    if burst < 1:
+        raise PaceSettingError("burst", f"must be at least 1, not {burst}")
+    return WebPace(ReadPace(per_second, burst, MAX_WAIT_S))
 
 
 class WebPace:

@@ -282,3 +282,72 @@ def test_serve_on_port_0_shows_the_port_it_bound_from_the_first_summary(tmp_path
     port = re.search(r"arena listening on 127\.0\.0\.1:(\d+) ", ran.out).group(1)
     summaries = [line for line in ran.out.splitlines() if line.startswith("[")]
     assert summaries and all(f"] 127.0.0.1:{port}: bots " in line for line in summaries), ran.out
+
+
+#: The budgets per client address an operator raises where many clients share one (a lab behind NAT, a proxy):
+#: flag, value, the ServerConfig field it sets.
+SHARED_ADDRESS_FLAGS = [("--refused-hellos-per-address", "50", "refused_hellos_burst", 50),
+                        ("--refused-hellos-per-second", "4.5", "refused_hellos_per_second", 4.5),
+                        ("--spectators-per-address", "40", "spectators_per_address", 40),
+                        ("--max-spectators", "300", "max_spectators", 300)]
+
+
+def test_serve_passes_the_shared_address_budgets_to_its_server_and_web_view(tmp_path, arena_here, monkeypatch):
+    """They existed only as ServerConfig fields and module constants: a lab behind one NAT address could not
+    raise them.  What `arena serve` hands its server (the config the server is started with) and its web view."""
+    import arena.cli.serve as serve
+
+    started = {}
+
+    def capture(args, store, config, players, options, time_control, web_socket):
+        started.update(config=config, web=args.web_pace)
+        store.close()
+        if web_socket is not None:
+            web_socket.close()
+        return 0
+
+    monkeypatch.setattr(serve, "_serve", capture)
+    flags = [item for flag, value, _, _ in SHARED_ADDRESS_FLAGS for item in (flag, value)]
+    ran = arena_here("serve", "--port", "0", "--db", tmp_path / "a.db", "--replays", tmp_path / "replays",
+                     "--web", "0", "--web-reads-per-second", "25", "--web-reads-burst", "120", *flags)
+    assert ran.status == 0, ran
+    config = started["config"]
+    assert {field: getattr(config, field) for _, _, field, _ in SHARED_ADDRESS_FLAGS} == {
+        field: value for _, _, field, value in SHARED_ADDRESS_FLAGS}
+    assert (started["web"].reads.per_second, started["web"].reads.burst) == (25.0, 120)
+    ran = arena_here("serve", "--port", "0", "--db", tmp_path / "a.db", "--replays", tmp_path / "replays")
+    assert ran.status == 0, ran
+    defaults = started["config"].__class__()
+    assert {field: getattr(started["config"], field) for _, _, field, _ in SHARED_ADDRESS_FLAGS} == {
+        field: getattr(defaults, field) for _, _, field, _ in SHARED_ADDRESS_FLAGS}
+    assert (started["web"].reads.per_second, started["web"].reads.burst) == (5.0, 30)
+
+
+@pytest.mark.parametrize("flags, refusal", [
+    (["--refused-hellos-per-address", "0"], "--refused-hellos-per-address must be at least 1, not 0"),
+    (["--refused-hellos-per-second", "0"], "--refused-hellos-per-second must be more than 0, not 0.0"),
+    (["--refused-hellos-per-second", "nan"], "--refused-hellos-per-second must be more than 0, not nan"),
+    (["--spectators-per-address", "0"], "--spectators-per-address must be at least 1, not 0"),
+    (["--max-spectators", "-3"], "--max-spectators must be at least 1, not -3"),
+    (["--acceptors", "65"], "--acceptors must be at most 64, not 65"),
+    (["--web", "0", "--web-reads-per-second", "-1"], "--web-reads-per-second must be more than 0, not -1.0"),
+    (["--web", "0", "--web-reads-burst", "0"], "--web-reads-burst must be at least 1, not 0"),
+    (["--web-reads-burst", "100"], "--web-reads-burst needs --web (the web view they pace)"),
+    (["--web-reads-per-second", "9", "--web-reads-burst", "100"],
+     "--web-reads-per-second and --web-reads-burst need --web (the web view they pace)"),
+])
+def test_serve_refuses_a_shared_address_budget_that_cannot_work_naming_its_flag(tmp_path, flags, refusal, arena_here):
+    """Checked by ServerConfig.validate (or the web pace's own check) before anything is made, in one line that
+    names the flag given, not the field behind it."""
+    ran = arena_here("serve", "--port", "0", "--db", "X.db", *flags, cwd=tmp_path)
+    assert (ran.status, ran.err, ran.out) == (2, f"arena: error: {refusal}\n", "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_help_describes_the_shared_address_budgets(arena_here):
+    ran = arena_here("serve", "--help")
+    text = " ".join(ran.out.split())
+    for flag in ("--refused-hellos-per-address N", "--refused-hellos-per-second R", "--spectators-per-address N",
+                 "--max-spectators N", "--web-reads-per-second R", "--web-reads-burst N"):
+        assert flag in text
+    assert "clients sharing one address (a lab or an office behind NAT, a proxy)" in text

@@ -137,3 +137,45 @@ def test_the_pages_own_polling_and_a_walk_through_every_page_are_never_held(tmp_
     assert len(api) >= 25, api  # the page really asked, again and again
     assert [(u, status, timing) for u, status, timing in seen if status == 429 or "pace" in timing] == []
     assert not errors, errors
+
+
+def test_arena_web_takes_its_pace_from_the_command_line(tmp_path):
+    """`arena web --reads-per-second R --reads-burst N`: the pace a page read by many people behind one address
+    (a school's NAT) needs raised, here lowered so that a third request is over it.  Before, the pace was a
+    module constant: the flags were refused as unknown."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    from .web_process import serve_web, stop
+
+    store = LadderStore.open(tmp_path / "arena.db")
+    store.close()
+    web, url = serve_web(tmp_path / "arena.db", tmp_path, "--reads-per-second", "0.01", "--reads-burst", "2")
+    answers = []
+    try:
+        for _ in range(3):  # a turn refills in 100 s: the third is refused (its turn more than 5 s away)
+            try:
+                with urllib.request.urlopen(f"{url}api/v1/rulesets", timeout=30) as answer:
+                    answers.append((answer.status, None, None))
+            except urllib.error.HTTPError as refused:
+                answers.append((refused.code, refused.headers["Retry-After"], json.loads(refused.read())["error"]))
+    finally:
+        stop(web)
+    assert answers[:2] == [(200, None, None)] * 2
+    status, retry, error = answers[2]
+    # Retry-After: the turn's 100 s, less the 2 s the refusal itself is held (the default pace would say 1 s)
+    assert (status, int(retry) > 50) == (429, True), answers
+    assert "(at most 0.01 a second, 2 at once)" in error
+
+
+@pytest.mark.parametrize("flags, refusal", [
+    (["--reads-per-second", "0"], "--reads-per-second must be more than 0, not 0.0"),
+    (["--reads-per-second", "nan"], "--reads-per-second must be more than 0, not nan"),
+    (["--reads-burst", "0"], "--reads-burst must be at least 1, not 0"),
+])
+def test_arena_web_refuses_a_pace_that_cannot_work_in_one_line(tmp_path, flags, refusal, capsys):
+    from arena.cli import main
+
+    assert main(["web", "--db", str(tmp_path / "none.db"), *flags]) == 2  # named before the missing database
+    assert capsys.readouterr().err == f"arena: error: {refusal}\n"
