@@ -396,6 +396,8 @@ def test_bad_arguments_are_clear_errors(capsys):
     assert "--log-dir" in capsys.readouterr().err
     assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--local", "--recover"]) == 2
     assert "--local starts none" in capsys.readouterr().err
+    assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--local", "--hang-timeout", "5"]) == 2
+    assert capsys.readouterr().err.endswith("--hang-timeout stops bot processes that hang; --local starts none\n")
     assert main(["match", f"a={RANDOM_BOT}", f"a={GREEDY_BOT}", "--game", "moumou"]) == 2
     assert "the name 'a' is given to two bots" in capsys.readouterr().err
     assert main(["match", RANDOM_BOT, GREEDY_BOT, "--game", "moumou", "--tc", "nobody:move=5"]) == 2
@@ -412,6 +414,9 @@ def test_bad_arguments_are_clear_errors(capsys):
     ("--games", "abc", "argument --games: expected a positive whole number, not 'abc'"),
     ("--seed", "abc", "argument --seed: expected a whole number, 0 or more, not 'abc'"),
     ("--connect-timeout", "soon", "argument --connect-timeout: expected a number of seconds above 0, not 'soon'"),
+    ("--hang-timeout", "0", "argument --hang-timeout: must be more than 0 and finite, not 0"),
+    ("--hang-timeout", "inf", "argument --hang-timeout: must be more than 0 and finite, not inf"),
+    ("--hang-timeout", "nan", "argument --hang-timeout: must be more than 0 and finite, not nan"),
 ])
 def test_a_flag_that_is_no_number_says_what_is_expected(capsys, flag, text, said):
     with pytest.raises(SystemExit) as exited:
@@ -534,3 +539,140 @@ def test_without_recover_a_crash_ends_the_match_naming_the_bot_and_its_kept_log(
     assert found, result.stderr
     assert "crashing on purpose" in Path(found.group(1)).read_text()  # the temporary log folder was kept
     assert "Partial result" in result.stdout and "Traceback" not in result.stderr
+
+
+def _hanging(tmp_path, how: str, after: int = 30) -> tuple[str, Path]:
+    """The BOT argument of a scripted bot whose process hangs at its ``after``th decision, once (``how``: stop,
+    SIGSTOP; loop, an endless loop with SIGTERM blocked), and the marker that then holds its pid."""
+    marker = tmp_path / f"hung-{how}"
+    return (f"hang={sys.executable} {SCRIPTED_BOT} --hang-after {after} --hang {how} --hang-marker {marker}",
+            marker)
+
+
+def _gone(marker: Path) -> bool:
+    """Whether the process whose pid ``marker`` holds has ended (reaped: no /proc entry of that bot)."""
+    return not _cmdline_has(Path("/proc") / marker.read_text(), SCRIPTED_BOT)
+
+
+def _row(out: str, name: str) -> dict[str, str]:
+    header = next(line for line in out.splitlines() if line.split()[:2] == ["#", "bot"]).split()
+    return dict(zip(header, next(line for line in out.splitlines()
+                                 if line.split()[:1] in (["1"], ["2"], ["3"]) and line.split()[1] == name).split()))
+
+
+@pytest.mark.parametrize("how", ["stop", pytest.param("loop", marks=pytest.mark.slow)])
+def test_a_bot_that_hangs_mid_game_loses_on_time_then_is_stopped_as_hung_and_ends_the_match(tmp_path, how):
+    """stop: SIGSTOP inside act (it answers nothing, not even the arena's keepalive); loop: an endless loop in act
+    with SIGTERM blocked.  It forfeits that game on time; once it still owes its answer --hang-timeout after the
+    game's end it is stopped (a stopped process gets its SIGTERM with a SIGCONT; the loop, deaf to it, is killed
+    3 s later) and, without --recover, the match ends as at a crash: the bot named as hung, its log, the partial
+    result, exit 1.  Before, the match ended on "game G could not start: bot 'hang' is not connected" once the
+    keepalive had dropped the stopped one, and every later game of the looping one waited 60 s."""
+    hang, marker = _hanging(tmp_path, how)
+    result = _arena(hang, RANDOM_BOT, "--game", "moumou", "--games", "6", "--seed", "3", "--move-ms", "100",
+                    "--bank-ms", "200", "--first-move-ms", "0", "--hang-timeout", "2", "-v")
+    assert result.returncode == 1, result.stderr
+    stopped = "killed \\(no exit within 3 s of its SIGTERM\\)" if how == "loop" else "stopped"
+    found = re.search(r"bot hang \(.*\) hung \(no answer to request \d+ of game \S+ within 2 s of the game's end, "
+                      rf"its process still running\) and was {stopped}; its log is (\S+); its last output:", result.stderr)
+    assert found, result.stderr
+    assert f"hanging on purpose ({how})" in Path(found.group(1)).read_text()
+    assert "Bot hang hangs: no answer to request" in result.stdout and "Partial result" in result.stdout
+    assert int(_row(result.stdout, "hang")["t/o"]) >= 1  # the game it hung in: timed out (forfeited, or it ended first)
+    assert "Traceback" not in result.stderr and _gone(marker)
+
+
+@pytest.mark.slow  # some 10-35 s
+def test_recover_restarts_a_stopped_bot_the_other_games_go_on_and_every_game_is_counted(tmp_path):
+    """A bot stopped (SIGSTOP) in its first or second game, with three bots two games at a time: the games it is
+    in are lost on time, the others go on, its slots stay held until --hang-timeout after those games, it is
+    stopped as hung (its SIGTERM reaches it with a SIGCONT), restarted with --recover, and every planned game
+    is played and counted.  Before, its later games each waited the arena's 60 s hold and were forfeited, or
+    the match ended on "bot 'hang' is not connected" once the keepalive had dropped it."""
+    hang, marker = _hanging(tmp_path, "stop", after=12)
+    logs = tmp_path / "logs"
+    result = _arena(hang, RANDOM_BOT, f"other={sys.executable} {RANDOM_BOT}", "--game", "moumou", "--games", "12",
+                    "--seed", "3", "--concurrency", "2", "--move-ms", "100", "--bank-ms", "200", "--first-move-ms",
+                    "0", "--hang-timeout", "2", "--recover", "--log-dir", str(logs))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Result: 12 games" in out and "aborted" not in out.split("Result:")[1].splitlines()[0]
+    assert re.search(r"Bot hang hung \(no answer to request \d+ of game \S+ within 2 s of the game's end, its process "
+                     r"still running\) and was stopped; restarting it \(--recover\)", out), out
+    row = _row(out, "hang")
+    assert (row["games"], row["hangs"]) == ("8", "1") and int(row["t/o"]) >= 1
+    assert {_row(out, name)["games"] for name in ("random_bot", "other")} == {"8"}
+    log = (logs / "hang.log").read_text()
+    assert "hanging on purpose (stop)" in log and "restarted after it hung (no answer to request" in log
+    assert _gone(marker)
+
+
+@pytest.mark.slow  # some 15-25 s
+def test_a_bot_whose_connection_dropped_and_that_stays_away_is_stopped_as_hung(tmp_path):
+    """A process alive whose stream is gone for good (a stopped process, once the arena's keepalive dropped it):
+    the next game that needs it waits --hang-timeout for it to come back, then it is stopped and the match
+    ends naming it.  Before: at once, "game G could not start: bot 'vanish' is not connected".  (When a second
+    game seated it before its stream's end was seen, that game's unanswered request may be what tells first.)"""
+    vanish = f"vanish={sys.executable} {ROOT / 'tests' / 'bots' / 'misbehaving.py'} vanish"
+    result = _arena(vanish, RANDOM_BOT, "--game", "moumou", "--games", "4", "--seed", "3", "--hang-timeout", "2")
+    assert result.returncode == 1, result.stderr
+    assert re.search(r"bot vanish \(.*\) hung \((its connection to the arena dropped and it did not come back within "
+                     r"2 s|no answer to request \d+ of game \S+ within 2 s of the game's end), its process still "
+                     r"running\) and was stopped; its log is \S+; its last output:\n"
+                     r"    \[vanish\] vanishing: stream closed, the process stays", result.stderr), result.stderr
+    assert "Partial result" in result.stdout
+    leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline_has(p, "misbehaving.py vanish")]
+    assert leftovers == []
+
+
+@pytest.mark.slow  # some 15-25 s
+def test_ctrl_c_while_a_bot_hangs_kills_it_after_the_grace_and_prints_the_partial_result(tmp_path):
+    """Ctrl-C while a bot hangs in a loop that blocks SIGTERM (before --hang-timeout finds it out): the match
+    stops at once, the bot is killed after the grace period, the partial result is printed, exit 130."""
+    hang, marker = _hanging(tmp_path, "loop", after=1)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", hang, RANDOM_BOT, "--game", "moumou", "--games", "40", "--seed", "3",
+         "--move-ms", "100", "--bank-ms", "200", "--first-move-ms", "0", "-v"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_as_at_a_terminal)
+    for line in process.stdout:
+        if line.startswith("Finished game") and marker.exists():
+            break  # it hangs (since its first decision): it owes its answer, for 30 s before it would be stopped
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "Partial result:" in out and "Bot hang did not exit within 3 s of SIGTERM: killed" in out
+    assert _gone(marker)
+
+
+#: Processes that hang as a bot may, each ready once it has stopped itself (the test waits for that, not a time).
+_STOPS_ITSELF = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)"
+_IGNORES_SIGTERM = ("import os, signal, time; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}); "
+                    "os.kill(os.getpid(), signal.SIGSTOP); time.sleep(600)")
+_LEAVES_A_CHILD = ("import os, signal, subprocess, sys; child = subprocess.Popen([sys.executable, '-c', %r]); "
+                   "os.waitpid(child.pid, os.WUNTRACED); open(%r, 'w').write(str(child.pid)); "
+                   "os.kill(os.getpid(), signal.SIGSTOP); signal.pause()")
+
+
+def test_stopping_bots_that_hang_takes_one_grace_period_then_kills_them_and_what_they_started(tmp_path):
+    """The end of a match: a stopped bot gets its SIGTERM (with a SIGCONT: before, it stayed stopped until the
+    SIGKILL), a bot that blocks SIGTERM is killed once the grace period is over, and a bot's own child that
+    ignores SIGTERM dies with it (its process group; before, only the bot was signalled and the child lived
+    on); the grace period is shared (before, one each after the other)."""
+    import select
+
+    from arena.cli.match_bots import BotSpec
+    from arena.cli.match_processes import BotProcess, stop_all
+
+    child_pid = tmp_path / "child-pid"
+    codes = {"stops": _STOPS_ITSELF, "blocks": _IGNORES_SIGTERM,
+             "parent": _LEAVES_A_CHILD % (_IGNORES_SIGTERM, str(child_pid))}
+    bots = [BotProcess(BotSpec("-c", [sys.executable, "-c", code], name), "127.0.0.1:1", 1, tmp_path)
+            for name, code in codes.items()]
+    for bot in bots:
+        os.waitpid(bot.process.pid, os.WUNTRACED)  # stopped itself: ready (the parent once its child is)
+    child = os.pidfd_open(int(child_pid.read_text()))
+    killed = stop_all(bots, grace_s=0.5)
+    assert [bot.name for bot in killed] == ["blocks"]
+    assert [bot.process.returncode for bot in bots] == [-signal.SIGTERM, -signal.SIGKILL, -signal.SIGTERM]
+    assert select.select([child], [], [], 30)[0] == [child]  # the child has ended too (its pidfd is readable)
+    os.close(child)

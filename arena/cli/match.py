@@ -14,9 +14,11 @@ swapped, and the statistics count pairs (pentanomial).  ``--local`` plays
 the ``.py`` bots in-process instead (no server, no processes).  Bots are
 named ``NAME=BOT`` or ``--name``, ``--tc`` gives one its own time control,
 ``--recover`` restarts a crashed bot (it loses the games it was in) and
-``--log-dir`` keeps every bot's output.
+``--log-dir`` keeps every bot's output.  A bot that hangs loses its game on
+time, and is then stopped and handled as a crash (``--hang-timeout``).
 
-Ctrl-C stops the bots and prints the partial result (exit status 130).
+Ctrl-C stops the bots and prints the partial result (exit status 130); a bot
+still running 3 s after its SIGTERM is killed (`arena.cli.match_processes`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ except ImportError:  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 from arena.cli.match_bots import BotSpec, name_bots, parse_bot, time_controls, unique_names
 from arena.cli.match_play import MatchSetup, first_command_error, run_local, run_served
+from arena.cli.match_processes import STOP_GRACE_S
 from arena.cli.match_result import describe_game, print_result, progress, result_record
 from arena.ladder.elo import SPRT
 from arena.match.plan import PlannedGame, plan_games
@@ -49,6 +52,9 @@ __all__ = ["BotLine", "BotSpec", "MatchRun", "MatchStats", "PlannedGame", "choos
 
 #: How long bots get to connect after launch (Python start-up plus the grpc import take ~1 s).
 CONNECT_TIMEOUT_S = 30.0
+#: How long a bot may owe an answer past its game's end, or stay away with its process alive, before it is taken
+#: to hang and stopped (--hang-timeout): far beyond any time control's overrun, far below a match's length.
+HANG_TIMEOUT_S = 30.0
 
 
 # ---------------------------------------------------------------------- the command
@@ -114,6 +120,13 @@ def register(subparsers) -> None:
                         "progress still goes to stderr")
     parser.add_argument("--connect-timeout", type=_positive_seconds, default=CONNECT_TIMEOUT_S, metavar="SECONDS",
                         help=f"how long bots get to connect (default {CONNECT_TIMEOUT_S:g})")
+    parser.add_argument("--hang-timeout", type=_positive_seconds, default=None, metavar="SECONDS",
+                        help="a bot that hangs (its process alive but answering nothing: stopped, in an endless "
+                        "loop) loses the game it hangs in on time and the match goes on; once it still owes an "
+                        "answer this long after that game ended, or its connection dropped and it has not come "
+                        f"back this long, it is stopped (SIGTERM, SIGKILL after {STOP_GRACE_S:g} s) and handled "
+                        "as a crash: the match ends naming it, or --recover restarts it "
+                        f"(default {HANG_TIMEOUT_S:g}; not with --local)")
     parser.set_defaults(func=run_command)
 
 
@@ -135,8 +148,8 @@ def _positive(text: str) -> int:
 
 def _positive_seconds(text: str) -> float:
     value = _number(text, float, "a number of seconds above 0")
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 and finite, not {text}")
     return value
 
 
@@ -219,6 +232,8 @@ def run_command(args: argparse.Namespace) -> int:
         check_replay_folder(args.log_dir, "--log-dir")
     if args.recover and args.local:
         raise CommandError("--recover restarts bot processes; --local starts none")
+    if args.hang_timeout is not None and args.local:
+        raise CommandError("--hang-timeout stops bot processes that hang; --local starts none")
     commands = [spec.source for spec in specs if spec.path is None]
     if args.local and commands:  # refused here, before the header: not after an empty "Partial result" table
         raise CommandError(f"--local needs .py bot files; {printable(commands[0])!r} is a command")
@@ -227,7 +242,8 @@ def run_command(args: argparse.Namespace) -> int:
     plan = plan_games(names, players, args.games, base_seed)
     match = MatchRun(plan, MatchStats(names), sprt)
     setup = MatchSetup(args.game, options, time_control, args.concurrency, args.replays, args.connect_timeout,
-                       controls, args.recover, args.log_dir)
+                       controls, args.recover, args.log_dir,
+                       hang_timeout_s=HANG_TIMEOUT_S if args.hang_timeout is None else args.hang_timeout)
 
     from rich.console import Console
 

@@ -6,6 +6,7 @@ import io
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
@@ -16,7 +17,7 @@ try:  # Python 3.11+; trio brings the backport on 3.10
 except ImportError:  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 from arena.cli.match_bots import BotSpec, load_local_bot
-from arena.cli.match_processes import BotProcess, begin_log, stop_all
+from arena.cli.match_processes import STOP_GRACE_S, BotProcess, begin_log, stop_all
 from arena.match.outcome import GameOutcome
 from arena.match.plan import PlannedGame
 from arena.match.schedule import MatchRun, play_all
@@ -35,6 +36,9 @@ class MatchSetup:
     controls: dict[str, TimeControl] = field(default_factory=dict)  # each bot's, by name
     recover: bool = False
     log_dir: Path | None = None
+    #: How long a bot may still owe an answer after its game ended, or stay away with its process alive, before
+    #: it is taken to hang and stopped (`run_served`).
+    hang_timeout_s: float = 30.0  # `arena.cli.match.HANG_TIMEOUT_S`
     say: Callable[[str], None] = print  # a line for the user (the console `run_command` prints on)
 
     def seat_controls(self, planned: PlannedGame) -> TimeControl | list[TimeControl]:
@@ -72,6 +76,20 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
     it resigns the games it was seated in (they go on, and it forfeits them,
     as cutechess scores a crash as a loss) and later games wait for it to
     reconnect.
+
+    A bot that hangs, its process alive but answering nothing (stopped, in an
+    endless loop), loses the game it hangs in on time, as any late bot does,
+    and the other games go on.  It is then found out, within
+    ``setup.hang_timeout_s``, in one of two ways: it still owes the answer to
+    its last request that long after that game ended (`Handle.on_hold_expired`:
+    the arena holds its slot that long), or its connection dropped (the arena's
+    keepalive gets no answer from a stopped process) and it did not come back
+    within that long when a game needs it.  Such a bot is stopped (SIGTERM,
+    SIGKILL after `STOP_GRACE_S`) and then handled as a crash: the match ends
+    naming it, or with ``setup.recover`` it is restarted.  Waiting for it
+    instead held every later game of the bot for the arena's whole hold (60 s
+    a game: a 6-game match took 4 minutes) or ended the match with "bot X is
+    not connected".
     """
     import trio
 
@@ -86,41 +104,75 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
     log_dir = setup.log_dir or Path(tempfile.mkdtemp(prefix="arena-match-"))
     kept = [setup.log_dir is not None]  # a temporary log folder is kept when a bot failed
     names = [s.name for s in specs]
+    hang_s = setup.hang_timeout_s
 
     async def director(handle: Any) -> None:
         address = f"127.0.0.1:{handle.port}"
         for spec in specs:
             processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir)
         failure: list[CommandError] = []
+        #: Each bot's process: 0 the first, one more at each restart; and the one each game seated.
+        generation = dict.fromkeys(names, 0)
+        seated: dict[str, dict[str, int]] = {}
+        #: Bots whose process is being stopped because it hangs: why (until the process has exited).
+        hung: dict[str, str] = {}
+        #: Bots being restarted (--recover): set once the new process is connected; games wait for it.
+        restarting: dict[str, trio.Event] = {}
 
         def resign_all(name: str) -> None:
             for game_id, seats in list(playing.items()):
                 if name in seats:
                     resignations.resign(game_id, name)
 
+        def stop_hung(name: str, why: str) -> None:
+            """Stop a bot whose process is alive but answers nothing; `watch` then sees it exit, as a crash.  Its
+            next games wait (`restarting`): for the restarted process with --recover, else until the match ends."""
+            process = processes[name]
+            if name in hung or name in restarting or process.process.poll() is not None:
+                return
+            hung[name] = why
+            restarting[name] = trio.Event()
+            setup.say(f"Bot {printable(name)} hangs: {why}; stopping it (SIGTERM, SIGKILL after {STOP_GRACE_S:g} s)")
+            nursery.start_soon(partial(trio.to_thread.run_sync, process.stop, abandon_on_cancel=True))
+
+        def hold_expired(name: str, game_id: str, request: int) -> None:
+            if name in generation and seated.get(game_id, {}).get(name) == generation[name]:  # not restarted since
+                stop_hung(name, f"no answer to request {request} of game {game_id} within {hang_s:g} s of the "
+                                "game's end, its process still running")
+
         async def watch(spec: BotSpec, scope: trio.CancelScope) -> None:
             while True:
                 process = processes[spec.name]
                 status = await trio.to_thread.run_sync(process.process.wait, abandon_on_cancel=True)
                 kept[0] = True
+                why = hung.pop(spec.name, None)
+                stopped = f"killed (no exit within {STOP_GRACE_S:g} s of its SIGTERM)" if process.killed else "stopped"
+                what = f"hung ({why}) and was {stopped}" if why else f"exited with status {status}"
                 if not setup.recover:
-                    failure.append(RunFailure(process.describe_failure(f"exited with status {status}")))
+                    failure.append(RunFailure(process.describe_failure(what)))
                     scope.cancel()
                     return
-                match.stats.lines[spec.name].crashes += 1
+                done = restarting.setdefault(spec.name, trio.Event())
+                line = match.stats.lines[spec.name]
+                if why:
+                    line.hangs += 1
+                else:
+                    line.crashes += 1
                 resign_all(spec.name)
-                setup.say(f"Bot {printable(spec.name)} exited with status {status}; restarting it (--recover); "
-                          f"its log is {process.log_path}")
+                setup.say(f"Bot {printable(spec.name)} {what}; restarting it (--recover); its log is {process.log_path}")
                 await _wait_gone(handle, spec.name, setup.connect_timeout_s)  # the name is free again
                 resign_all(spec.name)  # games that started meanwhile got the dead session too
-                processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir,
-                                                  restart_note=f"restarted after exit status {status}",
+                note = f"restarted after it hung ({why})" if why else f"restarted after exit status {status}"
+                processes[spec.name] = BotProcess(spec, address, setup.concurrency, log_dir, restart_note=note,
                                                   section_start=process.section_start)
+                generation[spec.name] += 1
                 if not await _connects(handle, processes[spec.name], setup.connect_timeout_s):
                     failure.append(RunFailure(processes[spec.name].describe_failure(
                         f"was restarted (--recover) but did not connect again within {setup.connect_timeout_s:g} s")))
                     scope.cancel()
                     return
+                del restarting[spec.name]
+                done.set()
 
         async with trio.open_nursery() as nursery:
             for spec in specs:
@@ -135,14 +187,48 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
                     p.describe_failure(f"did not connect within {setup.connect_timeout_s:g} s") for p in missing
                 )) from None
             versions = {s.name: s.version for s in handle.sessions()}
+            handle.on_hold_expired(hold_expired)
+
+            async def come_back(seats: list[str], refusal: str) -> None:
+                """After a game could not start: wait for a bot that is away (its SDK reconnects by itself) at most
+                the hang limit; one still away then, its process alive, hangs (a stopped process drops its
+                connection: it answers no keepalive).  Returns once every seat is connected again (a restarted
+                bot's too); a bot that crashed or was stopped without --recover ends the match meanwhile."""
+                away = [name for name in seats if not handle.is_connected(name)]
+                if not away:  # connected but busy: a slot still held
+                    if not setup.recover:
+                        raise RunFailure(refusal)
+                    return
+                for name in away:
+                    if name in restarting:  # stopped or crashed: restarted with --recover (or the match ends)
+                        await restarting[name].wait()
+                try:
+                    await handle.wait_for_sessions(seats, hang_s)
+                    return
+                except TimeoutError:
+                    pass
+                for name in away:
+                    if not handle.is_connected(name):
+                        stop_hung(name, f"its connection to the arena dropped and it did not come back within "
+                                        f"{hang_s:g} s, its process still running")
+                try:
+                    await handle.wait_for_sessions(seats, STOP_GRACE_S + setup.connect_timeout_s + hang_s)
+                except TimeoutError as error:
+                    raise RunFailure(f"a game could not start: {error}") from None
 
             async def play_one(planned: PlannedGame) -> GameOutcome:
+                seats = list(dict.fromkeys(planned.seats))
                 for attempt in range(4):
                     # A bot still computing the answer a finished game was owed has no slot until it answers
-                    # (`Hub.release`): wait for it rather than fail the match (bounded by the hold itself).
+                    # (`Hub.release`): wait for it rather than fail the match (bounded by the hold itself, after
+                    # which a bot still silent is stopped as hung, and restarted with --recover: wait for that).
                     await handle.wait_free(planned.seats)
+                    for name in seats:
+                        if name in restarting:
+                            await restarting[name].wait()
                     game_id = new_game_id()
                     playing[game_id] = planned.seats
+                    seated[game_id] = {name: generation[name] for name in seats}
                     try:
                         return await handle.play_game(
                             setup.ruleset, setup.options, planned.seed, list(planned.seats),
@@ -150,15 +236,13 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
                             game_id=game_id, resignations=resignations,
                         )
                     except SeatUnavailable as error:
-                        if not setup.recover or attempt == 3:
-                            raise RunFailure(f"game {game_id} could not start: {error}") from None
+                        refusal = f"game {game_id} could not start: {error}"
                     finally:
                         del playing[game_id]
                         resignations.forget(game_id)
-                    try:  # a restarted bot: wait until it is back
-                        await handle.wait_for_sessions(list(planned.seats), setup.connect_timeout_s)
-                    except TimeoutError as error:
-                        raise RunFailure(f"a game could not start: {error}") from None
+                    if attempt == 3:
+                        raise RunFailure(refusal)
+                    await come_back(seats, refusal)
                 raise AssertionError("unreachable")  # pragma: no cover
 
             await play_all(match, play_one, setup.concurrency)
@@ -168,11 +252,12 @@ def run_served(specs: Sequence[BotSpec], match: MatchRun, setup: MatchSetup) -> 
 
     try:
         serve(ServerConfig(host="127.0.0.1", port=0, max_games_per_bot=max(64, setup.concurrency),
-                           rulesets=[setup.ruleset]), director)
+                           rulesets=[setup.ruleset], owed_answer_hold_s=hang_s), director)
     except BaseExceptionGroup as group:
         raise first_command_error(group) from None
     finally:
-        stop_all(list(processes.values()))
+        for process in stop_all(list(processes.values())):
+            setup.say(f"Bot {printable(process.name)} did not exit within {STOP_GRACE_S:g} s of SIGTERM: killed")
         for name, process in processes.items():
             errors = match.stats.lines[name].errors if name in match.stats.lines else 0
             if errors:

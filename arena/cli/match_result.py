@@ -111,7 +111,8 @@ def result_record(match: MatchRun, ruleset: str, players: int, seed: int, interr
              "draws": line.draws, "score": round(line.score, 4), "firsts": line.firsts,
              "average_place": round(line.average_place, 3), "points": line.points,
              "ms_per_decision": round(line.ms_per_decision, 2), "strikes": line.strikes, "timeouts": line.timeouts,
-             "forfeits": line.forfeits, "crashes": line.crashes, "errors": line.errors}
+             "forfeits": line.forfeits, "crashes": line.crashes, "hangs": line.hangs,
+             "errors": line.errors}
             for rank, line in enumerate(ranked, 1)
         ],
         "elo": None,
@@ -151,7 +152,8 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
         "place": lambda rank, line: f"{line.average_place:.2f}", "points": lambda rank, line: str(line.points),
         "ms": lambda rank, line: f"{line.ms_per_decision:.1f}", "strikes": lambda rank, line: str(line.strikes),
         "t/o": lambda rank, line: str(line.timeouts), "forfeits": lambda rank, line: str(line.forfeits),
-        "crashes": lambda rank, line: str(line.crashes), "errors": lambda rank, line: str(line.errors),
+        "crashes": lambda rank, line: str(line.crashes), "hangs": lambda rank, line: str(line.hangs),
+        "errors": lambda rank, line: str(line.errors),
     }
     if not any(line.forfeits for line in ranked):
         del columns["forfeits"]
@@ -159,6 +161,8 @@ def print_result(out: Any, match: MatchRun, interrupted: bool = False) -> None:
         del columns["errors"]
     if not any(line.crashes for line in ranked):
         del columns["crashes"]
+    if not any(line.hangs for line in ranked):
+        del columns["hangs"]
     table = Table(title=f"{title}: {stats.finished} games{extra}", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0),
                   caption="W/L/D: pairwise results; place: mean placement; "
                   "ms: think time per decision; t/o: timeouts"

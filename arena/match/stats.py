@@ -29,6 +29,7 @@ class BotLine:
     think_ms: int = 0
     decisions: int = 0
     crashes: int = 0   # times its process died and was restarted (arena match --recover)
+    hangs: int = 0     # times its process hung (alive, answering nothing), was stopped and restarted (--recover)
     errors: int = 0    # decisions where its own code failed and its SDK answered a fallback (Answer.bot_error)
 
     @property

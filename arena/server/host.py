@@ -108,6 +108,13 @@ class Handle:
         (`wait_free`)."""
         return self.config.owed_answer_hold_s
 
+    def on_hold_expired(self, callback: Optional[Callable[[str, str, int], None]]) -> None:
+        """Have ``callback(bot name, game id, request id)`` called, from trio on the server's thread, whenever a
+        bot's slot held for the answer it still owes a finished game is given back without that answer
+        (`ServerConfig.owed_answer_hold_s` passed: the bot most likely hangs), just before it is.  It must not
+        block.  `arena match` stops such a bot (and restarts it with --recover); None: no callback."""
+        self.hub.owed_answers.on_expired = callback
+
     # ---- sessions
 
     def sessions(self) -> list[SessionInfo]:

@@ -44,6 +44,10 @@ class OwedAnswers:
         self._forget_if_idle = forget_if_idle
         self._changed = changed
         self._stalled_s = stalled_s
+        #: The director's ``(bot name, game id, request id)`` for a hold that ran out (`Handle.on_hold_expired`),
+        #: called before the slot is given back (instead of the warning that it is seated again); None: the bot
+        #: is simply seated again.
+        self.on_expired: Optional[Callable[[str, str, int], None]] = None
 
     def release(self, session: "BotSession", seat: "RemoteSeat", owed: int = 0) -> None:
         """A game of ``session`` is over: its slot is free, unless the bot still owes the answer to ``owed``
@@ -70,7 +74,9 @@ class OwedAnswers:
         if owed is None or (wire_id is not None and owed[0] != wire_id):
             return
         del session.owed[seat]
-        if wire_id is not None:
+        if wire_id is not None and self.on_expired is not None:  # the director says what it does about it
+            self.on_expired(session.name, seat.game_id, owed[0])
+        elif wire_id is not None:
             log.warning("%s: no answer to request %d of game %s within %g s of the game's end; seating it again",
                         session.name, owed[0], seat.game_id, self.config.owed_answer_hold_s)
         session.requests.pop(owed[0], None)

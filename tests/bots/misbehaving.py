@@ -14,6 +14,8 @@ first legal action):
     silent     never answers
     reconnect  drops its stream on its 2nd turn, then resumes its session
     empty      sends an empty BotMessage and a second Hello before each answer
+    vanish     plays its game well, then closes its stream and stays alive, never to come back (what a
+               process stopped between two games is once the arena's keepalive has dropped it)
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import grpc
 from mau_arena_sdk.client import SDK_VERSION
 from mau_arena_sdk.wire import pb
 
-MODES = ("slow", "crash", "garbage", "illegal", "stale", "oversized", "silent", "reconnect", "empty")
+MODES = ("slow", "crash", "garbage", "illegal", "stale", "oversized", "silent", "reconnect", "empty", "vanish")
 
 
 def _serialize(message) -> bytes:
@@ -86,6 +88,9 @@ def play(mode: str, address: str, name: str) -> int:
                           file=sys.stderr)
                 elif kind == "game_ended":
                     stream.close()
+                    if mode == "vanish":
+                        print(f"[{name}] vanishing: stream closed, the process stays", file=sys.stderr, flush=True)
+                        threading.Event().wait()  # until a signal ends the process
                     return 0
                 elif kind == "turn":
                     turns += 1

@@ -207,3 +207,48 @@ def test_a_stall_of_the_arena_lengthens_the_owed_answer_hold_by_as_much():
 
     asyncio.run(scenario())
     assert events == [("stalls read", 0.0), ("stalls read", 0.2), ("stalls read", 0.2), ("slot freed",)]
+
+
+def test_a_hold_that_runs_out_is_told_to_the_director_before_the_slot_comes_back(caplog):
+    """`Handle.on_hold_expired`'s callback: `arena match` stops a bot that still owes its answer when the hold
+    runs out (it hangs) instead of seating it again.  It hears of it before the slot is free, so no new game can
+    seat the bot first, and the warning that it is seated again is left to a director without a callback; an
+    answer that comes in time calls nothing."""
+    import asyncio
+    import logging
+    from types import SimpleNamespace
+
+    from arena.server.config import ServerConfig
+    from arena.server.owed_answers import OwedAnswers
+
+    events = []
+
+    async def scenario():
+        freed = asyncio.Event()
+
+        def slot_freed(session):
+            events.append(("slot freed", session.name))
+            freed.set()
+
+        owed = OwedAnswers(ServerConfig(owed_answer_hold_s=0.01), lambda fn, *args: fn(*args), slot_freed,
+                           lambda session: None, lambda: None)
+        owed.on_expired = lambda name, game_id, request: events.append(("expired", name, game_id, request))
+
+        class Seat:  # hashable, as a RemoteSeat is
+            game_id = "g1"
+
+        answered, silent = Seat(), Seat()
+        quick = SimpleNamespace(name="quick", seats={answered}, owed={}, requests={3: answered})
+        owed.release(quick, answered, owed=3)
+        owed.settle(quick, answered)  # its answer came
+        hung = SimpleNamespace(name="hung", seats={silent}, owed={}, requests={7: silent})
+        owed.release(hung, silent, owed=7)
+        await asyncio.wait_for(freed.wait(), HANG_GUARD_S)
+        while len(events) < 3:  # the silent one's hold: 10 ms
+            freed.clear()
+            await asyncio.wait_for(freed.wait(), HANG_GUARD_S)
+
+    with caplog.at_level(logging.WARNING, logger="arena.server"):
+        asyncio.run(scenario())
+    assert events == [("slot freed", "quick"), ("expired", "hung", "g1", 7), ("slot freed", "hung")]
+    assert "seating it again" not in caplog.text
