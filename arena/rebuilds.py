@@ -49,6 +49,13 @@ per ruleset and remembered until another game finishes, and the pace bounds
 how often one address asks.  They still take this process's GIL while they
 run (one at a time): moving them is the next step if a large ladder shows it.
 
+A reader that stops waiting (a Spectate whose client cancelled, a web
+request whose connection closed) cancels nothing of the budget's: the future
+the readers share cannot be cancelled, the rebuild runs (it may be asked for
+again) and its slot and its reader's share are given back when it ends,
+however it ends.  Otherwise cancelled calls kept their places for good, and
+nine of them (three addresses) refused every reader until a restart.
+
 Failures are not remembered: the next request tries again.  A worker that
 dies under a job fails that job (`arena.workerprocesses.WorkerLost`) and the
 next job gets a fresh one.  `Rebuilds.close` stops the workers with the server.
@@ -77,6 +84,10 @@ class Busy(Exception):
     """Too many rebuilds running and waiting: the reader should try again a little later."""
 
 
+class Stopped(Exception):
+    """The budget was closed (the server is stopping) before this rebuild ran."""
+
+
 class Rebuilds:
     def __init__(self, running: int = RUNNING, waiting: int = WAITING, kept: int = KEPT,
                  per_reader: int = PER_READER, workers: WorkerProcesses | None = None) -> None:
@@ -88,10 +99,10 @@ class Rebuilds:
         self.waiting = waiting
         self.kept = kept
         self.per_reader = per_reader
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered when a job ends before its done-callback is added
         self._changed = threading.Condition(self._lock)  # notified whenever a rebuild is admitted or settled
         self._done: "OrderedDict[Hashable, Any]" = OrderedDict()
-        self._pending: dict[Hashable, Future] = {}
+        self._pending: dict[Hashable, Future] = {}  # key -> the future its readers share (never cancelled)
         self._starter: dict[Hashable, Hashable] = {}  # key -> the reader whose request started its rebuild
         self._started: dict[Hashable, int] = {}  # reader -> admitted rebuilds it started
         self._executor: ThreadPoolExecutor | None = None
@@ -126,29 +137,40 @@ class Rebuilds:
                            "try again when they are done")
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(self.running, thread_name_prefix="replay-rebuild")
-            future = self._executor.submit(self._run, key, build)
-            self._pending[key] = future
+            # The readers' future is the budget's own, marked running at once: a reader's cancellation (a
+            # Spectate whose client went away: grpc.aio cancels the handler, asyncio's wrap_future then cancels
+            # what it waits on) cannot cancel it, so the rebuild runs and the slot is given back.
+            shared: Future = Future()
+            shared.set_running_or_notify_cancel()
+            self._pending[key] = shared
             if reader is not None:
                 self._starter[key] = reader
                 self._started[reader] = self._started.get(reader, 0) + 1
+            job = self._executor.submit(build)
+            # Settled when the job ends however it ends (built, failed, or cancelled in line by `close`).
+            job.add_done_callback(lambda job: self._finish(key, shared, job))
             self._changed.notify_all()
-            return future
+            return shared
 
-    def _run(self, key: Hashable, build: Callable[[], Any]) -> Any:
-        try:
-            result = build()
-        except BaseException:
-            with self._lock:
-                self._settle(key)
-            raise
+    def _finish(self, key: Hashable, shared: Future, job: Future) -> None:
+        """The job of ``key`` is over: its slot given back, its result remembered, its readers told."""
         with self._lock:
-            self.built += 1
             self._settle(key)
-            if self.kept and result is not None:
-                self._done[key] = result
-                while len(self._done) > self.kept:
-                    self._done.popitem(last=False)
-        return result
+            if job.cancelled():
+                error: BaseException | None = Stopped("the server is stopping: the rebuild was not run")
+            else:
+                error = job.exception()
+            if error is None:
+                result = job.result()
+                self.built += 1
+                if self.kept and result is not None:
+                    self._done[key] = result
+                    while len(self._done) > self.kept:
+                        self._done.popitem(last=False)
+        if error is None:
+            shared.set_result(result)
+        else:
+            shared.set_exception(error)
 
     def _settle(self, key: Hashable) -> None:
         """The rebuild of ``key`` is over: its slot, and its reader's share, are free (under the lock)."""
@@ -181,7 +203,7 @@ class Rebuilds:
             return len(self._pending)
 
     def close(self) -> None:
-        """Stop (the process is stopping): the rebuilds waiting in line are cancelled, the worker processes
+        """Stop (the process is stopping): the rebuilds waiting in line fail with `Stopped`, the worker processes
         killed and reaped (a rebuild under way fails with `WorkerLost`), the threads end."""
         with self._lock:
             executor, self._executor = self._executor, None

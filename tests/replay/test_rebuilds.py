@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
 
-from arena.rebuilds import Busy, Rebuilds
+from arena.rebuilds import Busy, Rebuilds, Stopped
 
 
 class Gate:
@@ -118,3 +119,65 @@ def test_wait_in_flight_wakes_when_another_thread_is_admitted_and_reports_the_co
     late.join(10)
     gate.open.set()
     rebuilds.close()
+
+
+def test_readers_that_stop_waiting_give_their_places_back_and_later_readers_get_the_rebuild():
+    """The attack (red team, session 23): Spectates of ended games cancelled while in line.  grpc.aio cancels
+    the handler, and asyncio's wrap_future cancels the future it waits on; that was the budget's own, so the
+    rebuild never ran, never gave its place back, and later readers of the game got the cancelled future.
+    Eight such from three addresses (within their share each) refused every reader until a restart."""
+    rebuilds = Rebuilds(running=1, waiting=8, per_reader=3)
+    gate = Gate()
+
+    async def cancel_while_in_line(key, reader):
+        waiter = asyncio.ensure_future(asyncio.wrap_future(rebuilds.submit(key, gate.build(key), reader=reader)))
+        await asyncio.sleep(0)  # the waiter is waiting
+        waiter.cancel()  # what grpc.aio does to a Spectate whose client cancelled
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+
+    async def attack():
+        for reader, count in (("10.0.0.1", 3), ("10.0.0.2", 3), ("10.0.0.3", 2)):
+            for i in range(count):
+                await cancel_while_in_line(f"{reader}/{i}", reader)
+
+    blocker = rebuilds.submit("long", gate.build("long"), reader="10.0.9.9")  # the one running
+    asyncio.run(attack())
+    # While they wait their turn the line is full: the bound still holds for what was asked.
+    with pytest.raises(Busy):
+        rebuilds.submit("late", gate.build("late"), reader="10.0.9.8")
+    gate.open.set()
+    assert blocker.result(10) == "built long"
+    keys = [f"10.0.0.{a}/{i}" for a, count in ((1, 3), (2, 3), (3, 2)) for i in range(count)]
+    # Each cancelled request's rebuild ran, and a later reader of that game gets it (not a cancelled future).
+    assert [rebuilds.submit(key, gate.build(key)).result(10) for key in keys] == [f"built {key}" for key in keys]
+    assert gate.calls == ["long"] + keys and rebuilds.in_flight() == 0
+    # Every place is free again: the attackers' addresses and anyone else's are served.
+    for reader in ("10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.5.5"):
+        key = f"fresh {reader} {rebuilds.built}"
+        assert rebuilds.submit(key, gate.build(key), reader=reader).result(10) == f"built {key}"
+    rebuilds.close()
+
+
+def test_a_reader_cannot_cancel_the_future_other_readers_share():
+    rebuilds = Rebuilds(running=1, waiting=2)
+    gate = Gate()
+    rebuilds.submit("a", gate.build("a"))
+    shared = rebuilds.submit("b", gate.build("b"))
+    assert not shared.cancel()  # in line: its readers may go, the rebuild stays
+    gate.open.set()
+    assert rebuilds.submit("b", gate.build("b")).result(10) == "built b"
+    rebuilds.close()
+
+
+def test_closing_fails_the_rebuilds_still_in_line_and_gives_their_places_back():
+    rebuilds = Rebuilds(running=1, waiting=2)
+    gate = Gate()
+    running = rebuilds.submit("a", gate.build("a"), reader="10.0.0.1")
+    queued = rebuilds.submit("b", gate.build("b"), reader="10.0.0.1")
+    rebuilds.close()
+    with pytest.raises(Stopped):
+        queued.result(0)
+    gate.open.set()
+    assert running.result(10) == "built a"
+    assert rebuilds.in_flight() == 0 and gate.calls == ["a"]
