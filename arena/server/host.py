@@ -73,6 +73,8 @@ class Handle:
         #: process started on first use and stopped with the server (`arena.rebuilds`).
         self.rebuilds = Rebuilds()
         self.health: Optional[Health] = None  # the grpc.health.v1 service, set when the server is built
+        #: The read-only calls' pace per address (ListGames, GetStandings, Spectate: `ArenaService._paced`).
+        self.reads = ReadPace(self.config.reads_per_second, self.config.reads_burst, self.config.reads_max_wait_s)
         #: Hellos refused before the token check, per address; beyond it, new Play streams are refused unread.
         self.refused_hellos = RefusedHellos(self.config.refused_hellos_per_second, self.config.refused_hellos_burst,
                                             self.config.refused_hellos_held, self.config.refused_hellos_held_per_address)

@@ -45,7 +45,7 @@ class ArenaService(rpc.ArenaServicer):
         self.hub = hub
         self.handle = handle
         self.gate = AuthGate(hub.config)
-        self.reads = ReadPace(hub.config.reads_per_second, hub.config.reads_burst, hub.config.reads_max_wait_s)
+        self.reads: ReadPace = handle.reads
 
     # ---------------------------------------------------------------- Play
 
@@ -328,7 +328,8 @@ class ArenaService(rpc.ArenaServicer):
         bounded budget (`Handle.rebuilds`), its work in the budget's worker process (not on this loop's
         GIL): beyond the budget, or beyond its address's share of it, a reader is refused at once.  The call
         is a read at its address's pace as GetStandings is: one turn before, and the rest of its cost, in
-        proportion to the game's decisions (`replay_cost`), once the rebuild has said how long it is.
+        proportion to the game's decisions (`replay_cost`), once the rebuild has said how long it is (owed
+        even when the client cancels before: the rebuild goes on in the budget, `arena.rebuilds`).
         """
         from arena.rebuilds import Busy
         from arena.server.replayed import spectator_event_bytes
@@ -343,8 +344,22 @@ class ArenaService(rpc.ArenaServicer):
             text = provider(game_id)
             return None if text is None else rebuilds.run_in_worker(spectator_event_bytes, text, game_id)
 
+        def owed(events: Optional[tuple[bytes, ...]]) -> float:
+            """The rest of the call's cost, beyond its first turn, charged to its address: the seconds it waits."""
+            rest = replay_cost(len(events) - 2) - 1 if events is not None else 0  # the start and end are no decisions
+            return self.reads.charge(address, rest) if rest > 0 else 0.0
+
+        def owed_when_built(built: "asyncio.Future") -> None:
+            if not built.cancelled() and built.exception() is None:
+                owed(built.result())
+
         try:
-            events = await asyncio.wrap_future(rebuilds.submit(("spectate", game_id), rebuild, reader=address))
+            built = asyncio.wrap_future(rebuilds.submit(("spectate", game_id), rebuild, reader=address))
+            try:
+                events = await asyncio.shield(built)
+            except asyncio.CancelledError:  # the client went: the rebuild goes on, and its cost is owed all the same
+                built.add_done_callback(owed_when_built)
+                raise
         except Busy as busy:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"ended games are being rebuilt for other "
                                 f"readers: {busy}")
@@ -361,8 +376,7 @@ class ArenaService(rpc.ArenaServicer):
                 await context.abort(grpc.StatusCode.NOT_FOUND, elsewhere, trailing_metadata=((RUNNING_ELSEWHERE, "1"),))
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {game_id[:60]!r} (see ListGames; a game "
                                 "running on another host is watched there)")
-        rest = replay_cost(len(events) - 2) - 1  # the start and the end are not decisions
-        wait_s = self.reads.charge(address, rest) if rest > 0 else 0.0
+        wait_s = owed(events)
         if wait_s > 0:  # its turn: the address's next calls wait for what it still owes
             await asyncio.sleep(min(wait_s, self.reads.max_wait_s))
         for event in events:

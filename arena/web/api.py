@@ -82,6 +82,12 @@ def _answers(fn: Callable[[Request], Any]) -> Callable[[Request], Any]:
     return endpoint
 
 
+def owe(pace: Any, request: Request, debt: float) -> None:
+    """A replay longer than the pace's burst: the rest of its cost, a debt this address's next requests wait for."""
+    if pace is not None and debt > 0:
+        pace.reads.charge(client_key(request.scope), debt)
+
+
 def failure(request: Request, problem: Exception) -> Response:
     """The answer to a request that raised ``problem``: a 4xx with the reader's mistake, a 503 when the
     server is busy, a 500 without internals (its traceback logged) for anything else."""
@@ -148,9 +154,13 @@ def routes(source: WebSource) -> list[Route]:
             now = replay_turns(record.decisions, pace.reads.burst) if pace is not None else 1.0  # the rest: after
             if now > 1:  # the middleware took one turn
                 await pace.turn(client_key(request.scope), now - 1)
-            body = await asyncio.wrap_future(source.replay_json(record, view, reader(request)))
-            if pace is not None and cost > now:  # longer than the burst: a debt this address's next requests wait for
-                pace.reads.charge(client_key(request.scope), cost - now)
+            built = source.replay_json(record, view, reader(request))
+            try:
+                body = await asyncio.wrap_future(built)
+            except asyncio.CancelledError:  # the client went: the rebuild goes on (`arena.rebuilds`), its debt too
+                owe(pace, request, cost - now)
+                raise
+            owe(pace, request, cost - now)
         except TooMany as refused:
             return JSONResponse({"error": str(refused)}, status_code=429,
                                 headers={"Retry-After": str(refused.retry_s)})

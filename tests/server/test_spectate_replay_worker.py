@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
 
+from arena.server.peers import peer_address
 from arena.server.replayed import spectator_events
 from mau_arena_sdk.wire import pb, rpc
-from server_helpers import HANG_GUARD_S, blocking, serve
+from server_helpers import HANG_GUARD_S, blocking, serve, until
 from tests.replay.conftest import record_random_game
 
 BURST = 20
@@ -89,3 +91,33 @@ def test_spectate_of_an_ended_game_costs_read_turns_in_proportion_to_its_length(
         served, left[game] = serve(director, reads_burst=BURST, reads_per_second=1e-6, reads_max_wait_s=0)
         assert served[0] == "ok"
     assert left == {"short": BURST - 1, "long": BURST - 8}  # a turn per 50 decisions: 400 cost 8
+
+
+def test_a_spectate_cancelled_while_its_replay_waits_gives_its_place_back_and_still_owes_its_cost(tmp_path):
+    """The attack (red team, session 23): Spectates of ended games cancelled before their rebuild ran kept their
+    places in the rebuild budget for good (and paid one turn however long the game).  Now the rebuild goes on,
+    its place is given back when it ends, and its address owes the game's whole cost as if it had waited."""
+    long = record_random_game(tmp_path, "mose", players=4, seed=1, game_id="long", max_decisions=400).read_bytes()
+    gate = threading.Event()
+
+    def provider(game_id):
+        assert gate.wait(HANG_GUARD_S)  # the rebuild waits until the client has gone
+        return {"long": long}.get(game_id)
+
+    async def director(handle):
+        handle.replay_provider = provider
+        with grpc.insecure_channel(f"127.0.0.1:{handle.port}") as channel:
+            call = rpc.ArenaStub(channel).Spectate(pb.SpectateRequest(game_id="long"), timeout=HANG_GUARD_S)
+            await blocking(handle.rebuilds.wait_in_flight, 1, HANG_GUARD_S)
+            call.cancel()
+            await until(lambda: handle.hub.live.spectators.held == 0)  # the cancellation reached the handler
+        gate.set()
+        # the rest of its cost (7 turns beyond the first) is charged once the rebuild says how long the game is
+        await until(lambda: handle.reads.free_in_s(peer_address("ipv4:127.0.0.1:1"), BURST - 7) > 0)
+        budget = handle.rebuilds.in_flight(), handle.rebuilds.built
+        return budget, await blocking(spectate, handle.port, "long"), await blocking(reads_left, handle.port)
+
+    budget, served, left = serve(director, reads_burst=BURST, reads_per_second=1e-6, reads_max_wait_s=0)
+    assert budget == (0, 1)  # it ran, and its place is free
+    assert served == ("ok", spectator_events(long, "long"))  # the next reader gets it, from memory
+    assert left == BURST - 16  # 8 turns for the cancelled call, 8 for the one served
