@@ -117,7 +117,7 @@ class ServerConfig:
     #: directors that never change it.
     serving_at_start: bool = True
     finished_games_kept: int = 500         # finished games ListGames still shows
-    spectate_finished_kept: int = 50       # finished games Spectate still replays in full
+    spectate_finished_kept: int = 50       # finished games whose events are kept (older: rebuilt from the replay)
     #: Watching streams (Spectate, the web view's live events) at once, in all and per peer address:
     #: each costs the games' loop a write per event of the game it watches (arena/server/live.py).
     max_spectators: int = 64

@@ -52,6 +52,9 @@ class LiveGame:
     #: How many of the engine's public events (`GameState.events`) have been published.
     public_events_seen: int = 0
     watchers: set[asyncio.Queue] = field(default_factory=set)
+    #: Finished long enough ago that only the final event is kept (`LiveGames.replayable_kept`): Spectate
+    #: serves it from its replay when there is one.
+    trimmed: bool = False
 
     def summary(self) -> pb.GameSummary:
         return pb.GameSummary(
@@ -189,3 +192,4 @@ class LiveGames:
             game = self._replayable.popleft()
             if len(game.events) > 1:
                 game.events = [game.event(len(game.events) - 1)]
+                game.trimmed = True

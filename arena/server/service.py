@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError
 from arena.messages import error_to_pb
 from arena.server.authgate import AuthGate
 from arena.server.hello import HelloRefused, check_hello
+from arena.server.live import LiveGame
 from arena.server.streambudget import Crowded
 from arena.server.peers import peer_address
 from arena.server.readpace import ReadPace, list_turns, replay_cost, wait_turn
@@ -299,8 +300,9 @@ class ArenaService(rpc.ArenaServicer):
 
     async def _spectate(self, request: pb.SpectateRequest, context: grpc.aio.ServicerContext) -> None:
         game = self.hub.live.get(request.game_id)
-        if game is None and self.handle.replay_provider is not None:
-            await self._spectate_replay(request.game_id, context)
+        if (game is None or game.trimmed) and self.handle.replay_provider is not None:
+            # not held, or held without its events (finished longer ago than `spectate_finished_kept`)
+            await self._spectate_replay(request.game_id, context, game)
             return
         if game is None:
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no game {request.game_id[:60]!r} (see ListGames)")
@@ -321,8 +323,10 @@ class ArenaService(rpc.ArenaServicer):
             if queue is not None:
                 game.watchers.discard(queue)
 
-    async def _spectate_replay(self, game_id: str, context: grpc.aio.ServicerContext) -> None:
-        """An ended game this host does not remember (another host's, or an old one), from its replay.
+    async def _spectate_replay(self, game_id: str, context: grpc.aio.ServicerContext,
+                               kept: Optional[LiveGame] = None) -> None:
+        """An ended game this host does not remember (another host's, or an old one), or remembers only by its
+        final event (``kept``: served as it is when there is no replay), from its replay.
 
         Re-simulating a replay costs as much CPU as playing the game did, so it runs in the process's
         bounded budget (`Handle.rebuilds`), its work in the budget's worker process (not on this loop's
@@ -370,6 +374,10 @@ class ArenaService(rpc.ArenaServicer):
             log.warning("Spectate %s: its replay cannot be served: %s", game_id[:60], _short(error))
             await context.abort(grpc.StatusCode.UNAVAILABLE, f"the replay of {game_id[:60]!r} cannot be read: "
                                 f"{_short(error)}")
+        if events is None and kept is not None:
+            for event in kept.backlog():
+                await context.write(event)
+            return
         if events is None:
             elsewhere = await self._running_elsewhere(game_id)
             if elsewhere:  # another host's running game: say which (the trailing metadata marks the answer)

@@ -121,3 +121,32 @@ def test_a_spectate_cancelled_while_its_replay_waits_gives_its_place_back_and_st
     assert budget == (0, 1)  # it ran, and its place is free
     assert served == ("ok", spectator_events(long, "long"))  # the next reader gets it, from memory
     assert left == BURST - 16  # 8 turns for the cancelled call, 8 for the one served
+
+
+def test_a_game_that_finished_too_long_ago_to_keep_its_events_is_spectated_in_full_from_its_replay(tmp_path):
+    """A game beyond ``spectate_finished_kept`` keeps only its final event here (ListGames still lists it): Spectate
+    serves it from its replay, as it does a game no longer listed, not just that final event.  Without a replay
+    (the provider has none), the final event it kept is what there is."""
+    text = record_random_game(tmp_path, "maumau", seed=5, game_id="trimmed").read_bytes()
+
+    class State:
+        def observation(self, seat):
+            return {"ruleset": "maumau", "seat": None, "seat_count": 2, "hand": None}
+
+    async def director(handle):
+        handle.replay_provider = {"trimmed": text}.get
+        live = handle.hub.live
+        for game_id in ("trimmed", "no-replay", "newer"):  # played here, each step published, then finished
+            game = live.start(game_id, "maumau", ["a", "b"])
+            live.record(game, 0, None, "", State())
+            live.record(game, 1, 0, "draw", State())
+            live.finish(game, status="aborted")
+        kept = [len(live.get(g).events) for g in ("trimmed", "no-replay", "newer")]
+        return (kept, await blocking(spectate, handle.port, "trimmed"),
+                await blocking(spectate, handle.port, "no-replay"))
+
+    kept, trimmed, no_replay = serve(director, spectate_finished_kept=1)
+    assert kept == [1, 1, 3]  # the two older games kept only their final event
+    assert trimmed == ("ok", spectator_events(text, "trimmed"))
+    assert len(trimmed[1]) > 10  # its whole game, not its final event
+    assert no_replay[0] == "ok" and [e.ended.reason for e in no_replay[1]] == ["aborted"]
