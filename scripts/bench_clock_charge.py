@@ -161,6 +161,7 @@ def measure(busy: int, thinkers: int, seconds: float, warmup: float, think_ms: i
 
     from arena.match.runner import play_game
     from arena.match.timecontrol import TimeControl
+    from arena.match.timekeeping import clock_start
     from arena.server import ServerConfig, new_game_id, run
 
     control = TimeControl(move_ms=think_ms * 4, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=0)
@@ -238,7 +239,7 @@ def measure(busy: int, thinkers: int, seconds: float, warmup: float, think_ms: i
     for game_id, name, k, made, written, received in notes:
         if not window[0] <= made <= window[1] or (game_id, name, k) not in own:
             continue
-        start = max(made, min(written, made + credit_ms / 1000))   # the runner's rule (arena.match.runner)
+        start = clock_start(made, written, credit_ms / 1000)   # the runner's rule
         ms, got, sent = own[(game_id, name, k)]
         rows.append(((received - made) * 1000, (received - start) * 1000, (written - made) * 1000, ms,
                      (got - written) * 1000, (received - sent) * 1000))
@@ -259,7 +260,7 @@ def main() -> int:
         port, name, max_games, think_s, log_path = args.thinker
         thinker(int(port), name, int(max_games), float(think_s), log_path)
         return 0
-    from arena.match.runner import DEFAULT_WRITE_CREDIT_MS
+    from arena.match.timekeeping import DEFAULT_WRITE_CREDIT_MS
 
     credit = DEFAULT_WRITE_CREDIT_MS if args.credit_ms is None else args.credit_ms
     load = os.getloadavg()[0]

@@ -1,68 +1,42 @@
-"""Plays one game between seats: the engine decides who is asked, the runner enforces the time model.
+"""Plays one game between seats: the engine decides who is asked, the runner waits on them under the time model.
 
 Why it is built this way:
 
 * Only the engine's per-seat observation and legal list reach a seat
   (`DecisionRequest`), so no hidden card can leak through the runner.
-* Every wait for a seat is a trio cancel scope with the decision's deadline
-  (limit + bank), but lateness is judged by `SeatAnswer.received_at`, the
-  monotonic stamp taken by whoever read the answer; the scope fires a little
-  after the deadline (``late_grace_ms``) so that an answer stamped in time
-  but delivered to this task late is still accepted.
-* A seat's clock starts when its request reaches the wire, not when the
-  runner made it (as cutechess starts it when the command is written): a
-  seat with ``clock_starts_on_write`` (`arena.server.seat.RemoteSeat`)
-  reports with each answer when the stream's writer handed the request to
-  the transport (`SeatAnswer.sent_at`), and the seat is charged from there
-  to ``received_at``, so a server that is slow to write (a busy loop, a
-  flood of other clients) never costs the bot its time.  The credit is
-  bounded: the clock starts at the latest ``write_credit_ms`` (100 ms) after
-  the request was made, whether or not it was written by then, so a request
-  that never reaches the wire still ends in a timeout strike, and such a
-  seat's wait gets at most ``write_credit_ms`` more per decision.  Seats
-  without it (the in-process seats of ``arena match --local``) are charged
-  from the moment the request is made, as there is no transport to wait for.
+* The runner waits; `arena.match.timekeeping` counts.  Every wait for a seat
+  is a trio cancel scope with the decision's deadline (limit + bank, plus the
+  seat's write credit), which fires a little after it (``late_grace_ms``) so
+  that an answer stamped in time but delivered to this task late is still
+  accepted; what each wait took is handed to the seat's `SeatClock`, which
+  charges it, judges lateness by the answer's own stamps and counts strikes
+  (the clock starts when the request reached the wire, the bank, the
+  increment, the first move, the reconnect window: see that module).
 * Time the arena process could not run is never a seat's: the server runs
-  its games on `arena.match.stalls.ArenaClock` (real time without the stalls
-  a watchdog thread saw: a SIGSTOP, a paused VM, a swap storm, the GIL held),
-  and this runner judges everything on ``clock``, so a deadline in flight
-  moves out by the stall, an answer that sat in the socket meanwhile counts
-  as read when it came, and a reconnect window does not run while the host
-  is stopped.  (At most ``STALL_AFTER_S``, 250 ms, of each stall is still
-  charged; see that module.)  With ``stalls`` (the ledger behind the clock)
-  the runner also notes the stall time its game went through
-  (`GameOutcome.stalled_ms`, the replay's result line, a log line), and a
-  stall longer than ``max_stall_ms`` (30 s) between two of its looks (one
-  per wait) aborts the game, unrated: by then the bots' clients may have
-  given up reconnecting (the SDK's keepalive drops a silent stream after
-  ~15 s, then it tries 8 times with backoff), so a result would say who
-  outlasted the host's outage, not who played better.
+  its games on `arena.match.stalls.ArenaClock`, and this runner judges
+  everything on ``clock``, so a deadline in flight moves out by the stall.
+  With ``stalls`` (the ledger behind the clock) the runner looks at the
+  game's stalls (`GameStalls`) before each decision and after each wait: a
+  stall longer than ``max_stall_ms`` (30 s) aborts the game, unrated, and a
+  seat whose stream a stall dropped is waited for off its clock.
 * Nothing a seat does (raise, hang, disconnect, send garbage) can end the
   game early or escape this function: it becomes a default action and a
   strike, and enough strikes forfeit the seat, which then plays defaults
   without being asked and ranks last.
 * A seat's clock keeps running while it is disconnected: the runner waits
   for a resume only until the decision's deadline (or the end of the
-  seat's ``reconnect_ms`` window, counted from when it went away, if that
-  comes first), so dropping and resuming buys no time that hanging would
-  not.  Hence the bound (`max_seat_wait_ms`): over one game the runner
-  waits on a seat at most
-
-      first_move_ms + n * (move_ms + increment_ms + late_grace_ms + write_credit_ms) + bank_ms
-
-  where n is the number of decisions the seat was asked (``write_credit_ms``
-  is 0 for a seat without ``clock_starts_on_write``); a seat that never
-  answers in time (hangs, or keeps dropping) is asked at most
-  ``max_strikes`` decisions before it forfeits.  A game lasts at most the
-  sum of this over its seats, plus the engine's own time and the courtesy
-  calls (each bounded by ``COURTESY_TIMEOUT_S``; a remote seat's calls return at
-  once).
+  seat's ``reconnect_ms`` window, if that comes first), so over one game it
+  waits on a seat at most `max_seat_wait_ms` (a seat that never answers in
+  time is asked at most ``max_strikes`` decisions before it forfeits).  A
+  game lasts at most the sum of this over its seats, plus the engine's own
+  time and the courtesy calls (each bounded by ``COURTESY_TIMEOUT_S``; a
+  remote seat's calls return at once).
 * A result is final only once it is durable: the replay's result line is
   fsynced, then ``on_result(outcome)`` (the store's commit, awaited under
   a shield), then the replay is sealed (renamed) and only then are the
   seats told `GameEnd` (see `_conclude`).
 
-The project README ("The match runner") has the time model in one table.
+The project README ("How it fits together", "The time model") has the time model in one paragraph.
 """
 
 from __future__ import annotations
@@ -95,61 +69,25 @@ from arena.match.seat import (
     SeatNotice,
 )
 from arena.match.timecontrol import TimeControl
+from arena.match.timekeeping import (
+    DEFAULT_LATE_GRACE_MS,
+    DEFAULT_MAX_STALL_MS,
+    DEFAULT_WRITE_CREDIT_MS,
+    DecisionClock,
+    GameStalls,
+    SeatClock,
+    StalledTooLong,
+    per_seat_time_controls,
+)
 
 log = logging.getLogger("arena.match")
 
 #: Games longer than this are cut off as aborted: an engine bug must not hang a server.
 DEFAULT_MAX_DECISIONS = 50_000
-#: How long the runner waits past a deadline for an answer stamped before it.
-DEFAULT_LATE_GRACE_MS = 50
-#: The most write delay (request made -> handed to the transport) a seat's clock is spared, per request.
-DEFAULT_WRITE_CREDIT_MS = 100
 #: Bound on courtesy calls (game_started, game_ended, notify) so a stuck seat cannot stall a game.
 COURTESY_TIMEOUT_S = 2.0
 #: The abort reason of a game whose result the store refused (``on_result`` raised).
 RESULT_NOT_STORED = "the result could not be stored (server error); the game is aborted"
-#: Reconnections allowed within one decision before the seat is struck anyway.
-MAX_RECONNECTS_PER_DECISION = 3
-#: A stall of the arena process longer than this (within one wait) aborts the game, unrated (see the module).
-DEFAULT_MAX_STALL_MS = 30_000
-#: A seat whose stream ended in a stall (`_dropped_in_stall`) has up to this long after it (its ``reconnect_ms`` if
-#: longer; never more than the stall lasted) to come back, off its clock: a client that retried in vain while the
-#: host was stopped may be in a backoff of up to 8 s (the SDK's cap) when the host resumes.
-STALL_RECONNECT_MS = 10_000
-#: Only one stall this long can have dropped a stream (keepalives give up after seconds of silence, the SDK's after
-#: ~15 s; several short gaps are no long one), and only a drop the arena saw in it or this soon after it (on the
-#: games' clock, which the stall does not move) happened in it: a seat that leaves before or later, or after a
-#: shorter stall, gets the usual reconnect window, its clock running, so that a bot cannot buy thinking time off
-#: its clock by leaving around a stall it noticed.  The time excused is at most the stall's own length.
-STALL_DROPS_STREAM_S = 5.0
-STALL_DROP_SEEN_S = 2.0
-
-
-def max_seat_wait_ms(time_control: TimeControl, decisions: int, late_grace_ms: int = DEFAULT_LATE_GRACE_MS,
-                     write_credit_ms: int = DEFAULT_WRITE_CREDIT_MS) -> int:
-    """The most time the runner spends waiting on one seat over a game in which it was asked ``decisions`` times.
-
-    Every decision ends by its deadline (limit + bank, plus the late grace,
-    from the moment the request reached the wire, at most ``write_credit_ms``
-    after it was made), disconnected or not, and the bank only shrinks by
-    what overran: the sum is at most
-    ``first_move_ms + n * (move_ms + increment_ms + late_grace_ms + write_credit_ms) + bank_ms``
-    (pass ``write_credit_ms=0`` for a seat without ``clock_starts_on_write``).
-    """
-    n = max(0, int(decisions))
-    tc = time_control
-    first = tc.first_move_ms if n else 0
-    return first + n * (tc.move_ms + tc.increment_ms + late_grace_ms + write_credit_ms) + tc.bank_ms
-
-
-def per_seat_time_controls(time_control: TimeControl | Sequence[TimeControl], seats: int) -> list[TimeControl]:
-    """One time control per seat: a single one is shared, a sequence must have one per seat."""
-    if isinstance(time_control, TimeControl):
-        return [time_control] * seats
-    controls = list(time_control)
-    if len(controls) != seats or not all(isinstance(c, TimeControl) for c in controls):
-        raise ValueError(f"time_control: one TimeControl, or one per seat ({seats}); got {time_control!r}")
-    return controls
 
 
 #: Recorder methods that fsync or rename: run in a worker thread when they are plain functions.
@@ -243,15 +181,8 @@ class _SeatBook:
     """The runner's running tally for one seat."""
 
     outcome: SeatOutcome
-    bank_ms: float
-    asked_before: bool = False
-    gone: bool = False  # disconnected and did not come back within the window
+    clock: SeatClock  # its time: bank, charges, strikes, absences (writes into ``outcome``)
     events_sent: int = 0  # how many of the game's public events this seat's requests have carried
-    away_since: float | None = None  # when the seat was found disconnected, until it answers again
-
-
-class _StalledTooLong(Exception):
-    """The arena could not run for longer than ``max_stall_s``: the game ends aborted (the message says why)."""
 
 
 @dataclass
@@ -347,13 +278,14 @@ async def play_game(
     """
     controls = per_seat_time_controls(time_control, len(seats))
     state = games.new_game(ruleset, len(seats), seed, **dict(options or {}))
+    game_id = game_id or uuid.uuid4().hex[:16]
     game = _Game(
         ruleset=ruleset,
         seed=seed,
         state=state,
         seats=list(seats),
         time_controls=controls,
-        game_id=game_id or uuid.uuid4().hex[:16],
+        game_id=game_id,
         recorder=recorder,
         on_event=on_event,
         on_result=on_result,
@@ -362,8 +294,7 @@ async def play_game(
         late_grace_s=late_grace_ms / 1000,
         write_credit_s=max(0, write_credit_ms) / 1000,
         clock=clock,
-        stalls=stalls,
-        max_stall_s=max_stall_ms / 1000 if max_stall_ms > 0 else math.inf,
+        stalls=GameStalls(stalls, max_stall_ms / 1000 if max_stall_ms > 0 else math.inf, game_id),
     )
     for number, logged in enumerate(prelude, 1):
         action = logged if isinstance(logged, Action) else Action.parse(str(logged))
@@ -390,16 +321,10 @@ class _Game:
     late_grace_s: float
     write_credit_s: float
     clock: Callable[[], float]
-    stalls: Any = None  # a StallLedger, or None
-    max_stall_s: float = math.inf
+    stalls: GameStalls  # the stalls this game went through (none without a ledger)
     books: list[_SeatBook] = field(default_factory=list)
-    credits: list[float] = field(default_factory=list)  # per seat: write_credit_s, or 0 (no clock_starts_on_write)
     decisions: int = 0
     started_at: str = ""
-    stalled_s: float = 0.0  # stall time this game went through (`_look_for_stalls`)
-    _last_stall_at: float = -math.inf  # the clock's time of the latest stall this game went through
-    _stalls_seen: float = 0.0  # the ledger's total at the last look
-    _last_stall_s: float = 0.0  # the latest single stall's length (`StallLedger.latest_s`)
     _two_phase: bool = False  # the recorder is closed around the commit (write_result, on_result, seal)
     _result_written: bool = False
     _replay_path: str | None = None
@@ -409,14 +334,11 @@ class _Game:
             self.state.record_events()
         except NotImplementedError:
             pass  # an engine without public events: requests carry none
-        self.books = [
-            _SeatBook(SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}"))), float(self.time_controls[i].bank_ms))
-            for i, seat in enumerate(self.seats)
-        ]
-        self.credits = [self.write_credit_s if getattr(seat, "clock_starts_on_write", False) else 0.0
-                        for seat in self.seats]
-        if self.stalls is not None:
-            self._stalls_seen = self.stalls.stalled_s()
+        self.books = []
+        for i, seat in enumerate(self.seats):
+            outcome = SeatOutcome(seat=i, name=str(getattr(seat, "name", f"seat{i}")))
+            credit_s = self.write_credit_s if getattr(seat, "clock_starts_on_write", False) else 0.0
+            self.books.append(_SeatBook(outcome, SeatClock(self.time_controls[i], outcome, credit_s)))
 
     # ------------------------------------------------------------------ the game
 
@@ -449,7 +371,7 @@ class _Game:
                 if self.decisions >= self.max_decisions:
                     return f"no result after {self.max_decisions} decisions (max_decisions); the engine may loop"
                 seat_index = state.current
-                self._look_for_stalls()
+                self.stalls.look()
                 if seat_index is None or not 0 <= seat_index < len(self.seats):
                     return f"engine error: current seat is {seat_index!r} while the game is not over"
                 book = self.books[seat_index]
@@ -465,7 +387,7 @@ class _Game:
                     if recorded is not None:  # an async recorder's ``decision``: awaited here
                         await self._await_recorded(recorded)
                 await self._emit_event(self.decisions, seat_index, state.public_text(verdict.action))
-        except _StalledTooLong as stalled:
+        except StalledTooLong as stalled:
             return str(stalled)
         except Exception as error:  # an engine bug: end this game, keep the server
             log.exception("game %s: engine failed after %d decisions", self.game_id, self.decisions)
@@ -484,9 +406,10 @@ class _Game:
         return _Verdict(self.state.default_action())
 
     async def _ask(self, seat_index: int) -> _Verdict:
-        """Ask one seat for one decision under the time model and judge the reply."""
+        """Ask one seat for one decision, waiting under its clock (`SeatClock`), and judge the reply."""
         state, seat, book = self.state, self.seats[seat_index], self.books[seat_index]
-        control = self.time_controls[seat_index]
+        seat_clock = book.clock
+        control = seat_clock.control
         legal = tuple(state.legal_actions())
         observation = state.observation(seat_index)
         log = state.events
@@ -494,101 +417,84 @@ class _Game:
         if log is not None:
             events = tuple(log[book.events_sent:])
             book.events_sent = len(log)
-        limit_ms = control.move_ms + (0 if book.asked_before else control.first_move_ms)
-        book.asked_before = True
-        budget_s = (limit_ms + book.bank_ms) / 1000
-        spent_s = 0.0  # the seat's clock on this decision: it runs while the seat is disconnected too
-        reconnects = 0
-        credit_s = self.credits[seat_index]
+        turn = seat_clock.next_decision()  # it runs while the seat is disconnected too
         book.outcome.decisions += 1
         while True:
-            overrun_ms = max(0.0, spent_s * 1000 - limit_ms)
             request = DecisionRequest(
                 game_id=self.game_id,
                 request_id=next(_request_ids),
                 seat=seat_index,
                 observation=observation,
                 legal=legal,
-                move_ms=max(0, math.floor(limit_ms - spent_s * 1000)),
-                bank_ms=max(0, math.floor(book.bank_ms - overrun_ms)),
+                move_ms=turn.move_ms_left(),
+                bank_ms=turn.bank_ms_left(),
                 events=events,
             )
-            sent_at = self.clock()  # made; the clock of a seat that stamps its writes starts later (below)
-            deadline = sent_at + (budget_s - spent_s)
-            reply = await self._collect(seat, request, deadline + credit_s)
-            self._look_for_stalls()
+            sent_at = self.clock()  # made; a seat that stamps its writes is timed from later (`SeatClock.started`)
+            deadline = turn.deadline(sent_at)
+            reply = await self._collect(seat, request, deadline + seat_clock.write_credit_s)
+            self.stalls.look()
             if reply.kind == "disconnected":
                 # Time away is the seat's own: waiting for it to come back never goes past the
                 # decision's deadline, so dropping and resuming buys nothing a hang would not.
                 now = self.clock()
-                if book.away_since is None or reply.new_absence:  # a new disconnection, not one still going on
-                    book.away_since = now
-                    book.outcome.disconnects += 1
-                excused_until = self._last_stall_at + min(max(control.reconnect_ms, STALL_RECONNECT_MS) / 1000,
-                                                          self._last_stall_s)
-                if (now < excused_until and self._dropped_in_stall(seat) and not book.gone
-                        and reconnects < MAX_RECONNECTS_PER_DECISION):
+                seat_clock.went_away(now, reply.new_absence)
+                excused_until = self.stalls.excused_until(getattr(seat, "detached_at", None), control.reconnect_ms, now)
+                if excused_until is not None and not seat_clock.gone and turn.may_reconnect:
                     # Away right after the arena could not run: its stream most likely dropped because this
                     # host stopped answering it (a client's keepalive gives up on a silent host, ~15 s for
                     # the SDK's).  Its reconnect window starts after the stall (as long as the stall, up to
                     # STALL_RECONNECT_MS), and its clock does not run while it comes back (`_excused_reconnect`).
-                    reconnects += 1
-                    spent_s = min(budget_s, spent_s + max(0.0, now - sent_at))
-                    verdict = await self._excused_reconnect(seat, book, request, spent_s, limit_ms, excused_until)
+                    turn.reconnects += 1
+                    turn.spend(sent_at, now)
+                    verdict = await self._excused_reconnect(seat, request, turn, excused_until)
                     if verdict is None:
                         continue
                     return verdict
-                window_end = book.away_since + control.reconnect_ms / 1000
-                if book.gone or now >= window_end or reconnects >= MAX_RECONNECTS_PER_DECISION:
-                    book.gone = book.gone or now >= window_end
-                    spent_s = min(budget_s, spent_s + max(0.0, now - sent_at))
-                    detail = "still disconnected" if book.gone else "disconnected again"
-                    return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
-                reconnects += 1
+                window_end = seat_clock.reconnect_window_end()
+                if seat_clock.gone or now >= window_end or not turn.may_reconnect:
+                    seat_clock.gone = seat_clock.gone or now >= window_end
+                    turn.spend(sent_at, now)
+                    detail = "still disconnected" if seat_clock.gone else "disconnected again"
+                    return self._strike(request, turn, "disconnected", detail)
+                turn.reconnects += 1
                 back = await self._wait_reconnected(seat, min(window_end, deadline) - now)
-                self._look_for_stalls()
-                spent_s = min(budget_s, spent_s + max(0.0, self.clock() - sent_at))
+                self.stalls.look()
+                turn.spend(sent_at, self.clock())
                 if back:
                     # Back, even when its clock ran out meanwhile: a later drop is a new absence
                     # with its own reconnect window, not the rest of this one.
-                    book.away_since = None
-                    if spent_s < budget_s:
+                    seat_clock.back()
+                    if not turn.out_of_time:
                         continue
                 if not back and self.clock() >= window_end:
-                    book.gone = True
+                    seat_clock.gone = True
                     detail = f"disconnected and not back within {control.reconnect_ms} ms"
                 else:
-                    detail = f"the clock ran out while disconnected ({limit_ms} ms + {book.bank_ms:.0f} ms bank)"
-                return self._strike(book, request, spent_s, limit_ms, "disconnected", detail)
-            book.away_since = None
-            book.gone = False
-            start = sent_at
-            if credit_s and reply.kind == "answer":
-                # The seat's clock starts when the request was written, at most credit_s after it was made.
-                written = getattr(reply.answer, "sent_at", 0.0)
-                if written > sent_at:
-                    start = min(written, sent_at + credit_s)
-            if reply.kind == "timeout" or (reply.kind != "error" and reply.received_at > start + (budget_s - spent_s)):
+                    detail = (f"the clock ran out while disconnected "
+                              f"({turn.limit_ms} ms + {seat_clock.bank_ms:.0f} ms bank)")
+                return self._strike(request, turn, "disconnected", detail)
+            seat_clock.present()
+            start = seat_clock.started(sent_at, reply.answer if reply.kind == "answer" else None)
+            if reply.kind == "timeout" or (reply.kind != "error" and turn.late(start, reply.received_at)):
                 verdict = self._strike(
-                    book, request, budget_s, limit_ms, "timeout",
-                    f"no answer within {limit_ms} ms + {book.bank_ms:.0f} ms bank",
+                    request, turn, "timeout",
+                    f"no answer within {turn.limit_ms} ms + {seat_clock.bank_ms:.0f} ms bank",
                 )
-                book.outcome.timeouts += 1
                 await self._notify(seat, request, verdict)
                 return verdict
-            spent_s = min(budget_s, spent_s + max(0.0, reply.received_at - start))
+            turn.spend(start, reply.received_at)
             if reply.kind in ("malformed", "error"):
-                verdict = self._strike(book, request, spent_s, limit_ms, reply.kind, reply.detail)
+                verdict = self._strike(request, turn, reply.kind, reply.detail)
                 await self._notify(seat, request, verdict)
                 return verdict
             problem, action = _judge(reply.answer, legal)
             if problem:
                 kind, detail = problem
-                verdict = self._strike(book, request, spent_s, limit_ms, kind, detail)
+                verdict = self._strike(request, turn, kind, detail)
                 await self._notify(seat, request, verdict)
                 return verdict
-            think_ms = self._charge(book, spent_s, limit_ms)
-            book.bank_ms += control.increment_ms
+            think_ms = seat_clock.answered(turn)
             bot_error = reply.answer.bot_error
             if bot_error:
                 book.outcome.errors += 1
@@ -630,51 +536,13 @@ class _Game:
         await trio.lowlevel.cancel_shielded_checkpoint()
         return _Reply("timeout")
 
-    def _look_for_stalls(self) -> None:
-        """Add the stall time since the last look to the game's; raise `_StalledTooLong` past ``max_stall_s``.
-
-        Looked at before each decision and after each wait, so one long stop is seen whole, while the
-        wait it hit is still undecided (no strike is given for it first).  The clock already left the
-        stall out of every wait: this only notes it."""
-        ledger = self.stalls
-        if ledger is None:
-            return
-        total = ledger.stalled_s()
-        new = total - self._stalls_seen
-        if new <= 0:
-            return
-        self._stalls_seen = total
-        self.stalled_s += new
-        self._last_stall_s = ledger.latest_s()
-        self._last_stall_at = ledger.last_stall_at()
-        if new > self.max_stall_s:
-            log.warning("game %s: the arena could not run for %.1f s; the game is aborted, not rated",
-                        self.game_id, new)
-            raise _StalledTooLong(
-                f"the arena could not run for {new:.0f} s (its host was stopped or starved), longer than "
-                f"{self.max_stall_s:.0f} s: the game is aborted, not rated")
-
-    def _charge(self, book: _SeatBook, spent_s: float, limit_ms: int) -> int:
-        """Book the think time and draw any overrun of the limit from the bank."""
-        think_ms = round(spent_s * 1000)
-        book.bank_ms = max(0.0, book.bank_ms - max(0.0, spent_s * 1000 - limit_ms))
-        book.outcome.think_ms += think_ms
-        book.outcome.max_think_ms = max(book.outcome.max_think_ms, think_ms)
-        return think_ms
-
-    def _strike(
-        self, book: _SeatBook, request: DecisionRequest,
-        spent_s: float, limit_ms: int, reason: str, detail: str,
-    ) -> _Verdict:
+    def _strike(self, request: DecisionRequest, turn: DecisionClock, reason: str, detail: str) -> _Verdict:
+        """The engine's default for a decision that ends in a strike, charged and counted by the seat's clock."""
         # The default is asked for only here: the state has not moved while the seat was asked,
         # and most decisions never need it (3 us of engine per moumou decision).
         default = self.state.default_action()
-        think_ms = self._charge(book, spent_s, limit_ms)
-        book.outcome.strikes += 1
-        book.outcome.strike_reasons.append(reason)
-        max_strikes = self.time_controls[request.seat].max_strikes
-        if max_strikes > 0 and book.outcome.strikes >= max_strikes:
-            book.outcome.forfeited = True
+        book = self.books[request.seat]
+        think_ms = book.clock.strike(turn, reason)
         log.info("game %s: seat %d (%s) strike %d for %s: %s; default %s", self.game_id, request.seat,
                  book.outcome.name, book.outcome.strikes, reason, detail, default)
         return _Verdict(default, think_ms, timeout=reason == "timeout", strike=reason, detail=detail)
@@ -692,26 +560,19 @@ class _Game:
                 f"{book.outcome.strikes} strikes: the game is forfeited; default actions are played for you",
             ))
 
-    def _dropped_in_stall(self, seat: Seat) -> bool:
-        """Whether the seat's stream ended in the latest stall: a stall long enough to drop a stream, and the end
-        seen by the arena right after it (`STALL_DROPS_STREAM_S`, `STALL_DROP_SEEN_S`; the seat's ``detached_at``
-        on this game's clock; a seat that does not say when it left is never excused)."""
-        dropped_at = getattr(seat, "detached_at", None)
-        return (self._last_stall_s >= STALL_DROPS_STREAM_S and dropped_at is not None
-                and self._last_stall_at <= dropped_at <= self._last_stall_at + STALL_DROP_SEEN_S)
-
-    async def _excused_reconnect(self, seat: Seat, book: _SeatBook, request: DecisionRequest, spent_s: float,
-                                 limit_ms: int, until: float) -> _Verdict | None:
+    async def _excused_reconnect(self, seat: Seat, request: DecisionRequest, turn: DecisionClock,
+                                 until: float) -> _Verdict | None:
         """Wait for a seat that went away in the arena's stall, until ``until``, off its clock: None when it is
         back (ask it again with the time it had left), else the strike of a seat not back within its window."""
+        seat_clock = self.books[request.seat].clock
         back = await self._wait_reconnected(seat, until - self.clock())
-        self._look_for_stalls()
+        self.stalls.look()
         if back:
-            book.away_since = None
+            seat_clock.back()
             return None
-        book.gone = True
-        window_ms = round((until - self._last_stall_at) * 1000)
-        return self._strike(book, request, spent_s, limit_ms, "disconnected",
+        seat_clock.gone = True
+        window_ms = round((until - self.stalls.last_stall_at) * 1000)
+        return self._strike(request, turn, "disconnected",
                             f"disconnected in the arena's stall and not back within {window_ms} ms after it")
 
     async def _wait_reconnected(self, seat: Seat, window_s: float) -> bool:
@@ -885,11 +746,11 @@ class _Game:
 
     def _outcome(self, status: str, reason: str) -> GameOutcome:
         self._take_resignations()
-        with contextlib.suppress(_StalledTooLong):  # the game is over: only the note is wanted
-            self._look_for_stalls()
-        if self.stalled_s:
+        with contextlib.suppress(StalledTooLong):  # the game is over: only the note is wanted
+            self.stalls.look()
+        if self.stalls.stalled_s:
             log.info("game %s: the arena could not run for %.0f ms of it; the seats were not charged for that",
-                     self.game_id, self.stalled_s * 1000)
+                     self.game_id, self.stalls.stalled_s * 1000)
         seats = [book.outcome for book in self.books]
         if status != "finished":  # an abort after a refused result must not carry its placements
             for seat in seats:
@@ -912,7 +773,7 @@ class _Game:
             reason=reason,
             started_at=self.started_at,
             ended_at=_utc_now(),
-            stalled_ms=round(self.stalled_s * 1000),
+            stalled_ms=self.stalls.stalled_ms,
         )
 
 

@@ -1,7 +1,8 @@
 """The time model: a per-decision limit, a bank that covers overruns, an increment, a first-move allowance.
 
-How `arena.match.runner` applies it, per seat and game, on ``time.monotonic()``
-from sending a request to the answer's arrival stamp:
+This module is the rules as a value a game is configured with; `arena.match.timekeeping`
+applies them, per seat and game, for the match runner (`arena.match.runner`), on the games'
+clock from sending a request to the answer's arrival stamp:
 
 * a decision may take ``move_ms`` (plus ``first_move_ms`` on the seat's first
   decision) plus whatever is left in the bank; time beyond the limit is drawn
@@ -21,13 +22,13 @@ from sending a request to the answer's arrival stamp:
   ``first_move_ms + n * (move_ms + increment_ms) + bank_ms`` (plus a 50 ms
   grace per decision, and for a remote seat at most 100 ms of write delay per
   decision: its clock starts when its request is written to the wire) over n
-  decisions (`arena.match.runner.max_seat_wait_ms`).
+  decisions (`arena.match.timekeeping.max_seat_wait_ms`).
 * all of it on the arena's clock: time the arena process could not run (a
   SIGSTOP, a paused VM, a swap storm) is not in it, so it is charged to no
   seat (`arena.match.stalls`); a seat whose stream ended in such a stall (of
   5 s or more) has as long as it lasted, up to 10 s, to come back off its
   clock, and a stall over 30 s aborts
-  the game, unrated (`arena.match.runner`).
+  the game, unrated (`arena.match.timekeeping.GameStalls`).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ class BotSession:
         self.connected_at = utc_now()
         self.connection: Optional[Connection] = connection
         #: When its last stream ended (`Hub.detach`, on the games' clock `Hub.now`), None while connected: the
-        #: runner excuses only a drop that happened in a stall of the arena (`arena.match.runner`).
+        #: runner excuses only a drop that happened in a stall of the arena (`arena.match.timekeeping.GameStalls`).
         self.detached_at: Optional[float] = None
         self.busy = 0
         self.seats: set["RemoteSeat"] = set()

@@ -11,6 +11,7 @@ import trio.testing
 import arena.games as games
 from arena.match.runner import RESULT_NOT_STORED, GameStop, Resignations, play_game
 from arena.match.timecontrol import TimeControl
+from arena.match.timekeeping import max_seat_wait_ms
 from scripted_seats import Answer, Disconnect, Hang, Raise, Recorder, ScriptedSeat, Stale
 
 FAST = TimeControl(move_ms=100, bank_ms=0, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
@@ -234,8 +235,6 @@ def test_the_clock_runs_while_a_seat_is_away_so_a_long_absence_is_a_strike():
 
 def test_a_seat_that_keeps_dropping_and_resuming_is_struck_and_forfeits_within_the_clock_bound():
     """The hostile pattern: drop, come back just inside the reconnect window, drop again, never answer."""
-    from arena.match.runner import max_seat_wait_ms
-
     tc = TimeControl(move_ms=100, bank_ms=300, increment_ms=0, first_move_ms=0, max_strikes=3, reconnect_ms=2000)
     flapping = [Disconnect(back_after=0.09) for _ in range(40)]
     seat = ScriptedSeat("flapper", *flapping)

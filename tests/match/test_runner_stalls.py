@@ -13,9 +13,10 @@ import math
 import trio
 import trio.testing
 
-from arena.match.runner import STALL_RECONNECT_MS, play_game
+from arena.match.runner import play_game
 from arena.match.seat import SeatDisconnected
 from arena.match.timecontrol import TimeControl
+from arena.match.timekeeping import STALL_RECONNECT_MS
 from arena.replay.format import result_line
 from scripted_seats import Answer, Recorder, ScriptedSeat
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from arena.match.runner import DEFAULT_LATE_GRACE_MS, DEFAULT_WRITE_CREDIT_MS, max_seat_wait_ms, play_game
+from arena.match.runner import play_game
 from arena.match.timecontrol import TimeControl
+from arena.match.timekeeping import DEFAULT_LATE_GRACE_MS, DEFAULT_WRITE_CREDIT_MS, max_seat_wait_ms
 from arena.server.config import ServerConfig
 from arena.server.hello import HelloTerms
 from arena.server.seat import RemoteSeat

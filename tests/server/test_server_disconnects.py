@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import trio
 
-from arena.match.runner import max_seat_wait_ms
 from arena.match.timecontrol import TimeControl
+from arena.match.timekeeping import max_seat_wait_ms
 from server_helpers import HANG_GUARD_S, AutoBot, RawBot, blocking, hello, virtual_clock
 
 SEED = 4_242
@@ -85,7 +85,7 @@ def test_a_bot_that_keeps_dropping_and_resuming_is_struck_forfeits_and_the_game_
     assert flapper.placement == 2 and other.placement == 1
     assert drops == 4 and flapper.think_ms == 900 + 300 + 300
     # An absence lasts from when the runner finds the seat away until the seat is back
-    # (`_SeatBook.away_since`), even when its clock ran out meanwhile: every drop is its own.
+    # (`SeatClock.away_since`), even when its clock ran out meanwhile: every drop is its own.
     assert flapper.disconnects == drops
     # the documented bound: the flapper's share plus the other bot's (no time passes while it answers)
     bound_s = (max_seat_wait_ms(CONTROL, flapper.decisions) + max_seat_wait_ms(CONTROL, other.decisions)) / 1000
