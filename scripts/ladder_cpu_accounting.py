@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: (module, qualified name) of what is timed; a name a server never calls shows no line.
 FUNCTIONS = [
     ("arena.ladder.store.ladder_store", "LadderStore.run_together"),
-    ("arena.ladder.director", "LadderDirector._new_replay"),
+    ("arena.ladder.start_commit", "GameStarts.new_replay"),
     ("arena.ladder.commit_closed", "CommitClosedRecorder.packed"),
     ("arena.replay.buffer", "ReplayBuffer.decision"),
     ("arena.replay.buffer", "ReplayBuffer.write_decisions"),  # the game's lines, written at its end

@@ -9,8 +9,8 @@
 * `store`     bots, games, seats, rating snapshots in SQLite (WAL) or PostgreSQL; crash recovery
 * `director`  the trio task `arena serve` gives the server: schedules, records, refits; its parts:
               `settings` (`LadderSettings`), `summary` (`LadderSummary`), `group_commit` (the store
-              connection's calls and group commits), `result_commit` (a game's end committed with its
-              replay), `stopping` (stop, signals, drain), `session_notes` (first and last seen),
+              connection's calls and group commits), `start_commit` (a game's start committed before
+              it is played), `result_commit` (a game's end committed with its replay), `stopping` (stop, signals, drain), `session_notes` (first and last seen),
               `history` (what it starts from), `game_lookup` (a game it does not hold, for Spectate)
 * `dashboard` rich renderables for the live view and `arena leaderboard`
 * `auth`      the token check the server calls for every Hello

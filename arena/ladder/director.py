@@ -11,9 +11,11 @@ next start, and their partial replays are lost with the process (`arena.ladder.r
 when read and in the background (`arena.ladder.fits.LadderFits`, told of every committed result) and feed the
 dashboard, the GetStandings RPC and the scheduler's uncertainty tie-break.
 
-This module is the planning loop and the games it starts; the rest is the director's parts, each in
+This module is the planning loop and the games it starts (`_play_set`: may the table still start, its
+start committed, its game played, the set's seats and slot freed); the rest is the director's parts, each in
 its own module: what it is told (`arena.ladder.settings`) and returns (`arena.ladder.summary`), its
-store connection's group commits (`arena.ladder.group_commit`), how it stops and drains
+store connection's group commits (`arena.ladder.group_commit`), a game's start (`arena.ladder.start_commit`)
+and end (`arena.ladder.result_commit`) committed, how it stops and drains
 (`arena.ladder.stopping`: ``--duration``, ``--max-games``, Ctrl-C, SIGTERM), the bots' first and last
 seen (`arena.ladder.session_notes`), what it starts from (`arena.ladder.history`) and where readers
 find a game it does not hold (`arena.ladder.game_lookup`).  `LadderSettings` and `LadderSummary` are
@@ -22,33 +24,33 @@ re-exported here, with the director they belong to.
 
 from __future__ import annotations
 
-import functools
 import logging
 import secrets
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import trio
 
 from arena.games import rulesets
 from arena.ladder import game_lookup
 from arena.ladder.candidates import CandidatePool
-from arena.ladder.commit_closed import CommitClosedRecorder
 from arena.ladder.dashboard import DashboardView, FinishedGame, RunningGame
 from arena.ladder.fits import LadderFits
 from arena.ladder.game_gaps import GameGaps
-from arena.ladder.group_commit import GroupCommit, note_time
+from arena.ladder.group_commit import GroupCommit
 from arena.ladder.history import load_history
 from arena.ladder.result_commit import DATABASE_AWAY, DATABASE_BACK, GameEnds, ResultCommit
 from arena.ladder.scheduler import Scheduler, Table, slot_share
 from arena.ladder.session_notes import SessionNotes
 from arena.ladder.settings import LadderSettings
+from arena.ladder.start_commit import GameStarts, PlannedStart, StartedGame
 from arena.ladder.stopping import Stopping
-from arena.ladder.store import LadderStore, error_line, outage_errors, utc_now
-from arena.ladder.store.ladder_store import Call
+from arena.ladder.store import LadderStore
 from arena.ladder.summary import LadderSummary
 from arena.match.bound import require_bound
 from arena.match.runner import GameStop
+from arena.server.host import new_game_id
+from arena.server.sessions import SeatUnavailable
 from arena.server.slot_view import SlotView
 
 __all__ = ["LadderDirector", "LadderSettings", "LadderSummary"]
@@ -95,15 +97,15 @@ class LadderDirector:
         self._reserved_changed: set[str] = set()  # bots whose `_reserved` count changed since the last round
         #: The store's calls, one at a time on its connection, and its writes waiting for the next group commit.
         self._group = GroupCommit(store, self.gaps)
-        #: Game starts commit on a connection of their own where the database has room for two writers
-        #: (PostgreSQL: `LadderStore.sibling`), so a start never waits behind results and their replays'
-        #: fsyncs; on SQLite they join the one group commit.
-        self._starts: GroupCommit | None = None
         #: The standings, live Elo and rating snapshots (fitted when read and in the background).
         self.fits = LadderFits(store, settings, self.view, self.scheduler, self._group.call, self._group.write)
         self.standings = self.fits.standings  # what `arena serve` hands the web view
         #: Every game's end committed: results (retried while the database is away) and aborts.
         self.ends = GameEnds(store, self._group, settings, self.view, self.gaps, self.fits, self.stops.is_set)
+        #: Every game's start committed before it is played.  Starts commit on a connection of their own where
+        #: the database has room for two writers (PostgreSQL: `LadderStore.sibling`, set in `_direct`), so a
+        #: start never waits behind results and their replays' fsyncs; on SQLite they join the one group commit.
+        self.starts = GameStarts(self._group, settings, self.ends, self.gaps)
         #: The connected bots, watched for the scheduler and noted in the store (first and last seen).
         self.notes = SessionNotes(store, self._group, settings, self.view, self.gaps, self._kick)
         self._wake: trio.Event | None = None
@@ -155,7 +157,7 @@ class LadderDirector:
         await self._group.call(self.load_history)
         starts = await self._group.call(self.store.sibling)
         if starts is not self.store:
-            self._starts = GroupCommit(starts, self.gaps)
+            self.starts.group = GroupCommit(starts, self.gaps)
         async with trio.open_nursery() as background:
             if self.membership is not None:
                 background.start_soon(self.membership.run, handle, self._kick, self.abort_games, self.replaced_host)
@@ -340,178 +342,117 @@ class LadderDirector:
     # ------------------------------------------------------------ one set
 
     async def _play_set(self, handle: Any, table: Table, versions: dict[str, str], planned_at: float = 0.0) -> None:
-        from arena.replay.buffer import ReplayBuffer
-        from arena.replay.format import ReplayHeader
-        from arena.server.host import new_game_id
-        from arena.server.sessions import SeatUnavailable
-
-        assert self.stopping is not None
-        # One game per table on a fresh seed, its own result unit (a set of one).  The ladder
-        # never replays a deal with the seats rotated: a bot that remembers its hands would
-        # hold, in the next rotation, the cards its opponent is holding.
+        """Play a planned table: one game on a fresh seed, its own result unit (a set of one; see
+        `arena.ladder.start_commit` for why a deal is never replayed with the seats rotated).  The set holds its
+        bots' reservations and a game slot until it ends, whether its game started or not (`_end_set`)."""
+        seats = table.bots
         seed = secrets.randbits(63)
-        rotations = [table.bots]
         options = dict(self.settings.options.get(table.ruleset, {}))
         claimed: list[str] = []  # games whose seats this host claimed in the shared database
         unstarted = True  # counted in `_unstarted_sets` until its game starts or the set ends without one
         try:
-            for index, seats in enumerate(rotations):
-                if self.membership is not None:  # a starved host may take these seats first (host balance)
-                    await self.membership.hold_off(seats, self._playing_here, self.stopping)
-                    if self.membership.taken(seats, self._reserved):
-                        break  # another host has them now, as a view read since the plan shows: plan again
-                if self.stopping.is_set():
-                    break
-                if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
-                    break
-                if not all(handle.is_connected(bot) for bot in seats):
-                    break  # a bot left before its game started
-                game_id = new_game_id()
-                self._started_games += 1
-                if unstarted:
-                    unstarted = False
-                    self._unstarted_sets -= 1
-                set_id = game_id
-                header = {
-                    "game_id": game_id,
-                    "ruleset": table.ruleset,
-                    "players": len(seats),
-                    "seed": seed,
-                    "options": options,
-                    "seats": [{"seat": i, "name": bot, "version": versions.get(bot, "")} for i, bot in enumerate(seats)],
-                    "time_control": self.settings.time_control.to_dict(),
-                    "started_at": utc_now(),
-                    "ladder_set": set_id,
-                    "rotation": index,
-                }
-                # The row first, then the replay's buffer (in memory: the replay is committed whole with
-                # the result), made on the commit's worker thread once the row is committed (`Call.after`).
-                parsed = ReplayHeader.from_dict(header)
-                # On a shared ladder the seats are claimed in the start's own transaction (its checks first).
-                claim = None
-                if self.membership is not None:
-                    claim = self.membership.start_claim(seats)
-                    claimed.append(game_id)  # freed by the end's commit, or apart (a start whose reply was lost)
-                # In steps: the claim's read goes with the reads of the group commit's other starts (and, on
-                # SQLite, results); on PostgreSQL starts commit on a connection of their own (`_starts`).
-                group = self._starts or self._group
-                start = Call(
-                    functools.partial(
-                        group.store.game_started_steps, game_id, table.ruleset, options, seed, set_id, index,
-                        list(seats), versions=[versions.get(bot, "") for bot in seats], claim=claim,
-                    ),
-                    keys=frozenset(seats) if claim is not None else frozenset(),
-                    # No bot is told anything a start records: on SQLite its commit need not wait for an fsync
-                    # (a killed process keeps it; the next result's commit makes it durable on disk).
-                    durable=False,
-                )
-                # The buffer's maker does not reference `start` itself: a call holding a reference to itself
-                # (through its ``after``) is a cycle, and each game's buffer, with its whole replay, lived on
-                # after the game until the collector's next pass over an older generation found it.
-                start.after = functools.partial(self._new_replay, parsed)
-                start_ran: list[float] = []
-                start.before = functools.partial(note_time, start_ran)
-                try:
-                    await group.commit(start)
-                except BaseException:
-                    if start.done and start.error is None and start.result:  # written, then cancelled: abort it
-                        with trio.CancelScope(shield=True):
-                            unplayed = None
-                            if isinstance(start.after_result, ReplayBuffer):
-                                unplayed = CommitClosedRecorder(start.after_result)
-                                unplayed.abort_now("server shutting down")
-                            await self.ends.end_quietly(game_id, "server shutting down", unplayed)
-                    raise
-                if start.error is not None:
-                    if not isinstance(start.error, outage_errors()):
-                        raise start.error
-                    # the database is away: this game never starts
-                    log.warning("cannot record the start of game %s: %s", game_id, error_line(start.error))
-                    self._started_games -= 1
-                    break
-                if not start.result:  # another host seated one of these bots meanwhile: plan again
+            if not await self._may_start(handle, seats):
+                return
+            game_id = new_game_id()
+            self._started_games += 1
+            unstarted = False
+            self._unstarted_sets -= 1
+            start = self.starts.plan(game_id, table.ruleset, seats, seed, options, versions)
+            claim = None
+            if self.membership is not None:  # claimed in the start's own transaction (its checks first)
+                claim = self.membership.start_claim(seats)
+                claimed.append(game_id)  # freed by the end's commit, or apart (a start whose reply was lost)
+            started = await self.starts.commit(start, claim, planned_at)
+            if started.recorder is None:  # the database is away, or another host seated a bot: plan again
+                if started.seats_taken:
                     claimed.remove(game_id)
-                    self._started_games -= 1
-                    break
-                if start.after_error is not None:
-                    with trio.CancelScope(shield=True):
-                        await self.ends.end_quietly(game_id, f"cannot start the replay: {start.after_error}", None)
-                    raise start.after_error
-                recorder = CommitClosedRecorder(start.after_result)
-                committed_at = time.monotonic()
-                if start_ran and planned_at:
-                    self.gaps.add("start_queue", start_ran[0] - planned_at)
-                    self.gaps.add("start_commit", committed_at - start_ran[0])
-                self.view.running[game_id] = RunningGame(
-                    game_id, table.ruleset, tuple(seats), "-", time.monotonic()
-                )
-                began = time.monotonic()
-                extra = {}
-                if self.membership is not None:  # a host of a shared ladder may have to abort its games
-                    self._stops[game_id] = extra["stop"] = GameStop()
-                try:
-                    commit = ResultCommit(self.ends.commit_and_count, recorder)
-                    self.gaps.add("to_play", time.monotonic() - committed_at)
-                    outcome = await handle.play_game(
-                        table.ruleset, options, seed, list(seats), self.settings.time_control,
-                        recorder=recorder, game_id=game_id, on_result=commit, **extra,
-                    )
-                except SeatUnavailable as error:
-                    # A bot left between rotations: the set ends here, nothing was played.
-                    with trio.CancelScope(shield=True):
-                        recorder.abort_now(f"seat unavailable: {error}")
-                        await self.ends.end_quietly(game_id, f"seat unavailable: {error}", recorder)
-                    self.view.aborted += 1
-                    self._started_games -= 1  # --max-games counts finished games: this one frees its place
-                    break
-                except BaseException:
-                    # Cancelled (shutdown): the runner has committed the abort through on_result, unless
-                    # it could not (then the row is aborted here, with the replay as far as it got).
-                    if commit.status is None:
-                        with trio.CancelScope(shield=True):
-                            recorder.abort_now("server shutting down")
-                            await self.ends.end_quietly(game_id, "server shutting down", recorder)
-                    self.view.aborted += 1
-                    raise
-                finally:
-                    self.view.running.pop(game_id, None)
-                    self._stops.pop(game_id, None)
-                returned = time.monotonic()
-                if commit.committed_at:
-                    self.gaps.add("told", returned - commit.committed_at)
-                self.gaps.freed(seats, returned)
-                self.gaps.add("in_game", returned - began)
-                self.scheduler.game_finished(returned - began)
-                self._record(outcome, returned - began)
-                if outcome.status != "finished":
-                    self._started_games -= 1  # --max-games counts finished games: another may start instead
-                    break
+                self._started_games -= 1
+                return
+            await self._play_game(handle, start, started)
         finally:
-            for game_id in claimed:  # after the result's commit: the seats are free on every host
-                await self.membership.release(game_id)
-            if unstarted:
-                self._unstarted_sets -= 1
-            for bot in table.bots:
-                self._reserved[bot] -= 1
-            self._reserved_changed.update(table.bots)
-            self._running_sets -= 1
-            if self._running_sets == 0 and self._all_done is not None:
-                self._all_done.set()
-            self._kick()
+            await self._end_set(table, claimed, unstarted)
+
+    async def _may_start(self, handle: Any, seats: Sequence[str]) -> bool:
+        """Whether a planned table's game may still start: the ladder is not stopping, ``--max-games`` leaves
+        room, its bots are connected, and on a shared ladder no other host has taken them since the plan."""
+        assert self.stopping is not None
+        if self.membership is not None:  # a starved host may take these seats first (host balance)
+            await self.membership.hold_off(seats, self._playing_here, self.stopping)
+            if self.membership.taken(seats, self._reserved):
+                return False  # another host has them now, as a view read since the plan shows: plan again
+        if self.stopping.is_set():
+            return False
+        if self.settings.max_games is not None and self._started_games >= self.settings.max_games:
+            return False
+        return all(handle.is_connected(bot) for bot in seats)  # a bot may have left before its game started
+
+    async def _play_game(self, handle: Any, start: PlannedStart, started: StartedGame) -> None:
+        """Play a started game on the server and note its end; its result (or abort) is committed by the
+        runner's ``on_result`` (`ResultCommit`) before the bots are told, or here if the game never ran."""
+        game_id, seats, recorder = start.game_id, start.seats, started.recorder
+        assert recorder is not None
+        self.view.running[game_id] = RunningGame(
+            game_id, start.ruleset, tuple(seats), "-", time.monotonic()
+        )
+        began = time.monotonic()
+        extra = {}
+        if self.membership is not None:  # a host of a shared ladder may have to abort its games
+            self._stops[game_id] = extra["stop"] = GameStop()
+        try:
+            commit = ResultCommit(self.ends.commit_and_count, recorder)
+            self.gaps.add("to_play", time.monotonic() - started.committed_at)
+            outcome = await handle.play_game(
+                start.ruleset, start.options, start.seed, list(seats), self.settings.time_control,
+                recorder=recorder, game_id=game_id, on_result=commit, **extra,
+            )
+        except SeatUnavailable as error:
+            # A bot left since the plan: the set ends here, nothing was played.
+            with trio.CancelScope(shield=True):
+                recorder.abort_now(f"seat unavailable: {error}")
+                await self.ends.end_quietly(game_id, f"seat unavailable: {error}", recorder)
+            self.view.aborted += 1
+            self._started_games -= 1  # --max-games counts finished games: this one frees its place
+            return
+        except BaseException:
+            # Cancelled (shutdown): the runner has committed the abort through on_result, unless
+            # it could not (then the row is aborted here, with the replay as far as it got).
+            if commit.status is None:
+                with trio.CancelScope(shield=True):
+                    recorder.abort_now("server shutting down")
+                    await self.ends.end_quietly(game_id, "server shutting down", recorder)
+            self.view.aborted += 1
+            raise
+        finally:
+            self.view.running.pop(game_id, None)
+            self._stops.pop(game_id, None)
+        returned = time.monotonic()
+        if commit.committed_at:
+            self.gaps.add("told", returned - commit.committed_at)
+        self.gaps.freed(seats, returned)
+        self.gaps.add("in_game", returned - began)
+        self.scheduler.game_finished(returned - began)
+        self._record(outcome, returned - began)
+        if outcome.status != "finished":
+            self._started_games -= 1  # --max-games counts finished games: another may start instead
+
+    async def _end_set(self, table: Table, claimed: list[str], unstarted: bool) -> None:
+        """A set is over, its game played or not: free its seat claims, its bots' reservations and its slot, and
+        plan again."""
+        for game_id in claimed:  # after the result's commit: the seats are free on every host
+            await self.membership.release(game_id)
+        if unstarted:
+            self._unstarted_sets -= 1
+        for bot in table.bots:
+            self._reserved[bot] -= 1
+        self._reserved_changed.update(table.bots)
+        self._running_sets -= 1
+        if self._running_sets == 0 and self._all_done is not None:
+            self._all_done.set()
+        self._kick()
 
     def _playing_here(self) -> int:
         """The games this host has started and not yet ended (its sets less those still waiting to start)."""
         return self._running_sets - self._unstarted_sets
-
-
-    def _new_replay(self, header: Any) -> Any:
-        """A game's `ReplayBuffer`, made on the commit's worker thread once its start is committed (`Call.after`).
-        A start that was not recorded (a shared ladder's claim lost a seat: ``result`` False) gets one too,
-        dropped unused: `_play_set` reads ``after_result`` only for a recorded start."""
-        from arena.replay.buffer import ReplayBuffer
-
-        return ReplayBuffer(header, self.settings.replay_hash_every)
-
 
     def replay_text(self, game_id: str) -> bytes | None:
         """An ended game's replay for readers (Spectate, `Handle.replay_provider`; on a worker thread): from
