@@ -261,11 +261,11 @@ async def play_game(
     is called once more with that aborted outcome, and the seats are told
     it was aborted.  ``write_credit_ms``: how much of the delay between
     making a request and its write to the wire a seat with
-    ``clock_starts_on_write`` is spared (see the module's docstring).
+    ``clock_starts_on_write`` is spared (`arena.match.timekeeping.clock_start`).
     ``clock`` must agree with the seats' ``received_at`` and ``sent_at`` stamps (``trio.current_time`` under a MockClock).
     ``stalls``: the `arena.match.stalls.StallLedger` whose stalls ``clock`` leaves out (the server's
     ``Handle.stalls``), or None: read for `GameOutcome.stalled_ms`, and a stall longer than
-    ``max_stall_ms`` (0: none) aborts the game (see the module's docstring).
+    ``max_stall_ms`` (0: none) aborts the game (`arena.match.timekeeping.GameStalls`).
     If the calling task is cancelled, the abort is recorded and the
     cancellation propagates.
 
