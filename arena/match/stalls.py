@@ -49,6 +49,7 @@ The games' time is a per-process notion: one ledger per process
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -56,7 +57,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import trio
 
@@ -106,6 +107,12 @@ class StallLedger:
         # (the last tick, the stalls' total so far, the arena time of the last stall or -inf)
         self._state = (monotonic(), 0.0, -math.inf)
         self._thread: Optional[threading.Thread] = None
+        #: How many servers of this process run now (`reporting`): only then is a stall logged.  The ledger is
+        #: the process's and its watchdog outlives a server (a test process runs hundreds of them), and a
+        #: warning written after the server stopped landed in whatever handler was current by then: another
+        #: test's captured log, or a closed stream ("--- Logging error ---").
+        self._reporting = 0
+        self._reporting_lock = threading.Lock()
 
     def tick(self) -> Optional[Stall]:
         """Note a tick now; returns the stall that ended with it, if the gap since the last one was one."""
@@ -119,9 +126,21 @@ class StallLedger:
         self.stalls.append(stall)
         self.count += 1
         self._state = (now, total + excess, now - total - excess)
-        log.warning("the arena could not run for %.0f ms (stopped, starved of CPU or the GIL held); "
-                    "the games' clock leaves it out: no bot is charged for it", excess * 1000)
+        if self._reporting:
+            log.warning("the arena could not run for %.0f ms (stopped, starved of CPU or the GIL held); "
+                        "the games' clock leaves it out: no bot is charged for it", excess * 1000)
         return stall
+
+    @contextlib.contextmanager
+    def reporting(self) -> Iterator["StallLedger"]:
+        """Log every stall while the block runs (a server's life, `arena.server.host`); they are counted always."""
+        with self._reporting_lock:
+            self._reporting += 1
+        try:
+            yield self
+        finally:
+            with self._reporting_lock:
+                self._reporting -= 1
 
     def latest_s(self) -> float:
         """How long the latest stall the watchdog closed lasted (its excess), 0 before the first: one stall's

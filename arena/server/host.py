@@ -10,6 +10,7 @@ stop gRPC (with a grace period).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import gc
 import logging
@@ -390,8 +391,13 @@ def _rulesets() -> list[str]:
 
 
 async def _serve(config: ServerConfig, director: Director) -> Any:
-    loop = asyncio.get_running_loop()
     hub = Hub(config, _rulesets())
+    with hub.stalls.reporting() if hub.stalls is not None else contextlib.nullcontext():
+        return await _serve_hub(config, hub, director)
+
+
+async def _serve_hub(config: ServerConfig, hub: Hub, director: Director) -> Any:
+    loop = asyncio.get_running_loop()
     hub.live = LiveGames(config.finished_games_kept, config.spectate_finished_kept,
                          Spectators(config.max_spectators, config.spectators_per_address))
     servers = await _listen(config)

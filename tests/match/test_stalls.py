@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -173,3 +174,25 @@ def test_the_watchdog_sees_the_interpreter_held_by_one_long_c_call():
         ticked.wait(0.01)  # the watchdog needs the GIL once to note it: a bounded look, not a timing
     assert ledger.count > seen
     assert ledger.stalls[-1].seconds >= took - 0.25 - 0.2
+
+
+def test_a_stall_is_logged_only_while_a_server_of_the_process_runs_and_counted_always(caplog):
+    # The ledger is the process's and its watchdog outlives every server: its warnings after a server stopped
+    # landed in other tests' captured logs (a schema test's expected output) and on closed streams.
+    hands = Hands()
+    ledger = ledger_on(hands)
+    with caplog.at_level(logging.WARNING, logger="arena.match"):
+        hands.now += 1.0
+        assert ledger.tick() is not None  # counted
+        assert not caplog.records  # no server: nothing logged
+        with ledger.reporting(), ledger.reporting():  # two servers, one stops
+            pass
+        with ledger.reporting():
+            with ledger.reporting():
+                pass
+            hands.now += 1.0
+            assert ledger.tick() is not None
+        hands.now += 1.0
+        assert ledger.tick() is not None
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == ["the arena could not run for 750 ms"]
+    assert ledger.count == 3
