@@ -13,8 +13,8 @@ spoken at all, because a cleartext HTTP/2 client that opens and resets
 streams by the thousand (a "rapid reset" flood) made hypercorn's HTTP/2 stack
 (its priority tree rebuilt per stream, in Python) starve the games on this
 loop before the web pace saw any request.  A client that sends the HTTP/2
-preface is answered as a malformed HTTP/1.1 request (a 400) and its connection
-closed; ``Upgrade: h2c`` is ignored and the request answered in HTTP/1.1.
+preface is read as an HTTP/1.1 request for ``*`` (a 404) and the frames after it
+as a malformed one (a 400), and the connection closed; ``Upgrade: h2c`` is ignored and the request answered in HTTP/1.1.
 
 The listening socket is bound before anything starts (`bind`), so a taken
 port is a clear error at start-up, and port 0 picks a free one.
