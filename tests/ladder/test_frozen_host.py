@@ -101,6 +101,16 @@ def test_a_host_stopped_mid_game_charges_no_seat_for_its_stop(tmp_path, cleanup,
     assert charged and all(1 <= decisions - 1 <= timeouts for timeouts, decisions in charged), charged
     after = _rows(server.db, slow_games, *frozen)
     assert after and all(0 < timeouts == decisions for _id, timeouts, decisions in after), after
-    poll(lambda: "the arena could not run for" in server.rest(), 30, "the stall's warning in the log")
-    stall = next(line for line in server.output if "the arena could not run for" in line)
-    assert float(stall.split("the arena could not run for ")[1].split()[0]) >= (freeze_s - 1) * 1000, stall
+    # The stop's own warning, among the stalls said (a loaded machine's starved moments are said too, and may come first:
+    # "could not run for 284 ms" before the stop's own line failed this test under a full suite).
+    stop_ms = (freeze_s - 1) * 1000
+    try:
+        poll(lambda: any(ms >= stop_ms for ms in _stalls_ms(server.rest())), 30, "the stop's warning in the log")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; stalls said: {_stalls_ms(server.rest())}") from None
+
+
+def _stalls_ms(output: str) -> list[float]:
+    """Every stall the host's log says it could not run for, in ms."""
+    return [float(line.split("the arena could not run for ")[1].split()[0])
+            for line in output.splitlines() if "the arena could not run for " in line]
