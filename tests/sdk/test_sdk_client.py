@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -198,6 +199,35 @@ def test_reconnects_after_a_drop_resumes_the_session_and_replays_a_cached_answer
     acts = [e for e in bot.events if e[0] == "act"]
     assert acts == [("act", "g1", 7), ("act", "g1", 8)]  # request 7 was answered from the cache
     assert [e[0] for e in bot.events].count("start") == 1
+
+
+def test_a_stream_lost_after_its_hello_past_the_connect_timeout_is_tried_again_not_taken_as_unreachable():
+    """The arena got the Hello, and the stream died without a Welcome only after the whole connect timeout (a
+    connection gone silent, given up by the keepalive much later): the bot had reached the arena, so it gets a fresh
+    connect timeout and tries again, and its token is in the new Hello (to take its session over), instead of
+    raising "cannot reach the arena".  The fast check of what tests/sdk/test_sdk_reconnect.py's slow
+    test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_connect_timeout plays end to end."""
+    connect_timeout_s = 0.3
+    hellos = []
+
+    def script(hello, inbox, send, stream, context):
+        hellos.append((stream, hello.name, hello.token))
+        if stream == 1:
+            # The silence itself (the scenario, not a wait for something): no Welcome, longer than the timeout.
+            time.sleep(3 * connect_timeout_s)
+            send(ABORT)
+            return
+        send(welcome("sess-2"))
+        send(game_started("g1"))
+        send(turn("g1", 1, ["draw"]))
+        assert _answer(inbox).action_text == "draw"
+        send(game_ended("g1"))
+        inbox.get(timeout=10)
+
+    with FakeArena(script) as arena:
+        options = _options(arena, token="my-token", games_limit=1, connect_timeout_s=connect_timeout_s)
+        assert Client(Recorder(lambda t: 0), options).serve() == 0
+    assert hellos == [(1, "me", "my-token"), (2, "me", "my-token")]
 
 
 @pytest.mark.parametrize("threads", ["stand-by", "workers"])

@@ -308,6 +308,12 @@ def test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token(tmp_pa
     assert_game_taken_over(*cut_before_welcome(tmp_path, "both", time_control), caplog)
 
 
+@pytest.mark.slow(reason="it waits out the SDK's keepalive (about 15 s, a fixed 10 s + 5 s: KEEPALIVE); the default run "
+                         "checks each part fast: the fresh connect timeout after a Hello lost past it, in "
+                         "tests/sdk/test_sdk_client.py::test_a_stream_lost_after_its_hello_past_the_connect_timeout_is_"
+                         "tried_again_not_taken_as_unreachable; the takeover by token after a lost Welcome, in "
+                         "test_a_cut_before_the_bot_read_its_welcome_is_taken_over_by_its_token; the keepalive noticing "
+                         "a silent connection, in test_a_connection_gone_silent_is_noticed_by_the_keepalive_and_resumed")
 def test_a_connection_lost_silently_before_the_welcome_is_tried_again_past_the_connect_timeout(tmp_path, caplog):
     """As above, but only the arena's side of the connection is closed: the arena sees its stream end, the bot
     sees nothing until its keepalive gives the connection up (about 15 s), past the 10 s it allows for reaching
