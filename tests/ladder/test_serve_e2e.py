@@ -297,6 +297,10 @@ def release(fifo: Path) -> bool:
     return True
 
 
+#: Where the demo test's games end (`decision_limit`): a third of a whole game, the searcher's turns among them.
+DEMO_DECISIONS = 30
+
+
 def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
     """The README's first command, bounded: real sample bots (SDK) as processes, a real ruleset.
 
@@ -304,10 +308,16 @@ def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
     random-2, is held back (before its program runs) until the other four have connected: the first planning
     round would seat those four in all four games and leave it out, unless the demo waits for its own bots
     (`DEMO_CONNECT_S`) as it should.
+
+    Its games end at 30 decisions (the ruleset's `decision_limit`, scored as they stand): whole games of Online
+    Mau-Mau with the searcher at a table take 100 decisions and 12-25 s, and nothing checked here depends on how a
+    game ends.  The demo's games played to their natural end, from the installed wheels, are
+    tests/packaging/test_distributions.py::test_the_demo_runs_from_the_installed_wheels_outside_the_checkout.
     """
     env, fifo = holding_back(tmp_path, "random-2")
     demo = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--demo", "--port", "0", "--game", "maumau-online", "--max-games", "4",
+         "--option", f"maumau-online:decision_limit={DEMO_DECISIONS}",
          "--db", str(tmp_path / "demo.db"), "--replays", str(tmp_path / "replays"), "--plain"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), env=env,
     )
@@ -333,6 +343,7 @@ def test_demo_starts_the_sample_bots_and_rates_them(tmp_path):
                 demo.communicate()
     assert demo.returncode == 0, stdout + stderr
     assert "stopped (--max-games 4 reached): 4 games finished" in stdout, stdout
+    assert f"maumau-online is played with decision_limit={DEMO_DECISIONS}" in stdout, stdout
     board = stdout.split("Bradley-Terry ratings", 1)[1]
     assert all(name in board for name in ("random", "greedy", "tactician", "random-2")), stdout
     store = LadderStore.open(tmp_path / "demo.db", recover=False)
