@@ -23,9 +23,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import toy_ladder_game
 from host_freeze import backends, cut_off, running_on
 from test_cluster import LEASE, rows, start_bot
-from test_serve_e2e import SERVE, Server, poll
+from test_serve_e2e import Server, poll
 
 from arena.ladder.store import LadderStore
 
@@ -33,8 +34,6 @@ pytest.importorskip("psycopg", reason="the PostgreSQL backend needs psycopg 3 (p
 pytest.importorskip("uvicorn", reason="the web view needs uvicorn (pip install -e '.[test]')")
 
 ROOT = Path(__file__).resolve().parents[2]
-#: `arena ...` in a process that knows the test ruleset (what SERVE runs, without its "serve").
-ARENA = SERVE[:-1]
 
 
 def start_host(tmp_path: Path, name: str, url: str) -> tuple[Server, str]:
@@ -78,11 +77,29 @@ def spectate(port: int, game_id: str) -> list:
         return list(rpc.ArenaStub(channel).Spectate(pb.SpectateRequest(game_id=game_id), timeout=30))
 
 
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*ARENA, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+@pytest.fixture
+def arena(capsys, monkeypatch):
+    """`arena ARGS` in ``cwd`` run in this process (`arena.cli.main`, the test ruleset registered for it), as
+    tests/cli's `arena_here` does: what it prints and its status.  A process each cost a Python start-up and the
+    arena's imports, 3-5 s a command on a loaded 2-core machine (five commands: more than the hosts' starts);
+    what the commands are checked for is what they read from the database URL in an empty folder."""
+    from arena.cli import main
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+        capsys.readouterr()  # what came before is not this command's
+        with monkeypatch.context() as patch, toy_ladder_game.registered():
+            patch.chdir(cwd)
+            try:
+                status = main(list(args))
+            except SystemExit as exit_:  # argparse's own usage errors
+                status = exit_.code
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(list(args), status, out, err)
+
+    return run
 
 
-def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db):
+def test_any_host_and_any_machine_serve_any_replay(tmp_path, postgres_db, arena):
     url = postgres_db
     hosts: dict[str, Server] = {}
     bots: list[subprocess.Popen] = []
