@@ -81,11 +81,32 @@ class BotProcess:
         return f"bot {self.name} ({self.spec.source}) {what}; its log is {self.log_path}; its last output:\n    {shown}"
 
     def signal_group(self, signum: int) -> None:
-        """Send ``signum`` to the bot's process group (its own session: the bot and what it started)."""
+        """Send ``signum`` to the bot's process group (its own session: the bot and what it started), only while
+        its leader is not yet reaped: until then its pid, the group's id, is the bot's, but once reaped the
+        kernel hands the number to the next process (pid_max is 32,768 here, and a test suite wraps it), and a
+        signal to that group reached an unrelated program that had started its own session with that pid."""
+        if self.process.returncode is not None:
+            return
         try:
             os.killpg(self.process.pid, signum)
         except (ProcessLookupError, PermissionError):  # the group is gone (PermissionError: macOS's word for it)
             pass
+
+    def exited(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for the bot to exit without reaping it (its group id stays its own for
+        `signal_group`, the zombie holding the number); True once it has."""
+        if self.process.returncode is not None:
+            return True
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                if os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
+                    return True
+            except ChildProcessError:  # reaped meanwhile (Popen.poll elsewhere)
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
 
     def terminate(self) -> None:
         """Ask the bot to exit: SIGTERM to its group, then SIGCONT so that a stopped one gets it."""
@@ -108,9 +129,7 @@ def stop_all(processes: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -> 
     killed = []
     try:
         for process in processes:
-            try:
-                process.process.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+            if not process.exited(max(0.0, deadline - time.monotonic())):
                 killed.append(process)
     except KeyboardInterrupt:
         for process in processes:
@@ -121,6 +140,6 @@ def stop_all(processes: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -> 
         process.killed = True  # before the signal: whoever waits for its exit learns why it came
     for process in processes:
         process.signal_group(signal.SIGKILL)  # what the leader left behind, and the leader if it hangs
-    for process in killed:
-        process.process.wait()
+    for process in processes:
+        process.process.wait()  # reaped only now: until here each group id was still its bot's
     return killed
