@@ -130,7 +130,9 @@ def test_a_replay_flood_from_one_address_runs_in_the_worker_process_and_beyond_t
     assert [status for status, _, _ in served] == [200] * PER_READER
     assert all(b'"frames":[' in body and len(body) > 50_000 for _, body, _ in served)
     # The three rebuilds' CPU went to the worker; the server only read rows, and sent what the worker encoded.
-    assert worker_cpu > 0.2, (worker_cpu, server_cpu)
+    # (0.2 s of the worker's CPU before the frames' seat marks became linear; 0.18 after: the floor only says
+    # the worker did the rebuilds, the ratio below says where the work went)
+    assert worker_cpu > 0.05, (worker_cpu, server_cpu)
     assert server_cpu < worker_cpu / 3, (server_cpu, worker_cpu)
     assert web.returncode in (0, 130) and not alive(worker)  # Ctrl-C stopped the server, and its worker with it
 
