@@ -92,22 +92,6 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):  # the group is gone (PermissionError: macOS's word for it)
             pass
 
-    def exited(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for the bot to exit without reaping it (its group id stays its own for
-        `signal_group`, the zombie holding the number); True once it has."""
-        if self.process.returncode is not None:
-            return True
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                if os.waitid(os.P_PID, self.process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None:
-                    return True
-            except ChildProcessError:  # reaped meanwhile (Popen.poll elsewhere)
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
-
     def terminate(self) -> None:
         """Ask the bot to exit: SIGTERM to its group, then SIGCONT so that a stopped one gets it."""
         self.signal_group(signal.SIGTERM)
@@ -129,7 +113,9 @@ def stop_all(processes: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -> 
     killed = []
     try:
         for process in processes:
-            if not process.exited(max(0.0, deadline - time.monotonic())):
+            try:
+                process.process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
                 killed.append(process)
     except KeyboardInterrupt:
         for process in processes:
@@ -139,7 +125,8 @@ def stop_all(processes: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -> 
     for process in killed:
         process.killed = True  # before the signal: whoever waits for its exit learns why it came
     for process in processes:
-        process.signal_group(signal.SIGKILL)  # what the leader left behind, and the leader if it hangs
-    for process in processes:
-        process.process.wait()  # reaped only now: until here each group id was still its bot's
+        # the leader if it hangs, and what it started (a bot reaped above is skipped: its number may be another's)
+        process.signal_group(signal.SIGKILL)
+    for process in killed:
+        process.process.wait()
     return killed
