@@ -38,6 +38,7 @@ import json
 import math
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -96,6 +97,9 @@ def thinker(port: int, name: str, max_games: int, think_s: float, log_path: str)
             except (grpc.RpcError, asyncio.CancelledError):
                 pass
 
+    # The bench stops a thinker with SIGINT; started from a shell's background job it would inherit SIGINT
+    # ignored (and Python then installs no KeyboardInterrupt), never stop, and write no log
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         asyncio.run(main())
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from server_helpers import RawBot, blocking, hello, serve
+from tests.terminal_signals import sigint_as_at_a_terminal
 from mau_arena_sdk.wire import pb
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +151,8 @@ def test_ctrl_c_stops_the_server_cleanly():
         "    print('interrupted', flush=True)\n"
         "    sys.exit(3)\n"
     )
-    process = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_as_at_a_terminal)  # Ctrl-C as at a terminal, even from a background job
     try:
         port = int(process.stdout.readline())
         bot = RawBot(port, hello("watcher"))
