@@ -81,12 +81,7 @@ class BotProcess:
         return f"bot {self.name} ({self.spec.source}) {what}; its log is {self.log_path}; its last output:\n    {shown}"
 
     def signal_group(self, signum: int) -> None:
-        """Send ``signum`` to the bot's process group (its own session: the bot and what it started), only while
-        its leader is not yet reaped: until then its pid, the group's id, is the bot's, but once reaped the
-        kernel hands the number to the next process (pid_max is 32,768 here, and a test suite wraps it), and a
-        signal to that group reached an unrelated program that had started its own session with that pid."""
-        if self.process.returncode is not None:
-            return
+        """Send ``signum`` to the bot's process group (its own session: the bot and what it started)."""
         try:
             os.killpg(self.process.pid, signum)
         except (ProcessLookupError, PermissionError):  # the group is gone (PermissionError: macOS's word for it)
@@ -125,8 +120,7 @@ def stop_all(processes: Sequence[BotProcess], grace_s: float = STOP_GRACE_S) -> 
     for process in killed:
         process.killed = True  # before the signal: whoever waits for its exit learns why it came
     for process in processes:
-        # the leader if it hangs, and what it started (a bot reaped above is skipped: its number may be another's)
-        process.signal_group(signal.SIGKILL)
+        process.signal_group(signal.SIGKILL)  # what the leader left behind, and the leader if it hangs
     for process in killed:
         process.process.wait()
     return killed
