@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.ladder.store.postgres import THIS_DATABASE, clock_text
+from arena.ladder.store.postgres import clock_text
 
 SCHEMA = """
 CREATE TABLE bot_hosts (
@@ -39,14 +39,6 @@ CREATE TABLE bot_hosts (
 #: The advisory lock class of a bot name's lock (``MAN``): a Hello's check and record hold it for their transaction, so two
 #: hosts admitting one name at once take turns; the key is the name's ``hashtext`` (two names sharing one only take turns).
 NAME_LOCK_CLASS = 0x4D414E
-
-#: A host row's judgement as the registry's (hosts.py): live while its lease is current or its process holds its lock.
-_LIVE = (
-    "h.state = 'live' AND (h.lease_until >= CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION) "
-    "OR EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND " + THIS_DATABASE + " "
-    "AND CAST(l.classid AS BIGINT) = %s AND CAST(l.objid AS BIGINT) = h.lock_key))"
-)
-
 
 @dataclass(frozen=True)
 class Holder:
@@ -67,11 +59,12 @@ class BotHosts:
     """One host's rows of ``bot_hosts``, on a connection of the registry's (`HostRegistry.names_connection`)."""
 
     def __init__(self, registry: Any) -> None:
-        from arena.ladder.store.hosts import HOST_LOCK_CLASS
+        from arena.ladder.store.hosts import HOST_LOCK_HELD, NOW  # (hosts.py imports this module)
 
         self.registry = registry
         self.host = registry.name
-        self._lock_class = HOST_LOCK_CLASS
+        #: A host row's judgement as the registry's: live while its lease is current or its process holds its lock
+        self._live = f"h.state = 'live' AND (h.lease_until >= {NOW} OR {HOST_LOCK_HELD})"
 
     def claim(self, bot: str, instance: str, write: bool = True) -> Holder | None:
         """Record that this host has ``bot`` connected from ``instance``, unless another live host has it from another
@@ -81,9 +74,9 @@ class BotHosts:
             db.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (NAME_LOCK_CLASS, bot))
             row = db.execute(
                 "SELECT b.host, h.address, b.since FROM bot_hosts b JOIN hosts h ON h.name = b.host "
-                f"WHERE b.bot = %s AND b.host <> %s AND (b.instance <> %s OR b.instance = '') AND {_LIVE} "
+                f"WHERE b.bot = %s AND b.host <> %s AND (b.instance <> %s OR b.instance = '') AND {self._live} "
                 "ORDER BY b.since, b.host LIMIT 1",
-                (bot, self.host, instance, self._lock_class),
+                (bot, self.host, instance),
             ).fetchone()
             if row is not None:
                 return Holder(*row)

@@ -22,17 +22,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from arena.ladder.store.backend import Backend
-from arena.ladder.store.hosts import HOST_LOCK_CLASS
-from arena.ladder.store.postgres import THIS_DATABASE
+from arena.ladder.store.hosts import HOST_LOCK_HELD, NOW
 
-#: The database's clock in epoch seconds (the registry's ``NOW``).
-_NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
-#: Whether a host's lock is held: an advisory lock of *this* database (``pg_locks`` shows every database's,
-#: and two ladders on one server number their hosts' locks alike).
-_LOCK_HELD = (
-    f"EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND {THIS_DATABASE} "
-    f"AND CAST(l.classid AS BIGINT) = {HOST_LOCK_CLASS} AND CAST(l.objid AS BIGINT) = h.lock_key)"
-)
 #: The games a host runs now: its open seat claims' games that are still running.
 _GAMES_NOW = (
     "(SELECT COUNT(DISTINCT c.game_id) FROM seat_claims c JOIN games g ON g.id = c.game_id AND g.status = 'running' "
@@ -84,8 +75,8 @@ def host_rows(backend: Backend) -> list[HostRow]:
     if backend.dialect != "postgresql":
         return []
     rows = backend.rows(
-        f"SELECT h.name, h.address, h.state, h.started_at, h.lease_until, h.concurrency, {_LOCK_HELD}, "
-        f"{_GAMES_NOW}, {_NOW}, h.web FROM hosts h ORDER BY h.name"
+        f"SELECT h.name, h.address, h.state, h.started_at, h.lease_until, h.concurrency, {HOST_LOCK_HELD}, "
+        f"{_GAMES_NOW}, {NOW}, h.web FROM hosts h ORDER BY h.name"
     )
     found = []
     for name, address, stored, started, lease_until, concurrency, held, games, now, web in rows:

@@ -68,6 +68,12 @@ REGISTRY_LOCK = 3
 SEATS_LOCK = 4
 
 NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+#: SQL over a ``hosts`` row ``h``: whether its process holds its host lock (an advisory lock of *this* database:
+#: ``pg_locks`` shows every database's, and two ladders on one server number their hosts' locks alike).
+HOST_LOCK_HELD = (
+    f"EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND {THIS_DATABASE} "
+    f"AND CAST(l.classid AS BIGINT) = {HOST_LOCK_CLASS} AND CAST(l.objid AS BIGINT) = h.lock_key)"
+)
 #: The NOTIFY channel a host signals when it frees seats (payload: its name), so the others plan again at once.
 SEATS_FREED = "mau_arena_seats"
 
