@@ -75,7 +75,8 @@ class _Server(uvicorn.Server):
 
 # uvicorn.Server.serve takes SIGINT and SIGTERM through this method; were it renamed, the override above would
 # silently stop applying and Ctrl-C would stop only the web view: refuse to start instead.
-assert callable(getattr(uvicorn.Server, "capture_signals", None)), "uvicorn without Server.capture_signals"
+if not callable(getattr(uvicorn.Server, "capture_signals", None)):  # (not an assert: python -O drops those)
+    raise ImportError(f"uvicorn {uvicorn.__version__} has no Server.capture_signals: the web view would take the arena's Ctrl-C")
 
 
 async def serve(app: Any, sock: socket.socket, shutdown: asyncio.Event) -> None:
